@@ -1,0 +1,49 @@
+// Options of one SAO run (SPEC sections 2-3), with the defaults of seed 003 appendix A.
+//
+// Parsed once from the study's "settings" object (study_loader.cpp); every field has its
+// default in-class, and is_valid() names the rule a combination breaks. Percentages are in
+// percent, as in the seed.
+#pragma once
+
+#include <string>
+
+namespace sao {
+
+struct Options {
+  // --- screening (SPEC 2.2) ---
+  double cutoff = 0.7;          // retain a constraint when g_hat >= -(1 - cutoff)
+  int neighbours = 2;           // time points kept before and after each critical maximum
+  bool regionalisation = true;  // false: keep every time point above the cutoff
+
+  // --- move-limit strategy, percent (SPEC 3) ---
+  double objacc = 0.1;
+  double vioacc = 0.1;
+  double errsml = 10.0;
+  double errlrg = 25.0;
+  double errmax = 40.0;
+  double viosml = 5.0;
+  double violrg = 7.5;
+  double viomax = 10.0;
+  double noise = 0.0;  // noise estimate N, added to the eight percentages above
+  double beta1 = 0.5;  // reject: shrink every factor
+  double beta2 = 4.0;  // oscillation test: Fchg < beta2 * objacc
+  double beta3 = 0.5;  // oscillation: halve
+  double beta4 = 0.75;  // worse objective / large error: shrink
+  double beta5 = 4.0 / 3.0;  // accurate and on the move limit: enlarge
+
+  // --- driver ---
+  int max_cycles = 30;  // every cycle counts, rejected ones included
+  // Use |V_q - V_{q-1}| < vioacc instead of V < vioacc in the convergence test, for
+  // problems without a feasible design (SPEC 3, last paragraph).
+  bool converge_on_violation_change = false;
+  // Relaxation weight beta of (3.5-3.8), multiplied by max(|F0|, 1): large, so that the
+  // relaxed problem only relaxes what nothing else can satisfy.
+  double relaxation_weight = 1e4;
+
+  // Adds `noise` to each percentage (call once, after loading).
+  Options with_noise_applied() const;
+  // Empty when valid; otherwise "settings.<key>: <rule>".
+  std::string validate() const;
+};
+
+}  // namespace sao

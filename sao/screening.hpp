@@ -1,0 +1,32 @@
+// Constraint screening and time-point deletion (SPEC 2.2, seed 003 section 3.5.2).
+//
+// Second box of the flow: after b0 is analysed, every constraint is normalised
+// (g_hat = (g - c)/|c|, sign flipped for >=, `scale` instead of |c| when c = 0) and only the
+// ones near or beyond their bound enter this cycle's subproblem. For a time-dependent
+// constraint only the time points around its critical local maxima are kept. These are pure
+// functions of the normalised values, so they are tested on synthetic histories.
+#pragma once
+
+#include <Eigen/Dense>
+#include <vector>
+
+namespace sao {
+
+// True when a normalised value is retained: g_hat >= -(1 - cutoff).
+bool above_cutoff(double g_hat, double cutoff);
+
+// Indices p (sorted, unique) of the local maxima of g_hat. A maximal run of equal values
+// (a plateau, possibly one point long) is a maximum when every neighbour just outside it is
+// lower; a run touching the first or last point needs only its one inner neighbour lower, so
+// the ends count when they exceed their one neighbour. A constant history is one maximum.
+// Every point of a maximal plateau is returned.
+std::vector<int> local_maxima(const Eigen::VectorXd& g_hat);
+
+// Time points retained for one time-dependent constraint (sorted, unique):
+//  - regionalisation on: every local maximum above the cutoff plus `neighbours` points
+//    before and after it (clipped to the grid);
+//  - regionalisation off: every point above the cutoff.
+std::vector<int> retained_time_points(const Eigen::VectorXd& g_hat, double cutoff,
+                                      int neighbours, bool regionalisation);
+
+}  // namespace sao

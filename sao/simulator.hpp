@@ -1,0 +1,107 @@
+// The Simulator seam: the one door through which the SAO driver obtains analyses.
+//
+// In the flow of ARCHITECTURE.md the driver hands a batch of EvaluationRequests (designs,
+// plus the derivatives it needs) to a Simulator and gets one Evaluation back per request.
+// The driver never names a concrete simulator: the internal simulator (simulators/) and
+// the external-code adapters (adapters/) both implement this interface, and a factory
+// (make_simulator) picks one from the study's "simulator" section.
+//
+// Expected run-time failures (a diverged integration, a crashed external code) are values:
+// Evaluation::ok == false with a message. Exceptions are for caller mistakes only.
+#pragma once
+
+#include <Eigen/Dense>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sao {
+
+// A time grid t_1..t_nt on which history responses are given.
+struct TimeGrid {
+  double start = 0.0;
+  double end = 1.0;
+  int points = 2;  // >= 2
+  double at(int p) const { return start + (end - start) * p / (points - 1); }
+  std::vector<double> times() const;
+};
+
+// One load case as the simulator sees it: a name, the output grid and free parameters.
+struct LoadCaseSpec {
+  std::string name;
+  TimeGrid grid;
+  std::map<std::string, double> parameters;
+};
+
+// What a simulator can compute: response names and whether each is a history.
+struct ResponseInfo {
+  std::string name;
+  bool history = false;
+};
+
+// Derivatives of one response in one load case. An empty `time_indices` means all of
+// them (or the single value of a scalar).
+struct DerivativeRequest {
+  int load_case = 0;
+  std::string response;
+  std::vector<int> time_indices;
+};
+
+struct EvaluationRequest {
+  Eigen::VectorXd design;                     // design variables only (never auxiliaries)
+  std::vector<DerivativeRequest> derivatives;  // empty: values only
+};
+
+// Results for one load case.
+struct CaseResult {
+  std::map<std::string, double> scalars;
+  std::map<std::string, Eigen::VectorXd> histories;  // values on the load case's grid
+  // d(response)/d(design): rows = grid points (1 for a scalar), cols = design variables.
+  // Rows that were not requested may be NaN.
+  std::map<std::string, Eigen::MatrixXd> gradients;
+};
+
+struct EvaluationCost {
+  double wall_seconds = 0.0;
+  int runs = 0;  // simulator executions, perturbed ones included
+};
+
+struct Evaluation {
+  bool ok = true;
+  std::string message;  // why it failed, when !ok
+  bool has_gradients = false;
+  std::vector<CaseResult> cases;  // one per load case, in study order
+  EvaluationCost cost;
+};
+
+class Simulator {
+ public:
+  virtual ~Simulator() = default;
+  // Responses this simulator can deliver (used to validate studies).
+  virtual std::vector<ResponseInfo> responses() const = 0;
+  // Evaluates a batch of independent requests (may run them in parallel).
+  virtual std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) = 0;
+};
+
+// Everything a simulator factory needs from the study.
+struct SimulatorSetup {
+  nlohmann::json section;                // the study's "simulator" object
+  std::vector<std::string> design_names;  // design variable names, in order
+  std::vector<LoadCaseSpec> load_cases;
+};
+
+// Simulator kinds are registered by name ("internal", later the adapters) by the program
+// that links them; the driver and the study loader only see this registry.
+using SimulatorFactory = std::unique_ptr<Simulator> (*)(const SimulatorSetup& setup);
+void register_simulator(const std::string& type, SimulatorFactory factory);
+std::vector<std::string> registered_simulators();
+
+// Builds the simulator named by setup.section["type"]. Throws std::invalid_argument with a
+// message naming the JSON path ("simulator.type", "simulator.model", ...) when the section
+// is wrong.
+std::unique_ptr<Simulator> make_simulator(const SimulatorSetup& setup);
+
+}  // namespace sao
