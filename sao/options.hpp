@@ -24,11 +24,11 @@ struct Options {
   double viosml = 5.0;
   double violrg = 7.5;
   double viomax = 10.0;
-  double noise = 0.0;  // noise estimate N, added to the eight percentages above
-  double beta1 = 0.5;  // reject: shrink every factor
-  double beta2 = 4.0;  // oscillation test: Fchg < beta2 * objacc
-  double beta3 = 0.5;  // oscillation: halve
-  double beta4 = 0.75;  // worse objective / large error: shrink
+  double noise = 0.0;        // noise estimate N, added to the eight percentages above
+  double beta1 = 0.5;        // reject: shrink every factor
+  double beta2 = 4.0;        // oscillation test: Fchg < beta2 * objacc
+  double beta3 = 0.5;        // oscillation: halve
+  double beta4 = 0.75;       // worse objective / large error: shrink
   double beta5 = 4.0 / 3.0;  // accurate and on the move limit: enlarge
 
   // --- driver ---

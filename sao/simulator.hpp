@@ -13,10 +13,9 @@
 #include <Eigen/Dense>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace sao {
 
@@ -51,7 +50,7 @@ struct DerivativeRequest {
 };
 
 struct EvaluationRequest {
-  Eigen::VectorXd design;                     // design variables only (never auxiliaries)
+  Eigen::VectorXd design;                      // design variables only (never auxiliaries)
   std::vector<DerivativeRequest> derivatives;  // empty: values only
 };
 
@@ -88,7 +87,7 @@ class Simulator {
 
 // Everything a simulator factory needs from the study.
 struct SimulatorSetup {
-  nlohmann::json section;                // the study's "simulator" object
+  nlohmann::json section;                 // the study's "simulator" object
   std::vector<std::string> design_names;  // design variable names, in order
   std::vector<LoadCaseSpec> load_cases;
 };

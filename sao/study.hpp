@@ -12,11 +12,10 @@
 // how the driver or the subproblem use them.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sao/options.hpp"
 #include "sao/simulator.hpp"
@@ -83,8 +82,8 @@ struct Constraint {
 struct Objective {
   std::string name;
   std::string path;
-  Criterion f;            // the function minimised (internal sign: always minimised)
-  bool maximize = false;  // user asked to maximise: reported value is -f
+  Criterion f;                     // the function minimised (internal sign: always minimised)
+  bool maximize = false;           // user asked to maximise: reported value is -f
   bool bound_formulation = false;  // f is an auxiliary variable bounding a max value
 };
 

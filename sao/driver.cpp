@@ -1,0 +1,332 @@
+#include "sao/driver.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "sao/approximation.hpp"
+#include "sao/criteria.hpp"
+#include "sao/screening.hpp"
+
+namespace sao {
+namespace {
+
+std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x) {
+  return std::vector<double>(x.data(), x.data() + study.n_design());
+}
+
+bool uses_responses(const Criterion& c) {
+  return std::any_of(c.terms.begin(), c.terms.end(),
+                     [](const Term& t) { return t.kind == Term::Kind::kResponse; });
+}
+
+// Adds the derivative rows criterion `c` needs at `point` to `wanted` (case, response) -> points.
+void collect_derivatives(const Study& study, const Criterion& c, int point,
+                         std::map<std::pair<int, int>, std::set<int>>& wanted) {
+  for (const Term& t : c.terms) {
+    if (t.kind != Term::Kind::kResponse) continue;
+    wanted[{t.load_case, t.index}].insert(study.responses[t.index].history ? point : 0);
+  }
+}
+
+bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted) {
+  if (!e.has_gradients) return false;
+  for (const DerivativeRequest& r : wanted) {
+    auto it = e.cases[r.load_case].gradients.find(r.response);
+    if (it == e.cases[r.load_case].gradients.end() || it->second.cols() != study.n_design()) {
+      return false;
+    }
+    for (int p : r.time_indices) {
+      if (p >= it->second.rows() || !it->second.row(p).allFinite()) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::kRunning:
+      return "running";
+    case RunStatus::kConverged:
+      return "converged";
+    case RunStatus::kCycleLimit:
+      return "cycle_limit";
+    case RunStatus::kInfeasible:
+      return "infeasible";
+    case RunStatus::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+Driver::Driver(const Study& study, Simulator& simulator)
+    : study_(study), simulator_(simulator), options_(study.options.with_noise_applied()) {}
+
+const Evaluation* Driver::analyse(const Eigen::VectorXd& x,
+                                  const std::vector<DerivativeRequest>& derivatives) {
+  const std::vector<double> key = design_key(study_, x);
+  auto& cache = derivatives.empty() ? values_ : gradients_;
+  auto hit = cache.find(key);
+  if (hit != cache.end() && (derivatives.empty() || covers(study_, hit->second, derivatives))) {
+    return &hit->second;
+  }
+  EvaluationRequest request;
+  request.design = x.head(study_.n_design());
+  request.derivatives = derivatives;
+  std::vector<Evaluation> result = simulator_.evaluate({request});
+  if (result.size() != 1) {
+    throw std::logic_error("simulator returned " + std::to_string(result.size()) +
+                           " evaluations for 1 request");
+  }
+  Evaluation& e = result.front();
+  summary_.simulator_runs += e.cost.runs;
+  summary_.simulator_seconds += e.cost.wall_seconds;
+  if (!e.ok) {
+    last_failure_ = e.message.empty() ? "the simulator reported a failure" : e.message;
+    return nullptr;
+  }
+  if (e.cases.size() != study_.load_cases.size()) {
+    last_failure_ = "the simulator returned " + std::to_string(e.cases.size()) +
+                    " load cases, expected " + std::to_string(study_.load_cases.size());
+    return nullptr;
+  }
+  if (!derivatives.empty()) {
+    ++summary_.sensitivity_analyses;
+    if (!covers(study_, e, derivatives)) {
+      last_failure_ = "the simulator did not return the requested sensitivities";
+      return nullptr;
+    }
+  }
+  if (!values_.count(key)) {
+    ++summary_.analyses;
+    values_[key] = e;
+  }
+  return &(cache[key] = std::move(e));
+}
+
+double Driver::violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const {
+  if (study_.constraints.empty()) return -100.0;
+  const ExactResponses exact(study_, evaluation);
+  double v = -std::numeric_limits<double>::infinity();
+  for (const Constraint& c : study_.constraints) {
+    v = std::max(v, normalised_history(study_, c, x, exact).maxCoeff() * 100.0);
+  }
+  return v;
+}
+
+void Driver::finish(RunStatus status, const std::string& message) {
+  summary_.status = status;
+  summary_.message = message;
+  summary_.x = x0_;
+  summary_.cycles = static_cast<int>(summary_.history.size());
+  const std::vector<double> key = design_key(study_, x0_);
+  auto it = values_.find(key);
+  if (it != values_.end()) {
+    const ExactResponses exact(study_, it->second);
+    summary_.objective =
+        user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
+    summary_.max_violation = violation(x0_, it->second);
+  }
+  if (status == RunStatus::kFailed) {
+    spdlog::error("{}", message);
+  } else {
+    spdlog::debug("run ended: {}: {}", to_string(status), message);
+  }
+}
+
+void Driver::start() {
+  started_ = true;
+  const int n = study_.n_design();
+  x0_.resize(study_.n_total());
+  factors_.resize(n);
+  for (int i = 0; i < n; ++i) {
+    x0_(i) = study_.design[i].initial;
+    factors_(i) = study_.design[i].move_factor;
+  }
+  for (int a = 0; a < study_.n_aux(); ++a) x0_(n + a) = study_.auxiliaries[a].initial;
+  const Evaluation* e = analyse(x0_, {});
+  if (!e) {
+    finish(RunStatus::kFailed, "analysis of the start design failed: " + last_failure_);
+    return;
+  }
+  const ExactResponses exact(study_, *e);
+  summary_.start_objective =
+      user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
+  summary_.start_violation = violation(x0_, *e);
+}
+
+const RunSummary& Driver::run(const std::function<void(const CycleRecord&)>& on_cycle) {
+  if (!started_) start();
+  while (!finished()) {
+    const CycleRecord& record = step();
+    if (on_cycle) on_cycle(record);
+  }
+  return summary_;
+}
+
+const CycleRecord& Driver::step() {
+  if (!started_) start();
+  if (finished()) {
+    no_cycle_.message = summary_.message;
+    return no_cycle_;
+  }
+  const int n = study_.n_design();
+  CycleRecord rec;
+  rec.cycle = static_cast<int>(summary_.history.size()) + 1;
+  rec.x0 = x0_;
+  rec.factors = factors_;
+  const Evaluation& e0 = values_.at(design_key(study_, x0_));
+  const ExactResponses exact0(study_, e0);
+  const double F0 = criterion_value(study_, study_.objective.f, 0, x0_, exact0);
+  rec.F0 = user_objective(study_, F0);
+
+  // Screening and time-point deletion at b0.
+  ApproximateProblem problem;
+  problem.study = &study_;
+  problem.x0 = x0_;
+  std::map<std::pair<int, int>, std::set<int>> wanted;
+  collect_derivatives(study_, study_.objective.f, 0, wanted);
+  for (size_t j = 0; j < study_.constraints.size(); ++j) {
+    const Constraint& c = study_.constraints[j];
+    const Eigen::VectorXd g_hat = normalised_history(study_, c, x0_, exact0);
+    std::vector<int> points;
+    if (c.g.time_dependent) {
+      points = retained_time_points(g_hat, options_.cutoff, options_.neighbours,
+                                    options_.regionalisation);
+    } else if (above_cutoff(g_hat(0), options_.cutoff)) {
+      points = {0};
+    }
+    if (!points.empty()) ++rec.retained_constraints;
+    const double normaliser = constraint_normaliser(study_, c, x0_);
+    for (int p : points) {
+      problem.rows.push_back({static_cast<int>(j), p, normaliser});
+      collect_derivatives(study_, c.g, p, wanted);
+    }
+  }
+  rec.retained_rows = static_cast<int>(problem.rows.size());
+
+  // Sensitivities of what the retained rows and the objective need.
+  std::vector<DerivativeRequest> derivatives;
+  for (const auto& [key, points] : wanted) {
+    derivatives.push_back(
+        {key.first, study_.responses[key.second].source, {points.begin(), points.end()}});
+  }
+  const bool approximated = !derivatives.empty();
+  std::optional<LinearApproximation> approximation;
+  if (approximated) {
+    const Evaluation* with_gradients = analyse(x0_, derivatives);
+    if (!with_gradients) {
+      finish(RunStatus::kFailed, "sensitivity analysis of b0 failed: " + last_failure_);
+      rec.message = summary_.message;
+      summary_.history.push_back(rec);
+      summary_.cycles = static_cast<int>(summary_.history.size());
+      return summary_.history.back();
+    }
+    approximation.emplace(study_, *with_gradients, x0_);
+    problem.model = &*approximation;
+  } else {
+    problem.model = &exact0;  // no response enters the subproblem
+  }
+
+  // Subproblem inside the move limits.
+  set_subregion(study_, factors_, problem);
+  const SubproblemResult sub = solve_subproblem(problem, options_);
+  rec.subproblem = to_string(sub.status);
+  rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
+  if (sub.status == SubproblemStatus::kFailed) {
+    finish(RunStatus::kFailed,
+           "subproblem of cycle " + std::to_string(rec.cycle) + ": " + sub.message);
+    rec.message = summary_.message;
+    summary_.history.push_back(rec);
+    summary_.cycles = static_cast<int>(summary_.history.size());
+    return summary_.history.back();
+  }
+  Eigen::VectorXd x_opt = sub.x.cwiseMax(problem.lower).cwiseMin(problem.upper);
+  rec.x_opt = x_opt;
+  rec.F_approx = user_objective(study_, sub.objective);
+
+  // Move limits and bounds active at b*.
+  CycleFacts facts;
+  facts.F0 = F0;
+  facts.relax = rec.relaxed;
+  facts.approximated = approximated;
+  facts.delta_b = (x_opt - x0_).head(n);
+  facts.move_limit_active.assign(n, false);
+  facts.bound_active.assign(n, false);
+  for (int i = 0; i < n; ++i) {
+    const DesignVariable& v = study_.design[i];
+    const double tol = 1e-9 * std::max(1.0, v.upper - v.lower);
+    const bool at_lower = x_opt(i) <= problem.lower(i) + tol;
+    const bool at_upper = x_opt(i) >= problem.upper(i) - tol;
+    facts.bound_active[i] = x_opt(i) <= v.lower + tol || x_opt(i) >= v.upper - tol;
+    facts.move_limit_active[i] = (at_lower && problem.lower(i) > v.lower + tol) ||
+                                 (at_upper && problem.upper(i) < v.upper - tol);
+    rec.active_move_limits += facts.move_limit_active[i];
+  }
+
+  // Analyse b* and measure the approximation.
+  const Evaluation* e_opt = analyse(x_opt, {});
+  rec.analyses = summary_.analyses;
+  if (!e_opt) {
+    // A failed analysis at b* rejects the cycle: nothing computed so far is lost.
+    rec.message =
+        "analysis of b* failed (" + last_failure_ + "): cycle rejected, move limits reduced";
+    spdlog::warn("cycle {}: {}", rec.cycle, rec.message);
+    rec.next_factors = factors_ * options_.beta1;
+    rec.actions.assign(n, MoveAction::kRejected);
+    factors_ = rec.next_factors;
+  } else {
+    const ExactResponses exact_opt(study_, *e_opt);
+    const double F_opt = criterion_value(study_, study_.objective.f, 0, x_opt, exact_opt);
+    rec.F_opt = user_objective(study_, F_opt);
+    facts.Fopt = F_opt;
+    facts.Ef = std::abs(sub.objective - F_opt) / std::max(std::abs(F_opt), 1e-300) * 100.0;
+    if (!uses_responses(study_.objective.f)) facts.Ef = 0.0;
+    for (const RetainedRow& r : problem.rows) {
+      const Constraint& c = study_.constraints[r.constraint];
+      if (!uses_responses(c.g)) continue;
+      const double diff = criterion_value(study_, c.g, r.point, x_opt, *problem.model) -
+                          criterion_value(study_, c.g, r.point, x_opt, exact_opt);
+      facts.Eg =
+          std::max(facts.Eg, std::abs(diff) / constraint_normaliser(study_, c, x_opt) * 100.0);
+    }
+    facts.V = violation(x_opt, *e_opt);
+    const MoveDecision decision = decide_move_limits(options_, facts, previous_, factors_);
+    rec.accepted = decision.accept;
+    rec.converged = decision.converged;
+    rec.Ef = facts.Ef;
+    rec.Eg = facts.Eg;
+    rec.E = decision.E;
+    rec.V = facts.V;
+    rec.Fchg = decision.Fchg;
+    rec.next_factors = decision.factors;
+    rec.actions = decision.actions;
+    factors_ = decision.factors;
+    if (decision.accept) {
+      previous_ = PreviousCycle{F_opt - F0, facts.delta_b, facts.V};
+      x0_ = x_opt;
+    }
+  }
+  summary_.history.push_back(rec);
+  summary_.cycles = static_cast<int>(summary_.history.size());
+  if (rec.converged) {
+    finish(RunStatus::kConverged, "converged in " + std::to_string(rec.cycle) + " cycles");
+  } else if (summary_.cycles >= options_.max_cycles) {
+    const double v = violation(x0_, values_.at(design_key(study_, x0_)));
+    if (v > options_.vioacc) {
+      finish(RunStatus::kInfeasible,
+             "cycle limit " + std::to_string(options_.max_cycles) +
+                 " reached without a feasible design (V = " + std::to_string(v) + " %)");
+    } else {
+      finish(RunStatus::kCycleLimit,
+             "cycle limit " + std::to_string(options_.max_cycles) + " reached before convergence");
+    }
+  }
+  return summary_.history.back();
+}
+
+}  // namespace sao

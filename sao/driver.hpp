@@ -1,0 +1,103 @@
+// The SAO driver: owns the cycle loop of SPEC 2 (the big box of ARCHITECTURE.md).
+//
+// Each cycle: analyse b0 (cached by design), screen the constraints and time points,
+// request the sensitivities the retained rows and the objective need, build the linear
+// approximation and the subproblem inside the move limits, solve it (relaxed if needed),
+// analyse b*, compute Ef, Eg, V, and let the move-limit strategy accept, converge or shrink.
+// A rejected cycle repeats from b0 with its analysis and sensitivities.
+//
+// step() runs one cycle (for interactive, cycle-by-cycle use); run() loops it. Run-time
+// failures never throw out of step()/run(): they end in the summary with status `failed`.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sao/move_limits.hpp"
+#include "sao/simulator.hpp"
+#include "sao/study.hpp"
+#include "sao/subproblem.hpp"
+
+namespace sao {
+
+// One cycle, with everything the seed's history tables show.
+struct CycleRecord {
+  int cycle = 0;  // 1-based; every cycle counts, rejected ones included
+  bool accepted = false;
+  bool converged = false;
+  bool relaxed = false;
+  std::string subproblem;  // optimal | relaxed | failed
+  int active_move_limits = 0;
+  int retained_constraints = 0;                 // constraints with at least one retained point
+  int retained_rows = 0;                        // retained (constraint, time point) rows
+  Eigen::VectorXd x0;                           // cycle start (design + auxiliaries)
+  Eigen::VectorXd x_opt;                        // proposed optimum b*
+  double F0 = 0.0;                              // F(b0), as the user sees it
+  double F_opt = 0.0;                           // F(b*), analysed
+  double F_approx = 0.0;                        // F~(b*)
+  double Ef = 0.0, Eg = 0.0, E = 0.0, V = 0.0;  // percent
+  double Fchg = 0.0;                            // percent
+  Eigen::VectorXd factors;                      // move-limit factors used in this cycle
+  Eigen::VectorXd next_factors;                 // after the strategy
+  std::vector<MoveAction> actions;
+  int analyses = 0;     // designs analysed so far
+  std::string message;  // anything unusual in this cycle
+};
+
+enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed };
+const char* to_string(RunStatus status);
+
+struct RunSummary {
+  RunStatus status = RunStatus::kRunning;
+  std::string message;
+  Eigen::VectorXd x;           // final design (design + auxiliaries)
+  double objective = 0.0;      // F at x (user sign)
+  double max_violation = 0.0;  // V at x, percent
+  int cycles = 0;
+  int analyses = 0;              // designs analysed (each once; cache hits not counted)
+  int sensitivity_analyses = 0;  // gradient evaluations
+  int simulator_runs = 0;        // every simulator execution, perturbations included
+  double simulator_seconds = 0.0;
+  double start_objective = 0.0;
+  double start_violation = 0.0;
+  std::vector<CycleRecord> history;
+};
+
+class Driver {
+ public:
+  // The study and the simulator must outlive the driver.
+  Driver(const Study& study, Simulator& simulator);
+
+  // Runs one cycle; returns its record. Call only while !finished().
+  const CycleRecord& step();
+  bool finished() const { return summary_.status != RunStatus::kRunning; }
+  // Runs cycles until converged, failed or the cycle limit; calls on_cycle after each.
+  const RunSummary& run(const std::function<void(const CycleRecord&)>& on_cycle = {});
+  const RunSummary& summary() const { return summary_; }
+
+ private:
+  // Analyses a design (design part of x), with derivatives when asked; cached by design.
+  const Evaluation* analyse(const Eigen::VectorXd& x,
+                            const std::vector<DerivativeRequest>& derivatives);
+  void start();
+  void finish(RunStatus status, const std::string& message);
+  double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
+
+  const Study& study_;
+  Simulator& simulator_;
+  Options options_;                                      // noise applied
+  std::map<std::vector<double>, Evaluation> values_;     // analyses by design
+  std::map<std::vector<double>, Evaluation> gradients_;  // analyses with sensitivities
+  Eigen::VectorXd x0_;
+  Eigen::VectorXd factors_;
+  std::optional<PreviousCycle> previous_;
+  RunSummary summary_;
+  bool started_ = false;
+  std::string last_failure_;  // message of the last failed analysis
+  CycleRecord no_cycle_;      // returned by step() when the run ended before a cycle
+};
+
+}  // namespace sao

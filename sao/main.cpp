@@ -1,0 +1,138 @@
+// The `sao` command: runs a study file cycle by cycle and writes its results.
+//
+//   sao run STUDY.json [--out DIR]   run the SAO loop, print the cycle table, write
+//                                    DIR/result.json and DIR/history.csv
+//   sao check STUDY.json             validate the study (and its simulator section) only
+//
+// Exit codes: 0 converged (run) or valid (check); 1 ended without convergence (cycle limit,
+// infeasible); 2 bad input (study file, options); 3 the run failed (simulator, subproblem).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "sao/driver.hpp"
+#include "sao/report.hpp"
+#include "sao/study_loader.hpp"
+#include "simulators/internal_simulator.hpp"
+
+namespace {
+
+struct Loaded {
+  sao::Study study;
+  std::unique_ptr<sao::Simulator> simulator;
+};
+
+// Loads the study and builds its simulator; prints every problem and returns nullopt.
+std::optional<Loaded> load(const std::string& file) {
+  try {
+    Loaded l{sao::load_study_file(file), nullptr};
+    try {
+      l.simulator = sao::make_simulator(l.study.simulator_setup());
+    } catch (const std::invalid_argument& e) {
+      throw sao::StudyError(file, {e.what()});
+    }
+    sao::check_against_simulator(l.study, *l.simulator);
+    return l;
+  } catch (const sao::StudyError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+int run(const std::string& file, const std::string& out_dir, int max_cycles, bool quiet) {
+  auto loaded = load(file);
+  if (!loaded) return 2;
+  sao::Study& study = loaded->study;
+  if (max_cycles > 0) study.options.max_cycles = max_cycles;
+  const std::string dir =
+      out_dir.empty() ? "out/" + std::filesystem::path(file).stem().string() : out_dir;
+
+  std::cout << "study " << study.name << " (" << study.n_design() << " design variables, "
+            << study.constraints.size() << " constraints, " << study.load_cases.size()
+            << " load case(s))\n";
+  sao::Driver driver(study, *loaded->simulator);
+  std::cout << sao::cycle_table_header(study) << "\n" << std::flush;
+  bool printed_start = false;
+  auto on_cycle = [&](const sao::CycleRecord& record) {
+    if (!printed_start) {
+      std::cout << sao::cycle_table_start(study, driver.summary(), record.x0) << "\n";
+      printed_start = true;
+    }
+    if (!quiet || record.converged)
+      std::cout << sao::cycle_table_row(study, record) << "\n" << std::flush;
+    // Results are rewritten after every cycle: a killed run keeps what it computed.
+    sao::write_results(dir, study, driver.summary());
+  };
+  const sao::RunSummary& summary = driver.run(on_cycle);
+  sao::write_results(dir, study, summary);
+
+  std::cout << "\nstatus     " << sao::to_string(summary.status) << ": " << summary.message << "\n";
+  std::cout << "design    ";
+  const auto result = sao::result_to_json(study, summary);
+  for (const auto& [name, value] : result["design"].items()) {
+    std::printf(" %s = %.6g", name.c_str(), value.get<double>());
+  }
+  std::printf("\nobjective  %.6g   (start %.6g)\n", summary.objective, summary.start_objective);
+  std::printf("violation  %.3g %%   (start %.3g %%)\n", summary.max_violation,
+              summary.start_violation);
+  std::printf(
+      "counts     %d cycles, %d analyses, %d sensitivity analyses, %d simulator runs (%.2f s)\n",
+      summary.cycles, summary.analyses, summary.sensitivity_analyses, summary.simulator_runs,
+      summary.simulator_seconds);
+  std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv\n";
+  switch (summary.status) {
+    case sao::RunStatus::kConverged:
+      return 0;
+    case sao::RunStatus::kFailed:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sao: sequential approximate optimization of multibody systems"};
+  app.require_subcommand(1);
+  std::string level = "warn";
+  app.add_option("--log", level, "log level: trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+
+  std::string study_file, out_dir;
+  int max_cycles = 0;
+  bool quiet = false;
+  auto* run_cmd =
+      app.add_subcommand("run", "run a study and write DIR/result.json, DIR/history.csv");
+  run_cmd->add_option("study", study_file, "study file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  run_cmd->add_option("--out", out_dir, "output folder (default: out/<study file name>)");
+  run_cmd->add_option("--max-cycles", max_cycles, "override settings.max_cycles")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_flag("-q,--quiet", quiet, "print only the final result");
+
+  std::string check_file;
+  auto* check_cmd = app.add_subcommand("check", "validate a study file and its simulator section");
+  check_cmd->add_option("study", check_file, "study file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+
+  CLI11_PARSE(app, argc, argv);
+  auto logger = spdlog::stderr_color_mt("sao");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(level));
+  spdlog::set_pattern("%^[%l]%$ %v");
+  sao::sim::register_internal_simulator();
+
+  if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet);
+  auto loaded = load(check_file);
+  if (!loaded) return 2;
+  std::cout << check_file << ": valid (" << loaded->study.n_design() << " design variables, "
+            << loaded->study.constraints.size() << " constraints after expansion)\n";
+  return 0;
+}

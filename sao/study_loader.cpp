@@ -1,0 +1,674 @@
+#include "sao/study_loader.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace sao {
+namespace {
+
+using nlohmann::json;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+// Collects problems, each prefixed by its JSON path.
+struct Problems {
+  std::vector<std::string> list;
+  void add(const std::string& path, const std::string& what) { list.push_back(path + ": " + what); }
+};
+
+std::string type_name(const json& v) {
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
+std::string number_text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// A view of one JSON object at a path: typed getters that record problems, and a final
+// check that reports every key nobody asked for (a mistyped key is an error).
+class ObjectReader {
+ public:
+  ObjectReader(const json& object, std::string path, Problems& problems)
+      : object_(object), path_(std::move(path)), problems_(problems) {}
+
+  const std::string& path() const { return path_; }
+  std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  bool has(const std::string& key) {
+    used_.insert(key);
+    return object_.contains(key) && !object_.at(key).is_null();
+  }
+  const json& raw(const std::string& key) {
+    used_.insert(key);
+    return object_.at(key);
+  }
+
+  std::optional<double> number(const std::string& key, bool required) {
+    if (!has(key)) {
+      if (required) problems_.add(at(key), "missing (expected a number)");
+      return std::nullopt;
+    }
+    const json& v = object_.at(key);
+    if (!v.is_number()) {
+      problems_.add(at(key), "expected a number, got " + type_name(v));
+      return std::nullopt;
+    }
+    double d = v.get<double>();
+    if (!std::isfinite(d)) {
+      problems_.add(at(key), "expected a finite number");
+      return std::nullopt;
+    }
+    return d;
+  }
+  double number_or(const std::string& key, double fallback) {
+    return number(key, false).value_or(fallback);
+  }
+  std::optional<std::string> string(const std::string& key, bool required) {
+    if (!has(key)) {
+      if (required) problems_.add(at(key), "missing (expected a string)");
+      return std::nullopt;
+    }
+    const json& v = object_.at(key);
+    if (!v.is_string() || v.get<std::string>().empty()) {
+      problems_.add(at(key), "expected a non-empty string, got " + type_name(v));
+      return std::nullopt;
+    }
+    return v.get<std::string>();
+  }
+  std::optional<bool> boolean(const std::string& key) {
+    if (!has(key)) return std::nullopt;
+    const json& v = object_.at(key);
+    if (!v.is_boolean()) {
+      problems_.add(at(key), "expected true or false, got " + type_name(v));
+      return std::nullopt;
+    }
+    return v.get<bool>();
+  }
+  std::optional<int> integer(const std::string& key) {
+    if (!has(key)) return std::nullopt;
+    const json& v = object_.at(key);
+    if (!v.is_number_integer()) {
+      problems_.add(at(key), "expected an integer, got " + type_name(v));
+      return std::nullopt;
+    }
+    return v.get<int>();
+  }
+  // Reports keys that were never read.
+  void finish() {
+    std::vector<std::string> known(used_.begin(), used_.end());
+    for (const auto& [key, value] : object_.items()) {
+      if (!used_.count(key))
+        problems_.add(at(key), "unknown key (known: " + join(known, ", ") + ")");
+    }
+  }
+
+ private:
+  const json& object_;
+  std::string path_;
+  Problems& problems_;
+  std::set<std::string> used_;
+};
+
+bool expect_object(const json& v, const std::string& path, Problems& problems) {
+  if (v.is_object()) return true;
+  problems.add(path, "expected an object, got " + type_name(v));
+  return false;
+}
+
+bool expect_array(const json& v, const std::string& path, Problems& problems) {
+  if (v.is_array()) return true;
+  problems.add(path, "expected an array, got " + type_name(v));
+  return false;
+}
+
+std::string indexed(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+// ---------------------------------------------------------------------------------------
+// Settings
+
+void read_settings(const json& node, Options& options, double& default_move, Problems& problems) {
+  if (!expect_object(node, "settings", problems)) return;
+  ObjectReader r(node, "settings", problems);
+  struct NumberField {
+    const char* key;
+    double* target;
+  };
+  const NumberField numbers[] = {
+      {"cutoff", &options.cutoff},   {"objacc", &options.objacc},
+      {"vioacc", &options.vioacc},   {"errsml", &options.errsml},
+      {"errlrg", &options.errlrg},   {"errmax", &options.errmax},
+      {"viosml", &options.viosml},   {"violrg", &options.violrg},
+      {"viomax", &options.viomax},   {"noise", &options.noise},
+      {"beta1", &options.beta1},     {"beta2", &options.beta2},
+      {"beta3", &options.beta3},     {"beta4", &options.beta4},
+      {"beta5", &options.beta5},     {"relaxation_weight", &options.relaxation_weight},
+      {"move_limit", &default_move},
+  };
+  for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
+  if (auto v = r.integer("neighbours")) options.neighbours = *v;
+  if (auto v = r.integer("max_cycles")) options.max_cycles = *v;
+  if (auto v = r.boolean("regionalisation")) options.regionalisation = *v;
+  if (auto v = r.boolean("converge_on_violation_change")) options.converge_on_violation_change = *v;
+  r.finish();
+  if (default_move <= 0)
+    problems.add("settings.move_limit", "must be > 0, got " + number_text(default_move));
+}
+
+// ---------------------------------------------------------------------------------------
+// Variables, load cases, responses
+
+void read_design(const json& node, Study& study, double default_move, Problems& problems) {
+  if (!expect_array(node, "design_variables", problems)) return;
+  if (node.empty()) problems.add("design_variables", "at least one design variable is needed");
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed("design_variables", i);
+    if (!expect_object(node[i], path, problems)) continue;
+    ObjectReader r(node[i], path, problems);
+    DesignVariable v;
+    v.name = r.string("name", true).value_or("");
+    auto lower = r.number("lower", true);
+    auto upper = r.number("upper", true);
+    auto initial = r.number("initial", true);
+    v.move_factor = r.number_or("move_limit", default_move);
+    if (auto sizing = r.string("sizing", false)) {
+      if (*sizing == "range") {
+        v.range_sizing = true;
+      } else if (*sizing != "relative") {
+        problems.add(r.at("sizing"),
+                     "expected \"relative\" (3.20) or \"range\" (3.27), got \"" + *sizing + "\"");
+      }
+    }
+    r.finish();
+    if (v.move_factor <= 0)
+      problems.add(r.at("move_limit"), "must be > 0, got " + number_text(v.move_factor));
+    if (lower && upper && *lower > *upper) {
+      problems.add(path, "lower " + number_text(*lower) + " > upper " + number_text(*upper));
+    } else if (lower && upper && initial && (*initial < *lower || *initial > *upper)) {
+      problems.add(r.at("initial"), number_text(*initial) + " outside the bounds [" +
+                                        number_text(*lower) + ", " + number_text(*upper) + "]");
+    }
+    if (initial && *initial == 0.0 && !v.range_sizing) {
+      problems.add(r.at("initial"),
+                   "is 0 with relative move limits (s = 2 m |b0| = 0, it could never move): set "
+                   "\"sizing\": \"range\"");
+    }
+    v.lower = lower.value_or(0);
+    v.upper = upper.value_or(0);
+    v.initial = initial.value_or(0);
+    study.design.push_back(v);
+  }
+}
+
+void read_auxiliaries(const json& node, Study& study, Problems& problems) {
+  if (!expect_array(node, "auxiliary_variables", problems)) return;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed("auxiliary_variables", i);
+    if (!expect_object(node[i], path, problems)) continue;
+    ObjectReader r(node[i], path, problems);
+    AuxiliaryVariable a;
+    a.name = r.string("name", true).value_or("");
+    a.lower = r.number_or("lower", -kInf);
+    a.upper = r.number_or("upper", kInf);
+    auto initial = r.number("initial", true);
+    r.finish();
+    if (a.lower > a.upper) {
+      problems.add(path, "lower " + number_text(a.lower) + " > upper " + number_text(a.upper));
+    } else if (initial && (*initial < a.lower || *initial > a.upper)) {
+      problems.add(r.at("initial"), number_text(*initial) + " outside the bounds");
+    }
+    a.initial = initial.value_or(0);
+    study.auxiliaries.push_back(a);
+  }
+}
+
+void read_load_cases(const json& node, Study& study, Problems& problems) {
+  if (!expect_array(node, "load_cases", problems)) return;
+  if (node.empty()) problems.add("load_cases", "at least one load case is needed");
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed("load_cases", i);
+    if (!expect_object(node[i], path, problems)) continue;
+    ObjectReader r(node[i], path, problems);
+    LoadCaseSpec lc;
+    lc.name = r.string("name", true).value_or("");
+    if (r.has("time") && expect_object(r.raw("time"), r.at("time"), problems)) {
+      ObjectReader t(r.raw("time"), r.at("time"), problems);
+      lc.grid.start = t.number_or("start", 0.0);
+      lc.grid.end = t.number("end", true).value_or(1.0);
+      lc.grid.points = t.integer("points").value_or(0);
+      t.finish();
+      if (lc.grid.points < 2) problems.add(t.at("points"), "expected an integer >= 2");
+      if (!(lc.grid.end > lc.grid.start)) problems.add(t.at("end"), "must be > start");
+    }
+    if (r.has("parameters") && expect_object(r.raw("parameters"), r.at("parameters"), problems)) {
+      for (const auto& [key, value] : r.raw("parameters").items()) {
+        if (value.is_number()) {
+          lc.parameters[key] = value.get<double>();
+        } else {
+          problems.add(r.at("parameters") + "." + key,
+                       "expected a number, got " + type_name(value));
+        }
+      }
+    }
+    r.finish();
+    study.load_cases.push_back(lc);
+  }
+}
+
+void read_responses(const json& node, Study& study, Problems& problems) {
+  if (!expect_array(node, "responses", problems)) return;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed("responses", i);
+    if (!expect_object(node[i], path, problems)) continue;
+    ObjectReader r(node[i], path, problems);
+    ResponseDef d;
+    d.name = r.string("name", true).value_or("");
+    d.source = r.string("source", false).value_or(d.name);
+    const std::string kind = r.string("kind", true).value_or("scalar");
+    if (kind == "history") {
+      d.history = true;
+    } else if (kind != "scalar") {
+      problems.add(r.at("kind"), "expected \"scalar\" or \"history\", got \"" + kind + "\"");
+    }
+    r.finish();
+    study.responses.push_back(d);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Criteria
+
+// One quantity of a criterion as written in the file, resolved to indices.
+struct Quantity {
+  Term::Kind kind = Term::Kind::kResponse;
+  int index = -1;
+  int load_case = -1;  // -1: every load case (responses only)
+  double factor = 1.0;
+  bool abs = false;
+  bool history = false;
+};
+
+std::optional<Quantity> read_quantity(const json& node, const std::string& path, const Study& study,
+                                      Problems& problems) {
+  if (!expect_object(node, path, problems)) return std::nullopt;
+  ObjectReader r(node, path, problems);
+  Quantity q;
+  bool ok = true;
+  const bool has_response = r.has("response");
+  const bool has_variable = r.has("variable");
+  if (has_response == has_variable) {
+    problems.add(path, "give exactly one of \"response\" or \"variable\"");
+    ok = false;
+  } else if (has_response) {
+    const std::string name = r.string("response", true).value_or("");
+    q.index = study.response_index(name);
+    if (q.index < 0 && !name.empty()) {
+      std::vector<std::string> names;
+      for (const auto& d : study.responses) names.push_back(d.name);
+      problems.add(r.at("response"),
+                   "unknown response \"" + name + "\" (declared: " + join(names, ", ") + ")");
+      ok = false;
+    } else if (q.index >= 0) {
+      q.history = study.responses[q.index].history;
+    }
+    if (r.has("case")) {
+      const std::string cname = r.string("case", true).value_or("");
+      for (size_t c = 0; c < study.load_cases.size(); ++c) {
+        if (study.load_cases[c].name == cname) q.load_case = static_cast<int>(c);
+      }
+      if (q.load_case < 0) {
+        problems.add(r.at("case"), "unknown load case \"" + cname + "\"");
+        ok = false;
+      }
+    }
+  } else {
+    const std::string name = r.string("variable", true).value_or("");
+    for (size_t i = 0; i < study.design.size(); ++i) {
+      if (study.design[i].name == name) {
+        q.kind = Term::Kind::kDesign;
+        q.index = static_cast<int>(i);
+      }
+    }
+    for (size_t i = 0; i < study.auxiliaries.size(); ++i) {
+      if (study.auxiliaries[i].name == name) {
+        q.kind = Term::Kind::kAuxiliary;
+        q.index = static_cast<int>(i);
+      }
+    }
+    if (q.index < 0) {
+      problems.add(r.at("variable"), "unknown variable \"" + name + "\"");
+      ok = false;
+    }
+  }
+  q.factor = r.number_or("factor", 1.0);
+  q.abs = r.boolean("abs").value_or(false);
+  r.finish();
+  if (q.factor == 0.0) {
+    problems.add(r.at("factor"), "must not be 0");
+    ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return q;
+}
+
+// The load cases a quantity expands over.
+std::vector<int> cases_of(const Quantity& q, const Study& study) {
+  if (q.kind != Term::Kind::kResponse) return {-1};
+  if (q.load_case >= 0) return {q.load_case};
+  std::vector<int> all;
+  for (size_t c = 0; c < study.load_cases.size(); ++c) all.push_back(static_cast<int>(c));
+  return all;
+}
+
+Criterion make_criterion(const Quantity& q, int load_case, double sign) {
+  Criterion c;
+  Term t;
+  t.kind = q.kind;
+  t.index = q.index;
+  t.load_case = std::max(load_case, 0);
+  t.coef = sign * q.factor;
+  c.terms.push_back(t);
+  c.time_dependent = q.history;
+  c.grid_case = q.history ? t.load_case : -1;
+  return c;
+}
+
+std::string part_name(const std::string& base, const Study& study, int load_case, size_t n_cases,
+                      const char* sign_suffix) {
+  std::string name = base + sign_suffix;
+  if (load_case >= 0 && n_cases > 1) name += "@" + study.load_cases[load_case].name;
+  return name;
+}
+
+// Expands one quantity with |.| and load cases into constraints `g <sense> bound`.
+void add_constraints(const Quantity& q, const std::string& name, const std::string& path,
+                     Sense sense, double bound, int bound_aux, double scale, Study& study) {
+  const std::vector<int> cases = cases_of(q, study);
+  for (int lc : cases) {
+    for (double sign : q.abs ? std::vector<double>{1.0, -1.0} : std::vector<double>{1.0}) {
+      Constraint c;
+      c.name = part_name(name, study, lc, cases.size(), q.abs ? (sign > 0 ? "[+]" : "[-]") : "");
+      c.path = path;
+      c.g = make_criterion(q, lc, sign);
+      c.sense = sense;
+      c.bound = bound;
+      c.bound_auxiliary = bound_aux;
+      c.scale = scale;
+      study.constraints.push_back(c);
+    }
+  }
+}
+
+int auxiliary_index(const Study& study, const std::string& name) {
+  for (size_t i = 0; i < study.auxiliaries.size(); ++i) {
+    if (study.auxiliaries[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void read_objective(const json& node, Study& study, Problems& problems) {
+  if (!expect_object(node, "objective", problems)) return;
+  ObjectReader r(node, "objective", problems);
+  Objective& obj = study.objective;
+  obj.path = "objective";
+  obj.name = r.string("name", false).value_or("F");
+  const char* kinds[] = {"minimize", "maximize", "minimize_max"};
+  std::vector<std::string> given;
+  for (const char* k : kinds) {
+    if (r.has(k)) given.push_back(k);
+  }
+  const double scale = r.number_or("scale", 0.0);
+  std::optional<std::string> aux_name;
+  if (given.size() == 1 && given[0] == "minimize_max") aux_name = r.string("auxiliary", true);
+  if (given.size() != 1) {
+    problems.add("objective", "give exactly one of \"minimize\", \"maximize\" or \"minimize_max\"");
+    r.finish();
+    return;
+  }
+  const std::string kind = given[0];
+  auto q = read_quantity(r.raw(kind), r.at(kind), study, problems);
+  r.finish();
+  if (!q) return;
+  if (kind == "minimize_max") {
+    const int aux = aux_name ? auxiliary_index(study, *aux_name) : -1;
+    if (aux < 0) {
+      if (aux_name)
+        problems.add("objective.auxiliary", "unknown auxiliary variable \"" + *aux_name + "\"");
+      return;
+    }
+    // Bound formulation (2.18-2.19): minimise b_aux subject to q(t) <= b_aux for every t
+    // (and every load case, and both signs for |q|).
+    add_constraints(*q, "objective:" + obj.name, r.at(kind), Sense::kLessEqual, 0.0, aux, scale,
+                    study);
+    obj.bound_formulation = true;
+    obj.f = Criterion{};
+    obj.f.terms.push_back(Term{Term::Kind::kAuxiliary, aux, 0, 1.0});
+    return;
+  }
+  if (q->abs) problems.add(r.at(kind) + ".abs", "not allowed in a minimize/maximize objective");
+  if (q->history) {
+    problems.add(r.at(kind),
+                 "is a history: use \"minimize_max\" (bound formulation) or an integral");
+    return;
+  }
+  if (cases_of(*q, study).size() > 1) {
+    problems.add(r.at(kind) + ".case", "missing: the study has several load cases, name one");
+    return;
+  }
+  obj.maximize = kind == "maximize";
+  obj.f = make_criterion(*q, cases_of(*q, study)[0], obj.maximize ? -1.0 : 1.0);
+}
+
+void read_constraints(const json& node, Study& study, Problems& problems) {
+  if (!expect_array(node, "constraints", problems)) return;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed("constraints", i);
+    if (!expect_object(node[i], path, problems)) continue;
+    ObjectReader r(node[i], path, problems);
+    const std::string name = r.string("name", false).value_or("g" + std::to_string(i + 1));
+    std::optional<Quantity> q;
+    if (r.has("of")) {
+      q = read_quantity(r.raw("of"), r.at("of"), study, problems);
+    } else {
+      problems.add(r.at("of"), "missing (the quantity constrained)");
+    }
+    const double scale = r.number_or("scale", 0.0);
+    if (scale < 0) problems.add(r.at("scale"), "must be > 0");
+    struct Side {
+      const char* key;
+      Sense sense;
+    };
+    int sides = 0;
+    for (Side side : {Side{"upper", Sense::kLessEqual}, Side{"lower", Sense::kGreaterEqual}}) {
+      if (!r.has(side.key)) continue;
+      ++sides;
+      const json& b = r.raw(side.key);
+      double bound = 0.0;
+      int aux = -1;
+      if (b.is_string()) {
+        aux = auxiliary_index(study, b.get<std::string>());
+        if (aux < 0) {
+          problems.add(r.at(side.key),
+                       "unknown auxiliary variable \"" + b.get<std::string>() + "\"");
+          continue;
+        }
+      } else if (b.is_number() && std::isfinite(b.get<double>())) {
+        bound = b.get<double>();
+        if (bound == 0.0 && scale <= 0.0) {
+          problems.add(r.at("scale"),
+                       "missing: the bound is 0, so a scale (> 0) must normalise it");
+        }
+      } else {
+        problems.add(r.at(side.key),
+                     "expected a number or an auxiliary variable name, got " + type_name(b));
+        continue;
+      }
+      if (!q) continue;
+      if (q->abs && side.sense == Sense::kGreaterEqual) {
+        problems.add(r.at("lower"),
+                     "not allowed with \"abs\" (|q| >= c is not a single constraint)");
+        continue;
+      }
+      add_constraints(*q, name, path, side.sense, bound, aux, scale, study);
+    }
+    if (sides == 0) problems.add(path, "give \"upper\", \"lower\" or both");
+    r.finish();
+  }
+}
+
+void check_names(const Study& study, Problems& problems) {
+  std::map<std::string, std::string> seen;
+  auto check = [&](const std::string& name, const std::string& path) {
+    if (name.empty()) return;
+    auto [it, inserted] = seen.emplace(name, path);
+    if (!inserted)
+      problems.add(path + ".name", "\"" + name + "\" is already used by " + it->second);
+  };
+  for (size_t i = 0; i < study.design.size(); ++i)
+    check(study.design[i].name, indexed("design_variables", i));
+  for (size_t i = 0; i < study.auxiliaries.size(); ++i) {
+    check(study.auxiliaries[i].name, indexed("auxiliary_variables", i));
+  }
+  std::set<std::string> cases, responses;
+  for (size_t i = 0; i < study.load_cases.size(); ++i) {
+    if (!cases.insert(study.load_cases[i].name).second) {
+      problems.add(indexed("load_cases", i) + ".name",
+                   "duplicate load case \"" + study.load_cases[i].name + "\"");
+    }
+  }
+  for (size_t i = 0; i < study.responses.size(); ++i) {
+    if (!responses.insert(study.responses[i].name).second) {
+      problems.add(indexed("responses", i) + ".name",
+                   "duplicate response \"" + study.responses[i].name + "\"");
+    }
+  }
+}
+
+}  // namespace
+
+StudyError::StudyError(std::string source, std::vector<std::string> problems)
+    : std::runtime_error(source + ": " + std::to_string(problems.size()) + " problem(s):\n  " +
+                         join(problems, "\n  ")),
+      problems_(std::move(problems)) {}
+
+Study load_study(const nlohmann::json& document, const std::string& source) {
+  Problems problems;
+  Study study;
+  study.file = source;
+  if (!document.is_object()) throw StudyError(source, {"(top level): expected an object"});
+  ObjectReader top(document, "", problems);
+  study.name = top.string("name", false).value_or(source);
+  study.description = top.string("description", false).value_or("");
+
+  double default_move = 0.4;
+  if (top.has("settings"))
+    read_settings(top.raw("settings"), study.options, default_move, problems);
+  if (top.has("design_variables")) {
+    read_design(top.raw("design_variables"), study, default_move, problems);
+  } else {
+    problems.add("design_variables", "missing");
+  }
+  if (top.has("auxiliary_variables"))
+    read_auxiliaries(top.raw("auxiliary_variables"), study, problems);
+  if (top.has("load_cases")) {
+    read_load_cases(top.raw("load_cases"), study, problems);
+  } else {
+    problems.add("load_cases", "missing");
+  }
+  if (top.has("responses")) read_responses(top.raw("responses"), study, problems);
+  check_names(study, problems);
+  for (size_t i = 0; i < study.responses.size(); ++i) {
+    if (!study.responses[i].history) continue;
+    for (size_t c = 0; c < study.load_cases.size(); ++c) {
+      if (study.load_cases[c].grid.points < 2) {
+        problems.add(indexed("load_cases", c) + ".time",
+                     "missing: response \"" + study.responses[i].name + "\" is a history");
+      }
+    }
+  }
+  if (top.has("objective")) {
+    read_objective(top.raw("objective"), study, problems);
+  } else {
+    problems.add("objective", "missing");
+  }
+  if (top.has("constraints")) read_constraints(top.raw("constraints"), study, problems);
+  if (top.has("simulator") && expect_object(top.raw("simulator"), "simulator", problems)) {
+    study.simulator = top.raw("simulator");
+  } else if (!top.has("simulator")) {
+    problems.add("simulator", "missing");
+  }
+  top.finish();
+
+  const std::string rule = study.options.validate();
+  if (!rule.empty()) problems.list.push_back(rule);
+  if (!problems.list.empty()) throw StudyError(source, problems.list);
+  return study;
+}
+
+Study load_study_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw StudyError(path, {"cannot open the file"});
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw StudyError(path, {std::string("not valid JSON: ") + e.what()});
+  }
+  return load_study(document, path);
+}
+
+void check_against_simulator(const Study& study, const Simulator& simulator) {
+  std::map<std::string, bool> offered;
+  std::vector<std::string> names;
+  for (const auto& info : simulator.responses()) {
+    offered[info.name] = info.history;
+    names.push_back(info.name + (info.history ? " (history)" : " (scalar)"));
+  }
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < study.responses.size(); ++i) {
+    const ResponseDef& d = study.responses[i];
+    auto it = offered.find(d.source);
+    const std::string path = indexed("responses", i);
+    if (it == offered.end()) {
+      problems.push_back(path + ".source: the simulator has no response \"" + d.source +
+                         "\" (it offers: " + join(names, ", ") + ")");
+    } else if (it->second != d.history) {
+      problems.push_back(path + ".kind: \"" + d.source + "\" is a " +
+                         (it->second ? "history" : "scalar") + " in the simulator");
+    }
+  }
+  if (!problems.empty()) throw StudyError(study.file, problems);
+}
+
+int Study::response_index(const std::string& name) const {
+  for (size_t i = 0; i < responses.size(); ++i) {
+    if (responses[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+SimulatorSetup Study::simulator_setup() const {
+  SimulatorSetup setup;
+  setup.section = simulator;
+  for (const auto& v : design) setup.design_names.push_back(v.name);
+  setup.load_cases = load_cases;
+  return setup;
+}
+
+}  // namespace sao

@@ -1,0 +1,39 @@
+// Loading and validating study files (JSON; the format is docs/study-format.md).
+//
+// First box of the flow: study.json -> Study. Every problem found is reported with its JSON
+// path ("design_variables[1].lower: ..."), all of them at once, and nothing runs on a bad
+// file. check_against_simulator() adds the checks that need the simulator (are the response
+// sources ones it can deliver?).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sao/study.hpp"
+
+namespace sao {
+
+// A study that cannot run: every problem, each "path: what is wrong".
+class StudyError : public std::runtime_error {
+ public:
+  StudyError(std::string source, std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// Reads and validates a study file; throws StudyError (file unreadable, JSON syntax error
+// with line and column, or the list of problems).
+Study load_study_file(const std::string& path);
+
+// Validates an already parsed document; `source` names it in messages.
+Study load_study(const nlohmann::json& document, const std::string& source = "<study>");
+
+// Checks that every response source is one the simulator delivers, with the right kind.
+// Throws StudyError naming "responses[i].source".
+void check_against_simulator(const Study& study, const Simulator& simulator);
+
+}  // namespace sao

@@ -1,0 +1,184 @@
+#include "sao/subproblem.hpp"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+namespace sao {
+
+double ApproximateProblem::objective(const Eigen::VectorXd& x) const {
+  return criterion_value(*study, study->objective.f, 0, x, *model);
+}
+
+Eigen::VectorXd ApproximateProblem::objective_gradient(const Eigen::VectorXd& x) const {
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(x.size());
+  add_criterion_gradient(*study, study->objective.f, 0, x, *model, grad);
+  return grad;
+}
+
+double ApproximateProblem::row_value(size_t row, const Eigen::VectorXd& x) const {
+  const RetainedRow& r = rows[row];
+  return normalised_constraint(*study, study->constraints[r.constraint], r.point, x, *model,
+                               r.normaliser);
+}
+
+Eigen::VectorXd ApproximateProblem::row_gradient(size_t row, const Eigen::VectorXd& x) const {
+  const RetainedRow& r = rows[row];
+  const Constraint& c = study->constraints[r.constraint];
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(x.size());
+  add_criterion_gradient(*study, c.g, r.point, x, *model, grad);
+  if (c.bound_auxiliary >= 0) grad(study->n_design() + c.bound_auxiliary) -= 1.0;
+  const double s = c.sense == Sense::kLessEqual ? 1.0 : -1.0;
+  return grad * (s / r.normaliser);
+}
+
+void set_subregion(const Study& study, const Eigen::VectorXd& factors,
+                   ApproximateProblem& problem) {
+  const int n = study.n_design();
+  problem.lower.resize(study.n_total());
+  problem.upper.resize(study.n_total());
+  for (int i = 0; i < n; ++i) {
+    const DesignVariable& v = study.design[i];
+    const double b0 = problem.x0(i);
+    const double half = v.range_sizing ? 0.5 * factors(i) * (v.upper - v.lower)  // (3.27)
+                                       : factors(i) * std::abs(b0);              // (3.20)
+    problem.lower(i) = std::clamp(b0 - half, v.lower, v.upper);
+    problem.upper(i) = std::clamp(b0 + half, v.lower, v.upper);
+  }
+  for (int a = 0; a < study.n_aux(); ++a) {
+    problem.lower(n + a) = study.auxiliaries[a].lower;
+    problem.upper(n + a) = study.auxiliaries[a].upper;
+  }
+}
+
+const char* to_string(SubproblemStatus status) {
+  switch (status) {
+    case SubproblemStatus::kOptimal:
+      return "optimal";
+    case SubproblemStatus::kRelaxed:
+      return "relaxed";
+    case SubproblemStatus::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+namespace {
+
+struct GlpkDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+enum class LpOutcome { kOptimal, kInfeasible, kUnbounded, kError };
+
+// Solves min c.x s.t. A x <= rhs (optionally - b_r on every row, b_r >= 0 with cost beta),
+// lower <= x <= upper with GLPK's simplex.
+LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message) {
+  glp_term_out(GLP_OFF);
+  std::unique_ptr<glp_prob, GlpkDeleter> lp(glp_create_prob());
+  const int nx = static_cast<int>(c.size());
+  const int ncols = nx + (relaxed ? 1 : 0);
+  const int nrows = static_cast<int>(A.rows());
+  glp_set_obj_dir(lp.get(), GLP_MIN);
+  glp_add_cols(lp.get(), ncols);
+  for (int j = 0; j < nx; ++j) {
+    const bool lo = std::isfinite(lower(j)), up = std::isfinite(upper(j));
+    int type = GLP_FR;
+    if (lo && up)
+      type = lower(j) == upper(j) ? GLP_FX : GLP_DB;
+    else if (lo)
+      type = GLP_LO;
+    else if (up)
+      type = GLP_UP;
+    glp_set_col_bnds(lp.get(), j + 1, type, lo ? lower(j) : 0.0, up ? upper(j) : 0.0);
+    glp_set_obj_coef(lp.get(), j + 1, c(j));
+  }
+  if (relaxed) {
+    glp_set_col_bnds(lp.get(), ncols, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(lp.get(), ncols, beta);
+  }
+  if (nrows > 0) {
+    glp_add_rows(lp.get(), nrows);
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0.0};
+    for (int i = 0; i < nrows; ++i) {
+      glp_set_row_bnds(lp.get(), i + 1, GLP_UP, 0.0, rhs(i));
+      for (int j = 0; j < nx; ++j) {
+        if (A(i, j) == 0.0) continue;
+        ia.push_back(i + 1);
+        ja.push_back(j + 1);
+        ar.push_back(A(i, j));
+      }
+      if (relaxed) {
+        ia.push_back(i + 1);
+        ja.push_back(ncols);
+        ar.push_back(-1.0);
+      }
+    }
+    glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  }
+  glp_scale_prob(lp.get(), GLP_SF_AUTO);
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.presolve = GLP_OFF;
+  const int ret = glp_simplex(lp.get(), &parm);
+  if (ret != 0) {
+    message = "GLPK simplex returned code " + std::to_string(ret);
+    return LpOutcome::kError;
+  }
+  const int status = glp_get_status(lp.get());
+  if (status == GLP_NOFEAS || status == GLP_INFEAS) return LpOutcome::kInfeasible;
+  if (status == GLP_UNBND) {
+    message = "the subproblem is unbounded (an auxiliary variable without bounds is free?)";
+    return LpOutcome::kUnbounded;
+  }
+  if (status != GLP_OPT) {
+    message = "GLPK ended with status " + std::to_string(status);
+    return LpOutcome::kError;
+  }
+  x.resize(nx);
+  for (int j = 0; j < nx; ++j) x(j) = glp_get_col_prim(lp.get(), j + 1);
+  relaxation = relaxed ? glp_get_col_prim(lp.get(), ncols) : 0.0;
+  return LpOutcome::kOptimal;
+}
+
+}  // namespace
+
+SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Options& options) {
+  SubproblemResult result;
+  if (!problem.linear) {
+    result.message = "nonlinear subproblems need the NLP solver, which is not available yet";
+    return result;
+  }
+  // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
+  const Eigen::VectorXd& x0 = problem.x0;
+  const Eigen::VectorXd c = problem.objective_gradient(x0);
+  const int nrows = static_cast<int>(problem.rows.size());
+  Eigen::MatrixXd A(nrows, x0.size());
+  Eigen::VectorXd rhs(nrows);
+  for (int i = 0; i < nrows; ++i) {
+    A.row(i) = problem.row_gradient(i, x0).transpose();
+    rhs(i) = A.row(i).dot(x0) - problem.row_value(i, x0);
+  }
+  const double beta = options.relaxation_weight * std::max(std::abs(problem.objective(x0)), 1.0);
+  LpOutcome outcome = solve_lp(c, A, rhs, problem.lower, problem.upper, false, beta, result.x,
+                               result.relaxation, result.message);
+  if (outcome == LpOutcome::kInfeasible) {
+    outcome = solve_lp(c, A, rhs, problem.lower, problem.upper, true, beta, result.x,
+                       result.relaxation, result.message);
+    if (outcome == LpOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
+  } else if (outcome == LpOutcome::kOptimal) {
+    result.status = SubproblemStatus::kOptimal;
+  }
+  if (outcome == LpOutcome::kInfeasible) result.message = "the relaxed subproblem is infeasible";
+  if (result.status != SubproblemStatus::kFailed) result.objective = problem.objective(result.x);
+  return result;
+}
+
+}  // namespace sao

@@ -1,0 +1,151 @@
+#include "sao/driver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fake_simulator.hpp"
+#include "sao/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+using testing::FakeResponse;
+using testing::FakeSimulator;
+
+nlohmann::json variable(const std::string& name, double lower, double upper, double initial,
+                        double m) {
+  return {
+      {"name", name}, {"lower", lower}, {"upper", upper}, {"initial", initial}, {"move_limit", m}};
+}
+
+// min b1 + b2 s.t. r = b1 b2 >= 4: optimum (2, 2), F = 4.
+Study product_study() {
+  nlohmann::json d = {
+      {"design_variables", {variable("b1", 0.1, 10, 1, 0.4), variable("b2", 0.1, 10, 1, 0.4)}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", {{"variable", "b1"}}}}},
+      {"constraints", {{{"of", {{"response", "r"}}}, {"lower", 4.0}}}},
+      {"settings", {{"objacc", 1e-4}, {"vioacc", 1e-4}}},
+      {"simulator", {{"type", "fake"}}}};
+  Study s = load_study(d);
+  s.objective.f.terms.push_back({Term::Kind::kDesign, 1, 0, 1.0});
+  return s;
+}
+
+FakeSimulator product_simulator() {
+  return FakeSimulator(
+      {{"r", [](const Eigen::VectorXd& b) { return b(0) * b(1); },
+        [](const Eigen::VectorXd& b) { return Eigen::Vector2d(b(1), b(0)).eval(); }}});
+}
+
+TEST(Driver, RelaxationFromInfeasibleStartRecoversFeasibility) {
+  const Study s = product_study();
+  FakeSimulator sim = product_simulator();
+  Driver driver(s, sim);
+  const RunSummary& r = driver.run();
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  ASSERT_FALSE(r.history.empty());
+  EXPECT_TRUE(r.history.front().relaxed);  // b1 + b2 >= 5 is out of reach of [0.6, 1.4]^2
+  EXPECT_GT(r.start_violation, 0.0);
+  EXPECT_LE(r.max_violation, 1e-4);
+  EXPECT_NEAR(r.x(0), 2.0, 1e-3);
+  EXPECT_NEAR(r.x(1), 2.0, 1e-3);
+  EXPECT_NEAR(r.objective, 4.0, 1e-3);
+  // One analysis per proposal plus the start; one gradient per distinct cycle start.
+  EXPECT_LE(r.analyses, r.cycles + 1);
+  EXPECT_LE(r.sensitivity_analyses, r.cycles);
+  EXPECT_EQ(r.sensitivity_analyses, sim.gradient_calls);
+}
+
+// max b1 s.t. r = b1^4 <= 16 from b1 = 1 with m = 0.9: the first proposal b1 = 1.9 has
+// r~ = 4.6 against r = 13.03 (error 52 % > errmax), so the cycle is rejected and repeated
+// with m = 0.45 from the same b0, without a new sensitivity analysis.
+TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
+  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.9)}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"maximize", {{"variable", "b1"}}}}},
+                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
+                      {"settings", {{"cutoff", 0.0}}},  // keep r = 1 (g_hat = -0.94) in
+                      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return std::pow(b(0), 4); },
+                      [](const Eigen::VectorXd& b) {
+                        return Eigen::VectorXd::Constant(1, 4 * std::pow(b(0), 3)).eval();
+                      }}});
+  Driver driver(s, sim);
+  const CycleRecord first = driver.step();
+  EXPECT_FALSE(first.accepted);
+  EXPECT_NEAR(first.x_opt(0), 1.9, 1e-9);
+  EXPECT_NEAR(first.Eg, std::abs(4.6 - std::pow(1.9, 4)) / 16 * 100, 1e-6);
+  EXPECT_NEAR(first.next_factors(0), 0.45, 1e-12);
+  const CycleRecord second = driver.step();
+  EXPECT_DOUBLE_EQ(second.x0(0), 1.0);  // repeated from the same b0
+  EXPECT_NEAR(second.x_opt(0), 1.45, 1e-9);
+  EXPECT_TRUE(second.accepted);
+  EXPECT_EQ(sim.gradient_calls, 1);
+  EXPECT_EQ(driver.summary().sensitivity_analyses, 1);
+  EXPECT_EQ(driver.summary().analyses, 3);  // b0, 1.9, 1.45
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 2.0, 1e-3);
+}
+
+TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
+  const Study s = product_study();
+  FakeSimulator sim = product_simulator();
+  sim.fail_when = [](const Eigen::VectorXd& b) { return b(0) > 1.3 && b(0) < 1.5; };
+  Driver driver(s, sim);
+  const CycleRecord first = driver.step();
+  EXPECT_FALSE(first.accepted);
+  EXPECT_NE(first.message.find("fake failure"), std::string::npos) << first.message;
+  EXPECT_FALSE(driver.finished());
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 2.0, 1e-3);
+}
+
+TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
+  const Study s = product_study();
+  FakeSimulator sim = product_simulator();
+  sim.fail_when = [](const Eigen::VectorXd&) { return true; };
+  Driver driver(s, sim);
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.status, RunStatus::kFailed);
+  EXPECT_NE(r.message.find("start design"), std::string::npos) << r.message;
+  EXPECT_EQ(r.cycles, 0);
+}
+
+TEST(Driver, CycleLimitEndsWithAClearStatus) {
+  Study s = product_study();
+  s.options.max_cycles = 2;
+  FakeSimulator sim = product_simulator();
+  Driver driver(s, sim);
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.cycles, 2);
+  EXPECT_TRUE(r.status == RunStatus::kCycleLimit || r.status == RunStatus::kInfeasible);
+  EXPECT_NE(r.message.find("cycle limit 2"), std::string::npos) << r.message;
+}
+
+TEST(Driver, NoFeasibleDesignEndsInfeasible) {
+  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"minimize", {{"variable", "b1"}}}}},
+                      {"constraints", {{{"of", {{"response", "r"}}}, {"lower", 100.0}}}},
+                      {"settings", {{"max_cycles", 8}}},
+                      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return b(0); },
+                      [](const Eigen::VectorXd&) { return Eigen::VectorXd::Ones(1).eval(); }}});
+  Driver driver(s, sim);
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.status, RunStatus::kInfeasible);
+  EXPECT_NEAR(r.x(0), 10.0, 1e-9);  // as close as the bounds allow
+  EXPECT_NEAR(r.max_violation, 90.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace sao

@@ -1,0 +1,203 @@
+#include "sao/study_loader.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace sao {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+json base_study() {
+  return json::parse(R"({
+    "name": "t",
+    "design_variables": [
+      {"name": "b1", "lower": 0.001, "upper": 1.0, "initial": 1.0},
+      {"name": "b2", "lower": 0.001, "upper": 1.0, "initial": 0.3, "move_limit": 0.3}
+    ],
+    "auxiliary_variables": [{"name": "b3", "lower": 0.0, "initial": 0.85}],
+    "load_cases": [{"name": "impact", "time": {"end": 12.0, "points": 101}}],
+    "responses": [
+      {"name": "y", "kind": "history"},
+      {"name": "acc", "kind": "history", "source": "yddot"},
+      {"name": "peak", "kind": "scalar"}
+    ],
+    "objective": {"minimize_max": {"response": "acc", "abs": true}, "auxiliary": "b3"},
+    "constraints": [{"name": "disp", "of": {"response": "y", "abs": true}, "upper": 1.0}],
+    "simulator": {"type": "internal"}
+  })");
+}
+
+// Loads and expects a StudyError whose problems contain `fragment`.
+std::string first_problem_with(const json& doc, const std::string& fragment) {
+  try {
+    load_study(doc, "test.json");
+  } catch (const StudyError& e) {
+    for (const auto& p : e.problems()) {
+      if (p.find(fragment) != std::string::npos) return p;
+    }
+    ADD_FAILURE() << "no problem mentions '" << fragment << "' in:\n" << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "study loaded without error, expected '" << fragment << "'";
+  return "";
+}
+
+TEST(StudyLoader, LoadsTheBaseStudyWithDefaults) {
+  const Study s = load_study(base_study());
+  ASSERT_EQ(s.n_design(), 2);
+  EXPECT_EQ(s.n_aux(), 1);
+  EXPECT_DOUBLE_EQ(s.design[0].move_factor, 0.4);  // default
+  EXPECT_DOUBLE_EQ(s.design[1].move_factor, 0.3);
+  EXPECT_DOUBLE_EQ(s.options.cutoff, 0.7);
+  EXPECT_EQ(s.options.neighbours, 2);
+  EXPECT_EQ(s.load_cases[0].grid.points, 101);
+  EXPECT_EQ(s.responses[1].source, "yddot");
+  EXPECT_EQ(s.responses[0].source, "y");
+}
+
+TEST(StudyLoader, BoundFormulationTurnsMaxObjectiveIntoConstraints) {
+  const Study s = load_study(base_study());
+  EXPECT_TRUE(s.objective.bound_formulation);
+  ASSERT_EQ(s.objective.f.terms.size(), 1u);
+  EXPECT_EQ(s.objective.f.terms[0].kind, Term::Kind::kAuxiliary);
+  // |acc| <= b3 -> acc - b3 <= 0 and -acc - b3 <= 0; |y| <= 1 -> two more.
+  ASSERT_EQ(s.constraints.size(), 4u);
+  EXPECT_EQ(s.constraints[0].bound_auxiliary, 0);
+  EXPECT_DOUBLE_EQ(s.constraints[0].g.terms[0].coef, 1.0);
+  EXPECT_DOUBLE_EQ(s.constraints[1].g.terms[0].coef, -1.0);
+  EXPECT_TRUE(s.constraints[0].g.time_dependent);
+  EXPECT_EQ(s.constraints[2].name, "disp[+]");
+  EXPECT_DOUBLE_EQ(s.constraints[3].bound, 1.0);
+  EXPECT_EQ(s.constraints[3].bound_auxiliary, -1);
+}
+
+TEST(StudyLoader, ConstraintOverSeveralLoadCasesExpandsPerCase) {
+  json d = base_study();
+  d["load_cases"].push_back({{"name", "second"}, {"time", {{"end", 3.0}, {"points", 11}}}});
+  const Study s = load_study(d);
+  EXPECT_EQ(s.constraints.size(), 8u);  // 2 criteria x 2 signs x 2 cases
+  EXPECT_EQ(s.constraints[7].name, "disp[-]@second");
+  EXPECT_EQ(s.constraints[7].g.grid_case, 1);
+}
+
+TEST(StudyLoader, UnknownKeyNamesItsPath) {
+  json d = base_study();
+  d["design_variables"][1]["uper"] = 2.0;
+  EXPECT_THAT(first_problem_with(d, "uper"), HasSubstr("design_variables[1].uper: unknown key"));
+  d = base_study();
+  d["settings"] = {{"cuttoff", 0.5}};
+  EXPECT_THAT(first_problem_with(d, "cuttoff"), HasSubstr("settings.cuttoff: unknown key"));
+  d = base_study();
+  d["objectve"] = 1;
+  EXPECT_THAT(first_problem_with(d, "objectve"), HasSubstr("objectve: unknown key"));
+}
+
+TEST(StudyLoader, WrongTypeNamesItsPath) {
+  json d = base_study();
+  d["design_variables"][0]["lower"] = "zero";
+  EXPECT_THAT(first_problem_with(d, "lower"),
+              HasSubstr("design_variables[0].lower: expected a number, got a string"));
+  d = base_study();
+  d["settings"] = {{"neighbours", 1.5}};
+  EXPECT_THAT(first_problem_with(d, "neighbours"),
+              HasSubstr("settings.neighbours: expected an integer"));
+}
+
+TEST(StudyLoader, LowerAboveUpperIsAnError) {
+  json d = base_study();
+  d["design_variables"][1]["lower"] = 2.0;
+  EXPECT_THAT(first_problem_with(d, "lower 2"),
+              HasSubstr("design_variables[1]: lower 2 > upper 1"));
+}
+
+TEST(StudyLoader, InitialOutsideBoundsIsAnError) {
+  json d = base_study();
+  d["design_variables"][0]["initial"] = 1.5;
+  EXPECT_THAT(first_problem_with(d, "initial"),
+              HasSubstr("design_variables[0].initial: 1.5 outside the bounds [0.001, 1]"));
+}
+
+TEST(StudyLoader, ZeroBoundWithoutScaleIsAnError) {
+  json d = base_study();
+  d["constraints"][0]["upper"] = 0.0;
+  EXPECT_THAT(first_problem_with(d, "scale"), HasSubstr("constraints[0].scale: missing"));
+  d["constraints"][0]["scale"] = 2.0;
+  EXPECT_NO_THROW(load_study(d));
+}
+
+TEST(StudyLoader, UnknownResponseNameIsAnError) {
+  json d = base_study();
+  d["constraints"][0]["of"]["response"] = "z";
+  EXPECT_THAT(
+      first_problem_with(d, "\"z\""),
+      HasSubstr("constraints[0].of.response: unknown response \"z\" (declared: y, acc, peak)"));
+}
+
+TEST(StudyLoader, UnknownAuxiliaryAndVariableAreErrors) {
+  json d = base_study();
+  d["objective"]["auxiliary"] = "b9";
+  EXPECT_THAT(first_problem_with(d, "b9"), HasSubstr("objective.auxiliary: unknown auxiliary"));
+  d = base_study();
+  d["constraints"][0]["of"] = {{"variable", "b7"}};
+  EXPECT_THAT(first_problem_with(d, "b7"),
+              HasSubstr("constraints[0].of.variable: unknown variable"));
+}
+
+TEST(StudyLoader, ReportsEveryProblemAtOnce) {
+  json d = base_study();
+  d["design_variables"][0]["lower"] = 5.0;
+  d["constraints"][0]["of"]["response"] = "z";
+  d["settings"] = {{"cutoff", 1.5}};
+  try {
+    load_study(d);
+    FAIL() << "expected StudyError";
+  } catch (const StudyError& e) {
+    EXPECT_EQ(e.problems().size(), 3u) << e.what();
+  }
+}
+
+TEST(StudyLoader, InvalidOptionCombinationNamesTheSetting) {
+  json d = base_study();
+  d["settings"] = {{"errsml", 50.0}};
+  EXPECT_THAT(first_problem_with(d, "settings."), HasSubstr("settings.errsml"));
+}
+
+TEST(StudyLoader, HistoryObjectiveNeedsMinimizeMax) {
+  json d = base_study();
+  d["objective"] = {{"minimize", {{"response", "acc"}}}};
+  EXPECT_THAT(first_problem_with(d, "minimize_max"), HasSubstr("objective.minimize: is a history"));
+  d["objective"] = {{"minimize", {{"response", "peak"}}}};
+  EXPECT_NO_THROW(load_study(d));
+}
+
+TEST(StudyLoader, ZeroInitialWithRelativeMoveLimitIsAnError) {
+  json d = base_study();
+  d["design_variables"][0]["lower"] = 0.0;
+  d["design_variables"][0]["initial"] = 0.0;
+  EXPECT_THAT(first_problem_with(d, "sizing"), HasSubstr("design_variables[0].initial: is 0"));
+  d["design_variables"][0]["sizing"] = "range";
+  EXPECT_NO_THROW(load_study(d));
+}
+
+TEST(StudyLoader, MalformedJsonNamesLineAndColumn) {
+  const std::string path = ::testing::TempDir() + "/broken_study.json";
+  std::ofstream(path) << "{\n  \"name\": \"x\",\n  \"design_variables\": [,]\n}\n";
+  try {
+    load_study_file(path);
+    FAIL() << "expected StudyError";
+  } catch (const StudyError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not valid JSON"));
+    EXPECT_THAT(e.what(), HasSubstr("line 3"));
+  }
+}
+
+TEST(StudyLoader, MissingFileIsAnError) {
+  EXPECT_THROW(load_study_file("/nonexistent/study.json"), StudyError);
+}
+
+}  // namespace
+}  // namespace sao

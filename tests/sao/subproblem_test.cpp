@@ -1,0 +1,152 @@
+#include "sao/subproblem.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sao/approximation.hpp"
+#include "sao/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+// Two variables in [0.1, 10], one scalar response r; F and the constraint are given per test.
+Study two_variable_study(const nlohmann::json& objective, const nlohmann::json& constraints) {
+  nlohmann::json d = {{"design_variables",
+                       {{{"name", "b1"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}},
+                        {{"name", "b2"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}}}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", objective},
+                      {"constraints", constraints},
+                      {"simulator", {{"type", "none"}}}};
+  return load_study(d);
+}
+
+Evaluation linear_response(double value, double d1, double d2) {
+  Evaluation e;
+  e.cases.resize(1);
+  e.cases[0].scalars["r"] = value;
+  e.cases[0].gradients["r"] = Eigen::RowVector2d(d1, d2);
+  e.has_gradients = true;
+  return e;
+}
+
+struct Assembled {
+  Study study;
+  Evaluation evaluation;
+  std::unique_ptr<LinearApproximation> approximation;
+  ApproximateProblem problem;
+};
+
+// Retains every constraint (one row each) around x0 = (1, 1) with move factors m.
+void assemble(Assembled& a, double m) {
+  a.problem.study = &a.study;
+  a.problem.x0 = Eigen::Vector2d(1.0, 1.0);
+  a.approximation = std::make_unique<LinearApproximation>(a.study, a.evaluation, a.problem.x0);
+  a.problem.model = a.approximation.get();
+  for (size_t j = 0; j < a.study.constraints.size(); ++j) {
+    a.problem.rows.push_back(
+        {static_cast<int>(j), 0,
+         constraint_normaliser(a.study, a.study.constraints[j], a.problem.x0)});
+  }
+  set_subregion(a.study, Eigen::Vector2d(m, m), a.problem);
+}
+
+TEST(Subproblem, RelativeSubregionFollowsEq320) {
+  Assembled a{two_variable_study({{"maximize", {{"variable", "b1"}}}}, nlohmann::json::array()),
+              linear_response(3.0, 1.0, 2.0),
+              nullptr,
+              {}};
+  a.problem.x0 = Eigen::Vector2d(2.0, 0.3);
+  set_subregion(a.study, Eigen::Vector2d(0.4, 0.4), a.problem);
+  EXPECT_NEAR(a.problem.lower(0), 1.2, 1e-12);
+  EXPECT_NEAR(a.problem.upper(0), 2.8, 1e-12);
+  EXPECT_NEAR(a.problem.lower(1), 0.18, 1e-12);
+  EXPECT_NEAR(a.problem.upper(1), 0.42, 1e-12);
+  a.problem.x0 = Eigen::Vector2d(9.0, 0.15);  // clipped by the bounds
+  set_subregion(a.study, Eigen::Vector2d(0.4, 0.4), a.problem);
+  EXPECT_DOUBLE_EQ(a.problem.upper(0), 10.0);
+  EXPECT_DOUBLE_EQ(a.problem.lower(1), 0.1);
+}
+
+// Hand-solved LP: max b1 + b2 s.t. b1 + 2 b2 <= 4 in the box [0.1, 1.9]^2 (m = 0.9 around
+// (1, 1)): b1 = 1.9 on its move limit, b2 = (4 - 1.9) / 2 = 1.05 on the constraint.
+TEST(Subproblem, LpMatchesHandSolvedCase) {
+  Study s = two_variable_study({{"maximize", {{"variable", "b1"}}}},
+                               {{{"of", {{"response", "r"}}}, {"upper", 4.0}}});
+  // Objective: maximise b1 + b2 = minimise -(b1 + b2).
+  s.objective.f.terms.push_back({Term::Kind::kDesign, 1, 0, -1.0});
+  Assembled a{s, linear_response(3.0, 1.0, 2.0), nullptr, {}};
+  assemble(a, 0.9);
+  const SubproblemResult r = solve_subproblem(a.problem, Options{});
+  ASSERT_EQ(r.status, SubproblemStatus::kOptimal) << r.message;
+  EXPECT_NEAR(r.x(0), 1.9, 1e-9);
+  EXPECT_NEAR(r.x(1), 1.05, 1e-9);
+  EXPECT_NEAR(r.objective, -2.95, 1e-9);
+  // The row value at the optimum is on the bound: g_hat~ = 0.
+  EXPECT_NEAR(a.problem.row_value(0, r.x), 0.0, 1e-9);
+}
+
+TEST(Subproblem, BoundFormulationMinimisesTheAuxiliary) {
+  // minimise b3 s.t. r <= b3 and -r <= b3, r = 0.5 + (b1 - 1) - 2 (b2 - 1) near (1, 1):
+  // within [0.5, 1.5]^2 the smallest |r| is 0, reached on a line; b3* = 0.
+  nlohmann::json d = {
+      {"design_variables",
+       {{{"name", "b1"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}, {"move_limit", 0.5}},
+        {{"name", "b2"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}, {"move_limit", 0.5}}}},
+      {"auxiliary_variables", {{{"name", "b3"}, {"lower", 0.0}, {"initial", 0.6}}}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize_max", {{"response", "r"}, {"abs", true}}}, {"auxiliary", "b3"}}},
+      {"simulator", {{"type", "none"}}}};
+  Study s = load_study(d);
+  ASSERT_EQ(s.constraints.size(), 2u);
+  Assembled a{s, linear_response(0.5, 1.0, -2.0), nullptr, {}};
+  a.problem.study = &a.study;
+  a.problem.x0 = Eigen::Vector3d(1.0, 1.0, 0.6);
+  a.approximation = std::make_unique<LinearApproximation>(a.study, a.evaluation, a.problem.x0);
+  a.problem.model = a.approximation.get();
+  for (int j = 0; j < 2; ++j) a.problem.rows.push_back({j, 0, 0.6});
+  set_subregion(a.study, Eigen::Vector2d(0.5, 0.5), a.problem);
+  EXPECT_TRUE(std::isinf(a.problem.upper(2)));  // no move limit on the auxiliary
+  const SubproblemResult r = solve_subproblem(a.problem, Options{});
+  ASSERT_EQ(r.status, SubproblemStatus::kOptimal) << r.message;
+  EXPECT_NEAR(r.x(2), 0.0, 1e-9);
+  EXPECT_NEAR(0.5 + (r.x(0) - 1.0) - 2.0 * (r.x(1) - 1.0), 0.0, 1e-9);
+}
+
+TEST(Subproblem, InfeasibleLpIsRelaxed) {
+  // r = b1 + b2 >= 10 cannot hold in [0.6, 1.4]^2: the relaxed LP moves as far as it can.
+  Study s = two_variable_study({{"minimize", {{"variable", "b1"}}}},
+                               {{{"of", {{"response", "r"}}}, {"lower", 10.0}}});
+  Assembled a{s, linear_response(2.0, 1.0, 1.0), nullptr, {}};
+  assemble(a, 0.4);
+  const SubproblemResult r = solve_subproblem(a.problem, Options{});
+  ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
+  EXPECT_NEAR(r.x(0), 1.4, 1e-9);
+  EXPECT_NEAR(r.x(1), 1.4, 1e-9);
+  EXPECT_NEAR(r.relaxation, (10.0 - 2.8) / 10.0, 1e-9);  // normalised remaining violation
+}
+
+TEST(Subproblem, UnboundedAuxiliaryIsReportedNotThrown) {
+  nlohmann::json d = {
+      {"design_variables", {{{"name", "b1"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}}}},
+      {"auxiliary_variables", {{{"name", "free"}, {"initial", 0.0}}}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"objective", {{"minimize", {{"variable", "free"}}}}},
+      {"simulator", {{"type", "none"}}}};
+  Study s = load_study(d);
+  Evaluation e;
+  e.cases.resize(1);
+  ApproximateProblem p;
+  p.study = &s;
+  p.x0 = Eigen::Vector2d(1.0, 0.0);
+  ExactResponses exact(s, e);
+  p.model = &exact;
+  set_subregion(s, Eigen::VectorXd::Constant(1, 0.4), p);
+  const SubproblemResult r = solve_subproblem(p, Options{});
+  EXPECT_EQ(r.status, SubproblemStatus::kFailed);
+  EXPECT_NE(r.message.find("unbounded"), std::string::npos) << r.message;
+}
+
+}  // namespace
+}  // namespace sao
