@@ -47,6 +47,35 @@ bool covers(const Study& study, const Evaluation& e, const std::vector<Derivativ
 
 }  // namespace
 
+ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
+                           const ResponseModel& exact) {
+  ScreenedStudy out;
+  std::map<std::pair<int, int>, std::set<int>> wanted;
+  collect_derivatives(study, study.objective.f, 0, wanted);
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    const Constraint& c = study.constraints[j];
+    const Eigen::VectorXd g_hat = normalised_history(study, c, x0, exact);
+    std::vector<int> points;
+    if (c.g.time_dependent) {
+      points =
+          retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
+    } else if (above_cutoff(g_hat(0), options.cutoff)) {
+      points = {0};
+    }
+    if (!points.empty()) ++out.retained_constraints;
+    const double normaliser = constraint_normaliser(study, c, x0);
+    for (int p : points) {
+      out.rows.push_back({static_cast<int>(j), p, normaliser});
+      collect_derivatives(study, c.g, p, wanted);
+    }
+  }
+  for (const auto& [key, points] : wanted) {
+    out.derivatives.push_back(
+        {key.first, study.responses[key.second].source, {points.begin(), points.end()}});
+  }
+  return out;
+}
+
 const char* to_string(RunStatus status) {
   switch (status) {
     case RunStatus::kRunning:
@@ -185,36 +214,16 @@ const CycleRecord& Driver::step() {
   rec.F0 = user_objective(study_, F0);
 
   // Screening and time-point deletion at b0.
+  const ScreenedStudy screened = screen_study(study_, options_, x0_, exact0);
   ApproximateProblem problem;
   problem.study = &study_;
   problem.x0 = x0_;
-  std::map<std::pair<int, int>, std::set<int>> wanted;
-  collect_derivatives(study_, study_.objective.f, 0, wanted);
-  for (size_t j = 0; j < study_.constraints.size(); ++j) {
-    const Constraint& c = study_.constraints[j];
-    const Eigen::VectorXd g_hat = normalised_history(study_, c, x0_, exact0);
-    std::vector<int> points;
-    if (c.g.time_dependent) {
-      points = retained_time_points(g_hat, options_.cutoff, options_.neighbours,
-                                    options_.regionalisation);
-    } else if (above_cutoff(g_hat(0), options_.cutoff)) {
-      points = {0};
-    }
-    if (!points.empty()) ++rec.retained_constraints;
-    const double normaliser = constraint_normaliser(study_, c, x0_);
-    for (int p : points) {
-      problem.rows.push_back({static_cast<int>(j), p, normaliser});
-      collect_derivatives(study_, c.g, p, wanted);
-    }
-  }
+  problem.rows = screened.rows;
+  rec.retained_constraints = screened.retained_constraints;
   rec.retained_rows = static_cast<int>(problem.rows.size());
+  const std::vector<DerivativeRequest>& derivatives = screened.derivatives;
 
   // Sensitivities of what the retained rows and the objective need.
-  std::vector<DerivativeRequest> derivatives;
-  for (const auto& [key, points] : wanted) {
-    derivatives.push_back(
-        {key.first, study_.responses[key.second].source, {points.begin(), points.end()}});
-  }
   const bool approximated = !derivatives.empty();
   std::optional<LinearApproximation> approximation;
   if (approximated) {

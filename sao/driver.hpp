@@ -47,6 +47,16 @@ struct CycleRecord {
   std::string message;  // anything unusual in this cycle
 };
 
+// The screening step of a cycle applied to a whole study at x0 (SPEC 2.2): the retained
+// (constraint, time point) rows, and the sensitivities they and the objective need.
+struct ScreenedStudy {
+  std::vector<RetainedRow> rows;
+  int retained_constraints = 0;
+  std::vector<DerivativeRequest> derivatives;  // empty: nothing to approximate
+};
+ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
+                           const ResponseModel& exact);
+
 enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed };
 const char* to_string(RunStatus status);
 

@@ -33,10 +33,10 @@ struct CycleFacts {
   double Fopt = 0.0;  // F(b*), analysed
   double Ef = 0.0;
   double Eg = 0.0;
-  double V = 0.0;             // max violation over all constraints, percent
-  bool approximated = true;   // false: no approximated function, E = 0
-  bool relax = false;         // the subproblem was relaxed
-  Eigen::VectorXd delta_b;    // b* - b0, design variables only
+  double V = 0.0;                       // max violation over all constraints, percent
+  bool approximated = true;             // false: no approximated function, E = 0
+  bool relax = false;                   // the subproblem was relaxed
+  Eigen::VectorXd delta_b;              // b* - b0, design variables only
   std::vector<bool> move_limit_active;  // per design variable, at b*
   std::vector<bool> bound_active;       // per design variable, at b*
 };
@@ -51,14 +51,19 @@ struct PreviousCycle {
 struct MoveDecision {
   bool accept = false;
   bool converged = false;
-  double Fchg = 0.0;  // |Fopt - F0| / |F0| * 100
-  double E = 0.0;     // max(Ef, Eg), 0 when nothing was approximated
+  double Fchg = 0.0;                // |Fopt - F0| / |F0| * 100
+  double E = 0.0;                   // max(Ef, Eg), 0 when nothing was approximated
   Eigen::VectorXd factors;          // m for the next cycle
   std::vector<MoveAction> actions;  // per design variable
 };
 
 // `options` must already carry the noise-raised percentages (Options::with_noise_applied).
-// `factors` are this cycle's m_i.
+// `factors` are this cycle's m_i. F0 and Fopt are in the internal, minimised sign.
+// E = max(Ef, Eg); when !cycle.approximated, Ef, Eg and E all count as 0 (in the convergence
+// test too). Fchg is |Fopt - F0| * 100 when |F0| < 1e-300. Without `previous` there is no
+// direction change (Fdrchg, bdrchg false) and the convergence test uses V itself.
+// Throws std::invalid_argument when cycle.delta_b, cycle.move_limit_active,
+// cycle.bound_active or previous->delta_b does not have one entry per factor.
 MoveDecision decide_move_limits(const Options& options, const CycleFacts& cycle,
                                 const std::optional<PreviousCycle>& previous,
                                 const Eigen::VectorXd& factors);

@@ -19,14 +19,19 @@ bool above_cutoff(double g_hat, double cutoff);
 // (a plateau, possibly one point long) is a maximum when every neighbour just outside it is
 // lower; a run touching the first or last point needs only its one inner neighbour lower, so
 // the ends count when they exceed their one neighbour. A constant history is one maximum.
-// Every point of a maximal plateau is returned.
+// Every point of a maximal plateau is returned. Values are compared exactly; a NaN equals
+// nothing and is lower than nothing, so neither it nor its neighbours are maxima (the caller
+// should reject non-finite histories). An empty history has no maximum.
 std::vector<int> local_maxima(const Eigen::VectorXd& g_hat);
 
 // Time points retained for one time-dependent constraint (sorted, unique):
 //  - regionalisation on: every local maximum above the cutoff plus `neighbours` points
 //    before and after it (clipped to the grid);
 //  - regionalisation off: every point above the cutoff.
-std::vector<int> retained_time_points(const Eigen::VectorXd& g_hat, double cutoff,
-                                      int neighbours, bool regionalisation);
+// A plateau maximum is above the cutoff as a whole or not at all; its window runs from
+// `neighbours` points before its first point to `neighbours` after its last. Throws
+// std::invalid_argument when neighbours < 0.
+std::vector<int> retained_time_points(const Eigen::VectorXd& g_hat, double cutoff, int neighbours,
+                                      bool regionalisation);
 
 }  // namespace sao

@@ -1,0 +1,182 @@
+#include "sao/screening.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+#include <initializer_list>
+#include <stdexcept>
+
+namespace sao {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+Eigen::VectorXd history(std::initializer_list<double> values) {
+  Eigen::VectorXd g(static_cast<Eigen::Index>(values.size()));
+  Eigen::Index p = 0;
+  for (double v : values) g[p++] = v;
+  return g;
+}
+
+// ---------------------------------------------------------------------------------------
+// above_cutoff
+
+TEST(Screening, CutoffBoundaryIsRetained) {
+  const double cutoff = 0.7;
+  const double boundary = -(1.0 - cutoff);
+  EXPECT_TRUE(above_cutoff(boundary, cutoff));
+  EXPECT_FALSE(above_cutoff(std::nextafter(boundary, -1.0), cutoff));
+  EXPECT_TRUE(above_cutoff(0.5, cutoff));
+  EXPECT_FALSE(above_cutoff(-0.5, cutoff));
+}
+
+TEST(Screening, CutoffZeroRetainsDownToMinusOne) {
+  EXPECT_TRUE(above_cutoff(-1.0, 0.0));
+  EXPECT_FALSE(above_cutoff(-1.0001, 0.0));
+}
+
+// ---------------------------------------------------------------------------------------
+// local_maxima
+
+TEST(Screening, FindsInteriorMaxima) {
+  EXPECT_THAT(local_maxima(history({0, 1, 0, 2, 0})), ElementsAre(1, 3));
+}
+
+TEST(Screening, FirstAndLastPointAreMaximaWhenAboveTheirNeighbour) {
+  EXPECT_THAT(local_maxima(history({3, 1, 2, 1, 4})), ElementsAre(0, 2, 4));
+}
+
+TEST(Screening, EndsAreNotMaximaWhenTheirNeighbourIsHigher) {
+  EXPECT_THAT(local_maxima(history({1, 2, 1})), ElementsAre(1));
+}
+
+TEST(Screening, ReturnsEveryPointOfAPlateauMaximum) {
+  EXPECT_THAT(local_maxima(history({0, 1, 1, 1, 0})), ElementsAre(1, 2, 3));
+}
+
+TEST(Screening, PlateauWithAHigherNeighbourIsNoMaximum) {
+  // A shoulder: the plateau rises to a higher point on its right.
+  EXPECT_THAT(local_maxima(history({0, 1, 1, 2, 0})), ElementsAre(3));
+  // A shoulder on the way down from the first point.
+  EXPECT_THAT(local_maxima(history({2, 1, 1, 0})), ElementsAre(0));
+}
+
+TEST(Screening, PlateauAtAnEndNeedsOnlyItsInnerNeighbourLower) {
+  EXPECT_THAT(local_maxima(history({0, 1, 2, 2})), ElementsAre(2, 3));
+  EXPECT_THAT(local_maxima(history({2, 2, 1, 0})), ElementsAre(0, 1));
+}
+
+TEST(Screening, ValleyPlateauIsNoMaximum) {
+  EXPECT_THAT(local_maxima(history({1, 0, 0, 1})), ElementsAre(0, 3));
+}
+
+TEST(Screening, ConstantHistoryIsOneMaximum) {
+  EXPECT_THAT(local_maxima(history({0.5, 0.5, 0.5})), ElementsAre(0, 1, 2));
+}
+
+TEST(Screening, SinglePointIsAMaximum) {
+  EXPECT_THAT(local_maxima(history({-3.0})), ElementsAre(0));
+}
+
+TEST(Screening, EmptyHistoryHasNoMaximum) {
+  EXPECT_THAT(local_maxima(Eigen::VectorXd()), IsEmpty());
+}
+
+TEST(Screening, MonotoneHistoryHasOnlyItsEndAsMaximum) {
+  EXPECT_THAT(local_maxima(history({-0.9, -0.5, 0.0, 0.3})), ElementsAre(3));
+  EXPECT_THAT(local_maxima(history({0.3, 0.0, -0.5, -0.9})), ElementsAre(0));
+}
+
+// ---------------------------------------------------------------------------------------
+// retained_time_points
+
+TEST(Screening, KeepsNeighboursOfEveryMaximumAboveCutoff) {
+  // Maxima at 3 (-0.1, above -0.3) and 7 (-0.5, below); the neighbours of 3 are kept even
+  // though they are below the cutoff themselves; nothing around 7 is kept.
+  const auto g = history({-0.9, -0.6, -0.4, -0.1, -0.5, -0.8, -0.6, -0.5, -0.7, -0.9, -0.95});
+  EXPECT_THAT(retained_time_points(g, 0.7, 1, true), ElementsAre(2, 3, 4));
+  EXPECT_THAT(retained_time_points(g, 0.7, 2, true), ElementsAre(1, 2, 3, 4, 5));
+}
+
+TEST(Screening, KeepsOnlyMaximaAboveCutoffAmongSeveral) {
+  // Maxima: 1 (0.2, kept), 4 (-0.6, dropped), 7 (-0.2, kept), 10 (-0.35, dropped).
+  const auto g = history({0.0, 0.2, -0.8, -0.9, -0.6, -0.9, -0.8, -0.2, -0.9, -0.95, -0.35});
+  EXPECT_THAT(local_maxima(g), ElementsAre(1, 4, 7, 10));
+  EXPECT_THAT(retained_time_points(g, 0.7, 1, true), ElementsAre(0, 1, 2, 6, 7, 8));
+}
+
+TEST(Screening, OverlappingNeighbourhoodsAreMerged) {
+  const auto g = history({-0.9, 0.1, -0.5, 0.2, -0.9, -0.9, -0.9});
+  EXPECT_THAT(retained_time_points(g, 0.7, 2, true), ElementsAre(0, 1, 2, 3, 4, 5));
+}
+
+TEST(Screening, NeighboursAreClippedAtTheEnds) {
+  const auto g = history({0.2, 0.1, 0.0, -0.1, -0.2, -0.1, 0.0, 0.3});
+  EXPECT_THAT(retained_time_points(g, 0.7, 2, true), ElementsAre(0, 1, 2, 5, 6, 7));
+  EXPECT_THAT(retained_time_points(g, 0.7, 100, true), ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+  EXPECT_THAT(retained_time_points(g, 0.7, INT_MAX, true), ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+TEST(Screening, ZeroNeighboursKeepsOnlyTheMaxima) {
+  const auto g = history({-0.9, 0.1, -0.2, 0.2, -0.9});
+  EXPECT_THAT(retained_time_points(g, 0.7, 0, true), ElementsAre(1, 3));
+}
+
+TEST(Screening, PlateauMaximumKeepsAllItsPointsAndNeighbours) {
+  const auto g = history({-0.9, -0.8, -0.5, 0.1, 0.1, 0.1, -0.5, -0.8, -0.9});
+  EXPECT_THAT(retained_time_points(g, 0.7, 0, true), ElementsAre(3, 4, 5));
+  EXPECT_THAT(retained_time_points(g, 0.7, 1, true), ElementsAre(2, 3, 4, 5, 6));
+}
+
+TEST(Screening, PlateauMaximumAtAnEnd) {
+  const auto g = history({-0.9, -0.8, -0.5, -0.2, -0.2});
+  EXPECT_THAT(retained_time_points(g, 0.7, 2, true), ElementsAre(1, 2, 3, 4));
+}
+
+TEST(Screening, RegionalisationOffKeepsEveryPointAboveCutoff) {
+  // Points 1, 2, 3 and 5 are above -0.3; only 2 and 5 are maxima.
+  const auto g = history({-0.9, -0.2, -0.1, -0.25, -0.5, 0.1});
+  EXPECT_THAT(retained_time_points(g, 0.7, 2, false), ElementsAre(1, 2, 3, 5));
+  EXPECT_THAT(retained_time_points(g, 0.7, 0, true), ElementsAre(2, 5));
+}
+
+TEST(Screening, ConstantHistoryIsRetainedWholeOrNotAtAll) {
+  EXPECT_THAT(retained_time_points(history({-0.1, -0.1, -0.1, -0.1}), 0.7, 0, true),
+              ElementsAre(0, 1, 2, 3));
+  EXPECT_THAT(retained_time_points(history({-0.5, -0.5, -0.5}), 0.7, 2, true), IsEmpty());
+}
+
+TEST(Screening, SinglePointHistory) {
+  EXPECT_THAT(retained_time_points(history({-0.2}), 0.7, 2, true), ElementsAre(0));
+  EXPECT_THAT(retained_time_points(history({-0.4}), 0.7, 2, true), IsEmpty());
+  EXPECT_THAT(retained_time_points(history({-0.2}), 0.7, 2, false), ElementsAre(0));
+}
+
+TEST(Screening, MonotoneHistoryKeepsTheEndAndItsNeighbours) {
+  const auto g = history({-0.6, -0.4, -0.2, 0.0});
+  EXPECT_THAT(retained_time_points(g, 0.7, 1, true), ElementsAre(2, 3));
+}
+
+TEST(Screening, MaximumExactlyAtTheCutoffIsRetained) {
+  const double cutoff = 0.7;
+  const double boundary = -(1.0 - cutoff);
+  EXPECT_THAT(retained_time_points(history({-0.9, boundary, -0.9}), cutoff, 1, true),
+              ElementsAre(0, 1, 2));
+  const double just_below = std::nextafter(boundary, -1.0);
+  EXPECT_THAT(retained_time_points(history({-0.9, just_below, -0.9}), cutoff, 1, true), IsEmpty());
+}
+
+TEST(Screening, EmptyHistoryRetainsNothing) {
+  EXPECT_THAT(retained_time_points(Eigen::VectorXd(), 0.7, 2, true), IsEmpty());
+  EXPECT_THAT(retained_time_points(Eigen::VectorXd(), 0.7, 2, false), IsEmpty());
+}
+
+TEST(Screening, NegativeNeighboursIsAnError) {
+  EXPECT_THROW(retained_time_points(history({0.0, 1.0}), 0.7, -1, true), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sao
