@@ -1,0 +1,51 @@
+// End to end: the impact-absorber studies of problems/ on the internal simulator, with the
+// optimum of PROBLEMS.md (verified: b1 = 0.36276, b2 = 0.48231, F = 0.52029) and the counts
+// of seed 003, table 3.1 (5 cycles, 6 analyses, 5 gradients; the issue allows 7 and 8).
+#include <gtest/gtest.h>
+
+#include "sao/driver.hpp"
+#include "sao/study_loader.hpp"
+#include "simulators/internal_simulator.hpp"
+
+namespace sao {
+namespace {
+
+RunSummary run_study(const std::string& relative) {
+  sim::register_internal_simulator();
+  const Study study = load_study_file(std::string(SAO_SOURCE_DIR) + "/" + relative);
+  auto simulator = make_simulator(study.simulator_setup());
+  check_against_simulator(study, *simulator);
+  Driver driver(study, *simulator);
+  return driver.run();
+}
+
+TEST(ImpactAbsorberE2E, MaxAccelerationReachesTheVerifiedOptimum) {
+  const RunSummary r = run_study("problems/impact-absorber/max-acceleration.json");
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  // Start design of PROBLEMS.md: max |yddot| = 0.8427 under b3 = 0.85, max |y| = 0.8062.
+  EXPECT_NEAR(r.start_objective, 0.85, 1e-12);
+  EXPECT_NEAR(r.x(0), 0.36276, 5e-4);
+  EXPECT_NEAR(r.x(1), 0.48231, 5e-4);
+  EXPECT_NEAR(r.objective, 0.52029, 5e-4);
+  EXPECT_LE(r.max_violation, 0.001);  // vioacc of the study, percent
+  EXPECT_LE(r.cycles, 7);
+  EXPECT_LE(r.analyses, 8);
+  EXPECT_LE(r.sensitivity_analyses, r.cycles);
+  // Move limits active in the first cycle only, as in the seed's table 3.1.
+  EXPECT_GT(r.history.front().active_move_limits, 0);
+  EXPECT_EQ(r.history.back().active_move_limits, 0);
+  // Screening keeps a small part of the 4 x 101 time-point constraints.
+  for (const auto& c : r.history) EXPECT_LT(c.retained_rows, 60) << "cycle " << c.cycle;
+}
+
+TEST(ImpactAbsorberE2E, ZeroNeighboursConvergesButNeedsMoreCycles) {
+  const RunSummary with = run_study("problems/impact-absorber/max-acceleration.json");
+  const RunSummary without =
+      run_study("problems/impact-absorber/max-acceleration-0-neighbours.json");
+  ASSERT_EQ(without.status, RunStatus::kConverged) << without.message;
+  EXPECT_NEAR(without.objective, 0.52029, 5e-4);
+  EXPECT_GT(without.cycles, with.cycles);
+}
+
+}  // namespace
+}  // namespace sao
