@@ -6,6 +6,8 @@
 //   build/sao_bench                       (both benchmarks, side by side)
 #include <benchmark/benchmark.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "sao/approximation.hpp"
@@ -23,12 +25,12 @@ sao::Study overhead_study() {
   nlohmann::json vars = nlohmann::json::array();
   for (int i = 0; i < kVariables; ++i) {
     vars.push_back(
-        {{"name", "b" + std::to_string(i + 1)}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}});
+        {{"name", fmt::format("b{}", i + 1)}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}});
   }
   nlohmann::json cases = nlohmann::json::array();
   for (int c = 0; c < kCases; ++c) {
     cases.push_back(
-        {{"name", "case" + std::to_string(c + 1)}, {"time", {{"end", 3.0}, {"points", kPoints}}}});
+        {{"name", fmt::format("case{}", c + 1)}, {"time", {{"end", 3.0}, {"points", kPoints}}}});
   }
   nlohmann::json d = {
       {"design_variables", vars},
