@@ -197,6 +197,13 @@ const RunSummary& Driver::run(const std::function<void(const CycleRecord&)>& on_
   return summary_;
 }
 
+const CycleRecord& Driver::fail_cycle(CycleRecord& record, const std::string& message) {
+  record.message = message;
+  summary_.history.push_back(record);
+  finish(RunStatus::kFailed, message);
+  return summary_.history.back();
+}
+
 const CycleRecord& Driver::step() {
   if (!started_) start();
   if (finished()) {
@@ -229,11 +236,7 @@ const CycleRecord& Driver::step() {
   if (approximated) {
     const Evaluation* with_gradients = analyse(x0_, derivatives);
     if (!with_gradients) {
-      finish(RunStatus::kFailed, "sensitivity analysis of b0 failed: " + last_failure_);
-      rec.message = summary_.message;
-      summary_.history.push_back(rec);
-      summary_.cycles = static_cast<int>(summary_.history.size());
-      return summary_.history.back();
+      return fail_cycle(rec, "sensitivity analysis of b0 failed: " + last_failure_);
     }
     approximation.emplace(study_, *with_gradients, x0_);
     problem.model = &*approximation;
@@ -247,12 +250,7 @@ const CycleRecord& Driver::step() {
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
   if (sub.status == SubproblemStatus::kFailed) {
-    finish(RunStatus::kFailed,
-           "subproblem of cycle " + std::to_string(rec.cycle) + ": " + sub.message);
-    rec.message = summary_.message;
-    summary_.history.push_back(rec);
-    summary_.cycles = static_cast<int>(summary_.history.size());
-    return summary_.history.back();
+    return fail_cycle(rec, "subproblem of cycle " + std::to_string(rec.cycle) + ": " + sub.message);
   }
   Eigen::VectorXd x_opt = sub.x.cwiseMax(problem.lower).cwiseMin(problem.upper);
   rec.x_opt = x_opt;

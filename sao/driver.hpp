@@ -94,6 +94,8 @@ class Driver {
                             const std::vector<DerivativeRequest>& derivatives);
   void start();
   void finish(RunStatus status, const std::string& message);
+  // Ends the run as failed inside a cycle, keeping the cycle's record.
+  const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
   double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
 
   const Study& study_;

@@ -118,6 +118,23 @@ TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
   EXPECT_EQ(r.cycles, 0);
 }
 
+TEST(Driver, FailedSensitivityAnalysisEndsTheRunKeepingItsHistory) {
+  const Study s = product_study();
+  FakeSimulator sim = product_simulator();
+  Driver driver(s, sim);
+  driver.step();
+  driver.step();
+  sim.fail_gradients = true;
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.status, RunStatus::kFailed);
+  EXPECT_NE(r.message.find("sensitivity analysis of b0 failed: fake failure"), std::string::npos)
+      << r.message;
+  ASSERT_EQ(r.cycles, 3);
+  EXPECT_EQ(r.history[2].message, r.message);
+  EXPECT_EQ(r.x,
+            r.history[1].accepted ? r.history[1].x_opt : r.history[1].x0);  // last accepted design
+}
+
 TEST(Driver, CycleLimitEndsWithAClearStatus) {
   Study s = product_study();
   s.options.max_cycles = 2;

@@ -31,7 +31,8 @@ class FakeSimulator final : public Simulator {
       Evaluation e;
       e.cases.resize(1);
       e.cost.runs = 1;
-      if (fail_when && fail_when(request.design)) {
+      if ((fail_when && fail_when(request.design)) ||
+          (fail_gradients && !request.derivatives.empty())) {
         e.ok = false;
         e.message = "fake failure";
         out.push_back(e);
@@ -50,6 +51,7 @@ class FakeSimulator final : public Simulator {
     return out;
   }
   std::function<bool(const Eigen::VectorXd&)> fail_when;
+  bool fail_gradients = false;
   int calls = 0;
   int gradient_calls = 0;
 
