@@ -5,9 +5,16 @@
 namespace sao {
 namespace {
 
+// Filled by the program at start-up (register_simulator), read by make_simulator.
 std::map<std::string, SimulatorFactory>& registry() {
   static std::map<std::string, SimulatorFactory> factories;
   return factories;
+}
+
+std::string known_types() {
+  std::string known;
+  for (const auto& name : registered_simulators()) known += (known.empty() ? "" : ", ") + name;
+  return known.empty() ? "none registered" : known;
 }
 
 }  // namespace
@@ -19,6 +26,9 @@ std::vector<double> TimeGrid::times() const {
 }
 
 void register_simulator(const std::string& type, SimulatorFactory factory) {
+  if (type.empty() || factory == nullptr) {
+    throw std::invalid_argument("register_simulator: expected a type name and a factory");
+  }
   registry()[type] = factory;
 }
 
@@ -29,18 +39,22 @@ std::vector<std::string> registered_simulators() {
 }
 
 std::unique_ptr<Simulator> make_simulator(const SimulatorSetup& setup) {
-  std::string known;
-  for (const auto& name : registered_simulators()) known += (known.empty() ? "" : ", ") + name;
-  if (!setup.section.is_object() || !setup.section.contains("type") ||
-      !setup.section.at("type").is_string()) {
-    throw std::invalid_argument(
-        "simulator.type: missing (expected a string; known types: " + known + ")");
+  const nlohmann::json& section = setup.section;
+  if (!section.is_object()) {
+    throw std::invalid_argument("simulator: expected an object, got " + section.dump());
   }
-  const std::string type = setup.section.at("type").get<std::string>();
+  if (!section.contains("type")) {
+    throw std::invalid_argument("simulator.type: missing; known types: " + known_types());
+  }
+  if (!section.at("type").is_string()) {
+    throw std::invalid_argument("simulator.type: expected a string, got " +
+                                section.at("type").dump() + "; known types: " + known_types());
+  }
+  const std::string type = section.at("type").get<std::string>();
   auto it = registry().find(type);
   if (it == registry().end()) {
     throw std::invalid_argument("simulator.type: unknown type \"" + type +
-                                "\" (known types: " + known + ")");
+                                "\"; known types: " + known_types());
   }
   return it->second(setup);
 }

@@ -1,6 +1,11 @@
-// The impact absorber of seed 003 (2.5.1): a unit mass on a linear spring k and a linear
-// damper c, hit with velocity v0: y'' + c y' + k y = 0, y(0) = y0, y'(0) = v0.
+// The impact absorber of seed 003 (2.5.1): a mass m = 1 kg on a linear spring k [N/m] and a
+// linear damper c [Ns/m], hit with velocity v0: y'' + c y' + k y = 0, y(0) = y0, y'(0) = v0.
+// State x = (y [m], y' [m/s]); parameters p = (k, c); load-case parameters y0 (default 0),
+// v0 (default 1 m/s) and noise (default 0): the artificial noise of seed 003, 3.7.1,
+// noise (sin(200 pi k) + sin(200 pi c)) added to y and y'' to make them non-smooth in the
+// design.
 #include <cmath>
+#include <numbers>
 
 #include "simulators/model.hpp"
 
@@ -12,7 +17,7 @@ class ImpactAbsorber final : public OdeModel {
   std::string name() const override { return "impact-absorber"; }
   std::vector<std::string> parameters() const override { return {"k", "c"}; }
   std::map<std::string, double> load_parameters() const override {
-    return {{"y0", 0.0}, {"v0", 1.0}};
+    return {{"y0", 0.0}, {"v0", 1.0}, {"noise", 0.0}};
   }
   std::vector<ResponseInfo> responses() const override {
     return {{"y", true},
@@ -31,15 +36,17 @@ class ImpactAbsorber final : public OdeModel {
     xdot[1] = -p(1) * x[1] - p(0) * x[0];
     return 0;
   }
-  void outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& p, const LoadCaseSpec&,
+  void outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                CaseResult& out) const override {
+    const double noise = load_parameter(lc, "noise") * (std::sin(200.0 * std::numbers::pi * p(0)) +
+                                                        std::sin(200.0 * std::numbers::pi * p(1)));
     const Eigen::VectorXd y = states.col(0), v = states.col(1);
-    const Eigen::VectorXd a = -p(1) * v - p(0) * y;
-    out.histories["y"] = y;
+    const Eigen::VectorXd a = -p(1) * v - p(0) * y;  // the equation of motion, m = 1
+    out.histories["y"] = y.array() + noise;
     out.histories["ydot"] = v;
-    out.histories["yddot"] = a;
-    out.scalars["max_abs_y"] = y.cwiseAbs().maxCoeff();
-    out.scalars["max_abs_yddot"] = a.cwiseAbs().maxCoeff();
+    out.histories["yddot"] = a.array() + noise;
+    out.scalars["max_abs_y"] = out.histories["y"].cwiseAbs().maxCoeff();
+    out.scalars["max_abs_yddot"] = out.histories["yddot"].cwiseAbs().maxCoeff();
   }
 };
 

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <set>
+#include <exception>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -20,266 +20,351 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw std::invalid_argument(path + ": " + what);
+}
+
+void reject_unknown_keys(const json& object, const std::vector<std::string>& known,
+                         const std::string& path) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      bad(path + "." + key, "unknown key (known: " + joined(known) + ")");
+    }
+  }
+}
+
+const json& object_at(const json& section, const std::string& key, const std::string& path) {
+  static const json empty = json::object();
+  if (!section.contains(key)) return empty;
+  if (!section.at(key).is_object()) {
+    bad(path + "." + key, "expected an object, got " + section.at(key).dump());
+  }
+  return section.at(key);
+}
+
 double positive_number(const json& section, const std::string& key, double fallback,
                        const std::string& path) {
   if (!section.contains(key)) return fallback;
   const json& v = section.at(key);
   if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
-    throw std::invalid_argument(path + "." + key + ": expected a positive number, got " + v.dump());
+    bad(path + "." + key, "expected a positive number, got " + v.dump());
   }
   return v.get<double>();
 }
 
-void reject_unknown_keys(const json& section, const std::set<std::string>& known,
-                         const std::string& path) {
-  for (const auto& [key, value] : section.items()) {
-    if (!known.count(key)) {
-      throw std::invalid_argument(
-          path + "." + key + ": unknown key (known: " + joined({known.begin(), known.end()}) + ")");
+// An integer >= minimum; 1e5 is accepted as 100000.
+long integer(const json& section, const std::string& key, long fallback, long minimum,
+             const std::string& path) {
+  if (!section.contains(key)) return fallback;
+  const json& v = section.at(key);
+  const double d = v.is_number() ? v.get<double>() : NAN;
+  if (!(d >= static_cast<double>(minimum)) || d != std::floor(d) || d > 1e15) {
+    bad(path + "." + key,
+        "expected an integer >= " + std::to_string(minimum) + ", got " + v.dump());
+  }
+  return static_cast<long>(d);
+}
+
+InternalSettings parse_settings(const json& s) {
+  InternalSettings out;
+  out.integrator.rtol = positive_number(s, "rtol", out.integrator.rtol, "simulator");
+  out.integrator.atol = positive_number(s, "atol", out.integrator.atol, "simulator");
+  out.integrator.max_steps = integer(s, "max_steps", out.integrator.max_steps, 1, "simulator");
+  out.threads = static_cast<int>(integer(s, "threads", out.threads, 0, "simulator"));
+  const json& g = object_at(s, "gradients", "simulator");
+  reject_unknown_keys(g, {"method", "step"}, "simulator.gradients");
+  if (g.contains("method")) {
+    const json& m = g.at("method");
+    if (m != "forward" && m != "central") {
+      bad("simulator.gradients.method", "expected \"forward\" or \"central\", got " + m.dump());
+    }
+    out.central = m == "central";
+  }
+  out.relative_step = positive_number(g, "step", out.relative_step, "simulator.gradients");
+  return out;
+}
+
+// Model parameter -> value source: simulator.parameters maps it onto a design variable;
+// otherwise the design variable of the same name; otherwise simulator.constants.
+std::vector<ParameterSource> parse_sources(const json& s, const OdeModel& model,
+                                           const std::vector<std::string>& design_names) {
+  const json& mapping = object_at(s, "parameters", "simulator");
+  const json& constants = object_at(s, "constants", "simulator");
+  const std::vector<std::string> names = model.parameters();
+  const std::string has = "model " + model.name() + " has parameters " + joined(names);
+  auto design_index = [&](const std::string& name) {
+    auto it = std::find(design_names.begin(), design_names.end(), name);
+    return it == design_names.end() ? -1 : static_cast<int>(it - design_names.begin());
+  };
+  for (const auto& [key, value] : mapping.items()) {
+    const std::string path = "simulator.parameters." + key;
+    if (std::find(names.begin(), names.end(), key) == names.end()) bad(path, "unknown; " + has);
+    if (!value.is_string() || design_index(value.get<std::string>()) < 0) {
+      bad(path, "expected the name of a design variable (" + joined(design_names) + "), got " +
+                    value.dump());
+    }
+  }
+  for (const auto& [key, value] : constants.items()) {
+    const std::string path = "simulator.constants." + key;
+    if (std::find(names.begin(), names.end(), key) == names.end()) bad(path, "unknown; " + has);
+    if (!value.is_number() || !std::isfinite(value.get<double>())) {
+      bad(path, "expected a number, got " + value.dump());
+    }
+    if (mapping.contains(key)) bad(path, "also mapped by simulator.parameters." + key);
+    if (design_index(key) >= 0) {
+      bad(path, "\"" + key + "\" is also a design variable; give it in one place");
+    }
+  }
+  std::vector<ParameterSource> sources;
+  for (const std::string& p : names) {
+    ParameterSource source;
+    if (mapping.contains(p)) {
+      source.design_index = design_index(mapping.at(p).get<std::string>());
+    } else if (design_index(p) >= 0) {
+      source.design_index = design_index(p);
+    } else if (constants.contains(p)) {
+      source.constant = constants.at(p).get<double>();
+    } else {
+      bad("simulator.parameters." + p, "model parameter \"" + p +
+                                           "\" is not mapped to a design variable and has no "
+                                           "constant (simulator.constants." +
+                                           p + ")");
+    }
+    sources.push_back(source);
+  }
+  return sources;
+}
+
+void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const OdeModel& model) {
+  const auto known = model.load_parameters();
+  std::vector<std::string> known_names;
+  for (const auto& [key, value] : known) known_names.push_back(key);
+  for (size_t c = 0; c < load_cases.size(); ++c) {
+    const std::string path = "load_cases[" + std::to_string(c) + "]";
+    const TimeGrid& g = load_cases[c].grid;
+    if (g.points < 2 || !(g.end > g.start)) {
+      std::ostringstream got;
+      got << g.points << " points on [" << g.start << ", " << g.end << "]";
+      bad(path + ".grid", "expected >= 2 points and end > start, got " + got.str());
+    }
+    for (const auto& [key, value] : load_cases[c].parameters) {
+      if (!known.count(key)) {
+        bad(path + ".parameters." + key,
+            "unknown to model " + model.name() + " (it reads: " + joined(known_names) + ")");
+      }
     }
   }
 }
 
 }  // namespace
 
-// One integration: a design (possibly perturbed) in one load case.
+// One integration: a request's design, possibly with one variable perturbed, in one load case.
 struct InternalSimulator::Job {
-  Eigen::VectorXd design;
+  const Eigen::VectorXd* design = nullptr;  // the request's design
   int load_case = 0;
+  int variable = -1;  // the perturbed design variable, -1 for the nominal run
+  double step = 0.0;  // signed perturbation of that variable
   CaseResult result;
   bool ok = false;
   std::string message;
+  std::exception_ptr error;  // a bug (not a failed integration), rethrown by evaluate
 };
 
 InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
-    : load_cases_(setup.load_cases), n_design_(static_cast<int>(setup.design_names.size())) {
+    : design_names_(setup.design_names), load_cases_(setup.load_cases) {
   const json& s = setup.section;
+  if (!s.is_object()) bad("simulator", "expected an object, got " + s.dump());
   reject_unknown_keys(s,
                       {"type", "model", "parameters", "constants", "rtol", "atol", "max_steps",
                        "gradients", "threads"},
                       "simulator");
-  if (!s.contains("model") || !s.at("model").is_string()) {
-    throw std::invalid_argument("simulator.model: missing (expected a string; known models: " +
-                                joined(model_names()) + ")");
+  const std::string known = "known models: " + joined(model_names());
+  if (!s.contains("model")) bad("simulator.model", "missing; " + known);
+  if (!s.at("model").is_string()) {
+    bad("simulator.model", "expected a string, got " + s.at("model").dump() + "; " + known);
   }
   model_ = find_model(s.at("model").get<std::string>());
-  if (!model_) {
-    throw std::invalid_argument("simulator.model: unknown model \"" +
-                                s.at("model").get<std::string>() +
-                                "\" (known models: " + joined(model_names()) + ")");
-  }
-  settings_.integrator.rtol = positive_number(s, "rtol", 1e-8, "simulator");
-  settings_.integrator.atol = positive_number(s, "atol", 1e-10, "simulator");
-  settings_.integrator.max_steps =
-      static_cast<long>(positive_number(s, "max_steps", 100000, "simulator"));
-  if (s.contains("threads")) {
-    if (!s.at("threads").is_number_integer() || s.at("threads").get<int>() < 0) {
-      throw std::invalid_argument("simulator.threads: expected an integer >= 0, got " +
-                                  s.at("threads").dump());
-    }
-    settings_.threads = s.at("threads").get<int>();
-  }
-  if (s.contains("gradients")) {
-    const json& g = s.at("gradients");
-    if (!g.is_object()) throw std::invalid_argument("simulator.gradients: expected an object");
-    reject_unknown_keys(g, {"method", "step"}, "simulator.gradients");
-    if (g.contains("method")) {
-      const std::string method =
-          g.at("method").is_string() ? g.at("method").get<std::string>() : "";
-      if (method != "forward" && method != "central") {
-        throw std::invalid_argument(
-            "simulator.gradients.method: expected \"forward\" or \"central\", got " +
-            g.at("method").dump());
-      }
-      settings_.central = method == "central";
-    }
-    settings_.relative_step = positive_number(g, "step", 1e-3, "simulator.gradients");
-  }
-
-  // Model parameters from design variables (by mapping or by name) or constants.
-  const json params = s.value("parameters", json::object());
-  const json constants = s.value("constants", json::object());
-  if (!params.is_object()) throw std::invalid_argument("simulator.parameters: expected an object");
-  if (!constants.is_object())
-    throw std::invalid_argument("simulator.constants: expected an object");
-  const std::vector<std::string> model_params = model_->parameters();
-  for (const auto& [key, value] : params.items()) {
-    if (std::find(model_params.begin(), model_params.end(), key) == model_params.end()) {
-      throw std::invalid_argument("simulator.parameters." + key + ": model " + model_->name() +
-                                  " has no parameter \"" + key +
-                                  "\" (it has: " + joined(model_params) + ")");
-    }
-  }
-  auto design_index = [&](const std::string& name) {
-    auto it = std::find(setup.design_names.begin(), setup.design_names.end(), name);
-    return it == setup.design_names.end() ? -1 : static_cast<int>(it - setup.design_names.begin());
-  };
-  for (const std::string& p : model_params) {
-    int source = -1;
-    double constant = 0.0;
-    if (params.contains(p)) {
-      if (!params.at(p).is_string() ||
-          (source = design_index(params.at(p).get<std::string>())) < 0) {
-        throw std::invalid_argument("simulator.parameters." + p +
-                                    ": expected the name of a design variable, got " +
-                                    params.at(p).dump());
-      }
-    } else if (constants.contains(p)) {
-      if (!constants.at(p).is_number()) {
-        throw std::invalid_argument("simulator.constants." + p + ": expected a number");
-      }
-      constant = constants.at(p).get<double>();
-    } else if ((source = design_index(p)) < 0) {
-      throw std::invalid_argument("simulator.parameters." + p + ": model parameter \"" + p +
-                                  "\" is not mapped to a design variable and has no constant");
-    }
-    parameter_source_.push_back(source);
-    parameter_constant_.push_back(constant);
-  }
-  const auto known_load = model_->load_parameters();
-  for (size_t c = 0; c < load_cases_.size(); ++c) {
-    for (const auto& [key, value] : load_cases_[c].parameters) {
-      if (!known_load.count(key)) {
-        throw std::invalid_argument("load_cases[" + std::to_string(c) + "].parameters." + key +
-                                    ": model " + model_->name() + " has no load-case parameter \"" +
-                                    key + "\"");
-      }
-    }
-  }
+  if (!model_) bad("simulator.model", "unknown model " + s.at("model").dump() + " (" + known + ")");
+  settings_ = parse_settings(s);
+  sources_ = parse_sources(s, *model_, design_names_);
+  check_load_cases(load_cases_, *model_);
 }
 
 std::vector<ResponseInfo> InternalSimulator::responses() const {
   return model_->responses();
 }
 
-Eigen::VectorXd InternalSimulator::model_parameters(const Eigen::VectorXd& design) const {
-  Eigen::VectorXd p(parameter_source_.size());
-  for (size_t i = 0; i < parameter_source_.size(); ++i) {
-    p(i) = parameter_source_[i] >= 0 ? design(parameter_source_[i]) : parameter_constant_[i];
+void InternalSimulator::check(const EvaluationRequest& request) const {
+  const auto n_design = static_cast<Eigen::Index>(design_names_.size());
+  if (request.design.size() != n_design) {
+    throw std::invalid_argument("InternalSimulator::evaluate: expected " +
+                                std::to_string(n_design) + " design variables, got " +
+                                std::to_string(request.design.size()));
   }
-  return p;
+  const auto responses = model_->responses();
+  for (const DerivativeRequest& d : request.derivatives) {
+    const std::string what = "InternalSimulator::evaluate: derivative of \"" + d.response +
+                             "\" in load case " + std::to_string(d.load_case) + ": ";
+    if (d.load_case < 0 || d.load_case >= static_cast<int>(load_cases_.size())) {
+      throw std::invalid_argument(what + "expected a load case in [0, " +
+                                  std::to_string(load_cases_.size()) + ")");
+    }
+    auto r = std::find_if(responses.begin(), responses.end(),
+                          [&](const ResponseInfo& info) { return info.name == d.response; });
+    if (r == responses.end()) throw std::invalid_argument(what + "unknown response");
+    const int rows = r->history ? load_cases_[d.load_case].grid.points : 1;
+    for (int p : d.time_indices) {
+      if (p < 0 || p >= rows) {
+        throw std::invalid_argument(what + "expected time indices in [0, " + std::to_string(rows) +
+                                    "), got " + std::to_string(p));
+      }
+    }
+  }
 }
 
-void InternalSimulator::run_job(Job& job) const {
+void InternalSimulator::run(Job& job) const {
   const LoadCaseSpec& lc = load_cases_[job.load_case];
-  const Eigen::VectorXd p = model_parameters(job.design);
+  Eigen::VectorXd design = *job.design;
+  if (job.variable >= 0) design(job.variable) += job.step;
+  Eigen::VectorXd p(sources_.size());
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    const ParameterSource& s = sources_[i];
+    p(i) = s.design_index >= 0 ? design(s.design_index) : s.constant;
+  }
   const RightHandSide rhs = [&](double t, const double* x, double* xdot) {
     return model_->rhs(t, x, xdot, p, lc);
   };
+  auto fail = [&](const std::string& why) {
+    std::ostringstream msg;
+    msg << "model " << model_->name() << ", load case \"" << lc.name << "\", design (";
+    for (size_t i = 0; i < design_names_.size(); ++i) {
+      msg << (i ? ", " : "") << design_names_[i] << " = " << design(i);
+    }
+    msg << ")";
+    if (job.variable >= 0) {
+      msg << " (finite-difference run, " << design_names_[job.variable] << " perturbed by "
+          << job.step << ")";
+    }
+    job.message = msg.str() + ": " + why;
+  };
   const IntegrationResult r =
       integrate(rhs, model_->initial_state(p, lc), lc.grid, settings_.integrator);
-  if (!r.ok) {
-    std::ostringstream msg;
-    msg << "model " << model_->name() << ", load case " << lc.name << ", design ("
-        << job.design.transpose() << "): " << r.message;
-    job.message = msg.str();
-    return;
-  }
+  if (!r.ok) return fail(r.message);
   model_->outputs(r.states, p, lc, job.result);
   for (const auto& [name, h] : job.result.histories) {
-    if (!h.allFinite()) {
-      job.message = "model " + model_->name() + ", load case " + lc.name + ": history " + name +
-                    " is not finite";
-      return;
-    }
+    if (!h.allFinite()) return fail("history \"" + name + "\" is not finite");
+  }
+  for (const auto& [name, v] : job.result.scalars) {
+    if (!std::isfinite(v)) return fail("scalar \"" + name + "\" is not finite");
   }
   job.ok = true;
 }
 
 std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
   const auto start = std::chrono::steady_clock::now();
+  for (const EvaluationRequest& request : batch) check(request);
   const int n_cases = static_cast<int>(load_cases_.size());
-  // Jobs: per request, per load case: the nominal design, then the perturbations
-  // (+h_i for forward; +h_i and -h_i for central).
+  const int n_design = static_cast<int>(design_names_.size());
+  const int per_variable = settings_.central ? 2 : 1;
+
+  // Per request and load case: the nominal run, then per design variable +h (forward), or
+  // +h and -h (central), with h = (1 + |b_i|) p of (4.10).
   std::vector<Job> jobs;
   std::vector<size_t> first_job(batch.size());
-  std::vector<Eigen::VectorXd> steps(batch.size());
-  const int per_variable = settings_.central ? 2 : 1;
+  std::vector<int> per_case(batch.size());
+  auto add_job = [&](const Eigen::VectorXd& design, int load_case, int variable, double step) {
+    Job& job = jobs.emplace_back();
+    job.design = &design;
+    job.load_case = load_case;
+    job.variable = variable;
+    job.step = step;
+  };
   for (size_t r = 0; r < batch.size(); ++r) {
     const Eigen::VectorXd& b = batch[r].design;
-    if (b.size() != n_design_) {
-      throw std::invalid_argument("InternalSimulator::evaluate: expected " +
-                                  std::to_string(n_design_) + " design variables, got " +
-                                  std::to_string(b.size()));
-    }
-    first_job[r] = jobs.size();
     const bool gradients = !batch[r].derivatives.empty();
-    steps[r] = ((1.0 + b.array().abs()) * settings_.relative_step).matrix();  // (4.10)
+    first_job[r] = jobs.size();
+    per_case[r] = 1 + (gradients ? n_design * per_variable : 0);
     for (int c = 0; c < n_cases; ++c) {
-      jobs.push_back({b, c, {}, false, {}});
+      add_job(b, c, -1, 0.0);
       if (!gradients) continue;
-      for (int i = 0; i < n_design_; ++i) {
-        for (int side = 0; side < per_variable; ++side) {
-          Eigen::VectorXd perturbed = b;
-          perturbed(i) += side == 0 ? steps[r](i) : -steps[r](i);
-          jobs.push_back({perturbed, c, {}, false, {}});
-        }
+      for (int i = 0; i < n_design; ++i) {
+        const double h = (1.0 + std::abs(b(i))) * settings_.relative_step;
+        add_job(b, c, i, h);
+        if (settings_.central) add_job(b, c, i, -h);
       }
     }
   }
 
-  // Run every job on a small pool; each job writes only its own slot.
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const size_t n_threads =
-      std::min<size_t>(settings_.threads > 0 ? settings_.threads : hw, jobs.size());
+  // Every job on a small pool; a job writes only its own slot, so the order of execution
+  // does not matter.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t n_threads = std::min<size_t>(
+      settings_.threads > 0 ? static_cast<unsigned>(settings_.threads) : cores, jobs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t j = next++; j < jobs.size(); j = next++) run_job(jobs[j]);
+    for (size_t j = next++; j < jobs.size(); j = next++) {
+      try {
+        run(jobs[j]);
+      } catch (...) {
+        jobs[j].error = std::current_exception();
+      }
+    }
   };
   std::vector<std::thread> pool;
   for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  for (const Job& job : jobs) {
+    if (job.error) std::rethrow_exception(job.error);
+  }
 
+  // Assemble each request from its jobs.
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<Evaluation> out(batch.size());
   for (size_t r = 0; r < batch.size(); ++r) {
     Evaluation& e = out[r];
-    const bool gradients = !batch[r].derivatives.empty();
-    const size_t per_case = 1 + (gradients ? n_design_ * per_variable : 0);
-    e.cost.runs = static_cast<int>(per_case * n_cases);
-    e.cost.wall_seconds = seconds / batch.size();
-    e.has_gradients = gradients;
-    for (int c = 0; c < n_cases && e.ok; ++c) {
-      const size_t base = first_job[r] + c * per_case;
-      for (size_t j = base; j < base + per_case; ++j) {
-        if (!jobs[j].ok) {
-          e.ok = false;
-          e.message = jobs[j].message;
-          break;
-        }
-      }
-      if (!e.ok) break;
-      CaseResult result = jobs[base].result;
-      if (gradients) {
-        auto column = [&](int i, auto get) -> Eigen::VectorXd {
-          const Eigen::VectorXd plus = get(jobs[base + 1 + i * per_variable].result);
-          if (!settings_.central) return (plus - get(result)) / steps[r](i);
-          const Eigen::VectorXd minus = get(jobs[base + 2 + i * per_variable].result);
-          return (plus - minus) / (2.0 * steps[r](i));
+    e.cost.runs = per_case[r] * n_cases;
+    e.cost.wall_seconds = seconds / static_cast<double>(batch.size());  // an equal share
+    const auto begin = jobs.begin() + first_job[r];
+    const auto end = begin + e.cost.runs;
+    if (auto failed = std::find_if(begin, end, [](const Job& j) { return !j.ok; }); failed != end) {
+      e.ok = false;
+      e.message = failed->message;
+      continue;
+    }
+    e.has_gradients = per_case[r] > 1;
+    for (int c = 0; c < n_cases; ++c) {
+      const Job* base = &*begin + c * per_case[r];
+      CaseResult result = base->result;
+      if (e.has_gradients) {
+        // Column i of d(value)/db from the runs of variable i; `value` picks one response.
+        auto difference = [&](int i, auto value) -> Eigen::VectorXd {
+          const Job& plus = base[1 + i * per_variable];
+          const Eigen::VectorXd low =
+              settings_.central ? value(base[2 + i * per_variable].result) : value(base->result);
+          const double width = settings_.central ? 2.0 * plus.step : plus.step;
+          return (value(plus.result) - low) / width;
         };
-        for (const auto& [name, h] : result.histories) {
-          Eigen::MatrixXd g(h.size(), n_design_);
-          for (int i = 0; i < n_design_; ++i) {
-            g.col(i) = column(
-                i, [&](const CaseResult& cr) -> Eigen::VectorXd { return cr.histories.at(name); });
+        for (const auto& [name, h] : base->result.histories) {
+          Eigen::MatrixXd g(h.size(), n_design);
+          for (int i = 0; i < n_design; ++i) {
+            g.col(i) = difference(i, [&](const CaseResult& cr) { return cr.histories.at(name); });
           }
-          result.gradients[name] = g;
+          result.gradients[name] = std::move(g);
         }
-        for (const auto& [name, v] : result.scalars) {
-          Eigen::MatrixXd g(1, n_design_);
-          for (int i = 0; i < n_design_; ++i) {
-            g.col(i) = column(i, [&](const CaseResult& cr) -> Eigen::VectorXd {
-              return Eigen::VectorXd::Constant(1, cr.scalars.at(name));
+        for (const auto& [name, v] : base->result.scalars) {
+          Eigen::MatrixXd g(1, n_design);
+          for (int i = 0; i < n_design; ++i) {
+            g.col(i) = difference(i, [&](const CaseResult& cr) {
+              return Eigen::VectorXd::Constant(1, cr.scalars.at(name)).eval();
             });
           }
-          result.gradients[name] = g;
+          result.gradients[name] = std::move(g);
         }
       }
       e.cases.push_back(std::move(result));
     }
-    if (!e.ok) e.cases.clear();
   }
   return out;
 }

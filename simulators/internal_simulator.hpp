@@ -1,13 +1,20 @@
 // The internal simulator: models of simulators/model.hpp integrated with CVODES, with
 // sensitivities by finite differences (seed 003, 4.1 and 4.7; step (4.10):
-// delta_b = (1 + |b|) p). It implements the Simulator seam; the driver never sees it.
+// delta_b_i = (1 + |b_i|) p). It implements the Simulator seam of sao/simulator.hpp and is
+// built by make_simulator from a study section such as
+//   {"type": "internal", "model": "impact-absorber", "parameters": {"k": "b1", "c": "b2"},
+//    "constants": {}, "rtol": 1e-8, "atol": 1e-10, "max_steps": 100000,
+//    "gradients": {"method": "forward", "step": 1e-3}, "threads": 0}
+// The driver never sees this class.
 //
-// A batch is split into independent jobs (one integration per design, load case and
-// perturbation) that run on a small pool of threads; the results do not depend on the
-// number of threads. Direct and adjoint sensitivities come with the multibody models.
+// A batch is split into independent jobs (one integration per request, load case and
+// perturbation) that run on a small pool of threads; each job writes only its own slot, so
+// the results do not depend on the number of threads. Direct and adjoint sensitivities come
+// with the multibody models.
 #pragma once
 
-#include <memory>
+#include <string>
+#include <vector>
 
 #include "sao/simulator.hpp"
 #include "simulators/cvodes_integrator.hpp"
@@ -15,36 +22,48 @@
 
 namespace sao::sim {
 
+// The section, parsed once; defaults in class.
 struct InternalSettings {
-  IntegratorSettings integrator;
-  bool central = false;         // central instead of forward differences
-  double relative_step = 1e-3;  // p of (4.10)
-  int threads = 0;              // 0: all cores
+  IntegratorSettings integrator;  // rtol, atol, max_steps (BDF)
+  bool central = false;           // gradients.method: "central" (2n runs) or "forward" (n)
+  double relative_step = 1e-3;    // gradients.step: p of (4.10)
+  int threads = 0;                // worker threads; 0: std::thread::hardware_concurrency()
+};
+
+// Where the value of one model parameter comes from.
+struct ParameterSource {
+  int design_index = -1;  // index into the design vector, or -1 for a constant
+  double constant = 0.0;  // the value when design_index < 0
 };
 
 class InternalSimulator final : public Simulator {
  public:
-  // Throws std::invalid_argument naming "simulator.<key>" for a bad section.
+  // Throws std::invalid_argument naming the JSON path ("simulator.<key>",
+  // "load_cases[i].<key>") for a bad section or load case.
   explicit InternalSimulator(const SimulatorSetup& setup);
   std::vector<ResponseInfo> responses() const override;
+  // Throws std::invalid_argument for a malformed request (design size, derivative request
+  // naming an unknown load case, response or time index); a failed integration is a value.
   std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
+
   const InternalSettings& settings() const { return settings_; }
+  const OdeModel& model() const { return *model_; }
+  // One per model parameter, in the order of model().parameters().
+  const std::vector<ParameterSource>& parameter_sources() const { return sources_; }
 
  private:
   struct Job;
-  Eigen::VectorXd model_parameters(const Eigen::VectorXd& design) const;
-  void run_job(Job& job) const;
+  void check(const EvaluationRequest& request) const;
+  void run(Job& job) const;
 
   const OdeModel* model_ = nullptr;
   InternalSettings settings_;
+  std::vector<std::string> design_names_;
   std::vector<LoadCaseSpec> load_cases_;
-  int n_design_ = 0;
-  // Per model parameter: a design variable index, or -1 with a constant value.
-  std::vector<int> parameter_source_;
-  std::vector<double> parameter_constant_;
+  std::vector<ParameterSource> sources_;
 };
 
-// Registers the "internal" simulator type (idempotent).
+// Registers the factory of type "internal" with sao::register_simulator (idempotent).
 void register_internal_simulator();
 
 }  // namespace sao::sim

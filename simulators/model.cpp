@@ -1,5 +1,7 @@
 #include "simulators/model.hpp"
 
+#include <stdexcept>
+
 namespace sao::sim {
 namespace {
 
@@ -10,8 +12,11 @@ std::vector<const OdeModel*> all_models() {
 }  // namespace
 
 double OdeModel::load_parameter(const LoadCaseSpec& lc, const std::string& key) const {
-  auto it = lc.parameters.find(key);
-  return it != lc.parameters.end() ? it->second : load_parameters().at(key);
+  if (auto it = lc.parameters.find(key); it != lc.parameters.end()) return it->second;
+  const auto defaults = load_parameters();
+  if (auto it = defaults.find(key); it != defaults.end()) return it->second;
+  throw std::logic_error("model " + name() + " reads load-case parameter \"" + key +
+                         "\" but does not declare it");
 }
 
 const OdeModel* find_model(const std::string& name) {

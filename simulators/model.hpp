@@ -1,11 +1,12 @@
-// Models of the internal simulator.
+// Models of the internal simulator: the equations, separate from how they are solved.
 //
 // A model is constant and shared read-only by every parallel evaluation (the Pinocchio
-// split of ARCHITECTURE.md): it declares its parameters (mapped from design variables or
-// constants by the study's simulator section), the load-case parameters it reads, the
-// responses it delivers, and its equations x' = f(t, x; p). The InternalSimulator
-// (internal_simulator.hpp) integrates any model with CVODES and differentiates it; the
-// multibody formulation becomes further models here, not a second simulator.
+// model/data split of ARCHITECTURE.md: whatever an evaluation changes lives in that
+// evaluation, never in the model). It declares the parameters it needs (the study's simulator
+// section maps them onto design variables or constants), the load-case parameters it reads,
+// the responses it delivers, and its equations x' = f(t, x; p). The InternalSimulator
+// (internal_simulator.hpp) integrates any model with CVODES and differentiates it; further
+// models (the multibody formulation) join the list in model.cpp, not a second simulator.
 #pragma once
 
 #include <Eigen/Dense>
@@ -21,28 +22,32 @@ class OdeModel {
  public:
   virtual ~OdeModel() = default;
   virtual std::string name() const = 0;
-  // Model parameter names, in the order of the vector `p` below.
+  // Model parameter names, in the order of the vector `p` of the functions below.
   virtual std::vector<std::string> parameters() const = 0;
-  // Load-case parameters the model reads, with their defaults.
+  // Load-case parameters the model reads (LoadCaseSpec::parameters), with their defaults.
   virtual std::map<std::string, double> load_parameters() const = 0;
+  // The responses outputs() fills: histories on the load case's grid, and scalars.
   virtual std::vector<ResponseInfo> responses() const = 0;
   virtual int state_size() const = 0;
+  // x(t0), state_size() values, for parameters p (parameters().size() values).
   virtual Eigen::VectorXd initial_state(const Eigen::VectorXd& p, const LoadCaseSpec& lc) const = 0;
-  // CVODES contract: 0 ok, > 0 recoverable, < 0 fatal.
+  // xdot = f(t, x; p), both arrays of state_size(). CVODES contract: return 0 ok, > 0
+  // recoverable (CVODES retries with a smaller step), < 0 fatal.
   virtual int rhs(double t, const double* x, double* xdot, const Eigen::VectorXd& p,
                   const LoadCaseSpec& lc) const = 0;
-  // Fills the histories (on lc.grid) and scalars from the states at the grid points.
+  // Every response of responses() from the states at the grid points (rows = lc.grid.points,
+  // cols = state_size()): histories get one value per grid point, scalars one value.
   virtual void outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& p,
                        const LoadCaseSpec& lc, CaseResult& out) const = 0;
 
-  // A load-case parameter, or the model's default for it.
+  // The value of a load-case parameter in `lc`, or the model's default for it.
   double load_parameter(const LoadCaseSpec& lc, const std::string& key) const;
 };
 
-// One function per model file.
-const OdeModel& impact_absorber_model();
+// One accessor per model file.
+const OdeModel& impact_absorber_model();  // "impact-absorber"
 
-// The models compiled into the internal simulator; nullptr for an unknown name.
+// The models compiled into the internal simulator, by name; nullptr for an unknown name.
 const OdeModel* find_model(const std::string& name);
 std::vector<std::string> model_names();
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sao::sim {
@@ -11,131 +12,22 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-// Closed form of PROBLEMS.md: y'' + c y' + k y = 0, y(0) = 0, y'(0) = 1.
-double closed_form_y(double k, double c, double t) {
-  const double w = std::sqrt(k), zeta = c / (2.0 * w);
-  if (std::abs(zeta - 1.0) < 1e-12) return t * std::exp(-w * t);
-  if (zeta < 1.0) {
-    const double wd = w * std::sqrt(1.0 - zeta * zeta);
-    return std::exp(-zeta * w * t) * std::sin(wd * t) / wd;
-  }
-  const double r1 = -zeta * w + w * std::sqrt(zeta * zeta - 1.0);
-  const double r2 = -zeta * w - w * std::sqrt(zeta * zeta - 1.0);
-  return (std::exp(r1 * t) - std::exp(r2 * t)) / (r1 - r2);
-}
-
-// y'' by the equation of motion, from the closed form of y and of y' (central difference of
-// the closed form with a tiny step: the closed form is exact, so this is accurate to ~1e-9).
-double closed_form_yddot(double k, double c, double t) {
-  const double h = 1e-6;
-  const double v = (closed_form_y(k, c, t + h) - closed_form_y(k, c, t - h)) / (2 * h);
-  return -c * v - k * closed_form_y(k, c, t);
-}
-
-SimulatorSetup setup(json section = json::object()) {
+SimulatorSetup setup(const json& extra = json::object()) {
   SimulatorSetup s;
   s.section = {{"type", "internal"},
                {"model", "impact-absorber"},
                {"parameters", {{"k", "b1"}, {"c", "b2"}}}};
-  for (auto& [key, value] : section.items()) s.section[key] = value;
+  s.section.update(extra);
   s.design_names = {"b1", "b2"};
-  LoadCaseSpec lc;
-  lc.name = "impact";
-  lc.grid = {0.0, 12.0, 101};
-  s.load_cases = {lc};
+  s.load_cases = {{"impact", {0.0, 12.0, 101}, {}}};
   return s;
 }
 
-Evaluation evaluate(InternalSimulator& sim, double k, double c, bool gradients) {
+EvaluationRequest request(double b1, double b2, bool gradients = false) {
   EvaluationRequest r;
-  r.design = Eigen::Vector2d(k, c);
-  if (gradients) r.derivatives = {{0, "y", {}}};
-  return sim.evaluate({r}).front();
-}
-
-class ClosedForm : public ::testing::TestWithParam<std::pair<double, double>> {};
-
-TEST_P(ClosedForm, HistoriesMatchTheClosedForm) {
-  const auto [k, c] = GetParam();
-  InternalSimulator sim(setup());
-  const Evaluation e = evaluate(sim, k, c, false);
-  ASSERT_TRUE(e.ok) << e.message;
-  const Eigen::VectorXd& y = e.cases[0].histories.at("y");
-  const Eigen::VectorXd& a = e.cases[0].histories.at("yddot");
-  ASSERT_EQ(y.size(), 101);
-  double err_y = 0, err_a = 0;
-  for (int p = 0; p < 101; ++p) {
-    const double t = 0.12 * p;
-    err_y = std::max(err_y, std::abs(y(p) - closed_form_y(k, c, t)));
-    err_a = std::max(err_a, std::abs(a(p) - closed_form_yddot(k, c, t)));
-  }
-  EXPECT_LT(err_y, 1e-6);
-  EXPECT_LT(err_a, 1e-6);
-}
-
-INSTANTIATE_TEST_SUITE_P(ImpactAbsorber, ClosedForm,
-                         ::testing::Values(std::make_pair(1.0, 0.3),          // underdamped start
-                                           std::make_pair(0.36276, 0.48231),  // optimum
-                                           std::make_pair(0.25, 1.0),         // critically damped
-                                           std::make_pair(0.1, 1.0)));        // overdamped
-
-TEST(InternalSimulator, StartDesignPeaksMatchProblemsMd) {
-  InternalSimulator sim(setup());
-  const Evaluation e = evaluate(sim, 1.0, 0.3, false);
-  ASSERT_TRUE(e.ok) << e.message;
-  EXPECT_NEAR(e.cases[0].scalars.at("max_abs_yddot"), 0.8427, 5e-5);
-  EXPECT_NEAR(e.cases[0].scalars.at("max_abs_y"), 0.8062, 5e-5);
-}
-
-TEST(InternalSimulator, FiniteDifferenceGradientsMatchTheClosedForm) {
-  for (const char* method : {"forward", "central"}) {
-    InternalSimulator sim(setup(
-        {{"rtol", 1e-10}, {"atol", 1e-12}, {"gradients", {{"method", method}, {"step", 1e-5}}}}));
-    const double k = 1.0, c = 0.3;
-    const Evaluation e = evaluate(sim, k, c, true);
-    ASSERT_TRUE(e.ok) << e.message;
-    ASSERT_TRUE(e.has_gradients);
-    const Eigen::MatrixXd& g = e.cases[0].gradients.at("y");
-    ASSERT_EQ(g.rows(), 101);
-    ASSERT_EQ(g.cols(), 2);
-    const int p = 13;  // t = 1.56 s, near the first maximum of y
-    const double t = 0.12 * p, h = 1e-6;
-    const double dk = (closed_form_y(k + h, c, t) - closed_form_y(k - h, c, t)) / (2 * h);
-    const double dc = (closed_form_y(k, c + h, t) - closed_form_y(k, c - h, t)) / (2 * h);
-    EXPECT_NEAR(g(p, 0), dk, 1e-3 * std::abs(dk)) << method;
-    EXPECT_NEAR(g(p, 1), dc, 1e-3 * std::abs(dc)) << method;
-    EXPECT_EQ(e.cost.runs, std::string(method) == "forward" ? 3 : 5) << method;
-  }
-}
-
-TEST(InternalSimulator, BatchAndThreadCountDoNotChangeResults) {
-  InternalSimulator one(setup({{"threads", 1}}));
-  InternalSimulator two(setup({{"threads", 2}}));
-  std::vector<EvaluationRequest> batch(3);
-  batch[0].design = Eigen::Vector2d(1.0, 0.3);
-  batch[1].design = Eigen::Vector2d(0.5, 0.5);
-  batch[1].derivatives = {{0, "yddot", {}}};
-  batch[2].design = Eigen::Vector2d(0.2, 0.9);
-  const auto a = one.evaluate(batch);
-  const auto b = two.evaluate(batch);
-  ASSERT_EQ(a.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) {
-    ASSERT_TRUE(a[i].ok && b[i].ok);
-    EXPECT_EQ(a[i].cases[0].histories.at("yddot"), b[i].cases[0].histories.at("yddot"));
-    const Evaluation single = two.evaluate({batch[i]}).front();
-    EXPECT_EQ(single.cases[0].histories.at("y"), b[i].cases[0].histories.at("y"));
-  }
-  EXPECT_EQ(a[1].cases[0].gradients.at("yddot"), b[1].cases[0].gradients.at("yddot"));
-  EXPECT_FALSE(a[0].has_gradients);
-  EXPECT_EQ(a[0].cost.runs + a[1].cost.runs + a[2].cost.runs, 1 + 3 + 1);
-}
-
-TEST(InternalSimulator, FailedIntegrationIsAValueNotAThrow) {
-  InternalSimulator sim(setup({{"max_steps", 1}}));
-  const Evaluation e = evaluate(sim, 1.0, 0.3, false);
-  EXPECT_FALSE(e.ok);
-  EXPECT_THAT(e.message, HasSubstr("load case impact"));
-  EXPECT_THAT(e.message, HasSubstr("CV_TOO_MUCH_WORK"));
+  r.design = Eigen::Vector2d(b1, b2);
+  if (gradients) r.derivatives = {{0, "yddot", {3, 4}}};
+  return r;
 }
 
 std::string construction_error(const SimulatorSetup& s) {
@@ -147,39 +39,231 @@ std::string construction_error(const SimulatorSetup& s) {
   return "no error";
 }
 
+TEST(InternalSimulator, ReadsTheSectionWithDefaults) {
+  const InternalSimulator defaults(setup());
+  EXPECT_EQ(defaults.model().name(), "impact-absorber");
+  EXPECT_EQ(defaults.settings().integrator.rtol, 1e-8);
+  EXPECT_EQ(defaults.settings().integrator.atol, 1e-10);
+  EXPECT_EQ(defaults.settings().integrator.max_steps, 100000);
+  EXPECT_FALSE(defaults.settings().central);
+  EXPECT_EQ(defaults.settings().relative_step, 1e-3);
+  EXPECT_EQ(defaults.settings().threads, 0);
+  EXPECT_EQ(defaults.responses().size(), 5u);
+
+  const InternalSimulator set(setup({{"rtol", 1e-6},
+                                     {"atol", 1e-9},
+                                     {"max_steps", 1e4},
+                                     {"threads", 3},
+                                     {"gradients", {{"method", "central"}, {"step", 1e-4}}}}));
+  EXPECT_EQ(set.settings().integrator.rtol, 1e-6);
+  EXPECT_EQ(set.settings().integrator.atol, 1e-9);
+  EXPECT_EQ(set.settings().integrator.max_steps, 10000);
+  EXPECT_EQ(set.settings().threads, 3);
+  EXPECT_TRUE(set.settings().central);
+  EXPECT_EQ(set.settings().relative_step, 1e-4);
+}
+
+TEST(InternalSimulator, MapsModelParametersByMappingByNameOrConstant) {
+  const InternalSimulator mapped(setup({{"parameters", {{"k", "b2"}, {"c", "b1"}}}}));
+  ASSERT_EQ(mapped.parameter_sources().size(), 2u);
+  EXPECT_EQ(mapped.parameter_sources()[0].design_index, 1);
+  EXPECT_EQ(mapped.parameter_sources()[1].design_index, 0);
+
+  SimulatorSetup by_name = setup();
+  by_name.section.erase("parameters");
+  by_name.design_names = {"c", "k"};
+  const InternalSimulator named(by_name);
+  EXPECT_EQ(named.parameter_sources()[0].design_index, 1);
+  EXPECT_EQ(named.parameter_sources()[1].design_index, 0);
+
+  // k = 1 fixed, c the only design variable: the same motion as the design (1, 0.3).
+  SimulatorSetup constant = setup({{"parameters", {{"c", "b1"}}}, {"constants", {{"k", 1.0}}}});
+  constant.design_names = {"b1"};
+  InternalSimulator with_constant(constant);
+  EXPECT_EQ(with_constant.parameter_sources()[0].design_index, -1);
+  EXPECT_EQ(with_constant.parameter_sources()[0].constant, 1.0);
+  EvaluationRequest r;
+  r.design = Eigen::VectorXd::Constant(1, 0.3);
+  r.derivatives = {{0, "y", {}}};
+  const Evaluation e = with_constant.evaluate({r}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  EXPECT_EQ(e.cases[0].gradients.at("y").cols(), 1);
+  EXPECT_EQ(e.cost.runs, 2);
+  InternalSimulator full(setup());
+  EXPECT_EQ(e.cases[0].histories.at("y"),
+            full.evaluate({request(1.0, 0.3)}).front().cases[0].histories.at("y"));
+}
+
 TEST(InternalSimulator, BadSectionsNameTheirPath) {
-  EXPECT_THAT(
-      construction_error(setup({{"model", "pendulum"}})),
-      HasSubstr("simulator.model: unknown model \"pendulum\" (known models: impact-absorber)"));
-  EXPECT_THAT(construction_error(setup({{"rtoll", 1e-6}})),
-              HasSubstr("simulator.rtoll: unknown key"));
-  EXPECT_THAT(construction_error(setup({{"rtol", "tight"}})),
-              HasSubstr("simulator.rtol: expected a positive number"));
-  EXPECT_THAT(construction_error(setup({{"gradients", {{"method", "adjoint"}}}})),
-              HasSubstr("simulator.gradients.method"));
+  const std::vector<std::pair<json, std::string>> cases = {
+      {{{"model", "pendulum"}},
+       "simulator.model: unknown model \"pendulum\" (known models: impact-absorber)"},
+      {{{"model", 3}}, "simulator.model: expected a string"},
+      {{{"rtoll", 1e-6}}, "simulator.rtoll: unknown key"},
+      {{{"rtol", "tight"}}, "simulator.rtol: expected a positive number"},
+      {{{"atol", -1.0}}, "simulator.atol: expected a positive number"},
+      {{{"max_steps", 1.5}}, "simulator.max_steps: expected an integer >= 1"},
+      {{{"max_steps", 0}}, "simulator.max_steps: expected an integer >= 1"},
+      {{{"threads", -1}}, "simulator.threads: expected an integer >= 0"},
+      {{{"gradients", "central"}}, "simulator.gradients: expected an object"},
+      {{{"gradients", {{"method", "adjoint"}}}}, "simulator.gradients.method: expected"},
+      {{{"gradients", {{"stepp", 1e-3}}}}, "simulator.gradients.stepp: unknown key"},
+      {{{"gradients", {{"step", 0}}}}, "simulator.gradients.step: expected a positive number"},
+      {{{"parameters", {{"m", "b1"}}}}, "simulator.parameters.m: unknown"},
+      {{{"parameters", {{"k", "b9"}, {"c", "b2"}}}},
+       "simulator.parameters.k: expected the name of a design variable (b1, b2)"},
+      {{{"parameters", {{"c", "b2"}}}, {"constants", {{"k", "one"}}}},
+       "simulator.constants.k: expected a number"},
+      {{{"constants", {{"k", 1.0}}}}, "simulator.constants.k: also mapped"},
+      {{{"constants", {{"mass", 1.0}}}}, "simulator.constants.mass: unknown"},
+  };
+  for (const auto& [extra, expected] : cases) {
+    EXPECT_THAT(construction_error(setup(extra)), HasSubstr(expected)) << extra.dump();
+  }
+
   SimulatorSetup unmapped = setup();
   unmapped.section.erase("parameters");
   EXPECT_THAT(construction_error(unmapped),
               HasSubstr("simulator.parameters.k: model parameter \"k\" is not mapped"));
   unmapped.section["constants"] = {{"k", 1.0}, {"c", 0.3}};
   EXPECT_EQ(construction_error(unmapped), "no error");
+  unmapped.design_names = {"k", "b2"};  // both a design variable and a constant
+  EXPECT_THAT(construction_error(unmapped), HasSubstr("simulator.constants.k: \"k\" is also"));
+
+  SimulatorSetup missing = setup();
+  missing.section.erase("model");
+  EXPECT_THAT(construction_error(missing),
+              HasSubstr("simulator.model: missing; known models: impact-absorber"));
   SimulatorSetup bad_case = setup();
   bad_case.load_cases[0].parameters["speed"] = 3.0;
   EXPECT_THAT(construction_error(bad_case), HasSubstr("load_cases[0].parameters.speed"));
+  SimulatorSetup bad_grid = setup();
+  bad_grid.load_cases[0].grid = {0.0, 0.0, 10};
+  EXPECT_THAT(construction_error(bad_grid), HasSubstr("load_cases[0].grid"));
 }
 
-TEST(SimulatorRegistry, UnknownTypeNamesTheKnownOnes) {
+TEST(InternalSimulator, MalformedRequestsThrow) {
+  InternalSimulator sim(setup());
+  EvaluationRequest r = request(1.0, 0.3);
+  r.design = Eigen::Vector3d(1, 2, 3);
+  EXPECT_THROW(sim.evaluate({r}), std::invalid_argument);
+  r = request(1.0, 0.3);
+  for (const DerivativeRequest& bad : std::vector<DerivativeRequest>{
+           {1, "y", {}}, {0, "z", {}}, {0, "y", {101}}, {0, "max_abs_y", {1}}}) {
+    r.derivatives = {bad};
+    EXPECT_THROW(sim.evaluate({r}), std::invalid_argument) << bad.response;
+  }
+}
+
+TEST(InternalSimulator, LoadCasesRunWithTheirParameters) {
+  SimulatorSetup s = setup();
+  s.load_cases.push_back({"hard", {0.0, 6.0, 51}, {{"v0", 2.0}}});
+  s.load_cases.push_back({"offset", {0.0, 6.0, 51}, {{"y0", 0.1}, {"v0", 0.0}}});
+  InternalSimulator sim(s);
+  const Evaluation e = sim.evaluate({request(1.0, 0.3, true)}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  ASSERT_EQ(e.cases.size(), 3u);
+  EXPECT_EQ(e.cost.runs, 3 * 3);  // forward, n = 2: 3 runs per load case
+  EXPECT_EQ(e.cases[1].histories.at("y").size(), 51);
+  // The motion is linear in v0: twice the first half of the default case.
+  const Eigen::VectorXd first_half = e.cases[0].histories.at("y").head(51);
+  EXPECT_LT((e.cases[1].histories.at("y") - 2.0 * first_half).cwiseAbs().maxCoeff(), 1e-7);
+  EXPECT_LT((e.cases[1].gradients.at("y") - 2.0 * e.cases[0].gradients.at("y").topRows(51))
+                .cwiseAbs()
+                .maxCoeff(),
+            1e-4);
+  EXPECT_EQ(e.cases[2].histories.at("y")(0), 0.1);
+  EXPECT_EQ(e.cases[2].histories.at("ydot")(0), 0.0);
+}
+
+TEST(InternalSimulator, BatchAndThreadCountDoNotChangeResults) {
+  SimulatorSetup s = setup();
+  s.load_cases.push_back({"hard", {0.0, 6.0, 51}, {{"v0", 2.0}}});
+  InternalSimulator one(setup({{"threads", 1}}));
+  InternalSimulator three(setup({{"threads", 3}, {"gradients", {{"method", "forward"}}}}));
+  InternalSimulator all(setup());  // threads 0: every core
+  const std::vector<EvaluationRequest> batch = {request(1.0, 0.3), request(0.5, 0.5, true),
+                                                request(0.2, 0.9), request(0.36276, 0.48231, true)};
+  const auto a = one.evaluate(batch);
+  const auto b = three.evaluate(batch);
+  const auto c = all.evaluate(batch);
+  ASSERT_EQ(a.size(), batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    ASSERT_TRUE(a[i].ok && b[i].ok && c[i].ok);
+    const Evaluation single = three.evaluate({batch[i]}).front();
+    for (const Evaluation* other : {&b[i], &c[i], &single}) {
+      EXPECT_EQ(a[i].cases[0].histories, other->cases[0].histories) << "request " << i;
+      EXPECT_EQ(a[i].cases[0].scalars, other->cases[0].scalars) << "request " << i;
+      EXPECT_EQ(a[i].cases[0].gradients, other->cases[0].gradients) << "request " << i;
+      EXPECT_EQ(a[i].cost.runs, other->cost.runs) << "request " << i;
+    }
+    EXPECT_EQ(a[i].has_gradients, !batch[i].derivatives.empty());
+    EXPECT_EQ(a[i].cases[0].gradients.size(), a[i].has_gradients ? 5u : 0u);
+  }
+  EXPECT_EQ(a[0].cost.runs, 1);
+  EXPECT_EQ(a[1].cost.runs, 3);  // forward, n = 2
+  double seconds = 0;
+  for (const auto& e : a) seconds += e.cost.wall_seconds;
+  EXPECT_GT(seconds, 0.0);
+}
+
+TEST(InternalSimulator, CentralDifferencesCostTwoRunsPerVariable) {
+  InternalSimulator sim(setup({{"gradients", {{"method", "central"}}}}));
+  EXPECT_EQ(sim.evaluate({request(1.0, 0.3, true)}).front().cost.runs, 5);
+}
+
+TEST(InternalSimulator, FailedIntegrationIsAValueNotAThrow) {
+  InternalSimulator sim(setup({{"max_steps", 1}}));
+  Evaluation e;
+  ASSERT_NO_THROW(e = sim.evaluate({request(1.0, 0.3, true)}).front());
+  EXPECT_FALSE(e.ok);
+  EXPECT_FALSE(e.has_gradients);
+  EXPECT_TRUE(e.cases.empty());
+  EXPECT_EQ(e.cost.runs, 3);
+  EXPECT_THAT(e.message, HasSubstr("load case \"impact\""));
+  EXPECT_THAT(e.message, HasSubstr("b1 = 1, b2 = 0.3"));
+  EXPECT_THAT(e.message, HasSubstr("CV_TOO_MUCH_WORK"));
+  EXPECT_THAT(e.message, HasSubstr("stopped at t = "));
+}
+
+TEST(InternalSimulator, OneFailedRequestLeavesTheOthersOfTheBatchIntact) {
+  InternalSimulator sim(setup({{"max_steps", 2000}}));  // plenty for a stable design
+  // k = -1e4: y grows like exp(100 t); CVODES runs out of steps on the way to overflow.
+  const auto e = sim.evaluate({request(1.0, 0.3), request(-1e4, 0.0), request(0.5, 0.5)});
+  EXPECT_TRUE(e[0].ok);
+  EXPECT_FALSE(e[1].ok);
+  EXPECT_THAT(e[1].message, HasSubstr("b1 = -10000"));
+  EXPECT_TRUE(e[2].ok);
+}
+
+TEST(SimulatorRegistry, MakesTheInternalSimulatorAndNamesTheKnownTypes) {
   register_internal_simulator();
+  register_internal_simulator();  // idempotent
+  const std::vector<std::string> types = registered_simulators();
+  EXPECT_EQ(std::count(types.begin(), types.end(), "internal"), 1);
+  auto made = make_simulator(setup());
+  ASSERT_NE(made, nullptr);
+  EXPECT_NE(dynamic_cast<InternalSimulator*>(made.get()), nullptr);
+
+  auto error = [](SimulatorSetup s) -> std::string {
+    try {
+      make_simulator(s);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
   SimulatorSetup s = setup();
   s.section["type"] = "ls-dyna";
-  try {
-    make_simulator(s);
-    FAIL() << "expected invalid_argument";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("simulator.type: unknown type \"ls-dyna\""));
-    EXPECT_THAT(e.what(), HasSubstr("internal"));
-  }
-  EXPECT_NE(make_simulator(setup()), nullptr);
+  EXPECT_THAT(error(s), HasSubstr("simulator.type: unknown type \"ls-dyna\"; known types: "));
+  EXPECT_THAT(error(s), HasSubstr("internal"));
+  s.section.erase("type");
+  EXPECT_THAT(error(s), HasSubstr("simulator.type: missing; known types: "));
+  s.section["type"] = 7;
+  EXPECT_THAT(error(s), HasSubstr("simulator.type: expected a string"));
+  s.section["type"] = "internal";
+  s.section["model"] = "pendulum";
+  EXPECT_THAT(error(s), HasSubstr("simulator.model: unknown model"));
 }
 
 }  // namespace

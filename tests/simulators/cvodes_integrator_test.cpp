@@ -1,0 +1,132 @@
+#include "simulators/cvodes_integrator.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+namespace sao::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// x' = -r x, x(0) = 1: x = exp(-r t).
+RightHandSide decay(double rate) {
+  return [rate](double, const double* x, double* xdot) {
+    xdot[0] = -rate * x[0];
+    return 0;
+  };
+}
+
+class BothMethods : public ::testing::TestWithParam<Multistep> {};
+
+TEST_P(BothMethods, MatchExponentialDecayAndHarmonicOscillator) {
+  IntegratorSettings settings;
+  settings.method = GetParam();
+  const TimeGrid grid{0.0, 5.0, 51};
+  const IntegrationResult d = integrate(decay(2.0), Eigen::VectorXd::Ones(1), grid, settings);
+  ASSERT_TRUE(d.ok) << d.message;
+  ASSERT_EQ(d.states.rows(), 51);
+  ASSERT_EQ(d.states.cols(), 1);
+  EXPECT_GT(d.steps, 0);
+  // x'' = -x, x(0) = 0, x'(0) = 1: x = sin t.
+  const RightHandSide oscillator = [](double, const double* x, double* xdot) {
+    xdot[0] = x[1];
+    xdot[1] = -x[0];
+    return 0;
+  };
+  const IntegrationResult o = integrate(oscillator, Eigen::Vector2d(0, 1), grid, settings);
+  ASSERT_TRUE(o.ok) << o.message;
+  for (int p = 0; p < grid.points; ++p) {
+    EXPECT_NEAR(d.states(p, 0), std::exp(-2.0 * grid.at(p)), 1e-6) << "t = " << grid.at(p);
+    EXPECT_NEAR(o.states(p, 0), std::sin(grid.at(p)), 1e-6) << "t = " << grid.at(p);
+    EXPECT_NEAR(o.states(p, 1), std::cos(grid.at(p)), 1e-6) << "t = " << grid.at(p);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(CvodesIntegrator, BothMethods,
+                         ::testing::Values(Multistep::kBdf, Multistep::kAdams),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(CvodesIntegrator, FatalRightHandSideIsAFailureNamingFlagAndTime) {
+  const RightHandSide rhs = [](double t, const double* x, double* xdot) {
+    xdot[0] = -x[0];
+    return t > 0.5 ? -1 : 0;
+  };
+  const IntegrationResult r = integrate(rhs, Eigen::VectorXd::Ones(1), {0.0, 1.0, 11}, {});
+  EXPECT_FALSE(r.ok);
+  EXPECT_THAT(r.message, HasSubstr("CV_RHSFUNC_FAIL"));
+  EXPECT_THAT(r.message, HasSubstr("stopped at t = 0.4"));  // the last step that succeeded
+  EXPECT_THAT(r.message, HasSubstr("on the way to t = 0.5"));
+}
+
+TEST(CvodesIntegrator, RecoverableRightHandSideFailureIsRetried) {
+  // Refuses the first evaluation beyond t = 0.3 only: CVODES retries with a smaller step.
+  bool refused = false;
+  const RightHandSide rhs = [&](double t, const double* x, double* xdot) {
+    xdot[0] = -x[0];
+    if (t > 0.3 && !refused) return refused = true, 1;
+    return 0;
+  };
+  const IntegrationResult r = integrate(rhs, Eigen::VectorXd::Ones(1), {0.0, 1.0, 11}, {});
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_TRUE(refused);
+  EXPECT_NEAR(r.states(10, 0), std::exp(-1.0), 1e-7);
+
+  // Refusing every evaluation fails at once.
+  const RightHandSide always = [](double, const double*, double*) { return 1; };
+  const IntegrationResult f = integrate(always, Eigen::VectorXd::Ones(1), {0.0, 1.0, 11}, {});
+  EXPECT_FALSE(f.ok);
+  EXPECT_THAT(f.message, HasSubstr("CV_FIRST_RHSFUNC_ERR"));
+}
+
+TEST(CvodesIntegrator, ThrowingRightHandSideIsAFailureNotAThrow) {
+  const RightHandSide rhs = [](double t, const double*, double* xdot) -> int {
+    if (t > 0.2) throw std::runtime_error("table lookup out of range");
+    xdot[0] = 1.0;
+    return 0;
+  };
+  IntegrationResult r;
+  EXPECT_NO_THROW(r = integrate(rhs, Eigen::VectorXd::Zero(1), {0.0, 1.0, 3}, {}));
+  EXPECT_FALSE(r.ok);
+  EXPECT_THAT(r.message, HasSubstr("CV_RHSFUNC_FAIL"));
+  EXPECT_THAT(r.message, HasSubstr("table lookup out of range"));
+}
+
+TEST(CvodesIntegrator, MaxStepsLimitsTheStepsBetweenGridPoints) {
+  IntegratorSettings settings;
+  settings.max_steps = 1;
+  const IntegrationResult r = integrate(decay(1.0), Eigen::VectorXd::Ones(1), {0, 1, 2}, settings);
+  EXPECT_FALSE(r.ok);
+  EXPECT_THAT(r.message, HasSubstr("CV_TOO_MUCH_WORK"));
+  EXPECT_EQ(r.states.size(), 0);
+  settings.max_steps = 500;  // per interval: 100 short intervals need far more in total
+  EXPECT_TRUE(integrate(decay(1.0), Eigen::VectorXd::Ones(1), {0, 10, 101}, settings).ok);
+}
+
+TEST(CvodesIntegrator, ParallelIntegrationsMatchSerialOnes) {
+  const TimeGrid grid{0.0, 3.0, 31};
+  std::vector<Eigen::MatrixXd> serial(8), parallel(8);
+  for (int i = 0; i < 8; ++i) {
+    serial[i] = integrate(decay(0.5 + i), Eigen::VectorXd::Ones(1), grid, {}).states;
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      parallel[i] = integrate(decay(0.5 + i), Eigen::VectorXd::Ones(1), grid, {}).states;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(serial[i], parallel[i]) << "rate " << 0.5 + i;
+}
+
+TEST(CvodesIntegrator, BadInputIsACallersMistake) {
+  EXPECT_THROW(integrate(decay(1), Eigen::VectorXd(), {0, 1, 2}, {}), std::invalid_argument);
+  EXPECT_THROW(integrate(decay(1), Eigen::VectorXd::Ones(1), {0, 1, 1}, {}), std::invalid_argument);
+  EXPECT_THROW(integrate(decay(1), Eigen::VectorXd::Ones(1), {1, 1, 5}, {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sao::sim
