@@ -8,6 +8,7 @@
 
 #include "sao/approximation.hpp"
 #include "sao/criteria.hpp"
+#include "sao/multipoint.hpp"
 #include "sao/screening.hpp"
 
 namespace sao {
@@ -95,46 +96,68 @@ const char* to_string(RunStatus status) {
 Driver::Driver(const Study& study, Simulator& simulator)
     : study_(study), simulator_(simulator), options_(study.options.with_noise_applied()) {}
 
-const Evaluation* Driver::analyse(const Eigen::VectorXd& x,
-                                  const std::vector<DerivativeRequest>& derivatives) {
-  const std::vector<double> key = design_key(study_, x);
+std::vector<const Evaluation*> Driver::analyse_batch(
+    const std::vector<Eigen::VectorXd>& xs, const std::vector<DerivativeRequest>& derivatives) {
   auto& cache = derivatives.empty() ? values_ : gradients_;
-  auto hit = cache.find(key);
-  if (hit != cache.end() && (derivatives.empty() || covers(study_, hit->second, derivatives))) {
-    return &hit->second;
+  auto cached = [&](const std::vector<double>& key) -> const Evaluation* {
+    auto hit = cache.find(key);
+    if (hit == cache.end()) return nullptr;
+    return derivatives.empty() || covers(study_, hit->second, derivatives) ? &hit->second : nullptr;
+  };
+  // One simulator batch for every design not analysed yet (each design once).
+  std::vector<std::vector<double>> keys;
+  std::vector<EvaluationRequest> requests;
+  for (const Eigen::VectorXd& x : xs) {
+    std::vector<double> key = design_key(study_, x);
+    if (cached(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    keys.push_back(key);
+    requests.push_back({x.head(study_.n_design()), derivatives});
   }
-  EvaluationRequest request;
-  request.design = x.head(study_.n_design());
-  request.derivatives = derivatives;
-  std::vector<Evaluation> result = simulator_.evaluate({request});
-  if (result.size() != 1) {
-    throw std::logic_error("simulator returned " + std::to_string(result.size()) +
-                           " evaluations for 1 request");
-  }
-  Evaluation& e = result.front();
-  summary_.simulator_runs += e.cost.runs;
-  summary_.simulator_seconds += e.cost.wall_seconds;
-  if (!e.ok) {
-    last_failure_ = e.message.empty() ? "the simulator reported a failure" : e.message;
-    return nullptr;
-  }
-  if (e.cases.size() != study_.load_cases.size()) {
-    last_failure_ = "the simulator returned " + std::to_string(e.cases.size()) +
-                    " load cases, expected " + std::to_string(study_.load_cases.size());
-    return nullptr;
-  }
-  if (!derivatives.empty()) {
-    ++summary_.sensitivity_analyses;
-    if (!covers(study_, e, derivatives)) {
-      last_failure_ = "the simulator did not return the requested sensitivities";
-      return nullptr;
+  std::map<std::vector<double>, const Evaluation*> fresh;
+  if (!requests.empty()) {
+    std::vector<Evaluation> results = simulator_.evaluate(requests);
+    if (results.size() != requests.size()) {
+      throw std::logic_error("simulator returned " + std::to_string(results.size()) +
+                             " evaluations for " + std::to_string(requests.size()) + " requests");
+    }
+    for (size_t r = 0; r < results.size(); ++r) {
+      Evaluation& e = results[r];
+      summary_.simulator_runs += e.cost.runs;
+      summary_.simulator_seconds += e.cost.wall_seconds;
+      if (!derivatives.empty()) ++summary_.sensitivity_analyses;
+      std::string failure;
+      if (!e.ok) {
+        failure = e.message.empty() ? "the simulator reported a failure" : e.message;
+      } else if (e.cases.size() != study_.load_cases.size()) {
+        failure = "the simulator returned " + std::to_string(e.cases.size()) +
+                  " load cases, expected " + std::to_string(study_.load_cases.size());
+      } else if (!derivatives.empty() && !covers(study_, e, derivatives)) {
+        failure = "the simulator did not return the requested sensitivities";
+      }
+      if (!failure.empty()) {
+        last_failure_ = failure;
+        fresh[keys[r]] = nullptr;
+        continue;
+      }
+      if (!values_.count(keys[r])) {
+        ++summary_.analyses;
+        values_[keys[r]] = e;
+      }
+      fresh[keys[r]] = &(cache[keys[r]] = std::move(e));
     }
   }
-  if (!values_.count(key)) {
-    ++summary_.analyses;
-    values_[key] = e;
+  std::vector<const Evaluation*> out;
+  for (const Eigen::VectorXd& x : xs) {
+    const std::vector<double> key = design_key(study_, x);
+    auto it = fresh.find(key);
+    out.push_back(it != fresh.end() ? it->second : cached(key));
   }
-  return &(cache[key] = std::move(e));
+  return out;
+}
+
+const Evaluation* Driver::analyse(const Eigen::VectorXd& x,
+                                  const std::vector<DerivativeRequest>& derivatives) {
+  return analyse_batch({x}, derivatives).front();
 }
 
 double Driver::violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const {
@@ -172,9 +195,11 @@ void Driver::start() {
   const int n = study_.n_design();
   x0_.resize(study_.n_total());
   factors_.resize(n);
+  direction_.resize(n);
   for (int i = 0; i < n; ++i) {
     x0_(i) = study_.design[i].initial;
     factors_(i) = study_.design[i].move_factor;
+    direction_(i) = study_.design[i].direction;
   }
   for (int a = 0; a < study_.n_aux(); ++a) x0_(n + a) = study_.auxiliaries[a].initial;
   const Evaluation* e = analyse(x0_, {});
@@ -230,10 +255,63 @@ const CycleRecord& Driver::step() {
   rec.retained_rows = static_cast<int>(problem.rows.size());
   const std::vector<DerivativeRequest>& derivatives = screened.derivatives;
 
-  // Sensitivities of what the retained rows and the objective need.
+  // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
+  set_subregion(study_, factors_, problem);
+  if (options_.multipoint) {
+    multipoint_subregion(study_, x0_, factors_, direction_, options_.alpha, problem.lower,
+                         problem.upper);
+  }
+
+  // The approximation: sensitivities of what the retained rows and the objective need, or
+  // a fit over plan points (multi-point).
   const bool approximated = !derivatives.empty();
   std::optional<LinearApproximation> approximation;
-  if (approximated) {
+  Evaluation fitted;
+  if (approximated && options_.multipoint) {
+    const Eigen::VectorXd b0 = x0_.head(n);
+    std::vector<Eigen::VectorXd> plan;
+    try {
+      for (const Eigen::VectorXd& p :
+           plan_points(b0, problem.lower.head(n), problem.upper.head(n), direction_)) {
+        Eigen::VectorXd x = x0_;
+        x.head(n) = p;
+        plan.push_back(x);
+      }
+    } catch (const std::invalid_argument& e) {
+      return fail_cycle(rec, e.what());
+    }
+    for (const Evaluation* e : analyse_batch(plan, {})) {
+      if (!e) return fail_cycle(rec, "analysis of a plan point failed: " + last_failure_);
+    }
+    // Interpolation: b0 and the plan points. Least squares: every analysis near the subregion.
+    std::vector<Eigen::VectorXd> designs{b0};
+    std::vector<const Evaluation*> analyses{&e0};
+    std::vector<double> weights{1.0};
+    for (const auto& [key, e] : values_) {
+      const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
+      const bool is_plan = std::any_of(plan.begin(), plan.end(), [&](const Eigen::VectorXd& p) {
+        return design_key(study_, p) == key;
+      });
+      double w = is_plan ? 1.0 : 0.0;
+      if (!is_plan && options_.least_squares && key != design_key(study_, x0_)) {
+        w = reuse_weight(b, problem.lower.head(n), problem.upper.head(n), options_.reuse_radius);
+      }
+      if (w <= 0.0) continue;
+      designs.push_back(b);
+      analyses.push_back(&e);
+      weights.push_back(w);
+    }
+    try {
+      fitted = fit_evaluation(designs, analyses,
+                              Eigen::Map<Eigen::VectorXd>(weights.data(), weights.size()), b0,
+                              rec.noise_estimate);
+    } catch (const std::invalid_argument& e) {
+      return fail_cycle(rec, std::string("multi-point fit: ") + e.what());
+    }
+    rec.fit_points = static_cast<int>(designs.size());
+    approximation.emplace(study_, fitted, x0_);
+    problem.model = &*approximation;
+  } else if (approximated) {
     const Evaluation* with_gradients = analyse(x0_, derivatives);
     if (!with_gradients) {
       return fail_cycle(rec, "sensitivity analysis of b0 failed: " + last_failure_);
@@ -244,8 +322,7 @@ const CycleRecord& Driver::step() {
     problem.model = &exact0;  // no response enters the subproblem
   }
 
-  // Subproblem inside the move limits.
-  set_subregion(study_, factors_, problem);
+  // Subproblem inside the subregion.
   const SubproblemResult sub = solve_subproblem(problem, options_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
@@ -275,6 +352,11 @@ const CycleRecord& Driver::step() {
     rec.active_move_limits += facts.move_limit_active[i];
   }
 
+  if (options_.multipoint) {
+    direction_ =
+        next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
+  }
+
   // Analyse b* and measure the approximation.
   const Evaluation* e_opt = analyse(x_opt, {});
   rec.analyses = summary_.analyses;
@@ -302,7 +384,14 @@ const CycleRecord& Driver::step() {
           std::max(facts.Eg, std::abs(diff) / constraint_normaliser(study_, c, x_opt) * 100.0);
     }
     facts.V = violation(x_opt, *e_opt);
-    const MoveDecision decision = decide_move_limits(options_, facts, previous_, factors_);
+    // The noise estimate of the fit sets the noise percentage when the user gave none.
+    Options decision_options = study_.options;
+    if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
+        rec.noise_estimate > 0.0) {
+      decision_options.noise = rec.noise_estimate;
+    }
+    const MoveDecision decision =
+        decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
     rec.accepted = decision.accept;
     rec.converged = decision.converged;
     rec.Ef = facts.Ef;

@@ -43,8 +43,10 @@ struct CycleRecord {
   Eigen::VectorXd factors;                      // move-limit factors used in this cycle
   Eigen::VectorXd next_factors;                 // after the strategy
   std::vector<MoveAction> actions;
-  int analyses = 0;     // designs analysed so far
-  std::string message;  // anything unusual in this cycle
+  int analyses = 0;              // designs analysed so far
+  int fit_points = 0;            // multi-point: designs in the fit (b0 + plan points + re-used)
+  double noise_estimate = -1.0;  // multi-point: noise from the fit's residuals, %; < 0: none
+  std::string message;           // anything unusual in this cycle
 };
 
 // The screening step of a cycle applied to a whole study at x0 (SPEC 2.2): the retained
@@ -90,6 +92,9 @@ class Driver {
 
  private:
   // Analyses a design (design part of x), with derivatives when asked; cached by design.
+  // Analyses several designs in one simulator batch; nullptr where an analysis failed.
+  std::vector<const Evaluation*> analyse_batch(const std::vector<Eigen::VectorXd>& xs,
+                                               const std::vector<DerivativeRequest>& derivatives);
   const Evaluation* analyse(const Eigen::VectorXd& x,
                             const std::vector<DerivativeRequest>& derivatives);
   void start();
@@ -105,6 +110,7 @@ class Driver {
   std::map<std::vector<double>, Evaluation> gradients_;  // analyses with sensitivities
   Eigen::VectorXd x0_;
   Eigen::VectorXd factors_;
+  Eigen::VectorXi direction_;  // multi-point direction d
   std::optional<PreviousCycle> previous_;
   RunSummary summary_;
   bool started_ = false;

@@ -27,9 +27,13 @@ struct Loaded {
 };
 
 // Loads the study and builds its simulator; prints every problem and returns nullopt.
-std::optional<Loaded> load(const std::string& file) {
+std::optional<Loaded> load(const std::string& file, const std::vector<std::string>& overrides = {},
+                           int start = 0) {
   try {
-    Loaded l{sao::load_study_file(file), nullptr};
+    nlohmann::json document = sao::read_study_document(file);
+    for (const auto& assignment : overrides) sao::apply_override(document, assignment);
+    Loaded l{sao::load_study(document, file), nullptr};
+    if (start > 0) sao::use_start(l.study, start);
     try {
       l.simulator = sao::make_simulator(l.study.simulator_setup());
     } catch (const std::invalid_argument& e) {
@@ -43,8 +47,9 @@ std::optional<Loaded> load(const std::string& file) {
   }
 }
 
-int run(const std::string& file, const std::string& out_dir, int max_cycles, bool quiet) {
-  auto loaded = load(file);
+int run(const std::string& file, const std::string& out_dir, int max_cycles, bool quiet,
+        const std::vector<std::string>& overrides, int start) {
+  auto loaded = load(file, overrides, start);
   if (!loaded) return 2;
   sao::Study& study = loaded->study;
   if (max_cycles > 0) study.options.max_cycles = max_cycles;
@@ -115,6 +120,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--max-cycles", max_cycles, "override settings.max_cycles")
       ->check(CLI::PositiveNumber);
   run_cmd->add_flag("-q,--quiet", quiet, "print only the final result");
+  std::vector<std::string> overrides;
+  int start = 0;
+  run_cmd->add_option("--set", overrides,
+                      "override a study entry: path.to.key=value (e.g. settings.noise=2.5)");
+  run_cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
+      ->check(CLI::PositiveNumber);
 
   std::string check_file;
   auto* check_cmd = app.add_subcommand("check", "validate a study file and its simulator section");
@@ -129,7 +140,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
 
-  if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet);
+  if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet, overrides, start);
   auto loaded = load(check_file);
   if (!loaded) return 2;
   std::cout << check_file << ": valid (" << loaded->study.n_design() << " design variables, "

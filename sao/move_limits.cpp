@@ -70,7 +70,10 @@ MoveDecision decide_move_limits(const Options& options, const CycleFacts& cycle,
   d.accept = true;
 
   const double V_test = o.converge_on_violation_change && previous ? std::abs(V - previous->V) : V;
-  if (Fchg < o.objacc && V_test < o.vioacc && Ef < o.objacc && Eg < o.vioacc) {
+  const bool pinned = o.require_free_move_limits &&
+                      std::find(cycle.move_limit_active.begin(), cycle.move_limit_active.end(),
+                                true) != cycle.move_limit_active.end();
+  if (Fchg < o.objacc && V_test < o.vioacc && Ef < o.objacc && Eg < o.vioacc && !pinned) {
     d.converged = true;
     d.actions.assign(n, MoveAction::kConverged);
     return d;

@@ -76,6 +76,10 @@ std::string Options::validate() const {
   if (max_cycles < 1) {
     return rule("max_cycles", "must be >= 1, got " + std::to_string(max_cycles));
   }
+  if (!(alpha >= 0.0 && alpha < 1.0))
+    return rule("alpha", "must be in [0, 1), got " + number(alpha));
+  if (!(reuse_radius >= 0.0))
+    return rule("reuse_radius", "must be >= 0, got " + number(reuse_radius));
   if (!(relaxation_weight > 0.0)) {
     return rule("relaxation_weight", "must be > 0, got " + number(relaxation_weight));
   }

@@ -40,6 +40,18 @@ struct Options {
   // relaxed problem only relaxes what nothing else can satisfy.
   double relaxation_weight = 1e4;
 
+  // --- multi-point approximations (SPEC 5) ---
+  bool multipoint = false;       // "approximation": "local" (default) | "multipoint"
+  double alpha = 0.2;            // extrapolation factor of the subregion, [0, 1)
+  bool least_squares = false;    // "fit": "interpolation" (n + 1 points) | "least_squares"
+  double reuse_radius = 0.5;     // earlier analyses up to this many subregion widths outside count
+  bool noise_from_data = false;  // use the fit's noise estimate when `noise` is 0
+  // Converge only when no move limit is active at b* (the approximate optimum lies inside the
+  // subregion). Beyond the seed: with noise-raised accuracies a step pinned on its move limit
+  // can change F by less than the noise and would otherwise stop the run far from the optimum.
+  // Default: on for multi-point studies, off for local ones ("require_free_move_limits").
+  bool require_free_move_limits = false;
+
   // Adds `noise` to each percentage (call once, after loading).
   Options with_noise_applied() const;
   // Empty when valid; otherwise "settings.<key>: <rule>".

@@ -88,6 +88,8 @@ nlohmann::json cycle_to_json(const Study& study, const CycleRecord& r) {
           {"next_move_factors", as_vector(r.next_factors)},
           {"move_actions", actions},
           {"analyses", r.analyses},
+          {"fit_points", r.fit_points},
+          {"noise_estimate", r.noise_estimate},
           {"message", r.message}};
 }
 

@@ -12,6 +12,7 @@
 // how the driver or the subproblem use them.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@ struct DesignVariable {
   // false: s_i = 2 m_i |b0_i| (3.20); true: s_i = m_i (bu_i - bl_i) (3.27), for variables
   // that may be zero.
   bool range_sizing = false;
+  int direction = 1;  // initial direction d_i of the multi-point subregion (+1 or -1)
 };
 
 // An auxiliary variable b_{n+1} of the bound formulation: exactly linear, never passed to a
@@ -98,6 +100,8 @@ struct Study {
   Objective objective;
   std::vector<Constraint> constraints;
   Options options;
+  // Alternative start designs ("starts" in the file): variable name -> initial value.
+  std::vector<std::map<std::string, double>> starts;
   nlohmann::json simulator;  // the "simulator" section, handed to the factory
 
   int n_design() const { return static_cast<int>(design.size()); }

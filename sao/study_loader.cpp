@@ -166,6 +166,25 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   if (auto v = r.integer("max_cycles")) options.max_cycles = *v;
   if (auto v = r.boolean("regionalisation")) options.regionalisation = *v;
   if (auto v = r.boolean("converge_on_violation_change")) options.converge_on_violation_change = *v;
+  options.alpha = r.number_or("alpha", options.alpha);
+  options.reuse_radius = r.number_or("reuse_radius", options.reuse_radius);
+  if (auto v = r.boolean("noise_from_data")) options.noise_from_data = *v;
+  if (auto v = r.string("approximation", false)) {
+    if (*v != "local" && *v != "multipoint") {
+      problems.add(r.at("approximation"),
+                   "expected \"local\" or \"multipoint\", got \"" + *v + "\"");
+    }
+    options.multipoint = *v == "multipoint";
+  }
+  options.require_free_move_limits = options.multipoint;
+  if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
+  if (auto v = r.string("fit", false)) {
+    if (*v != "interpolation" && *v != "least_squares") {
+      problems.add(r.at("fit"),
+                   "expected \"interpolation\" or \"least_squares\", got \"" + *v + "\"");
+    }
+    options.least_squares = *v == "least_squares";
+  }
   r.finish();
   if (default_move <= 0)
     problems.add("settings.move_limit", "must be > 0, got " + number_text(default_move));
@@ -187,6 +206,11 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
     auto upper = r.number("upper", true);
     auto initial = r.number("initial", true);
     v.move_factor = r.number_or("move_limit", default_move);
+    if (auto d = r.integer("direction")) {
+      if (*d != 1 && *d != -1)
+        problems.add(r.at("direction"), "expected 1 or -1, got " + std::to_string(*d));
+      v.direction = *d < 0 ? -1 : 1;
+    }
     if (auto sizing = r.string("sizing", false)) {
       if (*sizing == "range") {
         v.range_sizing = true;
@@ -532,6 +556,37 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
   }
 }
 
+void read_starts(const json& node, Study& study, Problems& problems) {
+  if (!expect_array(node, "starts", problems)) return;
+  for (size_t k = 0; k < node.size(); ++k) {
+    const std::string path = indexed("starts", k);
+    if (!expect_object(node[k], path, problems)) continue;
+    std::map<std::string, double> start;
+    for (const auto& [name, value] : node[k].items()) {
+      const std::string at = path + "." + name;
+      if (!value.is_number()) {
+        problems.add(at, "expected a number, got " + type_name(value));
+        continue;
+      }
+      const double v = value.get<double>();
+      bool known = false;
+      for (const auto& d : study.design) {
+        if (d.name != name) continue;
+        known = true;
+        if (v < d.lower || v > d.upper) problems.add(at, number_text(v) + " outside the bounds");
+      }
+      for (const auto& a : study.auxiliaries) {
+        if (a.name != name) continue;
+        known = true;
+        if (v < a.lower || v > a.upper) problems.add(at, number_text(v) + " outside the bounds");
+      }
+      if (!known) problems.add(at, "unknown variable \"" + name + "\"");
+      start[name] = v;
+    }
+    study.starts.push_back(start);
+  }
+}
+
 void check_names(const Study& study, Problems& problems) {
   std::map<std::string, std::string> seen;
   auto check = [&](const std::string& name, const std::string& path) {
@@ -608,6 +663,7 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
     problems.add("objective", "missing");
   }
   if (top.has("constraints")) read_constraints(top.raw("constraints"), study, problems);
+  if (top.has("starts")) read_starts(top.raw("starts"), study, problems);
   if (top.has("simulator") && expect_object(top.raw("simulator"), "simulator", problems)) {
     study.simulator = top.raw("simulator");
   } else if (!top.has("simulator")) {
@@ -621,16 +677,47 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   return study;
 }
 
-Study load_study_file(const std::string& path) {
+nlohmann::json read_study_document(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw StudyError(path, {"cannot open the file"});
-  nlohmann::json document;
   try {
-    document = nlohmann::json::parse(in);
+    return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw StudyError(path, {std::string("not valid JSON: ") + e.what()});
   }
-  return load_study(document, path);
+}
+
+Study load_study_file(const std::string& path) {
+  return load_study(read_study_document(path), path);
+}
+
+void apply_override(nlohmann::json& document, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw StudyError("--set", {"\"" + assignment + "\": expected path.to.key=value"});
+  }
+  std::string pointer;
+  std::stringstream path(assignment.substr(0, eq));
+  for (std::string part; std::getline(path, part, '.');) pointer += "/" + part;
+  const std::string text = assignment.substr(eq + 1);
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+  if (value.is_discarded()) value = text;
+  document[nlohmann::json::json_pointer(pointer)] = value;
+}
+
+void use_start(Study& study, int k) {
+  if (k < 1 || k > static_cast<int>(study.starts.size())) {
+    throw StudyError(study.file, {"--start " + std::to_string(k) + ": the study has " +
+                                  std::to_string(study.starts.size()) + " start(s) in \"starts\""});
+  }
+  for (const auto& [name, value] : study.starts[k - 1]) {
+    for (auto& d : study.design) {
+      if (d.name == name) d.initial = value;
+    }
+    for (auto& a : study.auxiliaries) {
+      if (a.name == name) a.initial = value;
+    }
+  }
 }
 
 void check_against_simulator(const Study& study, const Simulator& simulator) {

@@ -32,6 +32,17 @@ Study load_study_file(const std::string& path);
 // Validates an already parsed document; `source` names it in messages.
 Study load_study(const nlohmann::json& document, const std::string& source = "<study>");
 
+// Reads a study file as JSON (StudyError when unreadable or not JSON, with line and column).
+nlohmann::json read_study_document(const std::string& path);
+
+// Applies "path.to.key=value" to a study document (value parsed as JSON, else taken as a
+// string), e.g. "settings.noise=2.5". Throws StudyError for a malformed assignment.
+void apply_override(nlohmann::json& document, const std::string& assignment);
+
+// Makes start k (1-based, from the study's "starts") the initial design. Throws StudyError
+// when there is no such start.
+void use_start(Study& study, int k);
+
 // Checks that every response source is one the simulator delivers, with the right kind.
 // Throws StudyError naming "responses[i].source".
 void check_against_simulator(const Study& study, const Simulator& simulator);

@@ -159,6 +159,21 @@ TEST(MoveLimits, ConvergesWhenAllFourTestsPass) {
   EXPECT_THAT(d.actions, ElementsAre(MoveAction::kConverged));
 }
 
+TEST(MoveLimits, ActiveMoveLimitBlocksConvergenceWhenFreeLimitsAreRequired) {
+  Options o;
+  o.require_free_move_limits = true;
+  const auto pinned =
+      decide_move_limits(o, converging_cycle(), std::nullopt, Eigen::VectorXd::Constant(1, kM));
+  EXPECT_TRUE(pinned.accept);
+  EXPECT_FALSE(pinned.converged);
+  // Accurate and on its move limit: the subregion grows so the next step can leave it.
+  EXPECT_THAT(pinned.actions, ElementsAre(MoveAction::kEnlarged));
+  auto inside = converging_cycle();
+  inside.move_limit_active = {false};
+  EXPECT_TRUE(
+      decide_move_limits(o, inside, std::nullopt, Eigen::VectorXd::Constant(1, kM)).converged);
+}
+
 TEST(MoveLimits, ConvergesWithFeasibleMargin) {
   auto c = converging_cycle();
   c.V = -30.0;
