@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "impact_absorber_setup.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace sao::sim {
@@ -69,14 +70,7 @@ double closed_max_difference(double k, double c, int response, int i, double p, 
 }
 
 SimulatorSetup setup(const json& extra = json::object()) {
-  SimulatorSetup s;
-  s.section = {{"type", "internal"},
-               {"model", "impact-absorber"},
-               {"parameters", {{"k", "b1"}, {"c", "b2"}}}};
-  s.section.update(extra);
-  s.design_names = {"b1", "b2"};
-  s.load_cases = {{"impact", kGrid, {}}};
-  return s;
+  return testing::impact_absorber_setup(extra);
 }
 
 Evaluation evaluate(InternalSimulator& sim, double k, double c, bool gradients) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "impact_absorber_setup.hpp"
+
 namespace sao::sim {
 namespace {
 
@@ -13,14 +15,7 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 
 SimulatorSetup setup(const json& extra = json::object()) {
-  SimulatorSetup s;
-  s.section = {{"type", "internal"},
-               {"model", "impact-absorber"},
-               {"parameters", {{"k", "b1"}, {"c", "b2"}}}};
-  s.section.update(extra);
-  s.design_names = {"b1", "b2"};
-  s.load_cases = {{"impact", {0.0, 12.0, 101}, {}}};
-  return s;
+  return testing::impact_absorber_setup(extra);
 }
 
 EvaluationRequest request(double b1, double b2, bool gradients = false) {
