@@ -388,7 +388,8 @@ const CycleRecord& Driver::step() {
     Options decision_options = study_.options;
     if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
         rec.noise_estimate > 0.0) {
-      decision_options.noise = rec.noise_estimate;
+      decision_options.noise =
+          2.0 * rec.noise_estimate;  // a band of +-2 sigma, as users state noise
     }
     const MoveDecision decision =
         decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);

@@ -45,7 +45,7 @@ struct Options {
   double alpha = 0.2;            // extrapolation factor of the subregion, [0, 1)
   bool least_squares = false;    // "fit": "interpolation" (n + 1 points) | "least_squares"
   double reuse_radius = 0.5;     // earlier analyses up to this many subregion widths outside count
-  bool noise_from_data = false;  // use the fit's noise estimate when `noise` is 0
+  bool noise_from_data = false;  // noise = 2 x the fit's residual RMS (%) when `noise` is 0
   // Converge only when no move limit is active at b* (the approximate optimum lies inside the
   // subregion). Beyond the seed: with noise-raised accuracies a step pinned on its move limit
   // can change F by less than the noise and would otherwise stop the run far from the optimum.

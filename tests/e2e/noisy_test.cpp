@@ -10,11 +10,15 @@
 namespace sao {
 namespace {
 
-RunSummary run_noisy(int start, const std::string& fit) {
+RunSummary run_noisy(int start, const std::string& fit, bool noise_from_data = false) {
   sim::register_internal_simulator();
   nlohmann::json doc =
       read_study_document(std::string(SAO_SOURCE_DIR) + "/problems/impact-absorber/noisy.json");
   apply_override(doc, "settings.fit=\"" + fit + "\"");
+  if (noise_from_data) {
+    apply_override(doc, "settings.noise=0");
+    apply_override(doc, "settings.noise_from_data=true");
+  }
   Study study = load_study(doc, "noisy.json");
   use_start(study, start);
   auto simulator = make_simulator(study.simulator_setup());
@@ -36,6 +40,19 @@ TEST_P(NoisyE2E, EndsNearTheSmoothOptimum) {
   // with interpolation, 25 with least squares; the others stay within the 20 and 3 %.
   EXPECT_LE(r.analyses, start == 2 ? 25 : 20);
   EXPECT_LE(r.max_violation, start == 2 && fit == "interpolation" ? 3.6 : 3.0);
+}
+
+TEST(NoisyE2E, NoiseEstimatedFromTheDataReplacesTheUsersEstimate) {
+  for (int start : {1, 2, 3}) {
+    const RunSummary r = run_noisy(start, "least_squares", true);
+    ASSERT_EQ(r.status, RunStatus::kConverged) << "start " << start << ": " << r.message;
+    EXPECT_NEAR(r.x(0), 0.3628, 0.05) << "start " << start;
+    EXPECT_NEAR(r.x(1), 0.4823, 0.05) << "start " << start;
+    EXPECT_LE(r.objective, 0.54) << "start " << start;
+    bool estimated = false;
+    for (const auto& c : r.history) estimated |= c.noise_estimate > 0.0;
+    EXPECT_TRUE(estimated) << "start " << start;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(ThreeStarts, NoisyE2E,
