@@ -229,6 +229,61 @@ const CycleRecord& Driver::fail_cycle(CycleRecord& record, const std::string& me
   return summary_.history.back();
 }
 
+bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0,
+                             CycleRecord& rec, Evaluation& fitted, std::string& failure) {
+  const int n = study_.n_design();
+  const Eigen::VectorXd b0 = x0_.head(n);
+  std::vector<Eigen::VectorXd> plan;
+  try {
+    for (const Eigen::VectorXd& p :
+         plan_points(b0, problem.lower.head(n), problem.upper.head(n), direction_)) {
+      Eigen::VectorXd x = x0_;
+      x.head(n) = p;
+      plan.push_back(x);
+    }
+  } catch (const std::invalid_argument& e) {
+    failure = e.what();
+    return false;
+  }
+  for (const Evaluation* e : analyse_batch(plan, {})) {
+    if (!e) {
+      failure = "analysis of a plan point failed: " + last_failure_;
+      return false;
+    }
+  }
+  // Interpolation: b0 and the plan points. Least squares: every analysis near the subregion.
+  std::vector<Eigen::VectorXd> designs{b0};
+  std::vector<const Evaluation*> analyses{&e0};
+  std::vector<double> weights{1.0};
+  const std::vector<double> key0 = design_key(study_, x0_);
+  for (const auto& [key, e] : values_) {
+    if (key == key0) continue;
+    const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
+    const bool is_plan = std::any_of(plan.begin(), plan.end(), [&](const Eigen::VectorXd& p) {
+      return design_key(study_, p) == key;
+    });
+    const double w =
+        is_plan ? 1.0
+        : options_.least_squares
+            ? reuse_weight(b, problem.lower.head(n), problem.upper.head(n), options_.reuse_radius)
+            : 0.0;
+    if (w <= 0.0) continue;
+    designs.push_back(b);
+    analyses.push_back(&e);
+    weights.push_back(w);
+  }
+  try {
+    fitted = fit_evaluation(designs, analyses,
+                            Eigen::Map<Eigen::VectorXd>(weights.data(), weights.size()), b0,
+                            rec.noise_estimate);
+  } catch (const std::invalid_argument& e) {
+    failure = std::string("multi-point fit: ") + e.what();
+    return false;
+  }
+  rec.fit_points = static_cast<int>(designs.size());
+  return true;
+}
+
 const CycleRecord& Driver::step() {
   if (!started_) start();
   if (finished()) {
@@ -268,47 +323,8 @@ const CycleRecord& Driver::step() {
   std::optional<LinearApproximation> approximation;
   Evaluation fitted;
   if (approximated && options_.multipoint) {
-    const Eigen::VectorXd b0 = x0_.head(n);
-    std::vector<Eigen::VectorXd> plan;
-    try {
-      for (const Eigen::VectorXd& p :
-           plan_points(b0, problem.lower.head(n), problem.upper.head(n), direction_)) {
-        Eigen::VectorXd x = x0_;
-        x.head(n) = p;
-        plan.push_back(x);
-      }
-    } catch (const std::invalid_argument& e) {
-      return fail_cycle(rec, e.what());
-    }
-    for (const Evaluation* e : analyse_batch(plan, {})) {
-      if (!e) return fail_cycle(rec, "analysis of a plan point failed: " + last_failure_);
-    }
-    // Interpolation: b0 and the plan points. Least squares: every analysis near the subregion.
-    std::vector<Eigen::VectorXd> designs{b0};
-    std::vector<const Evaluation*> analyses{&e0};
-    std::vector<double> weights{1.0};
-    for (const auto& [key, e] : values_) {
-      const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
-      const bool is_plan = std::any_of(plan.begin(), plan.end(), [&](const Eigen::VectorXd& p) {
-        return design_key(study_, p) == key;
-      });
-      double w = is_plan ? 1.0 : 0.0;
-      if (!is_plan && options_.least_squares && key != design_key(study_, x0_)) {
-        w = reuse_weight(b, problem.lower.head(n), problem.upper.head(n), options_.reuse_radius);
-      }
-      if (w <= 0.0) continue;
-      designs.push_back(b);
-      analyses.push_back(&e);
-      weights.push_back(w);
-    }
-    try {
-      fitted = fit_evaluation(designs, analyses,
-                              Eigen::Map<Eigen::VectorXd>(weights.data(), weights.size()), b0,
-                              rec.noise_estimate);
-    } catch (const std::invalid_argument& e) {
-      return fail_cycle(rec, std::string("multi-point fit: ") + e.what());
-    }
-    rec.fit_points = static_cast<int>(designs.size());
+    std::string failure;
+    if (!fit_plan_points(problem, e0, rec, fitted, failure)) return fail_cycle(rec, failure);
     approximation.emplace(study_, fitted, x0_);
     problem.model = &*approximation;
   } else if (approximated) {

@@ -99,6 +99,10 @@ class Driver {
                             const std::vector<DerivativeRequest>& derivatives);
   void start();
   void finish(RunStatus status, const std::string& message);
+  // Multi-point: analyses the plan points of this cycle (one batch) and fits the responses
+  // over them (and, for least squares, earlier analyses near the subregion).
+  bool fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
+                       Evaluation& fitted, std::string& failure);
   // Ends the run as failed inside a cycle, keeping the cycle's record.
   const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
   double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
