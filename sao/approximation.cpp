@@ -1,5 +1,6 @@
 #include "sao/approximation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -7,7 +8,12 @@ namespace sao {
 
 LinearApproximation::LinearApproximation(const Study& study, const Evaluation& at_b0,
                                          const Eigen::VectorXd& x0)
-    : study_(study), exact_(study, at_b0), at_b0_(at_b0), b0_(x0.head(study.n_design())) {
+    : study_(study),
+      exact_(study, at_b0),
+      at_b0_(at_b0),
+      b0_(x0.head(study.n_design())),
+      power_(study.n_design()) {
+  for (int k = 0; k < study.n_design(); ++k) power_(k) = study.design[k].intermediate_power;
   if (!at_b0.has_gradients)
     throw std::invalid_argument("LinearApproximation: analysis has no gradients");
 }
@@ -31,13 +37,42 @@ Eigen::Ref<const Eigen::RowVectorXd> LinearApproximation::slope(int response, in
 double LinearApproximation::value(int response, int load_case, int point,
                                   const Eigen::VectorXd& x) const {
   const double r0 = exact_.value(response, load_case, point, x);
-  return r0 + slope(response, load_case, point).dot(x.head(b0_.size()) - b0_);
+  const auto g = slope(response, load_case, point);
+  double r = r0;
+  for (int k = 0; k < b0_.size(); ++k) {
+    if (power_(k) == 1.0) {
+      r += g(k) * (x(k) - b0_(k));
+    } else {
+      r += g(k) * (intermediate_value(x(k), power_(k)) - intermediate_value(b0_(k), power_(k))) /
+           intermediate_slope(b0_(k), power_(k));
+    }
+  }
+  return r;
 }
 
 void LinearApproximation::add_gradient(int response, int load_case, int point,
-                                       const Eigen::VectorXd&, double coef,
+                                       const Eigen::VectorXd& x, double coef,
                                        Eigen::Ref<Eigen::VectorXd> grad) const {
-  grad.head(b0_.size()) += coef * slope(response, load_case, point).transpose();
+  const auto g = slope(response, load_case, point);
+  for (int k = 0; k < b0_.size(); ++k) {
+    const double chain = power_(k) == 1.0 ? 1.0
+                                          : intermediate_slope(x(k), power_(k)) /
+                                                intermediate_slope(b0_(k), power_(k));
+    grad(k) += coef * g(k) * chain;
+  }
+}
+
+double intermediate_value(double b, double a) {
+  return a == 1.0 ? b : std::pow(b, a);
+}
+
+double intermediate_slope(double b, double a) {
+  return a == 1.0 ? 1.0 : a * std::pow(b, a - 1.0);
+}
+
+bool all_identity(const Study& study) {
+  return std::all_of(study.design.begin(), study.design.end(),
+                     [](const DesignVariable& v) { return v.intermediate_power == 1.0; });
 }
 
 }  // namespace sao

@@ -256,12 +256,12 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
   std::vector<const Evaluation*> analyses{&e0};
   std::vector<double> weights{1.0};
   const std::vector<double> key0 = design_key(study_, x0_);
+  std::set<std::vector<double>> plan_keys;
+  for (const Eigen::VectorXd& p : plan) plan_keys.insert(design_key(study_, p));
   for (const auto& [key, e] : values_) {
     if (key == key0) continue;
     const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
-    const bool is_plan = std::any_of(plan.begin(), plan.end(), [&](const Eigen::VectorXd& p) {
-      return design_key(study_, p) == key;
-    });
+    const bool is_plan = plan_keys.count(key) > 0;
     const double w =
         is_plan ? 1.0
         : options_.least_squares
@@ -272,10 +272,25 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
     analyses.push_back(&e);
     weights.push_back(w);
   }
+  // Fit in the intermediate variables b' = phi(b), so that a response linear in b' is
+  // reproduced exactly; slopes are turned back into dr/db at b0 for LinearApproximation.
+  auto to_intermediate = [&](const Eigen::VectorXd& b) {
+    Eigen::VectorXd out(n);
+    for (int k = 0; k < n; ++k)
+      out(k) = intermediate_value(b(k), study_.design[k].intermediate_power);
+    return out;
+  };
+  for (auto& d : designs) d = to_intermediate(d);
   try {
     fitted = fit_evaluation(designs, analyses,
-                            Eigen::Map<Eigen::VectorXd>(weights.data(), weights.size()), b0,
-                            rec.noise_estimate);
+                            Eigen::Map<Eigen::VectorXd>(weights.data(), weights.size()),
+                            to_intermediate(b0), rec.noise_estimate);
+    for (auto& c : fitted.cases) {
+      for (auto& [name, g] : c.gradients) {
+        for (int k = 0; k < n; ++k)
+          g.col(k) *= intermediate_slope(b0(k), study_.design[k].intermediate_power);
+      }
+    }
   } catch (const std::invalid_argument& e) {
     failure = std::string("multi-point fit: ") + e.what();
     return false;
@@ -338,7 +353,8 @@ const CycleRecord& Driver::step() {
     problem.model = &exact0;  // no response enters the subproblem
   }
 
-  // Subproblem inside the subregion.
+  // Subproblem inside the subregion: an LP unless an intermediate variable makes it nonlinear.
+  problem.linear = all_identity(study_);
   const SubproblemResult sub = solve_subproblem(problem, options_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;

@@ -52,6 +52,10 @@ struct Options {
   // Default: on for multi-point studies, off for local ones ("require_free_move_limits").
   bool require_free_move_limits = false;
 
+  // --- subproblem solver ---
+  bool force_nlp = false;  // "subproblem": "auto" (LP when linear, else NLP) | "nlp"
+  bool use_mma = false;    // "nlp_algorithm": "slsqp" (default) | "mma" (NLopt)
+
   // Adds `noise` to each percentage (call once, after loading).
   Options with_noise_applied() const;
   // Empty when valid; otherwise "settings.<key>: <rule>".

@@ -33,6 +33,9 @@ struct DesignVariable {
   // that may be zero.
   bool range_sizing = false;
   int direction = 1;  // initial direction d_i of the multi-point subregion (+1 or -1)
+  // Intermediate design variable b' = b^a (3.14): 1 identity, -1 reciprocal, 2 area of a
+  // diameter. Responses are approximated linearly in b' (SPEC 4).
+  double intermediate_power = 1.0;
 };
 
 // An auxiliary variable b_{n+1} of the bound formulation: exactly linear, never passed to a

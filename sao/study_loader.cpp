@@ -176,6 +176,18 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
     }
     options.multipoint = *v == "multipoint";
   }
+  if (auto v = r.string("subproblem", false)) {
+    if (*v != "auto" && *v != "nlp") {
+      problems.add(r.at("subproblem"), "expected \"auto\" or \"nlp\", got \"" + *v + "\"");
+    }
+    options.force_nlp = *v == "nlp";
+  }
+  if (auto v = r.string("nlp_algorithm", false)) {
+    if (*v != "slsqp" && *v != "mma") {
+      problems.add(r.at("nlp_algorithm"), "expected \"slsqp\" or \"mma\", got \"" + *v + "\"");
+    }
+    options.use_mma = *v == "mma";
+  }
   options.require_free_move_limits = options.multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
   if (auto v = r.string("fit", false)) {
@@ -206,6 +218,24 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
     auto upper = r.number("upper", true);
     auto initial = r.number("initial", true);
     v.move_factor = r.number_or("move_limit", default_move);
+    if (r.has("intermediate")) {
+      const json& im = r.raw("intermediate");
+      if (im == "identity") {
+        v.intermediate_power = 1.0;
+      } else if (im == "reciprocal") {
+        v.intermediate_power = -1.0;
+      } else if (im == "area") {
+        v.intermediate_power = 2.0;
+      } else if (im.is_object() && im.size() == 1 && im.contains("power") &&
+                 im["power"].is_number() && im["power"].get<double>() != 0.0) {
+        v.intermediate_power = im["power"].get<double>();
+      } else {
+        problems.add(
+            r.at("intermediate"),
+            "expected \"identity\", \"reciprocal\", \"area\" or {\"power\": a} with a != 0, got " +
+                im.dump());
+      }
+    }
     if (auto d = r.integer("direction")) {
       if (*d != 1 && *d != -1)
         problems.add(r.at("direction"), "expected 1 or -1, got " + std::to_string(*d));
@@ -232,6 +262,10 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
       problems.add(r.at("initial"),
                    "is 0 with relative move limits (s = 2 m |b0| = 0, it could never move): set "
                    "\"sizing\": \"range\"");
+    }
+    if (v.intermediate_power != 1.0 && lower && *lower <= 0.0) {
+      problems.add(r.at("lower"), "must be > 0 with the intermediate variable b^" +
+                                      number_text(v.intermediate_power));
     }
     v.lower = lower.value_or(0);
     v.upper = upper.value_or(0);

@@ -1,6 +1,7 @@
 #include "sao/subproblem.hpp"
 
 #include <glpk.h>
+#include <nlopt.h>
 
 #include <algorithm>
 #include <cmath>
@@ -148,12 +149,114 @@ LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eig
   return LpOutcome::kOptimal;
 }
 
+// The NLP path: NLopt (SLSQP or MMA) on the same functions, with exact gradients. With
+// `relaxed`, the last variable is b_r: minimise F~ + beta b_r s.t. g_hat~_i - b_r <= 0.
+struct NlpContext {
+  const ApproximateProblem* problem;
+  bool relaxed;
+  double beta;
+  int nx;
+};
+
+double nlp_objective(unsigned, const double* x, double* grad, void* data) {
+  const auto& c = *static_cast<const NlpContext*>(data);
+  const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
+  // Relaxed: F~/beta + b_r, the same minimiser as F~ + beta b_r, better scaled for NLopt.
+  const double scale = c.relaxed ? 1.0 / c.beta : 1.0;
+  if (grad) {
+    Eigen::Map<Eigen::VectorXd>(grad, c.nx) = scale * c.problem->objective_gradient(X);
+    if (c.relaxed) grad[c.nx] = 1.0;
+  }
+  return scale * c.problem->objective(X) + (c.relaxed ? x[c.nx] : 0.0);
+}
+
+void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* grad, void* data) {
+  const auto& c = *static_cast<const NlpContext*>(data);
+  const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
+  for (unsigned i = 0; i < m; ++i) {
+    result[i] = c.problem->row_value(i, X) - (c.relaxed ? x[c.nx] : 0.0);
+    if (!grad) continue;
+    Eigen::Map<Eigen::VectorXd>(grad + i * n, c.nx) = c.problem->row_gradient(i, X);
+    if (c.relaxed) grad[i * n + c.nx] = -1.0;
+  }
+}
+
+constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
+
+LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, bool mma,
+                    Eigen::VectorXd& x, double& relaxation, std::string& message) {
+  const int nx = static_cast<int>(problem.x0.size());
+  const int n = nx + (relaxed ? 1 : 0);
+  const unsigned m = static_cast<unsigned>(problem.rows.size());
+  NlpContext context{&problem, relaxed, beta, nx};
+  std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> opt(
+      nlopt_create(mma ? NLOPT_LD_MMA : NLOPT_LD_SLSQP, n), nlopt_destroy);
+  std::vector<double> lo(n), up(n), start(n);
+  for (int j = 0; j < nx; ++j) {
+    lo[j] = problem.lower(j);
+    up[j] = problem.upper(j);
+    // MMA places its asymptotes from the bounds and crawls without them: an unbounded
+    // auxiliary gets a finite box of 10 (1 + |x0|) on each open side.
+    const double reach = 10.0 * (1.0 + std::abs(problem.x0(j)));
+    if (mma && !std::isfinite(lo[j])) lo[j] = problem.x0(j) - reach;
+    if (mma && !std::isfinite(up[j])) up[j] = problem.x0(j) + reach;
+    start[j] = std::clamp(problem.x0(j), lo[j], up[j]);
+  }
+  if (relaxed) {
+    lo[nx] = 0.0;
+    up[nx] = mma ? 1e6 : HUGE_VAL;
+    double worst = 0.0;
+    const Eigen::VectorXd X = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
+    for (unsigned i = 0; i < m; ++i) worst = std::max(worst, problem.row_value(i, X));
+    start[nx] = worst;
+  }
+  nlopt_set_lower_bounds(opt.get(), lo.data());
+  nlopt_set_upper_bounds(opt.get(), up.data());
+  nlopt_set_min_objective(opt.get(), nlp_objective, &context);
+  if (m > 0) {
+    const std::vector<double> tol(m, 1e-10);
+    nlopt_add_inequality_mconstraint(opt.get(), m, nlp_rows, &context, tol.data());
+  }
+  nlopt_set_xtol_rel(opt.get(), 1e-10);
+  nlopt_set_maxeval(opt.get(), 1000);
+  double f = 0.0;
+  const nlopt_result r = nlopt_optimize(opt.get(), start.data(), &f);
+  x = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
+  double worst = -HUGE_VAL;
+  for (unsigned i = 0; i < m; ++i) worst = std::max(worst, problem.row_value(i, x));
+  // The relaxation is what the rows need at x (any b_r above it is feasible by definition).
+  relaxation = relaxed ? std::max(0.0, worst) : 0.0;
+  if (relaxed) worst = 0.0;
+  const bool usable = r > 0 || r == NLOPT_ROUNDOFF_LIMITED;
+  if (!usable && !std::isfinite(f)) {
+    message = std::string("NLopt ended with ") + nlopt_result_to_string(r);
+    return LpOutcome::kError;
+  }
+  if (m > 0 && worst > kFeasibility) {
+    message = std::string("NLopt ") + (mma ? "MMA" : "SLSQP") + " found no feasible point (" +
+              nlopt_result_to_string(r) + ", largest g_hat~ " + std::to_string(worst) + ")";
+    return LpOutcome::kInfeasible;
+  }
+  return LpOutcome::kOptimal;
+}
+
 }  // namespace
 
 SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Options& options) {
   SubproblemResult result;
-  if (!problem.linear) {
-    result.message = "nonlinear subproblems need the NLP solver, which is not available yet";
+  const double beta =
+      options.relaxation_weight * std::max(std::abs(problem.objective(problem.x0)), 1.0);
+  if (!problem.linear || options.force_nlp) {
+    LpOutcome outcome = solve_nlp(problem, false, beta, options.use_mma, result.x,
+                                  result.relaxation, result.message);
+    if (outcome == LpOutcome::kInfeasible) {
+      outcome = solve_nlp(problem, true, beta, options.use_mma, result.x, result.relaxation,
+                          result.message);
+      if (outcome == LpOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
+    } else if (outcome == LpOutcome::kOptimal) {
+      result.status = SubproblemStatus::kOptimal;
+    }
+    if (result.status != SubproblemStatus::kFailed) result.objective = problem.objective(result.x);
     return result;
   }
   // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
@@ -166,7 +269,6 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
     A.row(i) = problem.row_gradient(i, x0).transpose();
     rhs(i) = A.row(i).dot(x0) - problem.row_value(i, x0);
   }
-  const double beta = options.relaxation_weight * std::max(std::abs(problem.objective(x0)), 1.0);
   LpOutcome outcome = solve_lp(c, A, rhs, problem.lower, problem.upper, false, beta, result.x,
                                result.relaxation, result.message);
   if (outcome == LpOutcome::kInfeasible) {

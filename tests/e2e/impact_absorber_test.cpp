@@ -10,9 +10,11 @@
 namespace sao {
 namespace {
 
-RunSummary run_study(const std::string& relative) {
+RunSummary run_study(const std::string& relative, const std::vector<std::string>& overrides = {}) {
   sim::register_internal_simulator();
-  const Study study = load_study_file(std::string(SAO_SOURCE_DIR) + "/" + relative);
+  nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + relative);
+  for (const auto& o : overrides) apply_override(doc, o);
+  const Study study = load_study(doc, relative);
   auto simulator = make_simulator(study.simulator_setup());
   check_against_simulator(study, *simulator);
   Driver driver(study, *simulator);
@@ -45,6 +47,21 @@ TEST(ImpactAbsorberE2E, ZeroNeighboursConvergesButNeedsMoreCycles) {
   ASSERT_EQ(without.status, RunStatus::kConverged) << without.message;
   EXPECT_NEAR(without.objective, 0.52029, 5e-4);
   EXPECT_GT(without.cycles, with.cycles);
+}
+
+// The NLP path (NLopt) on the same LP subproblems reaches the same optimum: SLSQP along the
+// same path as GLPK, MMA (conservative, less exact on the constraints) in a few more cycles.
+TEST(ImpactAbsorberE2E, NlpSubproblemsReachTheSameOptimum) {
+  for (const char* algorithm : {"slsqp", "mma"}) {
+    const RunSummary r = run_study("problems/impact-absorber/max-acceleration.json",
+                                   {"settings.subproblem=\"nlp\"",
+                                    std::string("settings.nlp_algorithm=\"") + algorithm + "\""});
+    ASSERT_EQ(r.status, RunStatus::kConverged) << algorithm << ": " << r.message;
+    EXPECT_NEAR(r.x(0), 0.36276, 5e-4) << algorithm;
+    EXPECT_NEAR(r.x(1), 0.48231, 5e-4) << algorithm;
+    EXPECT_NEAR(r.objective, 0.52029, 5e-4) << algorithm;
+    EXPECT_LE(r.cycles, 10) << algorithm;
+  }
 }
 
 }  // namespace

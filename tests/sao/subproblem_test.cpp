@@ -127,6 +127,62 @@ TEST(Subproblem, InfeasibleLpIsRelaxed) {
   EXPECT_NEAR(r.relaxation, (10.0 - 2.8) / 10.0, 1e-9);  // normalised remaining violation
 }
 
+// The NLP path on the hand-solved LP: both NLopt algorithms find the same vertex.
+TEST(Subproblem, NlpMatchesTheLpOnTheHandSolvedCase) {
+  Study s = two_variable_study({{"maximize", {{"variable", "b1"}}}},
+                               {{{"of", {{"response", "r"}}}, {"upper", 4.0}}});
+  s.objective.f.terms.push_back({Term::Kind::kDesign, 1, 0, -1.0});
+  Assembled a{s, linear_response(3.0, 1.0, 2.0), nullptr, {}};
+  assemble(a, 0.9);
+  for (bool mma : {false, true}) {
+    Options o;
+    o.force_nlp = true;
+    o.use_mma = mma;
+    const SubproblemResult r = solve_subproblem(a.problem, o);
+    ASSERT_EQ(r.status, SubproblemStatus::kOptimal) << r.message;
+    EXPECT_NEAR(r.x(0), 1.9, 1e-6) << (mma ? "mma" : "slsqp");
+    EXPECT_NEAR(r.x(1), 1.05, 1e-6) << (mma ? "mma" : "slsqp");
+  }
+}
+
+TEST(Subproblem, NlpRelaxesAnInfeasibleProblem) {
+  Study s = two_variable_study({{"minimize", {{"variable", "b1"}}}},
+                               {{{"of", {{"response", "r"}}}, {"lower", 10.0}}});
+  Assembled a{s, linear_response(2.0, 1.0, 1.0), nullptr, {}};
+  assemble(a, 0.4);
+  Options o;
+  o.force_nlp = true;
+  const SubproblemResult r = solve_subproblem(a.problem, o);
+  ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
+  EXPECT_NEAR(r.x(0), 1.4, 1e-6);
+  EXPECT_NEAR(r.x(1), 1.4, 1e-6);
+  EXPECT_NEAR(r.relaxation, (10.0 - 2.8) / 10.0, 1e-6);
+}
+
+// Nonlinear in b: r = 3 / b1 approximated in the reciprocal variable is exact, so the NLP
+// finds min b1 s.t. 3 / b1 <= 2, i.e. b1 = 1.5, inside the subregion [0.1, 1.9] (m = 0.9).
+TEST(Subproblem, NonlinearApproximationGoesToTheNlp) {
+  nlohmann::json d = {{"design_variables",
+                       {{{"name", "b1"},
+                         {"lower", 0.1},
+                         {"upper", 10.0},
+                         {"initial", 1.0},
+                         {"intermediate", "reciprocal"}},
+                        {{"name", "b2"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}}}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"minimize", {{"variable", "b1"}}}}},
+                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 2.0}}}},
+                      {"simulator", {{"type", "none"}}}};
+  Assembled a{load_study(d), linear_response(3.0, -3.0, 0.0), nullptr, {}};
+  assemble(a, 0.9);
+  a.problem.linear = all_identity(a.study);
+  ASSERT_FALSE(a.problem.linear);
+  const SubproblemResult r = solve_subproblem(a.problem, Options{});
+  ASSERT_EQ(r.status, SubproblemStatus::kOptimal) << r.message;
+  EXPECT_NEAR(r.x(0), 1.5, 1e-6);
+}
+
 TEST(Subproblem, UnboundedAuxiliaryIsReportedNotThrown) {
   nlohmann::json d = {
       {"design_variables", {{{"name", "b1"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}}}},
