@@ -135,6 +135,42 @@ TEST(Driver, FailedSensitivityAnalysisEndsTheRunKeepingItsHistory) {
             r.history[1].accepted ? r.history[1].x_opt : r.history[1].x0);  // last accepted design
 }
 
+// Multi-point in an intermediate variable: plan points fitted in b' = 1/b reproduce
+// r = 3 / b exactly, so the first cycle's error is zero and the optimum b = 1.5 is exact.
+TEST(Driver, MultipointFitInReciprocalVariableIsExactForCOverB) {
+  nlohmann::json d = {
+      {"design_variables",
+       {{{"name", "b1"},
+         {"lower", 0.5},
+         {"upper", 10.0},
+         {"initial", 2.5},
+         {"move_limit", 0.2},
+         {"sizing", "range"},
+         {"direction", -1},
+         {"intermediate", "reciprocal"}}}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", {{"variable", "b1"}}}}},
+      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 2.0}}}},
+      {"settings",
+       {{"approximation", "multipoint"}, {"cutoff", 0.0}, {"objacc", 1e-6}, {"vioacc", 1e-6}}},
+      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return 3.0 / b(0); },
+                      [](const Eigen::VectorXd&) -> Eigen::VectorXd {
+                        throw std::logic_error("no gradients");
+                      }}});
+  Driver driver(s, sim);
+  const CycleRecord first = driver.step();
+  EXPECT_EQ(first.fit_points, 2);  // b0 and one plan point
+  EXPECT_LT(first.Eg, 1e-9);
+  EXPECT_NEAR(first.x_opt(0), 1.5, 1e-6);  // inside the subregion [0.79, 2.69]
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 1.5, 1e-6);
+  EXPECT_EQ(r.sensitivity_analyses, 0);
+}
+
 TEST(Driver, CycleLimitEndsWithAClearStatus) {
   Study s = product_study();
   s.options.max_cycles = 2;
