@@ -169,34 +169,22 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.alpha = r.number_or("alpha", options.alpha);
   options.reuse_radius = r.number_or("reuse_radius", options.reuse_radius);
   if (auto v = r.boolean("noise_from_data")) options.noise_from_data = *v;
-  if (auto v = r.string("approximation", false)) {
-    if (*v != "local" && *v != "multipoint") {
-      problems.add(r.at("approximation"),
-                   "expected \"local\" or \"multipoint\", got \"" + *v + "\"");
+  // Two-way choices: true when the second word is given.
+  auto choice = [&](const char* key, const char* first, const char* second, bool& target) {
+    const auto v = r.string(key, false);
+    if (!v) return;
+    if (*v != first && *v != second) {
+      problems.add(r.at(key), std::string("expected \"") + first + "\" or \"" + second +
+                                  "\", got \"" + *v + "\"");
     }
-    options.multipoint = *v == "multipoint";
-  }
-  if (auto v = r.string("subproblem", false)) {
-    if (*v != "auto" && *v != "nlp") {
-      problems.add(r.at("subproblem"), "expected \"auto\" or \"nlp\", got \"" + *v + "\"");
-    }
-    options.force_nlp = *v == "nlp";
-  }
-  if (auto v = r.string("nlp_algorithm", false)) {
-    if (*v != "slsqp" && *v != "mma") {
-      problems.add(r.at("nlp_algorithm"), "expected \"slsqp\" or \"mma\", got \"" + *v + "\"");
-    }
-    options.use_mma = *v == "mma";
-  }
+    target = *v == second;
+  };
+  choice("approximation", "local", "multipoint", options.multipoint);
+  choice("fit", "interpolation", "least_squares", options.least_squares);
+  choice("subproblem", "auto", "nlp", options.force_nlp);
+  choice("nlp_algorithm", "slsqp", "mma", options.use_mma);
   options.require_free_move_limits = options.multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
-  if (auto v = r.string("fit", false)) {
-    if (*v != "interpolation" && *v != "least_squares") {
-      problems.add(r.at("fit"),
-                   "expected \"interpolation\" or \"least_squares\", got \"" + *v + "\"");
-    }
-    options.least_squares = *v == "least_squares";
-  }
   r.finish();
   if (default_move <= 0)
     problems.add("settings.move_limit", "must be > 0, got " + number_text(default_move));

@@ -160,6 +160,20 @@ TEST(StudyLoader, ReportsEveryProblemAtOnce) {
   }
 }
 
+TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
+  json d = base_study();
+  d["settings"] = {{"approximation", "multipoint"}, {"fit", "least_squares"}, {"nlp_algorithm", "mma"}};
+  const Study s = load_study(d);
+  EXPECT_TRUE(s.options.multipoint);
+  EXPECT_TRUE(s.options.least_squares);
+  EXPECT_TRUE(s.options.use_mma);
+  EXPECT_FALSE(s.options.force_nlp);
+  EXPECT_TRUE(s.options.require_free_move_limits);  // default for multi-point
+  d["settings"] = {{"fit", "lsq"}};
+  EXPECT_THAT(first_problem_with(d, "lsq"),
+              HasSubstr("settings.fit: expected \"interpolation\" or \"least_squares\", got \"lsq\""));
+}
+
 TEST(StudyLoader, InvalidOptionCombinationNamesTheSetting) {
   json d = base_study();
   d["settings"] = {{"errsml", 50.0}};
