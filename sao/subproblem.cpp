@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -73,13 +74,14 @@ struct GlpkDeleter {
   void operator()(glp_prob* p) const { glp_delete_prob(p); }
 };
 
-enum class LpOutcome { kOptimal, kInfeasible, kUnbounded, kError };
+enum class SolveOutcome { kOptimal, kInfeasible, kUnbounded, kError };
 
 // Solves min c.x s.t. A x <= rhs (optionally - b_r on every row, b_r >= 0 with cost beta),
 // lower <= x <= upper with GLPK's simplex.
-LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
-                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
-                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message) {
+SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
+                      const Eigen::VectorXd& rhs, const Eigen::VectorXd& lower,
+                      const Eigen::VectorXd& upper, bool relaxed, double beta, Eigen::VectorXd& x,
+                      double& relaxation, std::string& message) {
   glp_term_out(GLP_OFF);
   std::unique_ptr<glp_prob, GlpkDeleter> lp(glp_create_prob());
   const int nx = static_cast<int>(c.size());
@@ -131,22 +133,22 @@ LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eig
   const int ret = glp_simplex(lp.get(), &parm);
   if (ret != 0) {
     message = "GLPK simplex returned code " + std::to_string(ret);
-    return LpOutcome::kError;
+    return SolveOutcome::kError;
   }
   const int status = glp_get_status(lp.get());
-  if (status == GLP_NOFEAS || status == GLP_INFEAS) return LpOutcome::kInfeasible;
+  if (status == GLP_NOFEAS || status == GLP_INFEAS) return SolveOutcome::kInfeasible;
   if (status == GLP_UNBND) {
     message = "the subproblem is unbounded (an auxiliary variable without bounds is free?)";
-    return LpOutcome::kUnbounded;
+    return SolveOutcome::kUnbounded;
   }
   if (status != GLP_OPT) {
     message = "GLPK ended with status " + std::to_string(status);
-    return LpOutcome::kError;
+    return SolveOutcome::kError;
   }
   x.resize(nx);
   for (int j = 0; j < nx; ++j) x(j) = glp_get_col_prim(lp.get(), j + 1);
   relaxation = relaxed ? glp_get_col_prim(lp.get(), ncols) : 0.0;
-  return LpOutcome::kOptimal;
+  return SolveOutcome::kOptimal;
 }
 
 // The NLP path: NLopt (SLSQP or MMA) on the same functions, with exact gradients. With
@@ -183,8 +185,8 @@ void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* g
 
 constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
 
-LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, bool mma,
-                    Eigen::VectorXd& x, double& relaxation, std::string& message) {
+SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, bool mma,
+                       Eigen::VectorXd& x, double& relaxation, std::string& message) {
   const int nx = static_cast<int>(problem.x0.size());
   const int n = nx + (relaxed ? 1 : 0);
   const unsigned m = static_cast<unsigned>(problem.rows.size());
@@ -230,14 +232,14 @@ LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta
   const bool usable = r > 0 || r == NLOPT_ROUNDOFF_LIMITED;
   if (!usable && !std::isfinite(f)) {
     message = std::string("NLopt ended with ") + nlopt_result_to_string(r);
-    return LpOutcome::kError;
+    return SolveOutcome::kError;
   }
   if (m > 0 && worst > kFeasibility) {
     message = std::string("NLopt ") + (mma ? "MMA" : "SLSQP") + " found no feasible point (" +
               nlopt_result_to_string(r) + ", largest g_hat~ " + std::to_string(worst) + ")";
-    return LpOutcome::kInfeasible;
+    return SolveOutcome::kInfeasible;
   }
-  return LpOutcome::kOptimal;
+  return SolveOutcome::kOptimal;
 }
 
 }  // namespace
@@ -246,39 +248,39 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
   SubproblemResult result;
   const double beta =
       options.relaxation_weight * std::max(std::abs(problem.objective(problem.x0)), 1.0);
+  // One rule for both solvers: solve; if infeasible, solve the relaxed problem (3.5-3.8).
+  std::function<SolveOutcome(bool relaxed)> solve;
+  Eigen::MatrixXd A;
+  Eigen::VectorXd c, rhs;
   if (!problem.linear || options.force_nlp) {
-    LpOutcome outcome = solve_nlp(problem, false, beta, options.use_mma, result.x,
-                                  result.relaxation, result.message);
-    if (outcome == LpOutcome::kInfeasible) {
-      outcome = solve_nlp(problem, true, beta, options.use_mma, result.x, result.relaxation,
-                          result.message);
-      if (outcome == LpOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
-    } else if (outcome == LpOutcome::kOptimal) {
-      result.status = SubproblemStatus::kOptimal;
+    solve = [&](bool relaxed) {
+      return solve_nlp(problem, relaxed, beta, options.use_mma, result.x, result.relaxation,
+                       result.message);
+    };
+  } else {
+    // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
+    const Eigen::VectorXd& x0 = problem.x0;
+    c = problem.objective_gradient(x0);
+    const int nrows = static_cast<int>(problem.rows.size());
+    A.resize(nrows, x0.size());
+    rhs.resize(nrows);
+    for (int i = 0; i < nrows; ++i) {
+      A.row(i) = problem.row_gradient(i, x0).transpose();
+      rhs(i) = A.row(i).dot(x0) - problem.row_value(i, x0);
     }
-    if (result.status != SubproblemStatus::kFailed) result.objective = problem.objective(result.x);
-    return result;
+    solve = [&](bool relaxed) {
+      return solve_lp(c, A, rhs, problem.lower, problem.upper, relaxed, beta, result.x,
+                      result.relaxation, result.message);
+    };
   }
-  // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
-  const Eigen::VectorXd& x0 = problem.x0;
-  const Eigen::VectorXd c = problem.objective_gradient(x0);
-  const int nrows = static_cast<int>(problem.rows.size());
-  Eigen::MatrixXd A(nrows, x0.size());
-  Eigen::VectorXd rhs(nrows);
-  for (int i = 0; i < nrows; ++i) {
-    A.row(i) = problem.row_gradient(i, x0).transpose();
-    rhs(i) = A.row(i).dot(x0) - problem.row_value(i, x0);
-  }
-  LpOutcome outcome = solve_lp(c, A, rhs, problem.lower, problem.upper, false, beta, result.x,
-                               result.relaxation, result.message);
-  if (outcome == LpOutcome::kInfeasible) {
-    outcome = solve_lp(c, A, rhs, problem.lower, problem.upper, true, beta, result.x,
-                       result.relaxation, result.message);
-    if (outcome == LpOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
-  } else if (outcome == LpOutcome::kOptimal) {
+  SolveOutcome outcome = solve(false);
+  if (outcome == SolveOutcome::kInfeasible) {
+    outcome = solve(true);
+    if (outcome == SolveOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
+  } else if (outcome == SolveOutcome::kOptimal) {
     result.status = SubproblemStatus::kOptimal;
   }
-  if (outcome == LpOutcome::kInfeasible) result.message = "the relaxed subproblem is infeasible";
+  if (outcome == SolveOutcome::kInfeasible) result.message = "the relaxed subproblem is infeasible";
   if (result.status != SubproblemStatus::kFailed) result.objective = problem.objective(result.x);
   return result;
 }
