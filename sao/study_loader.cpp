@@ -140,6 +140,17 @@ std::string indexed(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 
+// Calls each(entry, path, index) for every object of the array `node` found at `key`;
+// reports the array or an entry that is not what it should be.
+template <typename Each>
+void for_each_object(const json& node, const std::string& key, Problems& problems, Each each) {
+  if (!expect_array(node, key, problems)) return;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed(key, i);
+    if (expect_object(node[i], path, problems)) each(node[i], path, i);
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Settings
 
@@ -194,147 +205,145 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
 // Variables, load cases, responses
 
 void read_design(const json& node, Study& study, double default_move, Problems& problems) {
-  if (!expect_array(node, "design_variables", problems)) return;
   if (node.empty()) problems.add("design_variables", "at least one design variable is needed");
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string path = indexed("design_variables", i);
-    if (!expect_object(node[i], path, problems)) continue;
-    ObjectReader r(node[i], path, problems);
-    DesignVariable v;
-    v.name = r.string("name", true).value_or("");
-    auto lower = r.number("lower", true);
-    auto upper = r.number("upper", true);
-    auto initial = r.number("initial", true);
-    v.move_factor = r.number_or("move_limit", default_move);
-    if (r.has("intermediate")) {
-      const json& im = r.raw("intermediate");
-      if (im == "identity") {
-        v.intermediate_power = 1.0;
-      } else if (im == "reciprocal") {
-        v.intermediate_power = -1.0;
-      } else if (im == "area") {
-        v.intermediate_power = 2.0;
-      } else if (im.is_object() && im.size() == 1 && im.contains("power") &&
-                 im["power"].is_number() && im["power"].get<double>() != 0.0) {
-        v.intermediate_power = im["power"].get<double>();
-      } else {
-        problems.add(
-            r.at("intermediate"),
-            "expected \"identity\", \"reciprocal\", \"area\" or {\"power\": a} with a != 0, got " +
-                im.dump());
-      }
-    }
-    if (auto d = r.integer("direction")) {
-      if (*d != 1 && *d != -1)
-        problems.add(r.at("direction"), "expected 1 or -1, got " + std::to_string(*d));
-      v.direction = *d < 0 ? -1 : 1;
-    }
-    if (auto sizing = r.string("sizing", false)) {
-      if (*sizing == "range") {
-        v.range_sizing = true;
-      } else if (*sizing != "relative") {
-        problems.add(r.at("sizing"),
-                     "expected \"relative\" (3.20) or \"range\" (3.27), got \"" + *sizing + "\"");
-      }
-    }
-    r.finish();
-    if (v.move_factor <= 0)
-      problems.add(r.at("move_limit"), "must be > 0, got " + number_text(v.move_factor));
-    if (lower && upper && *lower > *upper) {
-      problems.add(path, "lower " + number_text(*lower) + " > upper " + number_text(*upper));
-    } else if (lower && upper && initial && (*initial < *lower || *initial > *upper)) {
-      problems.add(r.at("initial"), number_text(*initial) + " outside the bounds [" +
-                                        number_text(*lower) + ", " + number_text(*upper) + "]");
-    }
-    if (initial && *initial == 0.0 && !v.range_sizing) {
-      problems.add(r.at("initial"),
-                   "is 0 with relative move limits (s = 2 m |b0| = 0, it could never move): set "
-                   "\"sizing\": \"range\"");
-    }
-    if (v.intermediate_power != 1.0 && lower && *lower <= 0.0) {
-      problems.add(r.at("lower"), "must be > 0 with the intermediate variable b^" +
-                                      number_text(v.intermediate_power));
-    }
-    v.lower = lower.value_or(0);
-    v.upper = upper.value_or(0);
-    v.initial = initial.value_or(0);
-    study.design.push_back(v);
-  }
+  for_each_object(
+      node, "design_variables", problems, [&](const json& entry, const std::string& path, size_t) {
+        ObjectReader r(entry, path, problems);
+        DesignVariable v;
+        v.name = r.string("name", true).value_or("");
+        auto lower = r.number("lower", true);
+        auto upper = r.number("upper", true);
+        auto initial = r.number("initial", true);
+        v.move_factor = r.number_or("move_limit", default_move);
+        if (r.has("intermediate")) {
+          const json& im = r.raw("intermediate");
+          if (im == "identity") {
+            v.intermediate_power = 1.0;
+          } else if (im == "reciprocal") {
+            v.intermediate_power = -1.0;
+          } else if (im == "area") {
+            v.intermediate_power = 2.0;
+          } else if (im.is_object() && im.size() == 1 && im.contains("power") &&
+                     im["power"].is_number() && im["power"].get<double>() != 0.0) {
+            v.intermediate_power = im["power"].get<double>();
+          } else {
+            problems.add(r.at("intermediate"),
+                         "expected \"identity\", \"reciprocal\", \"area\" or {\"power\": a} with a "
+                         "!= 0, got " +
+                             im.dump());
+          }
+        }
+        if (auto d = r.integer("direction")) {
+          if (*d != 1 && *d != -1)
+            problems.add(r.at("direction"), "expected 1 or -1, got " + std::to_string(*d));
+          v.direction = *d < 0 ? -1 : 1;
+        }
+        if (auto sizing = r.string("sizing", false)) {
+          if (*sizing == "range") {
+            v.range_sizing = true;
+          } else if (*sizing != "relative") {
+            problems.add(
+                r.at("sizing"),
+                "expected \"relative\" (3.20) or \"range\" (3.27), got \"" + *sizing + "\"");
+          }
+        }
+        r.finish();
+        if (v.move_factor <= 0)
+          problems.add(r.at("move_limit"), "must be > 0, got " + number_text(v.move_factor));
+        if (lower && upper && *lower > *upper) {
+          problems.add(path, "lower " + number_text(*lower) + " > upper " + number_text(*upper));
+        } else if (lower && upper && initial && (*initial < *lower || *initial > *upper)) {
+          problems.add(r.at("initial"), number_text(*initial) + " outside the bounds [" +
+                                            number_text(*lower) + ", " + number_text(*upper) + "]");
+        }
+        if (initial && *initial == 0.0 && !v.range_sizing) {
+          problems.add(
+              r.at("initial"),
+              "is 0 with relative move limits (s = 2 m |b0| = 0, it could never move): set "
+              "\"sizing\": \"range\"");
+        }
+        if (v.intermediate_power != 1.0 && lower && *lower <= 0.0) {
+          problems.add(r.at("lower"), "must be > 0 with the intermediate variable b^" +
+                                          number_text(v.intermediate_power));
+        }
+        v.lower = lower.value_or(0);
+        v.upper = upper.value_or(0);
+        v.initial = initial.value_or(0);
+        study.design.push_back(v);
+      });
 }
 
 void read_auxiliaries(const json& node, Study& study, Problems& problems) {
-  if (!expect_array(node, "auxiliary_variables", problems)) return;
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string path = indexed("auxiliary_variables", i);
-    if (!expect_object(node[i], path, problems)) continue;
-    ObjectReader r(node[i], path, problems);
-    AuxiliaryVariable a;
-    a.name = r.string("name", true).value_or("");
-    a.lower = r.number_or("lower", -kInf);
-    a.upper = r.number_or("upper", kInf);
-    auto initial = r.number("initial", true);
-    r.finish();
-    if (a.lower > a.upper) {
-      problems.add(path, "lower " + number_text(a.lower) + " > upper " + number_text(a.upper));
-    } else if (initial && (*initial < a.lower || *initial > a.upper)) {
-      problems.add(r.at("initial"), number_text(*initial) + " outside the bounds");
-    }
-    a.initial = initial.value_or(0);
-    study.auxiliaries.push_back(a);
-  }
+  for_each_object(
+      node, "auxiliary_variables", problems,
+      [&](const json& entry, const std::string& path, size_t) {
+        ObjectReader r(entry, path, problems);
+        AuxiliaryVariable a;
+        a.name = r.string("name", true).value_or("");
+        a.lower = r.number_or("lower", -kInf);
+        a.upper = r.number_or("upper", kInf);
+        auto initial = r.number("initial", true);
+        r.finish();
+        if (a.lower > a.upper) {
+          problems.add(path, "lower " + number_text(a.lower) + " > upper " + number_text(a.upper));
+        } else if (initial && (*initial < a.lower || *initial > a.upper)) {
+          problems.add(r.at("initial"), number_text(*initial) + " outside the bounds");
+        }
+        a.initial = initial.value_or(0);
+        study.auxiliaries.push_back(a);
+      });
 }
 
 void read_load_cases(const json& node, Study& study, Problems& problems) {
-  if (!expect_array(node, "load_cases", problems)) return;
   if (node.empty()) problems.add("load_cases", "at least one load case is needed");
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string path = indexed("load_cases", i);
-    if (!expect_object(node[i], path, problems)) continue;
-    ObjectReader r(node[i], path, problems);
-    LoadCaseSpec lc;
-    lc.name = r.string("name", true).value_or("");
-    if (r.has("time") && expect_object(r.raw("time"), r.at("time"), problems)) {
-      ObjectReader t(r.raw("time"), r.at("time"), problems);
-      lc.grid.start = t.number_or("start", 0.0);
-      lc.grid.end = t.number("end", true).value_or(1.0);
-      lc.grid.points = t.integer("points").value_or(0);
-      t.finish();
-      if (lc.grid.points < 2) problems.add(t.at("points"), "expected an integer >= 2");
-      if (!(lc.grid.end > lc.grid.start)) problems.add(t.at("end"), "must be > start");
-    }
-    if (r.has("parameters") && expect_object(r.raw("parameters"), r.at("parameters"), problems)) {
-      for (const auto& [key, value] : r.raw("parameters").items()) {
-        if (value.is_number()) {
-          lc.parameters[key] = value.get<double>();
-        } else {
-          problems.add(r.at("parameters") + "." + key,
-                       "expected a number, got " + type_name(value));
-        }
-      }
-    }
-    r.finish();
-    study.load_cases.push_back(lc);
-  }
+  for_each_object(node, "load_cases", problems,
+                  [&](const json& entry, const std::string& path, size_t) {
+                    ObjectReader r(entry, path, problems);
+                    LoadCaseSpec lc;
+                    lc.name = r.string("name", true).value_or("");
+                    if (r.has("time") && expect_object(r.raw("time"), r.at("time"), problems)) {
+                      ObjectReader t(r.raw("time"), r.at("time"), problems);
+                      lc.grid.start = t.number_or("start", 0.0);
+                      lc.grid.end = t.number("end", true).value_or(1.0);
+                      lc.grid.points = t.integer("points").value_or(0);
+                      t.finish();
+                      if (lc.grid.points < 2)
+                        problems.add(t.at("points"), "expected an integer >= 2");
+                      if (!(lc.grid.end > lc.grid.start))
+                        problems.add(t.at("end"), "must be > start");
+                    }
+                    if (r.has("parameters") &&
+                        expect_object(r.raw("parameters"), r.at("parameters"), problems)) {
+                      for (const auto& [key, value] : r.raw("parameters").items()) {
+                        if (value.is_number()) {
+                          lc.parameters[key] = value.get<double>();
+                        } else {
+                          problems.add(r.at("parameters") + "." + key,
+                                       "expected a number, got " + type_name(value));
+                        }
+                      }
+                    }
+                    r.finish();
+                    study.load_cases.push_back(lc);
+                  });
 }
 
 void read_responses(const json& node, Study& study, Problems& problems) {
-  if (!expect_array(node, "responses", problems)) return;
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string path = indexed("responses", i);
-    if (!expect_object(node[i], path, problems)) continue;
-    ObjectReader r(node[i], path, problems);
-    ResponseDef d;
-    d.name = r.string("name", true).value_or("");
-    d.source = r.string("source", false).value_or(d.name);
-    const std::string kind = r.string("kind", true).value_or("scalar");
-    if (kind == "history") {
-      d.history = true;
-    } else if (kind != "scalar") {
-      problems.add(r.at("kind"), "expected \"scalar\" or \"history\", got \"" + kind + "\"");
-    }
-    r.finish();
-    study.responses.push_back(d);
-  }
+  for_each_object(
+      node, "responses", problems, [&](const json& entry, const std::string& path, size_t) {
+        ObjectReader r(entry, path, problems);
+        ResponseDef d;
+        d.name = r.string("name", true).value_or("");
+        d.source = r.string("source", false).value_or(d.name);
+        const std::string kind = r.string("kind", true).value_or("scalar");
+        if (kind == "history") {
+          d.history = true;
+        } else if (kind != "scalar") {
+          problems.add(r.at("kind"), "expected \"scalar\" or \"history\", got \"" + kind + "\"");
+        }
+        r.finish();
+        study.responses.push_back(d);
+      });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -522,91 +531,89 @@ void read_objective(const json& node, Study& study, Problems& problems) {
 }
 
 void read_constraints(const json& node, Study& study, Problems& problems) {
-  if (!expect_array(node, "constraints", problems)) return;
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string path = indexed("constraints", i);
-    if (!expect_object(node[i], path, problems)) continue;
-    ObjectReader r(node[i], path, problems);
-    const std::string name = r.string("name", false).value_or("g" + std::to_string(i + 1));
-    std::optional<Quantity> q;
-    if (r.has("of")) {
-      q = read_quantity(r.raw("of"), r.at("of"), study, problems);
-    } else {
-      problems.add(r.at("of"), "missing (the quantity constrained)");
-    }
-    const double scale = r.number_or("scale", 0.0);
-    if (scale < 0) problems.add(r.at("scale"), "must be > 0");
-    struct Side {
-      const char* key;
-      Sense sense;
-    };
-    int sides = 0;
-    for (Side side : {Side{"upper", Sense::kLessEqual}, Side{"lower", Sense::kGreaterEqual}}) {
-      if (!r.has(side.key)) continue;
-      ++sides;
-      const json& b = r.raw(side.key);
-      double bound = 0.0;
-      int aux = -1;
-      if (b.is_string()) {
-        aux = auxiliary_index(study, b.get<std::string>());
-        if (aux < 0) {
-          problems.add(r.at(side.key),
-                       "unknown auxiliary variable \"" + b.get<std::string>() + "\"");
-          continue;
+  for_each_object(
+      node, "constraints", problems, [&](const json& entry, const std::string& path, size_t i) {
+        ObjectReader r(entry, path, problems);
+        const std::string name = r.string("name", false).value_or("g" + std::to_string(i + 1));
+        std::optional<Quantity> q;
+        if (r.has("of")) {
+          q = read_quantity(r.raw("of"), r.at("of"), study, problems);
+        } else {
+          problems.add(r.at("of"), "missing (the quantity constrained)");
         }
-      } else if (b.is_number() && std::isfinite(b.get<double>())) {
-        bound = b.get<double>();
-        if (bound == 0.0 && scale <= 0.0) {
-          problems.add(r.at("scale"),
-                       "missing: the bound is 0, so a scale (> 0) must normalise it");
+        const double scale = r.number_or("scale", 0.0);
+        if (scale < 0) problems.add(r.at("scale"), "must be > 0");
+        struct Side {
+          const char* key;
+          Sense sense;
+        };
+        int sides = 0;
+        for (Side side : {Side{"upper", Sense::kLessEqual}, Side{"lower", Sense::kGreaterEqual}}) {
+          if (!r.has(side.key)) continue;
+          ++sides;
+          const json& b = r.raw(side.key);
+          double bound = 0.0;
+          int aux = -1;
+          if (b.is_string()) {
+            aux = auxiliary_index(study, b.get<std::string>());
+            if (aux < 0) {
+              problems.add(r.at(side.key),
+                           "unknown auxiliary variable \"" + b.get<std::string>() + "\"");
+              continue;
+            }
+          } else if (b.is_number() && std::isfinite(b.get<double>())) {
+            bound = b.get<double>();
+            if (bound == 0.0 && scale <= 0.0) {
+              problems.add(r.at("scale"),
+                           "missing: the bound is 0, so a scale (> 0) must normalise it");
+            }
+          } else {
+            problems.add(r.at(side.key),
+                         "expected a number or an auxiliary variable name, got " + type_name(b));
+            continue;
+          }
+          if (!q) continue;
+          if (q->abs && side.sense == Sense::kGreaterEqual) {
+            problems.add(r.at("lower"),
+                         "not allowed with \"abs\" (|q| >= c is not a single constraint)");
+            continue;
+          }
+          add_constraints(*q, name, path, side.sense, bound, aux, scale, study);
         }
-      } else {
-        problems.add(r.at(side.key),
-                     "expected a number or an auxiliary variable name, got " + type_name(b));
-        continue;
-      }
-      if (!q) continue;
-      if (q->abs && side.sense == Sense::kGreaterEqual) {
-        problems.add(r.at("lower"),
-                     "not allowed with \"abs\" (|q| >= c is not a single constraint)");
-        continue;
-      }
-      add_constraints(*q, name, path, side.sense, bound, aux, scale, study);
-    }
-    if (sides == 0) problems.add(path, "give \"upper\", \"lower\" or both");
-    r.finish();
-  }
+        if (sides == 0) problems.add(path, "give \"upper\", \"lower\" or both");
+        r.finish();
+      });
 }
 
 void read_starts(const json& node, Study& study, Problems& problems) {
-  if (!expect_array(node, "starts", problems)) return;
-  for (size_t k = 0; k < node.size(); ++k) {
-    const std::string path = indexed("starts", k);
-    if (!expect_object(node[k], path, problems)) continue;
-    std::map<std::string, double> start;
-    for (const auto& [name, value] : node[k].items()) {
-      const std::string at = path + "." + name;
-      if (!value.is_number()) {
-        problems.add(at, "expected a number, got " + type_name(value));
-        continue;
-      }
-      const double v = value.get<double>();
-      bool known = false;
-      for (const auto& d : study.design) {
-        if (d.name != name) continue;
-        known = true;
-        if (v < d.lower || v > d.upper) problems.add(at, number_text(v) + " outside the bounds");
-      }
-      for (const auto& a : study.auxiliaries) {
-        if (a.name != name) continue;
-        known = true;
-        if (v < a.lower || v > a.upper) problems.add(at, number_text(v) + " outside the bounds");
-      }
-      if (!known) problems.add(at, "unknown variable \"" + name + "\"");
-      start[name] = v;
-    }
-    study.starts.push_back(start);
-  }
+  for_each_object(node, "starts", problems,
+                  [&](const json& entry, const std::string& path, size_t) {
+                    std::map<std::string, double> start;
+                    for (const auto& [name, value] : entry.items()) {
+                      const std::string at = path + "." + name;
+                      if (!value.is_number()) {
+                        problems.add(at, "expected a number, got " + type_name(value));
+                        continue;
+                      }
+                      const double v = value.get<double>();
+                      bool known = false;
+                      for (const auto& d : study.design) {
+                        if (d.name != name) continue;
+                        known = true;
+                        if (v < d.lower || v > d.upper)
+                          problems.add(at, number_text(v) + " outside the bounds");
+                      }
+                      for (const auto& a : study.auxiliaries) {
+                        if (a.name != name) continue;
+                        known = true;
+                        if (v < a.lower || v > a.upper)
+                          problems.add(at, number_text(v) + " outside the bounds");
+                      }
+                      if (!known) problems.add(at, "unknown variable \"" + name + "\"");
+                      start[name] = v;
+                    }
+                    study.starts.push_back(start);
+                  });
 }
 
 void check_names(const Study& study, Problems& problems) {
