@@ -8,12 +8,7 @@ namespace sao {
 
 LinearApproximation::LinearApproximation(const Study& study, const Evaluation& at_b0,
                                          const Eigen::VectorXd& x0)
-    : study_(study),
-      exact_(study, at_b0),
-      at_b0_(at_b0),
-      b0_(x0.head(study.n_design())),
-      power_(study.n_design()) {
-  for (int k = 0; k < study.n_design(); ++k) power_(k) = study.design[k].intermediate_power;
+    : study_(study), exact_(study, at_b0), at_b0_(at_b0), b0_(x0.head(study.n_design())) {
   if (!at_b0.has_gradients)
     throw std::invalid_argument("LinearApproximation: analysis has no gradients");
 }
@@ -40,11 +35,11 @@ double LinearApproximation::value(int response, int load_case, int point,
   const auto g = slope(response, load_case, point);
   double r = r0;
   for (int k = 0; k < b0_.size(); ++k) {
-    if (power_(k) == 1.0) {
+    const Intermediate& phi = study_.design[k].intermediate;
+    if (phi.identity()) {
       r += g(k) * (x(k) - b0_(k));
     } else {
-      r += g(k) * (intermediate_value(x(k), power_(k)) - intermediate_value(b0_(k), power_(k))) /
-           intermediate_slope(b0_(k), power_(k));
+      r += g(k) * (phi.value(x(k)) - phi.value(b0_(k))) / phi.slope(b0_(k));
     }
   }
   return r;
@@ -55,24 +50,47 @@ void LinearApproximation::add_gradient(int response, int load_case, int point,
                                        Eigen::Ref<Eigen::VectorXd> grad) const {
   const auto g = slope(response, load_case, point);
   for (int k = 0; k < b0_.size(); ++k) {
-    const double chain = power_(k) == 1.0 ? 1.0
-                                          : intermediate_slope(x(k), power_(k)) /
-                                                intermediate_slope(b0_(k), power_(k));
+    const Intermediate& phi = study_.design[k].intermediate;
+    const double chain = phi.identity() ? 1.0 : phi.slope(x(k)) / phi.slope(b0_(k));
     grad(k) += coef * g(k) * chain;
   }
 }
 
-double intermediate_value(double b, double a) {
-  return a == 1.0 ? b : std::pow(b, a);
+namespace {
+
+// The one variable of an intermediate-variable expression.
+class OneVariable final : public expr::Inputs {
+ public:
+  explicit OneVariable(double b) : b_(b) {}
+  double variable(int) const override { return b_; }
+  double response(int, int, int) const override {
+    throw std::logic_error("an intermediate variable has no responses");
+  }
+  int gradient_size() const override { return 1; }
+
+ private:
+  double b_;
+};
+
+}  // namespace
+
+double Intermediate::value(double b) const {
+  if (expression) return expr::Evaluator(*expression, OneVariable(b)).value();
+  return power == 1.0 ? b : std::pow(b, power);
 }
 
-double intermediate_slope(double b, double a) {
-  return a == 1.0 ? 1.0 : a * std::pow(b, a - 1.0);
+double Intermediate::slope(double b) const {
+  if (expression) {
+    Eigen::VectorXd d(1);
+    expr::Evaluator(*expression, OneVariable(b)).value(0, d);
+    return d(0);
+  }
+  return power == 1.0 ? 1.0 : power * std::pow(b, power - 1.0);
 }
 
 bool all_identity(const Study& study) {
   return std::all_of(study.design.begin(), study.design.end(),
-                     [](const DesignVariable& v) { return v.intermediate_power == 1.0; });
+                     [](const DesignVariable& v) { return v.intermediate.identity(); });
 }
 
 }  // namespace sao

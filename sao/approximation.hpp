@@ -1,7 +1,7 @@
 // Single-point linear approximation of the responses (SPEC 4, seed 003 eqs. 3.12-3.13).
 //
 // Built once per cycle from the analysis of b0 and its sensitivities, in the intermediate
-// design variables b'_k = phi_k(b_k) = b_k^a_k of the study:
+// design variables b'_k = phi_k(b_k) of the study (Intermediate in study.hpp):
 //   r~(b) = r(b0) + sum_k (phi_k(b_k) - phi_k(b0_k)) dr/db_k (b0) / phi_k'(b0_k)
 // for every response value the subproblem uses (a scalar, or one time point of a history).
 // It is a ResponseModel, so criteria evaluate on it exactly as on an analysis; auxiliary
@@ -28,13 +28,9 @@ class LinearApproximation final : public ResponseModel {
   const Study& study_;
   ExactResponses exact_;
   const Evaluation& at_b0_;
-  Eigen::VectorXd b0_;     // design part of x0
-  Eigen::VectorXd power_;  // a_k of phi_k(b) = b^a_k
+  Eigen::VectorXd b0_;  // design part of x0
 };
 
-// phi(b) = b^a and its derivative (a = 1: identity).
-double intermediate_value(double b, double a);
-double intermediate_slope(double b, double a);
 // True when every design variable uses the identity intermediate variable.
 bool all_identity(const Study& study);
 

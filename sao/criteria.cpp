@@ -36,51 +36,56 @@ void ExactResponses::add_gradient(int, int, int, const Eigen::VectorXd&, double,
   throw std::logic_error("ExactResponses has no gradients: use the approximation");
 }
 
-int criterion_points(const Study& study, const Criterion& criterion) {
-  return criterion.time_dependent ? study.load_cases[criterion.grid_case].grid.points : 1;
-}
+namespace {
 
-double criterion_value(const Study& study, const Criterion& criterion, int point,
-                       const Eigen::VectorXd& x, const ResponseModel& model) {
-  double value = criterion.constant;
-  const int n = study.n_design();
-  for (const Term& t : criterion.terms) {
-    switch (t.kind) {
-      case Term::Kind::kResponse: {
-        const int p = study.responses[t.index].history ? point : 0;
-        value += t.coef * model.value(t.index, t.load_case, p, x);
-        break;
-      }
-      case Term::Kind::kDesign:
-        value += t.coef * x(t.index);
-        break;
-      case Term::Kind::kAuxiliary:
-        value += t.coef * x(n + t.index);
-        break;
-    }
+// The variables and responses of an explicit relation, read from a response model at x.
+class ModelInputs final : public expr::Inputs {
+ public:
+  ModelInputs(const ResponseModel& model, const Eigen::VectorXd& x) : model_(model), x_(x) {}
+  double variable(int i) const override { return x_(i); }
+  double response(int response, int load_case, int point) const override {
+    return model_.value(response, load_case, point, x_);
   }
-  return value;
+  int gradient_size() const override { return static_cast<int>(x_.size()); }
+  void response_gradient(int response, int load_case, int point,
+                         Eigen::Ref<Eigen::VectorXd> gradient) const override {
+    gradient.setZero();
+    model_.add_gradient(response, load_case, point, x_, 1.0, gradient);
+  }
+
+ private:
+  const ResponseModel& model_;
+  const Eigen::VectorXd& x_;
+};
+
+}  // namespace
+
+int criterion_points(const Study&, const Criterion& criterion) {
+  return criterion.points();
 }
 
-void add_criterion_gradient(const Study& study, const Criterion& criterion, int point,
+double criterion_value(const Study&, const Criterion& criterion, int point,
+                       const Eigen::VectorXd& x, const ResponseModel& model) {
+  const ModelInputs inputs(model, x);
+  return expr::Evaluator(*criterion.program, inputs).value(point);
+}
+
+Eigen::VectorXd criterion_values(const Study&, const Criterion& criterion, const Eigen::VectorXd& x,
+                                 const ResponseModel& model) {
+  const ModelInputs inputs(model, x);
+  expr::Evaluator evaluator(*criterion.program, inputs);
+  Eigen::VectorXd out(criterion.points());
+  for (int p = 0; p < out.size(); ++p) out(p) = evaluator.value(p);
+  return out;
+}
+
+void add_criterion_gradient(const Study&, const Criterion& criterion, int point,
                             const Eigen::VectorXd& x, const ResponseModel& model,
                             Eigen::Ref<Eigen::VectorXd> grad) {
-  const int n = study.n_design();
-  for (const Term& t : criterion.terms) {
-    switch (t.kind) {
-      case Term::Kind::kResponse: {
-        const int p = study.responses[t.index].history ? point : 0;
-        model.add_gradient(t.index, t.load_case, p, x, t.coef, grad);
-        break;
-      }
-      case Term::Kind::kDesign:
-        grad(t.index) += t.coef;
-        break;
-      case Term::Kind::kAuxiliary:
-        grad(n + t.index) += t.coef;
-        break;
-    }
-  }
+  const ModelInputs inputs(model, x);
+  Eigen::VectorXd g(x.size());
+  expr::Evaluator(*criterion.program, inputs).value(point, g);
+  grad += g;
 }
 
 double constraint_bound(const Study& study, const Constraint& constraint,
@@ -107,12 +112,10 @@ double normalised_constraint(const Study& study, const Constraint& constraint, i
 
 Eigen::VectorXd normalised_history(const Study& study, const Constraint& constraint,
                                    const Eigen::VectorXd& x, const ResponseModel& model) {
-  const int np = criterion_points(study, constraint.g);
   const double normaliser = constraint_normaliser(study, constraint, x);
-  Eigen::VectorXd out(np);
-  for (int p = 0; p < np; ++p)
-    out(p) = normalised_constraint(study, constraint, p, x, model, normaliser);
-  return out;
+  const double c = constraint_bound(study, constraint, x);
+  const double s = constraint.sense == Sense::kLessEqual ? 1.0 : -1.0;
+  return (criterion_values(study, constraint.g, x, model).array() - c) * (s / normaliser);
 }
 
 double user_objective(const Study& study, double internal_value) {

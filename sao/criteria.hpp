@@ -36,12 +36,15 @@ class ExactResponses final : public ResponseModel {
   const Evaluation& evaluation_;
 };
 
-// Number of points a criterion is evaluated on: the grid of its load case, or 1.
+// Number of points a criterion is evaluated on: the points of its series, or 1.
 int criterion_points(const Study& study, const Criterion& criterion);
 
 double criterion_value(const Study& study, const Criterion& criterion, int point,
                        const Eigen::VectorXd& x, const ResponseModel& model);
-// grad (size n_total) += d criterion / dx.
+// The criterion at every one of its points (one evaluation pass: shared reductions once).
+Eigen::VectorXd criterion_values(const Study& study, const Criterion& criterion,
+                                 const Eigen::VectorXd& x, const ResponseModel& model);
+// grad (size n_total) += d criterion / dx, exact (automatic differentiation of the relation).
 void add_criterion_gradient(const Study& study, const Criterion& criterion, int point,
                             const Eigen::VectorXd& x, const ResponseModel& model,
                             Eigen::Ref<Eigen::VectorXd> grad);

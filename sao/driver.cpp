@@ -19,17 +19,17 @@ std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x) {
 }
 
 bool uses_responses(const Criterion& c) {
-  return std::any_of(c.terms.begin(), c.terms.end(),
-                     [](const Term& t) { return t.kind == Term::Kind::kResponse; });
+  return c.program->uses_responses();
 }
 
-// Adds the derivative rows criterion `c` needs at `point` to `wanted` (case, response) -> points.
-void collect_derivatives(const Study& study, const Criterion& c, int point,
+// Adds the derivative rows criterion `c` needs at `point` to `wanted` (case, response) -> points:
+// every response value its explicit relation reads there (all points of a reduced history).
+void collect_derivatives(const Criterion& c, int point,
                          std::map<std::pair<int, int>, std::set<int>>& wanted) {
-  for (const Term& t : c.terms) {
-    if (t.kind != Term::Kind::kResponse) continue;
-    wanted[{t.load_case, t.index}].insert(study.responses[t.index].history ? point : 0);
-  }
+  if (!c.program->uses_responses()) return;
+  expr::for_each_response_read(*c.program, point, [&](int response, int load_case, int p) {
+    wanted[{load_case, response}].insert(p);
+  });
 }
 
 bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted) {
@@ -52,12 +52,12 @@ ScreenedStudy screen_study(const Study& study, const Options& options, const Eig
                            const ResponseModel& exact) {
   ScreenedStudy out;
   std::map<std::pair<int, int>, std::set<int>> wanted;
-  collect_derivatives(study, study.objective.f, 0, wanted);
+  collect_derivatives(study.objective.f, 0, wanted);
   for (size_t j = 0; j < study.constraints.size(); ++j) {
     const Constraint& c = study.constraints[j];
     const Eigen::VectorXd g_hat = normalised_history(study, c, x0, exact);
     std::vector<int> points;
-    if (c.g.time_dependent) {
+    if (c.g.time_dependent()) {
       points =
           retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
     } else if (above_cutoff(g_hat(0), options.cutoff)) {
@@ -67,7 +67,7 @@ ScreenedStudy screen_study(const Study& study, const Options& options, const Eig
     const double normaliser = constraint_normaliser(study, c, x0);
     for (int p : points) {
       out.rows.push_back({static_cast<int>(j), p, normaliser});
-      collect_derivatives(study, c.g, p, wanted);
+      collect_derivatives(c.g, p, wanted);
     }
   }
   for (const auto& [key, points] : wanted) {
@@ -276,8 +276,7 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
   // reproduced exactly; slopes are turned back into dr/db at b0 for LinearApproximation.
   auto to_intermediate = [&](const Eigen::VectorXd& b) {
     Eigen::VectorXd out(n);
-    for (int k = 0; k < n; ++k)
-      out(k) = intermediate_value(b(k), study_.design[k].intermediate_power);
+    for (int k = 0; k < n; ++k) out(k) = study_.design[k].intermediate.value(b(k));
     return out;
   };
   for (auto& d : designs) d = to_intermediate(d);
@@ -287,8 +286,7 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
                             to_intermediate(b0), rec.noise_estimate);
     for (auto& c : fitted.cases) {
       for (auto& [name, g] : c.gradients) {
-        for (int k = 0; k < n; ++k)
-          g.col(k) *= intermediate_slope(b0(k), study_.design[k].intermediate_power);
+        for (int k = 0; k < n; ++k) g.col(k) *= study_.design[k].intermediate.slope(b0(k));
       }
     }
   } catch (const std::invalid_argument& e) {
@@ -353,8 +351,11 @@ const CycleRecord& Driver::step() {
     problem.model = &exact0;  // no response enters the subproblem
   }
 
-  // Subproblem inside the subregion: an LP unless an intermediate variable makes it nonlinear.
-  problem.linear = all_identity(study_);
+  // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
+  // explicit relation makes it nonlinear.
+  problem.linear = all_identity(study_) && study_.objective.f.linear();
+  for (const RetainedRow& row : problem.rows)
+    problem.linear = problem.linear && study_.constraints[row.constraint].g.linear();
   const SubproblemResult sub = solve_subproblem(problem, options_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "sao/derived_responses.hpp"
 #include "sao/driver.hpp"
 #include "sao/report.hpp"
 #include "sao/study_loader.hpp"
@@ -35,7 +36,7 @@ std::optional<Loaded> load(const std::string& file, const std::vector<std::strin
     Loaded l{sao::load_study(document, file), nullptr};
     if (start > 0) sao::use_start(l.study, start);
     try {
-      l.simulator = sao::make_simulator(l.study.simulator_setup());
+      l.simulator = sao::make_study_simulator(l.study);
     } catch (const std::invalid_argument& e) {
       throw sao::StudyError(file, {e.what()});
     }

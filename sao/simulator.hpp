@@ -19,12 +19,16 @@
 
 namespace sao {
 
-// A time grid t_1..t_nt on which history responses are given.
+// A time grid t_1..t_nt on which history responses are given: uniform from start to end, or
+// the explicit increasing `values` (then start, end and points are set from them).
 struct TimeGrid {
   double start = 0.0;
   double end = 1.0;
   int points = 2;  // >= 2
-  double at(int p) const { return start + (end - start) * p / (points - 1); }
+  std::vector<double> values;  // explicit times; empty for a uniform grid
+  double at(int p) const {
+    return values.empty() ? start + (end - start) * p / (points - 1) : values[p];
+  }
   std::vector<double> times() const;
 };
 

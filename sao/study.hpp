@@ -5,11 +5,9 @@
 // "minimize_max" -> bound formulation, one criterion over several load cases) into plain
 // constraints, and reports every problem with its JSON path; nothing runs on a bad file.
 //
-// Criteria are kept as `Criterion` objects: a function of responses and variables with a
-// value and a gradient. Here they are linear combinations of single quantities (a response
-// of a load case, a design variable, an auxiliary variable); the explicit relations of the
-// intermediate-responses work replace the LinearForm by an expression without changing
-// how the driver or the subproblem use them.
+// Criteria are kept as `Criterion` objects: an explicit relation (expression.hpp) of
+// responses and variables, with a value and an exact gradient. The quantity shorthand of the
+// file format ({"response": "y", "abs": true}) is turned into the same expressions.
 #pragma once
 
 #include <map>
@@ -18,10 +16,23 @@
 #include <string>
 #include <vector>
 
+#include "sao/expression.hpp"
 #include "sao/options.hpp"
 #include "sao/simulator.hpp"
 
 namespace sao {
+
+// phi(b) of an intermediate design variable: b^power (1 identity, -1 reciprocal, 2 area of a
+// diameter), or an expression of that one variable.
+struct Intermediate {
+  double power = 1.0;
+  expr::ProgramPtr expression;  // bound with the variable as x(0); null: the power
+  std::string text;             // the expression as written
+
+  bool identity() const { return !expression && power == 1.0; }
+  double value(double b) const;  // phi(b)
+  double slope(double b) const;  // phi'(b), exact
+};
 
 struct DesignVariable {
   std::string name;
@@ -33,9 +44,9 @@ struct DesignVariable {
   // that may be zero.
   bool range_sizing = false;
   int direction = 1;  // initial direction d_i of the multi-point subregion (+1 or -1)
-  // Intermediate design variable b' = b^a (3.14): 1 identity, -1 reciprocal, 2 area of a
-  // diameter. Responses are approximated linearly in b' (SPEC 4).
-  double intermediate_power = 1.0;
+  // Intermediate design variable b' = phi(b) (3.14) in which responses are approximated
+  // linearly (SPEC 4).
+  Intermediate intermediate;
 };
 
 // An auxiliary variable b_{n+1} of the bound formulation: exactly linear, never passed to a
@@ -51,25 +62,23 @@ struct ResponseDef {
   std::string name;    // name used in criteria
   std::string source;  // name the simulator knows (defaults to name)
   bool history = false;
-};
-
-// One quantity of a criterion: coef * (response of a load case | design variable |
-// auxiliary variable). Histories make the criterion time-dependent.
-struct Term {
-  enum class Kind { kResponse, kDesign, kAuxiliary };
-  Kind kind = Kind::kResponse;
-  int index = 0;      // into Study::responses / design / auxiliaries
-  int load_case = 0;  // for responses
-  double coef = 1.0;
+  // A derived response: an explicit relation of simulator responses and design variables,
+  // computed after each analysis (values and gradients) and then approximated like a simulator
+  // response (derived_responses.hpp). One program per load case; empty for simulator responses.
+  std::vector<expr::ProgramPtr> derived;
+  std::string expression;
 };
 
 // A criterion function g(x) of the full variable vector x = (design, auxiliaries) and the
-// responses. Linear in its terms.
+// responses: an explicit relation (expression.hpp) bound to one load case. A series-valued
+// relation (a history, or a data array) is time-dependent: one constraint per point.
 struct Criterion {
-  std::vector<Term> terms;
-  double constant = 0.0;
-  bool time_dependent = false;  // involves a history response
-  int grid_case = -1;           // load case whose grid it lives on, when time-dependent
+  expr::ProgramPtr program;
+  std::string text;  // as written (or generated from the quantity shorthand), for messages
+
+  int points() const { return program->points(); }
+  bool time_dependent() const { return program->is_series(); }
+  bool linear() const { return program->degree() != expr::Degree::kNonlinear; }
 };
 
 enum class Sense { kLessEqual, kGreaterEqual };
@@ -106,6 +115,11 @@ struct Study {
   // Alternative start designs ("starts" in the file): variable name -> initial value.
   std::vector<std::map<std::string, double>> starts;
   nlohmann::json simulator;  // the "simulator" section, handed to the factory
+  // Names explicit relations may use beyond variables and responses.
+  std::map<std::string, double> constants;
+  std::map<std::string, std::vector<double>> data;
+  std::map<std::string, std::string> relations;  // name -> expression text
+  expr::Symbols symbols;                         // what names mean in this study's expressions
 
   int n_design() const { return static_cast<int>(design.size()); }
   int n_aux() const { return static_cast<int>(auxiliaries.size()); }

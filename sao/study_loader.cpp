@@ -1,5 +1,7 @@
 #include "sao/study_loader.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -204,6 +206,68 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
 // ---------------------------------------------------------------------------------------
 // Variables, load cases, responses
 
+// Parses and binds an expression, reporting a syntax or name error at `path` (or at the
+// relation it came from). Returns null on error.
+expr::ProgramPtr compile(const expr::AstPtr& ast, const expr::Symbols& symbols, int load_case,
+                         const std::string& path, Problems& problems) {
+  try {
+    return expr::bind(ast, symbols, load_case);
+  } catch (const expr::Error& e) {
+    problems.add(e.origin().empty() ? path : "relations." + e.origin(), e.what());
+    return nullptr;
+  }
+}
+
+expr::AstPtr parse_at(const std::string& text, const std::string& path, Problems& problems) {
+  try {
+    return expr::parse(text);
+  } catch (const expr::Error& e) {
+    problems.add(path, e.what());
+    return nullptr;
+  }
+}
+
+void read_intermediate_expression(const std::string& text, DesignVariable& v, const Study& study,
+                                  const std::string& path, Problems& problems) {
+  const expr::AstPtr ast = parse_at(text, path, problems);
+  if (!ast) return;
+  expr::Symbols one;
+  one.variables = {v.name};
+  one.constants = study.constants;
+  try {
+    v.intermediate.expression = expr::bind(ast, one, -1);
+  } catch (const expr::Error& e) {
+    problems.add(path, std::string(e.what()) + " (an intermediate variable is an expression of " +
+                           v.name + " and constants only)");
+    return;
+  }
+  v.intermediate.text = text;
+  if (v.intermediate.expression->is_series()) {
+    problems.add(path, "must be a scalar expression of " + v.name);
+    v.intermediate.expression = nullptr;
+  }
+}
+
+// phi must be finite and strictly monotone on [lower, upper], or the linearisation in phi(b)
+// cannot be mapped back to b: checked on 101 points.
+void check_monotone(const Intermediate& phi, double lower, double upper, const std::string& path,
+                    Problems& problems) {
+  int sign = 0;
+  for (int i = 0; i <= 100; ++i) {
+    const double b = lower + (upper - lower) * i / 100.0;
+    const double value = phi.value(b), slope = phi.slope(b);
+    const int s = slope > 0 ? 1 : (slope < 0 ? -1 : 0);
+    if (!std::isfinite(value) || !std::isfinite(slope) || s == 0 || (sign != 0 && s != sign)) {
+      problems.add(path, "\"" + phi.text + "\" is not finite and strictly monotone on [" +
+                             number_text(lower) + ", " + number_text(upper) + "] (at " +
+                             number_text(b) + ": value " + number_text(value) + ", slope " +
+                             number_text(slope) + ")");
+      return;
+    }
+    sign = s;
+  }
+}
+
 void read_design(const json& node, Study& study, double default_move, Problems& problems) {
   if (node.empty()) problems.add("design_variables", "at least one design variable is needed");
   for_each_object(
@@ -218,18 +282,22 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
         if (r.has("intermediate")) {
           const json& im = r.raw("intermediate");
           if (im == "identity") {
-            v.intermediate_power = 1.0;
+            v.intermediate.power = 1.0;
           } else if (im == "reciprocal") {
-            v.intermediate_power = -1.0;
+            v.intermediate.power = -1.0;
           } else if (im == "area") {
-            v.intermediate_power = 2.0;
+            v.intermediate.power = 2.0;
           } else if (im.is_object() && im.size() == 1 && im.contains("power") &&
                      im["power"].is_number() && im["power"].get<double>() != 0.0) {
-            v.intermediate_power = im["power"].get<double>();
+            v.intermediate.power = im["power"].get<double>();
+          } else if (im.is_object() && im.size() == 1 && im.contains("expression") &&
+                     im["expression"].is_string()) {
+            read_intermediate_expression(im["expression"].get<std::string>(), v, study,
+                                         r.at("intermediate") + ".expression", problems);
           } else {
             problems.add(r.at("intermediate"),
-                         "expected \"identity\", \"reciprocal\", \"area\" or {\"power\": a} with a "
-                         "!= 0, got " +
+                         "expected \"identity\", \"reciprocal\", \"area\", {\"power\": a} with a "
+                         "!= 0 or {\"expression\": \"...\"} of the variable, got " +
                              im.dump());
           }
         }
@@ -262,9 +330,12 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
               "is 0 with relative move limits (s = 2 m |b0| = 0, it could never move): set "
               "\"sizing\": \"range\"");
         }
-        if (v.intermediate_power != 1.0 && lower && *lower <= 0.0) {
+        if (!v.intermediate.expression && v.intermediate.power != 1.0 && lower && *lower <= 0.0) {
           problems.add(r.at("lower"), "must be > 0 with the intermediate variable b^" +
-                                          number_text(v.intermediate_power));
+                                          number_text(v.intermediate.power));
+        }
+        if (v.intermediate.expression && lower && upper && *lower <= *upper) {
+          check_monotone(v.intermediate, *lower, *upper, r.at("intermediate"), problems);
         }
         v.lower = lower.value_or(0);
         v.upper = upper.value_or(0);
@@ -294,6 +365,45 @@ void read_auxiliaries(const json& node, Study& study, Problems& problems) {
       });
 }
 
+// {"start": 0, "end": T, "points": N} or {"values": [t1, t2, ...]} (strictly increasing).
+void read_time_grid(const json& node, const std::string& path, TimeGrid& grid, Problems& problems) {
+  ObjectReader t(node, path, problems);
+  if (t.has("values")) {
+    const json& values = t.raw("values");
+    if (t.has("start") || t.has("end") || t.has("points")) {
+      problems.add(path, "give either \"values\" or \"start\"/\"end\"/\"points\", not both");
+    }
+    if (expect_array(values, t.at("values"), problems)) {
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (!values[i].is_number() || !std::isfinite(values[i].get<double>())) {
+          problems.add(indexed(t.at("values"), i),
+                       "expected a number, got " + type_name(values[i]));
+          return;
+        }
+        grid.values.push_back(values[i].get<double>());
+        if (i > 0 && !(grid.values[i] > grid.values[i - 1])) {
+          problems.add(indexed(t.at("values"), i), "times must increase strictly");
+          return;
+        }
+      }
+      grid.points = static_cast<int>(grid.values.size());
+      if (grid.points < 2) {
+        problems.add(t.at("values"), "expected at least 2 times");
+        return;
+      }
+      grid.start = grid.values.front();
+      grid.end = grid.values.back();
+    }
+  } else {
+    grid.start = t.number_or("start", 0.0);
+    grid.end = t.number("end", true).value_or(1.0);
+    grid.points = t.integer("points").value_or(0);
+    if (grid.points < 2) problems.add(t.at("points"), "expected an integer >= 2");
+    if (!(grid.end > grid.start)) problems.add(t.at("end"), "must be > start");
+  }
+  t.finish();
+}
+
 void read_load_cases(const json& node, Study& study, Problems& problems) {
   if (node.empty()) problems.add("load_cases", "at least one load case is needed");
   for_each_object(node, "load_cases", problems,
@@ -302,15 +412,7 @@ void read_load_cases(const json& node, Study& study, Problems& problems) {
                     LoadCaseSpec lc;
                     lc.name = r.string("name", true).value_or("");
                     if (r.has("time") && expect_object(r.raw("time"), r.at("time"), problems)) {
-                      ObjectReader t(r.raw("time"), r.at("time"), problems);
-                      lc.grid.start = t.number_or("start", 0.0);
-                      lc.grid.end = t.number("end", true).value_or(1.0);
-                      lc.grid.points = t.integer("points").value_or(0);
-                      t.finish();
-                      if (lc.grid.points < 2)
-                        problems.add(t.at("points"), "expected an integer >= 2");
-                      if (!(lc.grid.end > lc.grid.start))
-                        problems.add(t.at("end"), "must be > start");
+                      read_time_grid(r.raw("time"), r.at("time"), lc.grid, problems);
                     }
                     if (r.has("parameters") &&
                         expect_object(r.raw("parameters"), r.at("parameters"), problems)) {
@@ -335,6 +437,13 @@ void read_responses(const json& node, Study& study, Problems& problems) {
         ResponseDef d;
         d.name = r.string("name", true).value_or("");
         d.source = r.string("source", false).value_or(d.name);
+        if (r.has("expression")) {
+          d.expression = r.string("expression", true).value_or("");
+          if (r.has("source")) {
+            problems.add(r.at("source"),
+                         "not with \"expression\": a derived response is computed, not read");
+          }
+        }
         const std::string kind = r.string("kind", true).value_or("scalar");
         if (kind == "history") {
           d.history = true;
@@ -347,100 +456,231 @@ void read_responses(const json& node, Study& study, Problems& problems) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Names for explicit relations: constants, data arrays, relations
+
+bool identifier(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+void read_constants(const json& node, Study& study, Problems& problems) {
+  if (!expect_object(node, "constants", problems)) return;
+  for (const auto& [name, value] : node.items()) {
+    const std::string at = "constants." + name;
+    if (value.is_number() && std::isfinite(value.get<double>())) {
+      study.constants[name] = value.get<double>();
+    } else {
+      problems.add(at, "expected a number, got " + type_name(value));
+    }
+  }
+}
+
+void read_data(const json& node, Study& study, Problems& problems) {
+  if (!expect_object(node, "data", problems)) return;
+  for (const auto& [name, value] : node.items()) {
+    const std::string at = "data." + name;
+    if (!expect_array(value, at, problems)) continue;
+    if (value.empty()) problems.add(at, "expected at least one number");
+    std::vector<double> values;
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (value[i].is_number() && std::isfinite(value[i].get<double>())) {
+        values.push_back(value[i].get<double>());
+      } else {
+        problems.add(indexed(at, i), "expected a number, got " + type_name(value[i]));
+      }
+    }
+    study.data[name] = values;
+  }
+}
+
+void read_relations(const json& node, Study& study, Problems& problems) {
+  if (!expect_object(node, "relations", problems)) return;
+  for (const auto& [name, value] : node.items()) {
+    const std::string at = "relations." + name;
+    if (!value.is_string()) {
+      problems.add(at, "expected an expression (a string), got " + type_name(value));
+      continue;
+    }
+    study.relations[name] = value.get<std::string>();
+    if (auto ast = parse_at(value.get<std::string>(), at, problems))
+      study.symbols.relations[name] = ast;
+  }
+}
+
+// What names mean in the study's expressions (symbols.relations is filled by read_relations).
+void build_symbols(Study& study) {
+  expr::Symbols& s = study.symbols;
+  s.variables.clear();
+  for (const auto& v : study.design) s.variables.push_back(v.name);
+  for (const auto& a : study.auxiliaries) s.variables.push_back(a.name);
+  for (const auto& r : study.responses) s.responses.push_back({r.name, r.history});
+  for (const auto& lc : study.load_cases) {
+    s.cases.push_back({lc.name, lc.grid.points >= 2 ? lc.grid.times() : std::vector<double>{}});
+  }
+  s.constants = study.constants;
+  s.data = study.data;
+}
+
+// Derived responses: explicit relations of simulator responses and design variables, one
+// program per load case, with the shape their "kind" declares.
+void bind_derived(Study& study, Problems& problems) {
+  expr::Symbols base = study.symbols;
+  base.variables.clear();
+  for (const auto& v : study.design) base.variables.push_back(v.name);
+  base.responses.clear();
+  for (const auto& r : study.responses) {
+    if (r.expression.empty()) base.responses.push_back({r.name, r.history});
+  }
+  for (size_t i = 0; i < study.responses.size(); ++i) {
+    ResponseDef& d = study.responses[i];
+    if (d.expression.empty()) continue;
+    const std::string at = indexed("responses", i) + ".expression";
+    const expr::AstPtr ast = parse_at(d.expression, at, problems);
+    if (!ast) continue;
+    for (size_t c = 0; c < study.load_cases.size(); ++c) {
+      auto program = compile(ast, base, static_cast<int>(c), at, problems);
+      if (!program) break;
+      const int points = study.load_cases[c].grid.points;
+      if (d.history && !(program->is_series() && program->points() == points)) {
+        problems.add(at, "is declared a history but its value is " +
+                             (program->is_series()
+                                  ? "a series of " + std::to_string(program->points()) + " points"
+                                  : std::string("a scalar")) +
+                             ", not one value per point of load case \"" +
+                             study.load_cases[c].name + "\"");
+        break;
+      }
+      if (!d.history && program->is_series()) {
+        problems.add(at,
+                     "is declared a scalar but its value is a series: reduce it (sum, mean, "
+                     "trapz, [k])");
+        break;
+      }
+      bool other_case = false;
+      expr::for_each_response_read(*program, 0, [&](int, int load_case, int) {
+        other_case = other_case || load_case != static_cast<int>(c);
+      });
+      if (other_case) {
+        problems.add(at,
+                     "reads another load case (@case): a derived response is computed per "
+                     "load case from that case's responses");
+        break;
+      }
+      d.derived.push_back(program);
+    }
+    if (d.derived.size() != study.load_cases.size()) d.derived.clear();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 // Criteria
 
-// One quantity of a criterion as written in the file, resolved to indices.
+// One quantity of a criterion as written in the file: an expression (a string, or the
+// {"response"/"variable"/"expression", "case", "factor", "abs"} object), not yet bound.
 struct Quantity {
-  Term::Kind kind = Term::Kind::kResponse;
-  int index = -1;
-  int load_case = -1;  // -1: every load case (responses only)
-  double factor = 1.0;
+  expr::AstPtr ast;
+  std::string text;
+  std::string path;       // of the expression text, for messages
+  int load_case = -1;     // the "case" key: the load case of responses without @case
+  bool per_case = false;  // uses a response without @case (or t): one criterion per case
   bool abs = false;
-  bool history = false;
 };
+
+std::string names_of(const std::vector<ResponseDef>& responses) {
+  std::vector<std::string> names;
+  for (const auto& d : responses) names.push_back(d.name);
+  return join(names, ", ");
+}
 
 std::optional<Quantity> read_quantity(const json& node, const std::string& path, const Study& study,
                                       Problems& problems) {
-  if (!expect_object(node, path, problems)) return std::nullopt;
-  ObjectReader r(node, path, problems);
   Quantity q;
+  q.path = path;
+  if (node.is_string()) {
+    q.text = node.get<std::string>();
+    q.ast = parse_at(q.text, path, problems);
+    if (!q.ast) return std::nullopt;
+    q.per_case = expr::needs_case(q.ast, study.symbols);
+    return q;
+  }
+  if (!node.is_object()) {
+    problems.add(path, "expected an expression (a string) or an object, got " + type_name(node));
+    return std::nullopt;
+  }
+  ObjectReader r(node, path, problems);
   bool ok = true;
-  const bool has_response = r.has("response");
-  const bool has_variable = r.has("variable");
-  if (has_response == has_variable) {
-    problems.add(path, "give exactly one of \"response\" or \"variable\"");
+  const int given = r.has("response") + r.has("variable") + r.has("expression");
+  if (given != 1) {
+    problems.add(path, "give exactly one of \"response\", \"variable\" or \"expression\"");
     ok = false;
-  } else if (has_response) {
-    const std::string name = r.string("response", true).value_or("");
-    q.index = study.response_index(name);
-    if (q.index < 0 && !name.empty()) {
-      std::vector<std::string> names;
-      for (const auto& d : study.responses) names.push_back(d.name);
-      problems.add(r.at("response"),
-                   "unknown response \"" + name + "\" (declared: " + join(names, ", ") + ")");
+  } else if (r.has("response")) {
+    q.text = r.string("response", true).value_or("");
+    if (study.response_index(q.text) < 0 && !q.text.empty()) {
+      problems.add(r.at("response"), "unknown response \"" + q.text +
+                                         "\" (declared: " + names_of(study.responses) + ")");
       ok = false;
-    } else if (q.index >= 0) {
-      q.history = study.responses[q.index].history;
     }
-    if (r.has("case")) {
-      const std::string cname = r.string("case", true).value_or("");
-      for (size_t c = 0; c < study.load_cases.size(); ++c) {
-        if (study.load_cases[c].name == cname) q.load_case = static_cast<int>(c);
-      }
-      if (q.load_case < 0) {
-        problems.add(r.at("case"), "unknown load case \"" + cname + "\"");
-        ok = false;
-      }
+    q.ast = expr::name_node(q.text);
+  } else if (r.has("variable")) {
+    q.text = r.string("variable", true).value_or("");
+    const auto& vars = study.symbols.variables;
+    if (std::find(vars.begin(), vars.end(), q.text) == vars.end()) {
+      problems.add(r.at("variable"), "unknown variable \"" + q.text + "\"");
+      ok = false;
     }
+    q.ast = expr::name_node(q.text);
   } else {
-    const std::string name = r.string("variable", true).value_or("");
-    for (size_t i = 0; i < study.design.size(); ++i) {
-      if (study.design[i].name == name) {
-        q.kind = Term::Kind::kDesign;
-        q.index = static_cast<int>(i);
-      }
+    q.text = r.string("expression", true).value_or("");
+    q.path = r.at("expression");
+    q.ast = parse_at(q.text, q.path, problems);
+    ok = ok && q.ast != nullptr;
+  }
+  if (r.has("case")) {
+    const std::string cname = r.string("case", true).value_or("");
+    for (size_t c = 0; c < study.load_cases.size(); ++c) {
+      if (study.load_cases[c].name == cname) q.load_case = static_cast<int>(c);
     }
-    for (size_t i = 0; i < study.auxiliaries.size(); ++i) {
-      if (study.auxiliaries[i].name == name) {
-        q.kind = Term::Kind::kAuxiliary;
-        q.index = static_cast<int>(i);
-      }
-    }
-    if (q.index < 0) {
-      problems.add(r.at("variable"), "unknown variable \"" + name + "\"");
+    if (q.load_case < 0) {
+      problems.add(r.at("case"), "unknown load case \"" + cname + "\"");
       ok = false;
     }
   }
-  q.factor = r.number_or("factor", 1.0);
+  const double factor = r.number_or("factor", 1.0);
   q.abs = r.boolean("abs").value_or(false);
   r.finish();
-  if (q.factor == 0.0) {
+  if (factor == 0.0) {
     problems.add(r.at("factor"), "must not be 0");
     ok = false;
   }
   if (!ok) return std::nullopt;
+  if (factor != 1.0) {
+    q.ast = expr::product(expr::number_node(factor), q.ast);
+    q.text = number_text(factor) + "*(" + q.text + ")";
+  }
+  q.per_case = expr::needs_case(q.ast, study.symbols);
   return q;
 }
 
-// The load cases a quantity expands over.
+// The load cases a quantity expands over (-1: not per case).
 std::vector<int> cases_of(const Quantity& q, const Study& study) {
-  if (q.kind != Term::Kind::kResponse) return {-1};
+  if (!q.per_case) return {-1};
   if (q.load_case >= 0) return {q.load_case};
   std::vector<int> all;
   for (size_t c = 0; c < study.load_cases.size(); ++c) all.push_back(static_cast<int>(c));
   return all;
 }
 
-Criterion make_criterion(const Quantity& q, int load_case, double sign) {
+// The quantity times `sign`, bound to one load case; null (and a problem) when it does not bind.
+std::optional<Criterion> make_criterion(const Quantity& q, int load_case, double sign,
+                                        const Study& study, Problems& problems) {
   Criterion c;
-  Term t;
-  t.kind = q.kind;
-  t.index = q.index;
-  t.load_case = std::max(load_case, 0);
-  t.coef = sign * q.factor;
-  c.terms.push_back(t);
-  c.time_dependent = q.history;
-  c.grid_case = q.history ? t.load_case : -1;
+  const expr::AstPtr ast = sign < 0 ? expr::product(expr::number_node(-1.0), q.ast) : q.ast;
+  c.program = compile(ast, study.symbols, load_case, q.path, problems);
+  if (!c.program) return std::nullopt;
+  c.text = sign < 0 ? "-(" + q.text + ")" : q.text;
   return c;
 }
 
@@ -453,14 +693,17 @@ std::string part_name(const std::string& base, const Study& study, int load_case
 
 // Expands one quantity with |.| and load cases into constraints `g <sense> bound`.
 void add_constraints(const Quantity& q, const std::string& name, const std::string& path,
-                     Sense sense, double bound, int bound_aux, double scale, Study& study) {
+                     Sense sense, double bound, int bound_aux, double scale, Study& study,
+                     Problems& problems) {
   const std::vector<int> cases = cases_of(q, study);
   for (int lc : cases) {
     for (double sign : q.abs ? std::vector<double>{1.0, -1.0} : std::vector<double>{1.0}) {
       Constraint c;
       c.name = part_name(name, study, lc, cases.size(), q.abs ? (sign > 0 ? "[+]" : "[-]") : "");
       c.path = path;
-      c.g = make_criterion(q, lc, sign);
+      auto g = make_criterion(q, lc, sign, study, problems);
+      if (!g) return;  // reported once, not per case and sign
+      c.g = *g;
       c.sense = sense;
       c.bound = bound;
       c.bound_auxiliary = bound_aux;
@@ -510,24 +753,32 @@ void read_objective(const json& node, Study& study, Problems& problems) {
     // Bound formulation (2.18-2.19): minimise b_aux subject to q(t) <= b_aux for every t
     // (and every load case, and both signs for |q|).
     add_constraints(*q, "objective:" + obj.name, r.at(kind), Sense::kLessEqual, 0.0, aux, scale,
-                    study);
+                    study, problems);
     obj.bound_formulation = true;
-    obj.f = Criterion{};
-    obj.f.terms.push_back(Term{Term::Kind::kAuxiliary, aux, 0, 1.0});
+    Quantity bound;
+    bound.ast = expr::name_node(study.auxiliaries[aux].name);
+    bound.text = study.auxiliaries[aux].name;
+    bound.path = r.at("auxiliary");
+    if (auto f = make_criterion(bound, -1, 1.0, study, problems)) obj.f = *f;
     return;
   }
   if (q->abs) problems.add(r.at(kind) + ".abs", "not allowed in a minimize/maximize objective");
-  if (q->history) {
-    problems.add(r.at(kind),
-                 "is a history: use \"minimize_max\" (bound formulation) or an integral");
-    return;
-  }
   if (cases_of(*q, study).size() > 1) {
-    problems.add(r.at(kind) + ".case", "missing: the study has several load cases, name one");
+    problems.add(r.at(kind),
+                 "names a response without its load case and the study has several: write "
+                 "name@case, or give \"case\"");
     return;
   }
   obj.maximize = kind == "maximize";
-  obj.f = make_criterion(*q, cases_of(*q, study)[0], obj.maximize ? -1.0 : 1.0);
+  auto f = make_criterion(*q, cases_of(*q, study)[0], obj.maximize ? -1.0 : 1.0, study, problems);
+  if (!f) return;
+  if (f->time_dependent()) {
+    problems.add(r.at(kind),
+                 "is a history: use \"minimize_max\" (bound formulation) or a reduction (sum, "
+                 "mean, trapz)");
+    return;
+  }
+  obj.f = *f;
 }
 
 void read_constraints(const json& node, Study& study, Problems& problems) {
@@ -578,7 +829,7 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
                          "not allowed with \"abs\" (|q| >= c is not a single constraint)");
             continue;
           }
-          add_constraints(*q, name, path, side.sense, bound, aux, scale, study);
+          add_constraints(*q, name, path, side.sense, bound, aux, scale, study, problems);
         }
         if (sides == 0) problems.add(path, "give \"upper\", \"lower\" or both");
         r.finish();
@@ -629,17 +880,34 @@ void check_names(const Study& study, Problems& problems) {
   for (size_t i = 0; i < study.auxiliaries.size(); ++i) {
     check(study.auxiliaries[i].name, indexed("auxiliary_variables", i));
   }
-  std::set<std::string> cases, responses;
+  for (const auto& [name, value] : study.constants) check(name, "constants." + name);
+  for (const auto& [name, value] : study.data) check(name, "data." + name);
+  for (const auto& [name, value] : study.relations) check(name, "relations." + name);
+  for (size_t i = 0; i < study.responses.size(); ++i)
+    check(study.responses[i].name, indexed("responses", i));
+  auto check_identifier = [&](const std::string& name, const std::string& path) {
+    if (!name.empty() && !identifier(name)) {
+      problems.add(path, "\"" + name +
+                             "\" cannot be used in expressions: names are letters, digits and _, "
+                             "not starting with a digit");
+    }
+  };
+  for (size_t i = 0; i < study.design.size(); ++i)
+    check_identifier(study.design[i].name, indexed("design_variables", i) + ".name");
+  for (size_t i = 0; i < study.auxiliaries.size(); ++i)
+    check_identifier(study.auxiliaries[i].name, indexed("auxiliary_variables", i) + ".name");
+  for (size_t i = 0; i < study.responses.size(); ++i)
+    check_identifier(study.responses[i].name, indexed("responses", i) + ".name");
+  for (size_t i = 0; i < study.load_cases.size(); ++i)
+    check_identifier(study.load_cases[i].name, indexed("load_cases", i) + ".name");
+  for (const auto& [name, value] : study.constants) check_identifier(name, "constants." + name);
+  for (const auto& [name, value] : study.data) check_identifier(name, "data." + name);
+  for (const auto& [name, value] : study.relations) check_identifier(name, "relations." + name);
+  std::set<std::string> cases;
   for (size_t i = 0; i < study.load_cases.size(); ++i) {
     if (!cases.insert(study.load_cases[i].name).second) {
       problems.add(indexed("load_cases", i) + ".name",
                    "duplicate load case \"" + study.load_cases[i].name + "\"");
-    }
-  }
-  for (size_t i = 0; i < study.responses.size(); ++i) {
-    if (!responses.insert(study.responses[i].name).second) {
-      problems.add(indexed("responses", i) + ".name",
-                   "duplicate response \"" + study.responses[i].name + "\"");
     }
   }
 }
@@ -663,6 +931,9 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   double default_move = 0.4;
   if (top.has("settings"))
     read_settings(top.raw("settings"), study.options, default_move, problems);
+  if (top.has("constants")) read_constants(top.raw("constants"), study, problems);
+  if (top.has("data")) read_data(top.raw("data"), study, problems);
+  if (top.has("relations")) read_relations(top.raw("relations"), study, problems);
   if (top.has("design_variables")) {
     read_design(top.raw("design_variables"), study, default_move, problems);
   } else {
@@ -686,6 +957,8 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
       }
     }
   }
+  build_symbols(study);
+  bind_derived(study, problems);
   if (top.has("objective")) {
     read_objective(top.raw("objective"), study, problems);
   } else {

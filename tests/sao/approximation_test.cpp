@@ -51,10 +51,11 @@ TEST(Approximation, IdentityVariableIsTheTangent) {
 }
 
 TEST(Approximation, PowerIntermediateVariables) {
-  EXPECT_DOUBLE_EQ(one_variable_study("area").design[0].intermediate_power, 2.0);
-  EXPECT_DOUBLE_EQ(one_variable_study({{"power", 0.5}}).design[0].intermediate_power, 0.5);
-  EXPECT_DOUBLE_EQ(intermediate_value(4.0, 0.5), 2.0);
-  EXPECT_DOUBLE_EQ(intermediate_slope(4.0, -1.0), -1.0 / 16.0);
+  EXPECT_DOUBLE_EQ(one_variable_study("area").design[0].intermediate.power, 2.0);
+  const Intermediate root = one_variable_study({{"power", 0.5}}).design[0].intermediate;
+  EXPECT_DOUBLE_EQ(root.power, 0.5);
+  EXPECT_DOUBLE_EQ(root.value(4.0), 2.0);
+  EXPECT_DOUBLE_EQ(one_variable_study("reciprocal").design[0].intermediate.slope(4.0), -1.0 / 16.0);
 }
 
 TEST(Approximation, BadIntermediateVariablesNameTheirPath) {

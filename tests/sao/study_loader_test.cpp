@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "sao/criteria.hpp"
+
 namespace sao {
 namespace {
 
@@ -62,14 +64,22 @@ TEST(StudyLoader, LoadsTheBaseStudyWithDefaults) {
 TEST(StudyLoader, BoundFormulationTurnsMaxObjectiveIntoConstraints) {
   const Study s = load_study(base_study());
   EXPECT_TRUE(s.objective.bound_formulation);
-  ASSERT_EQ(s.objective.f.terms.size(), 1u);
-  EXPECT_EQ(s.objective.f.terms[0].kind, Term::Kind::kAuxiliary);
+  // The objective is the auxiliary b3 itself.
+  Evaluation e;
+  e.cases.resize(1);
+  e.cases[0].histories["y"] = Eigen::VectorXd::LinSpaced(101, 0.0, 1.0);
+  e.cases[0].histories["yddot"] = Eigen::VectorXd::LinSpaced(101, 0.0, 2.0);
+  const ExactResponses exact(s, e);
+  const Eigen::Vector3d x(0.5, 0.6, 0.7);
+  EXPECT_DOUBLE_EQ(criterion_value(s, s.objective.f, 0, x, exact), 0.7);
+  EXPECT_FALSE(s.objective.f.program->uses_responses());
   // |acc| <= b3 -> acc - b3 <= 0 and -acc - b3 <= 0; |y| <= 1 -> two more.
   ASSERT_EQ(s.constraints.size(), 4u);
   EXPECT_EQ(s.constraints[0].bound_auxiliary, 0);
-  EXPECT_DOUBLE_EQ(s.constraints[0].g.terms[0].coef, 1.0);
-  EXPECT_DOUBLE_EQ(s.constraints[1].g.terms[0].coef, -1.0);
-  EXPECT_TRUE(s.constraints[0].g.time_dependent);
+  EXPECT_DOUBLE_EQ(criterion_value(s, s.constraints[0].g, 50, x, exact), 1.0);
+  EXPECT_DOUBLE_EQ(criterion_value(s, s.constraints[1].g, 50, x, exact), -1.0);
+  EXPECT_TRUE(s.constraints[0].g.time_dependent());
+  EXPECT_EQ(s.constraints[0].g.points(), 101);
   EXPECT_EQ(s.constraints[2].name, "disp[+]");
   EXPECT_DOUBLE_EQ(s.constraints[3].bound, 1.0);
   EXPECT_EQ(s.constraints[3].bound_auxiliary, -1);
@@ -81,7 +91,8 @@ TEST(StudyLoader, ConstraintOverSeveralLoadCasesExpandsPerCase) {
   const Study s = load_study(d);
   EXPECT_EQ(s.constraints.size(), 8u);  // 2 criteria x 2 signs x 2 cases
   EXPECT_EQ(s.constraints[7].name, "disp[-]@second");
-  EXPECT_EQ(s.constraints[7].g.grid_case, 1);
+  EXPECT_EQ(s.constraints[7].g.program->grid_case(), 1);
+  EXPECT_EQ(s.constraints[7].g.points(), 11);
 }
 
 TEST(StudyLoader, UnknownKeyNamesItsPath) {
@@ -162,7 +173,8 @@ TEST(StudyLoader, ReportsEveryProblemAtOnce) {
 
 TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
   json d = base_study();
-  d["settings"] = {{"approximation", "multipoint"}, {"fit", "least_squares"}, {"nlp_algorithm", "mma"}};
+  d["settings"] = {
+      {"approximation", "multipoint"}, {"fit", "least_squares"}, {"nlp_algorithm", "mma"}};
   const Study s = load_study(d);
   EXPECT_TRUE(s.options.multipoint);
   EXPECT_TRUE(s.options.least_squares);
@@ -170,8 +182,9 @@ TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
   EXPECT_FALSE(s.options.force_nlp);
   EXPECT_TRUE(s.options.require_free_move_limits);  // default for multi-point
   d["settings"] = {{"fit", "lsq"}};
-  EXPECT_THAT(first_problem_with(d, "lsq"),
-              HasSubstr("settings.fit: expected \"interpolation\" or \"least_squares\", got \"lsq\""));
+  EXPECT_THAT(
+      first_problem_with(d, "lsq"),
+      HasSubstr("settings.fit: expected \"interpolation\" or \"least_squares\", got \"lsq\""));
 }
 
 TEST(StudyLoader, InvalidOptionCombinationNamesTheSetting) {
