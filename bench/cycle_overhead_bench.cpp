@@ -5,12 +5,12 @@
 //
 //   build/sao_bench                       (both benchmarks, side by side)
 #include <benchmark/benchmark.h>
-
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "sao/approximation.hpp"
+#include "sao/derived_responses.hpp"
 #include "sao/driver.hpp"
 #include "sao/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
@@ -105,7 +105,7 @@ void BM_ImpactAbsorberSimulation(benchmark::State& state) {
   sao::sim::register_internal_simulator();
   const sao::Study study =
       sao::load_study_file(SAO_SOURCE_DIR "/problems/impact-absorber/max-acceleration.json");
-  auto simulator = sao::make_simulator(study.simulator_setup());
+  auto simulator = sao::make_study_simulator(study);
   sao::EvaluationRequest request;
   request.design = Eigen::Vector2d(1.0, 0.3);
   for (auto _ : state) {

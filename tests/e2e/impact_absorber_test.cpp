@@ -3,23 +3,10 @@
 // of seed 003, table 3.1 (5 cycles, 6 analyses, 5 gradients; the issue allows 7 and 8).
 #include <gtest/gtest.h>
 
-#include "sao/driver.hpp"
-#include "sao/study_loader.hpp"
-#include "simulators/internal_simulator.hpp"
+#include "tests/e2e/run_study.hpp"
 
 namespace sao {
 namespace {
-
-RunSummary run_study(const std::string& relative, const std::vector<std::string>& overrides = {}) {
-  sim::register_internal_simulator();
-  nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + relative);
-  for (const auto& o : overrides) apply_override(doc, o);
-  const Study study = load_study(doc, relative);
-  auto simulator = make_simulator(study.simulator_setup());
-  check_against_simulator(study, *simulator);
-  Driver driver(study, *simulator);
-  return driver.run();
-}
 
 TEST(ImpactAbsorberE2E, MaxAccelerationReachesTheVerifiedOptimum) {
   const RunSummary r = run_study("problems/impact-absorber/max-acceleration.json");

@@ -3,27 +3,18 @@
 // with the least-squares re-use of earlier analyses.
 #include <gtest/gtest.h>
 
-#include "sao/driver.hpp"
-#include "sao/study_loader.hpp"
-#include "simulators/internal_simulator.hpp"
+#include "tests/e2e/run_study.hpp"
 
 namespace sao {
 namespace {
 
 RunSummary run_noisy(int start, const std::string& fit, bool noise_from_data = false) {
-  sim::register_internal_simulator();
-  nlohmann::json doc =
-      read_study_document(std::string(SAO_SOURCE_DIR) + "/problems/impact-absorber/noisy.json");
-  apply_override(doc, "settings.fit=\"" + fit + "\"");
+  std::vector<std::string> overrides = {"settings.fit=\"" + fit + "\""};
   if (noise_from_data) {
-    apply_override(doc, "settings.noise=0");
-    apply_override(doc, "settings.noise_from_data=true");
+    overrides.push_back("settings.noise=0");
+    overrides.push_back("settings.noise_from_data=true");
   }
-  Study study = load_study(doc, "noisy.json");
-  use_start(study, start);
-  auto simulator = make_simulator(study.simulator_setup());
-  Driver driver(study, *simulator);
-  return driver.run();
+  return run_study("problems/impact-absorber/noisy.json", overrides, start);
 }
 
 class NoisyE2E : public ::testing::TestWithParam<std::tuple<int, std::string>> {};

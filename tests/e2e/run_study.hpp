@@ -1,0 +1,28 @@
+// Runs a study of problems/ end to end, as `sao run` does: load, apply overrides, pick a
+// start, build the study's simulator (derived responses included), drive to the end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sao/derived_responses.hpp"
+#include "sao/driver.hpp"
+#include "sao/study_loader.hpp"
+#include "simulators/internal_simulator.hpp"
+
+namespace sao {
+
+inline RunSummary run_study(const std::string& relative,
+                            const std::vector<std::string>& overrides = {}, int start = 0) {
+  sim::register_internal_simulator();
+  nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + relative);
+  for (const auto& o : overrides) apply_override(doc, o);
+  Study study = load_study(doc, relative);
+  if (start > 0) use_start(study, start);
+  auto simulator = make_study_simulator(study);
+  check_against_simulator(study, *simulator);
+  Driver driver(study, *simulator);
+  return driver.run();
+}
+
+}  // namespace sao
