@@ -22,6 +22,9 @@ namespace sao {
 // A time grid t_1..t_nt on which history responses are given: uniform from start to end, or
 // the explicit increasing `values` (then start, end and points are set from them).
 struct TimeGrid {
+  TimeGrid() = default;
+  TimeGrid(double first, double last, int n) : start(first), end(last), points(n) {}
+
   double start = 0.0;
   double end = 1.0;
   int points = 2;  // >= 2

@@ -86,7 +86,7 @@ InternalSettings parse_settings(const json& s) {
 
 // Model parameter -> value source: simulator.parameters maps it onto a design variable;
 // otherwise the design variable of the same name; otherwise simulator.constants.
-std::vector<ParameterSource> parse_sources(const json& s, const OdeModel& model,
+std::vector<ParameterSource> parse_sources(const json& s, const Model& model,
                                            const std::vector<std::string>& design_names) {
   const json& mapping = object_at(s, "parameters", "simulator");
   const json& constants = object_at(s, "constants", "simulator");
@@ -135,7 +135,7 @@ std::vector<ParameterSource> parse_sources(const json& s, const OdeModel& model,
   return sources;
 }
 
-void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const OdeModel& model) {
+void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const Model& model) {
   const auto known = model.load_parameters();
   std::vector<std::string> known_names;
   for (const auto& [key, value] : known) known_names.push_back(key);
@@ -231,9 +231,6 @@ void InternalSimulator::run(Job& job) const {
     const ParameterSource& s = sources_[i];
     p(i) = s.design_index >= 0 ? design(s.design_index) : s.constant;
   }
-  const RightHandSide rhs = [&](double t, const double* x, double* xdot) {
-    return model_->rhs(t, x, xdot, p, lc);
-  };
   auto fail = [&](const std::string& why) {
     std::ostringstream msg;
     msg << "model " << model_->name() << ", load case \"" << lc.name << "\", design (";
@@ -247,10 +244,8 @@ void InternalSimulator::run(Job& job) const {
     }
     job.message = msg.str() + ": " + why;
   };
-  const IntegrationResult r =
-      integrate(rhs, model_->initial_state(p, lc), lc.grid, settings_.integrator);
-  if (!r.ok) return fail(r.message);
-  model_->outputs(r.states, p, lc, job.result);
+  const std::string failure = model_->analyse(p, lc, settings_.integrator, job.result);
+  if (!failure.empty()) return fail(failure);
   for (const auto& [name, h] : job.result.histories) {
     if (!h.allFinite()) return fail("history \"" + name + "\" is not finite");
   }

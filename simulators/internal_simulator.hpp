@@ -47,7 +47,7 @@ class InternalSimulator final : public Simulator {
   std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
 
   const InternalSettings& settings() const { return settings_; }
-  const OdeModel& model() const { return *model_; }
+  const Model& model() const { return *model_; }
   // One per model parameter, in the order of model().parameters().
   const std::vector<ParameterSource>& parameter_sources() const { return sources_; }
 
@@ -56,7 +56,7 @@ class InternalSimulator final : public Simulator {
   void check(const EvaluationRequest& request) const;
   void run(Job& job) const;
 
-  const OdeModel* model_ = nullptr;
+  const Model* model_ = nullptr;
   InternalSettings settings_;
   std::vector<std::string> design_names_;
   std::vector<LoadCaseSpec> load_cases_;

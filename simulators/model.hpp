@@ -4,9 +4,11 @@
 // model/data split of ARCHITECTURE.md: whatever an evaluation changes lives in that
 // evaluation, never in the model). It declares the parameters it needs (the study's simulator
 // section maps them onto design variables or constants), the load-case parameters it reads,
-// the responses it delivers, and its equations x' = f(t, x; p). The InternalSimulator
-// (internal_simulator.hpp) integrates any model with CVODES and differentiates it; further
-// models (the multibody formulation) join the list in model.cpp, not a second simulator.
+// the responses it delivers, and how one analysis computes them. Two kinds exist: an OdeModel
+// gives its equations x' = f(t, x; p) and is integrated with CVODES; a closed-form model
+// (kinematics without differential equations) computes its responses directly. The
+// InternalSimulator (internal_simulator.hpp) runs and differentiates any model; further models
+// (the multibody formulation) join the list in model.cpp, not a second simulator.
 #pragma once
 
 #include <Eigen/Dense>
@@ -15,19 +17,35 @@
 #include <vector>
 
 #include "sao/simulator.hpp"
+#include "simulators/cvodes_integrator.hpp"
 
 namespace sao::sim {
 
-class OdeModel {
+class Model {
  public:
-  virtual ~OdeModel() = default;
+  virtual ~Model() = default;
   virtual std::string name() const = 0;
   // Model parameter names, in the order of the vector `p` of the functions below.
   virtual std::vector<std::string> parameters() const = 0;
   // Load-case parameters the model reads (LoadCaseSpec::parameters), with their defaults.
   virtual std::map<std::string, double> load_parameters() const = 0;
-  // The responses outputs() fills: histories on the load case's grid, and scalars.
+  // The responses an analysis delivers: histories on the load case's grid, and scalars.
   virtual std::vector<ResponseInfo> responses() const = 0;
+  // One analysis for parameters p in load case lc: fills `out` with every response and
+  // returns "", or returns why it failed (no assembly, integrator failure, ...).
+  virtual std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                              const IntegratorSettings& settings, CaseResult& out) const = 0;
+
+  // The value of a load-case parameter in `lc`, or the model's default for it.
+  double load_parameter(const LoadCaseSpec& lc, const std::string& key) const;
+};
+
+// A model given by ordinary differential equations, integrated with CVODES.
+class OdeModel : public Model {
+ public:
+  std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                      const IntegratorSettings& settings, CaseResult& out) const override;
+
   virtual int state_size() const = 0;
   // x(t0), state_size() values, for parameters p (parameters().size() values).
   virtual Eigen::VectorXd initial_state(const Eigen::VectorXd& p, const LoadCaseSpec& lc) const = 0;
@@ -39,16 +57,14 @@ class OdeModel {
   // cols = state_size()): histories get one value per grid point, scalars one value.
   virtual void outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& p,
                        const LoadCaseSpec& lc, CaseResult& out) const = 0;
-
-  // The value of a load-case parameter in `lc`, or the model's default for it.
-  double load_parameter(const LoadCaseSpec& lc, const std::string& key) const;
 };
 
 // One accessor per model file.
 const OdeModel& impact_absorber_model();  // "impact-absorber"
+const Model& slider_crank_path_model();   // "slider-crank-path" (closed-form kinematics)
 
 // The models compiled into the internal simulator, by name; nullptr for an unknown name.
-const OdeModel* find_model(const std::string& name);
+const Model* find_model(const std::string& name);
 std::vector<std::string> model_names();
 
 }  // namespace sao::sim

@@ -92,7 +92,8 @@ TEST(InternalSimulator, MapsModelParametersByMappingByNameOrConstant) {
 TEST(InternalSimulator, BadSectionsNameTheirPath) {
   const std::vector<std::pair<json, std::string>> cases = {
       {{{"model", "pendulum"}},
-       "simulator.model: unknown model \"pendulum\" (known models: impact-absorber)"},
+       "simulator.model: unknown model \"pendulum\" (known models: impact-absorber, "
+       "slider-crank-path)"},
       {{{"model", 3}}, "simulator.model: expected a string"},
       {{{"rtoll", 1e-6}}, "simulator.rtoll: unknown key"},
       {{{"rtol", "tight"}}, "simulator.rtol: expected a positive number"},

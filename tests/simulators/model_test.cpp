@@ -9,8 +9,9 @@ namespace {
 using ::testing::ElementsAre;
 
 TEST(ModelRegistry, FindsModelsByName) {
-  EXPECT_THAT(model_names(), ElementsAre("impact-absorber"));
+  EXPECT_THAT(model_names(), ElementsAre("impact-absorber", "slider-crank-path"));
   EXPECT_EQ(find_model("impact-absorber"), &impact_absorber_model());
+  EXPECT_EQ(find_model("slider-crank-path"), &slider_crank_path_model());
   EXPECT_EQ(find_model("pendulum"), nullptr);
 }
 
@@ -67,4 +68,44 @@ TEST(ImpactAbsorberModel, RightHandSideAndOutputsFollowTheEquationOfMotion) {
 }
 
 }  // namespace
+// Slider-crank path synthesis (PROBLEMS.md): at the start b = (6, 25, -4, 11, 3, 4, 2, 2)
+// the squared path error over the 8 precision points is F = 3486.1 (verified).
+LoadCaseSpec precision_points() {
+  LoadCaseSpec lc;
+  lc.name = "positions";
+  lc.grid.values = {0, 22, 44, 66, 88, 129, 221, 314};
+  lc.grid.points = 8;
+  lc.grid.start = 0;
+  lc.grid.end = 314;
+  return lc;
+}
+
+TEST(SliderCrankPath, StartDesignHasThePathErrorOfTheSeed) {
+  const Model& m = slider_crank_path_model();
+  Eigen::VectorXd p(8);
+  p << 6, 25, -4, 11, 3, 4, 2, 2;
+  CaseResult out;
+  ASSERT_EQ(m.analyse(p, precision_points(), {}, out), "");
+  const double xg[] = {26, 23, 20, 17, 14, 10, 20, 30}, yg[] = {16, 16, 16, 16, 16, 13, 7, 13};
+  double f = 0;
+  for (int k = 0; k < 8; ++k) {
+    f += std::pow(out.histories["xP"](k) - xg[k], 2) + std::pow(out.histories["yP"](k) - yg[k], 2);
+    // The coupler point is the crank pin plus the offset d at angle alpha + theta2.
+    EXPECT_NEAR(out.histories["xP"](k),
+                out.histories["x2"](k) + 11 * std::cos(2 + out.histories["theta2"](k)), 1e-12);
+  }
+  EXPECT_NEAR(f, 3486.1, 0.05);
+  // Crank pin at dgamma = 0: (6 cos 2 + 3, 6 sin 2 + 4).
+  EXPECT_NEAR(out.histories["x2"](0), 6 * std::cos(2.0) + 3, 1e-12);
+  EXPECT_NEAR(out.histories["theta2"](0), std::asin((-4 - (6 * std::sin(2.0) + 4)) / 25), 1e-12);
+}
+
+TEST(SliderCrankPath, ACouplerTooShortToReachTheSliderLineFailsWithTheAngle) {
+  Eigen::VectorXd p(8);
+  p << 6, 2, -4, 11, 3, 4, 2, 2;  // coupler of length 2 cannot span 8+ to the slider line
+  CaseResult out;
+  const std::string why = slider_crank_path_model().analyse(p, precision_points(), {}, out);
+  EXPECT_THAT(why, ::testing::HasSubstr("does not assemble at crank rotation 0 deg"));
+}
+
 }  // namespace sao::sim
