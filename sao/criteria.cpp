@@ -101,21 +101,42 @@ double constraint_normaliser(const Study& study, const Constraint& constraint,
   return constraint.scale > 0 ? constraint.scale : 1.0;
 }
 
+Eigen::VectorXd normalised_constraint_points(const Study& study, const Constraint& constraint,
+                                             const std::vector<int>& points,
+                                             const Eigen::VectorXd& x, const ResponseModel& model,
+                                             double normaliser, Eigen::MatrixXd* gradients) {
+  const double c = constraint_bound(study, constraint, x);
+  const double s = (constraint.sense == Sense::kLessEqual ? 1.0 : -1.0) / normaliser;
+  const ModelInputs inputs(model, x);
+  expr::Evaluator evaluator(*constraint.g.program, inputs);
+  Eigen::VectorXd values(points.size());
+  if (gradients) gradients->resize(static_cast<Eigen::Index>(points.size()), x.size());
+  Eigen::VectorXd g(x.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto row = static_cast<Eigen::Index>(i);
+    if (gradients) {
+      values(row) = s * (evaluator.value(points[i], g) - c);
+      if (constraint.bound_auxiliary >= 0) g(study.n_design() + constraint.bound_auxiliary) -= 1.0;
+      gradients->row(row) = s * g.transpose();
+    } else {
+      values(row) = s * (evaluator.value(points[i]) - c);
+    }
+  }
+  return values;
+}
+
 double normalised_constraint(const Study& study, const Constraint& constraint, int point,
                              const Eigen::VectorXd& x, const ResponseModel& model,
                              double normaliser) {
-  const double g = criterion_value(study, constraint.g, point, x, model);
-  const double c = constraint_bound(study, constraint, x);
-  const double s = constraint.sense == Sense::kLessEqual ? 1.0 : -1.0;
-  return s * (g - c) / normaliser;
+  return normalised_constraint_points(study, constraint, {point}, x, model, normaliser, nullptr)(0);
 }
 
 Eigen::VectorXd normalised_history(const Study& study, const Constraint& constraint,
                                    const Eigen::VectorXd& x, const ResponseModel& model) {
-  const double normaliser = constraint_normaliser(study, constraint, x);
-  const double c = constraint_bound(study, constraint, x);
-  const double s = constraint.sense == Sense::kLessEqual ? 1.0 : -1.0;
-  return (criterion_values(study, constraint.g, x, model).array() - c) * (s / normaliser);
+  std::vector<int> points(constraint.g.points());
+  for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
+  return normalised_constraint_points(study, constraint, points, x, model,
+                                      constraint_normaliser(study, constraint, x), nullptr);
 }
 
 double user_objective(const Study& study, double internal_value) {

@@ -58,6 +58,12 @@ double constraint_normaliser(const Study& study, const Constraint& constraint,
 double normalised_constraint(const Study& study, const Constraint& constraint, int point,
                              const Eigen::VectorXd& x, const ResponseModel& model,
                              double normaliser);
+// g_hat at the given points, with one evaluation of the relation (shared reductions once);
+// with `gradients`, also d g_hat / dx as one row per point (exact).
+Eigen::VectorXd normalised_constraint_points(const Study& study, const Constraint& constraint,
+                                             const std::vector<int>& points,
+                                             const Eigen::VectorXd& x, const ResponseModel& model,
+                                             double normaliser, Eigen::MatrixXd* gradients);
 // g_hat at every point of the constraint, normalised at x.
 Eigen::VectorXd normalised_history(const Study& study, const Constraint& constraint,
                                    const Eigen::VectorXd& x, const ResponseModel& model);

@@ -353,9 +353,7 @@ const CycleRecord& Driver::step() {
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
   // explicit relation makes it nonlinear.
-  problem.linear = all_identity(study_) && study_.objective.f.linear();
-  for (const RetainedRow& row : problem.rows)
-    problem.linear = problem.linear && study_.constraints[row.constraint].g.linear();
+  problem.linear = linear_problem(study_, problem.rows);
   const SubproblemResult sub = solve_subproblem(problem, options_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;

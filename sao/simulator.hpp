@@ -27,7 +27,7 @@ struct TimeGrid {
 
   double start = 0.0;
   double end = 1.0;
-  int points = 2;  // >= 2
+  int points = 2;              // >= 2
   std::vector<double> values;  // explicit times; empty for a uniform grid
   double at(int p) const {
     return values.empty() ? start + (end - start) * p / (points - 1) : values[p];

@@ -9,6 +9,8 @@
 #include <limits>
 #include <memory>
 
+#include "sao/approximation.hpp"
+
 namespace sao {
 
 double ApproximateProblem::objective(const Eigen::VectorXd& x) const {
@@ -27,14 +29,35 @@ double ApproximateProblem::row_value(size_t row, const Eigen::VectorXd& x) const
                                r.normaliser);
 }
 
-Eigen::VectorXd ApproximateProblem::row_gradient(size_t row, const Eigen::VectorXd& x) const {
-  const RetainedRow& r = rows[row];
-  const Constraint& c = study->constraints[r.constraint];
-  Eigen::VectorXd grad = Eigen::VectorXd::Zero(x.size());
-  add_criterion_gradient(*study, c.g, r.point, x, *model, grad);
-  if (c.bound_auxiliary >= 0) grad(study->n_design() + c.bound_auxiliary) -= 1.0;
-  const double s = c.sense == Sense::kLessEqual ? 1.0 : -1.0;
-  return grad * (s / r.normaliser);
+Eigen::VectorXd ApproximateProblem::row_values(const Eigen::VectorXd& x,
+                                               Eigen::MatrixXd* jacobian) const {
+  Eigen::VectorXd values(rows.size());
+  if (jacobian) jacobian->resize(static_cast<Eigen::Index>(rows.size()), x.size());
+  Eigen::MatrixXd block;
+  // Consecutive rows of one constraint (screening emits them together) share an evaluation.
+  for (size_t first = 0; first < rows.size();) {
+    size_t last = first;
+    std::vector<int> points;
+    while (last < rows.size() && rows[last].constraint == rows[first].constraint &&
+           rows[last].normaliser == rows[first].normaliser) {
+      points.push_back(rows[last++].point);
+    }
+    const auto at = static_cast<Eigen::Index>(first);
+    const auto count = static_cast<Eigen::Index>(last - first);
+    values.segment(at, count) =
+        normalised_constraint_points(*study, study->constraints[rows[first].constraint], points, x,
+                                     *model, rows[first].normaliser, jacobian ? &block : nullptr);
+    if (jacobian) jacobian->middleRows(at, count) = block;
+    first = last;
+  }
+  return values;
+}
+
+bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows) {
+  if (!all_identity(study) || !study.objective.f.linear()) return false;
+  return std::all_of(rows.begin(), rows.end(), [&](const RetainedRow& row) {
+    return study.constraints[row.constraint].g.linear();
+  });
 }
 
 void set_subregion(const Study& study, const Eigen::VectorXd& factors,
@@ -175,10 +198,12 @@ double nlp_objective(unsigned, const double* x, double* grad, void* data) {
 void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* grad, void* data) {
   const auto& c = *static_cast<const NlpContext*>(data);
   const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
+  Eigen::MatrixXd jacobian;
+  const Eigen::VectorXd values = c.problem->row_values(X, grad ? &jacobian : nullptr);
   for (unsigned i = 0; i < m; ++i) {
-    result[i] = c.problem->row_value(i, X) - (c.relaxed ? x[c.nx] : 0.0);
+    result[i] = values(i) - (c.relaxed ? x[c.nx] : 0.0);
     if (!grad) continue;
-    Eigen::Map<Eigen::VectorXd>(grad + i * n, c.nx) = c.problem->row_gradient(i, X);
+    Eigen::Map<Eigen::VectorXd>(grad + i * n, c.nx) = jacobian.row(i).transpose();
     if (c.relaxed) grad[i * n + c.nx] = -1.0;
   }
 }
@@ -207,10 +232,8 @@ SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double b
   if (relaxed) {
     lo[nx] = 0.0;
     up[nx] = mma ? 1e6 : HUGE_VAL;
-    double worst = 0.0;
     const Eigen::VectorXd X = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
-    for (unsigned i = 0; i < m; ++i) worst = std::max(worst, problem.row_value(i, X));
-    start[nx] = worst;
+    start[nx] = m > 0 ? std::max(0.0, problem.row_values(X).maxCoeff()) : 0.0;
   }
   nlopt_set_lower_bounds(opt.get(), lo.data());
   nlopt_set_upper_bounds(opt.get(), up.data());
@@ -224,8 +247,7 @@ SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double b
   double f = 0.0;
   const nlopt_result r = nlopt_optimize(opt.get(), start.data(), &f);
   x = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
-  double worst = -HUGE_VAL;
-  for (unsigned i = 0; i < m; ++i) worst = std::max(worst, problem.row_value(i, x));
+  double worst = m > 0 ? problem.row_values(x).maxCoeff() : -HUGE_VAL;
   // The relaxation is what the rows need at x (any b_r above it is feasible by definition).
   relaxation = relaxed ? std::max(0.0, worst) : 0.0;
   if (relaxed) worst = 0.0;
@@ -261,13 +283,8 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
     // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
     const Eigen::VectorXd& x0 = problem.x0;
     c = problem.objective_gradient(x0);
-    const int nrows = static_cast<int>(problem.rows.size());
-    A.resize(nrows, x0.size());
-    rhs.resize(nrows);
-    for (int i = 0; i < nrows; ++i) {
-      A.row(i) = problem.row_gradient(i, x0).transpose();
-      rhs(i) = A.row(i).dot(x0) - problem.row_value(i, x0);
-    }
+    const Eigen::VectorXd values = problem.row_values(x0, &A);
+    rhs = A * x0 - values;
     solve = [&](bool relaxed) {
       return solve_lp(c, A, rhs, problem.lower, problem.upper, relaxed, beta, result.x,
                       result.relaxation, result.message);

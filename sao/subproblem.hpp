@@ -38,8 +38,14 @@ struct ApproximateProblem {
   double objective(const Eigen::VectorXd& x) const;
   Eigen::VectorXd objective_gradient(const Eigen::VectorXd& x) const;
   double row_value(size_t row, const Eigen::VectorXd& x) const;  // g_hat~ of the row
-  Eigen::VectorXd row_gradient(size_t row, const Eigen::VectorXd& x) const;
+  // g_hat~ of every row, and with `jacobian` their exact gradients (one row each); the rows of
+  // one constraint share one evaluation of its relation.
+  Eigen::VectorXd row_values(const Eigen::VectorXd& x, Eigen::MatrixXd* jacobian = nullptr) const;
 };
+
+// True when the approximate problem over these rows is linear in x (the LP path applies):
+// identity intermediate variables, and linear explicit relations in the objective and rows.
+bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows);
 
 // Builds the subregion of (3.20)-(3.22) or (3.27) around x0 for design variables with
 // move-limit factors m, intersected with the bounds; auxiliaries keep their own bounds.

@@ -174,7 +174,7 @@ TEST(Subproblem, NonlinearApproximationGoesToTheNlp) {
                       {"simulator", {{"type", "none"}}}};
   Assembled a{load_study(d), linear_response(3.0, -3.0, 0.0), nullptr, {}};
   assemble(a, 0.9);
-  a.problem.linear = all_identity(a.study);
+  a.problem.linear = linear_problem(a.study, a.problem.rows);
   ASSERT_FALSE(a.problem.linear);
   const SubproblemResult r = solve_subproblem(a.problem, Options{});
   ASSERT_EQ(r.status, SubproblemStatus::kOptimal) << r.message;
