@@ -505,8 +505,9 @@ void read_relations(const json& node, Study& study, Problems& problems) {
       continue;
     }
     study.relations[name] = value.get<std::string>();
-    if (auto ast = parse_at(value.get<std::string>(), at, problems))
-      study.symbols.relations[name] = ast;
+    // A relation that does not parse is reported here once; its uses see a placeholder.
+    const expr::AstPtr ast = parse_at(value.get<std::string>(), at, problems);
+    study.symbols.relations[name] = ast ? ast : expr::number_node(0.0);
   }
 }
 

@@ -226,5 +226,125 @@ TEST(StudyLoader, MissingFileIsAnError) {
   EXPECT_THROW(load_study_file("/nonexistent/study.json"), StudyError);
 }
 
+// ---------------------------------------------------------------------------------------
+// Explicit relations in study files
+
+// An Evaluation of the base study with y(p) = p / 100, acc(p) = 2 p / 100, peak = 3.
+Evaluation base_evaluation() {
+  Evaluation e;
+  e.cases.resize(1);
+  e.cases[0].histories["y"] = Eigen::VectorXd::LinSpaced(101, 0.0, 1.0);
+  e.cases[0].histories["yddot"] = Eigen::VectorXd::LinSpaced(101, 0.0, 2.0);
+  e.cases[0].scalars["peak"] = 3.0;
+  return e;
+}
+
+TEST(StudyLoaderRelations, ExpressionObjectiveAndConstraintsUseRelationsAndData) {
+  json d = base_study();
+  d["constants"] = {{"g0", 9.81}};
+  d["data"] = {{"w", {1.0, 2.0, 3.0}}};
+  d["relations"] = {{"energy", "acc^2 / 2"}, {"twice", "2 * energy"}};
+  d["objective"] = {{"minimize", "trapz(twice) + peak * b1 + sum(w)"}};
+  d["constraints"] = json::array({{{"name", "c"}, {"of", "y * g0 - b2"}, {"upper", 5.0}}});
+  const Study s = load_study(d);
+  const Evaluation e = base_evaluation();
+  const ExactResponses exact(s, e);
+  const Eigen::Vector3d x(0.5, 0.25, 0.0);
+  // trapz over 0..12 of acc^2 = (t/6)^2: 12^3 / 108 = 16 (up to the trapezoid error).
+  const double f = criterion_value(s, s.objective.f, 0, x, exact);
+  EXPECT_NEAR(f, 16.0 + 3.0 * 0.5 + 6.0, 16.0 * 1e-3);
+  EXPECT_FALSE(s.objective.f.linear());
+  ASSERT_EQ(s.constraints.size(), 1u);
+  EXPECT_TRUE(s.constraints[0].g.time_dependent());
+  EXPECT_TRUE(s.constraints[0].g.linear());
+  EXPECT_NEAR(criterion_value(s, s.constraints[0].g, 100, x, exact), 9.81 - 0.25, 1e-12);
+}
+
+TEST(StudyLoaderRelations, ErrorsNameThePathAndTheColumn) {
+  json d = base_study();
+  d["objective"] = {{"minimize", "trapz(acceleraton^2)"}};
+  EXPECT_THAT(first_problem_with(d, "acceleraton"),
+              HasSubstr("objective.minimize: column 7: unknown name \"acceleraton\""));
+  d = base_study();
+  d["relations"] = {{"bad", "y +* 2"}};
+  d["constraints"] = json::array({{{"of", "bad"}, {"upper", 1.0}}});
+  EXPECT_THAT(first_problem_with(d, "relations.bad"),
+              HasSubstr("relations.bad: column 4: unexpected \"*\""));
+  d = base_study();
+  d["relations"] = {{"r", "y + nope"}};
+  d["constraints"] = json::array({{{"of", {{"expression", "r * 2"}}}, {"upper", 1.0}}});
+  EXPECT_THAT(first_problem_with(d, "nope"), HasSubstr("relations.r: column 5: unknown name"));
+  d = base_study();
+  d["relations"] = {{"a", "b_ + 1"}, {"b_", "a * 2"}};
+  d["constraints"] = json::array({{{"of", "a"}, {"upper", 1.0}}});
+  EXPECT_THAT(first_problem_with(d, "cycle"), HasSubstr("a -> b_ -> a"));
+}
+
+TEST(StudyLoaderRelations, HistoryObjectiveAndMissingLoadCaseAreErrors) {
+  json d = base_study();
+  d["objective"] = {{"minimize", "y^2"}};
+  EXPECT_THAT(first_problem_with(d, "objective.minimize"), HasSubstr("is a history"));
+  d = base_study();
+  d["load_cases"].push_back({{"name", "second"}, {"time", {{"end", 3.0}, {"points", 11}}}});
+  d["objective"] = {{"minimize", "mean(y)"}};
+  EXPECT_THAT(first_problem_with(d, "objective.minimize"), HasSubstr("name@case"));
+  d["objective"] = {{"minimize", "mean(y@second) + mean(y@impact)"}};
+  EXPECT_NO_THROW(load_study(d));
+}
+
+TEST(StudyLoaderRelations, ExplicitTimeValuesMakeANonUniformGrid) {
+  json d = base_study();
+  d["load_cases"][0]["time"] = {{"values", {0.0, 1.0, 3.0}}};
+  d["objective"] = {{"minimize", "trapz(t^2)"}};
+  const Study s = load_study(d);
+  EXPECT_EQ(s.load_cases[0].grid.points, 3);
+  EXPECT_DOUBLE_EQ(s.load_cases[0].grid.at(2), 3.0);
+  // (0 + 1)/2 * 1 + (1 + 9)/2 * 2 = 10.5 on the grid 0, 1, 3.
+  EXPECT_DOUBLE_EQ(criterion_value(s, s.objective.f, 0, Eigen::Vector3d::Zero(),
+                                   ExactResponses(s, base_evaluation())),
+                   10.5);
+  d["load_cases"][0]["time"] = {{"values", {0.0, 2.0, 1.0}}};
+  EXPECT_THAT(first_problem_with(d, "values[2]"), HasSubstr("increase strictly"));
+}
+
+TEST(StudyLoaderRelations, DerivedResponsesMustHaveTheirDeclaredKind) {
+  json d = base_study();
+  d["responses"].push_back({{"name", "comfort"}, {"kind", "scalar"}, {"expression", "acc^2"}});
+  EXPECT_THAT(first_problem_with(d, "responses[3].expression"),
+              HasSubstr("declared a scalar but its value is a series"));
+  d = base_study();
+  d["responses"].push_back(
+      {{"name", "comfort"}, {"kind", "scalar"}, {"expression", "trapz(acc^2) / 12"}});
+  d["objective"] = {{"minimize", "comfort"}};
+  const Study s = load_study(d);
+  ASSERT_EQ(s.responses[3].derived.size(), 1u);
+  EXPECT_TRUE(s.objective.f.linear());  // approximated as a response: the LP path
+  d["responses"][3]["source"] = "x";
+  EXPECT_THAT(first_problem_with(d, "responses[3].source"), HasSubstr("not with \"expression\""));
+}
+
+TEST(StudyLoaderRelations, IntermediateExpressionMustBeMonotoneOnTheBounds) {
+  json d = base_study();
+  d["design_variables"][0]["intermediate"] = {{"expression", "log(b1)"}};
+  const Study s = load_study(d);
+  EXPECT_NEAR(s.design[0].intermediate.value(0.5), std::log(0.5), 1e-15);
+  EXPECT_NEAR(s.design[0].intermediate.slope(0.5), 2.0, 1e-15);
+  d["design_variables"][0]["intermediate"] = {{"expression", "(b1 - 0.5)^2"}};
+  EXPECT_THAT(first_problem_with(d, "design_variables[0].intermediate"),
+              HasSubstr("strictly monotone"));
+  d["design_variables"][0]["intermediate"] = {{"expression", "b1 * b2"}};
+  EXPECT_THAT(first_problem_with(d, "intermediate.expression"),
+              HasSubstr("expression of b1 and constants only"));
+}
+
+TEST(StudyLoaderRelations, NamesMustBeUniqueAndUsableInExpressions) {
+  json d = base_study();
+  d["constants"] = {{"y", 1.0}};
+  EXPECT_THAT(first_problem_with(d, "constants.y"), HasSubstr("already used"));
+  d = base_study();
+  d["load_cases"][0]["name"] = "road 1";
+  EXPECT_THAT(first_problem_with(d, "load_cases[0].name"), HasSubstr("cannot be used"));
+}
+
 }  // namespace
 }  // namespace sao
