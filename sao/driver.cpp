@@ -57,7 +57,12 @@ ScreenedStudy screen_study(const Study& study, const Options& options, const Eig
     const Constraint& c = study.constraints[j];
     const Eigen::VectorXd g_hat = normalised_history(study, c, x0, exact);
     std::vector<int> points;
-    if (c.g.time_dependent()) {
+    if (!c.g.program->uses_responses()) {
+      // Explicit in the variables only (e.g. the movability constraints of a mechanism): exact
+      // and free in the subproblem, so always kept, as the seed does (3.7.2).
+      points.resize(g_hat.size());
+      for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
+    } else if (c.g.time_dependent()) {
       points =
           retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
     } else if (above_cutoff(g_hat(0), options.cutoff)) {
