@@ -169,6 +169,36 @@ TEST(Driver, MultipointFitInReciprocalVariableIsExactForCOverB) {
   EXPECT_EQ(r.sensitivity_analyses, 0);
 }
 
+// Multi-point with intermediate responses (issue 4, beyond the seed): r1, r2 are fitted from
+// plan points (exactly, being linear) and the objective is a nonlinear relation of them kept
+// exact in the NLP subproblem, so every cycle's approximation error is zero and the run
+// reaches the optimum (2, 1) of 1 + (r1 - 3)^2 + (r2 - 1)^2 without any gradient.
+TEST(Driver, MultipointWithIntermediateResponsesKeepsTheRelationExact) {
+  nlohmann::json d = {
+      {"design_variables",
+       {{{"name", "b1"}, {"lower", 0.5}, {"upper", 5.0}, {"initial", 4.0}, {"sizing", "range"}},
+        {{"name", "b2"}, {"lower", 0.5}, {"upper", 5.0}, {"initial", 4.0}, {"sizing", "range"}}}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r1"}, {"kind", "scalar"}}, {{"name", "r2"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", "1 + (r1 - 3)^2 + (r2 - 1)^2"}}},
+      {"settings",
+       {{"approximation", "multipoint"}, {"objacc", 1e-6}, {"vioacc", 1e-6}, {"move_limit", 0.5}}},
+      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  auto no_gradient = [](const Eigen::VectorXd&) -> Eigen::VectorXd {
+    throw std::logic_error("no gradients");
+  };
+  FakeSimulator sim({{"r1", [](const Eigen::VectorXd& b) { return b(0) + b(1); }, no_gradient},
+                     {"r2", [](const Eigen::VectorXd& b) { return b(0) - b(1); }, no_gradient}});
+  Driver driver(s, sim);
+  const RunSummary& r = driver.run();
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 2.0, 1e-6);
+  EXPECT_NEAR(r.x(1), 1.0, 1e-6);
+  EXPECT_EQ(r.sensitivity_analyses, 0);
+  for (const CycleRecord& c : r.history) EXPECT_LT(c.Ef, 1e-6) << "cycle " << c.cycle;
+}
+
 TEST(Driver, CycleLimitEndsWithAClearStatus) {
   Study s = product_study();
   s.options.max_cycles = 2;
