@@ -44,6 +44,69 @@ struct IntegrationResult {
 IntegrationResult integrate(const RightHandSide& rhs, const Eigen::VectorXd& x0,
                             const TimeGrid& grid, const IntegratorSettings& settings);
 
+// --- Sensitivities (seed 000; seed 003, 4.3-4.5) -----------------------------------------
+//
+// A parametrised system x' = f(t, x; p), x(t0) = x0(p), with quadratures q_k = integral of
+// g_k(t, x; p) over the grid's span, and the exact Jacobians the model computes (by automatic
+// differentiation of its equations, model.hpp):
+struct OdeSystem {
+  int parameters = 0;   // np
+  int quadratures = 0;  // nq
+  RightHandSide rhs;
+  // g(t, x) -> q' (nq values)
+  std::function<void(double t, const double* x, double* qdot)> quadrature;
+  // [df/dx | df/dp] at (t, x): n x (n + np)
+  std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> jacobian;
+  // [dg/dx | dg/dp] at (t, x): nq x (n + np)
+  std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> quadrature_jacobian;
+  Eigen::VectorXd x0;
+  Eigen::MatrixXd x0_p;  // dx0/dp: n x np
+};
+
+struct SystemResult {
+  bool ok = false;
+  std::string message;
+  Eigen::MatrixXd states;     // rows = grid points
+  Eigen::VectorXd integrals;  // q at the end of the grid
+  // Direct differentiation (CVODES forward sensitivities), when asked for:
+  std::vector<Eigen::MatrixXd> state_sensitivities;  // per grid point: dx/dp, n x np
+  Eigen::MatrixXd integral_sensitivities;            // dq/dp, nq x np
+  long steps = 0;
+};
+
+// Integrates the system (with its quadratures); with `direct`, also the forward sensitivity
+// equations s' = f_x s + f_p and the quadrature sensitivities, under error control.
+SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
+                              const IntegratorSettings& settings, bool direct);
+
+// One response functional for the adjoint method: a function h(x(t_k)) of the state at grid
+// point k, given by its gradient h_x there, or the quadrature q_k (integral over the grid).
+struct AdjointFunctional {
+  int point = -1;                // grid point of a point functional
+  Eigen::VectorXd state_weight;  // h_x at that point
+  int quadrature = -1;           // or: index of a quadrature
+};
+
+struct AdjointResult {
+  bool ok = false;
+  std::string message;
+  // Per functional, d psi/dp through the state: lambda(t0)' x0_p + integral of
+  // (lambda' f_p + g_p). The caller adds a point functional's explicit h_p.
+  Eigen::MatrixXd gradients;  // functionals x np
+  Eigen::MatrixXd states;     // the forward solution on the grid (for h_x, values)
+  Eigen::VectorXd integrals;
+  int backward_solves = 0;
+};
+
+// The adjoint method with CVODES checkpointing: one forward solve (states stored at
+// checkpoints, Hermite interpolation), then one backward solve of
+// lambda' = -f_x' lambda (- g_x' for a quadrature) per functional. `point_weights` is called
+// with the forward states to get the point functionals' h_x before the backward solves.
+AdjointResult adjoint_system(
+    const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
+    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
+        functionals);
+
 const char* to_string(Multistep method);
 
 }  // namespace sao::sim

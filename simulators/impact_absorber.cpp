@@ -3,7 +3,8 @@
 // State x = (y [m], y' [m/s]); parameters p = (k, c); load-case parameters y0 (default 0),
 // v0 (default 1 m/s) and noise (default 0): the artificial noise of seed 003, 3.7.1,
 // noise (sin(200 pi k) + sin(200 pi c)) added to y and y'' to make them non-smooth in the
-// design.
+// design. Integral output `comfort`: the mean of y''^2 over the grid's span, (1/T) integral of
+// y''^2 dt (seed 003, 2.5.1 and table 4.3).
 #include <cmath>
 #include <numbers>
 
@@ -12,41 +13,58 @@
 namespace sao::sim {
 namespace {
 
-class ImpactAbsorber final : public OdeModel {
+class ImpactAbsorber final : public TemplatedOdeModel<ImpactAbsorber> {
  public:
   std::string name() const override { return "impact-absorber"; }
   std::vector<std::string> parameters() const override { return {"k", "c"}; }
   std::map<std::string, double> load_parameters() const override {
     return {{"y0", 0.0}, {"v0", 1.0}, {"noise", 0.0}};
   }
-  std::vector<ResponseInfo> responses() const override {
-    return {{"y", true},
-            {"ydot", true},
-            {"yddot", true},
-            {"max_abs_y", false},
-            {"max_abs_yddot", false}};
-  }
   int state_size() const override { return 2; }
-  Eigen::VectorXd initial_state(const Eigen::VectorXd&, const LoadCaseSpec& lc) const override {
-    return Eigen::Vector2d(load_parameter(lc, "y0"), load_parameter(lc, "v0"));
+  std::vector<std::string> history_outputs() const override { return {"y", "ydot", "yddot"}; }
+  std::vector<std::string> integral_outputs() const override { return {"comfort"}; }
+  std::vector<std::string> history_scalars() const override {
+    return {"max_abs_y", "max_abs_yddot"};
   }
-  int rhs(double, const double* x, double* xdot, const Eigen::VectorXd& p,
-          const LoadCaseSpec&) const override {
-    xdot[0] = x[1];
-    xdot[1] = -p(1) * x[1] - p(0) * x[0];
-    return 0;
-  }
-  void outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
-               CaseResult& out) const override {
-    const double noise = load_parameter(lc, "noise") * (std::sin(200.0 * std::numbers::pi * p(0)) +
-                                                        std::sin(200.0 * std::numbers::pi * p(1)));
-    const Eigen::VectorXd y = states.col(0), v = states.col(1);
-    const Eigen::VectorXd a = -p(1) * v - p(0) * y;  // the equation of motion, m = 1
-    out.histories["y"] = y.array() + noise;
-    out.histories["ydot"] = v;
-    out.histories["yddot"] = a.array() + noise;
+  void scalars_from_histories(CaseResult& out) const override {
     out.scalars["max_abs_y"] = out.histories["y"].cwiseAbs().maxCoeff();
     out.scalars["max_abs_yddot"] = out.histories["yddot"].cwiseAbs().maxCoeff();
+  }
+
+  template <class S>
+  void initial(const S*, S* x0, const LoadCaseSpec& lc) const {
+    x0[0] = S(load_parameter(lc, "y0"));
+    x0[1] = S(load_parameter(lc, "v0"));
+  }
+  template <class S>
+  void equations(double, const S* x, S* xdot, const S* p, const LoadCaseSpec&) const {
+    xdot[0] = x[1];
+    xdot[1] = acceleration(x, p);  // the equation of motion, m = 1
+  }
+  template <class S>
+  S out(int k, double, const S* x, const S* p, const LoadCaseSpec& lc) const {
+    using std::sin;
+    const double amplitude = load_parameter(lc, "noise");
+    const S noise =
+        amplitude * (sin(200.0 * std::numbers::pi * p[0]) + sin(200.0 * std::numbers::pi * p[1]));
+    switch (k) {
+      case 0:
+        return x[0] + noise;
+      case 1:
+        return x[1];
+      case 2:
+        return acceleration(x, p) + noise;
+      default: {  // comfort integrand: y''^2 / T
+        const S a = acceleration(x, p);
+        return a * a / (lc.grid.end - lc.grid.start);
+      }
+    }
+  }
+
+ private:
+  template <class S>
+  static S acceleration(const S* x, const S* p) {
+    return -p[1] * x[1] - p[0] * x[0];
   }
 };
 

@@ -1,5 +1,7 @@
 #include "simulators/internal_simulator.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -71,14 +73,39 @@ InternalSettings parse_settings(const json& s) {
   out.integrator.atol = positive_number(s, "atol", out.integrator.atol, "simulator");
   out.integrator.max_steps = integer(s, "max_steps", out.integrator.max_steps, 1, "simulator");
   out.threads = static_cast<int>(integer(s, "threads", out.threads, 0, "simulator"));
+  if (s.contains("integrator")) {
+    const json& m = s.at("integrator");
+    if (m == "bdf") {
+      out.integrator.method = Multistep::kBdf;
+    } else if (m == "adams") {
+      out.integrator.method = Multistep::kAdams;
+    } else {
+      bad("simulator.integrator",
+          "expected \"bdf\" (stiff) or \"adams\" (non-stiff), got " + m.dump());
+    }
+  }
   const json& g = object_at(s, "gradients", "simulator");
   reject_unknown_keys(g, {"method", "step"}, "simulator.gradients");
   if (g.contains("method")) {
     const json& m = g.at("method");
-    if (m != "forward" && m != "central") {
-      bad("simulator.gradients.method", "expected \"forward\" or \"central\", got " + m.dump());
+    const std::pair<const char*, GradientMethod> methods[] = {{"forward", GradientMethod::kForward},
+                                                              {"central", GradientMethod::kCentral},
+                                                              {"direct", GradientMethod::kDirect},
+                                                              {"adjoint", GradientMethod::kAdjoint},
+                                                              {"auto", GradientMethod::kAuto}};
+    bool known = false;
+    for (const auto& [name, method] : methods) {
+      if (m == name) {
+        out.method = method;
+        known = true;
+      }
     }
-    out.central = m == "central";
+    if (!known) {
+      bad("simulator.gradients.method",
+          "expected \"forward\", \"central\", \"direct\", \"adjoint\" or \"auto\", got " +
+              m.dump());
+    }
+    out.central = out.method == GradientMethod::kCentral;
   }
   out.relative_step = positive_number(g, "step", out.relative_step, "simulator.gradients");
   return out;
@@ -164,6 +191,8 @@ struct InternalSimulator::Job {
   int load_case = 0;
   int variable = -1;  // the perturbed design variable, -1 for the nominal run
   double step = 0.0;  // signed perturbation of that variable
+  // Direct or adjoint: the request's derivatives, computed by this one job.
+  const std::vector<DerivativeRequest>* derivatives = nullptr;
   CaseResult result;
   bool ok = false;
   std::string message;
@@ -176,7 +205,7 @@ InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
   if (!s.is_object()) bad("simulator", "expected an object, got " + s.dump());
   reject_unknown_keys(s,
                       {"type", "model", "parameters", "constants", "rtol", "atol", "max_steps",
-                       "gradients", "threads"},
+                       "integrator", "gradients", "threads"},
                       "simulator");
   const std::string known = "known models: " + joined(model_names());
   if (!s.contains("model")) bad("simulator.model", "missing; " + known);
@@ -186,6 +215,16 @@ InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
   model_ = find_model(s.at("model").get<std::string>());
   if (!model_) bad("simulator.model", "unknown model " + s.at("model").dump() + " (" + known + ")");
   settings_ = parse_settings(s);
+  const bool analytic = settings_.method == GradientMethod::kDirect ||
+                        settings_.method == GradientMethod::kAdjoint ||
+                        settings_.method == GradientMethod::kAuto;
+  if (analytic && dynamic_cast<const OdeModel*>(model_) == nullptr) {
+    bad("simulator.gradients.method", std::string(to_string(settings_.method)) +
+                                          " sensitivities need a differential-equation "
+                                          "model; " +
+                                          model_->name() +
+                                          " is closed-form: use \"forward\" or \"central\"");
+  }
   sources_ = parse_sources(s, *model_, design_names_);
   check_load_cases(load_cases_, *model_);
 }
@@ -223,6 +262,7 @@ void InternalSimulator::check(const EvaluationRequest& request) const {
 }
 
 void InternalSimulator::run(Job& job) const {
+  if (job.derivatives) return run_sensitivities(job);
   const LoadCaseSpec& lc = load_cases_[job.load_case];
   Eigen::VectorXd design = *job.design;
   if (job.variable >= 0) design(job.variable) += job.step;
@@ -255,6 +295,140 @@ void InternalSimulator::run(Job& job) const {
   job.ok = true;
 }
 
+void InternalSimulator::run_sensitivities(Job& job) const {
+  const auto& model = dynamic_cast<const OdeModel&>(*model_);
+  const LoadCaseSpec& lc = load_cases_[job.load_case];
+  const Eigen::VectorXd& design = *job.design;
+  const int n_design = static_cast<int>(design_names_.size());
+  Eigen::VectorXd p(sources_.size());
+  std::vector<int> active;  // model parameters that are design variables
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    p(i) = sources_[i].design_index >= 0 ? design(sources_[i].design_index) : sources_[i].constant;
+    if (sources_[i].design_index >= 0) active.push_back(static_cast<int>(i));
+  }
+  // The values asked for in this load case: (output index, grid point), -1 for an integral.
+  const auto histories = model.history_outputs();
+  const auto integrals = model.integral_outputs();
+  struct Wanted {
+    std::string response;
+    int output;
+    int point;  // -1: an integral output
+  };
+  std::vector<Wanted> wanted;
+  for (const DerivativeRequest& d : *job.derivatives) {
+    if (d.load_case != job.load_case) continue;
+    auto h = std::find(histories.begin(), histories.end(), d.response);
+    auto q = std::find(integrals.begin(), integrals.end(), d.response);
+    if (h != histories.end()) {
+      const int k = static_cast<int>(h - histories.begin());
+      if (d.time_indices.empty()) {
+        for (int i = 0; i < lc.grid.points; ++i) wanted.push_back({d.response, k, i});
+      } else {
+        for (int i : d.time_indices) wanted.push_back({d.response, k, i});
+      }
+    } else if (q != integrals.end()) {
+      wanted.push_back(
+          {d.response, static_cast<int>(histories.size() + (q - integrals.begin())), -1});
+    } else {
+      job.message = "model " + model.name() + ": response \"" + d.response +
+                    "\" has no direct or adjoint derivative (it is computed from the histories, "
+                    "e.g. a maximum): use finite differences for it";
+      return;
+    }
+  }
+  GradientMethod method = settings_.method;
+  if (method == GradientMethod::kAuto) {
+    // One backward solve per value against one forward solve with one sensitivity system per
+    // parameter.
+    method = wanted.size() <= active.size() ? GradientMethod::kAdjoint : GradientMethod::kDirect;
+  }
+  spdlog::debug(
+      "internal simulator: {} sensitivities for {} values and {} parameters in load "
+      "case \"{}\"",
+      to_string(method), wanted.size(), active.size(), lc.name);
+  const OdeSystem system = model.system(p, lc, active);
+  const int n = model.state_size();
+  const int nh = static_cast<int>(histories.size());
+  Eigen::MatrixXd states;
+  Eigen::VectorXd integral_values;
+  Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
+  auto explicit_part = [&](const Wanted& w, Eigen::RowVectorXd& hx) {
+    const double t = w.point >= 0 ? lc.grid.at(w.point) : lc.grid.end;
+    const Eigen::VectorXd x = states.row(std::max(w.point, 0)).transpose();
+    const Eigen::RowVectorXd g = model.output_gradient(w.output, t, x, p, lc, active);
+    hx = g.head(n);
+    return Eigen::RowVectorXd(g.tail(active.size()));
+  };
+  if (method == GradientMethod::kDirect) {
+    const SystemResult r = integrate_system(system, lc.grid, settings_.integrator, true);
+    if (!r.ok) {
+      job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + r.message;
+      return;
+    }
+    states = r.states;
+    integral_values = r.integrals;
+    for (size_t f = 0; f < wanted.size(); ++f) {
+      const auto row = static_cast<Eigen::Index>(f);
+      if (wanted[f].point < 0) {
+        rows.row(row) = r.integral_sensitivities.row(wanted[f].output - nh);
+        continue;
+      }
+      Eigen::RowVectorXd hx;
+      const Eigen::RowVectorXd hp = explicit_part(wanted[f], hx);
+      rows.row(row) = hx * r.state_sensitivities[wanted[f].point] + hp;
+    }
+  } else {
+    auto functionals = [&](const Eigen::MatrixXd& forward) {
+      states = forward;
+      std::vector<AdjointFunctional> out;
+      for (const Wanted& w : wanted) {
+        AdjointFunctional fn;
+        if (w.point < 0) {
+          fn.quadrature = w.output - nh;
+        } else {
+          Eigen::RowVectorXd hx;
+          explicit_part(w, hx);
+          fn.point = w.point;
+          fn.state_weight = hx.transpose();
+        }
+        out.push_back(fn);
+      }
+      return out;
+    };
+    const AdjointResult r = adjoint_system(system, lc.grid, settings_.integrator, functionals);
+    if (!r.ok) {
+      job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + r.message;
+      return;
+    }
+    states = r.states;
+    integral_values = r.integrals;
+    for (size_t f = 0; f < wanted.size(); ++f) {
+      const auto row = static_cast<Eigen::Index>(f);
+      rows.row(row) = r.gradients.row(row);
+      if (wanted[f].point >= 0) {
+        Eigen::RowVectorXd hx;
+        rows.row(row) += explicit_part(wanted[f], hx);
+      }
+    }
+  }
+  model.fill_outputs(states, integral_values, p, lc, job.result);
+  // d/db_j: the parameters mapped onto design variable j, summed.
+  for (size_t f = 0; f < wanted.size(); ++f) {
+    const Wanted& w = wanted[f];
+    Eigen::MatrixXd& g = job.result.gradients[w.response];
+    if (g.rows() == 0) {
+      g.setConstant(w.point < 0 ? 1 : lc.grid.points, n_design,
+                    std::numeric_limits<double>::quiet_NaN());
+    }
+    g.row(std::max(w.point, 0)).setZero();
+    for (size_t a = 0; a < active.size(); ++a) {
+      g(std::max(w.point, 0), sources_[active[a]].design_index) +=
+          rows(static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(a));
+    }
+  }
+  job.ok = true;
+}
+
 std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
   const auto start = std::chrono::steady_clock::now();
   for (const EvaluationRequest& request : batch) check(request);
@@ -274,10 +448,20 @@ std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<Evaluation
     job.variable = variable;
     job.step = step;
   };
+  const bool analytic =
+      settings_.method != GradientMethod::kForward && settings_.method != GradientMethod::kCentral;
   for (size_t r = 0; r < batch.size(); ++r) {
     const Eigen::VectorXd& b = batch[r].design;
     const bool gradients = !batch[r].derivatives.empty();
     first_job[r] = jobs.size();
+    if (gradients && analytic) {  // one job per case computes values and derivatives
+      per_case[r] = 1;
+      for (int c = 0; c < n_cases; ++c) {
+        add_job(b, c, -1, 0.0);
+        jobs.back().derivatives = &batch[r].derivatives;
+      }
+      continue;
+    }
     per_case[r] = 1 + (gradients ? n_design * per_variable : 0);
     for (int c = 0; c < n_cases; ++c) {
       add_job(b, c, -1, 0.0);
@@ -328,11 +512,11 @@ std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<Evaluation
       e.message = failed->message;
       continue;
     }
-    e.has_gradients = per_case[r] > 1;
+    e.has_gradients = per_case[r] > 1 || begin->derivatives != nullptr;
     for (int c = 0; c < n_cases; ++c) {
       const Job* base = &*begin + c * per_case[r];
       CaseResult result = base->result;
-      if (e.has_gradients) {
+      if (per_case[r] > 1) {
         // Column i of d(value)/db from the runs of variable i; `value` picks one response.
         auto difference = [&](int i, auto value) -> Eigen::VectorXd {
           const Job& plus = base[1 + i * per_variable];
@@ -362,6 +546,22 @@ std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<Evaluation
     }
   }
   return out;
+}
+
+const char* to_string(GradientMethod method) {
+  switch (method) {
+    case GradientMethod::kForward:
+      return "forward";
+    case GradientMethod::kCentral:
+      return "central";
+    case GradientMethod::kDirect:
+      return "direct";
+    case GradientMethod::kAdjoint:
+      return "adjoint";
+    case GradientMethod::kAuto:
+      return "auto";
+  }
+  return "?";
 }
 
 void register_internal_simulator() {

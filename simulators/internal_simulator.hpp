@@ -9,8 +9,9 @@
 //
 // A batch is split into independent jobs (one integration per request, load case and
 // perturbation) that run on a small pool of threads; each job writes only its own slot, so
-// the results do not depend on the number of threads. Direct and adjoint sensitivities come
-// with the multibody models.
+// the results do not depend on the number of threads. For ODE models, "direct" and "adjoint"
+// sensitivities (CVODES forward sensitivities, CVODES adjoint with checkpointing) use the
+// exact Jacobians of the model's templated equations; "auto" picks the one with fewer solves.
 #pragma once
 
 #include <string>
@@ -23,11 +24,22 @@
 namespace sao::sim {
 
 // The section, parsed once; defaults in class.
+// How sensitivities are computed (gradients.method).
+enum class GradientMethod {
+  kForward,  // forward differences: n perturbed runs
+  kCentral,  // central differences: 2n perturbed runs
+  kDirect,   // direct differentiation: CVODES forward sensitivities, one run
+  kAdjoint,  // adjoint: one forward run, one backward solve per requested value
+  kAuto,     // direct or adjoint, whichever needs fewer solves for the request
+};
+const char* to_string(GradientMethod method);
+
 struct InternalSettings {
   IntegratorSettings integrator;  // rtol, atol, max_steps (BDF)
-  bool central = false;           // gradients.method: "central" (2n runs) or "forward" (n)
-  double relative_step = 1e-3;    // gradients.step: p of (4.10)
-  int threads = 0;                // worker threads; 0: std::thread::hardware_concurrency()
+  GradientMethod method = GradientMethod::kForward;
+  bool central = false;         // method == kCentral
+  double relative_step = 1e-3;  // gradients.step: p of (4.10)
+  int threads = 0;              // worker threads; 0: std::thread::hardware_concurrency()
 };
 
 // Where the value of one model parameter comes from.
@@ -55,6 +67,7 @@ class InternalSimulator final : public Simulator {
   struct Job;
   void check(const EvaluationRequest& request) const;
   void run(Job& job) const;
+  void run_sensitivities(Job& job) const;
 
   const Model* model_ = nullptr;
   InternalSettings settings_;

@@ -6,20 +6,115 @@ namespace sao::sim {
 namespace {
 
 std::vector<const Model*> all_models() {
-  return {&impact_absorber_model(), &slider_crank_path_model()};
+  return {&impact_absorber_model(), &oscillator_model(), &slider_crank_path_model()};
 }
 
 }  // namespace
 
+std::vector<ResponseInfo> OdeModel::responses() const {
+  std::vector<ResponseInfo> out;
+  for (const auto& name : history_outputs()) out.push_back({name, true});
+  for (const auto& name : integral_outputs()) out.push_back({name, false});
+  for (const auto& name : history_scalars()) out.push_back({name, false});
+  return out;
+}
+
+namespace {
+
+// AD copies of x and p seeded for the Jacobian [d/dx | d/dp_active].
+void seed(const double* x, int n, const Eigen::VectorXd& p, const std::vector<int>& active,
+          std::vector<AD>& xs, std::vector<AD>& ps) {
+  const int size = n + static_cast<int>(active.size());
+  xs.resize(n);
+  ps.resize(p.size());
+  for (int i = 0; i < n; ++i) xs[i] = AD(x ? x[i] : 0.0, size, i);
+  for (Eigen::Index j = 0; j < p.size(); ++j) ps[j] = AD(p(j), Eigen::VectorXd::Zero(size));
+  for (size_t a = 0; a < active.size(); ++a) {
+    ps[active[a]] = AD(p(active[a]), size, n + static_cast<int>(a));
+  }
+}
+
+// The derivative vector of an AD value; a constant may carry an empty one.
+Eigen::VectorXd derivative(const AD& v, int size) {
+  return v.derivatives().size() == size ? v.derivatives() : Eigen::VectorXd::Zero(size);
+}
+
+}  // namespace
+
+OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                           const std::vector<int>& active) const {
+  const int n = state_size();
+  const int nh = static_cast<int>(history_outputs().size());
+  const int nq = static_cast<int>(integral_outputs().size());
+  const int na = static_cast<int>(active.size());
+  OdeSystem s;
+  s.parameters = na;
+  s.quadratures = nq;
+  s.rhs = [this, p, &lc](double t, const double* x, double* xdot) {
+    return rhs(t, x, xdot, p.data(), lc);
+  };
+  s.quadrature = [this, p, &lc, nh, nq](double t, const double* x, double* qdot) {
+    for (int k = 0; k < nq; ++k) qdot[k] = output(nh + k, t, x, p.data(), lc);
+  };
+  s.jacobian = [this, p, &lc, active, n, na](double t, const double* x, Eigen::MatrixXd& jac) {
+    std::vector<AD> xs, ps, xdot(n);
+    seed(x, n, p, active, xs, ps);
+    rhs(t, xs.data(), xdot.data(), ps.data(), lc);
+    jac.resize(n, n + na);
+    for (int i = 0; i < n; ++i) jac.row(i) = derivative(xdot[i], n + na).transpose();
+  };
+  s.quadrature_jacobian = [this, p, &lc, active, n, na, nh, nq](double t, const double* x,
+                                                                Eigen::MatrixXd& jac) {
+    std::vector<AD> xs, ps;
+    seed(x, n, p, active, xs, ps);
+    jac.resize(nq, n + na);
+    for (int k = 0; k < nq; ++k) {
+      jac.row(k) = derivative(output(nh + k, t, xs.data(), ps.data(), lc), n + na).transpose();
+    }
+  };
+  s.x0.resize(n);
+  initial_state(p.data(), s.x0.data(), lc);
+  std::vector<AD> xs, ps, x0(n);
+  seed(nullptr, n, p, active, xs, ps);
+  initial_state(ps.data(), x0.data(), lc);
+  s.x0_p.resize(n, na);
+  for (int i = 0; i < n; ++i) s.x0_p.row(i) = derivative(x0[i], n + na).tail(na).transpose();
+  return s;
+}
+
+Eigen::RowVectorXd OdeModel::output_gradient(int k, double t, const Eigen::VectorXd& x,
+                                             const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                             const std::vector<int>& active) const {
+  std::vector<AD> xs, ps;
+  seed(x.data(), static_cast<int>(x.size()), p, active, xs, ps);
+  const int size = static_cast<int>(x.size() + active.size());
+  return derivative(output(k, t, xs.data(), ps.data(), lc), size).transpose();
+}
+
 std::string OdeModel::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                               const IntegratorSettings& settings, CaseResult& out) const {
-  const RightHandSide f = [&](double t, const double* x, double* xdot) {
-    return rhs(t, x, xdot, p, lc);
-  };
-  const IntegrationResult r = integrate(f, initial_state(p, lc), lc.grid, settings);
+  const OdeSystem s = system(p, lc, {});
+  const SystemResult r = integrate_system(s, lc.grid, settings, false);
   if (!r.ok) return r.message;
-  outputs(r.states, p, lc, out);
+  fill_outputs(r.states, r.integrals, p, lc, out);
   return "";
+}
+
+void OdeModel::fill_outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& integrals,
+                            const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                            CaseResult& out) const {
+  const auto names = history_outputs();
+  for (size_t k = 0; k < names.size(); ++k) {
+    Eigen::VectorXd h(lc.grid.points);
+    for (int i = 0; i < lc.grid.points; ++i) {
+      const Eigen::VectorXd x = states.row(i).transpose();
+      h(i) = output(static_cast<int>(k), lc.grid.at(i), x.data(), p.data(), lc);
+    }
+    out.histories[names[k]] = h;
+  }
+  const auto integral_names = integral_outputs();
+  for (size_t k = 0; k < integral_names.size(); ++k) out.scalars[integral_names[k]] = integrals(k);
+  scalars_from_histories(out);
 }
 
 double Model::load_parameter(const LoadCaseSpec& lc, const std::string& key) const {

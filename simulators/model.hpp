@@ -14,6 +14,7 @@
 #include <Eigen/Dense>
 #include <map>
 #include <string>
+#include <unsupported/Eigen/AutoDiff>
 #include <vector>
 
 #include "sao/simulator.hpp"
@@ -40,27 +41,90 @@ class Model {
   double load_parameter(const LoadCaseSpec& lc, const std::string& key) const;
 };
 
-// A model given by ordinary differential equations, integrated with CVODES.
+using AD = Eigen::AutoDiffScalar<Eigen::VectorXd>;
+
+// A model given by ordinary differential equations x' = f(t, x; p), x(t0) = x0(p), with
+// outputs: history outputs h_k(t, x; p) on the grid and integral outputs, the integral of
+// g_k(t, x; p) over the grid's span (CVODES quadratures, not a sum on the grid). The equations
+// exist on double and on automatic-differentiation scalars (AD): TemplatedOdeModel writes
+// both from one template, so Jacobians for direct and adjoint sensitivities are exact and no
+// derivative is coded by hand.
 class OdeModel : public Model {
  public:
+  std::vector<ResponseInfo> responses() const override;
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const IntegratorSettings& settings, CaseResult& out) const override;
 
   virtual int state_size() const = 0;
-  // x(t0), state_size() values, for parameters p (parameters().size() values).
-  virtual Eigen::VectorXd initial_state(const Eigen::VectorXd& p, const LoadCaseSpec& lc) const = 0;
-  // xdot = f(t, x; p), both arrays of state_size(). CVODES contract: return 0 ok, > 0
-  // recoverable (CVODES retries with a smaller step), < 0 fatal.
-  virtual int rhs(double t, const double* x, double* xdot, const Eigen::VectorXd& p,
+  virtual std::vector<std::string> history_outputs() const = 0;
+  virtual std::vector<std::string> integral_outputs() const { return {}; }
+  // Scalars computed from the histories, without derivatives (e.g. max |y|).
+  virtual std::vector<std::string> history_scalars() const { return {}; }
+  virtual void scalars_from_histories(CaseResult&) const {}
+
+  // x0(p): parameters().size() values in, state_size() out.
+  virtual void initial_state(const double* p, double* x0, const LoadCaseSpec& lc) const = 0;
+  virtual void initial_state(const AD* p, AD* x0, const LoadCaseSpec& lc) const = 0;
+  // xdot = f(t, x; p). CVODES contract for the double version: 0 ok, > 0 recoverable
+  // (CVODES retries with a smaller step), < 0 fatal.
+  virtual int rhs(double t, const double* x, double* xdot, const double* p,
                   const LoadCaseSpec& lc) const = 0;
-  // Every response of responses() from the states at the grid points (rows = lc.grid.points,
-  // cols = state_size()): histories get one value per grid point, scalars one value.
-  virtual void outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& p,
-                       const LoadCaseSpec& lc, CaseResult& out) const = 0;
+  virtual void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const = 0;
+  // Output k: history outputs first, then the integrands of the integral outputs.
+  virtual double output(int k, double t, const double* x, const double* p,
+                        const LoadCaseSpec& lc) const = 0;
+  virtual AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const = 0;
+
+  // The CVODES system for parameters p, with exact Jacobians with respect to the state and
+  // to the parameters listed in `active` (indices into p).
+  OdeSystem system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                   const std::vector<int>& active) const;
+  // Every response into `out` from the states on the grid and the integral values.
+  void fill_outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& integrals,
+                    const Eigen::VectorXd& p, const LoadCaseSpec& lc, CaseResult& out) const;
+  // [dh_k/dx | dh_k/dp_active] of output k at (t, x).
+  Eigen::RowVectorXd output_gradient(int k, double t, const Eigen::VectorXd& x,
+                                     const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                     const std::vector<int>& active) const;
+};
+
+// Writes the double and AD versions of an OdeModel from the templates of `Derived`:
+//   template <class S> void initial(const S* p, S* x0, const LoadCaseSpec&) const;
+//   template <class S> void equations(double t, const S* x, S* xdot, const S* p,
+//                                     const LoadCaseSpec&) const;
+//   template <class S> S out(int k, double t, const S* x, const S* p, const LoadCaseSpec&) const;
+template <class Derived>
+class TemplatedOdeModel : public OdeModel {
+ public:
+  void initial_state(const double* p, double* x0, const LoadCaseSpec& lc) const override {
+    self().template initial<double>(p, x0, lc);
+  }
+  void initial_state(const AD* p, AD* x0, const LoadCaseSpec& lc) const override {
+    self().template initial<AD>(p, x0, lc);
+  }
+  int rhs(double t, const double* x, double* xdot, const double* p,
+          const LoadCaseSpec& lc) const override {
+    self().template equations<double>(t, x, xdot, p, lc);
+    return 0;
+  }
+  void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const override {
+    self().template equations<AD>(t, x, xdot, p, lc);
+  }
+  double output(int k, double t, const double* x, const double* p,
+                const LoadCaseSpec& lc) const override {
+    return self().template out<double>(k, t, x, p, lc);
+  }
+  AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const override {
+    return self().template out<AD>(k, t, x, p, lc);
+  }
+
+ private:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
 };
 
 // One accessor per model file.
 const OdeModel& impact_absorber_model();  // "impact-absorber"
+const OdeModel& oscillator_model();       // "oscillator" (seed 000)
 const Model& slider_crank_path_model();   // "slider-crank-path" (closed-form kinematics)
 
 // The models compiled into the internal simulator, by name; nullptr for an unknown name.

@@ -43,7 +43,7 @@ TEST(InternalSimulator, ReadsTheSectionWithDefaults) {
   EXPECT_FALSE(defaults.settings().central);
   EXPECT_EQ(defaults.settings().relative_step, 1e-3);
   EXPECT_EQ(defaults.settings().threads, 0);
-  EXPECT_EQ(defaults.responses().size(), 5u);
+  EXPECT_EQ(defaults.responses().size(), 6u);
 
   const InternalSimulator set(setup({{"rtol", 1e-6},
                                      {"atol", 1e-9},
@@ -93,7 +93,7 @@ TEST(InternalSimulator, BadSectionsNameTheirPath) {
   const std::vector<std::pair<json, std::string>> cases = {
       {{{"model", "pendulum"}},
        "simulator.model: unknown model \"pendulum\" (known models: impact-absorber, "
-       "slider-crank-path)"},
+       "oscillator, slider-crank-path)"},
       {{{"model", 3}}, "simulator.model: expected a string"},
       {{{"rtoll", 1e-6}}, "simulator.rtoll: unknown key"},
       {{{"rtol", "tight"}}, "simulator.rtol: expected a positive number"},
@@ -102,7 +102,7 @@ TEST(InternalSimulator, BadSectionsNameTheirPath) {
       {{{"max_steps", 0}}, "simulator.max_steps: expected an integer >= 1"},
       {{{"threads", -1}}, "simulator.threads: expected an integer >= 0"},
       {{{"gradients", "central"}}, "simulator.gradients: expected an object"},
-      {{{"gradients", {{"method", "adjoint"}}}}, "simulator.gradients.method: expected"},
+      {{{"gradients", {{"method", "backward"}}}}, "simulator.gradients.method: expected"},
       {{{"gradients", {{"stepp", 1e-3}}}}, "simulator.gradients.stepp: unknown key"},
       {{{"gradients", {{"step", 0}}}}, "simulator.gradients.step: expected a positive number"},
       {{{"parameters", {{"m", "b1"}}}}, "simulator.parameters.m: unknown"},
@@ -194,7 +194,7 @@ TEST(InternalSimulator, BatchAndThreadCountDoNotChangeResults) {
       EXPECT_EQ(a[i].cost.runs, other->cost.runs) << "request " << i;
     }
     EXPECT_EQ(a[i].has_gradients, !batch[i].derivatives.empty());
-    EXPECT_EQ(a[i].cases[0].gradients.size(), a[i].has_gradients ? 5u : 0u);
+    EXPECT_EQ(a[i].cases[0].gradients.size(), a[i].has_gradients ? 6u : 0u);
   }
   EXPECT_EQ(a[0].cost.runs, 1);
   EXPECT_EQ(a[1].cost.runs, 3);  // forward, n = 2

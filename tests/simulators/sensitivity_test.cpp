@@ -1,0 +1,128 @@
+// Direct and adjoint sensitivities of the internal simulator against exact references:
+// seed 000's oscillator (psi = y(pi/2) = 0.5, grad psi = (-0.25, 1) at (c, z0) = (1, 0.5)) and
+// seed 003's impact absorber at b = (0.5, 0.5) (tables 4.2-4.3: d yddot(5 s)/db =
+// (0.55708928, -0.29470796), d comfort/db = (0.083382659, -0.040564101)).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "simulators/internal_simulator.hpp"
+
+namespace sao::sim {
+namespace {
+
+using nlohmann::json;
+
+SimulatorSetup oscillator(const std::string& method, double tol) {
+  SimulatorSetup s;
+  s.section = {{"type", "internal"},
+               {"model", "oscillator"},
+               {"integrator", "adams"},  // non-stiff
+               {"rtol", tol},
+               {"atol", tol},
+               {"gradients", {{"method", method}, {"step", std::sqrt(tol)}}}};
+  s.design_names = {"c", "z0"};
+  LoadCaseSpec lc;
+  lc.name = "free";
+  lc.grid = TimeGrid(0.0, std::numbers::pi / 2, 3);
+  s.load_cases = {lc};
+  return s;
+}
+
+// d y(pi/2) / (c, z0) at (1, 0.5), and y(pi/2) itself.
+Eigen::RowVector2d oscillator_gradient(const std::string& method, double tol, double* value) {
+  InternalSimulator sim(oscillator(method, tol));
+  EvaluationRequest r{Eigen::Vector2d(1.0, 0.5), {{0, "y", {2}}}};
+  const Evaluation e = sim.evaluate({r}).front();
+  EXPECT_TRUE(e.ok) << e.message;
+  *value = e.cases[0].histories.at("y")(2);
+  return e.cases[0].gradients.at("y").row(2);
+}
+
+class OscillatorSensitivity : public ::testing::TestWithParam<std::tuple<std::string, double>> {};
+
+TEST_P(OscillatorSensitivity, ErrorStaysWithinTenTimesTheTolerance) {
+  const auto [method, tol] = GetParam();
+  double psi = 0;
+  const Eigen::RowVector2d g = oscillator_gradient(method, tol, &psi);
+  EXPECT_NEAR(psi, 0.5, 100 * tol);  // the analysis itself (global error of the integrator)
+  EXPECT_NEAR(g(0), -0.25, 10 * tol) << method;
+  EXPECT_NEAR(g(1), 1.0, 10 * tol) << method;
+}
+
+INSTANTIATE_TEST_SUITE_P(Seed000, OscillatorSensitivity,
+                         ::testing::Combine(::testing::Values("direct", "adjoint"),
+                                            ::testing::Values(1e-6, 1e-8, 1e-10)));
+
+// Seed 000, figure 4: forward differences do not reach the integration tolerance.
+TEST(OscillatorSensitivity, ForwardDifferencesAreWorseThanDirectAndAdjoint) {
+  for (double tol : {1e-6, 1e-8}) {
+    double psi = 0;
+    const double fd = (oscillator_gradient("forward", tol, &psi) - Eigen::RowVector2d(-0.25, 1.0))
+                          .cwiseAbs()
+                          .maxCoeff();
+    const double adjoint =
+        (oscillator_gradient("adjoint", tol, &psi) - Eigen::RowVector2d(-0.25, 1.0))
+            .cwiseAbs()
+            .maxCoeff();
+    EXPECT_GT(fd, adjoint) << tol;
+    EXPECT_GT(fd, 10 * tol) << tol;
+  }
+}
+
+SimulatorSetup impact(const std::string& method) {
+  SimulatorSetup s;
+  s.section = {{"type", "internal"},
+               {"model", "impact-absorber"},
+               {"parameters", {{"k", "b1"}, {"c", "b2"}}},
+               {"rtol", 1e-10},
+               {"atol", 1e-12},
+               {"gradients", {{"method", method}, {"step", 1e-5}}}};
+  s.design_names = {"b1", "b2"};
+  LoadCaseSpec lc;
+  lc.name = "impact";
+  lc.grid = TimeGrid(0.0, 12.0, 121);  // t = 5 s is point 50
+  s.load_cases = {lc};
+  return s;
+}
+
+// Seed 003, tables 4.2-4.3, at b = (0.5, 0.5), by every method of the simulator.
+TEST(ImpactAbsorberSensitivity, AllMethodsReproduceTheSeedTables) {
+  for (const char* method : {"direct", "adjoint", "central", "auto"}) {
+    InternalSimulator sim(impact(method));
+    EvaluationRequest r{Eigen::Vector2d(0.5, 0.5), {{0, "yddot", {50}}, {0, "comfort", {}}}};
+    const Evaluation e = sim.evaluate({r}).front();
+    ASSERT_TRUE(e.ok) << method << ": " << e.message;
+    const double tol = std::string(method) == "central" ? 1e-6 : 1e-7;
+    const Eigen::RowVectorXd acc = e.cases[0].gradients.at("yddot").row(50);
+    EXPECT_NEAR(acc(0), 0.55708928, tol) << method;
+    EXPECT_NEAR(acc(1), -0.29470796, tol) << method;
+    const Eigen::RowVectorXd comfort = e.cases[0].gradients.at("comfort").row(0);
+    EXPECT_NEAR(comfort(0), 0.083382659, tol) << method;
+    EXPECT_NEAR(comfort(1), -0.040564101, tol) << method;
+    // Rows that were not requested stay NaN for the analytic methods.
+    if (std::string(method) != "central") {
+      EXPECT_TRUE(std::isnan(e.cases[0].gradients.at("yddot")(10, 0))) << method;
+    }
+  }
+}
+
+TEST(ImpactAbsorberSensitivity, MaximaHaveNoAnalyticDerivative) {
+  InternalSimulator sim(impact("adjoint"));
+  EvaluationRequest r{Eigen::Vector2d(0.5, 0.5), {{0, "max_abs_y", {}}}};
+  const Evaluation e = sim.evaluate({r}).front();
+  EXPECT_FALSE(e.ok);
+  EXPECT_THAT(e.message, ::testing::HasSubstr("use finite differences"));
+}
+
+TEST(ImpactAbsorberSensitivity, ClosedFormModelsRefuseAnalyticMethods) {
+  SimulatorSetup s = impact("direct");
+  s.section["model"] = "slider-crank-path";
+  s.section.erase("parameters");
+  EXPECT_THROW(InternalSimulator sim(s), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sao::sim
