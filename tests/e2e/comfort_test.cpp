@@ -30,5 +30,20 @@ TEST(ComfortE2E, ObjectiveApproximatedDirectlyNeedsMoreAnalyses) {
   EXPECT_GT(direct.analyses, with.analyses);
 }
 
+// Direct and adjoint sensitivities (and the automatic choice) follow the same path as the
+// study's forward differences: same counts, same optimum.
+TEST(ComfortE2E, AnalyticSensitivitiesGiveTheSameRun) {
+  const RunSummary fd = run_study("problems/impact-absorber/comfort.json");
+  for (const char* method : {"direct", "adjoint", "auto"}) {
+    const RunSummary r = run_study("problems/impact-absorber/comfort.json",
+                                   {std::string("simulator.gradients.method=\"") + method + "\""});
+    ASSERT_EQ(r.status, RunStatus::kConverged) << method << ": " << r.message;
+    EXPECT_EQ(r.cycles, fd.cycles) << method;
+    EXPECT_EQ(r.analyses, fd.analyses) << method;
+    EXPECT_NEAR(r.objective, fd.objective, 1e-7) << method;
+    EXPECT_LT(r.simulator_runs, fd.simulator_runs) << method;  // one solve, not n + 1
+  }
+}
+
 }  // namespace
 }  // namespace sao
