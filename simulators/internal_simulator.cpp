@@ -1,5 +1,7 @@
 #include "simulators/internal_simulator.hpp"
 
+#include "simulators/multibody.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -204,16 +206,30 @@ InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
   const json& s = setup.section;
   if (!s.is_object()) bad("simulator", "expected an object, got " + s.dump());
   reject_unknown_keys(s,
-                      {"type", "model", "parameters", "constants", "rtol", "atol", "max_steps",
-                       "integrator", "gradients", "threads"},
+                      {"type", "model", "multibody", "parameters", "constants", "rtol", "atol",
+                       "max_steps", "integrator", "gradients", "threads"},
                       "simulator");
   const std::string known = "known models: " + joined(model_names());
   if (!s.contains("model")) bad("simulator.model", "missing; " + known);
   if (!s.at("model").is_string()) {
     bad("simulator.model", "expected a string, got " + s.at("model").dump() + "; " + known);
   }
-  model_ = find_model(s.at("model").get<std::string>());
-  if (!model_) bad("simulator.model", "unknown model " + s.at("model").dump() + " (" + known + ")");
+  if (s.at("model") == "multibody") {
+    if (!s.contains("multibody")) {
+      bad("simulator.multibody", "missing: the model description of \"model\": \"multibody\"");
+    }
+    owned_model_ = load_multibody_model(s.at("multibody"));
+    model_ = owned_model_.get();
+  } else {
+    if (s.contains("multibody")) {
+      bad("simulator.multibody", "only with \"model\": \"multibody\"");
+    }
+    model_ = find_model(s.at("model").get<std::string>());
+  }
+  if (!model_) {
+    bad("simulator.model",
+        "unknown model " + s.at("model").dump() + " (" + known + ", or multibody)");
+  }
   settings_ = parse_settings(s);
   const bool analytic = settings_.method == GradientMethod::kDirect ||
                         settings_.method == GradientMethod::kAdjoint ||

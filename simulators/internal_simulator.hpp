@@ -14,6 +14,7 @@
 // exact Jacobians of the model's templated equations; "auto" picks the one with fewer solves.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,7 @@ class InternalSimulator final : public Simulator {
   void run_sensitivities(Job& job) const;
 
   const Model* model_ = nullptr;
+  std::unique_ptr<Model> owned_model_;  // a model described in the section (multibody)
   InternalSettings settings_;
   std::vector<std::string> design_names_;
   std::vector<LoadCaseSpec> load_cases_;

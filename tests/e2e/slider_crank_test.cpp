@@ -33,5 +33,16 @@ TEST(SliderCrankE2E, ObjectiveApproximatedDirectlyDoesWorse) {
   EXPECT_GT(direct.objective, with.objective + 1.0);
 }
 
+// The same study on the planar multibody solver (kinematic analysis by Newton's method)
+// reaches the same optimum along the same path.
+TEST(SliderCrankE2E, MultibodySolverGivesTheSameOptimum) {
+  const RunSummary closed = run_study("problems/slider-crank/path.json");
+  const RunSummary multibody = run_study("problems/slider-crank/path-multibody.json");
+  ASSERT_EQ(multibody.status, RunStatus::kConverged) << multibody.message;
+  EXPECT_NEAR(multibody.objective, closed.objective, 1e-6);
+  EXPECT_TRUE(multibody.x.isApprox(closed.x, 1e-6));
+  EXPECT_EQ(multibody.cycles, closed.cycles);
+}
+
 }  // namespace
 }  // namespace sao

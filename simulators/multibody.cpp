@@ -1,0 +1,1084 @@
+#include "simulators/multibody.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "sao/expression.hpp"
+
+namespace sao::sim {
+namespace {
+
+using nlohmann::json;
+template <class S>
+using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+template <class S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw std::invalid_argument(path + ": " + what);
+}
+
+double value_of(double v) {
+  return v;
+}
+double value_of(const AD& v) {
+  return v.value();
+}
+
+// Eigen's AutoDiffScalar does not combine a value without derivatives with one that has them
+// in every operation, so every AD value of one evaluation carries a derivative vector of the
+// same size: set by the entry points (the sizes of the seeded x and p), used by constants.
+thread_local Eigen::Index ad_size = 0;
+
+template <class S>
+S C(double v) {
+  if constexpr (std::is_same_v<S, double>) {
+    return v;
+  } else {
+    return AD(v, Eigen::VectorXd::Zero(ad_size));
+  }
+}
+
+void set_ad_size(const AD* seeded, Eigen::Index count) {
+  ad_size = count > 0 ? seeded[0].derivatives().size() : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Expressions of the model: numbers or strings over named variables (parameters, t, ...).
+
+class Values final : public expr::Inputs {
+ public:
+  explicit Values(std::vector<double> v) : v_(std::move(v)) {}
+  double variable(int i) const override { return v_[i]; }
+  double response(int, int, int) const override { return 0.0; }
+  int gradient_size() const override { return static_cast<int>(v_.size()); }
+
+ private:
+  std::vector<double> v_;
+};
+
+// An expression evaluated on scalars of type S: for AD, the chain rule through the exact
+// gradient of the expression with respect to its variables.
+template <class S>
+S evaluate(const expr::Program& program, const std::vector<S>& vars) {
+  std::vector<double> values(vars.size());
+  for (size_t i = 0; i < vars.size(); ++i) values[i] = value_of(vars[i]);
+  const Values inputs(values);
+  if constexpr (std::is_same_v<S, double>) {
+    return expr::Evaluator(program, inputs).value();
+  } else {
+    Eigen::VectorXd g(vars.size());
+    const double v = expr::Evaluator(program, inputs).value(0, g);
+    Eigen::VectorXd d = Eigen::VectorXd::Zero(ad_size);
+    for (size_t i = 0; i < vars.size(); ++i) {
+      const Eigen::VectorXd& di = vars[i].derivatives();
+      if (di.size() == ad_size && g(i) != 0.0) d += g(i) * di;
+    }
+    return AD(v, d);
+  }
+}
+
+struct Quantity {
+  double constant = 0.0;
+  expr::ProgramPtr program;  // null: the constant
+  template <class S>
+  S at(const std::vector<S>& vars) const {
+    return program ? evaluate(*program, vars) : C<S>(constant);
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// The model description
+
+struct Point {
+  int body = -1;  // -1: ground (global coordinates)
+  Quantity u, v;
+};
+
+enum class JointKind { kRevolute, kTranslational, kAngleDriver, kFixed };
+
+struct Joint {
+  std::string name;
+  JointKind kind;
+  int a = -1, b = -1;
+  Point pa, pb;
+  Quantity axis;   // translational: axis angle in a's frame
+  Quantity angle;  // driver: theta_b - theta_a = f(t); fixed/translational: relative angle
+  int equations() const {
+    switch (kind) {
+      case JointKind::kRevolute:
+      case JointKind::kTranslational:
+        return 2;
+      case JointKind::kAngleDriver:
+        return 1;
+      case JointKind::kFixed:
+        return 3;
+    }
+    return 0;
+  }
+};
+
+enum class ForceKind { kSpringDamper, kRotational, kPointForce };
+
+struct Force {
+  std::string name;
+  ForceKind kind;
+  int a = -1, b = -1;
+  Point pa, pb;
+  Quantity stiffness, damping, length, preload;  // rotational: length is the free angle
+  Quantity fx, fy;                               // point force (may use t)
+};
+
+struct Body {
+  std::string name;
+  Quantity mass, inertia;
+  Quantity x, y, angle, vx, vy, omega;
+};
+
+struct InitialCondition {
+  int body;
+  int coordinate;  // 0 x, 1 y, 2 theta
+  Quantity value;
+  Quantity rate;
+};
+
+struct Integral {
+  std::string name;
+  expr::ProgramPtr integrand;  // of (parameters, t, <body>_<x|y|theta|vx|vy|omega>)
+};
+
+const char* const kCoordinates[] = {"x", "y", "theta", "vx", "vy", "omega", "ax", "ay", "alpha"};
+
+class Multibody final : public OdeModel {
+ public:
+  Multibody(const json& m, const std::string& path);
+
+  std::string name() const override { return "multibody"; }
+  std::vector<std::string> parameters() const override { return parameter_names_; }
+  std::map<std::string, double> load_parameters() const override { return {}; }
+  int state_size() const override { return 2 * nq(); }
+  std::vector<std::string> history_outputs() const override { return history_names_; }
+  std::vector<std::string> integral_outputs() const override {
+    std::vector<std::string> out;
+    for (const auto& i : integrals_) out.push_back(i.name);
+    return out;
+  }
+  std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                      const IntegratorSettings& settings, CaseResult& out) const override;
+
+  void initial_state(const double* p, double* x0, const LoadCaseSpec& lc) const override {
+    initial<double>(p, x0, lc);
+  }
+  void initial_state(const AD* p, AD* x0, const LoadCaseSpec& lc) const override {
+    set_ad_size(p, static_cast<Eigen::Index>(parameter_names_.size()));
+    initial<AD>(p, x0, lc);
+  }
+  int rhs(double t, const double* x, double* xdot, const double* p,
+          const LoadCaseSpec&) const override {
+    return equations<double>(t, x, xdot, p) ? 0 : 1;  // a singular system: let CVODES retry
+  }
+  void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec&) const override {
+    set_ad_size(x, state_size());
+    if (!equations<AD>(t, x, xdot, p)) {
+      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
+    }
+  }
+  double output(int k, double t, const double* x, const double* p,
+                const LoadCaseSpec&) const override {
+    return out<double>(k, t, x, p);
+  }
+  AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec&) const override {
+    set_ad_size(x, state_size());
+    return out<AD>(k, t, x, p);
+  }
+
+ private:
+  int nq() const { return 3 * static_cast<int>(bodies_.size()); }
+  int n_constraints() const {
+    int m = 0;
+    for (const Joint& j : joints_) m += j.equations();
+    return m;
+  }
+
+  // --- reading -------------------------------------------------------------------------
+  Quantity quantity(const json& v, const std::string& path, bool time = false) const;
+  int body_index(const json& v, const std::string& path) const;
+  Point point(int body, const json& v, const std::string& path) const;
+
+  // --- kinematics ----------------------------------------------------------------------
+  template <class S>
+  std::vector<S> vars(const S* p, double t) const {
+    std::vector<S> v(p, p + parameter_names_.size());
+    v.push_back(C<S>(t));
+    return v;
+  }
+  template <class S>
+  struct Pose {
+    S x, y, c, s;  // reference point, cos and sin of the angle
+  };
+  template <class S>
+  Pose<S> pose(int body, const S* q) const {
+    if (body < 0) return {C<S>(0.0), C<S>(0.0), C<S>(1.0), C<S>(0.0)};
+    using std::cos;
+    using std::sin;
+    return {q[3 * body], q[3 * body + 1], cos(q[3 * body + 2]), sin(q[3 * body + 2])};
+  }
+  template <class S>
+  S omega(int body, const S* qd) const {
+    return body < 0 ? C<S>(0.0) : qd[3 * body + 2];
+  }
+
+  // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q').
+  template <class S>
+  void constraints(double t, const S* q, const S* qd, const S* p, Vec<S>& phi, Mat<S>& phi_q,
+                   Vec<S>& phi_t, Vec<S>& gamma) const;
+  // The generalised forces Q at (t, q, q').
+  template <class S>
+  Vec<S> forces(double t, const S* q, const S* qd, const S* p) const;
+  // Length, its rate, the tension and the unit vector from Pa to Pb of a spring-damper.
+  template <class S>
+  void spring_state(const Force& f, const S* q, const S* qd, const std::vector<S>& v, S& length,
+                    S& velocity, S& tension, S& ux, S& uy) const;
+  // Solves for q'' (and lambda) at (t, q, q'); false when the system is singular.
+  template <class S>
+  bool accelerations(double t, const S* q, const S* qd, const S* p, Vec<S>& qdd) const;
+  template <class S>
+  bool equations(double t, const S* x, S* xdot, const S* p) const;
+  template <class S>
+  void initial(const S* p, S* x0, const LoadCaseSpec& lc) const;
+  template <class S>
+  S out(int k, double t, const S* x, const S* p) const;
+
+  // Newton on the position equations (plus `fix` rows for the initial conditions).
+  std::string assemble(double t, const double* p, Eigen::VectorXd& q, bool initial_conditions,
+                       int* iterations = nullptr) const;
+  std::string kinematic(const Eigen::VectorXd& p, const LoadCaseSpec& lc, CaseResult& out) const;
+  std::string worst_joint(const Eigen::VectorXd& phi) const;
+
+  bool dynamic_ = true;
+  std::vector<std::string> parameter_names_;
+  std::vector<double> parameter_defaults_;
+  std::vector<Body> bodies_;
+  std::vector<Joint> joints_;
+  std::vector<Force> forces_;
+  std::vector<InitialCondition> initial_conditions_;
+  std::vector<Integral> integrals_;
+  Quantity gx_, gy_;
+  double alpha_ = 10.0, beta_ = 10.0;
+  std::vector<std::string> history_names_;
+  expr::Symbols symbols_;  // parameters and t
+};
+
+// ---------------------------------------------------------------------------------------
+// Reading
+
+void only_keys(const json& o, const std::vector<std::string>& known, const std::string& path) {
+  if (!o.is_object()) bad(path, "expected an object, got " + o.dump());
+  for (const auto& [key, value] : o.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      bad(path + "." + key, "unknown key (known: " + list + ")");
+    }
+  }
+}
+
+const json& array_at(const json& o, const std::string& key, const std::string& path,
+                     bool required = false) {
+  static const json empty = json::array();
+  if (!o.contains(key)) {
+    if (required) bad(path + "." + key, "missing");
+    return empty;
+  }
+  if (!o.at(key).is_array()) bad(path + "." + key, "expected an array, got " + o.at(key).dump());
+  return o.at(key);
+}
+
+std::string at(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+Quantity Multibody::quantity(const json& v, const std::string& path, bool time) const {
+  Quantity q;
+  if (v.is_number()) {
+    q.constant = v.get<double>();
+    if (!std::isfinite(q.constant)) bad(path, "expected a finite number");
+    return q;
+  }
+  if (!v.is_string()) bad(path, "expected a number or an expression, got " + v.dump());
+  try {
+    q.program = expr::bind(expr::parse(v.get<std::string>()), symbols_, -1);
+  } catch (const expr::Error& e) {
+    bad(path, e.what());
+  }
+  if (q.program->is_series()) bad(path, "expected a scalar expression");
+  if (!time) {
+    // Only drivers and point forces may depend on t: probe it.
+    std::vector<double> probe(parameter_defaults_);
+    probe.push_back(0.0);
+    Eigen::VectorXd g(probe.size());
+    expr::Evaluator(*q.program, Values(probe)).value(0, g);
+    if (g(g.size() - 1) != 0.0) bad(path, "may not depend on the time t");
+  }
+  return q;
+}
+
+int Multibody::body_index(const json& v, const std::string& path) const {
+  if (!v.is_string()) bad(path, "expected a body name, got " + v.dump());
+  const std::string name = v.get<std::string>();
+  if (name == "ground") return -1;
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    if (bodies_[i].name == name) return static_cast<int>(i);
+  }
+  std::string known = "ground";
+  for (const auto& b : bodies_) known += ", " + b.name;
+  bad(path, "unknown body \"" + name + "\" (bodies: " + known + ")");
+}
+
+Point Multibody::point(int body, const json& v, const std::string& path) const {
+  if (!v.is_array() || v.size() != 2) bad(path, "expected [u, v], got " + v.dump());
+  Point pt;
+  pt.body = body;
+  pt.u = quantity(v[0], path + "[0]");
+  pt.v = quantity(v[1], path + "[1]");
+  return pt;
+}
+
+Multibody::Multibody(const json& m, const std::string& path) {
+  only_keys(m,
+            {"analysis", "parameters", "gravity", "bodies", "joints", "forces", "initial",
+             "integrals", "baumgarte"},
+            path);
+  if (m.contains("analysis")) {
+    if (m.at("analysis") == "kinematic") {
+      dynamic_ = false;
+    } else if (m.at("analysis") != "dynamic") {
+      bad(path + ".analysis",
+          "expected \"dynamic\" or \"kinematic\", got " + m.at("analysis").dump());
+    }
+  }
+  if (m.contains("parameters")) {
+    if (!m.at("parameters").is_object()) bad(path + ".parameters", "expected an object");
+    for (const auto& [name, value] : m.at("parameters").items()) {
+      if (!value.is_number()) bad(path + ".parameters." + name, "expected a number (its default)");
+      parameter_names_.push_back(name);
+      parameter_defaults_.push_back(value.get<double>());
+    }
+  }
+  symbols_.variables = parameter_names_;
+  symbols_.variables.push_back("t");
+
+  const json& bodies = array_at(m, "bodies", path, true);
+  if (bodies.empty()) bad(path + ".bodies", "at least one body is needed");
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const std::string bp = at(path + ".bodies", i);
+    const json& b = bodies[i];
+    only_keys(b, {"name", "mass", "inertia", "position", "angle", "velocity", "angular_velocity"},
+              bp);
+    Body body;
+    if (!b.contains("name") || !b.at("name").is_string()) bad(bp + ".name", "missing");
+    body.name = b.at("name").get<std::string>();
+    if (body.name == "ground") bad(bp + ".name", "\"ground\" is the fixed frame");
+    for (const Body& other : bodies_) {
+      if (other.name == body.name) bad(bp + ".name", "duplicate body \"" + body.name + "\"");
+    }
+    body.mass = quantity(b.value("mass", json(dynamic_ ? json() : json(1.0))), bp + ".mass");
+    body.inertia =
+        quantity(b.value("inertia", json(dynamic_ ? json() : json(1.0))), bp + ".inertia");
+    const json pos = b.value("position", json::array({0.0, 0.0}));
+    const json vel = b.value("velocity", json::array({0.0, 0.0}));
+    if (!pos.is_array() || pos.size() != 2) bad(bp + ".position", "expected [x, y]");
+    if (!vel.is_array() || vel.size() != 2) bad(bp + ".velocity", "expected [vx, vy]");
+    body.x = quantity(pos[0], bp + ".position[0]");
+    body.y = quantity(pos[1], bp + ".position[1]");
+    body.angle = quantity(b.value("angle", json(0.0)), bp + ".angle");
+    body.vx = quantity(vel[0], bp + ".velocity[0]");
+    body.vy = quantity(vel[1], bp + ".velocity[1]");
+    body.omega = quantity(b.value("angular_velocity", json(0.0)), bp + ".angular_velocity");
+    bodies_.push_back(body);
+  }
+
+  const json& joints = array_at(m, "joints", path);
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const std::string jp = at(path + ".joints", i);
+    const json& j = joints[i];
+    only_keys(j, {"type", "name", "bodies", "points", "axis", "angle"}, jp);
+    Joint joint;
+    joint.name = j.value("name", "joint" + std::to_string(i + 1));
+    const std::string type = j.value("type", "");
+    if (type == "revolute") {
+      joint.kind = JointKind::kRevolute;
+    } else if (type == "translational") {
+      joint.kind = JointKind::kTranslational;
+    } else if (type == "angle_driver") {
+      joint.kind = JointKind::kAngleDriver;
+    } else if (type == "fixed") {
+      joint.kind = JointKind::kFixed;
+    } else {
+      bad(jp + ".type",
+          "expected \"revolute\", \"translational\", \"angle_driver\" or \"fixed\", "
+          "got " +
+              j.value("type", json()).dump());
+    }
+    const json& bs = j.value("bodies", json());
+    if (!bs.is_array() || bs.size() != 2) bad(jp + ".bodies", "expected [first, second]");
+    joint.a = body_index(bs[0], jp + ".bodies[0]");
+    joint.b = body_index(bs[1], jp + ".bodies[1]");
+    if (joint.a == joint.b) bad(jp + ".bodies", "a joint connects two different bodies");
+    const json pts =
+        j.value("points", json::array({json::array({0.0, 0.0}), json::array({0.0, 0.0})}));
+    if (!pts.is_array() || pts.size() != 2) bad(jp + ".points", "expected [[u, v], [u, v]]");
+    joint.pa = point(joint.a, pts[0], jp + ".points[0]");
+    joint.pb = point(joint.b, pts[1], jp + ".points[1]");
+    joint.axis = quantity(j.value("axis", json(0.0)), jp + ".axis");
+    joint.angle =
+        quantity(j.value("angle", json(0.0)), jp + ".angle", joint.kind == JointKind::kAngleDriver);
+    joints_.push_back(joint);
+  }
+
+  const json& forces = array_at(m, "forces", path);
+  for (size_t i = 0; i < forces.size(); ++i) {
+    const std::string fp = at(path + ".forces", i);
+    const json& f = forces[i];
+    Force force;
+    force.name = f.value("name", "force" + std::to_string(i + 1));
+    const std::string type = f.value("type", "");
+    if (type == "spring_damper" || type == "rotational_spring_damper") {
+      only_keys(
+          f,
+          {"type", "name", "bodies", "points", "stiffness", "damping", "length", "angle", "force"},
+          fp);
+      force.kind = type == "spring_damper" ? ForceKind::kSpringDamper : ForceKind::kRotational;
+      const json& bs = f.value("bodies", json());
+      if (!bs.is_array() || bs.size() != 2) bad(fp + ".bodies", "expected [first, second]");
+      force.a = body_index(bs[0], fp + ".bodies[0]");
+      force.b = body_index(bs[1], fp + ".bodies[1]");
+      const json pts =
+          f.value("points", json::array({json::array({0.0, 0.0}), json::array({0.0, 0.0})}));
+      if (!pts.is_array() || pts.size() != 2) bad(fp + ".points", "expected [[u, v], [u, v]]");
+      force.pa = point(force.a, pts[0], fp + ".points[0]");
+      force.pb = point(force.b, pts[1], fp + ".points[1]");
+      force.stiffness = quantity(f.value("stiffness", json(0.0)), fp + ".stiffness");
+      force.damping = quantity(f.value("damping", json(0.0)), fp + ".damping");
+      force.length =
+          quantity(f.value(force.kind == ForceKind::kRotational ? "angle" : "length", json(0.0)),
+                   fp + (force.kind == ForceKind::kRotational ? ".angle" : ".length"));
+      force.preload = quantity(f.value("force", json(0.0)), fp + ".force");
+    } else if (type == "point_force") {
+      only_keys(f, {"type", "name", "body", "point", "force"}, fp);
+      force.kind = ForceKind::kPointForce;
+      force.b = body_index(f.value("body", json()), fp + ".body");
+      if (force.b < 0) bad(fp + ".body", "a force on the ground does nothing");
+      force.pb = point(force.b, f.value("point", json::array({0.0, 0.0})), fp + ".point");
+      const json fv = f.value("force", json());
+      if (!fv.is_array() || fv.size() != 2) bad(fp + ".force", "expected [fx, fy]");
+      force.fx = quantity(fv[0], fp + ".force[0]", true);
+      force.fy = quantity(fv[1], fp + ".force[1]", true);
+    } else {
+      bad(fp + ".type",
+          "expected \"spring_damper\", \"rotational_spring_damper\" or "
+          "\"point_force\", got " +
+              f.value("type", json()).dump());
+    }
+    forces_.push_back(force);
+  }
+
+  const json g = m.value("gravity", json::array({0.0, -9.81}));
+  if (!g.is_array() || g.size() != 2) bad(path + ".gravity", "expected [gx, gy]");
+  gx_ = quantity(g[0], path + ".gravity[0]");
+  gy_ = quantity(g[1], path + ".gravity[1]");
+  if (m.contains("baumgarte")) {
+    only_keys(m.at("baumgarte"), {"alpha", "beta"}, path + ".baumgarte");
+    alpha_ = m.at("baumgarte").value("alpha", alpha_);
+    beta_ = m.at("baumgarte").value("beta", beta_);
+  }
+
+  const json& init = array_at(m, "initial", path);
+  for (size_t i = 0; i < init.size(); ++i) {
+    const std::string ip = at(path + ".initial", i);
+    only_keys(init[i], {"body", "x", "y", "angle"}, ip);
+    const int body = body_index(init[i].value("body", json()), ip + ".body");
+    if (body < 0) bad(ip + ".body", "the ground does not move");
+    int count = 0;
+    for (int c = 0; c < 3; ++c) {
+      const char* key = c == 0 ? "x" : (c == 1 ? "y" : "angle");
+      if (!init[i].contains(key)) continue;
+      ++count;
+      const Body& b = bodies_[body];
+      initial_conditions_.push_back({body, c, quantity(init[i].at(key), ip + "." + key),
+                                     c == 0 ? b.vx : (c == 1 ? b.vy : b.omega)});
+    }
+    if (count == 0) bad(ip, "give \"x\", \"y\" or \"angle\"");
+  }
+
+  const int m_eq = n_constraints();
+  if (!dynamic_ && m_eq != nq()) {
+    bad(path + ".joints", "a kinematic model must be driven: " + std::to_string(m_eq) +
+                              " constraint equations for " + std::to_string(nq()) +
+                              " coordinates (add drivers or use \"analysis\": \"dynamic\")");
+  }
+  if (dynamic_ && m_eq > nq()) {
+    bad(path + ".joints", std::to_string(m_eq) + " constraint equations for " +
+                              std::to_string(nq()) + " coordinates: over-constrained");
+  }
+  if (dynamic_ && !init.empty() && m_eq + static_cast<int>(initial_conditions_.size()) != nq()) {
+    bad(path + ".initial", "assembly needs " + std::to_string(nq() - m_eq) +
+                               " initial conditions (the degrees of freedom), got " +
+                               std::to_string(initial_conditions_.size()));
+  }
+
+  for (const Body& b : bodies_) {
+    for (const char* c : kCoordinates) history_names_.push_back(b.name + "." + c);
+  }
+  for (const Force& f : forces_) {
+    if (f.kind != ForceKind::kSpringDamper) continue;
+    for (const char* c : {"length", "velocity", "force"})
+      history_names_.push_back(f.name + "." + c);
+  }
+
+  // Integrands see the parameters, t and every body coordinate and velocity.
+  expr::Symbols integrand_symbols = symbols_;
+  for (const Body& b : bodies_) {
+    for (int c = 0; c < 6; ++c)
+      integrand_symbols.variables.push_back(b.name + "_" + kCoordinates[c]);
+  }
+  const json& integrals = array_at(m, "integrals", path);
+  for (size_t i = 0; i < integrals.size(); ++i) {
+    const std::string ip = at(path + ".integrals", i);
+    only_keys(integrals[i], {"name", "integrand"}, ip);
+    Integral integral;
+    integral.name = integrals[i].value("name", "");
+    if (integral.name.empty()) bad(ip + ".name", "missing");
+    if (!dynamic_) bad(ip, "integrals need a dynamic analysis");
+    try {
+      integral.integrand =
+          expr::bind(expr::parse(integrals[i].value("integrand", "")), integrand_symbols, -1);
+    } catch (const expr::Error& e) {
+      bad(ip + ".integrand", e.what());
+    }
+    integrals_.push_back(integral);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Equations
+
+template <class S>
+S coordinate_of(const Quantity& q, const std::vector<S>& v) {
+  return q.at(v);
+}
+
+template <class S>
+void Multibody::constraints(double t, const S* q, const S* qd, const S* p, Vec<S>& phi,
+                            Mat<S>& phi_q, Vec<S>& phi_t, Vec<S>& gamma) const {
+  const int m = n_constraints(), n = nq();
+  phi = Vec<S>::Constant(m, C<S>(0.0));
+  phi_q = Mat<S>::Constant(m, n, C<S>(0.0));
+  phi_t = Vec<S>::Constant(m, C<S>(0.0));
+  gamma = Vec<S>::Constant(m, C<S>(0.0));
+  const std::vector<S> v = vars(p, t);
+  int row = 0;
+  // Global position of a point, A s, and B s = dA/dtheta s.
+  struct At {
+    S rx, ry, asx, asy, bsx, bsy;
+  };
+  auto locate = [&](const Point& pt) {
+    const Pose<S> ps = pose(pt.body, q);
+    const S u = pt.u.at(v), w = pt.v.at(v);
+    At r;
+    r.asx = ps.c * u - ps.s * w;
+    r.asy = ps.s * u + ps.c * w;
+    r.bsx = -r.asy;
+    r.bsy = r.asx;
+    r.rx = ps.x + r.asx;
+    r.ry = ps.y + r.asy;
+    return r;
+  };
+  auto add_q = [&](int r, int body, int c, const S& value) {
+    if (body >= 0) phi_q(r, 3 * body + c) += value;
+  };
+  for (const Joint& j : joints_) {
+    const S wa = omega(j.a, qd), wb = omega(j.b, qd);
+    switch (j.kind) {
+      case JointKind::kRevolute: {
+        const At a = locate(j.pa), b = locate(j.pb);
+        phi(row) = a.rx - b.rx;
+        phi(row + 1) = a.ry - b.ry;
+        add_q(row, j.a, 0, C<S>(1.0));
+        add_q(row, j.a, 2, a.bsx);
+        add_q(row + 1, j.a, 1, C<S>(1.0));
+        add_q(row + 1, j.a, 2, a.bsy);
+        add_q(row, j.b, 0, C<S>(-1.0));
+        add_q(row, j.b, 2, -b.bsx);
+        add_q(row + 1, j.b, 1, C<S>(-1.0));
+        add_q(row + 1, j.b, 2, -b.bsy);
+        gamma(row) = a.asx * wa * wa - b.asx * wb * wb;
+        gamma(row + 1) = a.asy * wa * wa - b.asy * wb * wb;
+        break;
+      }
+      case JointKind::kTranslational: {
+        // theta_b - theta_a - angle = 0, and n' (r_Pb - r_Pa) = 0 with n normal to the axis.
+        const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0),
+                tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
+        phi(row) = tb - ta - j.angle.at(v);
+        add_q(row, j.b, 2, C<S>(1.0));
+        add_q(row, j.a, 2, C<S>(-1.0));
+        using std::cos;
+        using std::sin;
+        const Pose<S> pa = pose(j.a, q);
+        const S ax = j.axis.at(v);
+        const S nlx = -sin(ax), nly = cos(ax);                               // normal in a's frame
+        const S nx = pa.c * nlx - pa.s * nly, ny = pa.s * nlx + pa.c * nly;  // A n
+        const S bnx = -ny, bny = nx;                                         // B n
+        const At a = locate(j.pa), b = locate(j.pb);
+        const S dx = b.rx - a.rx, dy = b.ry - a.ry;
+        const int r2 = row + 1;
+        phi(r2) = nx * dx + ny * dy;
+        add_q(r2, j.a, 0, -nx);
+        add_q(r2, j.a, 1, -ny);
+        add_q(r2, j.a, 2, bnx * dx + bny * dy - (nx * a.bsx + ny * a.bsy));
+        add_q(r2, j.b, 0, nx);
+        add_q(r2, j.b, 1, ny);
+        add_q(r2, j.b, 2, nx * b.bsx + ny * b.bsy);
+        // d' = velocity of Pb - velocity of Pa.
+        auto vel = [&](int body, const At& at) {
+          const S vx = body >= 0 ? qd[3 * body] : C<S>(0.0),
+                  vy = body >= 0 ? qd[3 * body + 1] : C<S>(0.0);
+          const S w = omega(body, qd);
+          return std::pair<S, S>(vx + at.bsx * w, vy + at.bsy * w);
+        };
+        const auto [vax, vay] = vel(j.a, a);
+        const auto [vbx, vby] = vel(j.b, b);
+        const S ddx = vbx - vax, ddy = vby - vay;
+        // gamma = -(terms of Phi'' without q''): n'' = B n theta_a'' - n w_a^2, and
+        // r_P'' = R'' + B s theta'' - A s w^2.
+        const S rest = -(nx * dx + ny * dy) * wa * wa + 2.0 * wa * (bnx * ddx + bny * ddy) +
+                       nx * (-b.asx * wb * wb + a.asx * wa * wa) +
+                       ny * (-b.asy * wb * wb + a.asy * wa * wa);
+        gamma(r2) = -rest;
+        break;
+      }
+      case JointKind::kAngleDriver: {
+        const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0),
+                tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
+        // f(t), and f', f'' by central differences of the expression (h = 1e-4 (1 + |t|)).
+        const double h = 1e-4 * (1.0 + std::abs(t));
+        const S f = j.angle.at(v);
+        const S fp = j.angle.at(vars(p, t + h)), fm = j.angle.at(vars(p, t - h));
+        phi(row) = tb - ta - f;
+        add_q(row, j.b, 2, C<S>(1.0));
+        add_q(row, j.a, 2, C<S>(-1.0));
+        phi_t(row) = -(fp - fm) / (2.0 * h);
+        gamma(row) = (fp - 2.0 * f + fm) / (h * h);
+        break;
+      }
+      case JointKind::kFixed: {
+        const At a = locate(j.pa), b = locate(j.pb);
+        phi(row) = a.rx - b.rx;
+        phi(row + 1) = a.ry - b.ry;
+        add_q(row, j.a, 0, C<S>(1.0));
+        add_q(row, j.a, 2, a.bsx);
+        add_q(row + 1, j.a, 1, C<S>(1.0));
+        add_q(row + 1, j.a, 2, a.bsy);
+        add_q(row, j.b, 0, C<S>(-1.0));
+        add_q(row, j.b, 2, -b.bsx);
+        add_q(row + 1, j.b, 1, C<S>(-1.0));
+        add_q(row + 1, j.b, 2, -b.bsy);
+        gamma(row) = a.asx * wa * wa - b.asx * wb * wb;
+        gamma(row + 1) = a.asy * wa * wa - b.asy * wb * wb;
+        const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0),
+                tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
+        phi(row + 2) = tb - ta - j.angle.at(v);
+        add_q(row + 2, j.b, 2, C<S>(1.0));
+        add_q(row + 2, j.a, 2, C<S>(-1.0));
+        break;
+      }
+    }
+    row += j.equations();
+  }
+}
+
+template <class S>
+Vec<S> Multibody::forces(double t, const S* q, const S* qd, const S* p) const {
+  const int n = nq();
+  Vec<S> Q = Vec<S>::Constant(n, C<S>(0.0));
+  const std::vector<S> v = vars(p, t);
+  const S gx = gx_.at(v), gy = gy_.at(v);
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    const S m = bodies_[i].mass.at(v);
+    Q(3 * i) += m * gx;
+    Q(3 * i + 1) += m * gy;
+  }
+  // A force (fx, fy) at point pt: Q_R += F, Q_theta += (B s)' F.
+  auto apply = [&](const Point& pt, const S& fx, const S& fy) {
+    if (pt.body < 0) return;
+    const Pose<S> ps = pose(pt.body, q);
+    const S u = pt.u.at(v), w = pt.v.at(v);
+    const S bsx = -(ps.s * u + ps.c * w), bsy = ps.c * u - ps.s * w;
+    Q(3 * pt.body) += fx;
+    Q(3 * pt.body + 1) += fy;
+    Q(3 * pt.body + 2) += bsx * fx + bsy * fy;
+  };
+  for (const Force& f : forces_) {
+    switch (f.kind) {
+      case ForceKind::kSpringDamper: {
+        S length, velocity, tension, ux, uy;
+        spring_state(f, q, qd, v, length, velocity, tension, ux, uy);
+        apply(f.pa, tension * ux, tension * uy);
+        apply(f.pb, -tension * ux, -tension * uy);
+        break;
+      }
+      case ForceKind::kRotational: {
+        const S ta = f.a >= 0 ? q[3 * f.a + 2] : C<S>(0.0),
+                tb = f.b >= 0 ? q[3 * f.b + 2] : C<S>(0.0);
+        const S torque = f.stiffness.at(v) * (tb - ta - f.length.at(v)) +
+                         f.damping.at(v) * (omega(f.b, qd) - omega(f.a, qd)) + f.preload.at(v);
+        if (f.b >= 0) Q(3 * f.b + 2) -= torque;
+        if (f.a >= 0) Q(3 * f.a + 2) += torque;
+        break;
+      }
+      case ForceKind::kPointForce:
+        apply(f.pb, f.fx.at(v), f.fy.at(v));
+        break;
+    }
+  }
+  return Q;
+}
+
+template <class S>
+void Multibody::spring_state(const Force& f, const S* q, const S* qd, const std::vector<S>& v,
+                             S& length, S& velocity, S& tension, S& ux, S& uy) const {
+  using std::sqrt;
+  auto where = [&](const Point& pt, S& x, S& y, S& vx, S& vy) {
+    const Pose<S> ps = pose(pt.body, q);
+    const S u = pt.u.at(v), w = pt.v.at(v);
+    const S asx = ps.c * u - ps.s * w, asy = ps.s * u + ps.c * w;
+    x = ps.x + asx;
+    y = ps.y + asy;
+    const S om = omega(pt.body, qd);
+    vx = (pt.body >= 0 ? qd[3 * pt.body] : C<S>(0.0)) - asy * om;
+    vy = (pt.body >= 0 ? qd[3 * pt.body + 1] : C<S>(0.0)) + asx * om;
+  };
+  S xa, ya, vxa, vya, xb, yb, vxb, vyb;
+  where(f.pa, xa, ya, vxa, vya);
+  where(f.pb, xb, yb, vxb, vyb);
+  const S dx = xb - xa, dy = yb - ya;
+  length = sqrt(dx * dx + dy * dy);
+  if (value_of(length) == 0.0)
+    throw std::runtime_error("spring-damper " + f.name + " has zero length");
+  ux = dx / length;
+  uy = dy / length;
+  velocity = ux * (vxb - vxa) + uy * (vyb - vya);
+  tension =
+      f.stiffness.at(v) * (length - f.length.at(v)) + f.damping.at(v) * velocity + f.preload.at(v);
+}
+
+// x = A^-1 b; for AD scalars through the derivative of the solution, dx = A^-1 (db - dA x).
+template <class S>
+bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
+  Eigen::MatrixXd Av(A.rows(), A.cols());
+  Eigen::VectorXd bv(b.size());
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    for (Eigen::Index j = 0; j < A.cols(); ++j) Av(i, j) = value_of(A(i, j));
+    bv(i) = value_of(b(i));
+  }
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(Av);
+  if (!(lu.rcond() > 1e-13)) return false;
+  const Eigen::VectorXd xv = lu.solve(bv);
+  if constexpr (std::is_same_v<S, double>) {
+    x = xv;
+  } else {
+    Eigen::Index size = 0;
+    for (Eigen::Index i = 0; i < b.size(); ++i) size = std::max(size, b(i).derivatives().size());
+    for (Eigen::Index i = 0; i < A.size(); ++i) size = std::max(size, A(i).derivatives().size());
+    auto d = [size](const AD& a, Eigen::Index k) {
+      return a.derivatives().size() == size ? a.derivatives()(k) : 0.0;
+    };
+    Eigen::MatrixXd dx(xv.size(), size);
+    for (Eigen::Index k = 0; k < size; ++k) {
+      Eigen::VectorXd r(bv.size());
+      for (Eigen::Index i = 0; i < A.rows(); ++i) {
+        r(i) = d(b(i), k);
+        for (Eigen::Index j = 0; j < A.cols(); ++j) r(i) -= d(A(i, j), k) * xv(j);
+      }
+      dx.col(k) = lu.solve(r);
+    }
+    x.resize(xv.size());
+    for (Eigen::Index i = 0; i < xv.size(); ++i) x(i) = AD(xv(i), dx.row(i).transpose());
+  }
+  return true;
+}
+
+template <class S>
+bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, Vec<S>& qdd) const {
+  const int n = nq(), m = n_constraints();
+  Vec<S> phi, phi_t, gamma;
+  Mat<S> phi_q;
+  constraints(t, q, qd, p, phi, phi_q, phi_t, gamma);
+  const std::vector<S> v = vars(p, t);
+  Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    A(3 * i, 3 * i) = A(3 * i + 1, 3 * i + 1) = bodies_[i].mass.at(v);
+    A(3 * i + 2, 3 * i + 2) = bodies_[i].inertia.at(v);
+  }
+  A.block(0, n, n, m) = phi_q.transpose();
+  A.block(n, 0, m, n) = phi_q;
+  Vec<S> rhs(n + m);
+  rhs.head(n) = forces(t, q, qd, p);
+  Eigen::Map<const Vec<S>> qdv(qd, n);
+  // Baumgarte stabilisation of the acceleration constraints.
+  const Vec<S> phi_dot = phi_q * qdv + phi_t;
+  rhs.tail(m) = gamma - (2.0 * alpha_) * phi_dot - (beta_ * beta_) * phi;
+  Vec<S> z;
+  if (!solve(A, rhs, z)) return false;
+  qdd = z.head(n);
+  return true;
+}
+
+template <class S>
+bool Multibody::equations(double t, const S* x, S* xdot, const S* p) const {
+  const int n = nq();
+  Vec<S> qdd;
+  if (!accelerations(t, x, x + n, p, qdd)) return false;
+  for (int i = 0; i < n; ++i) {
+    xdot[i] = x[n + i];
+    xdot[n + i] = qdd(i);
+  }
+  return true;
+}
+
+std::string Multibody::worst_joint(const Eigen::VectorXd& phi) const {
+  Eigen::Index worst = 0;
+  phi.cwiseAbs().maxCoeff(&worst);
+  int row = 0;
+  for (const Joint& j : joints_) {
+    if (worst < row + j.equations()) return "joint " + j.name;
+    row += j.equations();
+  }
+  return "initial condition " + std::to_string(worst - row + 1);
+}
+
+std::string Multibody::assemble(double t, const double* p, Eigen::VectorXd& q,
+                                bool initial_conditions, int* iterations) const {
+  const int n = nq();
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+  const std::vector<double> v = vars(p, t);
+  for (int it = 0; it < 50; ++it) {
+    Eigen::VectorXd phi, phi_t, gamma;
+    Eigen::MatrixXd phi_q;
+    constraints(t, q.data(), zero.data(), p, phi, phi_q, phi_t, gamma);
+    if (initial_conditions) {
+      const int m = static_cast<int>(phi.size());
+      const int c = static_cast<int>(initial_conditions_.size());
+      phi.conservativeResize(m + c);
+      phi_q.conservativeResize(m + c, n);
+      phi_q.bottomRows(c).setZero();
+      for (int k = 0; k < c; ++k) {
+        const InitialCondition& ic = initial_conditions_[k];
+        phi(m + k) = q(3 * ic.body + ic.coordinate) - ic.value.at(v);
+        phi_q(m + k, 3 * ic.body + ic.coordinate) = 1.0;
+      }
+    }
+    if (iterations) *iterations = it;
+    if (phi.cwiseAbs().maxCoeff() <= 1e-10 * (1.0 + q.cwiseAbs().maxCoeff())) return "";
+    Eigen::VectorXd step;
+    if (phi_q.rows() == n) {
+      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(phi_q);
+      if (!(lu.rcond() > 1e-13)) {
+        std::ostringstream why;
+        why << "singular constraint Jacobian at t = " << t << " (lock-up or a redundant joint; "
+            << worst_joint(phi) << " has the largest residual)";
+        return why.str();
+      }
+      step = lu.solve(phi);
+    } else {  // fewer equations than coordinates: the smallest correction
+      const Eigen::MatrixXd g = phi_q * phi_q.transpose();
+      const Eigen::LDLT<Eigen::MatrixXd> ldlt(g);
+      step = phi_q.transpose() * ldlt.solve(phi);
+    }
+    q -= step;
+    if (!q.allFinite()) break;
+  }
+  std::ostringstream why;
+  why << "the position equations do not converge at t = " << t
+      << " (no assembly: the mechanism cannot reach this configuration)";
+  return why.str();
+}
+
+template <class S>
+void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
+  const int n = nq();
+  const double t0 = lc.grid.start;
+  std::vector<double> pv(parameter_names_.size());
+  for (size_t i = 0; i < pv.size(); ++i) pv[i] = value_of(p[i]);
+  const std::vector<double> v = vars(pv.data(), t0);
+  Eigen::VectorXd q(n);
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    q(3 * i) = bodies_[i].x.at(v);
+    q(3 * i + 1) = bodies_[i].y.at(v);
+    q(3 * i + 2) = bodies_[i].angle.at(v);
+  }
+  const bool square = !initial_conditions_.empty();
+  const std::string failure = assemble(t0, pv.data(), q, square);
+  if (!failure.empty()) throw std::runtime_error("assembly: " + failure);
+  // One Newton step in S from the assembled q: exact first derivatives of q with respect to
+  // the parameters (the residual is zero there).
+  const std::vector<S> vs = vars(p, t0);
+  Vec<S> qs(n);
+  for (int i = 0; i < n; ++i) qs(i) = C<S>(q(i));
+  Vec<S> zero = Vec<S>::Constant(n, C<S>(0.0));
+  Vec<S> phi, phi_t, gamma;
+  Mat<S> phi_q;
+  constraints(t0, qs.data(), zero.data(), p, phi, phi_q, phi_t, gamma);
+  const int m = static_cast<int>(phi.size());
+  const int c = static_cast<int>(initial_conditions_.size());
+  Mat<S> J = Mat<S>::Constant(m + c, n, C<S>(0.0));
+  Vec<S> F(m + c), rates(m + c);
+  J.topRows(m) = phi_q;
+  F.head(m) = phi;
+  rates.head(m) = -phi_t;
+  for (int k = 0; k < c; ++k) {
+    const InitialCondition& ic = initial_conditions_[k];
+    const int col = 3 * ic.body + ic.coordinate;
+    J(m + k, col) = C<S>(1.0);
+    F(m + k) = qs(col) - ic.value.at(vs);
+    rates(m + k) = ic.rate.at(vs);
+  }
+  Vec<S> given(n);  // the bodies' velocities as given
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    given(3 * i) = bodies_[i].vx.at(vs);
+    given(3 * i + 1) = bodies_[i].vy.at(vs);
+    given(3 * i + 2) = bodies_[i].omega.at(vs);
+  }
+  Vec<S> dq, qd;
+  if (square) {
+    if (!solve(J, F, dq) || !solve(J, rates, qd)) {
+      throw std::runtime_error("assembly: singular Jacobian with the initial conditions");
+    }
+  } else {
+    // Smallest corrections: dq = J' (J J')^-1 F; q' = given - J' (J J')^-1 (J given - rates).
+    const Mat<S> JJ = J * J.transpose();
+    Vec<S> y, w;
+    if (!solve(JJ, F, y) || !solve(JJ, Vec<S>(J * given - rates), w)) {
+      throw std::runtime_error("assembly: redundant constraints at t0");
+    }
+    dq = J.transpose() * y;
+    qd = given - J.transpose() * w;
+  }
+  for (int i = 0; i < n; ++i) {
+    x0[i] = qs(i) - dq(i);
+    x0[n + i] = qd(i);
+  }
+}
+
+template <class S>
+S Multibody::out(int k, double t, const S* x, const S* p) const {
+  const int n = nq();
+  const int nb = static_cast<int>(bodies_.size());
+  if (k < 9 * nb) {
+    const int body = k / 9, c = k % 9;
+    if (c < 3) return x[3 * body + c];
+    if (c < 6) return x[n + 3 * body + c - 3];
+    Vec<S> qdd;
+    if (!accelerations(t, x, x + n, p, qdd)) {
+      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
+    }
+    return qdd(3 * body + c - 6);
+  }
+  int index = k - 9 * nb;
+  const std::vector<S> v = vars(p, t);
+  for (const Force& f : forces_) {
+    if (f.kind != ForceKind::kSpringDamper) continue;
+    if (index < 3) {
+      S length, velocity, tension, ux, uy;
+      spring_state(f, x, x + n, v, length, velocity, tension, ux, uy);
+      return index == 0 ? length : (index == 1 ? velocity : tension);
+    }
+    index -= 3;
+  }
+  // An integrand: of the parameters, t and the coordinates and velocities of every body.
+  std::vector<S> all = v;
+  for (int b = 0; b < nb; ++b) {
+    for (int c = 0; c < 3; ++c) all.push_back(x[3 * b + c]);
+    for (int c = 0; c < 3; ++c) all.push_back(x[n + 3 * b + c]);
+  }
+  return evaluate(*integrals_.at(index).integrand, all);
+}
+
+std::string Multibody::kinematic(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                 CaseResult& out) const {
+  const int n = nq(), nb = static_cast<int>(bodies_.size()), points = lc.grid.points;
+  Eigen::VectorXd q(n);
+  {
+    const std::vector<double> v = vars(p.data(), lc.grid.start);
+    for (int i = 0; i < nb; ++i) {
+      q(3 * i) = bodies_[i].x.at(v);
+      q(3 * i + 1) = bodies_[i].y.at(v);
+      q(3 * i + 2) = bodies_[i].angle.at(v);
+    }
+  }
+  Eigen::MatrixXd values(points, 9 * nb);
+  std::vector<Eigen::MatrixXd> springs;
+  Eigen::MatrixXd spring_values(points, 3 * forces_.size());
+  for (int k = 0; k < points; ++k) {
+    const double t = lc.grid.at(k);
+    const std::string failure = assemble(t, p.data(), q, false);
+    if (!failure.empty()) return failure;
+    Eigen::VectorXd phi, phi_t, gamma, qd, qdd;
+    Eigen::MatrixXd phi_q;
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+    constraints(t, q.data(), zero.data(), p.data(), phi, phi_q, phi_t, gamma);
+    if (!solve<double>(phi_q, -phi_t, qd))
+      return "singular velocity equations at t = " + std::to_string(t);
+    constraints(t, q.data(), qd.data(), p.data(), phi, phi_q, phi_t, gamma);
+    if (!solve<double>(phi_q, gamma, qdd))
+      return "singular acceleration equations at t = " + std::to_string(t);
+    for (int b = 0; b < nb; ++b) {
+      for (int c = 0; c < 3; ++c) {
+        values(k, 9 * b + c) = q(3 * b + c);
+        values(k, 9 * b + 3 + c) = qd(3 * b + c);
+        values(k, 9 * b + 6 + c) = qdd(3 * b + c);
+      }
+    }
+    const std::vector<double> v = vars(p.data(), t);
+    int s = 0;
+    for (const Force& f : forces_) {
+      if (f.kind != ForceKind::kSpringDamper) continue;
+      double length, velocity, tension, ux, uy;
+      spring_state(f, q.data(), qd.data(), v, length, velocity, tension, ux, uy);
+      spring_values(k, 3 * s) = length;
+      spring_values(k, 3 * s + 1) = velocity;
+      spring_values(k, 3 * s + 2) = tension;
+      ++s;
+    }
+  }
+  for (int b = 0; b < nb; ++b) {
+    for (int c = 0; c < 9; ++c) out.histories[history_names_[9 * b + c]] = values.col(9 * b + c);
+  }
+  for (size_t s = 9 * nb; s < history_names_.size(); ++s) {
+    out.histories[history_names_[s]] = spring_values.col(static_cast<Eigen::Index>(s - 9 * nb));
+  }
+  return "";
+}
+
+std::string Multibody::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                               const IntegratorSettings& settings, CaseResult& out) const {
+  try {
+    if (!dynamic_) return kinematic(p, lc, out);
+    return OdeModel::analyse(p, lc, settings, out);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Model> load_multibody_model(const nlohmann::json& multibody,
+                                            const std::string& path) {
+  return std::make_unique<Multibody>(multibody, path);
+}
+
+}  // namespace sao::sim
