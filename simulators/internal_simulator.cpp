@@ -1,7 +1,5 @@
 #include "simulators/internal_simulator.hpp"
 
-#include "simulators/multibody.hpp"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -12,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "simulators/multibody.hpp"
 
 namespace sao::sim {
 namespace {
@@ -144,6 +144,7 @@ std::vector<ParameterSource> parse_sources(const json& s, const Model& model,
       bad(path, "\"" + key + "\" is also a design variable; give it in one place");
     }
   }
+  const std::map<std::string, double> defaults = model.parameter_defaults();
   std::vector<ParameterSource> sources;
   for (const std::string& p : names) {
     ParameterSource source;
@@ -153,6 +154,8 @@ std::vector<ParameterSource> parse_sources(const json& s, const Model& model,
       source.design_index = design_index(p);
     } else if (constants.contains(p)) {
       source.constant = constants.at(p).get<double>();
+    } else if (defaults.count(p)) {
+      source.constant = defaults.at(p);
     } else {
       bad("simulator.parameters." + p, "model parameter \"" + p +
                                            "\" is not mapped to a design variable and has no "

@@ -1,5 +1,7 @@
 #include "simulators/model.hpp"
 
+#include <cmath>
+#include <memory>
 #include <stdexcept>
 
 namespace sao::sim {
@@ -56,12 +58,29 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   s.quadrature = [this, p, &lc, nh, nq](double t, const double* x, double* qdot) {
     for (int k = 0; k < nq; ++k) qdot[k] = output(nh + k, t, x, p.data(), lc);
   };
-  s.jacobian = [this, p, &lc, active, n, na](double t, const double* x, Eigen::MatrixXd& jac) {
+  // CVODES asks for the Jacobian at the same (t, x) from several callbacks (the sensitivity
+  // or adjoint right-hand side and its quadrature): the last one is kept.
+  struct Last {
+    double t = NAN;
+    Eigen::VectorXd x;
+    Eigen::MatrixXd jac;
+  };
+  auto last = std::make_shared<Last>();
+  s.jacobian = [this, p, &lc, active, n, na, last](double t, const double* x,
+                                                   Eigen::MatrixXd& jac) {
+    const Eigen::Map<const Eigen::VectorXd> xv(x, n);
+    if (t == last->t && xv == last->x) {
+      jac = last->jac;
+      return;
+    }
     std::vector<AD> xs, ps, xdot(n);
     seed(x, n, p, active, xs, ps);
     rhs(t, xs.data(), xdot.data(), ps.data(), lc);
     jac.resize(n, n + na);
     for (int i = 0; i < n; ++i) jac.row(i) = derivative(xdot[i], n + na).transpose();
+    last->t = t;
+    last->x = xv;
+    last->jac = jac;
   };
   s.quadrature_jacobian = [this, p, &lc, active, n, na, nh, nq](double t, const double* x,
                                                                 Eigen::MatrixXd& jac) {

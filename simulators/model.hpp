@@ -30,6 +30,8 @@ class Model {
   virtual std::vector<std::string> parameters() const = 0;
   // Load-case parameters the model reads (LoadCaseSpec::parameters), with their defaults.
   virtual std::map<std::string, double> load_parameters() const = 0;
+  // Values of model parameters the study need not map (a multibody model's "parameters").
+  virtual std::map<std::string, double> parameter_defaults() const { return {}; }
   // The responses an analysis delivers: histories on the load case's grid, and scalars.
   virtual std::vector<ResponseInfo> responses() const = 0;
   // One analysis for parameters p in load case lc: fills `out` with every response and

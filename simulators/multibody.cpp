@@ -158,6 +158,12 @@ class Multibody final : public OdeModel {
 
   std::string name() const override { return "multibody"; }
   std::vector<std::string> parameters() const override { return parameter_names_; }
+  std::map<std::string, double> parameter_defaults() const override {
+    std::map<std::string, double> out;
+    for (size_t i = 0; i < parameter_names_.size(); ++i)
+      out[parameter_names_[i]] = parameter_defaults_[i];
+    return out;
+  }
   std::map<std::string, double> load_parameters() const override { return {}; }
   int state_size() const override { return 2 * nq(); }
   std::vector<std::string> history_outputs() const override { return history_names_; }
