@@ -51,5 +51,18 @@ TEST(ImpactAbsorberE2E, NlpSubproblemsReachTheSameOptimum) {
   }
 }
 
+// The same mass-spring-damper described as a multibody model (a body on a translational
+// joint with a spring-damper; direct sensitivities) reaches the same optimum in as many cycles.
+TEST(ImpactAbsorberE2E, MultibodyModelReachesTheSameOptimum) {
+  const RunSummary model = run_study("problems/impact-absorber/max-acceleration.json");
+  const RunSummary multibody =
+      run_study("problems/impact-absorber/max-acceleration-multibody.json");
+  ASSERT_EQ(multibody.status, RunStatus::kConverged) << multibody.message;
+  EXPECT_NEAR(multibody.x(0), model.x(0), 1e-5);
+  EXPECT_NEAR(multibody.x(1), model.x(1), 1e-5);
+  EXPECT_NEAR(multibody.objective, model.objective, 1e-6);
+  EXPECT_EQ(multibody.cycles, model.cycles);
+}
+
 }  // namespace
 }  // namespace sao
