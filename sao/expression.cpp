@@ -32,6 +32,10 @@ struct Ast {
 namespace {
 
 constexpr int kMaxDepth = 200;
+// Parse trees are walked recursively (printing, binding, evaluation, destruction), and a flat
+// sum of n terms is a tree of depth n: the number of nodes is capped so that no walk can
+// exhaust the stack.
+constexpr int kMaxNodes = 5000;
 
 bool ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -90,7 +94,14 @@ class Parser {
     if (depth > kMaxDepth) throw Error("expression nested too deeply", column());
   }
 
-  static AstPtr make(Ast node) { return std::make_shared<const Ast>(std::move(node)); }
+  AstPtr make(Ast node) {
+    if (++nodes_ > kMaxNodes) {
+      throw Error("expression too long: more than " + std::to_string(kMaxNodes) +
+                      " terms (split it into relations)",
+                  node.column);
+    }
+    return std::make_shared<const Ast>(std::move(node));
+  }
 
   AstPtr additive(int depth) {
     enter(depth);
@@ -255,6 +266,7 @@ class Parser {
 
   const std::string& text_;
   size_t pos_ = 0;
+  int nodes_ = 0;
 };
 
 }  // namespace
@@ -279,12 +291,14 @@ std::string to_text(const AstPtr& ast) {
     case Ast::Kind::kNumber: {
       char buf[32];
       const auto r = std::to_chars(buf, buf + sizeof buf, ast->number);
-      return std::string(buf, r.ptr);
+      const std::string text(buf, r.ptr);
+      return ast->number < 0 ? "(" + text + ")" : text;
     }
     case Ast::Kind::kName:
       return ast->load_case.empty() ? ast->name : ast->name + "@" + ast->load_case;
     case Ast::Kind::kUnary:
-      return "-(" + to_text(ast->args[0]) + ")";
+      // Bracketed as a whole, so that it stays one operand (the base of a power included).
+      return "(-" + to_text(ast->args[0]) + ")";
     case Ast::Kind::kBinary:
       return "(" + to_text(ast->args[0]) + " " + ast->op + " " + to_text(ast->args[1]) + ")";
     case Ast::Kind::kCall: {
@@ -516,7 +530,11 @@ class Binder {
         return add(n);
       }
       case Ast::Kind::kBinary: {
-        const int a = bind(*ast.args[0], depth + 1);
+        // A chain a + b + c ... (or a * b / c ...) is a left-deep tree but not nesting: its
+        // left operands keep the depth (the length is bounded by kMaxNodes).
+        const Ast& left = *ast.args[0];
+        const bool chained = ast.op != '^' && left.kind == Ast::Kind::kBinary && left.op != '^';
+        const int a = bind(left, chained ? depth : depth + 1);
         const int b = bind(*ast.args[1], depth + 1);
         Node n;
         n.a = a;
@@ -615,7 +633,9 @@ class Binder {
       program_->uses_responses_ = true;
       return add(n);
     }
-    if (!ast.load_case.empty() && name != "t") {
+    if (!ast.load_case.empty() && name != "t" &&
+        (symbols_.constants.count(name) || symbols_.data.count(name) ||
+         symbols_.relations.count(name) || name == "pi")) {
       throw Error("only responses and t take @case, not " + quoted(name), ast.column);
     }
     if (auto it = symbols_.constants.find(name); it != symbols_.constants.end()) {
@@ -817,7 +837,9 @@ Partials apply(Fn fn, double a, double b) {
     case Fn::kPow: {
       const double f = std::pow(a, b);
       // d/db only where it exists; callers skip it when b is a constant.
-      return {f, b == 0.0 ? 0.0 : b * std::pow(a, b - 1.0), a > 0 ? f * std::log(a) : NAN};
+      // a^b ln a; at a = 0 with b > 0, a^b is 0 for every b near it.
+      const double db = a > 0 ? f * std::log(a) : (a == 0 && b > 0 ? 0.0 : NAN);
+      return {f, b == 0.0 ? 0.0 : b * std::pow(a, b - 1.0), db};
     }
     case Fn::kMin:
       return a <= b ? Partials{a, 1.0, 0.0} : Partials{b, 0.0, 1.0};
@@ -937,13 +959,21 @@ struct Evaluator::Impl {
     return constant<S>(NAN);
   }
 
+  // The chain rule du/dx * df/du with structural zeros kept: a component where u does not
+  // depend on x stays 0 even where df/du is infinite or does not exist (sqrt at 0, a^b ln a
+  // at a < 0), so one undefined partial does not spread into every component.
+  static Eigen::VectorXd chain(const Eigen::VectorXd& du, double df) {
+    if (std::isfinite(df)) return du * df;
+    return (du.array() == 0.0).select(0.0, du * df);
+  }
+
   template <class S>
   S call1(Fn fn, const S& x) {
     const auto [f, df] = apply(fn, value_of(x));
     if constexpr (std::is_same_v<S, double>) {
       return f;
     } else {
-      return AD(f, x.derivatives() * df);
+      return AD(f, chain(x.derivatives(), df));
     }
   }
 
@@ -955,9 +985,9 @@ struct Evaluator::Impl {
     if constexpr (std::is_same_v<S, double>) {
       return p.f;
     } else {
-      Eigen::VectorXd d = a.derivatives() * p.da;
+      Eigen::VectorXd d = chain(a.derivatives(), p.da);
       // A constant exponent contributes nothing (and a^b ln a may not exist).
-      if (program.nodes_[n.b].degree != Degree::kConstant) d += b.derivatives() * p.db;
+      if (program.nodes_[n.b].degree != Degree::kConstant) d += chain(b.derivatives(), p.db);
       return AD(p.f, d);
     }
   }

@@ -1,36 +1,41 @@
-// Runs the expression fuzz target over files and directories (the checked-in corpus), so
-// that every corpus entry is a regression test under the normal compiler.
+// Runs the expression fuzz target (expression_fuzz.cpp) over the files and directories given
+// as arguments, e.g. the checked-in corpus, so that every corpus entry is a regression test
+// under the normal compiler, without libFuzzer. A bug aborts the run.
+//   expression_corpus tests/fuzz/corpus/expression [more files or directories]
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-namespace {
-
-int run(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  int count = 0;
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
-    const std::filesystem::path path(argv[i]);
-    if (std::filesystem::is_directory(path)) {
-      for (const auto& entry : std::filesystem::directory_iterator(path)) {
-        if (entry.is_regular_file()) count += run(entry.path()) == 0;
+    const fs::path path(argv[i]);
+    if (fs::is_directory(path)) {
+      for (const auto& entry : fs::directory_iterator(path)) {
+        if (entry.is_regular_file()) files.push_back(entry.path());
       }
+    } else if (fs::is_regular_file(path)) {
+      files.push_back(path);
     } else {
-      count += run(path) == 0;
+      std::cerr << "expression_corpus: no file or directory " << path << "\n";
+      return 2;
     }
   }
-  std::cout << count << " inputs ran\n";
-  return count > 0 ? 0 : 1;
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    std::cout << file.filename().string() << std::endl;  // before it runs: names a crash
+    std::ifstream in(file, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  }
+  std::cout << files.size() << " inputs ran\n";
+  return files.empty() ? 1 : 0;
 }
