@@ -16,6 +16,7 @@
 
 #include "sao/derived_responses.hpp"
 #include "sao/driver.hpp"
+#include "sao/evaluate.hpp"
 #include "sao/gradient_check.hpp"
 #include "sao/report.hpp"
 #include "sao/study_loader.hpp"
@@ -127,6 +128,23 @@ int check_gradient(const std::string& file, const std::vector<std::string>& over
   return 0;
 }
 
+// Analyses the initial design (after --set / --start) and prints where it stands.
+int evaluate(const std::string& file, const std::vector<std::string>& overrides, int start) {
+  auto loaded = load(file, overrides, start);
+  if (!loaded) return 2;
+  const sao::Study& study = loaded->study;
+  const Eigen::VectorXd x = sao::initial_variables(study);
+  sao::EvaluationRequest request;
+  request.design = x.head(study.n_design());
+  const std::vector<sao::Evaluation> e = loaded->simulator->evaluate({request});
+  if (e.empty() || !e.front().ok) {
+    std::cerr << "error: the analysis failed: " << (e.empty() ? "" : e.front().message) << "\n";
+    return 3;
+  }
+  std::cout << sao::design_report(study, e.front(), x);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -180,6 +198,18 @@ int main(int argc, char** argv) {
                    "largest relative perturbation dp0 / (1 + |b|)")
       ->check(CLI::PositiveNumber);
 
+  std::string evaluate_file;
+  auto* evaluate_cmd = app.add_subcommand(
+      "evaluate",
+      "analyse the initial design and print the objective, every constraint's worst "
+      "point and the range of every response");
+  evaluate_cmd->add_option("study", evaluate_file, "study file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  evaluate_cmd->add_option("--set", overrides, "override a study entry: path.to.key=value");
+  evaluate_cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
+      ->check(CLI::PositiveNumber);
+
   CLI11_PARSE(app, argc, argv);
   auto logger = spdlog::stderr_color_mt("sao");
   spdlog::set_default_logger(logger);
@@ -188,6 +218,7 @@ int main(int argc, char** argv) {
   sao::sim::register_internal_simulator();
 
   if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet, overrides, start);
+  if (*evaluate_cmd) return evaluate(evaluate_file, overrides, start);
   if (*gradient_cmd) return check_gradient(gradient_file, overrides, start, gradient_options);
   auto loaded = load(check_file);
   if (!loaded) return 2;

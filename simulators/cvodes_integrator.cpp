@@ -212,6 +212,11 @@ void check_arguments(const Eigen::VectorXd& x0, const TimeGrid& grid) {
 
 // Creates the forward problem of `system` in `s` (quadratures included when the system has
 // them). Returns a CVODES flag; on failure `what` names the step.
+// The largest internal step: the study's, else the model's own limit (0: none).
+double largest_step(const OdeSystem& system, const IntegratorSettings& settings) {
+  return settings.max_step > 0 ? settings.max_step : system.max_step;
+}
+
 int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
                    const IntegratorSettings& settings, std::string& what) {
   s.system = &system;
@@ -234,6 +239,8 @@ int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& gr
   if (flag == CV_SUCCESS) flag = CVodeSetUserData(s.memory, &s);
   if (flag == CV_SUCCESS) flag = CVodeSStolerances(s.memory, settings.rtol, settings.atol);
   if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(s.memory, settings.max_steps);
+  if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
+    flag = CVodeSetMaxStep(s.memory, largest_step(system, settings));
   if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(s.memory, s.solver, s.matrix);
   if (flag == CV_SUCCESS && system.jacobian) flag = CVodeSetJacFn(s.memory, jac_callback);
   if (flag == CV_SUCCESS && system.quadratures > 0) {
@@ -432,6 +439,8 @@ AdjointResult adjoint_system(
       if (flag == CV_SUCCESS)
         flag = CVodeSStolerancesB(s.memory, which, settings.rtol, settings.atol);
       if (flag == CV_SUCCESS) flag = CVodeSetMaxNumStepsB(s.memory, which, settings.max_steps);
+      if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
+        flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
       if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
       if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, adjoint_jac_callback);
       if (flag == CV_SUCCESS)

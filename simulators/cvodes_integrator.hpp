@@ -27,6 +27,9 @@ struct IntegratorSettings {
   double rtol = 1e-8;                  // relative tolerance (> 0)
   double atol = 1e-10;                 // absolute tolerance, in the units of the state (> 0)
   long max_steps = 100000;             // internal steps allowed between two grid points
+  double max_step = 0.0;               // largest internal step; 0: no limit. Set it when an
+                                       // input (a road) has features shorter than the steps
+                                       // the integrator would take, so it cannot step over them
 };
 
 // f(t, x, xdot): x and xdot hold state_size values; returns 0 ok, > 0 recoverable, < 0 fatal.
@@ -60,7 +63,8 @@ struct OdeSystem {
   // [dg/dx | dg/dp] at (t, x): nq x (n + np)
   std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> quadrature_jacobian;
   Eigen::VectorXd x0;
-  Eigen::MatrixXd x0_p;  // dx0/dp: n x np
+  Eigen::MatrixXd x0_p;   // dx0/dp: n x np
+  double max_step = 0.0;  // the model's largest internal step (0: none); the settings' wins
 };
 
 struct SystemResult {

@@ -74,6 +74,8 @@ InternalSettings parse_settings(const json& s) {
   out.integrator.rtol = positive_number(s, "rtol", out.integrator.rtol, "simulator");
   out.integrator.atol = positive_number(s, "atol", out.integrator.atol, "simulator");
   out.integrator.max_steps = integer(s, "max_steps", out.integrator.max_steps, 1, "simulator");
+  if (s.contains("max_step"))
+    out.integrator.max_step = positive_number(s, "max_step", 1.0, "simulator");
   out.threads = static_cast<int>(integer(s, "threads", out.threads, 0, "simulator"));
   if (s.contains("integrator")) {
     const json& m = s.at("integrator");
@@ -210,7 +212,7 @@ InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
   if (!s.is_object()) bad("simulator", "expected an object, got " + s.dump());
   reject_unknown_keys(s,
                       {"type", "model", "multibody", "parameters", "constants", "rtol", "atol",
-                       "max_steps", "integrator", "gradients", "threads"},
+                       "max_steps", "max_step", "integrator", "gradients", "threads"},
                       "simulator");
   const std::string known = "known models: " + joined(model_names());
   if (!s.contains("model")) bad("simulator.model", "missing; " + known);

@@ -8,7 +8,8 @@ namespace sao::sim {
 namespace {
 
 std::vector<const Model*> all_models() {
-  return {&impact_absorber_model(), &oscillator_model(), &slider_crank_path_model()};
+  return {&impact_absorber_model(), &oscillator_model(), &quarter_car_model(),
+          &slider_crank_path_model()};
 }
 
 }  // namespace
@@ -50,6 +51,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   const int nq = static_cast<int>(integral_outputs().size());
   const int na = static_cast<int>(active.size());
   OdeSystem s;
+  s.max_step = max_step(lc);
   s.parameters = na;
   s.quadratures = nq;
   s.rhs = [this, p, &lc](double t, const double* x, double* xdot) {

@@ -58,6 +58,10 @@ class OdeModel : public Model {
                       const IntegratorSettings& settings, CaseResult& out) const override;
 
   virtual int state_size() const = 0;
+  // The largest internal step the integrator may take in load case lc (0: no limit): a model
+  // driven by short input features (a rail on a road) sets it so that no step jumps over one
+  // while the state is at rest. simulator.max_step overrides it.
+  virtual double max_step(const LoadCaseSpec&) const { return 0.0; }
   virtual std::vector<std::string> history_outputs() const = 0;
   virtual std::vector<std::string> integral_outputs() const { return {}; }
   // Scalars computed from the histories, without derivatives (e.g. max |y|).
@@ -127,6 +131,7 @@ class TemplatedOdeModel : public OdeModel {
 // One accessor per model file.
 const OdeModel& impact_absorber_model();  // "impact-absorber"
 const OdeModel& oscillator_model();       // "oscillator" (seed 000)
+const OdeModel& quarter_car_model();      // "quarter-car" (seed 003, chapter 7)
 const Model& slider_crank_path_model();   // "slider-crank-path" (closed-form kinematics)
 
 // The models compiled into the internal simulator, by name; nullptr for an unknown name.

@@ -1,0 +1,120 @@
+#include "sao/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "sao/criteria.hpp"
+
+namespace sao {
+
+Eigen::VectorXd initial_variables(const Study& study) {
+  Eigen::VectorXd x(study.n_total());
+  for (int i = 0; i < study.n_design(); ++i) x(i) = study.design[i].initial;
+  for (int a = 0; a < study.n_aux(); ++a) x(study.n_design() + a) = study.auxiliaries[a].initial;
+  return x;
+}
+
+namespace {
+
+double time_of(const Study& study, const Constraint& c, int point) {
+  if (!c.g.time_dependent()) return 0.0;
+  // The load case of a series criterion is the one its grid comes from; every case of a study
+  // with several grids has its own constraint, named <name>@<case>.
+  for (const LoadCaseSpec& lc : study.load_cases) {
+    if (lc.grid.points == c.g.points() &&
+        (study.load_cases.size() == 1 || c.name.find("@" + lc.name) != std::string::npos)) {
+      return lc.grid.at(point);
+    }
+  }
+  return study.load_cases.front().grid.at(
+      std::min(point, study.load_cases.front().grid.points - 1));
+}
+
+std::string fmt(const char* format, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, a);
+  return buf;
+}
+
+}  // namespace
+
+DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
+                               const Eigen::VectorXd& x_in) {
+  const ExactResponses exact(study, evaluation);
+  Eigen::VectorXd x = x_in;
+  DesignSummary out;
+  // Bound formulation: the objective is the largest value the auxiliary bounds, and the
+  // auxiliary is set to it (the design's own objective, not the start guess).
+  if (study.objective.bound_formulation) {
+    double worst = -std::numeric_limits<double>::infinity();
+    int aux = -1;
+    for (const Constraint& c : study.constraints) {
+      if (c.bound_auxiliary < 0) continue;
+      aux = c.bound_auxiliary;
+      worst = std::max(worst, criterion_values(study, c.g, x, exact).maxCoeff());
+    }
+    if (aux >= 0) x(study.n_design() + aux) = worst;
+  }
+  out.objective = user_objective(study, criterion_value(study, study.objective.f, 0, x, exact));
+  out.max_violation = study.constraints.empty() ? -100.0 : -std::numeric_limits<double>::infinity();
+  for (const Constraint& c : study.constraints) {
+    ConstraintSummary s;
+    s.name = c.name;
+    s.bound = constraint_bound(study, c, x);
+    const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
+    const Eigen::VectorXd gh = normalised_history(study, c, x, exact);
+    Eigen::Index k = 0;
+    s.normalised = gh.maxCoeff(&k);
+    s.point = static_cast<int>(k);
+    s.worst = g(k);
+    s.time = time_of(study, c, s.point);
+    out.max_violation = std::max(out.max_violation, 100.0 * s.normalised);
+    out.constraints.push_back(s);
+  }
+  return out;
+}
+
+std::string design_report(const Study& study, const Evaluation& evaluation,
+                          const Eigen::VectorXd& x) {
+  const DesignSummary s = summarise_design(study, evaluation, x);
+  std::string r = "design    ";
+  for (int i = 0; i < study.n_design(); ++i) {
+    r += " " + study.design[i].name + " = " + fmt("%.6g", x(i));
+  }
+  r += "\nobjective  " + study.objective.name + " = " + fmt("%.6g", s.objective) + "\n";
+  r += "violation  " + fmt("%.3g", s.max_violation) + " %\n\nconstraints (worst point)\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-36s %14s %14s %10s %10s\n", "name", "value", "bound",
+                "g_hat[%]", "t");
+  r += line;
+  for (const ConstraintSummary& c : s.constraints) {
+    std::snprintf(line, sizeof line, "  %-36s %14.6g %14.6g %10.3g %10.4g\n", c.name.c_str(),
+                  c.worst, c.bound, 100.0 * c.normalised, c.time);
+    r += line;
+  }
+  r += "\nresponses\n";
+  std::snprintf(line, sizeof line, "  %-14s %-12s %14s %10s %14s %10s\n", "response", "case", "min",
+                "t", "max", "t");
+  r += line;
+  for (size_t c = 0; c < study.load_cases.size() && c < evaluation.cases.size(); ++c) {
+    const CaseResult& cr = evaluation.cases[c];
+    const LoadCaseSpec& lc = study.load_cases[c];
+    for (const auto& [name, h] : cr.histories) {
+      Eigen::Index lo = 0, hi = 0;
+      const double mn = h.minCoeff(&lo), mx = h.maxCoeff(&hi);
+      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g %10.4g %14.6g %10.4g\n", name.c_str(),
+                    lc.name.c_str(), mn, lc.grid.at(static_cast<int>(lo)), mx,
+                    lc.grid.at(static_cast<int>(hi)));
+      r += line;
+    }
+    for (const auto& [name, v] : cr.scalars) {
+      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g\n", name.c_str(), lc.name.c_str(), v);
+      r += line;
+    }
+  }
+  return r;
+}
+
+}  // namespace sao
