@@ -20,6 +20,7 @@
 #include "sao/gradient_check.hpp"
 #include "sao/report.hpp"
 #include "sao/study_loader.hpp"
+#include "sao/sweep.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace {
@@ -145,6 +146,102 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
   return 0;
 }
 
+// The reference design of a sweep (e.g. the original damper): analysed once, placed on the
+// compromise curve at the worst value of the swept constraint (or at the swept entry's value).
+std::optional<sao::ReferencePoint> sweep_reference(const sao::SweepOptions& options,
+                                                   const std::vector<std::string>& reference_set,
+                                                   const std::string& label) {
+  std::vector<std::string> all = options.overrides;
+  all.insert(all.end(), reference_set.begin(), reference_set.end());
+  auto loaded = load(options.study_file, all);
+  if (!loaded) return std::nullopt;
+  const sao::Study& study = loaded->study;
+  const Eigen::VectorXd x = sao::initial_variables(study);
+  sao::EvaluationRequest request;
+  request.design = x.head(study.n_design());
+  const auto e = loaded->simulator->evaluate({request});
+  if (e.empty() || !e.front().ok) {
+    std::cerr << "error: the reference design's analysis failed\n";
+    return std::nullopt;
+  }
+  const sao::DesignSummary summary = sao::summarise_design(study, e.front(), x);
+  sao::ReferencePoint r{label, 0.0, summary.objective};
+  nlohmann::json document = sao::read_study_document(options.study_file);
+  for (const auto& o : all) sao::apply_override(document, o);
+  // "constraints.K.upper": the worst value of constraint K's parts ("name[+]@case", ...).
+  const std::string& key = options.range.key;
+  const auto dot = key.find('.', 12);
+  if (key.rfind("constraints.", 0) == 0 && dot != std::string::npos) {
+    const size_t k = std::stoul(key.substr(12, dot - 12));
+    const std::string name = document.at("constraints").at(k).value("name", "");
+    double worst = -INFINITY;
+    for (const auto& c : summary.constraints) {
+      if (c.name == name || c.name.rfind(name + "[", 0) == 0 || c.name.rfind(name + "@", 0) == 0)
+        worst = std::max(worst, c.worst);
+    }
+    r.value = worst;
+  } else {
+    std::string pointer = "/" + key;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    r.value = document.at(nlohmann::json::json_pointer(pointer)).get<double>();
+  }
+  std::printf("reference  %s: %s = %.6g, objective %.6g\n", label.c_str(), key.c_str(), r.value,
+              r.objective);
+  return r;
+}
+
+int sweep(sao::SweepOptions options, const std::string& vary, const std::string& out_dir,
+          const std::vector<std::string>& reference_set, const std::string& reference_label) {
+  try {
+    options.range = sao::parse_sweep_range(vary);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  // Every member must load: check the first and the last value before running any.
+  for (double v : {options.range.values.front(), options.range.values.back()}) {
+    std::vector<std::string> all = options.overrides;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "=%.10g", v);
+    all.push_back(options.range.key + buf);
+    auto loaded = load(options.study_file, all, options.starts > 1 ? options.starts - 1 : 0);
+    if (!loaded) return 2;
+  }
+  std::optional<sao::ReferencePoint> reference;
+  if (!reference_set.empty()) {
+    reference = sweep_reference(options, reference_set, reference_label);
+    if (!reference) return 2;
+  }
+  const std::string dir =
+      out_dir.empty()
+          ? "out/" + std::filesystem::path(options.study_file).stem().string() + "-sweep"
+          : out_dir;
+  std::printf("%-12s %5s %-10s %12s %9s %6s %8s %8s\n", "value", "start", "status", "objective",
+              "V[%]", "cycles", "analyses", "runs");
+  const sao::SweepResult result =
+      sao::run_sweep(options, [](const sao::SweepMember& m, int done, int total) {
+        std::printf("%-12.6g %5d %-10s %12.6g %9.3g %6d %8d %8d   (%d/%d)\n", m.value, m.start,
+                    m.error.empty() ? sao::to_string(m.summary.status) : "error",
+                    m.summary.objective, m.summary.max_violation, m.summary.cycles,
+                    m.summary.analyses, m.summary.simulator_runs, done, total);
+        if (!m.error.empty()) std::printf("             %s\n", m.error.c_str());
+        std::fflush(stdout);
+      });
+  std::vector<sao::ReferencePoint> references;
+  if (reference) references.push_back(*reference);
+  const nlohmann::json doc = sao::read_study_document(options.study_file);
+  const std::string objective_name =
+      doc.contains("objective") ? doc["objective"].value("name", "objective") : "objective";
+  sao::write_sweep(dir, options, result, references, objective_name);
+  int failed = 0;
+  for (const auto& m : result.members) failed += !m.error.empty();
+  std::printf("\n%zu members, %d simulator runs, %d analyses shared between members, %.1f s\n",
+              result.members.size(), result.simulator_runs, result.cache_hits, result.wall_seconds);
+  std::cout << "written    " << dir << "/sweep.csv, " << dir << "/compromise.csv, " << dir
+            << "/compromise.svg\n";
+  return failed ? 3 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,6 +307,37 @@ int main(int argc, char** argv) {
   evaluate_cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
       ->check(CLI::PositiveNumber);
 
+  sao::SweepOptions sweep_options;
+  std::string vary, sweep_out, reference_label = "reference";
+  std::vector<std::string> reference_set;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep",
+      "run a family of studies over one entry (e.g. a constraint bound) from one or "
+      "more starts, in parallel, and write the compromise curve (CSV and SVG)");
+  sweep_cmd->add_option("study", sweep_options.study_file, "study file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sweep_cmd
+      ->add_option("--vary", vary,
+                   "the swept entry: KEY=FIRST:LAST:STEP or KEY=V1,V2,... "
+                   "(e.g. constraints.0.upper=15.5:25:0.5)")
+      ->required();
+  sweep_cmd->add_option("--set", sweep_options.overrides,
+                        "override a study entry for every member: path.to.key=value");
+  sweep_cmd
+      ->add_option("--starts", sweep_options.starts,
+                   "starts per value: the initial design and the study's starts 1..N-1")
+      ->check(CLI::PositiveNumber);
+  sweep_cmd->add_option("--jobs", sweep_options.jobs, "members run at once (default: cores)")
+      ->check(CLI::NonNegativeNumber);
+  sweep_cmd->add_option("--max-cycles", sweep_options.max_cycles, "override settings.max_cycles")
+      ->check(CLI::PositiveNumber);
+  sweep_cmd->add_option("--out", sweep_out, "output folder (default: out/<study>-sweep)");
+  sweep_cmd->add_option("--reference-set", reference_set,
+                        "an override giving the reference design marked on the curve "
+                        "(repeatable; e.g. load_cases.0.parameters.extra=0)");
+  sweep_cmd->add_option("--reference-label", reference_label, "its label (default: reference)");
+
   CLI11_PARSE(app, argc, argv);
   auto logger = spdlog::stderr_color_mt("sao");
   spdlog::set_default_logger(logger);
@@ -218,6 +346,7 @@ int main(int argc, char** argv) {
   sao::sim::register_internal_simulator();
 
   if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet, overrides, start);
+  if (*sweep_cmd) return sweep(sweep_options, vary, sweep_out, reference_set, reference_label);
   if (*evaluate_cmd) return evaluate(evaluate_file, overrides, start);
   if (*gradient_cmd) return check_gradient(gradient_file, overrides, start, gradient_options);
   auto loaded = load(check_file);

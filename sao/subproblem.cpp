@@ -153,9 +153,26 @@ SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_OFF;
-  const int ret = glp_simplex(lp.get(), &parm);
+  int ret = glp_simplex(lp.get(), &parm);
+  // The relaxed problem is feasible by construction (b_r large enough): "infeasible" there, like
+  // a simplex failure (GLP_EFAIL on a badly conditioned basis), is numerical. Retry from the
+  // standard basis with the dual simplex, then in exact rational arithmetic (small problems).
+  auto numerical_trouble = [&]() {
+    return ret != 0 || (relaxed && (glp_get_status(lp.get()) == GLP_NOFEAS ||
+                                    glp_get_status(lp.get()) == GLP_INFEAS));
+  };
+  if (numerical_trouble()) {
+    glp_std_basis(lp.get());
+    parm.meth = GLP_DUALP;
+    ret = glp_simplex(lp.get(), &parm);
+  }
+  if (numerical_trouble()) {
+    glp_std_basis(lp.get());
+    ret = glp_exact(lp.get(), &parm);
+  }
   if (ret != 0) {
-    message = "GLPK simplex returned code " + std::to_string(ret);
+    message = "GLPK simplex returned code " + std::to_string(ret) +
+              " (also with the dual simplex and in exact arithmetic)";
     return SolveOutcome::kError;
   }
   const int status = glp_get_status(lp.get());

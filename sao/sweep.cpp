@@ -1,0 +1,446 @@
+#include "sao/sweep.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "sao/derived_responses.hpp"
+#include "sao/study_loader.hpp"
+
+namespace sao {
+
+namespace {
+
+double parse_number(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(v)) {
+    throw std::invalid_argument(what + ": \"" + text + "\" is not a number");
+  }
+  return v;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.push_back("");
+  return parts;
+}
+
+std::vector<double> key_of(const EvaluationRequest& r) {
+  return std::vector<double>(r.design.data(), r.design.data() + r.design.size());
+}
+
+// Every requested gradient row is in `e` (finite).
+bool covers(const Evaluation& e, const std::vector<DerivativeRequest>& requests) {
+  if (!e.has_gradients) return false;
+  for (const DerivativeRequest& d : requests) {
+    if (d.load_case < 0 || d.load_case >= static_cast<int>(e.cases.size())) return false;
+    const auto& grads = e.cases[d.load_case].gradients;
+    auto it = grads.find(d.response);
+    if (it == grads.end()) return false;
+    const Eigen::MatrixXd& g = it->second;
+    if (d.time_indices.empty()) {
+      if (!g.allFinite()) return false;
+    } else {
+      for (int k : d.time_indices) {
+        if (k < 0 || k >= g.rows() || !g.row(k).allFinite()) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Rows of `old` that `fresh` lacks (NaN) are copied into it.
+void merge_gradients(Evaluation& fresh, const Evaluation& old) {
+  for (size_t c = 0; c < fresh.cases.size() && c < old.cases.size(); ++c) {
+    for (const auto& [name, g_old] : old.cases[c].gradients) {
+      auto& grads = fresh.cases[c].gradients;
+      auto it = grads.find(name);
+      if (it == grads.end()) {
+        grads[name] = g_old;
+        continue;
+      }
+      Eigen::MatrixXd& g = it->second;
+      if (g.rows() != g_old.rows() || g.cols() != g_old.cols()) continue;
+      for (Eigen::Index k = 0; k < g.rows(); ++k) {
+        if (!g.row(k).allFinite() && g_old.row(k).allFinite()) g.row(k) = g_old.row(k);
+      }
+    }
+  }
+}
+
+// What decides whether two members' analyses are interchangeable: the simulator inputs.
+std::string simulator_inputs(const nlohmann::json& document) {
+  nlohmann::json key;
+  for (const char* section :
+       {"simulator", "load_cases", "responses", "constants", "data", "relations"}) {
+    if (document.contains(section)) key[section] = document.at(section);
+  }
+  if (document.contains("design_variables")) {
+    for (const auto& v : document.at("design_variables"))
+      key["names"].push_back(v.value("name", ""));
+  }
+  return key.dump();
+}
+
+std::string format_value(double v) {
+  std::ostringstream s;
+  s.precision(10);
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+SweepRange parse_sweep_range(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw std::invalid_argument("sweep \"" + text +
+                                "\": expected KEY=FIRST:LAST:STEP or KEY=V1,V2,...");
+  }
+  SweepRange r;
+  r.key = text.substr(0, eq);
+  const std::string spec = text.substr(eq + 1);
+  const std::string what = "sweep " + r.key;
+  if (spec.find(':') != std::string::npos) {
+    const auto parts = split(spec, ':');
+    if (parts.size() != 3) throw std::invalid_argument(what + ": expected FIRST:LAST:STEP");
+    const double first = parse_number(parts[0], what), last = parse_number(parts[1], what),
+                 step = parse_number(parts[2], what);
+    if (step <= 0) throw std::invalid_argument(what + ": STEP must be positive");
+    if (last < first) throw std::invalid_argument(what + ": LAST is below FIRST");
+    const double count = std::floor((last - first) / step + 1e-9) + 1;
+    if (count > 10000) throw std::invalid_argument(what + ": more than 10000 values");
+    for (int k = 0; k < static_cast<int>(count); ++k) r.values.push_back(first + k * step);
+  } else {
+    for (const std::string& part : split(spec, ',')) r.values.push_back(parse_number(part, what));
+  }
+  if (r.values.empty()) throw std::invalid_argument(what + ": no values");
+  return r;
+}
+
+std::shared_ptr<const Evaluation> SharedAnalysisCache::find(const EvaluationRequest& r) const {
+  std::lock_guard lock(mutex_);
+  const auto key = key_of(r);
+  if (r.derivatives.empty()) {
+    if (auto it = values_.find(key); it != values_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  if (auto it = gradients_.find(key);
+      it != gradients_.end() && covers(*it->second, r.derivatives)) {
+    ++hits_;
+    return it->second;
+  }
+  return nullptr;
+}
+
+void SharedAnalysisCache::store(const EvaluationRequest& r, const Evaluation& e) {
+  if (!e.ok) return;  // a failure may be transient (a time limit): never cached
+  std::lock_guard lock(mutex_);
+  const auto key = key_of(r);
+  auto copy = std::make_shared<Evaluation>(e);
+  copy->cost = {};  // a cache hit costs nothing
+  if (!r.derivatives.empty() && e.has_gradients) {
+    if (auto it = gradients_.find(key); it != gradients_.end()) merge_gradients(*copy, *it->second);
+    gradients_[key] = copy;
+  }
+  values_.emplace(key, copy);
+}
+
+int SharedAnalysisCache::hits() const {
+  std::lock_guard lock(mutex_);
+  return hits_;
+}
+
+CachedSimulator::CachedSimulator(std::unique_ptr<Simulator> inner,
+                                 std::shared_ptr<SharedAnalysisCache> cache)
+    : inner_(std::move(inner)), cache_(std::move(cache)) {}
+
+std::vector<Evaluation> CachedSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
+  std::vector<Evaluation> out(batch.size());
+  std::vector<EvaluationRequest> misses;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (auto hit = cache_->find(batch[i])) {
+      out[i] = *hit;
+    } else {
+      misses.push_back(batch[i]);
+      where.push_back(i);
+    }
+  }
+  if (!misses.empty()) {
+    std::vector<Evaluation> fresh = inner_->evaluate(misses);
+    for (size_t k = 0; k < fresh.size(); ++k) {
+      cache_->store(misses[k], fresh[k]);
+      out[where[k]] = std::move(fresh[k]);
+    }
+  }
+  return out;
+}
+
+SweepResult run_sweep(const SweepOptions& options,
+                      const std::function<void(const SweepMember&, int, int)>& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepResult result;
+  for (double v : options.range.values) {
+    for (int s = 0; s < std::max(1, options.starts); ++s) {
+      SweepMember m;
+      m.value = v;
+      m.start = s;
+      result.members.push_back(m);
+    }
+  }
+  const nlohmann::json base = read_study_document(options.study_file);
+  std::mutex mutex;  // guards caches, progress and the counters
+  std::map<std::string, std::shared_ptr<SharedAnalysisCache>> caches;
+  std::atomic<size_t> next{0};
+  int done = 0;
+  const int total = static_cast<int>(result.members.size());
+
+  auto run_member = [&](SweepMember& m) {
+    try {
+      nlohmann::json document = base;
+      for (const auto& o : options.overrides) apply_override(document, o);
+      apply_override(document, options.range.key + "=" + format_value(m.value));
+      Study study = load_study(document, options.study_file);
+      if (m.start > 0) use_start(study, m.start);
+      if (options.max_cycles > 0) study.options.max_cycles = options.max_cycles;
+      std::shared_ptr<SharedAnalysisCache> cache;
+      {
+        std::lock_guard lock(mutex);
+        auto& slot = caches[simulator_inputs(document)];
+        if (!slot) slot = std::make_shared<SharedAnalysisCache>();
+        cache = slot;
+      }
+      CachedSimulator simulator(make_study_simulator(study), cache);
+      check_against_simulator(study, simulator);
+      Driver driver(study, simulator);
+      m.summary = driver.run();
+    } catch (const std::exception& e) {
+      m.error = e.what();
+    }
+  };
+
+  unsigned jobs = options.jobs > 0 ? static_cast<unsigned>(options.jobs)
+                                   : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(result.members.size()));
+  auto worker = [&]() {
+    for (size_t i = next++; i < result.members.size(); i = next++) {
+      run_member(result.members[i]);
+      std::lock_guard lock(mutex);
+      ++done;
+      if (progress) progress(result.members[i], done, total);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  for (const SweepMember& m : result.members) result.simulator_runs += m.summary.simulator_runs;
+  for (const auto& [key, cache] : caches) result.cache_hits += cache->hits();
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+std::vector<CurvePoint> compromise_curve(const SweepResult& result) {
+  std::vector<CurvePoint> curve;
+  for (const SweepMember& m : result.members) {
+    if (curve.empty() || curve.back().value != m.value) curve.push_back({m.value, 0.0, -1});
+    CurvePoint& p = curve.back();
+    const bool usable = m.error.empty() && m.summary.status == RunStatus::kConverged;
+    if (usable && (p.start < 0 || m.summary.objective < p.objective)) {
+      p.objective = m.summary.objective;
+      p.start = m.start;
+    }
+  }
+  return curve;
+}
+
+void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
+                 const std::vector<ReferencePoint>& references, const std::string& objective_name) {
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream csv(dir + "/sweep.csv");
+    csv << options.range.key << ",start,status,objective,max_violation,cycles,analyses,"
+        << "sensitivity_analyses,simulator_runs,design,message\n";
+    csv.precision(10);
+    for (const SweepMember& m : result.members) {
+      const RunSummary& s = m.summary;
+      std::string design;
+      for (Eigen::Index i = 0; i < s.x.size(); ++i) {
+        if (i) design += ' ';
+        design += format_value(s.x(i));
+      }
+      std::string message = m.error.empty() ? s.message : m.error;
+      std::replace(message.begin(), message.end(), ',', ';');
+      csv << m.value << "," << m.start << "," << (m.error.empty() ? to_string(s.status) : "error")
+          << "," << s.objective << "," << s.max_violation << "," << s.cycles << "," << s.analyses
+          << "," << s.sensitivity_analyses << "," << s.simulator_runs << "," << design << ","
+          << message << "\n";
+    }
+  }
+  const auto curve = compromise_curve(result);
+  {
+    std::ofstream csv(dir + "/compromise.csv");
+    csv << options.range.key << "," << objective_name << ",start\n";
+    csv.precision(10);
+    for (const CurvePoint& p : curve) {
+      if (p.start >= 0) csv << p.value << "," << p.objective << "," << p.start << "\n";
+    }
+    for (const ReferencePoint& r : references) {
+      csv << r.value << "," << r.objective << "," << r.label << "\n";
+    }
+  }
+  PlotSeries best;
+  best.label = "best of ";  // appended, not concatenated: GCC 12 warns falsely (-Wrestrict)
+  best.label.append(std::to_string(std::max(1, options.starts))).append(" start(s)");
+  for (const CurvePoint& p : curve) {
+    if (p.start < 0) continue;
+    best.x.push_back(p.value);
+    best.y.push_back(p.objective);
+  }
+  std::vector<PlotSeries> series{best};
+  PlotSeries members{"every converged member", {}, {}, false};
+  for (const SweepMember& m : result.members) {
+    if (m.error.empty() && m.summary.status == RunStatus::kConverged) {
+      members.x.push_back(m.value);
+      members.y.push_back(m.summary.objective);
+    }
+  }
+  series.push_back(members);
+  for (const ReferencePoint& r : references)
+    series.push_back({r.label, {r.value}, {r.objective}, false});
+  std::ofstream svg(dir + "/compromise.svg");
+  svg << svg_plot("compromise curve", options.range.key, objective_name, series);
+}
+
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// "Nice" tick positions covering [lo, hi].
+std::vector<double> ticks(double lo, double hi) {
+  const double span = hi - lo;
+  const double raw = span / 5;
+  const double magnitude = std::pow(10, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double f : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    if (f * magnitude >= raw) {
+      step = f * magnitude;
+      break;
+    }
+  }
+  std::vector<double> out;
+  for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9 * span; t += step) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+std::string svg_plot(const std::string& title, const std::string& x_label,
+                     const std::string& y_label, const std::vector<PlotSeries>& series) {
+  const double W = 640, H = 420, left = 80, right = 200, top = 40, bottom = 60;
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  for (const auto& s : series) {
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      x0 = std::min(x0, s.x[i]);
+      x1 = std::max(x1, s.x[i]);
+      y0 = std::min(y0, s.y[i]);
+      y1 = std::max(y1, s.y[i]);
+    }
+  }
+  if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  if (x1 - x0 < 1e-12 * (1 + std::abs(x0))) x0 -= 0.5, x1 += 0.5;
+  if (y1 - y0 < 1e-12 * (1 + std::abs(y0)))
+    y0 -= 0.5 * (1 + std::abs(y0)) * 0.01, y1 += 0.5 * (1 + std::abs(y1)) * 0.01;
+  const double px = (x1 - x0) * 0.05, py = (y1 - y0) * 0.08;
+  x0 -= px, x1 += px, y0 -= py, y1 += py;
+  auto X = [&](double x) { return left + (x - x0) / (x1 - x0) * (W - left - right); };
+  auto Y = [&](double y) { return H - bottom - (y - y0) / (y1 - y0) * (H - top - bottom); };
+  const char* colours[] = {"#1f77b4", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
+  std::ostringstream o;
+  o.precision(6);
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  o << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">"
+    << escape(title) << "</text>\n";
+  o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << W - left - right
+    << "\" height=\"" << H - top - bottom << "\" fill=\"none\" stroke=\"black\"/>\n";
+  for (double t : ticks(x0, x1)) {
+    o << "<line x1=\"" << X(t) << "\" y1=\"" << H - bottom << "\" x2=\"" << X(t) << "\" y2=\""
+      << H - bottom + 5 << "\" stroke=\"black\"/><text x=\"" << X(t) << "\" y=\"" << H - bottom + 18
+      << "\" text-anchor=\"middle\">" << t << "</text>\n";
+  }
+  for (double t : ticks(y0, y1)) {
+    o << "<line x1=\"" << left - 5 << "\" y1=\"" << Y(t) << "\" x2=\"" << left << "\" y2=\"" << Y(t)
+      << "\" stroke=\"black\"/><text x=\"" << left - 8 << "\" y=\"" << Y(t) + 4
+      << "\" text-anchor=\"end\">" << t << "</text>\n";
+  }
+  o << "<text x=\"" << (left + W - right) / 2 << "\" y=\"" << H - 15 << "\" text-anchor=\"middle\">"
+    << escape(x_label) << "</text>\n";
+  o << "<text transform=\"translate(18," << (top + H - bottom) / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">" << escape(y_label) << "</text>\n";
+  for (size_t k = 0; k < series.size(); ++k) {
+    const PlotSeries& s = series[k];
+    const char* colour = colours[k % 6];
+    o << "<g class=\"series\" data-label=\"" << escape(s.label) << "\">\n";
+    if (s.line && s.x.size() > 1) {
+      o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
+      for (size_t i = 0; i < s.x.size(); ++i) o << X(s.x[i]) << "," << Y(s.y[i]) << " ";
+      o << "\"/>\n";
+    }
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      o << "<circle cx=\"" << X(s.x[i]) << "\" cy=\"" << Y(s.y[i]) << "\" r=\"" << (s.line ? 3 : 4)
+        << "\" fill=\"" << (s.line ? colour : "none") << "\" stroke=\"" << colour << "\"/>\n";
+    }
+    const double ly = top + 10 + 20 * k;
+    o << "<circle cx=\"" << W - right + 15 << "\" cy=\"" << ly << "\" r=\"4\" fill=\"" << colour
+      << "\"/><text x=\"" << W - right + 25 << "\" y=\"" << ly + 4 << "\">" << escape(s.label)
+      << "</text>\n</g>\n";
+  }
+  o << "</svg>\n";
+  return o.str();
+}
+
+}  // namespace sao

@@ -1,0 +1,114 @@
+// Families of studies over one parameter: `sao sweep STUDY --set KEY=FIRST:LAST:STEP`.
+//
+// The seed's truck damper study drew a compromise curve (the best largest deflection against
+// the acceleration bound) by re-running the study over a range of bounds from several starts.
+// A sweep does that: one member per (value, start), members run in parallel, and analyses are
+// shared between members through one cache (SharedAnalysisCache), so a design analysed by one
+// member (the common start design, to begin with) is not run again by another.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sao/driver.hpp"
+#include "sao/simulator.hpp"
+
+namespace sao {
+
+// KEY=FIRST:LAST:STEP (inclusive, within rounding) or KEY=V1,V2,...
+struct SweepRange {
+  std::string key;
+  std::vector<double> values;
+};
+// Throws std::invalid_argument naming what is wrong.
+SweepRange parse_sweep_range(const std::string& text);
+
+// Analyses shared by several simulators of the same model and simulator inputs: a design's
+// values are computed once; its sensitivities once per response row. Thread-safe.
+class SharedAnalysisCache {
+ public:
+  // The cached evaluation of `request`, or nullptr. With derivatives, every requested row must
+  // be present (finite) in the cached gradients.
+  std::shared_ptr<const Evaluation> find(const EvaluationRequest& request) const;
+  void store(const EvaluationRequest& request, const Evaluation& evaluation);
+  int hits() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::vector<double>, std::shared_ptr<const Evaluation>> values_, gradients_;
+  mutable int hits_ = 0;
+};
+
+// A Simulator that asks the cache first and runs only the rest (in one batch).
+class CachedSimulator final : public Simulator {
+ public:
+  CachedSimulator(std::unique_ptr<Simulator> inner, std::shared_ptr<SharedAnalysisCache> cache);
+  std::vector<ResponseInfo> responses() const override { return inner_->responses(); }
+  std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
+
+ private:
+  std::unique_ptr<Simulator> inner_;
+  std::shared_ptr<SharedAnalysisCache> cache_;
+};
+
+struct SweepOptions {
+  std::string study_file;
+  std::vector<std::string> overrides;  // applied to every member before the swept key
+  SweepRange range;
+  int starts = 1;  // 1: the study's initial design; k > 1: also its "starts" 1..k-1
+  int jobs = 0;    // members run at once; 0: the number of cores
+  int max_cycles = 0;
+};
+
+struct SweepMember {
+  double value = 0.0;
+  int start = 0;  // 0: the initial design, else the study's start k
+  RunSummary summary;
+  std::string error;  // the member could not run (bad override, ...)
+};
+
+struct SweepResult {
+  std::vector<SweepMember> members;  // ordered by value, then start
+  int simulator_runs = 0;            // every run of every member
+  int cache_hits = 0;                // analyses a member took from another
+  double wall_seconds = 0.0;
+};
+
+// Runs every member; `progress` is called (from any thread, serialised) after each one.
+SweepResult run_sweep(
+    const SweepOptions& options,
+    const std::function<void(const SweepMember&, int done, int total)>& progress = {});
+
+// The compromise curve: per value, the best feasible converged objective over the starts.
+struct CurvePoint {
+  double value = 0.0;
+  double objective = 0.0;
+  int start = -1;  // -1: no member converged feasible at this value
+};
+std::vector<CurvePoint> compromise_curve(const SweepResult& result);
+
+// A reference design shown on the curve (e.g. the original damper): at x = `value`, y =
+// `objective`.
+struct ReferencePoint {
+  std::string label;
+  double value = 0.0;
+  double objective = 0.0;
+};
+
+// DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.svg.
+void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
+                 const std::vector<ReferencePoint>& references, const std::string& objective_name);
+
+// A line plot as a self-contained SVG: one polyline of points, optional labelled markers.
+struct PlotSeries {
+  std::string label;
+  std::vector<double> x, y;
+  bool line = true;
+};
+std::string svg_plot(const std::string& title, const std::string& x_label,
+                     const std::string& y_label, const std::vector<PlotSeries>& series);
+
+}  // namespace sao
