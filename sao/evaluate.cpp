@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "sao/criteria.hpp"
+#include "sao/svg_plot.hpp"
 
 namespace sao {
 
@@ -115,6 +120,68 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
     }
   }
   return r;
+}
+
+Eigen::VectorXd variables_from_result(const Study& study, const std::string& result_file) {
+  std::ifstream in(result_file);
+  if (!in) throw std::invalid_argument(result_file + ": cannot open the file");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(result_file + ": not JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("design") || !doc["design"].is_object()) {
+    throw std::invalid_argument(result_file + ": no \"design\" object (a result.json of sao run?)");
+  }
+  Eigen::VectorXd x = initial_variables(study);
+  for (const auto& [name, value] : doc["design"].items()) {
+    int index = -1;
+    for (int i = 0; i < study.n_design(); ++i) {
+      if (study.design[i].name == name) index = i;
+    }
+    for (int a = 0; a < study.n_aux(); ++a) {
+      if (study.auxiliaries[a].name == name) index = study.n_design() + a;
+    }
+    if (index < 0) {
+      throw std::invalid_argument(result_file + ": design." + name +
+                                  ": not a variable of this study");
+    }
+    if (!value.is_number()) {
+      throw std::invalid_argument(result_file + ": design." + name + ": expected a number");
+    }
+    x(index) = value.get<double>();
+  }
+  return x;
+}
+
+std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
+                                             const std::vector<std::string>& labels,
+                                             const std::vector<Evaluation>& evaluations) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> files;
+  for (size_t c = 0; c < study.load_cases.size(); ++c) {
+    const LoadCaseSpec& lc = study.load_cases[c];
+    const std::vector<double> t = lc.grid.times();
+    if (evaluations.empty() || c >= evaluations.front().cases.size()) continue;
+    for (const auto& [name, h] : evaluations.front().cases[c].histories) {
+      std::vector<PlotSeries> series;
+      for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
+        const auto& histories = evaluations[k].cases.at(c).histories;
+        auto it = histories.find(name);
+        if (it == histories.end()) continue;
+        PlotSeries s;
+        s.label = labels[k];
+        s.x = t;
+        s.y.assign(it->second.data(), it->second.data() + it->second.size());
+        series.push_back(std::move(s));
+      }
+      const std::string file = dir + "/" + lc.name + "-" + name + ".svg";
+      std::ofstream(file) << svg_plot(name + " (" + lc.name + ")", "t", name, series, false);
+      files.push_back(file);
+    }
+  }
+  return files;
 }
 
 }  // namespace sao

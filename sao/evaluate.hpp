@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sao/simulator.hpp"
 #include "sao/study.hpp"
@@ -37,5 +38,16 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
 // The summary as text: objective, constraints, and per load case the range of every response.
 std::string design_report(const Study& study, const Evaluation& evaluation,
                           const Eigen::VectorXd& x);
+
+// The variables of a result file (DIR/result.json of `sao run`: "design" maps names to
+// values) as the study's full variable vector; names the study lacks are errors, variables the
+// file lacks keep their initial value. Throws std::invalid_argument naming the file and key.
+Eigen::VectorXd variables_from_result(const Study& study, const std::string& result_file);
+
+// One SVG per load case and history response, DIR/<case>-<response>.svg, with one line per
+// labelled design (e.g. start and optimum). Returns the files written.
+std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
+                                             const std::vector<std::string>& labels,
+                                             const std::vector<Evaluation>& evaluations);
 
 }  // namespace sao

@@ -130,19 +130,37 @@ int check_gradient(const std::string& file, const std::vector<std::string>& over
 }
 
 // Analyses the initial design (after --set / --start) and prints where it stands.
-int evaluate(const std::string& file, const std::vector<std::string>& overrides, int start) {
+int evaluate(const std::string& file, const std::vector<std::string>& overrides, int start,
+             const std::vector<std::string>& designs, const std::string& plot_dir) {
   auto loaded = load(file, overrides, start);
   if (!loaded) return 2;
   const sao::Study& study = loaded->study;
-  const Eigen::VectorXd x = sao::initial_variables(study);
-  sao::EvaluationRequest request;
-  request.design = x.head(study.n_design());
-  const std::vector<sao::Evaluation> e = loaded->simulator->evaluate({request});
-  if (e.empty() || !e.front().ok) {
-    std::cerr << "error: the analysis failed: " << (e.empty() ? "" : e.front().message) << "\n";
-    return 3;
+  std::vector<Eigen::VectorXd> xs{sao::initial_variables(study)};
+  std::vector<std::string> labels{start > 0 ? "start " + std::to_string(start) : "start"};
+  try {
+    for (const std::string& d : designs) {
+      xs.push_back(sao::variables_from_result(study, d));
+      labels.push_back(std::filesystem::path(d).parent_path().filename().string());
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
   }
-  std::cout << sao::design_report(study, e.front(), x);
+  std::vector<sao::EvaluationRequest> batch;
+  for (const auto& x : xs) batch.push_back({x.head(study.n_design()), {}});
+  const std::vector<sao::Evaluation> e = loaded->simulator->evaluate(batch);
+  for (size_t k = 0; k < e.size(); ++k) {
+    if (!e[k].ok) {
+      std::cerr << "error: the analysis of " << labels[k] << " failed: " << e[k].message << "\n";
+      return 3;
+    }
+    if (xs.size() > 1) std::cout << (k ? "\n" : "") << "== " << labels[k] << "\n";
+    std::cout << sao::design_report(study, e[k], xs[k]);
+  }
+  if (!plot_dir.empty()) {
+    const auto files = sao::write_history_plots(plot_dir, study, labels, e);
+    std::cout << "\nwritten    " << files.size() << " plots in " << plot_dir << "/\n";
+  }
   return 0;
 }
 
@@ -304,6 +322,15 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   evaluate_cmd->add_option("--set", overrides, "override a study entry: path.to.key=value");
+  std::vector<std::string> evaluate_designs;
+  std::string plot_dir;
+  evaluate_cmd
+      ->add_option("--design", evaluate_designs,
+                   "also analyse the design of a result file (DIR/result.json of sao run); "
+                   "repeatable")
+      ->check(CLI::ExistingFile);
+  evaluate_cmd->add_option("--plot", plot_dir,
+                           "write DIR/<case>-<response>.svg: every history, one line per design");
   evaluate_cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
       ->check(CLI::PositiveNumber);
 
@@ -347,7 +374,7 @@ int main(int argc, char** argv) {
 
   if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet, overrides, start);
   if (*sweep_cmd) return sweep(sweep_options, vary, sweep_out, reference_set, reference_label);
-  if (*evaluate_cmd) return evaluate(evaluate_file, overrides, start);
+  if (*evaluate_cmd) return evaluate(evaluate_file, overrides, start, evaluate_designs, plot_dir);
   if (*gradient_cmd) return check_gradient(gradient_file, overrides, start, gradient_options);
   auto loaded = load(check_file);
   if (!loaded) return 2;

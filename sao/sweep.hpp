@@ -15,6 +15,7 @@
 
 #include "sao/driver.hpp"
 #include "sao/simulator.hpp"
+#include "sao/svg_plot.hpp"
 
 namespace sao {
 
@@ -101,14 +102,5 @@ struct ReferencePoint {
 // DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.svg.
 void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
                  const std::vector<ReferencePoint>& references, const std::string& objective_name);
-
-// A line plot as a self-contained SVG: one polyline of points, optional labelled markers.
-struct PlotSeries {
-  std::string label;
-  std::vector<double> x, y;
-  bool line = true;
-};
-std::string svg_plot(const std::string& title, const std::string& x_label,
-                     const std::string& y_label, const std::vector<PlotSeries>& series);
 
 }  // namespace sao

@@ -171,8 +171,8 @@ double violation(const Study& study, const Eigen::VectorXd& x, const Evaluation&
   return v;
 }
 
-Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* name,
-               int max_evals) {
+Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* name, int max_evals,
+               double ftol, double max_time) {
   Row row;
   row.study = file;
   row.method = name;
@@ -199,18 +199,20 @@ Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* n
     nlopt_add_inequality_mconstraint(opt, static_cast<unsigned>(problem.rows()), constraints, &cb,
                                      tol.data());
   }
-  nlopt_set_ftol_rel(opt, study.options.objacc / 100.0);
+  nlopt_set_ftol_rel(opt, ftol > 0 ? ftol : study.options.objacc / 100.0);
   nlopt_set_xtol_rel(opt, 1e-6);
   nlopt_set_maxeval(opt, max_evals);
+  if (max_time > 0) nlopt_set_maxtime(opt, max_time);
   std::vector<double> x(problem.start().data(), problem.start().data() + n);
   double f = 0;
   const auto t0 = std::chrono::steady_clock::now();
   const nlopt_result r = nlopt_optimize(opt, x.data(), &f);
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlopt_destroy(opt);
-  row.status = r == NLOPT_MAXEVAL_REACHED ? "eval limit"
-               : r > 0                    ? "converged"
-                                          : "failed (" + std::to_string(r) + ")";
+  row.status = r == NLOPT_MAXEVAL_REACHED   ? "eval limit"
+               : r == NLOPT_MAXTIME_REACHED ? "time limit"
+               : r > 0                      ? "converged"
+                                            : "failed (" + std::to_string(r) + ")";
   if (problem.failed())
     row.status += ", with failed analyses";  // e.g. a mechanism that does not assemble
   const Eigen::Map<const Eigen::VectorXd> xv(x.data(), n);
@@ -252,19 +254,32 @@ Row run_sao(const std::string& file) {
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   int max_evals = 300;
+  double ftol = 0, max_time = 120;
+  std::string methods = "sao,slsqp,slsqp-tight,mma,cobyla";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--max-evals" && i + 1 < argc) {
       max_evals = std::stoi(argv[++i]);
+    } else if (a == "--max-time" && i + 1 < argc) {
+      max_time = std::stod(argv[++i]);
+    } else if (a == "--ftol" && i + 1 < argc) {
+      ftol = std::stod(argv[++i]);
+    } else if (a == "--methods" && i + 1 < argc) {
+      methods = argv[++i];
     } else if (a == "-h" || a == "--help") {
-      std::cout << "usage: sao_compare STUDY.json... [--max-evals N]\n";
+      std::cout << "usage: sao_compare STUDY.json... [--max-evals N] [--max-time S] [--ftol REL] "
+                   "[--methods sao,slsqp,slsqp-tight,mma,cobyla]\n"
+                   "  --max-evals: NLopt evaluation limit per run (300)\n"
+                   "  --max-time: NLopt wall-time limit per run, s (120; 0: none)\n"
+                   "  --ftol: NLopt's relative objective tolerance (default: the study's "
+                   "objacc; slsqp-tight uses 1e-6)\n";
       return 0;
     } else {
       files.push_back(a);
     }
   }
   if (files.empty()) {
-    std::cerr << "usage: sao_compare STUDY.json... [--max-evals N]\n";
+    std::cerr << "usage: sao_compare STUDY.json... [options]; see --help\n";
     return 2;
   }
   sao::sim::register_internal_simulator();
@@ -273,10 +288,21 @@ int main(int argc, char** argv) {
       "| simulator runs | wall [s] |\n|---|---|---|---|---|---|---|---|---|\n");
   try {
     for (const std::string& file : files) {
-      std::vector<Row> rows{run_sao(file),
-                            run_direct(file, NLOPT_LD_SLSQP, "NLopt SLSQP", max_evals),
-                            run_direct(file, NLOPT_LD_MMA, "NLopt MMA", max_evals),
-                            run_direct(file, NLOPT_LN_COBYLA, "NLopt COBYLA", max_evals)};
+      auto wanted = [&](const char* m) {
+        return ("," + methods + ",").find(std::string(",") + m + ",") != std::string::npos;
+      };
+      std::vector<Row> rows;
+      if (wanted("sao")) rows.push_back(run_sao(file));
+      if (wanted("slsqp"))
+        rows.push_back(run_direct(file, NLOPT_LD_SLSQP, "NLopt SLSQP", max_evals, ftol, max_time));
+      if (wanted("slsqp-tight"))
+        rows.push_back(
+            run_direct(file, NLOPT_LD_SLSQP, "NLopt SLSQP, ftol 1e-6", max_evals, 1e-6, max_time));
+      if (wanted("mma"))
+        rows.push_back(run_direct(file, NLOPT_LD_MMA, "NLopt MMA", max_evals, ftol, max_time));
+      if (wanted("cobyla"))
+        rows.push_back(
+            run_direct(file, NLOPT_LN_COBYLA, "NLopt COBYLA", max_evals, ftol, max_time));
       for (const Row& r : rows) {
         std::printf("| %s | %s | %s | %.6g | %.3g | %d | %d | %d | %.2f |\n", r.study.c_str(),
                     r.method.c_str(), r.status.c_str(), r.objective, r.violation, r.analyses,
