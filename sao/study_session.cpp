@@ -1,6 +1,9 @@
 #include "sao/study_session.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -88,9 +91,22 @@ std::string store_file(const std::string& dir_or_file) {
 }
 
 StudySession::StudySession(const std::string& store_path, bool create)
-    : store_(std::make_unique<StudyStore>(store_path, create)) {}
+    : store_(std::make_unique<StudyStore>(store_path, create)) {
+  // One process at a time works on a study: two would both run the next cycle. The lock goes
+  // with the process, so a killed run leaves none behind.
+  const std::string lock = store_path + ".lock";
+  lock_fd_ = ::open(lock.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw StoreError(lock + ": cannot open the lock file");
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw StoreError(store_path + ": in use by another sao process");
+  }
+}
 
-StudySession::~StudySession() = default;
+StudySession::~StudySession() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
 
 void StudySession::begin(const nlohmann::json& document, const std::string& source, int start) {
   const int current = store_->current_branch();

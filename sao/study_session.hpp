@@ -33,7 +33,8 @@ std::string store_file(const std::string& dir_or_file);
 
 class StudySession {
  public:
-  // Opens the store (`create`: a missing one is created, empty).
+  // Opens the store (`create`: a missing one is created, empty) and takes its lock (a
+  // StoreError when another process holds it).
   StudySession(const std::string& store_path, bool create);
   ~StudySession();
 
@@ -91,6 +92,7 @@ class StudySession {
   std::unique_ptr<Driver> driver_;
   std::vector<SettingChange> changes_;
   int replayed_ = 0;
+  int lock_fd_ = -1;  // flock on STORE.lock while this session lives
 };
 
 }  // namespace sao

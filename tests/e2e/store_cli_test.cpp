@@ -1,9 +1,11 @@
 // The study store through the `sao` command, as a user drives it: a run killed with SIGKILL
 // at random moments and resumed, an interactive session (step, set, restart, status), and
 // foreign files given as the store.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,9 +13,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,6 +93,13 @@ pid_t spawn(const std::vector<std::string>& args) {
     _exit(127);
   }
   return pid;
+}
+
+size_t count_lines(const std::string& text, const std::string& containing) {
+  std::istringstream in(text);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line.find(containing) != std::string::npos;
+  return n;
 }
 
 int simulator_runs_of_step(const std::string& text) {
@@ -290,6 +301,63 @@ TEST(StoreCli, ForeignOrCorruptedStoreIsRefusedAndNotOverwritten) {
   EXPECT_EQ(mixed.code, 2);
   EXPECT_NE(mixed.text.find("holds another study"), std::string::npos) << mixed.text;
   EXPECT_EQ(read_bytes(other / "study.sqlite"), other_before);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(StoreCli, ProgressLinesTableQuietAndJson) {
+  const fs::path dir = scratch("progress");
+  const std::string study = kProblems + "impact-absorber/max-acceleration.json --out ";
+  const Output table = sao("run " + study + (dir / "table").string());
+  ASSERT_EQ(table.code, 0) << table.text;
+  const nlohmann::json result = read_json(dir / "table" / "result.json");
+  const size_t batches = count_lines(table.text, "  analyses: ");
+  EXPECT_GE(batches, result["cycles"].get<size_t>()) << table.text;
+  EXPECT_TRUE(std::regex_search(table.text, std::regex("analyses: \\d+ finished, 1 running, "
+                                                       "[0-9.]+ s")))
+      << table.text;
+
+  const Output quiet = sao("run " + study + (dir / "quiet").string() + " --quiet");
+  ASSERT_EQ(quiet.code, 0);
+  EXPECT_EQ(count_lines(quiet.text, "analyses:"), 0u) << quiet.text;
+  EXPECT_NE(quiet.text.find("status     converged"), std::string::npos);
+
+  const Output json = sao("run " + study + (dir / "json").string() + " --json");
+  ASSERT_EQ(json.code, 0);
+  std::map<std::string, int> events;
+  std::istringstream lines(json.text);
+  nlohmann::json last;
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_NO_THROW(last = nlohmann::json::parse(line)) << line;
+    ++events[last["event"].get<std::string>()];
+    if (last["event"] == "analyses") {
+      EXPECT_TRUE(last.contains("finished") && last.contains("running") &&
+                  last.contains("elapsed_seconds"));
+    }
+  }
+  EXPECT_EQ(events["cycle"], result["cycles"].get<int>());
+  EXPECT_EQ(static_cast<size_t>(events["analyses"]), 2 * batches);  // start and end of each
+  EXPECT_EQ(last["event"], "end");
+  EXPECT_EQ(last["status"], "converged");
+}
+
+TEST(StoreCli, OneProcessAtATimeWorksOnAStudy) {
+  const fs::path dir = scratch("lock");
+  ASSERT_EQ(sao("step " + (dir / "s").string() + " --study " + kProblems +
+                "impact-absorber/max-acceleration.json")
+                .code,
+            0);
+  const std::string lock = (dir / "s" / "study.sqlite.lock").string();
+  const int fd = ::open(lock.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+  const Output busy = sao("step " + (dir / "s").string());
+  EXPECT_EQ(busy.code, 2);
+  EXPECT_NE(busy.text.find("in use by another sao process"), std::string::npos) << busy.text;
+  ::close(fd);
+  EXPECT_EQ(sao("step " + (dir / "s").string()).code, 0);
 }
 
 }  // namespace
