@@ -205,6 +205,9 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
     ++replayed_;
     if (on_cycle) on_cycle(r);
   }
+  // Ready for the next cycle: changes made for it apply now (a raised max_cycles reopens a
+  // run that ended on the cycle limit).
+  apply_changes(next_cycle());
   if (driver_->finished()) {
     store_->set_branch_status(branch_, to_string(driver_->summary().status),
                               driver_->summary().message);
@@ -253,11 +256,14 @@ void StudySession::finish_cycle(const CycleRecord& record) {
   store_->set_branch_status(branch_, to_string(s.status), s.message);
 }
 
+int StudySession::next_cycle() const {
+  return store_->branch(branch_).from_cycle + static_cast<int>(driver_->summary().history.size()) +
+         1;
+}
+
 const CycleRecord& StudySession::step() {
   if (!driver_) throw std::logic_error("StudySession::step before open");
-  const int next =
-      store_->branch(branch_).from_cycle + static_cast<int>(driver_->summary().history.size()) + 1;
-  apply_changes(next);
+  apply_changes(next_cycle());                      // again: set() may have added some since open()
   if (driver_->finished()) return driver_->step();  // the record that says why nothing ran
   const CycleRecord& r = driver_->step();
   finish_cycle(r);
@@ -274,8 +280,7 @@ const RunSummary& StudySession::run(const std::function<void(const CycleRecord&)
 
 int StudySession::set(const std::vector<std::string>& assignments) {
   if (!driver_) throw std::logic_error("StudySession::set before open");
-  const int next =
-      store_->branch(branch_).from_cycle + static_cast<int>(driver_->summary().history.size()) + 1;
+  const int next = next_cycle();
   // Validate on the document as it will be in the next cycle: the earlier changes for that
   // cycle first, then these.
   nlohmann::json document = document_;

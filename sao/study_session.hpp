@@ -77,6 +77,7 @@ class StudySession {
 
  private:
   void apply_changes(int cycle);
+  int next_cycle() const;  // number of the cycle step() runs next
   nlohmann::json settings_in_force() const;
   void finish_cycle(const CycleRecord& record);
 

@@ -361,3 +361,67 @@ TEST(StoreCli, OneProcessAtATimeWorksOnAStudy) {
 }
 
 }  // namespace
+
+namespace {
+
+void execute(const fs::path& store, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(store.string().c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST(StoreCli, RaisedCycleLimitReopensTheRunAndReachesTheUninterruptedResult) {
+  const fs::path dir = scratch("limit");
+  const std::string study = kProblems + "impact-absorber/max-acceleration.json -q --out ";
+  ASSERT_EQ(sao("run " + study + (dir / "reference").string()).code, 0);
+  const Output limited =
+      sao("run " + study + (dir / "limited").string() + " --set settings.max_cycles=2");
+  EXPECT_EQ(limited.code, 1) << limited.text;
+  EXPECT_NE(limited.text.find("cycle limit 2 reached"), std::string::npos) << limited.text;
+  const Output set = sao("set " + (dir / "limited").string() + " max_cycles=30");
+  ASSERT_EQ(set.code, 0) << set.text;
+  EXPECT_NE(set.text.find("from cycle 3"), std::string::npos) << set.text;
+  const Output resumed = sao("run " + (dir / "limited").string() + " -q");
+  ASSERT_EQ(resumed.code, 0) << resumed.text;
+  const nlohmann::json a = read_json(dir / "reference" / "result.json");
+  const nlohmann::json b = read_json(dir / "limited" / "result.json");
+  EXPECT_EQ(a["cycles"], b["cycles"]);
+  for (const auto& [name, value] : a["design"].items()) {
+    EXPECT_EQ(b["design"][name].get<double>(), value.get<double>()) << name;
+  }
+}
+
+TEST(StoreCli, ReplayDifferingFromTheStoredRecordIsReportedAndRepaired) {
+  const fs::path dir = scratch("tampered");
+  const fs::path store = dir / "x" / "study.sqlite";
+  ASSERT_EQ(sao("run " + kProblems + "impact-absorber/max-acceleration.json -q --out " +
+                (dir / "x").string())
+                .code,
+            0);
+  const nlohmann::json before = read_json(dir / "x" / "result.json");
+  execute(store,
+          "UPDATE cycles SET record = json_set(record, '$.x_opt[0]', 0.123) WHERE cycle = 3");
+  ASSERT_EQ(query(store,
+                  "SELECT COUNT(*) FROM cycles WHERE json_extract(record, '$.x_opt[0]') = "
+                  "0.123"),
+            1);
+  const Output resumed = sao("run " + (dir / "x").string());
+  ASSERT_EQ(resumed.code, 0) << resumed.text;
+  EXPECT_NE(resumed.text.find("replay of cycle 3 differs from the stored record"),
+            std::string::npos)
+      << resumed.text;
+  EXPECT_NE(resumed.text.find("0 simulator runs"), std::string::npos) << resumed.text;
+  EXPECT_EQ(query(store,
+                  "SELECT COUNT(*) FROM cycles WHERE json_extract(record, '$.x_opt[0]') = "
+                  "0.123"),
+            0);
+  const nlohmann::json after = read_json(dir / "x" / "result.json");
+  EXPECT_EQ(after["design"], before["design"]);
+  EXPECT_EQ(after["cycles"], before["cycles"]);
+}
+
+}  // namespace
