@@ -508,7 +508,8 @@ void Driver::set_move_factors(const Eigen::VectorXd& factors) {
   factors_ = factors;
 }
 
-void Driver::start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle) {
+void Driver::start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
+                      const std::optional<PreviousCycle>& previous) {
   if (started_) throw std::logic_error("Driver::start_at called after the run started");
   if (x0.size() != study_.n_total() || factors.size() != study_.n_design()) {
     throw std::invalid_argument("start_at: expected " + std::to_string(study_.n_total()) +
@@ -522,6 +523,7 @@ void Driver::start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors,
   direction_.resize(study_.n_design());
   for (int i = 0; i < study_.n_design(); ++i) direction_(i) = study_.design[i].direction;
   cycle_offset_ = first_cycle - 1;
+  previous_ = previous;
   analyse_start();
 }
 

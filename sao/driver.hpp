@@ -103,9 +103,11 @@ class Driver {
   void set_move_factors(const Eigen::VectorXd& factors);
   const Eigen::VectorXd& move_factors() const { return factors_; }
   // Starts from x0 (design + auxiliaries) with the given factors instead of the study's
-  // initial values, numbering cycles from first_cycle (a branch restarted after a cycle).
+  // initial values, numbering cycles from first_cycle (a branch restarted after a cycle);
+  // `previous` is the last accepted cycle before it, for the oscillation tests.
   // Call before the first step().
-  void start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle);
+  void start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
+                const std::optional<PreviousCycle>& previous = std::nullopt);
 
  private:
   // Analyses a design (design part of x), with derivatives when asked; cached by design.

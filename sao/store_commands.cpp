@@ -239,7 +239,7 @@ int restart_command() {
   if (!commands.study_file.empty()) document = read_study_document(commands.study_file);
   const int branch = session.restart(commands.from_cycle, document, commands.study_file);
   std::cout << "branch " << branch << ": from the accepted design of cycle " << commands.from_cycle
-            << " (branch " << session.branch() << ")"
+            << " (branch " << session.store().branch(branch).parent << ")"
             << (commands.study_file.empty() ? "" : ", study " + commands.study_file) << "\n";
   return 0;
 }

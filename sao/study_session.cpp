@@ -184,7 +184,14 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
       x(n + a) =
           accepted.size() == study_->n_total() ? accepted(n + a) : study_->auxiliaries[a].initial;
     }
-    driver_->start_at(x, from->next_factors, info.from_cycle + 1);
+    // The strategy's memory: the last accepted cycle up to K (user sign turned back).
+    std::optional<PreviousCycle> previous;
+    for (const CycleRecord& r : before) {
+      if (r.cycle > info.from_cycle || !r.accepted || r.x_opt.size() == 0) continue;
+      const double sign = study_->objective.maximize ? -1.0 : 1.0;
+      previous = PreviousCycle{sign * r.F_opt - sign * r.F0, (r.x_opt - r.x0).head(n), r.V};
+    }
+    driver_->start_at(x, from->next_factors, info.from_cycle + 1, previous);
   }
 
   for (const StoredCycle& stored_cycle : store_->cycles(branch_)) {

@@ -197,13 +197,16 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   const std::string d = (dir / "study").string();
   const std::string study = kProblems + "slider-crank/path.json";
   std::vector<int> runs;
+  nlohmann::json record3_next_factors;
   for (int k = 1; k <= 3; ++k) {
-    const Output o = sao("step " + d + (k == 1 ? " --study " + study : ""));
+    const Output o = sao("step " + d + " --json" + (k == 1 ? " --study " + study : ""));
     ASSERT_EQ(o.code, 0) << o.text;
-    EXPECT_NE(o.text.find("branch 1, cycle " + std::to_string(k) + ":"), std::string::npos)
-        << o.text;
-    runs.push_back(simulator_runs_of_step(o.text));
+    const nlohmann::json step = nlohmann::json::parse(o.text.substr(o.text.rfind("{\"branch\"")));
+    EXPECT_EQ(step["branch"], 1);
+    EXPECT_EQ(step["record"]["cycle"], k);
+    runs.push_back(step["simulator_runs"].get<int>());
     EXPECT_GT(runs.back(), 0);
+    record3_next_factors = step["record"]["next_move_factors"];
   }
 
   // Tighten the move limits; invalid settings are refused with their rule, nothing stored.
@@ -237,6 +240,8 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   EXPECT_EQ(branch2["branch"], 2);
   EXPECT_EQ(branch2["record"]["cycle"], 3);
   EXPECT_EQ(branch2["simulator_runs"], 0);
+  // The strategy's memory of cycle 2 goes with the branch: the same next factors too.
+  EXPECT_EQ(branch2["record"]["next_move_factors"], record3_next_factors);
   EXPECT_EQ(query(store, "SELECT COUNT(*) FROM analyses"), analyses_before);
 
   // Restart from cycle 2 with a changed bound: the stored start analysis and its
