@@ -115,6 +115,7 @@ std::vector<const Evaluation*> Driver::analyse_batch(
   for (const Eigen::VectorXd& x : xs) {
     std::vector<double> key = design_key(study_, x);
     if (cached(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    if (reuse_stored(key, x, derivatives)) continue;
     keys.push_back(key);
     requests.push_back({x.head(study_.n_design()), derivatives});
   }
@@ -127,6 +128,7 @@ std::vector<const Evaluation*> Driver::analyse_batch(
     }
     for (size_t r = 0; r < results.size(); ++r) {
       Evaluation& e = results[r];
+      if (store_) store_->save(requests[r].design, derivatives, e);
       summary_.simulator_runs += e.cost.runs;
       summary_.simulator_seconds += e.cost.wall_seconds;
       if (!derivatives.empty()) ++summary_.sensitivity_analyses;
@@ -207,6 +209,10 @@ void Driver::start() {
     direction_(i) = study_.design[i].direction;
   }
   for (int a = 0; a < study_.n_aux(); ++a) x0_(n + a) = study_.auxiliaries[a].initial;
+  analyse_start();
+}
+
+void Driver::analyse_start() {
   const Evaluation* e = analyse(x0_, {});
   if (!e) {
     finish(RunStatus::kFailed, "analysis of the start design failed: " + last_failure_);
@@ -310,7 +316,7 @@ const CycleRecord& Driver::step() {
   }
   const int n = study_.n_design();
   CycleRecord rec;
-  rec.cycle = static_cast<int>(summary_.history.size()) + 1;
+  rec.cycle = cycle_offset_ + static_cast<int>(summary_.history.size()) + 1;
   rec.x0 = x0_;
   rec.factors = factors_;
   const Evaluation& e0 = values_.at(design_key(study_, x0_));
@@ -448,7 +454,7 @@ const CycleRecord& Driver::step() {
   summary_.cycles = static_cast<int>(summary_.history.size());
   if (rec.converged) {
     finish(RunStatus::kConverged, "converged in " + std::to_string(rec.cycle) + " cycles");
-  } else if (summary_.cycles >= options_.max_cycles) {
+  } else if (cycle_offset_ + summary_.cycles >= options_.max_cycles) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));
     if (v > options_.vioacc) {
       finish(RunStatus::kInfeasible,
@@ -460,6 +466,65 @@ const CycleRecord& Driver::step() {
     }
   }
   return summary_.history.back();
+}
+
+// --- study store and interactive use ---
+
+bool Driver::reuse_stored(const std::vector<double>& key, const Eigen::VectorXd& x,
+                          const std::vector<DerivativeRequest>& derivatives) {
+  if (!store_) return false;
+  for (Evaluation& e : store_->lookup(x.head(study_.n_design()), !derivatives.empty())) {
+    if (!e.ok || e.cases.size() != study_.load_cases.size()) continue;
+    if (!derivatives.empty() && !covers(study_, e, derivatives)) continue;
+    // Counted as the simulator path counts it, so that a replay gives the same records.
+    ++summary_.reused_analyses;
+    if (!derivatives.empty()) ++summary_.sensitivity_analyses;
+    if (!values_.count(key)) {
+      ++summary_.analyses;
+      values_[key] = e;
+    }
+    if (!derivatives.empty()) gradients_[key] = std::move(e);
+    return true;
+  }
+  return false;
+}
+
+void Driver::reload_options() {
+  options_ = study_.options.with_noise_applied();
+  const bool limit_ended =
+      summary_.status == RunStatus::kCycleLimit || summary_.status == RunStatus::kInfeasible;
+  if (limit_ended && cycle_offset_ + summary_.cycles < options_.max_cycles) {
+    summary_.status = RunStatus::kRunning;
+    summary_.message.clear();
+  }
+}
+
+void Driver::set_move_factors(const Eigen::VectorXd& factors) {
+  if (factors.size() != study_.n_design()) {
+    throw std::invalid_argument("move factors: expected " + std::to_string(study_.n_design()) +
+                                " values, got " + std::to_string(factors.size()));
+  }
+  if (!started_) start();
+  factors_ = factors;
+}
+
+void Driver::start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
+                      const std::optional<PreviousCycle>& previous) {
+  if (started_) throw std::logic_error("Driver::start_at called after the run started");
+  if (x0.size() != study_.n_total() || factors.size() != study_.n_design()) {
+    throw std::invalid_argument("start_at: expected " + std::to_string(study_.n_total()) +
+                                " variables and " + std::to_string(study_.n_design()) +
+                                " factors, got " + std::to_string(x0.size()) + " and " +
+                                std::to_string(factors.size()));
+  }
+  started_ = true;
+  x0_ = x0;
+  factors_ = factors;
+  direction_.resize(study_.n_design());
+  for (int i = 0; i < study_.n_design(); ++i) direction_(i) = study_.design[i].direction;
+  cycle_offset_ = first_cycle - 1;
+  previous_ = previous;
+  analyse_start();
 }
 
 }  // namespace sao

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sao/analysis_store.hpp"
 #include "sao/move_limits.hpp"
 #include "sao/simulator.hpp"
 #include "sao/study.hpp"
@@ -72,6 +73,7 @@ struct RunSummary {
   int analyses = 0;              // designs analysed (each once; cache hits not counted)
   int sensitivity_analyses = 0;  // gradient evaluations
   int simulator_runs = 0;        // every simulator execution, perturbations included
+  int reused_analyses = 0;       // analyses (values or sensitivities) taken from the store
   double simulator_seconds = 0.0;
   double start_objective = 0.0;
   double start_violation = 0.0;
@@ -90,6 +92,23 @@ class Driver {
   const RunSummary& run(const std::function<void(const CycleRecord&)>& on_cycle = {});
   const RunSummary& summary() const { return summary_; }
 
+  // --- study store and interactive use (store.hpp, `sao step/set/restart`) ---
+  // Analyses are looked up in `store` before the simulator runs, and saved to it as they
+  // arrive. The store must outlive the driver; nullptr: in-memory caches only.
+  void set_store(AnalysisStore* store) { store_ = store; }
+  // Re-reads study.options (changed by the caller between cycles). Reopens a run that ended
+  // on the cycle limit when the new limit allows more cycles.
+  void reload_options();
+  // Move-limit factors for the next cycle (size n_design).
+  void set_move_factors(const Eigen::VectorXd& factors);
+  const Eigen::VectorXd& move_factors() const { return factors_; }
+  // Starts from x0 (design + auxiliaries) with the given factors instead of the study's
+  // initial values, numbering cycles from first_cycle (a branch restarted after a cycle);
+  // `previous` is the last accepted cycle before it, for the oscillation tests.
+  // Call before the first step().
+  void start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
+                const std::optional<PreviousCycle>& previous = std::nullopt);
+
  private:
   // Analyses a design (design part of x), with derivatives when asked; cached by design.
   // Analyses several designs in one simulator batch; nullptr where an analysis failed.
@@ -98,6 +117,10 @@ class Driver {
   const Evaluation* analyse(const Eigen::VectorXd& x,
                             const std::vector<DerivativeRequest>& derivatives);
   void start();
+  void analyse_start();  // analyses x0_ and fills the start values of the summary
+  // Takes the analysis of x from the store into the caches; false when none applies.
+  bool reuse_stored(const std::vector<double>& key, const Eigen::VectorXd& x,
+                    const std::vector<DerivativeRequest>& derivatives);
   void finish(RunStatus status, const std::string& message);
   // Multi-point: analyses the plan points of this cycle (one batch) and fits the responses
   // over them (and, for least squares, earlier analyses near the subregion).
@@ -120,6 +143,8 @@ class Driver {
   bool started_ = false;
   std::string last_failure_;  // message of the last failed analysis
   CycleRecord no_cycle_;      // returned by step() when the run ended before a cycle
+  AnalysisStore* store_ = nullptr;
+  int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
 };
 
 }  // namespace sao

@@ -165,19 +165,17 @@ std::vector<std::string> write_history_plots(const std::string& dir, const Study
     const std::vector<double> t = lc.grid.times();
     if (evaluations.empty() || c >= evaluations.front().cases.size()) continue;
     for (const auto& [name, h] : evaluations.front().cases[c].histories) {
-      std::vector<PlotSeries> series;
+      Plot plot{name + " (" + lc.name + ")", "t", name, {}, {}, false};
       for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
         const auto& histories = evaluations[k].cases.at(c).histories;
         auto it = histories.find(name);
         if (it == histories.end()) continue;
-        PlotSeries s;
-        s.label = labels[k];
-        s.x = t;
+        PlotSeries s{labels[k], t, {}, plot_colour(k), false, false, true};
         s.y.assign(it->second.data(), it->second.data() + it->second.size());
-        series.push_back(std::move(s));
+        plot.series.push_back(std::move(s));
       }
       const std::string file = dir + "/" + lc.name + "-" + name + ".svg";
-      std::ofstream(file) << svg_plot(name + " (" + lc.name + ")", "t", name, series, false);
+      std::ofstream(file) << svg_file(plot, 720, 400);
       files.push_back(file);
     }
   }

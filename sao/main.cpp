@@ -3,6 +3,7 @@
 //   sao run STUDY.json [--out DIR]   run the SAO loop, print the cycle table, write
 //                                    DIR/result.json and DIR/history.csv
 //   sao check STUDY.json             validate the study (and its simulator section) only
+//   sao run DIR, step, status, set, restart   the study store of DIR (store_commands.hpp)
 //
 // Exit codes: 0 converged (run) or valid (check); 1 ended without convergence (cycle limit,
 // infeasible); 2 bad input (study file, options); 3 the run failed (simulator, subproblem).
@@ -19,6 +20,7 @@
 #include "sao/evaluate.hpp"
 #include "sao/gradient_check.hpp"
 #include "sao/report.hpp"
+#include "sao/store_commands.hpp"
 #include "sao/study_loader.hpp"
 #include "sao/sweep.hpp"
 #include "simulators/internal_simulator.hpp"
@@ -274,13 +276,16 @@ int main(int argc, char** argv) {
   bool quiet = false;
   auto* run_cmd =
       app.add_subcommand("run", "run a study and write DIR/result.json, DIR/history.csv");
-  run_cmd->add_option("study", study_file, "study file (JSON)")
+  run_cmd->add_option("study", study_file, "study file (JSON), or a study directory to resume")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   run_cmd->add_option("--out", out_dir, "output folder (default: out/<study file name>)");
   run_cmd->add_option("--max-cycles", max_cycles, "override settings.max_cycles")
       ->check(CLI::PositiveNumber);
   run_cmd->add_flag("-q,--quiet", quiet, "print only the final result");
+  bool no_store = false, json = false;
+  run_cmd->add_flag("--no-store", no_store, "keep no study store (DIR/study.sqlite): no resume");
+  run_cmd->add_flag("--json", json, "progress and results as JSON lines");
   std::vector<std::string> overrides;
   int start = 0;
   run_cmd->add_option("--set", overrides,
@@ -365,6 +370,7 @@ int main(int argc, char** argv) {
                         "(repeatable; e.g. load_cases.0.parameters.extra=0)");
   sweep_cmd->add_option("--reference-label", reference_label, "its label (default: reference)");
 
+  sao::cli::add_store_commands(app);
   CLI11_PARSE(app, argc, argv);
   auto logger = spdlog::stderr_color_mt("sao");
   spdlog::set_default_logger(logger);
@@ -372,6 +378,13 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
 
+  if (const int rc = sao::cli::run_store_commands(); rc >= 0) return rc;
+  if (*run_cmd && !no_store) {
+    const auto output = json    ? sao::cli::Output::kJson
+                        : quiet ? sao::cli::Output::kQuiet
+                                : sao::cli::Output::kTable;
+    return sao::cli::run_with_store(study_file, out_dir, max_cycles, output, overrides, start);
+  }
   if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet, overrides, start);
   if (*sweep_cmd) return sweep(sweep_options, vary, sweep_out, reference_set, reference_label);
   if (*evaluate_cmd) return evaluate(evaluate_file, overrides, start, evaluate_designs, plot_dir);

@@ -310,27 +310,38 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
       csv << r.value << "," << r.objective << "," << r.label << "\n";
     }
   }
-  PlotSeries best;
-  best.label = "best of ";  // appended, not concatenated: GCC 12 warns falsely (-Wrestrict)
-  best.label.append(std::to_string(std::max(1, options.starts))).append(" start(s)");
+  Plot plot;
+  plot.title = "compromise curve";
+  plot.x_label = options.range.key;
+  plot.y_label = objective_name;
+  PlotSeries best{"best of " + std::to_string(std::max(1, options.starts)) + " start(s)",
+                  {},
+                  {},
+                  plot_colour(0)};
   for (const CurvePoint& p : curve) {
     if (p.start < 0) continue;
     best.x.push_back(p.value);
     best.y.push_back(p.objective);
   }
-  std::vector<PlotSeries> series{best};
-  PlotSeries members{"every converged member", {}, {}, false};
+  PlotSeries members{"every converged member", {}, {}, "#999999", false, true, false};
   for (const SweepMember& m : result.members) {
     if (m.error.empty() && m.summary.status == RunStatus::kConverged) {
       members.x.push_back(m.value);
       members.y.push_back(m.summary.objective);
     }
   }
-  series.push_back(members);
-  for (const ReferencePoint& r : references)
-    series.push_back({r.label, {r.value}, {r.objective}, false});
+  plot.series = {members, best};
+  for (size_t k = 0; k < references.size(); ++k) {
+    plot.series.push_back({references[k].label,
+                           {references[k].value},
+                           {references[k].objective},
+                           plot_colour(1 + k),
+                           false,
+                           true,
+                           false});
+  }
   std::ofstream svg(dir + "/compromise.svg");
-  svg << svg_plot("compromise curve", options.range.key, objective_name, series);
+  svg << svg_file(plot, 720, 420);
 }
 
 }  // namespace sao

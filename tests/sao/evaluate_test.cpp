@@ -89,8 +89,8 @@ TEST(Evaluate, HistoryPlotsHaveOneLinePerDesign) {
   EXPECT_EQ(std::filesystem::path(files[0]).filename(), "road-h.svg");
   std::ifstream in(files[0]);
   const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_THAT(svg, HasSubstr("data-label=\"start\""));
-  EXPECT_THAT(svg, HasSubstr("data-label=\"optimum\""));
+  EXPECT_THAT(svg, HasSubstr(">start</text>"));
+  EXPECT_THAT(svg, HasSubstr(">optimum</text>"));
   size_t lines = 0;
   for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
     ++lines;

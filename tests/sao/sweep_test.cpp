@@ -102,14 +102,22 @@ TEST(SharedAnalysisCache, GradientRowsMustBeCovered) {
   EXPECT_NE(cache.find({r.design, {}}), nullptr);  // the values are there
 }
 
-TEST(SvgPlot, HoldsTheSeriesAndEscapesLabels) {
-  const std::string svg = svg_plot(
-      "t <1>", "x", "y", {{"best", {1, 2, 3}, {3, 2, 1}, true}, {"a&b", {2}, {2.5}, false}});
-  EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+TEST(SvgPlot, IsAStandaloneSvgWithEscapedLabels) {
+  Plot plot;
+  plot.title = "t <1>";
+  plot.series = {{"best", {1, 2, 3}, {3, 2, 1}, plot_colour(0)},
+                 {"a&b", {2}, {2.5}, plot_colour(1), false, true, false}};
+  plot.horizontal_lines = {1.5};
+  const std::string svg = svg_file(plot);
+  EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\""));
+  EXPECT_EQ(svg_plot(plot).find("http"), std::string::npos);  // inline: nothing to fetch
   EXPECT_THAT(svg, HasSubstr("t &lt;1&gt;"));
-  EXPECT_THAT(svg, HasSubstr("data-label=\"a&amp;b\""));
-  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);
-  EXPECT_THAT(svg, HasSubstr("<polyline"));
+  EXPECT_THAT(svg, HasSubstr(">a&amp;b<"));
+  EXPECT_THAT(svg, HasSubstr("class=\"bound\""));
+  size_t lines = 0;
+  for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u);  // the marker-only series draws no line
 }
 
 }  // namespace

@@ -1,0 +1,101 @@
+// `sao report DIR`: the HTML page is self-contained, holds the plots, and renders in headless
+// chromium (Debian's package, installed by scripts/bootstrap); the screenshot is kept in
+// build/test-report/.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int code = -1;
+  std::string text;
+};
+
+Output shell(const std::string& command) {
+  Output out;
+  FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
+  if (!pipe) return out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.text.append(buf, n);
+  const int status = pclose(pipe);
+  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string chromium() {
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+    if (shell(std::string("command -v ") + name).code == 0) return name;
+  }
+  return "";
+}
+
+TEST(Report, HtmlWithSvgPlotsRendersInHeadlessChromium) {
+  const fs::path dir = fs::path(SAO_BINARY_DIR) / "test-report";
+  fs::remove_all(dir);
+  const std::string sao = std::string(SAO_BINARY_DIR) + "/sao";
+  const std::string study =
+      std::string(SAO_SOURCE_DIR) + "/problems/impact-absorber/max-acceleration.json";
+  ASSERT_EQ(shell(sao + " run " + study + " -q --out " + dir.string()).code, 0);
+  const Output report = shell(sao + " report " + dir.string());
+  ASSERT_EQ(report.code, 0) << report.text;
+  const fs::path html = dir / "report.html";
+  const std::string page = read_text(html);
+
+  // Self-contained: no address to fetch anything from; the plots are inline SVG.
+  EXPECT_EQ(page.find("http"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  for (const char* title : {"Objective F(b*)", "Maximum constraint violation V",
+                            "Approximation errors", "Move-limit factors", "Design variables",
+                            "Constraint displacement[+]", "Time-dependent constraints"}) {
+    EXPECT_NE(page.find(title), std::string::npos) << title;
+  }
+  // 5 per-cycle plots and one per time-dependent constraint (4 after the |y| and bound
+  // expansions), each with its polylines.
+  EXPECT_EQ(count(page, "<svg"), 9u);
+  EXPECT_GE(count(page, "<polyline"), 5u + 4u * 2u);
+  EXPECT_GE(count(page, "class=\"bound\""), 2u);  // displacement <= 1 and >= -1
+
+  const std::string browser = chromium();
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed (scripts/bootstrap installs it)";
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run "
+      "--user-data-dir=" +
+      (dir / "chromium-profile").string() + " ";
+  const std::string url = "file://" + fs::absolute(html).string();
+  // The DOM chromium built from the page holds every plot.
+  const Output dom = shell("timeout 120 " + browser + flags + "--dump-dom " + url);
+  ASSERT_EQ(dom.code, 0);
+  EXPECT_EQ(count(dom.text, "<svg"), 9u);
+  EXPECT_NE(dom.text.find("<h1>impact-absorber max-acceleration</h1>"), std::string::npos);
+  // The screenshot: a PNG of the rendered page, far from blank.
+  const fs::path png = dir / "report.png";
+  const Output shot = shell("timeout 120 " + browser + flags +
+                            "--window-size=900,3600 --screenshot=" + png.string() + " " + url);
+  ASSERT_EQ(shot.code, 0);
+  ASSERT_TRUE(fs::exists(png));
+  const std::string bytes = read_text(png);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  EXPECT_GT(bytes.size(), 60000u) << "a blank page compresses to a few kB";
+  std::printf("screenshot: %s (%zu bytes)\n", png.string().c_str(), bytes.size());
+}
+
+}  // namespace

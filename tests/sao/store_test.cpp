@@ -1,0 +1,273 @@
+#include "sao/store.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "fake_simulator.hpp"
+#include "sao/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FakeSimulator;
+
+// A fresh, empty folder for one test.
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(SAO_BINARY_DIR) / "test-store" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool bitwise_equal(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+}
+
+nlohmann::json product_document() {
+  auto variable = [](const std::string& name) {
+    return nlohmann::json{
+        {"name", name}, {"lower", 0.1}, {"upper", 10}, {"initial", 1}, {"move_limit", 0.4}};
+  };
+  return {{"design_variables", {variable("b1"), variable("b2")}},
+          {"load_cases", {{{"name", "only"}}}},
+          {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+          {"objective", {{"minimize", "b1 + b2"}}},
+          {"constraints", {{{"of", {{"response", "r"}}}, {"lower", 4.0}}}},
+          {"settings", {{"objacc", 1e-4}, {"vioacc", 1e-4}}},
+          {"simulator", {{"type", "fake"}}}};
+}
+
+FakeSimulator product_simulator() {
+  return FakeSimulator(
+      {{"r", [](const Eigen::VectorXd& b) { return b(0) * b(1); },
+        [](const Eigen::VectorXd& b) { return Eigen::Vector2d(b(1), b(0)).eval(); }}});
+}
+
+Evaluation sample_evaluation() {
+  Evaluation e;
+  e.has_gradients = true;
+  e.cost = {0.125, 3};
+  e.cases.resize(2);
+  e.cases[0].scalars["mass"] = 0.1 + 0.2;  // not a short decimal
+  e.cases[0].histories["y"] = Eigen::Vector3d(1.0 / 3.0, -0.0, 1e-310);
+  Eigen::MatrixXd g(3, 2);
+  g << 1.0 / 7.0, 2, std::numeric_limits<double>::quiet_NaN(), 4, 5, -6e300;
+  e.cases[0].gradients["y"] = g;
+  e.cases[1].scalars["mass"] = std::nextafter(1.0, 2.0);
+  return e;
+}
+
+TEST(StudyStore, EvaluationEncodingIsExactIncludingNaNRows) {
+  const Evaluation e = sample_evaluation();
+  const Evaluation d = decode_evaluation(encode_evaluation(e));
+  ASSERT_EQ(d.cases.size(), 2u);
+  EXPECT_TRUE(d.has_gradients);
+  EXPECT_EQ(d.cost.runs, 3);
+  EXPECT_EQ(d.cost.wall_seconds, 0.125);
+  EXPECT_EQ(d.cases[0].scalars.at("mass"), 0.1 + 0.2);
+  EXPECT_TRUE(bitwise_equal(d.cases[0].histories.at("y"), e.cases[0].histories.at("y")));
+  EXPECT_TRUE(bitwise_equal(d.cases[0].gradients.at("y"), e.cases[0].gradients.at("y")));
+  EXPECT_TRUE(std::isnan(d.cases[0].gradients.at("y")(1, 0)));
+  EXPECT_EQ(d.cases[1].scalars.at("mass"), std::nextafter(1.0, 2.0));
+  std::string truncated = encode_evaluation(e);
+  truncated.pop_back();
+  EXPECT_THROW(decode_evaluation(truncated), StoreError);
+}
+
+TEST(StudyStore, CycleRecordJsonRoundTripIsBitwise) {
+  CycleRecord r;
+  r.cycle = 4;
+  r.accepted = true;
+  r.x0 = Eigen::Vector3d(0.1, 1.0 / 3.0, -2.5e-17);
+  r.x_opt = Eigen::Vector3d(std::nextafter(0.1, 1.0), 2.0 / 3.0, 7.0);
+  r.factors = Eigen::Vector2d(0.4, 0.4 * 4.0 / 3.0);
+  r.next_factors = Eigen::Vector2d(0.3, 0.2);
+  r.F_opt = std::numeric_limits<double>::infinity();
+  r.noise_estimate = std::numeric_limits<double>::quiet_NaN();
+  r.actions = {MoveAction::kEnlarged, MoveAction::kShrunk};
+  r.message = "m";
+  const CycleRecord back =
+      record_from_json(nlohmann::json::parse(record_to_json(r).dump()));  // as stored
+  EXPECT_TRUE(bitwise_equal(back.x0, r.x0));
+  EXPECT_TRUE(bitwise_equal(back.x_opt, r.x_opt));
+  EXPECT_TRUE(bitwise_equal(back.factors, r.factors));
+  EXPECT_TRUE(bitwise_equal(back.next_factors, r.next_factors));
+  EXPECT_TRUE(std::isinf(back.F_opt));
+  EXPECT_TRUE(std::isnan(back.noise_estimate));
+  EXPECT_EQ(back.actions, r.actions);
+  EXPECT_EQ(back.cycle, 4);
+}
+
+TEST(StudyStore, LookupNeedsTheSameDesignBitsAndSimulatorInputs) {
+  const fs::path dir = scratch("lookup");
+  StudyStore store((dir / "study.sqlite").string(), true);
+  store.use_inputs("aaaa");
+  const Eigen::Vector2d b(0.1, 0.7);
+  Evaluation values = sample_evaluation();
+  values.has_gradients = false;
+  values.cases[0].gradients.clear();
+  store.save(b, {}, values);
+  Evaluation failed;
+  failed.ok = false;
+  failed.message = "diverged";
+  const Eigen::Vector2d c(0.2, 0.7);
+  store.save(c, {}, failed);
+
+  ASSERT_EQ(store.lookup(b, false).size(), 1u);
+  EXPECT_EQ(store.lookup(b, false)[0].cases[0].scalars.at("mass"), 0.1 + 0.2);
+  EXPECT_TRUE(store.lookup(b, true).empty());  // no sensitivities stored
+  EXPECT_TRUE(store.lookup(Eigen::Vector2d(std::nextafter(0.1, 1.0), 0.7), false).empty());
+  EXPECT_TRUE(store.lookup(c, false).empty());  // failed analyses are recorded, not reused
+  store.save(b, {{0, "y", {0, 2}}}, sample_evaluation());
+  EXPECT_EQ(store.lookup(b, true).size(), 1u);
+  EXPECT_EQ(store.lookup(b, false).size(), 2u);
+  EXPECT_FALSE(store.lookup(b, false)[0].has_gradients);  // values-only analyses first
+  store.use_inputs("bbbb");
+  EXPECT_TRUE(store.lookup(b, false).empty());
+  EXPECT_EQ(store.analysis_count(), 3);
+  EXPECT_EQ(store.simulator_runs(), 3 + 0 + 3);
+}
+
+TEST(StudyStore, SimulatorInputsHashIgnoresBoundsButNotTheSimulator) {
+  const Study base = load_study(product_document());
+  nlohmann::json changed_bound = product_document();
+  changed_bound["constraints"][0]["lower"] = 5.0;
+  changed_bound["design_variables"][0]["upper"] = 5.0;
+  nlohmann::json changed_simulator = product_document();
+  changed_simulator["simulator"]["note"] = 1;
+  nlohmann::json renamed = product_document();
+  renamed["design_variables"][1]["name"] = "c2";
+  renamed["objective"]["minimize"] = "b1 + c2";
+  EXPECT_EQ(simulator_inputs_hash(base), simulator_inputs_hash(load_study(changed_bound)));
+  EXPECT_NE(simulator_inputs_hash(base), simulator_inputs_hash(load_study(changed_simulator)));
+  EXPECT_NE(simulator_inputs_hash(base), simulator_inputs_hash(load_study(renamed)));
+}
+
+TEST(StudyStore, ForeignFilesAreRefusedAndLeftUntouched) {
+  const fs::path dir = scratch("foreign");
+  // A text file.
+  const fs::path text = dir / "notes.txt";
+  std::ofstream(text) << "not a database\n";
+  const std::string text_before = read_bytes(text);
+  EXPECT_THROW(StudyStore(text.string(), true), StoreError);
+  EXPECT_EQ(read_bytes(text), text_before);
+
+  // Another program's SQLite database.
+  const fs::path other = dir / "other.sqlite";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(other.string().c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE t (x); INSERT INTO t VALUES (1);", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  const std::string other_before = read_bytes(other);
+  try {
+    StudyStore store(other.string(), true);
+    FAIL() << "a foreign database was accepted";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a study store"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_bytes(other), other_before);
+
+  // A study store whose pages were overwritten.
+  const fs::path broken = dir / "broken.sqlite";
+  {
+    StudyStore store(broken.string(), true);
+    store.use_inputs("x");
+    for (int i = 0; i < 200; ++i) store.save(Eigen::Vector2d(i, 1), {}, sample_evaluation());
+  }
+  ASSERT_GT(fs::file_size(broken), 8192u);
+  {
+    std::fstream f(broken, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(4096);
+    const std::string garbage(4096, '\x5a');
+    f.write(garbage.data(), garbage.size());
+  }
+  const std::string broken_before = read_bytes(broken);
+  EXPECT_THROW(StudyStore(broken.string(), false), StoreError);
+  EXPECT_EQ(read_bytes(broken), broken_before);
+}
+
+TEST(StudyStore, SecondDriverOnTheStoreRunsNoSimulationAndRepeatsTheHistory) {
+  const fs::path dir = scratch("driver");
+  const Study study = load_study(product_document());
+  StudyStore store((dir / "study.sqlite").string(), true);
+  store.use_inputs(simulator_inputs_hash(study));
+
+  FakeSimulator first_sim = product_simulator();
+  Driver first(study, first_sim);
+  first.set_store(&store);
+  const RunSummary a = first.run();
+  ASSERT_EQ(a.status, RunStatus::kConverged) << a.message;
+  EXPECT_GT(first_sim.calls, 0);
+  EXPECT_EQ(store.analysis_count(), first_sim.calls);
+
+  FakeSimulator second_sim = product_simulator();
+  Driver second(study, second_sim);
+  second.set_store(&store);
+  const RunSummary b = second.run();
+  EXPECT_EQ(second_sim.calls, 0);
+  EXPECT_EQ(b.simulator_runs, 0);
+  EXPECT_EQ(b.reused_analyses, first_sim.calls);
+  ASSERT_EQ(b.history.size(), a.history.size());
+  for (size_t k = 0; k < a.history.size(); ++k) {
+    EXPECT_TRUE(bitwise_equal(a.history[k].x_opt, b.history[k].x_opt)) << "cycle " << k + 1;
+    EXPECT_EQ(a.history[k].analyses, b.history[k].analyses);
+  }
+  EXPECT_TRUE(bitwise_equal(a.x, b.x));
+  EXPECT_EQ(a.sensitivity_analyses, b.sensitivity_analyses);
+
+  // The same design under other simulator inputs is analysed again.
+  store.use_inputs("other");
+  FakeSimulator third_sim = product_simulator();
+  Driver third(study, third_sim);
+  third.set_store(&store);
+  third.run();
+  EXPECT_EQ(third_sim.calls, first_sim.calls);
+}
+
+TEST(StudyStore, BranchesSettingsAndCyclesPersist) {
+  const fs::path dir = scratch("branches");
+  const std::string path = (dir / "study.sqlite").string();
+  {
+    StudyStore store(path, true);
+    EXPECT_EQ(store.current_branch(), 0);
+    const int s = store.add_study(product_document(), "product.json", 0);
+    const int root = store.add_branch(0, 0, s);
+    CycleRecord r;
+    r.cycle = 1;
+    r.x0 = Eigen::Vector2d(1, 1);
+    r.x_opt = Eigen::Vector2d(1.4, 1.4);
+    r.factors = r.next_factors = Eigen::Vector2d(0.4, 0.4);
+    store.save_cycle(root, r, {{"settings", {{"cutoff", 0.5}}}});
+    store.add_setting_changes(root, 2, {"move_limit=0.1", "cutoff=0.6"});
+    store.add_branch(root, 1, s);
+  }
+  StudyStore store(path, false);
+  EXPECT_EQ(store.current_branch(), 2);
+  const BranchInfo b = store.branch(2);
+  EXPECT_EQ(b.parent, 1);
+  EXPECT_EQ(b.from_cycle, 1);
+  EXPECT_EQ(store.study(b.study).document, product_document());
+  ASSERT_EQ(store.cycles(1).size(), 1u);
+  EXPECT_EQ(store.cycles(1)[0].settings["settings"]["cutoff"], 0.5);
+  const auto changes = store.setting_changes(1);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].cycle, 2);
+  EXPECT_EQ(changes[1].assignment, "cutoff=0.6");
+  EXPECT_THROW(StudyStore((dir / "missing.sqlite").string(), false), StoreError);
+}
+
+}  // namespace
+}  // namespace sao
