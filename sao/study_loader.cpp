@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -1058,6 +1059,9 @@ SimulatorSetup Study::simulator_setup() const {
   setup.section = simulator;
   for (const auto& v : design) setup.design_names.push_back(v.name);
   setup.load_cases = load_cases;
+  if (!file.empty()) {
+    setup.study_directory = std::filesystem::absolute(file).parent_path().string();
+  }
   return setup;
 }
 
