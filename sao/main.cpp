@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "adapters/external_simulator.hpp"
 #include "sao/derived_responses.hpp"
 #include "sao/driver.hpp"
 #include "sao/gradient_check.hpp"
@@ -186,6 +187,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(level));
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
+  sao::adapters::register_external_simulator();
 
   if (*run_cmd) return run(study_file, out_dir, max_cycles, quiet, overrides, start);
   if (*gradient_cmd) return check_gradient(gradient_file, overrides, start, gradient_options);
