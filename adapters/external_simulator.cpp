@@ -105,6 +105,32 @@ std::string tail_of(const fs::path& file, size_t bytes) {
   return text;
 }
 
+// The identifiers in an expression's text (what it may refer to).
+std::set<std::string> names_in(const std::string& text) {
+  std::set<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (std::isalpha(c) || c == '_') {
+      size_t j = i;
+      while (j < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) {
+        ++j;
+      }
+      out.insert(text.substr(i, j - i));
+      i = j;
+    } else if (std::isdigit(c) || c == '.') {  // a number, exponent included
+      ++i;
+      while (i < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+        ++i;
+      }
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 // One run of the code: a request's design, possibly with one variable perturbed, in one
@@ -379,17 +405,18 @@ ExternalSimulator::ExternalSimulator(const SimulatorSetup& setup)
   for (const std::string& name : value_names_) {
     if (!used.count(name)) bad(P + ".values." + name, "not used by any template");
   }
+  // What reaches a template through a value's expression counts as used.
+  std::set<std::string> reached = used;
+  if (s.contains("values")) {
+    for (const auto& [key, text] : s.at("values").items()) {
+      for (const std::string& n : names_in(text.get<std::string>())) reached.insert(n);
+    }
+  }
   for (const auto& [name, value] : constants_) {
-    if (!used.count(name)) bad(P + ".constants." + name, "not used by any template");
+    if (!reached.count(name)) bad(P + ".constants." + name, "not used by any template");
   }
   for (const std::string& name : design_names_) {
-    bool reaches = used.count(name) > 0;
-    if (!reaches && s.contains("values")) {
-      for (const auto& [key, text] : s.at("values").items()) {
-        reaches = reaches || text.get<std::string>().find(name) != std::string::npos;
-      }
-    }
-    if (!reaches) {
+    if (!reached.count(name)) {
       spdlog::warn(
           "external simulator: design variable \"{}\" reaches no template; its derivatives "
           "will be zero",
