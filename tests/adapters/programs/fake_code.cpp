@@ -9,8 +9,8 @@
 //   that sleeps too and writes its pid to child.pid), garbage (an unparsable number), missing
 //   (writes nothing), partial (the history stops at t = 0.5), nan, exit3 (a message on
 //   stderr and exit status 3), sleep S (sleeps S seconds, then ok), fail_above X (exit 2 when
-//   x > X, else ok), args (writes its arguments to args.txt, then ok), env (writes
-//   $SAO_TEST_VAR to env.txt, then ok).
+//   x > X, else ok), fail_between A B (exit 2 when A < x < B), args (writes its arguments to
+//   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok).
 #include <unistd.h>
 
 #include <chrono>
@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "fail_above" && argc > 2 && x > std::atof(argv[2])) {
     std::cerr << "diverged: x = " << x << " is above " << argv[2] << "\n";
+    return 2;
+  }
+  if (mode == "fail_between" && argc > 3 && x > std::atof(argv[2]) && x < std::atof(argv[3])) {
+    std::cerr << "diverged: x = " << x << " is between " << argv[2] << " and " << argv[3] << "\n";
     return 2;
   }
   if (mode == "exit3") {

@@ -1,0 +1,99 @@
+// The driver with an external code that fails for some designs: a failed b* is a rejected
+// cycle (move limits shrink) and the run goes on; a failed start is a clear final status. The
+// code is tests/adapters/programs/fake_code (f = x^2 + y^2, g = x y).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "adapters/external_simulator.hpp"
+#include "sao/derived_responses.hpp"
+#include "sao/driver.hpp"
+#include "sao/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+// min x^2 + y^2 subject to x y >= 1 from (2, 2): the optimum is x = y = 1, f = 2.
+RunSummary run_with(const std::vector<std::string>& mode, const std::string& name) {
+  adapters::register_external_simulator();
+  const fs::path dir = fs::path(SAO_BINARY_DIR) / "adapter-tests" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "input.tpl") << "x {{x}}\ny {{y}}\n";
+  json command = json::array({SAO_FAKE_CODE});
+  for (const auto& m : mode) command.push_back(m);
+  const json doc = {
+      {"design_variables",
+       {{{"name", "x"}, {"lower", 0.2}, {"upper", 3.0}, {"initial", 2.0}},
+        {{"name", "y"}, {"lower", 0.2}, {"upper", 3.0}, {"initial", 2.0}}}},
+      {"load_cases", {{{"name", "static"}}}},
+      {"responses", {{{"name", "f"}, {"kind", "scalar"}}, {{"name", "g"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", "f"}}},
+      {"constraints", {{{"name", "product"}, {"of", "g"}, {"lower", 1.0}}}},
+      {"settings", {{"max_cycles", 40}}},
+      {"simulator",
+       {{"type", "external"},
+        {"command", command},
+        {"workers", 2},
+        {"run_directory", (dir / "runs").string()},
+        {"templates", {{{"file", "input.tpl"}, {"target", "input.txt"}}}},
+        {"responses",
+         {{{"name", "f"},
+           {"kind", "scalar"},
+           {"file", "result.txt"},
+           {"parser", "regex"},
+           {"pattern", "f = (\\S+)"}},
+          {{"name", "g"},
+           {"kind", "scalar"},
+           {"file", "result.txt"},
+           {"parser", "regex"},
+           {"pattern", "g = (\\S+)"}}}}}}};
+  const Study study = load_study(doc, (dir / "study.json").string());
+  auto simulator = make_study_simulator(study);
+  check_against_simulator(study, *simulator);
+  Driver driver(study, *simulator);
+  return driver.run();
+}
+
+TEST(ExternalDriver, ConvergesWithTheExternalCode) {
+  const RunSummary r = run_with({"ok"}, "driver-ok");
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 1.0, 1e-2);
+  EXPECT_NEAR(r.x(1), 1.0, 1e-2);
+  EXPECT_NEAR(r.objective, 2.0, 1e-2);
+}
+
+TEST(ExternalDriver, AFailedProposedDesignIsARejectedCycleAndTheRunGoesOn) {
+  // The code fails for 1.18 < x < 1.22, where the first proposed design (1.2, 1.2) lies.
+  const RunSummary r = run_with({"fail_between", "1.18", "1.22"}, "driver-fail-bstar");
+  ASSERT_FALSE(r.history.empty());
+  int rejected = 0;
+  for (const CycleRecord& c : r.history) {
+    if (c.message.find("analysis of b* failed") == std::string::npos) continue;
+    ++rejected;
+    EXPECT_FALSE(c.accepted);
+    EXPECT_THAT(c.message, HasSubstr("run directory "));
+    EXPECT_THAT(c.message, HasSubstr("diverged: x = "));
+    EXPECT_THAT(c.message, HasSubstr("cycle rejected, move limits reduced"));
+  }
+  EXPECT_GE(rejected, 1);
+  // Nothing computed is lost: the run continued past the failure to the optimum.
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.objective, 2.0, 1e-2);
+}
+
+TEST(ExternalDriver, AFailedStartDesignEndsTheRunWithAClearStatus) {
+  const RunSummary r = run_with({"fail_above", "1.5"}, "driver-fail-start");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
+  EXPECT_THAT(r.message, HasSubstr("analysis of the start design failed: load case \"static\", "
+                                   "design (x = 2, y = 2), run directory "));
+  EXPECT_THAT(r.message, HasSubstr("diverged: x = 2 is above 1.5"));
+}
+
+}  // namespace
+}  // namespace sao
