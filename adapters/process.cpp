@@ -51,7 +51,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
       break;
     }
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(5000));
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
   // Whatever the program left behind in its group goes too (on a time-out: all of it).
   std::error_code ignored;
