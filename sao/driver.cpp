@@ -141,6 +141,7 @@ std::vector<const Evaluation*> Driver::analyse_batch(
       }
       if (!failure.empty()) {
         last_failure_ = failure;
+        ++failures_;
         fresh[keys[r]] = nullptr;
         continue;
       }
@@ -446,7 +447,11 @@ const CycleRecord& Driver::step() {
   }
   summary_.history.push_back(rec);
   summary_.cycles = static_cast<int>(summary_.history.size());
-  if (rec.converged) {
+  if (options_.max_failures > 0 && failures_ >= options_.max_failures && !rec.converged) {
+    finish(RunStatus::kFailed,
+           std::to_string(failures_) + " failed analyses (settings.max_failures = " +
+               std::to_string(options_.max_failures) + "); the last: " + last_failure_);
+  } else if (rec.converged) {
     finish(RunStatus::kConverged, "converged in " + std::to_string(rec.cycle) + " cycles");
   } else if (summary_.cycles >= options_.max_cycles) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));

@@ -119,6 +119,7 @@ class Driver {
   RunSummary summary_;
   bool started_ = false;
   std::string last_failure_;  // message of the last failed analysis
+  int failures_ = 0;          // failed analyses so far (settings.max_failures)
   CycleRecord no_cycle_;      // returned by step() when the run ended before a cycle
 };
 

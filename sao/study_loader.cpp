@@ -178,6 +178,7 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
   if (auto v = r.integer("neighbours")) options.neighbours = *v;
   if (auto v = r.integer("max_cycles")) options.max_cycles = *v;
+  if (auto v = r.integer("max_failures")) options.max_failures = *v;
   if (auto v = r.boolean("regionalisation")) options.regionalisation = *v;
   if (auto v = r.boolean("converge_on_violation_change")) options.converge_on_violation_change = *v;
   options.alpha = r.number_or("alpha", options.alpha);
