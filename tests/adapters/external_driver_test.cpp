@@ -19,7 +19,8 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 
 // min x^2 + y^2 subject to x y >= 1 from (2, 2): the optimum is x = y = 1, f = 2.
-RunSummary run_with(const std::vector<std::string>& mode, const std::string& name) {
+RunSummary run_with(const std::vector<std::string>& mode, const std::string& name,
+                    const json& settings = {{"max_cycles", 40}}) {
   adapters::register_external_simulator();
   const fs::path dir = fs::path(SAO_BINARY_DIR) / "adapter-tests" / name;
   fs::remove_all(dir);
@@ -35,7 +36,7 @@ RunSummary run_with(const std::vector<std::string>& mode, const std::string& nam
       {"responses", {{{"name", "f"}, {"kind", "scalar"}}, {{"name", "g"}, {"kind", "scalar"}}}},
       {"objective", {{"minimize", "f"}}},
       {"constraints", {{{"name", "product"}, {"of", "g"}, {"lower", 1.0}}}},
-      {"settings", {{"max_cycles", 40}}},
+      {"settings", settings},
       {"simulator",
        {{"type", "external"},
         {"command", command},
@@ -85,6 +86,26 @@ TEST(ExternalDriver, AFailedProposedDesignIsARejectedCycleAndTheRunGoesOn) {
   // Nothing computed is lost: the run continued past the failure to the optimum.
   ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
   EXPECT_NEAR(r.objective, 2.0, 1e-2);
+}
+
+TEST(ExternalDriver, StopsAfterTheConfiguredNumberOfFailuresKeepingTheBestDesign) {
+  // A band of failing designs across the path: proposed designs in it fail again and again
+  // (cycles 1, 3 and 5 propose x = 1.2, 1.173, 1.140).
+  const RunSummary r = run_with({"fail_between", "1.1", "1.3"}, "driver-max-failures",
+                                {{"max_cycles", 40}, {"max_failures", 3}});
+  EXPECT_EQ(r.status, RunStatus::kFailed);
+  EXPECT_THAT(r.message, HasSubstr("3 failed analyses (settings.max_failures = 3); the last: "
+                                   "load case \"static\", design (x = 1.14"));
+  EXPECT_THAT(r.message, HasSubstr("run directory "));
+  ASSERT_EQ(r.cycles, 5);
+  EXPECT_FALSE(r.history[0].accepted);
+  EXPECT_TRUE(r.history[1].accepted);
+  EXPECT_FALSE(r.history[2].accepted);
+  EXPECT_TRUE(r.history[3].accepted);
+  EXPECT_FALSE(r.history[4].accepted);
+  // The last accepted design and its objective are the result: nothing computed is lost.
+  EXPECT_NEAR(r.x(0), r.history[3].x_opt(0), 1e-12);
+  EXPECT_NEAR(r.objective, 2.0 * r.x(0) * r.x(0), 1e-9);
 }
 
 TEST(ExternalDriver, AFailedStartDesignEndsTheRunWithAClearStatus) {
