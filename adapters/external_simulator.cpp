@@ -402,6 +402,24 @@ ExternalSimulator::ExternalSimulator(const SimulatorSetup& setup)
     }
     templates_.push_back(std::move(tf));
   }
+  // Per load case: which design variables reach its templates (directly or through values).
+  for (size_t c = 0; c < load_cases_.size(); ++c) {
+    std::set<std::string> names;
+    for (const TemplateFile& t : templates_) {
+      if (!t.cases[c]) continue;
+      for (const Placeholder& p : t.text.placeholders()) names.insert(p.name);
+    }
+    std::set<std::string> through = names;
+    if (s.contains("values")) {
+      for (const auto& [key, text] : s.at("values").items()) {
+        if (!names.count(key)) continue;
+        for (const std::string& n : names_in(text.get<std::string>())) through.insert(n);
+      }
+    }
+    std::vector<bool> reaches;
+    for (const std::string& name : design_names_) reaches.push_back(through.count(name) > 0);
+    reaches_.push_back(std::move(reaches));
+  }
   for (const std::string& name : value_names_) {
     if (!used.count(name)) bad(P + ".values." + name, "not used by any template");
   }
@@ -527,6 +545,30 @@ std::string ExternalSimulator::label(const Job& job, const Eigen::VectorXd& desi
   return msg.str();
 }
 
+bool ExternalSimulator::render_inputs(size_t c, const Eigen::VectorXd& design,
+                                      std::vector<std::string>& texts, std::string& error) const {
+  // The values of the placeholders of this load case, by slot.
+  const CaseValues& cv = case_values_[c];
+  std::vector<double> values;
+  values.reserve(cv.names.size());
+  for (Eigen::Index i = 0; i < design.size(); ++i) values.push_back(design(i));
+  const DesignInputs inputs(design);
+  for (size_t r = 0; r < cv.relations.size(); ++r) {
+    expr::Evaluator evaluator(*cv.relations[r], inputs);
+    values.push_back(evaluator.value(0));
+  }
+  for (const auto& [key, value] : constants_) values.push_back(value);
+  for (const auto& [key, value] : load_cases_[c].parameters) values.push_back(value);
+  texts.assign(templates_.size(), std::string());
+  for (size_t k = 0; k < templates_.size(); ++k) {
+    if (templates_[k].cases[c] &&
+        !templates_[k].text.render(templates_[k].slots[c], values, texts[k], error)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ExternalSimulator::run_once(Job& job, const Eigen::VectorXd& design) {
   const size_t c = static_cast<size_t>(job.load_case);
   std::ostringstream name;
@@ -540,30 +582,18 @@ bool ExternalSimulator::run_once(Job& job, const Eigen::VectorXd& design) {
     return false;
   };
   try {
-    // The values of the placeholders of this load case.
-    const CaseValues& cv = case_values_[c];
-    std::vector<double> values;
-    values.reserve(cv.names.size());
-    for (Eigen::Index i = 0; i < design.size(); ++i) values.push_back(design(i));
-    const DesignInputs inputs(design);
-    for (size_t r = 0; r < cv.relations.size(); ++r) {
-      expr::Evaluator evaluator(*cv.relations[r], inputs);
-      values.push_back(evaluator.value(0));
-    }
-    for (const auto& [key, value] : constants_) values.push_back(value);
-    for (const auto& [key, value] : load_cases_[c].parameters) values.push_back(value);
-
+    std::vector<std::string> texts;
+    std::string error;
+    if (!render_inputs(c, design, texts, error)) return fail(error);
     std::error_code ec;
     fs::remove_all(dir, ec);
     fs::create_directories(dir);
-    std::string text, error;
-    for (const TemplateFile& t : templates_) {
-      if (!t.cases[c]) continue;
-      if (!t.text.render(t.slots[c], values, text, error)) return fail(error);
-      const fs::path target = dir / t.target;
+    for (size_t k = 0; k < templates_.size(); ++k) {
+      if (!templates_[k].cases[c]) continue;
+      const fs::path target = dir / templates_[k].target;
       if (target.has_parent_path()) fs::create_directories(target.parent_path());
       std::ofstream out(target, std::ios::binary);
-      out << text;
+      out << texts[k];
       if (!out) return fail("cannot write " + target.string());
     }
     for (const SupportFile& f : support_) {
@@ -607,6 +637,23 @@ void ExternalSimulator::run(Job& job) {
   if (job.variable < 0) {
     job.ok = run_once(job, design);
     return;
+  }
+  // A perturbation that does not change the input files (a format with too few digits for
+  // the step) would give a zero derivative without any warning.
+  const size_t c = static_cast<size_t>(job.load_case);
+  if (reaches_[c][static_cast<size_t>(job.variable)]) {
+    std::vector<std::string> nominal, perturbed;
+    std::string error;
+    design(job.variable) += job.step;
+    if (render_inputs(c, *job.design, nominal, error) &&
+        render_inputs(c, design, perturbed, error) && nominal == perturbed) {
+      job.message = label(job, design) + ": the perturbation does not change the input files " +
+                    "(the placeholders' formats have too few digits for the step): increase " +
+                    "simulator.gradients.step or the precision of the formats";
+      spdlog::warn("external simulator: {}", job.message);
+      job.ok = false;
+      return;
+    }
   }
   // A perturbed run that fails is retried with half the step: a code that fails next to a
   // design it can analyse usually fails for the perturbation, not for the design.

@@ -85,6 +85,9 @@ class ExternalSimulator final : public Simulator {
   void check(const EvaluationRequest& request) const;
   void run(Job& job);
   bool run_once(Job& job, const Eigen::VectorXd& design);
+  // The text of every template of load case c for a design ("" for other cases' templates).
+  bool render_inputs(size_t c, const Eigen::VectorXd& design, std::vector<std::string>& texts,
+                     std::string& error) const;
   std::string label(const Job& job, const Eigen::VectorXd& design) const;
 
   ExternalSettings settings_;
@@ -96,6 +99,8 @@ class ExternalSimulator final : public Simulator {
   std::vector<TemplateFile> templates_;
   std::vector<SupportFile> support_;
   std::vector<OutputSpec> outputs_;
+  // [load case][design variable]: the variable reaches a template of the case.
+  std::vector<std::vector<bool>> reaches_;
   std::filesystem::path session_;
   std::atomic<long> counter_{0};
 };

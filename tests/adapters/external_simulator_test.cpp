@@ -262,6 +262,20 @@ TEST_F(External, AFailedPerturbationIsRetriedWithHalfTheStep) {
   EXPECT_EQ(failed.cost.runs, 1 + 2 + 1);
 }
 
+TEST_F(External, APerturbationTheFormatCannotShowIsAnErrorNotAZeroDerivative) {
+  // x written with 3 decimals, step (1 + 1) 1e-4 = 2e-4: the input file would not change.
+  std::ofstream(dir_ / "input.tpl") << "x {{x:.3f}}\ny {{y}}\n";
+  json s = section({"ok"}, {{"gradients", {{"step", 1e-4}}}});
+  const Evaluation e = evaluate_one(s, request(1.0, 0.5, true));
+  EXPECT_FALSE(e.ok);
+  EXPECT_THAT(e.message, HasSubstr("(finite-difference run, x perturbed by 0.0002): the "
+                                   "perturbation does not change the input files"));
+  s["gradients"]["step"] = 1e-2;  // 0.02 shows with 3 decimals
+  const Evaluation fine = evaluate_one(s, request(1.0, 0.5, true));
+  ASSERT_TRUE(fine.ok) << fine.message;
+  EXPECT_NEAR(fine.cases[0].gradients.at("f")(0, 0), 2.02, 1e-9);
+}
+
 TEST_F(External, AValueThatDoesNotFitItsFieldFailsThatRunOnly) {
   std::ofstream(dir_ / "input.tpl") << "x {{x:6.3f}}\ny {{y}}\n";
   ExternalSimulator sim(setup(section({"ok"})));
