@@ -108,6 +108,20 @@ TEST(ExternalDriver, StopsAfterTheConfiguredNumberOfFailuresKeepingTheBestDesign
   EXPECT_NEAR(r.objective, 2.0 * r.x(0) * r.x(0), 1e-9);
 }
 
+TEST(ExternalDriver, APerturbationThatFailsAtEveryStepEndsTheRunWithAClearStatus) {
+  // The start x = 2 runs; every x above it fails, so the perturbations of x fail even after
+  // the adapter halved their step twice.
+  const RunSummary r = run_with({"fail_above", "2"}, "driver-fail-perturbation");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
+  EXPECT_THAT(r.message, HasSubstr("sensitivity analysis of b0 failed: load case \"static\", "
+                                   "design (x = 2.003, y = 2) (finite-difference run, x perturbed "
+                                   "by 0.003), run directory "));
+  EXPECT_THAT(r.message, HasSubstr("(and 2 retries with halved steps failed too)"));
+  // The start design's analysis is kept as the result.
+  EXPECT_NEAR(r.objective, 8.0, 1e-12);
+  ASSERT_EQ(r.history.size(), 1u);
+}
+
 TEST(ExternalDriver, AFailedStartDesignEndsTheRunWithAClearStatus) {
   const RunSummary r = run_with({"fail_above", "1.5"}, "driver-fail-start");
   EXPECT_EQ(r.status, RunStatus::kFailed);
