@@ -122,6 +122,21 @@ TEST(ExternalDriver, APerturbationThatFailsAtEveryStepEndsTheRunWithAClearStatus
   ASSERT_EQ(r.history.size(), 1u);
 }
 
+TEST(ExternalDriver, AFailedPlanPointIsRetriedHalfwayToTheCycleStart) {
+  const json multipoint = {{"max_cycles", 40}, {"approximation", "multipoint"}};
+  // The first plan point of x lies above 2.5; halfway to b0 = (2, 2) it runs.
+  const RunSummary r = run_with({"fail_above", "2.5"}, "driver-plan-retry", multipoint);
+  ASSERT_NE(r.status, RunStatus::kFailed) << r.message;
+  EXPECT_NEAR(r.objective, 2.0, 0.05);
+  // A code that fails for every x above the start fails the plan point after two retries.
+  const RunSummary failed = run_with({"fail_above", "2.0001"}, "driver-plan-fail", multipoint);
+  EXPECT_EQ(failed.status, RunStatus::kFailed);
+  EXPECT_THAT(failed.message,
+              HasSubstr("analysis of a plan point failed (also after 2 retries halfway to b0): "
+                        "load case \"static\", design (x = 2."));
+  EXPECT_NEAR(failed.objective, 8.0, 1e-12);  // the start design, analysed, is kept
+}
+
 TEST(ExternalDriver, AFailedStartDesignEndsTheRunWithAClearStatus) {
   const RunSummary r = run_with({"fail_above", "1.5"}, "driver-fail-start");
   EXPECT_EQ(r.status, RunStatus::kFailed);
