@@ -15,7 +15,9 @@
 #include <fstream>
 
 #include "adapters/external_simulator.hpp"
+#include "adapters/parsers.hpp"
 #include "adapters/process.hpp"
+#include "adapters/templates.hpp"
 
 namespace {
 
@@ -116,12 +118,64 @@ int main(int argc, char** argv) {
       std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
       return v[v.size() / 2];
     };
+    // Spawning alone: /bin/true through the same call.
+    sao::adapters::ProcessSpec truth = spec;
+    truth.program = "/bin/true";
+    truth.arguments.clear();
+    std::vector<double> empty;
+    for (int i = 0; i < n_overhead; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      sao::adapters::run_process(truth);
+      empty.push_back(seconds_since(start));
+    }
+    std::printf("spawn and wait of /bin/true (Boost.Process, median): %.2f ms\n",
+                median(empty) * 1e3);
     const double per = median(full), spawn = median(bare);
     std::printf(
         "trivial code, %d evaluations (medians): %.2f ms per evaluation; bare spawn and run of "
         "the same program %.2f ms; adapter overhead (templating, directory, parsing, clean-up) "
         "%.2f ms\n",
         n_overhead, per * 1e3, spawn * 1e3, (per - spawn) * 1e3);
+  }
+  // 3. The adapter's own work, measured directly: parse-once template rendered and written
+  // into a fresh directory, the outputs of a real run read back, the directory removed.
+  {
+    const fs::path sample = dir / "sample";
+    fs::create_directories(sample);
+    sao::adapters::ProcessSpec spec;
+    spec.program = code;
+    spec.arguments = {"ok"};
+    spec.directory = sample;
+    spec.stdout_file = sample / "stdout.txt";
+    spec.stderr_file = sample / "stderr.txt";
+    std::ofstream(sample / "input.txt") << "x 1.5\ny 2\n";
+    sao::adapters::run_process(spec);  // real outputs to read
+    const auto section = setup(dir, {code, "ok"}, 1).section;
+    std::vector<sao::adapters::OutputSpec> outputs;
+    for (size_t k = 0; k < section["responses"].size(); ++k) {
+      outputs.push_back(sao::adapters::parse_output_spec(section["responses"][k], "r"));
+    }
+    const auto tpl =
+        sao::adapters::Template::parse("x {{x:.10g}}\ny {{y:.10g}}\n", {}, "input.tpl");
+    const sao::TimeGrid grid(0.0, 1.0, 11);
+    std::vector<double> own;
+    for (int i = 0; i < n_overhead; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      const fs::path run = dir / ("own-" + std::to_string(i));
+      fs::create_directories(run);
+      std::string text, error;
+      tpl.render({0, 1}, {1.5 + i, 2.0}, text, error);
+      std::ofstream(run / "input.txt") << text;
+      sao::CaseResult result;
+      for (const auto& o : outputs) sao::adapters::read_output(o, sample, grid, result);
+      fs::remove_all(run);
+      own.push_back(seconds_since(start));
+    }
+    std::nth_element(own.begin(), own.begin() + n_overhead / 2, own.end());
+    std::printf(
+        "adapter's own work per run without the spawn (directory, template, 2 parsers, "
+        "clean-up; median): %.3f ms\n",
+        own[static_cast<size_t>(n_overhead / 2)] * 1e3);
   }
   fs::remove_all(dir);
   return 0;
