@@ -167,6 +167,49 @@ TEST_F(External, ExplicitRelationsConstantsAndFormatsInTemplates) {
   EXPECT_THAT(slurp(run / "stdout.txt"), HasSubstr("fake_code: done"));
 }
 
+TEST_F(External, TemplatesPerLoadCaseWithLoadCaseParameters) {
+  // Case "a" writes x scaled by its parameter; case "b" has its own deck with y shifted.
+  std::ofstream(dir_ / "a.tpl") << "x {{x}}\ny {{scale}}\n";
+  std::ofstream(dir_ / "b.tpl") << "x {{x}}\ny {{yb}}\n";
+  json s =
+      section({"ok"}, {{"values", {{"yb", "y + 10"}}},
+                       {"templates",
+                        {{{"file", "a.tpl"}, {"target", "input.txt"}, {"load_cases", {"a"}}},
+                         {{"file", "b.tpl"}, {"target", "input.txt"}, {"load_cases", {"b"}}}}}});
+  SimulatorSetup two = setup(s);
+  two.load_cases[0].name = "a";
+  two.load_cases[0].parameters = {{"scale", 3.0}};
+  LoadCaseSpec b = two.load_cases[0];
+  b.name = "b";
+  b.parameters.clear();
+  two.load_cases.push_back(b);
+  ExternalSimulator sim(two);
+  const Evaluation e = sim.evaluate({request(1.0, 2.0, true)}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  ASSERT_EQ(e.cases.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("f"), 1.0 + 9.0);    // y = scale
+  EXPECT_DOUBLE_EQ(e.cases[1].scalars.at("f"), 1.0 + 144.0);  // y = 2 + 10
+  EXPECT_EQ(e.cost.runs, 2 * 3);
+  // d f / d y: 0 in case a (y reaches no template there), 2 (y + 10) = 24 in case b.
+  EXPECT_EQ(e.cases[0].gradients.at("f")(0, 1), 0.0);
+  EXPECT_NEAR(e.cases[1].gradients.at("f")(0, 1), 24.0, 1e-2);
+  // A placeholder that is a parameter of one case only is unknown in the other.
+  s["templates"][1]["file"] = "a.tpl";
+  SimulatorSetup broken = two;
+  broken.section = s;
+  EXPECT_THROW(
+      {
+        try {
+          ExternalSimulator bad(broken);
+        } catch (const std::invalid_argument& e) {
+          EXPECT_THAT(e.what(), HasSubstr("simulator.templates[1].file: a.tpl:2:3: unknown "
+                                          "placeholder \"scale\" in load case \"b\""));
+          throw;
+        }
+      },
+      std::invalid_argument);
+}
+
 TEST_F(External, EnvironmentAndSupportFiles) {
   std::ofstream(dir_ / "mesh.dat") << "nodes\n";
   json s = section(
