@@ -143,6 +143,7 @@ std::vector<const Evaluation*> Driver::analyse_batch(
       }
       if (!failure.empty()) {
         last_failure_ = failure;
+        ++failures_;
         fresh[keys[r]] = nullptr;
         continue;
       }
@@ -256,10 +257,24 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
     failure = e.what();
     return false;
   }
-  for (const Evaluation* e : analyse_batch(plan, {})) {
-    if (!e) {
-      failure = "analysis of a plan point failed: " + last_failure_;
+  // A plan point whose analysis fails is replaced by the point halfway to b0, at most twice:
+  // the fit needs its n points, and a code that fails there often runs closer to b0.
+  constexpr int kPlanRetries = 2;
+  for (int attempt = 0;; ++attempt) {
+    const std::vector<const Evaluation*> results = analyse_batch(plan, {});
+    std::vector<size_t> failed;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i]) failed.push_back(i);
+    }
+    if (failed.empty()) break;
+    if (attempt == kPlanRetries) {
+      failure = "analysis of a plan point failed (also after " + std::to_string(kPlanRetries) +
+                " retries halfway to b0): " + last_failure_;
       return false;
+    }
+    for (size_t i : failed) {
+      spdlog::warn("cycle {}: plan point {} failed; retrying halfway to b0", rec.cycle, i + 1);
+      plan[i].head(n) = b0 + 0.5 * (plan[i].head(n) - b0);
     }
   }
   // Interpolation: b0 and the plan points. Least squares: every analysis near the subregion.
@@ -452,7 +467,11 @@ const CycleRecord& Driver::step() {
   }
   summary_.history.push_back(rec);
   summary_.cycles = static_cast<int>(summary_.history.size());
-  if (rec.converged) {
+  if (options_.max_failures > 0 && failures_ >= options_.max_failures && !rec.converged) {
+    finish(RunStatus::kFailed,
+           std::to_string(failures_) + " failed analyses (settings.max_failures = " +
+               std::to_string(options_.max_failures) + "); the last: " + last_failure_);
+  } else if (rec.converged) {
     finish(RunStatus::kConverged, "converged in " + std::to_string(rec.cycle) + " cycles");
   } else if (cycle_offset_ + summary_.cycles >= options_.max_cycles) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));

@@ -142,6 +142,7 @@ class Driver {
   RunSummary summary_;
   bool started_ = false;
   std::string last_failure_;  // message of the last failed analysis
+  int failures_ = 0;          // failed analyses so far (settings.max_failures)
   CycleRecord no_cycle_;      // returned by step() when the run ended before a cycle
   AnalysisStore* store_ = nullptr;
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "adapters/external_simulator.hpp"
 #include "sao/derived_responses.hpp"
 #include "sao/driver.hpp"
 #include "sao/evaluate.hpp"
@@ -377,6 +378,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(level));
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
+  sao::adapters::register_external_simulator();
 
   if (const int rc = sao::cli::run_store_commands(); rc >= 0) return rc;
   if (*run_cmd && !no_store) {

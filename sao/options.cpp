@@ -76,6 +76,9 @@ std::string Options::validate() const {
   if (max_cycles < 1) {
     return rule("max_cycles", "must be >= 1, got " + std::to_string(max_cycles));
   }
+  if (max_failures < 0) {
+    return rule("max_failures", "must be >= 0, got " + std::to_string(max_failures));
+  }
   if (!(alpha >= 0.0 && alpha < 1.0))
     return rule("alpha", "must be in [0, 1), got " + number(alpha));
   if (!(reuse_radius >= 0.0))

@@ -33,6 +33,9 @@ struct Options {
 
   // --- driver ---
   int max_cycles = 30;  // every cycle counts, rejected ones included
+  // Failed analyses (start, b*, sensitivities, plan points) after which the run stops with
+  // status failed; 0: no limit (a failed b* only rejects its cycle).
+  int max_failures = 0;
   // Use |V_q - V_{q-1}| < vioacc instead of V < vioacc in the convergence test, for
   // problems without a feasible design (SPEC 3, last paragraph).
   bool converge_on_violation_change = false;

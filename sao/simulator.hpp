@@ -97,6 +97,9 @@ struct SimulatorSetup {
   nlohmann::json section;                 // the study's "simulator" object
   std::vector<std::string> design_names;  // design variable names, in order
   std::vector<LoadCaseSpec> load_cases;
+  // Folder of the study file ("" for in-memory studies): relative paths in the section
+  // (templates, support files, programs of external codes) are resolved against it.
+  std::string study_directory;
 };
 
 // Simulator kinds are registered by name ("internal", later the adapters) by the program

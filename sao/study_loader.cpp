@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -177,6 +178,7 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
   if (auto v = r.integer("neighbours")) options.neighbours = *v;
   if (auto v = r.integer("max_cycles")) options.max_cycles = *v;
+  if (auto v = r.integer("max_failures")) options.max_failures = *v;
   if (auto v = r.boolean("regionalisation")) options.regionalisation = *v;
   if (auto v = r.boolean("converge_on_violation_change")) options.converge_on_violation_change = *v;
   options.alpha = r.number_or("alpha", options.alpha);
@@ -1058,6 +1060,9 @@ SimulatorSetup Study::simulator_setup() const {
   setup.section = simulator;
   for (const auto& v : design) setup.design_names.push_back(v.name);
   setup.load_cases = load_cases;
+  if (!file.empty()) {
+    setup.study_directory = std::filesystem::absolute(file).parent_path().string();
+  }
   return setup;
 }
 

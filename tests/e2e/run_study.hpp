@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/external_simulator.hpp"
 #include "sao/derived_responses.hpp"
 #include "sao/driver.hpp"
 #include "sao/study_loader.hpp"
@@ -15,6 +16,7 @@ namespace sao {
 inline RunSummary run_study(const std::string& relative,
                             const std::vector<std::string>& overrides = {}, int start = 0) {
   sim::register_internal_simulator();
+  adapters::register_external_simulator();
   nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + relative);
   for (const auto& o : overrides) apply_override(doc, o);
   Study study = load_study(doc, relative);

@@ -1,0 +1,70 @@
+// Output parsers of external codes: how a response is read from a file the code wrote in its
+// working directory (docs/adapters.md). Declared per response in the study:
+//   scalars:   "regex" (a capture group of the first or last match), "cell" (line and
+//              whitespace-separated column), "json" (a JSON pointer to a number)
+//   histories: "columns" (a time column and a value column, by header name or 1-based index),
+//              "regex" (all matches: a time group and a value group), "json" (pointers to
+//              a time array and a value array)
+// Histories are resampled (linear interpolation) onto the load case's grid when the code's
+// grid differs, so nominal and perturbed runs always give values at the same times.
+//
+// A missing file, key or column, an unparsable number, NaN/Inf, a history that does not
+// cover the grid: read_output returns a message naming the response, the file and the line.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "sao/simulator.hpp"
+
+namespace sao::adapters {
+
+enum class Parser { kRegex, kCell, kJson, kColumns };
+
+struct OutputSpec {
+  std::string name;  // the response
+  bool history = false;
+  std::string file;  // relative to the run directory
+  Parser parser = Parser::kRegex;
+  // regex
+  std::string pattern;
+  std::regex regex;
+  int group = 1;        // scalar: the capture group of the value
+  bool last = false;    // scalar: the last match instead of the first
+  int time_group = 1;   // history
+  int value_group = 2;  // history
+  // cell: 1-based line (negative: from the end), 1-based column
+  int line = 1;
+  int column = 1;
+  // json: pointers
+  std::string pointer;       // the value (history: an array)
+  std::string time_pointer;  // history: an array of times
+  // columns
+  std::string time_name, value_name;    // header names, or
+  int time_index = 1, value_index = 2;  // 1-based indices
+  bool header = false;                  // the first data line holds the column names
+  std::string comment = "#";            // lines starting with it are skipped
+  int skip = 0;                         // lines skipped at the top
+  bool resample = true;                 // false: the code's times must equal the grid's
+};
+
+// Reads one entry of simulator.responses. Throws std::invalid_argument naming `path`.
+OutputSpec parse_output_spec(const nlohmann::json& entry, const std::string& path);
+
+// Reads the response from `directory`/spec.file into `result` (scalars or histories).
+// Returns "" or a failure message.
+std::string read_output(const OutputSpec& spec, const std::filesystem::path& directory,
+                        const TimeGrid& grid, CaseResult& result);
+
+// Parses a number as a code writes it ("1.5", "-2e3", Fortran "1.5D+03"); false for
+// anything else and for NaN or infinity (then `error` says which).
+bool parse_number(const std::string& token, double& value, std::string& error);
+
+// Values of the code at `times` onto `grid`: linear interpolation, or a check that the times
+// equal the grid's. Returns "" or why not (a short history, times not increasing).
+std::string resample(const std::vector<double>& times, const std::vector<double>& values,
+                     const TimeGrid& grid, bool interpolate, Eigen::VectorXd& out);
+
+}  // namespace sao::adapters

@@ -1,0 +1,434 @@
+// The external-code adapter driven with tests/adapters/programs/fake_code, a program that
+// computes f = x^2 + y^2, g = x y and the history x sin(pi t) + y t, or fails on purpose.
+#include "adapters/external_simulator.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+namespace sao::adapters {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The folder of the run named in a failure message ("run directory /...: ").
+fs::path run_directory_of(const std::string& message) {
+  const std::string key = "run directory ";
+  const size_t a = message.find(key);
+  if (a == std::string::npos) return {};
+  const size_t b = message.find(": ", a);
+  return message.substr(a + key.size(), b - a - key.size());
+}
+
+class External : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(SAO_BINARY_DIR) / "adapter-tests" /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "input.tpl") << "x {{x}}\ny {{y}}\n";
+  }
+
+  json section(const std::vector<std::string>& mode, const json& extra = json::object()) {
+    json command = json::array({SAO_FAKE_CODE});
+    for (const auto& m : mode) command.push_back(m);
+    json s = {{"type", "external"},
+              {"command", command},
+              {"run_directory", (dir_ / "runs").string()},
+              {"templates", {{{"file", "input.tpl"}, {"target", "input.txt"}}}},
+              {"responses",
+               {{{"name", "f"},
+                 {"kind", "scalar"},
+                 {"file", "result.txt"},
+                 {"parser", "regex"},
+                 {"pattern", "f = (\\S+)"}},
+                {{"name", "g"},
+                 {"kind", "scalar"},
+                 {"file", "result.txt"},
+                 {"parser", "cell"},
+                 {"line", 2},
+                 {"column", 3}},
+                {{"name", "h"},
+                 {"kind", "history"},
+                 {"file", "table.txt"},
+                 {"parser", "columns"},
+                 {"time", "time"},
+                 {"value", "value"}},
+                {{"name", "hj"},
+                 {"kind", "history"},
+                 {"file", "out.json"},
+                 {"parser", "json"},
+                 {"pointer", "/h"},
+                 {"time_pointer", "/t"}}}}};
+    s.update(extra);
+    return s;
+  }
+
+  SimulatorSetup setup(const json& s) {
+    SimulatorSetup out;
+    out.section = s;
+    out.design_names = {"x", "y"};
+    LoadCaseSpec lc;
+    lc.name = "only";
+    lc.grid = TimeGrid(0.0, 1.0, 11);
+    out.load_cases = {lc};
+    out.study_directory = dir_.string();
+    return out;
+  }
+
+  std::string construction_error(const json& s) {
+    try {
+      ExternalSimulator sim(setup(s));
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  static EvaluationRequest request(double x, double y, bool gradients = false) {
+    EvaluationRequest r;
+    r.design = Eigen::Vector2d(x, y);
+    if (gradients) r.derivatives = {{0, "f", {}}};
+    return r;
+  }
+
+  Evaluation evaluate_one(const json& s, const EvaluationRequest& r) {
+    ExternalSimulator sim(setup(s));
+    return sim.evaluate({r}).front();
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(External, ComputesScalarsAndHistoriesOnTheStudyGrid) {
+  ExternalSimulator sim(setup(section({"ok"})));
+  const Evaluation e = sim.evaluate({request(1.5, -0.5)}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  EXPECT_EQ(e.cost.runs, 1);
+  const CaseResult& c = e.cases.at(0);
+  EXPECT_DOUBLE_EQ(c.scalars.at("f"), 2.5);
+  EXPECT_DOUBLE_EQ(c.scalars.at("g"), -0.75);
+  ASSERT_EQ(c.histories.at("h").size(), 11);
+  for (int p = 0; p < 11; ++p) {
+    const double t = 0.1 * p;
+    EXPECT_NEAR(c.histories.at("h")(p), 1.5 * std::sin(M_PI * t) - 0.5 * t, 1e-12);
+    EXPECT_NEAR(c.histories.at("hj")(p), c.histories.at("h")(p), 1e-12);
+  }
+  // Successful runs leave nothing behind by default.
+  EXPECT_FALSE(fs::exists(sim.session_directory()) && !fs::is_empty(sim.session_directory()));
+}
+
+TEST_F(External, FiniteDifferencesForwardAndCentralAsOneParallelBatch) {
+  for (const char* method : {"forward", "central"}) {
+    json s = section({"ok"}, {{"workers", 2}, {"gradients", {{"method", method}, {"step", 1e-4}}}});
+    ExternalSimulator sim(setup(s));
+    const auto out = sim.evaluate({request(1.5, -0.5, true), request(0.5, 2.0, true)});
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_TRUE(out[r].ok) << out[r].message;
+      EXPECT_TRUE(out[r].has_gradients);
+      EXPECT_EQ(out[r].cost.runs, std::string(method) == "forward" ? 3 : 5);
+    }
+    const Eigen::MatrixXd& gf = out[0].cases[0].gradients.at("f");
+    const double tol = std::string(method) == "forward" ? 5e-4 : 1e-8;
+    EXPECT_NEAR(gf(0, 0), 3.0, tol);  // df/dx = 2x
+    EXPECT_NEAR(gf(0, 1), -1.0, tol);
+    const Eigen::MatrixXd& gh = out[1].cases[0].gradients.at("h");
+    EXPECT_NEAR(gh(5, 0), std::sin(M_PI * 0.5), 1e-8);  // dh/dx = sin(pi t)
+    EXPECT_NEAR(gh(5, 1), 0.5, 1e-8);                   // dh/dy = t
+  }
+}
+
+TEST_F(External, ExplicitRelationsConstantsAndFormatsInTemplates) {
+  std::ofstream(dir_ / "input.tpl") << "x {{x2:.6f}}\ny {{y:12.4e}}\nc {{ c :d}}\n";
+  json s = section({"ok"}, {{"keep", "all"},
+                            {"values", {{"x2", "2*x + offset"}}},
+                            {"constants", {{"offset", 0.25}, {"c", 7}}}});
+  ExternalSimulator sim(setup(s));
+  const Evaluation e = sim.evaluate({request(1.0, 3.0)}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("f"), 2.25 * 2.25 + 9.0);
+  // "keep": "all" keeps the run directory; the input file is what the code read.
+  const fs::path run = sim.session_directory() / "000001-case0";
+  EXPECT_EQ(slurp(run / "input.txt"), "x 2.250000\ny   3.0000e+00\nc 7\n");
+  EXPECT_THAT(slurp(run / "stdout.txt"), HasSubstr("fake_code: done"));
+}
+
+TEST_F(External, TemplatesPerLoadCaseWithLoadCaseParameters) {
+  // Case "a" writes x scaled by its parameter; case "b" has its own deck with y shifted.
+  std::ofstream(dir_ / "a.tpl") << "x {{x}}\ny {{scale}}\n";
+  std::ofstream(dir_ / "b.tpl") << "x {{x}}\ny {{yb}}\n";
+  json s =
+      section({"ok"}, {{"values", {{"yb", "y + 10"}}},
+                       {"templates",
+                        {{{"file", "a.tpl"}, {"target", "input.txt"}, {"load_cases", {"a"}}},
+                         {{"file", "b.tpl"}, {"target", "input.txt"}, {"load_cases", {"b"}}}}}});
+  SimulatorSetup two = setup(s);
+  two.load_cases[0].name = "a";
+  two.load_cases[0].parameters = {{"scale", 3.0}};
+  LoadCaseSpec b = two.load_cases[0];
+  b.name = "b";
+  b.parameters.clear();
+  two.load_cases.push_back(b);
+  ExternalSimulator sim(two);
+  const Evaluation e = sim.evaluate({request(1.0, 2.0, true)}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  ASSERT_EQ(e.cases.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("f"), 1.0 + 9.0);    // y = scale
+  EXPECT_DOUBLE_EQ(e.cases[1].scalars.at("f"), 1.0 + 144.0);  // y = 2 + 10
+  EXPECT_EQ(e.cost.runs, 2 * 3);
+  // d f / d y: 0 in case a (y reaches no template there), 2 (y + 10) = 24 in case b.
+  EXPECT_EQ(e.cases[0].gradients.at("f")(0, 1), 0.0);
+  EXPECT_NEAR(e.cases[1].gradients.at("f")(0, 1), 24.0, 1e-2);
+  // A placeholder that is a parameter of one case only is unknown in the other.
+  s["templates"][1]["file"] = "a.tpl";
+  SimulatorSetup broken = two;
+  broken.section = s;
+  EXPECT_THROW(
+      {
+        try {
+          ExternalSimulator bad(broken);
+        } catch (const std::invalid_argument& e) {
+          EXPECT_THAT(e.what(), HasSubstr("simulator.templates[1].file: a.tpl:2:3: unknown "
+                                          "placeholder \"scale\" in load case \"b\""));
+          throw;
+        }
+      },
+      std::invalid_argument);
+}
+
+TEST_F(External, EnvironmentAndSupportFiles) {
+  std::ofstream(dir_ / "mesh.dat") << "nodes\n";
+  json s = section(
+      {"env"}, {{"keep", "all"},
+                {"environment", {{"SAO_TEST_VAR", "hello world"}}},
+                {"support_files", {"mesh.dat", {{"file", "mesh.dat"}, {"target", "sub/m.dat"}}}}});
+  ExternalSimulator sim(setup(s));
+  ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
+  const fs::path run = sim.session_directory() / "000001-case0";
+  EXPECT_EQ(slurp(run / "env.txt"), "hello world\n");
+  EXPECT_EQ(slurp(run / "mesh.dat"), "nodes\n");
+  EXPECT_EQ(slurp(run / "sub/m.dat"), "nodes\n");
+}
+
+// --- failures: a value with a message naming the directory; the directory is kept --------
+
+struct FailureCase {
+  std::vector<std::string> mode;
+  std::vector<std::string> expected;  // substrings of the message
+};
+
+TEST_F(External, EveryFailureIsAValueNamingTheRunDirectory) {
+  const std::vector<FailureCase> cases = {
+      {{"crash"}, {"fake_code: killed by signal 6"}},
+      {{"exit3"}, {"fake_code: exit status 3; stderr ends: fatal: bad input card 7"}},
+      {{"garbage"}, {"response \"f\": file result.txt, line 1: \"1.2.3x\" is not a number"}},
+      {{"missing"}, {"response \"f\": file result.txt: missing (not written by the code)"}},
+      {{"nan"}, {"response \"f\": file result.txt, line 1: \"nan\" is not finite"}},
+      {{"partial"},
+       {"response \"h\": file table.txt, line 13: short history: the file covers t "
+        "in [0, 0.5] (11 values), the study grid needs [0, 1]"}},
+  };
+  for (const FailureCase& c : cases) {
+    SCOPED_TRACE(c.mode[0]);
+    const Evaluation e = evaluate_one(section(c.mode), request(1.0, 2.0));
+    EXPECT_FALSE(e.ok);
+    for (const auto& m : c.expected) EXPECT_THAT(e.message, HasSubstr(m));
+    EXPECT_THAT(e.message, HasSubstr("load case \"only\", design (x = 1, y = 2), run directory "));
+    const fs::path run = run_directory_of(e.message);
+    ASSERT_FALSE(run.empty()) << e.message;
+    EXPECT_TRUE(fs::exists(run / "input.txt")) << "kept for inspection: " << run;
+    EXPECT_TRUE(fs::exists(run / "stderr.txt"));
+  }
+}
+
+TEST_F(External, AHangingCodeIsKilledWithEverythingItStarted) {
+  const auto start = std::chrono::steady_clock::now();
+  const Evaluation e = evaluate_one(section({"hang"}, {{"timeout", 0.5}}), request(1, 1));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(e.ok);
+  EXPECT_THAT(e.message, HasSubstr("fake_code: timed out after 0.5"));
+  EXPECT_THAT(e.message, HasSubstr("(process group killed)"));
+  EXPECT_LT(seconds, 10.0);
+  // The grandchild (a process the code started) is gone too.
+  const fs::path run = run_directory_of(e.message);
+  std::ifstream pid_file(run / "child.pid");
+  pid_t child = 0;
+  ASSERT_TRUE(pid_file >> child);
+  bool alive = true;
+  for (int i = 0; i < 100 && alive; ++i) {
+    const std::string stat = slurp("/proc/" + std::to_string(child) + "/stat");
+    // Gone, or a zombie waiting for a parent that does not reap (as PID 1 of some containers).
+    alive = !stat.empty() && stat.find(") Z") == std::string::npos;
+    if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(alive) << "process " << child << " survived the time-out";
+}
+
+TEST_F(External, OneFailedDesignLosesNothingElseOfTheBatch) {
+  ExternalSimulator sim(setup(section({"fail_above", "2"}, {{"workers", 2}})));
+  const auto out = sim.evaluate({request(1.0, 0.0), request(3.0, 0.0), request(1.5, 1.0)});
+  EXPECT_TRUE(out[0].ok);
+  EXPECT_FALSE(out[1].ok);
+  EXPECT_TRUE(out[2].ok);
+  EXPECT_DOUBLE_EQ(out[0].cases[0].scalars.at("f"), 1.0);
+  EXPECT_DOUBLE_EQ(out[2].cases[0].scalars.at("f"), 3.25);
+  EXPECT_THAT(out[1].message, HasSubstr("exit status 2; stderr ends: diverged: x = 3 is above 2"));
+}
+
+TEST_F(External, AFailedPerturbationIsRetriedWithHalfTheStep) {
+  // x = 1 with p = 1e-3: h = 2e-3 and 1e-3 cross the code's limit 1.0007, h/4 = 5e-4 does not.
+  json s = section({"fail_above", "1.0007"}, {{"gradients", {{"step", 1e-3}, {"retries", 2}}}});
+  const Evaluation e = evaluate_one(s, request(1.0, 0.0, true));
+  ASSERT_TRUE(e.ok) << e.message;
+  EXPECT_EQ(e.cost.runs, 1 + 3 + 1);
+  EXPECT_NEAR(e.cases[0].gradients.at("f")(0, 0), 2.0 + 5e-4, 1e-9);  // (f(1 + h/4) - f(1))/(h/4)
+  s["gradients"]["retries"] = 1;
+  const Evaluation failed = evaluate_one(s, request(1.0, 0.0, true));
+  EXPECT_FALSE(failed.ok);
+  EXPECT_THAT(failed.message, HasSubstr("(finite-difference run, x perturbed by 0.002)"));
+  EXPECT_THAT(failed.message, HasSubstr("(and 1 retries with halved steps failed too)"));
+  EXPECT_EQ(failed.cost.runs, 1 + 2 + 1);
+}
+
+TEST_F(External, APerturbationTheFormatCannotShowIsAnErrorNotAZeroDerivative) {
+  // x written with 3 decimals, step (1 + 1) 1e-4 = 2e-4: the input file would not change.
+  std::ofstream(dir_ / "input.tpl") << "x {{x:.3f}}\ny {{y}}\n";
+  json s = section({"ok"}, {{"gradients", {{"step", 1e-4}}}});
+  const Evaluation e = evaluate_one(s, request(1.0, 0.5, true));
+  EXPECT_FALSE(e.ok);
+  EXPECT_THAT(e.message, HasSubstr("(finite-difference run, x perturbed by 0.0002): the "
+                                   "perturbation does not change the input files"));
+  s["gradients"]["step"] = 1e-2;  // 0.02 shows with 3 decimals
+  const Evaluation fine = evaluate_one(s, request(1.0, 0.5, true));
+  ASSERT_TRUE(fine.ok) << fine.message;
+  EXPECT_NEAR(fine.cases[0].gradients.at("f")(0, 0), 2.02, 1e-9);
+}
+
+TEST_F(External, AValueThatDoesNotFitItsFieldFailsThatRunOnly) {
+  std::ofstream(dir_ / "input.tpl") << "x {{x:6.3f}}\ny {{y}}\n";
+  ExternalSimulator sim(setup(section({"ok"})));
+  const auto out = sim.evaluate({request(1.0, 0.0), request(123.0, 0.0)});
+  EXPECT_TRUE(out[0].ok);
+  ASSERT_FALSE(out[1].ok);
+  EXPECT_THAT(out[1].message,
+              HasSubstr("input.tpl:1:3: placeholder \"x\": value 123.000 is wider than its field "
+                        "of 6 characters"));
+}
+
+// --- nothing reaches a shell -----------------------------------------------------------------
+
+TEST_F(External, ArgumentsWithShellMetacharactersAreInert) {
+  const std::vector<std::string> nasty = {
+      "args", "; touch pwned1", "$(touch pwned2)", "`touch pwned3`", "a && touch pwned4", "../../x",
+      "*"};
+  ExternalSimulator sim(setup(section(nasty, {{"keep", "all"}})));
+  ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
+  const fs::path run = sim.session_directory() / "000001-case0";
+  std::string expected;
+  for (const auto& a : nasty) expected += a + "\n";
+  EXPECT_EQ(slurp(run / "args.txt"), expected);  // passed verbatim, one argument each
+  for (const auto& p : fs::recursive_directory_iterator(dir_)) {
+    EXPECT_THAT(p.path().filename().string(), Not(HasSubstr("pwned")));
+  }
+}
+
+TEST_F(External, NamesAndPathsThatCouldEscapeAreRejected) {
+  EXPECT_THAT(construction_error(section({"ok"}, {{"values", {{"a;rm -rf", "x"}}}})),
+              HasSubstr("simulator.values.a;rm -rf: expected a name"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"constants", {{"$(id)", 1}}}})),
+              HasSubstr("simulator.constants.$(id): expected a name"));
+  EXPECT_THAT(
+      construction_error(
+          section({"ok"}, {{"templates", {{{"file", "input.tpl"}, {"target", "../input.txt"}}}}})),
+      HasSubstr(
+          "simulator.templates[0].target: expected a relative path inside the run directory"));
+  EXPECT_THAT(
+      construction_error(section(
+          {"ok"}, {{"templates", {{{"file", "input.tpl"}, {"target", "/tmp/input.txt"}}}}})),
+      HasSubstr("simulator.templates[0].target: expected a relative path"));
+  std::ofstream(dir_ / "s.dat") << "x";
+  EXPECT_THAT(construction_error(section(
+                  {"ok"}, {{"support_files", {{{"file", "s.dat"}, {"target", "a/../../s.dat"}}}}})),
+              HasSubstr("simulator.support_files[0].target: expected a relative path"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"environment", {{"A=B; x", "1"}}}})),
+              HasSubstr("simulator.environment.A=B; x: not a variable name"));
+  // A load case named like a path: run directories are numbered, so the name is inert.
+  SimulatorSetup odd = setup(section({"ok"}, {{"keep", "all"}}));
+  odd.load_cases[0].name = "../../escaped";
+  ExternalSimulator sim(odd);
+  ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
+  EXPECT_TRUE(fs::exists(sim.session_directory() / "000001-case0" / "input.txt"));
+  EXPECT_FALSE(fs::exists(dir_.parent_path() / "escaped"));
+}
+
+TEST_F(External, AShellOnlyWhenTheStudyAsksAndThenWithoutValues) {
+  EXPECT_THAT(construction_error(section({"ok"}, {{"shell", true}})),
+              HasSubstr("simulator.command: with \"shell\": true, expected one command line"));
+  json s = section({}, {{"shell", true}});
+  s["command"] = std::string("'") + SAO_FAKE_CODE + "' ok > shell.txt";
+  const Evaluation e = evaluate_one(s, request(2, 0));
+  ASSERT_TRUE(e.ok) << e.message;
+  EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("f"), 4.0);
+}
+
+// --- the section is checked before any run ---------------------------------------------------
+
+TEST_F(External, SectionErrorsNameTheirJsonPath) {
+  EXPECT_THAT(construction_error(section({"ok"}, {{"workrs", 2}})),
+              HasSubstr("simulator.workrs: unknown key"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"templates", {{{"fiel", "input.tpl"}}}}})),
+              HasSubstr("simulator.templates[0].fiel: unknown key"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"templates", {{{"file", "nope.tpl"}}}}})),
+              HasSubstr("simulator.templates[0].file: cannot read"));
+  json s = section({"ok"});
+  s["command"] = json::array({"no-such-program-sao"});
+  EXPECT_THAT(
+      construction_error(s),
+      HasSubstr("simulator.command[0]: no executable \"no-such-program-sao\" (searched in PATH)"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"gradients", {{"method", "adjoint"}}}})),
+              HasSubstr("simulator.gradients.method: expected \"forward\" or \"central\""));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"keep", "some"}})), HasSubstr("simulator.keep"));
+}
+
+TEST_F(External, UnknownAndUnusedPlaceholdersAreErrorsBeforeAnyRun) {
+  std::ofstream(dir_ / "input.tpl") << "x {{x}}\ny {{y}}\nz {{zz}}\n";
+  EXPECT_THAT(construction_error(section({"ok"})),
+              HasSubstr("simulator.templates[0].file: input.tpl:3:3: unknown placeholder \"zz\" "
+                        "in load case \"only\" (known: x, y)"));
+  std::ofstream(dir_ / "input.tpl") << "x {{x}}\ny {{y}}\n";
+  EXPECT_THAT(construction_error(section({"ok"}, {{"values", {{"area", "x*y"}}}})),
+              HasSubstr("simulator.values.area: not used by any template"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"constants", {{"E", 2e11}}}})),
+              HasSubstr("simulator.constants.E: not used by any template"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"values", {{"area", "x*"}}}})),
+              HasSubstr("simulator.values.area: column"));
+  EXPECT_FALSE(fs::exists(dir_ / "runs"));  // nothing ran
+}
+
+TEST_F(External, MalformedRequestsAreCallerErrors) {
+  ExternalSimulator sim(setup(section({"ok"})));
+  EvaluationRequest r;
+  r.design = Eigen::Vector3d(1, 2, 3);
+  EXPECT_THROW(sim.evaluate({r}), std::invalid_argument);
+  r = request(1, 1);
+  r.derivatives = {{0, "nope", {}}};
+  EXPECT_THROW(sim.evaluate({r}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sao::adapters

@@ -1,0 +1,224 @@
+#include "adapters/parsers.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+namespace sao::adapters {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+class Parsers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(SAO_BINARY_DIR) / "adapter-tests" /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  // Reads response `entry` from the files written; "" or the failure.
+  std::string read(const json& entry, CaseResult& r, TimeGrid grid = TimeGrid(0.0, 1.0, 5)) {
+    return read_output(parse_output_spec(entry, "simulator.responses[0]"), dir_, grid, r);
+  }
+  fs::path dir_;
+};
+
+TEST_F(Parsers, ScalarsByRegexCellAndJson) {
+  write("out.txt", "iter 1 mass = 3.5\niter 2 mass = 2.25D+00\n  a  b  -7.5e-3\n");
+  write("out.json", R"({"result": {"mass": 12.5}})");
+  CaseResult r;
+  EXPECT_EQ(read({{"name", "m1"},
+                  {"kind", "scalar"},
+                  {"file", "out.txt"},
+                  {"parser", "regex"},
+                  {"pattern", "mass = (\\S+)"}},
+                 r),
+            "");
+  EXPECT_EQ(read({{"name", "m2"},
+                  {"kind", "scalar"},
+                  {"file", "out.txt"},
+                  {"parser", "regex"},
+                  {"pattern", "mass = (\\S+)"},
+                  {"occurrence", "last"}},
+                 r),
+            "");
+  EXPECT_EQ(read({{"name", "c"},
+                  {"kind", "scalar"},
+                  {"file", "out.txt"},
+                  {"parser", "cell"},
+                  {"line", -1},
+                  {"column", 3}},
+                 r),
+            "");
+  EXPECT_EQ(read({{"name", "j"},
+                  {"kind", "scalar"},
+                  {"file", "out.json"},
+                  {"parser", "json"},
+                  {"pointer", "/result/mass"}},
+                 r),
+            "");
+  EXPECT_EQ(r.scalars.at("m1"), 3.5);
+  EXPECT_EQ(r.scalars.at("m2"), 2.25);  // Fortran exponent
+  EXPECT_EQ(r.scalars.at("c"), -7.5e-3);
+  EXPECT_EQ(r.scalars.at("j"), 12.5);
+}
+
+TEST_F(Parsers, HistoriesAreResampledOntoTheStudyGrid) {
+  // The code's grid (0, 0.1, ..., 1) differs from the study's (0, 0.25, ..., 1).
+  std::string table = "# t  u  v\n";
+  for (int k = 0; k <= 10; ++k) {
+    table += std::to_string(0.1 * k) + " " + std::to_string(2.0 * 0.1 * k) + " 7\n";
+  }
+  write("h.txt", table);
+  CaseResult r;
+  EXPECT_EQ(read({{"name", "u"},
+                  {"kind", "history"},
+                  {"file", "h.txt"},
+                  {"parser", "columns"},
+                  {"time", 1},
+                  {"value", 2}},
+                 r),
+            "");
+  ASSERT_EQ(r.histories.at("u").size(), 5);
+  for (int p = 0; p < 5; ++p) EXPECT_NEAR(r.histories.at("u")(p), 2.0 * 0.25 * p, 1e-12);
+
+  write("named.txt", "skip me\ntime disp\n0 1\n1 3\n");
+  EXPECT_EQ(read({{"name", "d"},
+                  {"kind", "history"},
+                  {"file", "named.txt"},
+                  {"parser", "columns"},
+                  {"time", "time"},
+                  {"value", "disp"},
+                  {"skip", 1}},
+                 r),
+            "");
+  EXPECT_NEAR(r.histories.at("d")(2), 2.0, 1e-15);
+
+  write("blocks.dat",
+        "step time 0.0\n node 1 5.0\nstep time 0.5\n node 1 6.0\nstep time 1.0\n node 1 9.0\n");
+  EXPECT_EQ(read({{"name", "b"},
+                  {"kind", "history"},
+                  {"file", "blocks.dat"},
+                  {"parser", "regex"},
+                  {"pattern", "time (\\S+)\\s+node 1 (\\S+)"}},
+                 r),
+            "");
+  EXPECT_NEAR(r.histories.at("b")(1), 5.5, 1e-15);
+  EXPECT_NEAR(r.histories.at("b")(3), 7.5, 1e-15);
+}
+
+TEST_F(Parsers, EveryFailureNamesResponseFileAndLine) {
+  CaseResult r;
+  const json scalar = {{"name", "f"},
+                       {"kind", "scalar"},
+                       {"file", "r.txt"},
+                       {"parser", "regex"},
+                       {"pattern", "f = (\\S+)"}};
+  EXPECT_EQ(read(scalar, r), "response \"f\": file r.txt: missing (not written by the code)");
+  write("r.txt", "\nf = 1.2.3\n");
+  EXPECT_EQ(read(scalar, r), "response \"f\": file r.txt, line 2: \"1.2.3\" is not a number");
+  write("r.txt", "f = nan\n");
+  EXPECT_EQ(read(scalar, r), "response \"f\": file r.txt, line 1: \"nan\" is not finite");
+  write("r.txt", "f = -inf\n");
+  EXPECT_EQ(read(scalar, r), "response \"f\": file r.txt, line 1: \"-inf\" is not finite");
+  write("r.txt", "nothing\n");
+  EXPECT_EQ(read(scalar, r), "response \"f\": file r.txt: no match of /f = (\\S+)/");
+
+  const json history = {{"name", "u"},         {"kind", "history"}, {"file", "h.txt"},
+                        {"parser", "columns"}, {"time", 1},         {"value", 2}};
+  write("h.txt", "0 1\n0.5 2\n");
+  EXPECT_THAT(read(history, r), HasSubstr("response \"u\": file h.txt, line 2: short history: "
+                                          "the file covers t in [0, 0.5]"));
+  write("h.txt", "0 1\n0.5\n");
+  EXPECT_EQ(read(history, r),
+            "response \"u\": file h.txt, line 2: has 1 columns, expected at least 2");
+  write("h.txt", "0 1\n0.5 x\n1 2\n");
+  EXPECT_EQ(read(history, r), "response \"u\": file h.txt, line 2: \"x\" is not a number");
+  write("h.txt", "0 1\n0.5 inf\n1 2\n");
+  EXPECT_EQ(read(history, r), "response \"u\": file h.txt, line 2: \"inf\" is not finite");
+
+  write("j.json", "{\"a\": 1");
+  EXPECT_THAT(read({{"name", "a"},
+                    {"kind", "scalar"},
+                    {"file", "j.json"},
+                    {"parser", "json"},
+                    {"pointer", "/a"}},
+                   r),
+              HasSubstr("response \"a\": file j.json: not valid JSON"));
+  write("j.json", "{\"a\": null}");
+  EXPECT_EQ(read({{"name", "a"},
+                  {"kind", "scalar"},
+                  {"file", "j.json"},
+                  {"parser", "json"},
+                  {"pointer", "/b"}},
+                 r),
+            "response \"a\": file j.json: no value at /b");
+  EXPECT_EQ(read({{"name", "a"},
+                  {"kind", "scalar"},
+                  {"file", "j.json"},
+                  {"parser", "json"},
+                  {"pointer", "/a"}},
+                 r),
+            "response \"a\": file j.json, /a: expected a finite number, got null");
+}
+
+TEST_F(Parsers, ExactGridWhenResamplingIsOff) {
+  write("h.txt", "0 1\n0.3 2\n1 3\n");
+  CaseResult r;
+  EXPECT_EQ(read({{"name", "u"},
+                  {"kind", "history"},
+                  {"file", "h.txt"},
+                  {"parser", "columns"},
+                  {"time", 1},
+                  {"value", 2},
+                  {"resample", false}},
+                 r, TimeGrid(0.0, 1.0, 3)),
+            "response \"u\": file h.txt, line 3: time 0.3 differs from the grid's 0.5 "
+            "(\"resample\": false)");
+}
+
+TEST(ParserSpecs, UnknownKeysAndBadEntriesNameTheirPath) {
+  auto error = [](const json& e) {
+    try {
+      parse_output_spec(e, "simulator.responses[2]");
+    } catch (const std::invalid_argument& x) {
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error({{"name", "f"},
+                     {"kind", "scalar"},
+                     {"file", "r"},
+                     {"parser", "regex"},
+                     {"pattern", "(x)"},
+                     {"grup", 1}}),
+              HasSubstr("simulator.responses[2].grup: unknown key"));
+  EXPECT_THAT(error({{"name", "f"},
+                     {"kind", "scalar"},
+                     {"file", "r"},
+                     {"parser", "regex"},
+                     {"pattern", "x"}}),
+              HasSubstr("simulator.responses[2].group: the pattern has 0 capture group(s)"));
+  EXPECT_THAT(error({{"name", "f"},
+                     {"kind", "scalar"},
+                     {"file", "../etc/passwd"},
+                     {"parser", "cell"},
+                     {"line", 1}}),
+              HasSubstr("simulator.responses[2].file: expected a path inside the run directory"));
+  EXPECT_THAT(
+      error({{"name", "f"}, {"kind", "history"}, {"file", "r"}, {"parser", "cell"}, {"line", 1}}),
+      HasSubstr("simulator.responses[2].parser: \"cell\" reads a scalar"));
+  EXPECT_THAT(error({{"name", "f"}, {"kind", "scalar"}, {"file", "r"}, {"parser", "xml"}}),
+              HasSubstr("simulator.responses[2].parser: expected"));
+}
+
+}  // namespace
+}  // namespace sao::adapters

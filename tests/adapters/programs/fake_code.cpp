@@ -1,0 +1,105 @@
+// A stand-in for an external analysis code, with ways to fail on purpose. It reads
+// "name value" lines from input.txt in its working directory and writes
+//   result.txt  "f = <x^2 + y^2>" and "g = <x*y>"
+//   table.txt   a comment, a header "time value", and value(t) = x sin(pi t) + y t for
+//               t = 0, 0.05, ..., 1 (21 rows: a grid of its own)
+//   out.json    {"f": ..., "t": [...], "h": [...]}
+// The first argument picks the behaviour:
+//   ok, crash (abort after writing part of the output), hang (sleeps, with a child of its own
+//   that sleeps too and writes its pid to child.pid), garbage (an unparsable number), missing
+//   (writes nothing), partial (the history stops at t = 0.5), nan, exit3 (a message on
+//   stderr and exit status 3), sleep S (sleeps S seconds, then ok), fail_above X (exit 2 when
+//   x > X, else ok), fail_between A B (exit 2 when A < x < B), args (writes its arguments to
+//   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok).
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "ok";
+  std::map<std::string, double> in;
+  std::ifstream input("input.txt");
+  std::string key;
+  double value = 0.0;
+  while (input >> key >> value) in[key] = value;
+  const double x = in["x"], y = in["y"];
+
+  if (mode == "hang") {
+    if (fork() == 0) {
+      std::ofstream("child.pid") << getpid() << "\n";
+      std::this_thread::sleep_for(std::chrono::seconds(1000));
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1000));
+    return 0;
+  }
+  if (mode == "sleep" && argc > 2) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
+  }
+  if (mode == "fail_above" && argc > 2 && x > std::atof(argv[2])) {
+    std::cerr << "diverged: x = " << x << " is above " << argv[2] << "\n";
+    return 2;
+  }
+  if (mode == "fail_between" && argc > 3 && x > std::atof(argv[2]) && x < std::atof(argv[3])) {
+    std::cerr << "diverged: x = " << x << " is between " << argv[2] << " and " << argv[3] << "\n";
+    return 2;
+  }
+  if (mode == "exit3") {
+    std::cerr << "fatal: bad input card 7\n";
+    return 3;
+  }
+  if (mode == "missing") return 0;
+  if (mode == "args") {
+    std::ofstream a("args.txt");
+    for (int i = 1; i < argc; ++i) a << argv[i] << "\n";
+  }
+  if (mode == "env") {
+    const char* v = std::getenv("SAO_TEST_VAR");
+    std::ofstream("env.txt") << (v ? v : "(unset)") << "\n";
+  }
+
+  {
+    std::ofstream r("result.txt");
+    r.precision(17);
+    if (mode == "garbage") {
+      r << "f = 1.2.3x\n";
+    } else if (mode == "nan") {
+      r << "f = nan\n";
+    } else {
+      r << "f = " << x * x + y * y << "\n";
+    }
+    r << "g = " << x * y << "\n";
+  }
+  if (mode == "crash") std::abort();
+  {
+    std::ofstream t("table.txt");
+    t.precision(17);
+    t << "# fake_code history\ntime value\n";
+    for (int k = 0; k <= 20; ++k) {
+      const double time = 0.05 * k;
+      if (mode == "partial" && time > 0.5 + 1e-12) break;
+      t << time << " " << x * std::sin(M_PI * time) + y * time << "\n";
+    }
+  }
+  {
+    std::ofstream j("out.json");
+    j.precision(17);
+    j << "{\"f\": " << x * x + y * y << ", \"t\": [";
+    for (int k = 0; k <= 20; ++k) j << (k ? ", " : "") << 0.05 * k;
+    j << "], \"h\": [";
+    for (int k = 0; k <= 20; ++k) {
+      j << (k ? ", " : "") << x * std::sin(M_PI * 0.05 * k) + y * 0.05 * k;
+    }
+    j << "]}\n";
+  }
+  std::cout << "fake_code: done\n";
+  return 0;
+}
