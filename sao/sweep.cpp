@@ -41,30 +41,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
-std::vector<double> key_of(const EvaluationRequest& r) {
-  return std::vector<double>(r.design.data(), r.design.data() + r.design.size());
-}
-
-// Every requested gradient row is in `e` (finite).
-bool covers(const Evaluation& e, const std::vector<DerivativeRequest>& requests) {
-  if (!e.has_gradients) return false;
-  for (const DerivativeRequest& d : requests) {
-    if (d.load_case < 0 || d.load_case >= static_cast<int>(e.cases.size())) return false;
-    const auto& grads = e.cases[d.load_case].gradients;
-    auto it = grads.find(d.response);
-    if (it == grads.end()) return false;
-    const Eigen::MatrixXd& g = it->second;
-    if (d.time_indices.empty()) {
-      if (!g.allFinite()) return false;
-    } else {
-      for (int k : d.time_indices) {
-        if (k < 0 || k >= g.rows() || !g.row(k).allFinite()) return false;
-      }
-    }
-  }
-  return true;
-}
-
 // Rows of `old` that `fresh` lacks (NaN) are copied into it.
 void merge_gradients(Evaluation& fresh, const Evaluation& old) {
   for (size_t c = 0; c < fresh.cases.size() && c < old.cases.size(); ++c) {
@@ -134,65 +110,29 @@ SweepRange parse_sweep_range(const std::string& text) {
   return r;
 }
 
-std::shared_ptr<const Evaluation> SharedAnalysisCache::find(const EvaluationRequest& r) const {
+std::vector<Evaluation> SharedAnalysisCache::lookup(const Eigen::VectorXd& design, bool gradients) {
+  const std::vector<double> key(design.data(), design.data() + design.size());
   std::lock_guard lock(mutex_);
-  const auto key = key_of(r);
-  if (r.derivatives.empty()) {
-    if (auto it = values_.find(key); it != values_.end()) {
-      ++hits_;
-      return it->second;
-    }
-  }
-  if (auto it = gradients_.find(key);
-      it != gradients_.end() && covers(*it->second, r.derivatives)) {
-    ++hits_;
-    return it->second;
-  }
-  return nullptr;
-}
-
-void SharedAnalysisCache::store(const EvaluationRequest& r, const Evaluation& e) {
-  if (!e.ok) return;  // a failure may be transient (a time limit): never cached
-  std::lock_guard lock(mutex_);
-  const auto key = key_of(r);
-  auto copy = std::make_shared<Evaluation>(e);
-  copy->cost = {};  // a cache hit costs nothing
-  if (!r.derivatives.empty() && e.has_gradients) {
-    if (auto it = gradients_.find(key); it != gradients_.end()) merge_gradients(*copy, *it->second);
-    gradients_[key] = copy;
-  }
-  values_.emplace(key, copy);
-}
-
-int SharedAnalysisCache::hits() const {
-  std::lock_guard lock(mutex_);
-  return hits_;
-}
-
-CachedSimulator::CachedSimulator(std::unique_ptr<Simulator> inner,
-                                 std::shared_ptr<SharedAnalysisCache> cache)
-    : inner_(std::move(inner)), cache_(std::move(cache)) {}
-
-std::vector<Evaluation> CachedSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
-  std::vector<Evaluation> out(batch.size());
-  std::vector<EvaluationRequest> misses;
-  std::vector<size_t> where;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    if (auto hit = cache_->find(batch[i])) {
-      out[i] = *hit;
-    } else {
-      misses.push_back(batch[i]);
-      where.push_back(i);
-    }
-  }
-  if (!misses.empty()) {
-    std::vector<Evaluation> fresh = inner_->evaluate(misses);
-    for (size_t k = 0; k < fresh.size(); ++k) {
-      cache_->store(misses[k], fresh[k]);
-      out[where[k]] = std::move(fresh[k]);
-    }
+  std::vector<Evaluation> out;
+  if (auto it = gradients_.find(key); it != gradients_.end()) out.push_back(it->second);
+  if (!gradients) {
+    if (auto it = values_.find(key); it != values_.end()) out.insert(out.begin(), it->second);
   }
   return out;
+}
+
+void SharedAnalysisCache::save(const Eigen::VectorXd& design,
+                               const std::vector<DerivativeRequest>& derivatives,
+                               const Evaluation& evaluation) {
+  if (!evaluation.ok) return;  // a failure may be transient (a time limit): never reused
+  const std::vector<double> key(design.data(), design.data() + design.size());
+  std::lock_guard lock(mutex_);
+  if (!derivatives.empty() && evaluation.has_gradients) {
+    Evaluation merged = evaluation;
+    if (auto it = gradients_.find(key); it != gradients_.end()) merge_gradients(merged, it->second);
+    gradients_[key] = std::move(merged);
+  }
+  values_.emplace(key, evaluation);
 }
 
 SweepResult run_sweep(const SweepOptions& options,
@@ -229,9 +169,10 @@ SweepResult run_sweep(const SweepOptions& options,
         if (!slot) slot = std::make_shared<SharedAnalysisCache>();
         cache = slot;
       }
-      CachedSimulator simulator(make_study_simulator(study), cache);
-      check_against_simulator(study, simulator);
-      Driver driver(study, simulator);
+      auto simulator = make_study_simulator(study);
+      check_against_simulator(study, *simulator);
+      Driver driver(study, *simulator);
+      driver.set_store(cache.get());
       m.summary = driver.run();
     } catch (const std::exception& e) {
       m.error = e.what();
@@ -255,7 +196,7 @@ SweepResult run_sweep(const SweepOptions& options,
   for (auto& t : pool) t.join();
 
   for (const SweepMember& m : result.members) result.simulator_runs += m.summary.simulator_runs;
-  for (const auto& [key, cache] : caches) result.cache_hits += cache->hits();
+  for (const SweepMember& m : result.members) result.cache_hits += m.summary.reused_analyses;
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

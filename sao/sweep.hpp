@@ -3,8 +3,8 @@
 // The seed's truck damper study drew a compromise curve (the best largest deflection against
 // the acceleration bound) by re-running the study over a range of bounds from several starts.
 // A sweep does that: one member per (value, start), members run in parallel, and analyses are
-// shared between members through one cache (SharedAnalysisCache), so a design analysed by one
-// member (the common start design, to begin with) is not run again by another.
+// shared between members through one in-memory AnalysisStore (SharedAnalysisCache), so a
+// design analysed by one member (the common start design, to begin with) is not run again.
 #pragma once
 
 #include <map>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sao/analysis_store.hpp"
 #include "sao/driver.hpp"
 #include "sao/simulator.hpp"
 #include "sao/svg_plot.hpp"
@@ -27,32 +28,19 @@ struct SweepRange {
 // Throws std::invalid_argument naming what is wrong.
 SweepRange parse_sweep_range(const std::string& text);
 
-// Analyses shared by several simulators of the same model and simulator inputs: a design's
-// values are computed once; its sensitivities once per response row. Thread-safe.
-class SharedAnalysisCache {
+// Analyses shared by the members of a sweep with the same simulator inputs: the driver's
+// AnalysisStore seam, in memory and thread-safe (the SQLite study store is the persistent
+// one). A design's values are kept once; its sensitivity rows are merged as members ask for
+// more; failed analyses are not kept.
+class SharedAnalysisCache final : public AnalysisStore {
  public:
-  // The cached evaluation of `request`, or nullptr. With derivatives, every requested row must
-  // be present (finite) in the cached gradients.
-  std::shared_ptr<const Evaluation> find(const EvaluationRequest& request) const;
-  void store(const EvaluationRequest& request, const Evaluation& evaluation);
-  int hits() const;
+  std::vector<Evaluation> lookup(const Eigen::VectorXd& design, bool gradients) override;
+  void save(const Eigen::VectorXd& design, const std::vector<DerivativeRequest>& derivatives,
+            const Evaluation& evaluation) override;
 
  private:
-  mutable std::mutex mutex_;
-  std::map<std::vector<double>, std::shared_ptr<const Evaluation>> values_, gradients_;
-  mutable int hits_ = 0;
-};
-
-// A Simulator that asks the cache first and runs only the rest (in one batch).
-class CachedSimulator final : public Simulator {
- public:
-  CachedSimulator(std::unique_ptr<Simulator> inner, std::shared_ptr<SharedAnalysisCache> cache);
-  std::vector<ResponseInfo> responses() const override { return inner_->responses(); }
-  std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
-
- private:
-  std::unique_ptr<Simulator> inner_;
-  std::shared_ptr<SharedAnalysisCache> cache_;
+  std::mutex mutex_;
+  std::map<std::vector<double>, Evaluation> values_, gradients_;
 };
 
 struct SweepOptions {
@@ -74,7 +62,7 @@ struct SweepMember {
 struct SweepResult {
   std::vector<SweepMember> members;  // ordered by value, then start
   int simulator_runs = 0;            // every run of every member
-  int cache_hits = 0;                // analyses a member took from another
+  int cache_hits = 0;                // analyses a member took from the shared cache
   double wall_seconds = 0.0;
 };
 

@@ -3,14 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/sao/fake_simulator.hpp"
+#include <cmath>
 
 namespace sao {
 namespace {
 
 using ::testing::ElementsAre;
-using testing::FakeResponse;
-using testing::FakeSimulator;
 using ::testing::HasSubstr;
 
 TEST(SweepRange, RangesAndLists) {
@@ -40,66 +38,57 @@ TEST(SweepRange, ErrorsNameTheProblem) {
   EXPECT_THAT(message("k=0:1e9:1"), HasSubstr("more than 10000 values"));
 }
 
-FakeResponse quadratic() {
-  return {"r", [](const Eigen::VectorXd& b) { return b.squaredNorm(); },
-          [](const Eigen::VectorXd& b) -> Eigen::VectorXd { return 2 * b; }};
-}
-
-// Two simulators sharing one cache: a design analysed through one is not run by the other;
-// values come from a gradient analysis too, but not the other way round; failures are not kept.
-TEST(SharedAnalysisCache, SharesAnalysesBetweenSimulators) {
-  auto cache = std::make_shared<SharedAnalysisCache>();
-  auto fake_a = std::make_unique<FakeSimulator>(std::vector<FakeResponse>{quadratic()});
-  auto fake_b = std::make_unique<FakeSimulator>(std::vector<FakeResponse>{quadratic()});
-  FakeSimulator* a = fake_a.get();
-  FakeSimulator* b = fake_b.get();
-  CachedSimulator sa(std::move(fake_a), cache), sb(std::move(fake_b), cache);
-  const Eigen::Vector2d x(1.0, 2.0), y(3.0, 1.0);
-
-  const Evaluation first = sa.evaluate({{x, {}}}).front();
-  EXPECT_EQ(first.cost.runs, 1);
-  const Evaluation again = sb.evaluate({{x, {}}}).front();
-  EXPECT_EQ(b->calls, 0);
-  EXPECT_EQ(again.cost.runs, 0);  // a hit costs nothing
-  EXPECT_EQ(again.cases[0].scalars.at("r"), 5.0);
-
-  // Gradients are not in a values-only analysis: run once, then shared.
-  const std::vector<DerivativeRequest> d = {{0, "r", {}}};
-  sb.evaluate({{x, d}});
-  EXPECT_EQ(b->gradient_calls, 1);
-  const Evaluation g = sa.evaluate({{x, d}}).front();
-  EXPECT_EQ(a->gradient_calls, 0);
-  EXPECT_EQ(g.cases[0].gradients.at("r")(0, 1), 4.0);
-  // A batch with a hit and a miss runs only the miss.
-  const auto both = sa.evaluate({{x, {}}, {y, {}}});
-  EXPECT_EQ(a->calls, 2);
-  EXPECT_EQ(both[1].cases[0].scalars.at("r"), 10.0);
-  EXPECT_EQ(cache->hits(), 3);
-
-  a->fail_when = [](const Eigen::VectorXd& v) { return v(0) > 5; };
-  const Eigen::Vector2d bad(6.0, 0.0);
-  EXPECT_FALSE(sa.evaluate({{bad, {}}}).front().ok);
-  EXPECT_TRUE(sb.evaluate({{bad, {}}}).front().ok);  // not a cached failure
-}
-
-// A gradient analysis covers a request only if every requested row is there.
-TEST(SharedAnalysisCache, GradientRowsMustBeCovered) {
-  SharedAnalysisCache cache;
-  EvaluationRequest r{Eigen::Vector2d(1, 1), {{0, "h", {0, 2}}}};
+Evaluation history_evaluation(bool gradients_rows_0_and_2) {
   Evaluation e;
-  e.has_gradients = true;
   e.cases.resize(1);
   e.cases[0].histories["h"] = Eigen::Vector3d(1, 2, 3);
+  if (gradients_rows_0_and_2) {
+    e.has_gradients = true;
+    Eigen::MatrixXd g = Eigen::MatrixXd::Constant(3, 2, NAN);
+    g.row(0).setOnes();
+    g.row(2).setConstant(2.0);
+    e.cases[0].gradients["h"] = g;
+  }
+  return e;
+}
+
+// Values are found from a values-only or a gradient analysis; gradient lookups only find
+// analyses with sensitivities; failures are not kept; other designs (bitwise) miss.
+TEST(SharedAnalysisCache, KeepsValuesAndGradientsByDesign) {
+  SharedAnalysisCache cache;
+  const Eigen::Vector2d x(1.0, 2.0);
+  EXPECT_TRUE(cache.lookup(x, false).empty());
+  cache.save(x, {}, history_evaluation(false));
+  ASSERT_EQ(cache.lookup(x, false).size(), 1u);
+  EXPECT_TRUE(cache.lookup(x, true).empty());
+  cache.save(x, {{0, "h", {0, 2}}}, history_evaluation(true));
+  ASSERT_EQ(cache.lookup(x, true).size(), 1u);
+  EXPECT_EQ(cache.lookup(x, true)[0].cases[0].gradients.at("h")(2, 1), 2.0);
+  EXPECT_TRUE(cache.lookup(Eigen::Vector2d(1.0, std::nextafter(2.0, 3.0)), false).empty());
+
+  Evaluation failed = history_evaluation(false);
+  failed.ok = false;
+  const Eigen::Vector2d y(3.0, 3.0);
+  cache.save(y, {}, failed);
+  EXPECT_TRUE(cache.lookup(y, false).empty());
+}
+
+// Sensitivity rows computed by different members are merged, not replaced.
+TEST(SharedAnalysisCache, MergesGradientRows) {
+  SharedAnalysisCache cache;
+  const Eigen::Vector2d x(1.0, 2.0);
+  cache.save(x, {{0, "h", {0, 2}}}, history_evaluation(true));
+  Evaluation row1 = history_evaluation(false);
+  row1.has_gradients = true;
   Eigen::MatrixXd g = Eigen::MatrixXd::Constant(3, 2, NAN);
-  g.row(0).setOnes();
-  g.row(2).setOnes();
-  e.cases[0].gradients["h"] = g;
-  cache.store(r, e);
-  EXPECT_NE(cache.find(r), nullptr);
-  EXPECT_NE(cache.find({r.design, {{0, "h", {2}}}}), nullptr);
-  EXPECT_EQ(cache.find({r.design, {{0, "h", {1}}}}), nullptr);  // row 1 was not computed
-  EXPECT_EQ(cache.find({r.design, {{0, "other", {}}}}), nullptr);
-  EXPECT_NE(cache.find({r.design, {}}), nullptr);  // the values are there
+  g.row(1).setConstant(5.0);
+  row1.cases[0].gradients["h"] = g;
+  cache.save(x, {{0, "h", {1}}}, row1);
+  const Eigen::MatrixXd merged = cache.lookup(x, true).at(0).cases[0].gradients.at("h");
+  EXPECT_TRUE(merged.allFinite()) << merged;
+  EXPECT_EQ(merged(0, 0), 1.0);
+  EXPECT_EQ(merged(1, 0), 5.0);
+  EXPECT_EQ(merged(2, 0), 2.0);
 }
 
 TEST(SvgPlot, IsAStandaloneSvgWithEscapedLabels) {
