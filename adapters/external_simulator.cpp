@@ -767,4 +767,16 @@ void register_external_simulator() {
   });
 }
 
+std::string ExternalSimulator::fingerprint() const {
+  std::string out;
+  auto add = [&](const std::filesystem::path& source, const std::string& target) {
+    std::ifstream in(source, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    out += target + '\0' + std::to_string(bytes.size()) + '\0' + bytes;
+  };
+  for (const TemplateFile& t : templates_) add(t.source, "template:" + t.target);
+  for (const SupportFile& f : support_) add(f.source, "support:" + f.target);
+  return out;
+}
+
 }  // namespace sao::adapters

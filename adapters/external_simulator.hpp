@@ -59,6 +59,9 @@ class ExternalSimulator final : public Simulator {
   std::vector<ResponseInfo> responses() const override;
   // Throws std::invalid_argument for a malformed request only.
   std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
+  // The names and contents of the template and support files, so that a study store does not
+  // re-use analyses made with other input files (the command's program is not included).
+  std::string fingerprint() const override;
 
   const ExternalSettings& settings() const { return settings_; }
   // The folder holding this simulator's run directories (created on the first run).

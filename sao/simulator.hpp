@@ -90,6 +90,10 @@ class Simulator {
   virtual std::vector<ResponseInfo> responses() const = 0;
   // Evaluates a batch of independent requests (may run them in parallel).
   virtual std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) = 0;
+  // What the simulator's results depend on beyond its study section and the load cases:
+  // the contents of files it reads (an external code's templates and support files). Stored
+  // analyses are re-used only under the same fingerprint; "" when there is nothing more.
+  virtual std::string fingerprint() const { return {}; }
 };
 
 // Everything a simulator factory needs from the study.

@@ -221,9 +221,10 @@ CREATE TABLE cycles (
 
 // --- hashing and encodings ---
 
-std::string simulator_inputs_hash(const Study& study) {
+std::string simulator_inputs_hash(const Study& study, const std::string& fingerprint) {
   nlohmann::json inputs;
   inputs["simulator"] = study.simulator;
+  if (!fingerprint.empty()) inputs["fingerprint"] = fingerprint;  // files the simulator reads
   nlohmann::json cases = nlohmann::json::array();
   for (const LoadCaseSpec& c : study.load_cases) {
     nlohmann::json grid = {{"start", number(c.grid.start)},

@@ -41,7 +41,7 @@ class StoreError : public std::runtime_error {
 // A hash (16 hex digits) of what determines an analysis besides the design: the study's
 // simulator section, its load cases, the design variable names and the derived-response
 // definitions (with the constants, data and relations they may read).
-std::string simulator_inputs_hash(const Study& study);
+std::string simulator_inputs_hash(const Study& study, const std::string& fingerprint = {});
 
 // Exact, self-describing binary encoding of an evaluation (NaN rows included).
 std::string encode_evaluation(const Evaluation& evaluation);

@@ -60,6 +60,7 @@ class ProgressSimulator final : public Simulator {
   ProgressSimulator(Simulator& inner, const std::function<void(const BatchProgress&)>& report)
       : inner_(inner), report_(report), started_(std::chrono::steady_clock::now()) {}
   std::vector<ResponseInfo> responses() const override { return inner_.responses(); }
+  std::string fingerprint() const override { return inner_.fingerprint(); }
   std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override {
     notify(static_cast<int>(batch.size()));
     std::vector<Evaluation> out = inner_.evaluate(batch);
@@ -116,7 +117,7 @@ void StudySession::begin(const nlohmann::json& document, const std::string& sour
     if (start > 0) use_start(study, start);
     std::unique_ptr<Simulator> simulator;
     build_simulator(study, simulator);
-    store_->use_inputs(simulator_inputs_hash(study));
+    store_->use_inputs(simulator_inputs_hash(study, simulator->fingerprint()));
     store_->add_branch(0, 0, store_->add_study(document, source, start));
     return;
   }
@@ -154,7 +155,7 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
   if (max_cycles_ > 0) study_->options.max_cycles = max_cycles_;
   build_simulator(*study_, inner_simulator_);
   simulator_ = std::make_unique<ProgressSimulator>(*inner_simulator_, on_batch);
-  store_->use_inputs(simulator_inputs_hash(*study_));
+  store_->use_inputs(simulator_inputs_hash(*study_, inner_simulator_->fingerprint()));
   store_->branch_for_saves = branch_;
   driver_ = std::make_unique<Driver>(*study_, *simulator_);
   driver_->set_store(store_.get());
@@ -394,7 +395,7 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
                         study.design[i].name + "\""});
     }
   }
-  store_->use_inputs(simulator_inputs_hash(study));
+  store_->use_inputs(simulator_inputs_hash(study, simulator->fingerprint()));
   const int id = store_->add_study(new_document, new_source, 0);
   return store_->add_branch(owner.id, from_cycle, id);  // the branch that ran cycle K
 }

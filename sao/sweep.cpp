@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "sao/derived_responses.hpp"
+#include "sao/store.hpp"
 #include "sao/study_loader.hpp"
 
 namespace sao {
@@ -58,20 +59,6 @@ void merge_gradients(Evaluation& fresh, const Evaluation& old) {
       }
     }
   }
-}
-
-// What decides whether two members' analyses are interchangeable: the simulator inputs.
-std::string simulator_inputs(const nlohmann::json& document) {
-  nlohmann::json key;
-  for (const char* section :
-       {"simulator", "load_cases", "responses", "constants", "data", "relations"}) {
-    if (document.contains(section)) key[section] = document.at(section);
-  }
-  if (document.contains("design_variables")) {
-    for (const auto& v : document.at("design_variables"))
-      key["names"].push_back(v.value("name", ""));
-  }
-  return key.dump();
 }
 
 std::string format_value(double v) {
@@ -162,15 +149,16 @@ SweepResult run_sweep(const SweepOptions& options,
       Study study = load_study(document, options.study_file);
       if (m.start > 0) use_start(study, m.start);
       if (options.max_cycles > 0) study.options.max_cycles = options.max_cycles;
+      auto simulator = make_study_simulator(study);
+      check_against_simulator(study, *simulator);
+      // Members share analyses when their simulator inputs are the same (the store's key).
       std::shared_ptr<SharedAnalysisCache> cache;
       {
         std::lock_guard lock(mutex);
-        auto& slot = caches[simulator_inputs(document)];
+        auto& slot = caches[simulator_inputs_hash(study, simulator->fingerprint())];
         if (!slot) slot = std::make_shared<SharedAnalysisCache>();
         cache = slot;
       }
-      auto simulator = make_study_simulator(study);
-      check_against_simulator(study, *simulator);
       Driver driver(study, *simulator);
       driver.set_store(cache.get());
       m.summary = driver.run();

@@ -224,6 +224,20 @@ TEST_F(External, EnvironmentAndSupportFiles) {
   EXPECT_EQ(slurp(run / "sub/m.dat"), "nodes\n");
 }
 
+// A study store keys analyses by the simulator inputs: for an external code these include the
+// template and support files, so an edited template does not re-use analyses of the old one.
+TEST_F(External, FingerprintFollowsTheInputFiles) {
+  std::ofstream(dir_ / "mesh.dat") << "nodes\n";
+  const json s = section({"ok"}, {{"support_files", {"mesh.dat"}}});
+  const std::string before = ExternalSimulator(setup(s)).fingerprint();
+  EXPECT_EQ(ExternalSimulator(setup(s)).fingerprint(), before);
+  std::ofstream(dir_ / "input.tpl") << "x {{x}}\ny {{y}}\n# edited\n";
+  const std::string edited = ExternalSimulator(setup(s)).fingerprint();
+  EXPECT_NE(edited, before);
+  std::ofstream(dir_ / "mesh.dat") << "other nodes\n";
+  EXPECT_NE(ExternalSimulator(setup(s)).fingerprint(), edited);
+}
+
 // --- failures: a value with a message naming the directory; the directory is kept --------
 
 struct FailureCase {

@@ -154,6 +154,8 @@ TEST(StudyStore, SimulatorInputsHashIgnoresBoundsButNotTheSimulator) {
   EXPECT_EQ(simulator_inputs_hash(base), simulator_inputs_hash(load_study(changed_bound)));
   EXPECT_NE(simulator_inputs_hash(base), simulator_inputs_hash(load_study(changed_simulator)));
   EXPECT_NE(simulator_inputs_hash(base), simulator_inputs_hash(load_study(renamed)));
+  EXPECT_NE(simulator_inputs_hash(base), simulator_inputs_hash(base, "template:input.txt"));
+  EXPECT_EQ(simulator_inputs_hash(base, "a"), simulator_inputs_hash(base, "a"));
 }
 
 TEST(StudyStore, ForeignFilesAreRefusedAndLeftUntouched) {
