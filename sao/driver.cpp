@@ -472,7 +472,17 @@ const CycleRecord& Driver::step() {
            std::to_string(failures_) + " failed analyses (settings.max_failures = " +
                std::to_string(options_.max_failures) + "); the last: " + last_failure_);
   } else if (rec.converged) {
-    finish(RunStatus::kConverged, "converged in " + std::to_string(rec.cycle) + " cycles");
+    std::string message = "converged in " + std::to_string(rec.cycle) + " cycles";
+    if (failures_ > 0) {
+      // Failed analyses shrink the move limits like rejected steps: the run may have stopped
+      // at the edge of a region the simulator cannot analyse rather than at an optimum.
+      message += "; " + std::to_string(failures_) +
+                 " analyses failed on the way, so the result may be limited by designs the "
+                 "simulator could not analyse (last failure: " +
+                 last_failure_ + ")";
+      spdlog::warn("{}", message);
+    }
+    finish(RunStatus::kConverged, message);
   } else if (cycle_offset_ + summary_.cycles >= options_.max_cycles) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));
     if (v > options_.vioacc) {

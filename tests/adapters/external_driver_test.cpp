@@ -108,6 +108,18 @@ TEST(ExternalDriver, StopsAfterTheConfiguredNumberOfFailuresKeepingTheBestDesign
   EXPECT_NEAR(r.objective, 2.0 * r.x(0) * r.x(0), 1e-9);
 }
 
+// Without max_failures the same band stops the run at its edge (the failed proposals shrink
+// the move limits): "converged", but the message says that failed analyses may have limited
+// the result, so the engineer is not told an optimum was found without a caveat.
+TEST(ExternalDriver, ConvergingPastFailedAnalysesSaysSo) {
+  const RunSummary r =
+      run_with({"fail_between", "1.1", "1.3"}, "driver-band", {{"max_cycles", 40}});
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_GT(r.objective, 2.0 + 0.1);  // stopped above the band, not at the optimum (2)
+  EXPECT_THAT(r.message, HasSubstr("analyses failed on the way, so the result may be limited "
+                                   "by designs the simulator could not analyse"));
+}
+
 TEST(ExternalDriver, APerturbationThatFailsAtEveryStepEndsTheRunWithAClearStatus) {
   // The start x = 2 runs; every x above it fails, so the perturbations of x fail even after
   // the adapter halved their step twice.
