@@ -168,6 +168,23 @@ const Evaluation* Driver::analyse(const Eigen::VectorXd& x,
   return analyse_batch({x}, derivatives).front();
 }
 
+void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const {
+  // Each auxiliary that bounds constraints (b3 >= max |acc(t)|) is set to the largest value
+  // it bounds at x, within its own bounds: the analysed objective is then the real maximum
+  // and the bound constraints hold exactly, so V measures only the real constraints.
+  const int n = study_.n_design();
+  for (int a = 0; a < study_.n_aux(); ++a) {
+    double worst = -std::numeric_limits<double>::infinity();
+    for (const Constraint& c : study_.constraints) {
+      if (c.bound_auxiliary != a || c.sense != Sense::kLessEqual) continue;
+      worst = std::max(worst, criterion_values(study_, c.g, x, exact).maxCoeff());
+    }
+    if (!std::isfinite(worst)) continue;
+    const AuxiliaryVariable& v = study_.auxiliaries[a];
+    x(n + a) = std::clamp(worst, v.lower, v.upper);
+  }
+}
+
 double Driver::violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const {
   if (study_.constraints.empty()) return -100.0;
   const ExactResponses exact(study_, evaluation);
@@ -427,6 +444,10 @@ const CycleRecord& Driver::step() {
     factors_ = rec.next_factors;
   } else {
     const ExactResponses exact_opt(study_, *e_opt);
+    if (options_.repair_auxiliary) {
+      repair_auxiliaries(x_opt, exact_opt);
+      rec.x_opt = x_opt;
+    }
     const double F_opt = criterion_value(study_, study_.objective.f, 0, x_opt, exact_opt);
     rec.F_opt = user_objective(study_, F_opt);
     facts.Fopt = F_opt;

@@ -129,6 +129,8 @@ class Driver {
   // Ends the run as failed inside a cycle, keeping the cycle's record.
   const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
   double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
+  // settings.repair_auxiliary: auxiliaries of the bound formulation set from the analysis.
+  void repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const;
 
   const Study& study_;
   Simulator& simulator_;

