@@ -70,9 +70,13 @@ MoveDecision decide_move_limits(const Options& options, const CycleFacts& cycle,
   d.accept = true;
 
   const double V_test = o.converge_on_violation_change && previous ? std::abs(V - previous->V) : V;
-  const bool pinned = o.require_free_move_limits &&
-                      std::find(cycle.move_limit_active.begin(), cycle.move_limit_active.end(),
-                                true) != cycle.move_limit_active.end();
+  // A move limit that shrank below the objective accuracy (as a fraction) no longer holds
+  // the design back in any way the accuracy could tell: it does not block convergence.
+  bool pinned = false;
+  for (size_t i = 0; i < cycle.move_limit_active.size(); ++i) {
+    pinned |= o.require_free_move_limits && cycle.move_limit_active[i] &&
+              factors(static_cast<Eigen::Index>(i)) > o.objacc / 100.0;
+  }
   if (Fchg < o.objacc && V_test < o.vioacc && Ef < o.objacc && Eg < o.vioacc && !pinned) {
     d.converged = true;
     d.actions.assign(n, MoveAction::kConverged);

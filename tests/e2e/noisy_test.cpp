@@ -26,16 +26,11 @@ class NoisyE2E : public ::testing::TestWithParam<std::tuple<int, std::string>> {
 TEST_P(NoisyE2E, EndsNearTheSmoothOptimum) {
   const auto [start, fit] = GetParam();
   const RunSummary r = run_noisy(start, fit);
-  // The least-squares fit from start 2 keeps one move limit active while the limits shrink
-  // (its slope carries the noise of the re-used points), so the rule that convergence needs
-  // free move limits holds it to the cycle limit, at a design as good as the others'
-  // (docs/results.md). Every other run converges.
-  if (start == 2 && fit == "least_squares") {
-    EXPECT_EQ(r.status, RunStatus::kCycleLimit) << r.message;
-  } else {
-    ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
-    EXPECT_LE(r.analyses, 20);  // the bound (seed: 13-17)
-  }
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  // The bound (seed: 13-17), except the least-squares fit from start 2: it keeps one
+  // move limit active while the limits shrink (the re-used points carry their noise into the
+  // slope) and converges once the limits are below the accuracy, after 31 analyses.
+  EXPECT_LE(r.analyses, start == 2 && fit == "least_squares" ? 31 : 20);
   EXPECT_NEAR(r.x(0), 0.3628, 0.05);
   EXPECT_NEAR(r.x(1), 0.4823, 0.05);
   EXPECT_LE(r.objective, 0.54);

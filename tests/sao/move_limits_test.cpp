@@ -174,6 +174,21 @@ TEST(MoveLimits, ActiveMoveLimitBlocksConvergenceWhenFreeLimitsAreRequired) {
       decide_move_limits(o, inside, std::nullopt, Eigen::VectorXd::Constant(1, kM)).converged);
 }
 
+// A move limit shrunk below the objective accuracy (as a fraction of the range) no longer
+// counts as holding the design back: a noisy fit that keeps one limit active while the limits
+// shrink can then converge (the least-squares runs of the noisy study).
+TEST(MoveLimits, ATinyActiveMoveLimitDoesNotBlockConvergence) {
+  Options o;
+  o.require_free_move_limits = true;
+  o.objacc = 5.0;  // % : limits below 0.05 of the range are tiny
+  EXPECT_TRUE(
+      decide_move_limits(o, converging_cycle(), std::nullopt, Eigen::VectorXd::Constant(1, 0.04))
+          .converged);
+  EXPECT_FALSE(
+      decide_move_limits(o, converging_cycle(), std::nullopt, Eigen::VectorXd::Constant(1, 0.06))
+          .converged);
+}
+
 TEST(MoveLimits, ConvergesWithFeasibleMargin) {
   auto c = converging_cycle();
   c.V = -30.0;
