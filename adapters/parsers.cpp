@@ -8,24 +8,15 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sao/json_section.hpp"
+
 namespace sao::adapters {
 namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) {
-  throw std::invalid_argument(path + ": " + what);
-}
-
-void reject_unknown(const json& o, const std::vector<std::string>& known, const std::string& path) {
-  for (const auto& [key, value] : o.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      bad(path + "." + key, "unknown key (known: " + list + ")");
-    }
-  }
-}
+using section::bad;
+using section::reject_unknown_keys;
 
 std::string string_at(const json& o, const std::string& key, const std::string& path) {
   if (!o.at(key).is_string() || o.at(key).get<std::string>().empty()) {
@@ -228,7 +219,7 @@ OutputSpec parse_output_spec(const json& e, const std::string& path) {
         "expected \"regex\", \"cell\", \"json\" or \"columns\", got \"" + parser + "\"");
   }
   s.resample = bool_at(e, "resample", true, path);
-  reject_unknown(e, known, path);
+  reject_unknown_keys(e, known, path);
   return s;
 }
 

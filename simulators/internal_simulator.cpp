@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sao/json_section.hpp"
 #include "simulators/multibody.hpp"
 
 namespace sao::sim {
@@ -18,24 +19,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-[[noreturn]] void bad(const std::string& path, const std::string& what) {
-  throw std::invalid_argument(path + ": " + what);
-}
-
-void reject_unknown_keys(const json& object, const std::vector<std::string>& known,
-                         const std::string& path) {
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      bad(path + "." + key, "unknown key (known: " + joined(known) + ")");
-    }
-  }
-}
+using section::bad;
+using section::joined;
+using section::reject_unknown_keys;
 
 const json& object_at(const json& section, const std::string& key, const std::string& path) {
   static const json empty = json::object();

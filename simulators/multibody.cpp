@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sao/expression.hpp"
+#include "sao/json_section.hpp"
 
 namespace sao::sim {
 namespace {
@@ -17,9 +18,7 @@ using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 template <class S>
 using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) {
-  throw std::invalid_argument(path + ": " + what);
-}
+using section::bad;
 
 double value_of(double v) {
   return v;
@@ -283,13 +282,7 @@ class Multibody final : public OdeModel {
 
 void only_keys(const json& o, const std::vector<std::string>& known, const std::string& path) {
   if (!o.is_object()) bad(path, "expected an object, got " + o.dump());
-  for (const auto& [key, value] : o.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      bad(path + "." + key, "unknown key (known: " + list + ")");
-    }
-  }
+  section::reject_unknown_keys(o, known, path);
 }
 
 const json& array_at(const json& o, const std::string& key, const std::string& path,
