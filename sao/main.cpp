@@ -31,6 +31,7 @@ namespace {
 struct Loaded {
   sao::Study study;
   std::unique_ptr<sao::Simulator> simulator;
+  nlohmann::json document;  // the study file with the overrides applied
 };
 
 // Loads the study and builds its simulator; prints every problem and returns nullopt.
@@ -39,7 +40,7 @@ std::optional<Loaded> load(const std::string& file, const std::vector<std::strin
   try {
     nlohmann::json document = sao::read_study_document(file);
     for (const auto& assignment : overrides) sao::apply_override(document, assignment);
-    Loaded l{sao::load_study(document, file), nullptr};
+    Loaded l{sao::load_study(document, file), nullptr, document};
     if (start > 0) sao::use_start(l.study, start);
     try {
       l.simulator = sao::make_study_simulator(l.study);
@@ -182,29 +183,27 @@ std::optional<sao::ReferencePoint> sweep_reference(const sao::SweepOptions& opti
   request.design = x.head(study.n_design());
   const auto e = loaded->simulator->evaluate({request});
   if (e.empty() || !e.front().ok) {
-    std::cerr << "error: the reference design's analysis failed\n";
+    std::cerr << "error: the reference design's analysis failed: "
+              << (e.empty() ? "" : e.front().message) << "\n";
     return std::nullopt;
   }
   const sao::DesignSummary summary = sao::summarise_design(study, e.front(), x);
   sao::ReferencePoint r{label, 0.0, summary.objective};
-  nlohmann::json document = sao::read_study_document(options.study_file);
-  for (const auto& o : all) sao::apply_override(document, o);
-  // "constraints.K.upper": the worst value of constraint K's parts ("name[+]@case", ...).
+  // "constraints.K.upper": the worst value of the parts of constraint K (its |.| signs and
+  // load cases), found by the JSON path they were defined at.
   const std::string& key = options.range.key;
   const auto dot = key.find('.', 12);
   if (key.rfind("constraints.", 0) == 0 && dot != std::string::npos) {
-    const size_t k = std::stoul(key.substr(12, dot - 12));
-    const std::string name = document.at("constraints").at(k).value("name", "");
+    const std::string path = "constraints[" + key.substr(12, dot - 12) + "]";
     double worst = -INFINITY;
-    for (const auto& c : summary.constraints) {
-      if (c.name == name || c.name.rfind(name + "[", 0) == 0 || c.name.rfind(name + "@", 0) == 0)
-        worst = std::max(worst, c.worst);
+    for (size_t i = 0; i < study.constraints.size(); ++i) {
+      if (study.constraints[i].path == path) worst = std::max(worst, summary.constraints[i].worst);
     }
     r.value = worst;
   } else {
     std::string pointer = "/" + key;
     std::replace(pointer.begin(), pointer.end(), '.', '/');
-    r.value = document.at(nlohmann::json::json_pointer(pointer)).get<double>();
+    r.value = loaded->document.at(nlohmann::json::json_pointer(pointer)).get<double>();
   }
   std::printf("reference  %s: %s = %.6g, objective %.6g\n", label.c_str(), key.c_str(), r.value,
               r.objective);
@@ -263,6 +262,17 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   return failed ? 3 : 0;
 }
 
+// The options every command on a study file shares: the file, --set and --start.
+void add_study_file(CLI::App* cmd, std::string& file) {
+  cmd->add_option("study", file, "study file (JSON)")->required()->check(CLI::ExistingFile);
+}
+void add_study_overrides(CLI::App* cmd, std::vector<std::string>& overrides, int& start) {
+  cmd->add_option("--set", overrides,
+                  "override a study entry: path.to.key=value (e.g. settings.noise=2.5)");
+  cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
+      ->check(CLI::PositiveNumber);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -289,16 +299,11 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--json", json, "progress and results as JSON lines");
   std::vector<std::string> overrides;
   int start = 0;
-  run_cmd->add_option("--set", overrides,
-                      "override a study entry: path.to.key=value (e.g. settings.noise=2.5)");
-  run_cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
-      ->check(CLI::PositiveNumber);
+  add_study_overrides(run_cmd, overrides, start);
 
   std::string check_file;
   auto* check_cmd = app.add_subcommand("check", "validate a study file and its simulator section");
-  check_cmd->add_option("study", check_file, "study file (JSON)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  add_study_file(check_cmd, check_file);
 
   std::string gradient_file;
   sao::GradientCheckOptions gradient_options;
@@ -306,12 +311,8 @@ int main(int argc, char** argv) {
       "check-gradient",
       "compare the simulator's sensitivities at the initial design with extrapolated finite "
       "differences (seed 000, IV.C)");
-  gradient_cmd->add_option("study", gradient_file, "study file (JSON)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  gradient_cmd->add_option("--set", overrides, "override a study entry: path.to.key=value");
-  gradient_cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
-      ->check(CLI::PositiveNumber);
+  add_study_file(gradient_cmd, gradient_file);
+  add_study_overrides(gradient_cmd, overrides, start);
   gradient_cmd->add_option("--point", gradient_options.point,
                            "time point of the histories (default: where |value| is largest)");
   gradient_cmd
@@ -324,10 +325,8 @@ int main(int argc, char** argv) {
       "evaluate",
       "analyse the initial design and print the objective, every constraint's worst "
       "point and the range of every response");
-  evaluate_cmd->add_option("study", evaluate_file, "study file (JSON)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  evaluate_cmd->add_option("--set", overrides, "override a study entry: path.to.key=value");
+  add_study_file(evaluate_cmd, evaluate_file);
+  add_study_overrides(evaluate_cmd, overrides, start);
   std::vector<std::string> evaluate_designs;
   std::string plot_dir;
   evaluate_cmd
@@ -337,8 +336,6 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   evaluate_cmd->add_option("--plot", plot_dir,
                            "write DIR/<case>-<response>.svg: every history, one line per design");
-  evaluate_cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
-      ->check(CLI::PositiveNumber);
 
   sao::SweepOptions sweep_options;
   std::string vary, sweep_out, reference_label = "reference";
@@ -347,9 +344,7 @@ int main(int argc, char** argv) {
       "sweep",
       "run a family of studies over one entry (e.g. a constraint bound) from one or "
       "more starts, in parallel, and write the compromise curve (CSV and SVG)");
-  sweep_cmd->add_option("study", sweep_options.study_file, "study file (JSON)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  add_study_file(sweep_cmd, sweep_options.study_file);
   sweep_cmd
       ->add_option("--vary", vary,
                    "the swept entry: KEY=FIRST:LAST:STEP or KEY=V1,V2,... "
