@@ -23,18 +23,11 @@ Eigen::VectorXd initial_variables(const Study& study) {
 
 namespace {
 
+// The time of a point of a series criterion on its load case's grid; 0 for a scalar or a
+// series over a data array (no time grid).
 double time_of(const Study& study, const Constraint& c, int point) {
-  if (!c.g.time_dependent()) return 0.0;
-  // The load case of a series criterion is the one its grid comes from; every case of a study
-  // with several grids has its own constraint, named <name>@<case>.
-  for (const LoadCaseSpec& lc : study.load_cases) {
-    if (lc.grid.points == c.g.points() &&
-        (study.load_cases.size() == 1 || c.name.find("@" + lc.name) != std::string::npos)) {
-      return lc.grid.at(point);
-    }
-  }
-  return study.load_cases.front().grid.at(
-      std::min(point, study.load_cases.front().grid.points - 1));
+  const int lc = c.g.program->grid_case();
+  return lc < 0 ? 0.0 : study.load_cases[lc].grid.at(point);
 }
 
 std::string fmt(const char* format, double a) {
