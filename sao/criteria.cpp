@@ -143,4 +143,16 @@ double user_objective(const Study& study, double internal_value) {
   return study.objective.maximize ? -internal_value : internal_value;
 }
 
+Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,
+                               const ResponseModel& model) {
+  Eigen::VectorXd worst =
+      Eigen::VectorXd::Constant(study.n_aux(), -std::numeric_limits<double>::infinity());
+  for (const Constraint& c : study.constraints) {
+    if (c.bound_auxiliary < 0 || c.sense != Sense::kLessEqual) continue;
+    worst(c.bound_auxiliary) =
+        std::max(worst(c.bound_auxiliary), criterion_values(study, c.g, x, model).maxCoeff());
+  }
+  return worst;
+}
+
 }  // namespace sao

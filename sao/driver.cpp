@@ -173,15 +173,11 @@ void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) 
   // it bounds at x, within its own bounds: the analysed objective is then the real maximum
   // and the bound constraints hold exactly, so V measures only the real constraints.
   const int n = study_.n_design();
+  const Eigen::VectorXd worst = bounded_maxima(study_, x, exact);
   for (int a = 0; a < study_.n_aux(); ++a) {
-    double worst = -std::numeric_limits<double>::infinity();
-    for (const Constraint& c : study_.constraints) {
-      if (c.bound_auxiliary != a || c.sense != Sense::kLessEqual) continue;
-      worst = std::max(worst, criterion_values(study_, c.g, x, exact).maxCoeff());
-    }
-    if (!std::isfinite(worst)) continue;
+    if (!std::isfinite(worst(a))) continue;
     const AuxiliaryVariable& v = study_.auxiliaries[a];
-    x(n + a) = std::clamp(worst, v.lower, v.upper);
+    x(n + a) = std::clamp(worst(a), v.lower, v.upper);
   }
 }
 

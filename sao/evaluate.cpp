@@ -46,14 +46,10 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
   // Bound formulation: the objective is the largest value the auxiliary bounds, and the
   // auxiliary is set to it (the design's own objective, not the start guess).
   if (study.objective.bound_formulation) {
-    double worst = -std::numeric_limits<double>::infinity();
-    int aux = -1;
-    for (const Constraint& c : study.constraints) {
-      if (c.bound_auxiliary < 0) continue;
-      aux = c.bound_auxiliary;
-      worst = std::max(worst, criterion_values(study, c.g, x, exact).maxCoeff());
+    const Eigen::VectorXd worst = bounded_maxima(study, x, exact);
+    for (int a = 0; a < study.n_aux(); ++a) {
+      if (std::isfinite(worst(a))) x(study.n_design() + a) = worst(a);
     }
-    if (aux >= 0) x(study.n_design() + aux) = worst;
   }
   out.objective = user_objective(study, criterion_value(study, study.objective.f, 0, x, exact));
   out.max_violation = study.constraints.empty() ? -100.0 : -std::numeric_limits<double>::infinity();
