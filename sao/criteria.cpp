@@ -1,6 +1,8 @@
 #include "sao/criteria.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace sao {
