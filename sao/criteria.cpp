@@ -157,4 +157,13 @@ Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,
   return worst;
 }
 
+double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model) {
+  if (study.constraints.empty()) return -100.0;
+  double v = -std::numeric_limits<double>::infinity();
+  for (const Constraint& c : study.constraints) {
+    v = std::max(v, normalised_history(study, c, x, model).maxCoeff() * 100.0);
+  }
+  return v;
+}
+
 }  // namespace sao

@@ -68,6 +68,10 @@ Eigen::VectorXd normalised_constraint_points(const Study& study, const Constrain
 Eigen::VectorXd normalised_history(const Study& study, const Constraint& constraint,
                                    const Eigen::VectorXd& x, const ResponseModel& model);
 
+// V: the largest g_hat over every constraint and point at x, in percent (negative when all
+// hold with margin; -100 without constraints).
+double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model);
+
 // Per auxiliary variable, the largest value it bounds at x (the maximum over the points of
 // the constraints `q <= b_aux`: the bound formulation's max); -infinity where it bounds none.
 Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,

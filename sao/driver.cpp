@@ -182,13 +182,7 @@ void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) 
 }
 
 double Driver::violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const {
-  if (study_.constraints.empty()) return -100.0;
-  const ExactResponses exact(study_, evaluation);
-  double v = -std::numeric_limits<double>::infinity();
-  for (const Constraint& c : study_.constraints) {
-    v = std::max(v, normalised_history(study_, c, x, exact).maxCoeff() * 100.0);
-  }
-  return v;
+  return max_violation(study_, x, ExactResponses(study_, evaluation));
 }
 
 void Driver::finish(RunStatus status, const std::string& message) {

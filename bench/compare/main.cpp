@@ -161,16 +161,6 @@ void constraints(unsigned m, double* result, unsigned n, const double* x, double
   }
 }
 
-double violation(const Study& study, const Eigen::VectorXd& x, const Evaluation& e) {
-  if (study.constraints.empty()) return -100.0;
-  const sao::ExactResponses exact(study, e);
-  double v = -INFINITY;
-  for (const auto& c : study.constraints) {
-    v = std::max(v, sao::normalised_history(study, c, x, exact).maxCoeff() * 100.0);
-  }
-  return v;
-}
-
 Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* name, int max_evals,
                double ftol, double max_time) {
   Row row;
@@ -222,7 +212,7 @@ Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* n
     const sao::ExactResponses exact(study, e);
     row.objective =
         sao::user_objective(study, sao::criterion_value(study, study.objective.f, 0, xv, exact));
-    row.violation = violation(study, xv, e);
+    row.violation = sao::max_violation(study, xv, exact);
   }
   row.analyses = problem.analyses();
   row.gradients = problem.gradients();
