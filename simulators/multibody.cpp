@@ -599,32 +599,38 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, Vec<S
   auto add_q = [&](int r, int body, int c, const S& value) {
     if (body >= 0) phi_q(r, 3 * body + c) += value;
   };
+  // Rows r, r + 1: the points pa of body a and pb of body b coincide (revolute, fixed).
+  auto coincide = [&](int r, const Joint& j, const S& wa, const S& wb) {
+    const At a = locate(j.pa), b = locate(j.pb);
+    phi(r) = a.rx - b.rx;
+    phi(r + 1) = a.ry - b.ry;
+    add_q(r, j.a, 0, C<S>(1.0));
+    add_q(r, j.a, 2, a.bsx);
+    add_q(r + 1, j.a, 1, C<S>(1.0));
+    add_q(r + 1, j.a, 2, a.bsy);
+    add_q(r, j.b, 0, C<S>(-1.0));
+    add_q(r, j.b, 2, -b.bsx);
+    add_q(r + 1, j.b, 1, C<S>(-1.0));
+    add_q(r + 1, j.b, 2, -b.bsy);
+    gamma(r) = a.asx * wa * wa - b.asx * wb * wb;
+    gamma(r + 1) = a.asy * wa * wa - b.asy * wb * wb;
+  };
+  // Row r: theta_b - theta_a - angle = 0 (translational, angle driver, fixed).
+  auto relative_angle = [&](int r, const Joint& j, const S& angle) {
+    const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0), tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
+    phi(r) = tb - ta - angle;
+    add_q(r, j.b, 2, C<S>(1.0));
+    add_q(r, j.a, 2, C<S>(-1.0));
+  };
   for (const Joint& j : joints_) {
     const S wa = omega(j.a, qd), wb = omega(j.b, qd);
     switch (j.kind) {
-      case JointKind::kRevolute: {
-        const At a = locate(j.pa), b = locate(j.pb);
-        phi(row) = a.rx - b.rx;
-        phi(row + 1) = a.ry - b.ry;
-        add_q(row, j.a, 0, C<S>(1.0));
-        add_q(row, j.a, 2, a.bsx);
-        add_q(row + 1, j.a, 1, C<S>(1.0));
-        add_q(row + 1, j.a, 2, a.bsy);
-        add_q(row, j.b, 0, C<S>(-1.0));
-        add_q(row, j.b, 2, -b.bsx);
-        add_q(row + 1, j.b, 1, C<S>(-1.0));
-        add_q(row + 1, j.b, 2, -b.bsy);
-        gamma(row) = a.asx * wa * wa - b.asx * wb * wb;
-        gamma(row + 1) = a.asy * wa * wa - b.asy * wb * wb;
+      case JointKind::kRevolute:
+        coincide(row, j, wa, wb);
         break;
-      }
       case JointKind::kTranslational: {
         // theta_b - theta_a - angle = 0, and n' (r_Pb - r_Pa) = 0 with n normal to the axis.
-        const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0),
-                tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
-        phi(row) = tb - ta - j.angle.at(v);
-        add_q(row, j.b, 2, C<S>(1.0));
-        add_q(row, j.a, 2, C<S>(-1.0));
+        relative_angle(row, j, j.angle.at(v));
         using std::cos;
         using std::sin;
         const Pose<S> pa = pose(j.a, q);
@@ -661,40 +667,19 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, Vec<S
         break;
       }
       case JointKind::kAngleDriver: {
-        const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0),
-                tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
         // f(t), and f', f'' by central differences of the expression (h = 1e-4 (1 + |t|)).
         const double h = 1e-4 * (1.0 + std::abs(t));
         const S f = j.angle.at(v);
         const S fp = j.angle.at(vars(p, t + h)), fm = j.angle.at(vars(p, t - h));
-        phi(row) = tb - ta - f;
-        add_q(row, j.b, 2, C<S>(1.0));
-        add_q(row, j.a, 2, C<S>(-1.0));
+        relative_angle(row, j, f);
         phi_t(row) = -(fp - fm) / (2.0 * h);
         gamma(row) = (fp - 2.0 * f + fm) / (h * h);
         break;
       }
-      case JointKind::kFixed: {
-        const At a = locate(j.pa), b = locate(j.pb);
-        phi(row) = a.rx - b.rx;
-        phi(row + 1) = a.ry - b.ry;
-        add_q(row, j.a, 0, C<S>(1.0));
-        add_q(row, j.a, 2, a.bsx);
-        add_q(row + 1, j.a, 1, C<S>(1.0));
-        add_q(row + 1, j.a, 2, a.bsy);
-        add_q(row, j.b, 0, C<S>(-1.0));
-        add_q(row, j.b, 2, -b.bsx);
-        add_q(row + 1, j.b, 1, C<S>(-1.0));
-        add_q(row + 1, j.b, 2, -b.bsy);
-        gamma(row) = a.asx * wa * wa - b.asx * wb * wb;
-        gamma(row + 1) = a.asy * wa * wa - b.asy * wb * wb;
-        const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0),
-                tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
-        phi(row + 2) = tb - ta - j.angle.at(v);
-        add_q(row + 2, j.b, 2, C<S>(1.0));
-        add_q(row + 2, j.a, 2, C<S>(-1.0));
+      case JointKind::kFixed:
+        coincide(row, j, wa, wb);
+        relative_angle(row + 2, j, j.angle.at(v));
         break;
-      }
     }
     row += j.equations();
   }
