@@ -96,32 +96,13 @@ void BM_GradientCost(benchmark::State& state, const char* method) {
   state.counters["ratio"] = gradient / analysis;
   state.counters["analysis_ms"] = 1e3 * analysis / static_cast<double>(state.iterations());
 }
-BENCHMARK_CAPTURE(BM_GradientCost, forward, "forward")
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(10)
-    ->Arg(20)
-    ->Arg(50)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
-BENCHMARK_CAPTURE(BM_GradientCost, direct, "direct")
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(10)
-    ->Arg(20)
-    ->Arg(50)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
-BENCHMARK_CAPTURE(BM_GradientCost, adjoint, "adjoint")
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(10)
-    ->Arg(20)
-    ->Arg(50)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
+// 1, 2, 5, 10, 20 and 50 parameters, each method.
+void parameter_counts(benchmark::internal::Benchmark* b) {
+  for (int n : {1, 2, 5, 10, 20, 50}) b->Arg(n);
+  b->Unit(benchmark::kMillisecond)->Iterations(3);
+}
+BENCHMARK_CAPTURE(BM_GradientCost, forward, "forward")->Apply(parameter_counts);
+BENCHMARK_CAPTURE(BM_GradientCost, direct, "direct")->Apply(parameter_counts);
+BENCHMARK_CAPTURE(BM_GradientCost, adjoint, "adjoint")->Apply(parameter_counts);
 
 }  // namespace
