@@ -492,32 +492,6 @@ std::vector<ResponseInfo> ExternalSimulator::responses() const {
   return out;
 }
 
-void ExternalSimulator::check(const EvaluationRequest& request) const {
-  const auto n = static_cast<Eigen::Index>(design_names_.size());
-  if (request.design.size() != n) {
-    throw std::invalid_argument("ExternalSimulator::evaluate: expected " + std::to_string(n) +
-                                " design variables, got " + std::to_string(request.design.size()));
-  }
-  for (const DerivativeRequest& d : request.derivatives) {
-    const std::string what = "ExternalSimulator::evaluate: derivative of \"" + d.response +
-                             "\" in load case " + std::to_string(d.load_case) + ": ";
-    if (d.load_case < 0 || d.load_case >= static_cast<int>(load_cases_.size())) {
-      throw std::invalid_argument(what + "expected a load case in [0, " +
-                                  std::to_string(load_cases_.size()) + ")");
-    }
-    auto o = std::find_if(outputs_.begin(), outputs_.end(),
-                          [&](const OutputSpec& s) { return s.name == d.response; });
-    if (o == outputs_.end()) throw std::invalid_argument(what + "unknown response");
-    const int rows = o->history ? load_cases_[static_cast<size_t>(d.load_case)].grid.points : 1;
-    for (int p : d.time_indices) {
-      if (p < 0 || p >= rows) {
-        throw std::invalid_argument(what + "expected time indices in [0, " + std::to_string(rows) +
-                                    "), got " + std::to_string(p));
-      }
-    }
-  }
-}
-
 std::string ExternalSimulator::label(const Job& job, const Eigen::VectorXd& design) const {
   std::ostringstream msg;
   msg << "load case \"" << load_cases_[static_cast<size_t>(job.load_case)].name << "\", design (";
@@ -660,7 +634,10 @@ void ExternalSimulator::run(Job& job) {
 
 std::vector<Evaluation> ExternalSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
   const auto start = std::chrono::steady_clock::now();
-  for (const EvaluationRequest& request : batch) check(request);
+  const std::vector<ResponseInfo> known = responses();
+  for (const EvaluationRequest& request : batch) {
+    check_request(request, "ExternalSimulator", design_names_.size(), load_cases_, known);
+  }
   const int n_cases = static_cast<int>(load_cases_.size());
   const int n_design = static_cast<int>(design_names_.size());
   const int per_variable = settings_.central ? 2 : 1;

@@ -85,7 +85,6 @@ class ExternalSimulator final : public Simulator {
   };
   struct Job;
 
-  void check(const EvaluationRequest& request) const;
   void run(Job& job);
   bool run_once(Job& job, const Eigen::VectorXd& design);
   // The text of every template of load case c for a design ("" for other cases' templates).

@@ -1,5 +1,6 @@
 #include "sao/simulator.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace sao {
@@ -57,6 +58,33 @@ std::unique_ptr<Simulator> make_simulator(const SimulatorSetup& setup) {
                                 "\"; known types: " + known_types());
   }
   return it->second(setup);
+}
+
+void check_request(const EvaluationRequest& request, const std::string& who,
+                   size_t design_variables, const std::vector<LoadCaseSpec>& load_cases,
+                   const std::vector<ResponseInfo>& responses) {
+  if (request.design.size() != static_cast<Eigen::Index>(design_variables)) {
+    throw std::invalid_argument(who + "::evaluate: expected " + std::to_string(design_variables) +
+                                " design variables, got " + std::to_string(request.design.size()));
+  }
+  for (const DerivativeRequest& d : request.derivatives) {
+    const std::string what = who + "::evaluate: derivative of \"" + d.response +
+                             "\" in load case " + std::to_string(d.load_case) + ": ";
+    if (d.load_case < 0 || d.load_case >= static_cast<int>(load_cases.size())) {
+      throw std::invalid_argument(what + "expected a load case in [0, " +
+                                  std::to_string(load_cases.size()) + ")");
+    }
+    auto r = std::find_if(responses.begin(), responses.end(),
+                          [&](const ResponseInfo& info) { return info.name == d.response; });
+    if (r == responses.end()) throw std::invalid_argument(what + "unknown response");
+    const int rows = r->history ? load_cases[static_cast<size_t>(d.load_case)].grid.points : 1;
+    for (int p : d.time_indices) {
+      if (p < 0 || p >= rows) {
+        throw std::invalid_argument(what + "expected time indices in [0, " + std::to_string(rows) +
+                                    "), got " + std::to_string(p));
+      }
+    }
+  }
 }
 
 }  // namespace sao

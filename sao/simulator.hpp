@@ -96,6 +96,14 @@ class Simulator {
   virtual std::string fingerprint() const { return {}; }
 };
 
+// Checks that `request` fits a simulator with `design_variables` design variables, these load
+// cases and responses: the design's length, and per derivative its load case, response and
+// time indices. Throws std::invalid_argument("<who>::evaluate: ...") otherwise (a caller's
+// mistake, not a failed analysis).
+void check_request(const EvaluationRequest& request, const std::string& who,
+                   size_t design_variables, const std::vector<LoadCaseSpec>& load_cases,
+                   const std::vector<ResponseInfo>& responses);
+
 // Everything a simulator factory needs from the study.
 struct SimulatorSetup {
   nlohmann::json section;                 // the study's "simulator" object

@@ -240,34 +240,6 @@ std::vector<ResponseInfo> InternalSimulator::responses() const {
   return model_->responses();
 }
 
-void InternalSimulator::check(const EvaluationRequest& request) const {
-  const auto n_design = static_cast<Eigen::Index>(design_names_.size());
-  if (request.design.size() != n_design) {
-    throw std::invalid_argument("InternalSimulator::evaluate: expected " +
-                                std::to_string(n_design) + " design variables, got " +
-                                std::to_string(request.design.size()));
-  }
-  const auto responses = model_->responses();
-  for (const DerivativeRequest& d : request.derivatives) {
-    const std::string what = "InternalSimulator::evaluate: derivative of \"" + d.response +
-                             "\" in load case " + std::to_string(d.load_case) + ": ";
-    if (d.load_case < 0 || d.load_case >= static_cast<int>(load_cases_.size())) {
-      throw std::invalid_argument(what + "expected a load case in [0, " +
-                                  std::to_string(load_cases_.size()) + ")");
-    }
-    auto r = std::find_if(responses.begin(), responses.end(),
-                          [&](const ResponseInfo& info) { return info.name == d.response; });
-    if (r == responses.end()) throw std::invalid_argument(what + "unknown response");
-    const int rows = r->history ? load_cases_[d.load_case].grid.points : 1;
-    for (int p : d.time_indices) {
-      if (p < 0 || p >= rows) {
-        throw std::invalid_argument(what + "expected time indices in [0, " + std::to_string(rows) +
-                                    "), got " + std::to_string(p));
-      }
-    }
-  }
-}
-
 void InternalSimulator::run(Job& job) const {
   if (job.derivatives) return run_sensitivities(job);
   const LoadCaseSpec& lc = load_cases_[job.load_case];
@@ -438,7 +410,10 @@ void InternalSimulator::run_sensitivities(Job& job) const {
 
 std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
   const auto start = std::chrono::steady_clock::now();
-  for (const EvaluationRequest& request : batch) check(request);
+  const std::vector<ResponseInfo> known = responses();
+  for (const EvaluationRequest& request : batch) {
+    check_request(request, "InternalSimulator", design_names_.size(), load_cases_, known);
+  }
   const int n_cases = static_cast<int>(load_cases_.size());
   const int n_design = static_cast<int>(design_names_.size());
   const int per_variable = settings_.central ? 2 : 1;

@@ -66,7 +66,6 @@ class InternalSimulator final : public Simulator {
 
  private:
   struct Job;
-  void check(const EvaluationRequest& request) const;
   void run(Job& job) const;
   void run_sensitivities(Job& job) const;
 
