@@ -83,19 +83,7 @@ int run(const std::string& file, const std::string& out_dir, int max_cycles, boo
   const sao::RunSummary& summary = driver.run(on_cycle);
   sao::write_results(dir, study, summary);
 
-  std::cout << "\nstatus     " << sao::to_string(summary.status) << ": " << summary.message << "\n";
-  std::cout << "design    ";
-  const auto result = sao::result_to_json(study, summary);
-  for (const auto& [name, value] : result["design"].items()) {
-    std::printf(" %s = %.6g", name.c_str(), value.get<double>());
-  }
-  std::printf("\nobjective  %.6g   (start %.6g)\n", summary.objective, summary.start_objective);
-  std::printf("violation  %.3g %%   (start %.3g %%)\n", summary.max_violation,
-              summary.start_violation);
-  std::printf(
-      "counts     %d cycles, %d analyses, %d sensitivity analyses, %d simulator runs (%.2f s)\n",
-      summary.cycles, summary.analyses, summary.sensitivity_analyses, summary.simulator_runs,
-      summary.simulator_seconds);
+  std::cout << sao::run_summary_text(study, summary, false);
   std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv\n";
   switch (summary.status) {
     case sao::RunStatus::kConverged:

@@ -63,6 +63,25 @@ std::string cycle_table_row(const Study& study, const CycleRecord& r) {
                      r.relaxed ? "  relaxed" : "");
 }
 
+std::string run_summary_text(const Study& study, const RunSummary& summary, bool store) {
+  std::string text =
+      fmt::format("\nstatus     {}: {}\ndesign    ", to_string(summary.status), summary.message);
+  const auto result = result_to_json(study, summary);
+  for (const auto& [name, value] : result["design"].items()) {
+    text += fmt::format(" {} = {:.6g}", name, value.get<double>());
+  }
+  text += fmt::format("\nobjective  {:.6g}   (start {:.6g})\n", summary.objective,
+                      summary.start_objective);
+  text += fmt::format("violation  {:.3g} %   (start {:.3g} %)\n", summary.max_violation,
+                      summary.start_violation);
+  text += fmt::format(
+      "counts     {} cycles, {} analyses, {} sensitivity analyses, {} simulator runs ({:.2f} s)",
+      summary.cycles, summary.analyses, summary.sensitivity_analyses, summary.simulator_runs,
+      summary.simulator_seconds);
+  if (store) text += fmt::format(", {} analyses re-used from the store", summary.reused_analyses);
+  return text + "\n";
+}
+
 nlohmann::json cycle_to_json(const Study& study, const CycleRecord& r) {
   nlohmann::json actions = nlohmann::json::array();
   for (MoveAction a : r.actions) actions.push_back(to_string(a));

@@ -20,6 +20,10 @@ std::string cycle_table_row(const Study& study, const CycleRecord& record);
 std::string cycle_table_start(const Study& study, const RunSummary& summary,
                               const Eigen::VectorXd& x0);
 
+// The end of a run as `sao run` prints it: status, design, objective, violation, counts
+// (with the analyses re-used from the study store when `store`).
+std::string run_summary_text(const Study& study, const RunSummary& summary, bool store);
+
 nlohmann::json cycle_to_json(const Study& study, const CycleRecord& record);
 nlohmann::json result_to_json(const Study& study, const RunSummary& summary);
 std::string history_csv(const Study& study, const RunSummary& summary);

@@ -110,20 +110,7 @@ void print_end(const StudySession& session, const RunSummary& summary, const std
     std::cout << end.dump() << "\n";
     return;
   }
-  std::cout << "\nstatus     " << to_string(summary.status) << ": " << summary.message << "\n";
-  std::cout << "design    ";
-  const auto result = result_to_json(study, summary);
-  for (const auto& [name, value] : result["design"].items()) {
-    std::printf(" %s = %.6g", name.c_str(), value.get<double>());
-  }
-  std::printf("\nobjective  %.6g   (start %.6g)\n", summary.objective, summary.start_objective);
-  std::printf("violation  %.3g %%   (start %.3g %%)\n", summary.max_violation,
-              summary.start_violation);
-  std::printf(
-      "counts     %d cycles, %d analyses, %d sensitivity analyses, %d simulator runs (%.2f s), "
-      "%d analyses re-used from the store\n",
-      summary.cycles, summary.analyses, summary.sensitivity_analyses, summary.simulator_runs,
-      summary.simulator_seconds, summary.reused_analyses);
+  std::cout << run_summary_text(study, summary, true);
   std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv, " << dir
             << "/study.sqlite\n";
 }
