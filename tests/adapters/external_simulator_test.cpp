@@ -11,6 +11,8 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/support.hpp"
+
 namespace sao::adapters {
 namespace {
 
@@ -19,10 +21,7 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using sao::testing::read_file;
 
 // The folder of the run named in a failure message ("run directory /...: ").
 fs::path run_directory_of(const std::string& message) {
@@ -36,10 +35,7 @@ fs::path run_directory_of(const std::string& message) {
 class External : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(SAO_BINARY_DIR) / "adapter-tests" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = sao::testing::scratch_directory("adapter-tests");
     std::ofstream(dir_ / "input.tpl") << "x {{x}}\ny {{y}}\n";
   }
 
@@ -163,8 +159,8 @@ TEST_F(External, ExplicitRelationsConstantsAndFormatsInTemplates) {
   EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("f"), 2.25 * 2.25 + 9.0);
   // "keep": "all" keeps the run directory; the input file is what the code read.
   const fs::path run = sim.session_directory() / "000001-case0";
-  EXPECT_EQ(slurp(run / "input.txt"), "x 2.250000\ny   3.0000e+00\nc 7\n");
-  EXPECT_THAT(slurp(run / "stdout.txt"), HasSubstr("fake_code: done"));
+  EXPECT_EQ(read_file(run / "input.txt"), "x 2.250000\ny   3.0000e+00\nc 7\n");
+  EXPECT_THAT(read_file(run / "stdout.txt"), HasSubstr("fake_code: done"));
 }
 
 TEST_F(External, TemplatesPerLoadCaseWithLoadCaseParameters) {
@@ -219,9 +215,9 @@ TEST_F(External, EnvironmentAndSupportFiles) {
   ExternalSimulator sim(setup(s));
   ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
   const fs::path run = sim.session_directory() / "000001-case0";
-  EXPECT_EQ(slurp(run / "env.txt"), "hello world\n");
-  EXPECT_EQ(slurp(run / "mesh.dat"), "nodes\n");
-  EXPECT_EQ(slurp(run / "sub/m.dat"), "nodes\n");
+  EXPECT_EQ(read_file(run / "env.txt"), "hello world\n");
+  EXPECT_EQ(read_file(run / "mesh.dat"), "nodes\n");
+  EXPECT_EQ(read_file(run / "sub/m.dat"), "nodes\n");
 }
 
 // A study store keys analyses by the simulator inputs: for an external code these include the
@@ -285,7 +281,7 @@ TEST_F(External, AHangingCodeIsKilledWithEverythingItStarted) {
   ASSERT_TRUE(pid_file >> child);
   bool alive = true;
   for (int i = 0; i < 100 && alive; ++i) {
-    const std::string stat = slurp("/proc/" + std::to_string(child) + "/stat");
+    const std::string stat = read_file("/proc/" + std::to_string(child) + "/stat");
     // Gone, or a zombie waiting for a parent that does not reap (as PID 1 of some containers).
     alive = !stat.empty() && stat.find(") Z") == std::string::npos;
     if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -355,7 +351,7 @@ TEST_F(External, ArgumentsWithShellMetacharactersAreInert) {
   const fs::path run = sim.session_directory() / "000001-case0";
   std::string expected;
   for (const auto& a : nasty) expected += a + "\n";
-  EXPECT_EQ(slurp(run / "args.txt"), expected);  // passed verbatim, one argument each
+  EXPECT_EQ(read_file(run / "args.txt"), expected);  // passed verbatim, one argument each
   for (const auto& p : fs::recursive_directory_iterator(dir_)) {
     EXPECT_THAT(p.path().filename().string(), Not(HasSubstr("pwned")));
   }

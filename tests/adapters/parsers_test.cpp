@@ -6,6 +6,8 @@
 #include <cmath>
 #include <fstream>
 
+#include "tests/support.hpp"
+
 namespace sao::adapters {
 namespace {
 
@@ -15,12 +17,7 @@ using ::testing::HasSubstr;
 
 class Parsers : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(SAO_BINARY_DIR) / "adapter-tests" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = sao::testing::scratch_directory("adapter-tests"); }
   void write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
   }

@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "tests/support.hpp"
+
 namespace sao::adapters {
 namespace {
 
@@ -14,18 +16,12 @@ using ::testing::HasSubstr;
 class Process : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(SAO_BINARY_DIR) / "adapter-tests" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = sao::testing::scratch_directory("adapter-tests");
     spec_.directory = dir_;
     spec_.stdout_file = dir_ / "out.txt";
     spec_.stderr_file = dir_ / "err.txt";
   }
-  std::string out() {
-    std::ifstream in(spec_.stdout_file);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  }
+  std::string out() { return sao::testing::read_file(spec_.stdout_file); }
   fs::path dir_;
   ProcessSpec spec_;
 };

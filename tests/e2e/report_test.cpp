@@ -10,29 +10,17 @@
 #include <regex>
 #include <string>
 
+#include "tests/support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int code = -1;
-  std::string text;
-};
+using Output = sao::testing::CommandOutput;
 
+// Runs a command (its stderr dropped) and returns its exit code and output.
 Output shell(const std::string& command) {
-  Output out;
-  FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
-  if (!pipe) return out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.text.append(buf, n);
-  const int status = pclose(pipe);
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return sao::testing::run_command(command + " 2>/dev/null");
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -58,7 +46,7 @@ TEST(Report, HtmlWithSvgPlotsRendersInHeadlessChromium) {
   const Output report = shell(sao + " report " + dir.string());
   ASSERT_EQ(report.code, 0) << report.text;
   const fs::path html = dir / "report.html";
-  const std::string page = read_text(html);
+  const std::string page = sao::testing::read_file(html);
 
   // Self-contained: no address to fetch anything from; the plots are inline SVG.
   EXPECT_EQ(page.find("http"), std::string::npos);
@@ -92,7 +80,7 @@ TEST(Report, HtmlWithSvgPlotsRendersInHeadlessChromium) {
                             "--window-size=900,3600 --screenshot=" + png.string() + " " + url);
   ASSERT_EQ(shot.code, 0);
   ASSERT_TRUE(fs::exists(png));
-  const std::string bytes = read_text(png);
+  const std::string bytes = sao::testing::read_file(png);
   EXPECT_EQ(bytes.substr(1, 3), "PNG");
   EXPECT_GT(bytes.size(), 60000u) << "a blank page compresses to a few kB";
   std::printf("screenshot: %s (%zu bytes)\n", png.string().c_str(), bytes.size());

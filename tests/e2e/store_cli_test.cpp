@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -30,32 +32,14 @@ const std::string kSao = std::string(SAO_BINARY_DIR) + "/sao";
 const std::string kProblems = std::string(SAO_SOURCE_DIR) + "/problems/";
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(SAO_BINARY_DIR) / "test-store-cli" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return sao::testing::scratch_directory("test-store-cli", name);
 }
 
-struct Output {
-  int code = -1;
-  std::string text;  // stdout and stderr
-};
+using Output = sao::testing::CommandOutput;
 
-// Runs `sao ARGS` through the shell and returns its exit code and output.
+// Runs `sao ARGS` through the shell and returns its exit code and output (stdout and stderr).
 Output sao(const std::string& args) {
-  Output out;
-  FILE* pipe = popen((kSao + " " + args + " 2>&1").c_str(), "r");
-  if (!pipe) return out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.text.append(buf, n);
-  const int status = pclose(pipe);
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return sao::testing::run_command(kSao + " " + args + " 2>&1");
 }
 
 nlohmann::json read_json(const fs::path& path) {
@@ -280,19 +264,19 @@ TEST(StoreCli, ForeignOrCorruptedStoreIsRefusedAndNotOverwritten) {
   fs::create_directories(out);
   const fs::path store = out / "study.sqlite";
   std::ofstream(store) << "these are somebody's notes, not a database\n";
-  const std::string before = read_bytes(store);
+  const std::string before = sao::testing::read_file(store);
   const Output run =
       sao("run " + kProblems + "impact-absorber/max-acceleration.json --out " + out.string());
   EXPECT_EQ(run.code, 2);
   EXPECT_NE(run.text.find("not a study store"), std::string::npos) << run.text;
-  EXPECT_EQ(read_bytes(store), before);
+  EXPECT_EQ(sao::testing::read_file(store), before);
   EXPECT_FALSE(fs::exists(out / "result.json"));
   for (const std::string command : {"status ", "step ", "set ", "report "}) {
     const std::string extra = command == "set " ? " cutoff=0.5" : "";
     const Output o = sao(command + store.string() + extra);
     EXPECT_EQ(o.code, 2) << command << o.text;
     EXPECT_NE(o.text.find("not a study store"), std::string::npos) << command << o.text;
-    EXPECT_EQ(read_bytes(store), before) << command;
+    EXPECT_EQ(sao::testing::read_file(store), before) << command;
   }
   // A store of another study in the output folder is not taken over either.
   const fs::path other = dir / "other";
@@ -300,12 +284,12 @@ TEST(StoreCli, ForeignOrCorruptedStoreIsRefusedAndNotOverwritten) {
       sao("run " + kProblems + "impact-absorber/max-acceleration.json -q --out " + other.string())
           .code,
       0);
-  const std::string other_before = read_bytes(other / "study.sqlite");
+  const std::string other_before = sao::testing::read_file(other / "study.sqlite");
   const Output mixed =
       sao("run " + kProblems + "impact-absorber/comfort.json -q --out " + other.string());
   EXPECT_EQ(mixed.code, 2);
   EXPECT_NE(mixed.text.find("holds another study"), std::string::npos) << mixed.text;
-  EXPECT_EQ(read_bytes(other / "study.sqlite"), other_before);
+  EXPECT_EQ(sao::testing::read_file(other / "study.sqlite"), other_before);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "sao/study_loader.hpp"
+#include "tests/support.hpp"
 
 namespace sao {
 namespace {
@@ -87,8 +88,7 @@ TEST(Evaluate, HistoryPlotsHaveOneLinePerDesign) {
       write_history_plots(dir, s, {"start", "optimum"}, {history(1, 2, 3), history(3, 2, 1)});
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(std::filesystem::path(files[0]).filename(), "road-h.svg");
-  std::ifstream in(files[0]);
-  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string svg = testing::read_file(files[0]);
   EXPECT_THAT(svg, HasSubstr(">start</text>"));
   EXPECT_THAT(svg, HasSubstr(">optimum</text>"));
   size_t lines = 0;

@@ -11,6 +11,7 @@
 
 #include "fake_simulator.hpp"
 #include "sao/study_loader.hpp"
+#include "tests/support.hpp"
 
 namespace sao {
 namespace {
@@ -20,15 +21,7 @@ using testing::FakeSimulator;
 
 // A fresh, empty folder for one test.
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(SAO_BINARY_DIR) / "test-store" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return testing::scratch_directory("test-store", name);
 }
 
 bool bitwise_equal(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
@@ -163,9 +156,9 @@ TEST(StudyStore, ForeignFilesAreRefusedAndLeftUntouched) {
   // A text file.
   const fs::path text = dir / "notes.txt";
   std::ofstream(text) << "not a database\n";
-  const std::string text_before = read_bytes(text);
+  const std::string text_before = testing::read_file(text);
   EXPECT_THROW(StudyStore(text.string(), true), StoreError);
-  EXPECT_EQ(read_bytes(text), text_before);
+  EXPECT_EQ(testing::read_file(text), text_before);
 
   // Another program's SQLite database.
   const fs::path other = dir / "other.sqlite";
@@ -173,14 +166,14 @@ TEST(StudyStore, ForeignFilesAreRefusedAndLeftUntouched) {
   ASSERT_EQ(sqlite3_open(other.string().c_str(), &db), SQLITE_OK);
   sqlite3_exec(db, "CREATE TABLE t (x); INSERT INTO t VALUES (1);", nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  const std::string other_before = read_bytes(other);
+  const std::string other_before = testing::read_file(other);
   try {
     StudyStore store(other.string(), true);
     FAIL() << "a foreign database was accepted";
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("not a study store"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(read_bytes(other), other_before);
+  EXPECT_EQ(testing::read_file(other), other_before);
 
   // A study store whose pages were overwritten.
   const fs::path broken = dir / "broken.sqlite";
@@ -196,9 +189,9 @@ TEST(StudyStore, ForeignFilesAreRefusedAndLeftUntouched) {
     const std::string garbage(4096, '\x5a');
     f.write(garbage.data(), garbage.size());
   }
-  const std::string broken_before = read_bytes(broken);
+  const std::string broken_before = testing::read_file(broken);
   EXPECT_THROW(StudyStore(broken.string(), false), StoreError);
-  EXPECT_EQ(read_bytes(broken), broken_before);
+  EXPECT_EQ(testing::read_file(broken), broken_before);
 }
 
 TEST(StudyStore, SecondDriverOnTheStoreRunsNoSimulationAndRepeatsTheHistory) {
