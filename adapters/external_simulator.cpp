@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sao/finite_differences.hpp"
 #include "sao/json_section.hpp"
 
 namespace sao::adapters {
@@ -662,15 +663,12 @@ std::vector<Evaluation> ExternalSimulator::evaluate(const std::vector<Evaluation
   }
 
   // The pool: `workers` runs at a time; each job writes only its own slot.
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t j = next++; j < jobs.size(); j = next++) run(jobs[j]);
+  parallel_for(jobs.size(), static_cast<size_t>(settings_.workers),
+               [&](size_t j) { run(jobs[j]); });
+
+  auto perturbed = [&](const Job* base, bool plus) {
+    return perturbed_runs(base, n_design, settings_.central, plus);
   };
-  const size_t n_threads = std::min<size_t>(static_cast<size_t>(settings_.workers), jobs.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -691,34 +689,9 @@ std::vector<Evaluation> ExternalSimulator::evaluate(const std::vector<Evaluation
     for (int c = 0; c < n_cases; ++c) {
       const Job* base = &*begin + c * per_case[r];
       CaseResult result = base->result;
-      if (per_case[r] > 1) {
-        // Column i from the runs of variable i (steps as finally used, halved or not).
-        auto difference = [&](int i, const Eigen::VectorXd& nominal, auto value) {
-          const Job& plus = base[1 + i * per_variable];
-          if (!settings_.central)
-            return Eigen::VectorXd((value(plus.result) - nominal) / plus.step);
-          const Job& minus = base[2 + i * per_variable];
-          return Eigen::VectorXd((value(plus.result) - value(minus.result)) /
-                                 (plus.step - minus.step));
-        };
-        for (const auto& [name, h] : base->result.histories) {
-          Eigen::MatrixXd g(h.size(), n_design);
-          for (int i = 0; i < n_design; ++i) {
-            g.col(i) =
-                difference(i, h, [&](const CaseResult& cr) { return cr.histories.at(name); });
-          }
-          result.gradients[name] = std::move(g);
-        }
-        for (const auto& [name, v] : base->result.scalars) {
-          Eigen::MatrixXd g(1, n_design);
-          for (int i = 0; i < n_design; ++i) {
-            g.col(i) = difference(i, Eigen::VectorXd::Constant(1, v), [&](const CaseResult& cr) {
-              return Eigen::VectorXd::Constant(1, cr.scalars.at(name)).eval();
-            });
-          }
-          result.gradients[name] = std::move(g);
-        }
-      }
+      // Steps as finally used (halved or not by the retries).
+      if (per_case[r] > 1)
+        add_difference_gradients(result, perturbed(base, true), perturbed(base, false));
       e.cases.push_back(std::move(result));
     }
   }

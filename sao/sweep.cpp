@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "sao/derived_responses.hpp"
+#include "sao/finite_differences.hpp"
 #include "sao/store.hpp"
 #include "sao/study_loader.hpp"
 
@@ -137,7 +137,6 @@ SweepResult run_sweep(const SweepOptions& options,
   const nlohmann::json base = read_study_document(options.study_file);
   std::mutex mutex;  // guards caches, progress and the counters
   std::map<std::string, std::shared_ptr<SharedAnalysisCache>> caches;
-  std::atomic<size_t> next{0};
   int done = 0;
   const int total = static_cast<int>(result.members.size());
 
@@ -167,21 +166,14 @@ SweepResult run_sweep(const SweepOptions& options,
     }
   };
 
-  unsigned jobs = options.jobs > 0 ? static_cast<unsigned>(options.jobs)
-                                   : std::max(1u, std::thread::hardware_concurrency());
-  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(result.members.size()));
-  auto worker = [&]() {
-    for (size_t i = next++; i < result.members.size(); i = next++) {
-      run_member(result.members[i]);
-      std::lock_guard lock(mutex);
-      ++done;
-      if (progress) progress(result.members[i], done, total);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  const size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs)
+                                       : std::max(1u, std::thread::hardware_concurrency());
+  parallel_for(result.members.size(), jobs, [&](size_t i) {
+    run_member(result.members[i]);
+    std::lock_guard lock(mutex);
+    ++done;
+    if (progress) progress(result.members[i], done, total);
+  });
 
   for (const SweepMember& m : result.members) result.simulator_runs += m.summary.simulator_runs;
   for (const SweepMember& m : result.members) result.cache_hits += m.summary.reused_analyses;

@@ -3,14 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "sao/finite_differences.hpp"
 #include "sao/json_section.hpp"
 #include "simulators/multibody.hpp"
 
@@ -189,7 +188,6 @@ struct InternalSimulator::Job {
   CaseResult result;
   bool ok = false;
   std::string message;
-  std::exception_ptr error;  // a bug (not a failed integration), rethrown by evaluate
 };
 
 InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
@@ -459,25 +457,12 @@ std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<Evaluation
   // Every job on a small pool; a job writes only its own slot, so the order of execution
   // does not matter.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t n_threads = std::min<size_t>(
-      settings_.threads > 0 ? static_cast<unsigned>(settings_.threads) : cores, jobs.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t j = next++; j < jobs.size(); j = next++) {
-      try {
-        run(jobs[j]);
-      } catch (...) {
-        jobs[j].error = std::current_exception();
-      }
-    }
+  parallel_for(jobs.size(), settings_.threads > 0 ? static_cast<size_t>(settings_.threads) : cores,
+               [&](size_t j) { run(jobs[j]); });
+
+  auto perturbed = [&](const Job* base, bool plus) {
+    return perturbed_runs(base, n_design, settings_.central, plus);
   };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  for (const Job& job : jobs) {
-    if (job.error) std::rethrow_exception(job.error);
-  }
 
   // Assemble each request from its jobs.
   const double seconds =
@@ -498,32 +483,8 @@ std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<Evaluation
     for (int c = 0; c < n_cases; ++c) {
       const Job* base = &*begin + c * per_case[r];
       CaseResult result = base->result;
-      if (per_case[r] > 1) {
-        // Column i of d(value)/db from the runs of variable i; `value` picks one response.
-        auto difference = [&](int i, auto value) -> Eigen::VectorXd {
-          const Job& plus = base[1 + i * per_variable];
-          const Eigen::VectorXd low =
-              settings_.central ? value(base[2 + i * per_variable].result) : value(base->result);
-          const double width = settings_.central ? 2.0 * plus.step : plus.step;
-          return (value(plus.result) - low) / width;
-        };
-        for (const auto& [name, h] : base->result.histories) {
-          Eigen::MatrixXd g(h.size(), n_design);
-          for (int i = 0; i < n_design; ++i) {
-            g.col(i) = difference(i, [&](const CaseResult& cr) { return cr.histories.at(name); });
-          }
-          result.gradients[name] = std::move(g);
-        }
-        for (const auto& [name, v] : base->result.scalars) {
-          Eigen::MatrixXd g(1, n_design);
-          for (int i = 0; i < n_design; ++i) {
-            g.col(i) = difference(i, [&](const CaseResult& cr) {
-              return Eigen::VectorXd::Constant(1, cr.scalars.at(name)).eval();
-            });
-          }
-          result.gradients[name] = std::move(g);
-        }
-      }
+      if (per_case[r] > 1)
+        add_difference_gradients(result, perturbed(base, true), perturbed(base, false));
       e.cases.push_back(std::move(result));
     }
   }
