@@ -323,72 +323,85 @@ void InternalSimulator::run_sensitivities(Job& job) const {
       "internal simulator: {} sensitivities for {} values and {} parameters in load "
       "case \"{}\"",
       to_string(method), wanted.size(), active.size(), lc.name);
-  const OdeSystem system = model.system(p, lc, active);
-  const int n = model.state_size();
-  const int nh = static_cast<int>(histories.size());
-  Eigen::MatrixXd states;
-  Eigen::VectorXd integral_values;
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
-  auto explicit_part = [&](const Wanted& w, Eigen::RowVectorXd& hx) {
-    const double t = w.point >= 0 ? lc.grid.at(w.point) : lc.grid.end;
-    const Eigen::VectorXd x = states.row(std::max(w.point, 0)).transpose();
-    const Eigen::RowVectorXd g = model.output_gradient(w.output, t, x, p, lc, active);
-    hx = g.head(n);
-    return Eigen::RowVectorXd(g.tail(active.size()));
-  };
-  if (method == GradientMethod::kDirect) {
-    const SystemResult r = integrate_system(system, lc.grid, settings_.integrator, true);
-    if (!r.ok) {
-      job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + r.message;
+  if (model.differentiates_itself()) {
+    std::vector<OutputPoint> points;
+    for (const Wanted& w : wanted) points.push_back({w.output, w.point});
+    const std::string failure = model.analyse_with_derivatives(
+        p, lc, active, points, method == GradientMethod::kAdjoint, job.result, rows);
+    if (!failure.empty()) {
+      job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + failure;
       return;
     }
-    states = r.states;
-    integral_values = r.integrals;
-    for (size_t f = 0; f < wanted.size(); ++f) {
-      const auto row = static_cast<Eigen::Index>(f);
-      if (wanted[f].point < 0) {
-        rows.row(row) = r.integral_sensitivities.row(wanted[f].output - nh);
-        continue;
-      }
-      Eigen::RowVectorXd hx;
-      const Eigen::RowVectorXd hp = explicit_part(wanted[f], hx);
-      rows.row(row) = hx * r.state_sensitivities[wanted[f].point] + hp;
-    }
+    model.scalars_from_histories(job.result);
   } else {
-    auto functionals = [&](const Eigen::MatrixXd& forward) {
-      states = forward;
-      std::vector<AdjointFunctional> out;
-      for (const Wanted& w : wanted) {
-        AdjointFunctional fn;
-        if (w.point < 0) {
-          fn.quadrature = w.output - nh;
-        } else {
-          Eigen::RowVectorXd hx;
-          explicit_part(w, hx);
-          fn.point = w.point;
-          fn.state_weight = hx.transpose();
-        }
-        out.push_back(fn);
-      }
-      return out;
+    const OdeSystem system = model.system(p, lc, active);
+    const int n = model.state_size();
+    const int nh = static_cast<int>(histories.size());
+    Eigen::MatrixXd states;
+    Eigen::VectorXd integral_values;
+    auto explicit_part = [&](const Wanted& w, Eigen::RowVectorXd& hx) {
+      const double t = w.point >= 0 ? lc.grid.at(w.point) : lc.grid.end;
+      const Eigen::VectorXd x = states.row(std::max(w.point, 0)).transpose();
+      const Eigen::RowVectorXd g = model.output_gradient(w.output, t, x, p, lc, active);
+      hx = g.head(n);
+      return Eigen::RowVectorXd(g.tail(active.size()));
     };
-    const AdjointResult r = adjoint_system(system, lc.grid, settings_.integrator, functionals);
-    if (!r.ok) {
-      job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + r.message;
-      return;
-    }
-    states = r.states;
-    integral_values = r.integrals;
-    for (size_t f = 0; f < wanted.size(); ++f) {
-      const auto row = static_cast<Eigen::Index>(f);
-      rows.row(row) = r.gradients.row(row);
-      if (wanted[f].point >= 0) {
+    // The forward solution of a direct or adjoint solve, or its failure into the job.
+    auto take = [&](const auto& result) {
+      if (!result.ok) {
+        job.message =
+            "model " + model.name() + ", load case \"" + lc.name + "\": " + result.message;
+        return false;
+      }
+      states = result.states;
+      integral_values = result.integrals;
+      return true;
+    };
+    if (method == GradientMethod::kDirect) {
+      const SystemResult r = integrate_system(system, lc.grid, settings_.integrator, true);
+      if (!take(r)) return;
+      for (size_t f = 0; f < wanted.size(); ++f) {
+        const auto row = static_cast<Eigen::Index>(f);
+        if (wanted[f].point < 0) {
+          rows.row(row) = r.integral_sensitivities.row(wanted[f].output - nh);
+          continue;
+        }
         Eigen::RowVectorXd hx;
-        rows.row(row) += explicit_part(wanted[f], hx);
+        const Eigen::RowVectorXd hp = explicit_part(wanted[f], hx);
+        rows.row(row) = hx * r.state_sensitivities[wanted[f].point] + hp;
+      }
+    } else {
+      auto functionals = [&](const Eigen::MatrixXd& forward) {
+        states = forward;
+        std::vector<AdjointFunctional> out;
+        for (const Wanted& w : wanted) {
+          AdjointFunctional fn;
+          if (w.point < 0) {
+            fn.quadrature = w.output - nh;
+          } else {
+            Eigen::RowVectorXd hx;
+            explicit_part(w, hx);
+            fn.point = w.point;
+            fn.state_weight = hx.transpose();
+          }
+          out.push_back(fn);
+        }
+        return out;
+      };
+      const AdjointResult r = adjoint_system(system, lc.grid, settings_.integrator, functionals);
+      if (!take(r)) return;
+      for (size_t f = 0; f < wanted.size(); ++f) {
+        const auto row = static_cast<Eigen::Index>(f);
+        rows.row(row) = r.gradients.row(row);
+        if (wanted[f].point >= 0) {
+          Eigen::RowVectorXd hx;
+          rows.row(row) += explicit_part(wanted[f], hx);
+        }
       }
     }
+    model.fill_outputs(states, integral_values, p, lc, job.result);
   }
-  model.fill_outputs(states, integral_values, p, lc, job.result);
   // d/db_j: the parameters mapped onto design variable j, summed.
   for (size_t f = 0; f < wanted.size(); ++f) {
     const Wanted& w = wanted[f];

@@ -138,6 +138,13 @@ void OdeModel::fill_outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd
   scalars_from_histories(out);
 }
 
+std::string OdeModel::analyse_with_derivatives(const Eigen::VectorXd&, const LoadCaseSpec&,
+                                               const std::vector<int>&,
+                                               const std::vector<OutputPoint>&, bool, CaseResult&,
+                                               Eigen::MatrixXd&) const {
+  return "model " + name() + " does not differentiate its own responses";
+}
+
 double Model::load_parameter(const LoadCaseSpec& lc, const std::string& key) const {
   if (auto it = lc.parameters.find(key); it != lc.parameters.end()) return it->second;
   const auto defaults = load_parameters();

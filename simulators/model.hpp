@@ -22,6 +22,12 @@
 
 namespace sao::sim {
 
+// One value of a history output: output index k (history_outputs order) at grid point i.
+struct OutputPoint {
+  int output = 0;
+  int point = 0;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -56,6 +62,16 @@ class OdeModel : public Model {
   std::vector<ResponseInfo> responses() const override;
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const IntegratorSettings& settings, CaseResult& out) const override;
+
+  // A model whose analysis is not integrated but solved point by point (the kinematic
+  // multibody analysis) differentiates its own responses: the values of history output k at
+  // grid point i (`wanted`), differentiated with respect to the parameters `active` by the
+  // direct or the adjoint method, into `rows` (wanted x active); every response into `out`.
+  virtual bool differentiates_itself() const { return false; }
+  virtual std::string analyse_with_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                               const std::vector<int>& active,
+                                               const std::vector<OutputPoint>& wanted, bool adjoint,
+                                               CaseResult& out, Eigen::MatrixXd& rows) const;
 
   virtual int state_size() const = 0;
   // The largest internal step the integrator may take in load case lc (0: no limit): a model

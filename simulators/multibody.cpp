@@ -1,5 +1,8 @@
 #include "simulators/multibody.hpp"
 
+#include <math.h>  // before pchip.hpp, which calls isnan unqualified
+
+#include <boost/math/interpolators/pchip.hpp>
 #include <cmath>
 #include <numbers>
 #include <set>
@@ -8,6 +11,7 @@
 
 #include "sao/expression.hpp"
 #include "sao/json_section.hpp"
+#include "simulators/damper_law.hpp"
 
 namespace sao::sim {
 namespace {
@@ -97,21 +101,42 @@ struct Point {
   Quantity u, v;
 };
 
-enum class JointKind { kRevolute, kTranslational, kAngleDriver, kFixed };
+// A road profile: height of the road at distance x, a formula of x (and the parameters) or a
+// table of (x, height) interpolated by a monotone cubic (PCHIP), constant beyond its ends.
+struct Profile {
+  std::string name;
+  Quantity height;  // formula: over the symbols plus x
+  std::shared_ptr<boost::math::interpolators::pchip<std::vector<double>>> table;
+  double first = 0.0, last = 0.0;  // the table's range of x
+};
+
+// A prescribed motion of time: an expression of t, or a road passing at `speed` that reaches
+// x = 0 of the profile `start` metres after t = 0 (x = speed t - start).
+struct Motion {
+  Quantity value;  // expression of t
+  std::vector<Profile> profiles;
+  std::string select;  // load-case parameter choosing the profile (1-based)
+  Quantity speed, start;
+};
+
+enum class JointKind { kRevolute, kTranslational, kAngleDriver, kFixed, kDriver };
 
 struct Joint {
   std::string name;
   JointKind kind;
   int a = -1, b = -1;
   Point pa, pb;
-  Quantity axis;   // translational: axis angle in a's frame
-  Quantity angle;  // driver: theta_b - theta_a = f(t); fixed/translational: relative angle
+  Quantity axis;        // translational: axis angle in a's frame
+  Quantity angle;       // driver: theta_b - theta_a = f(t); fixed/translational: relative angle
+  int coordinate = -1;  // kDriver: q[3 b + coordinate] = motion(t)
+  Motion motion;        // kDriver
   int equations() const {
     switch (kind) {
       case JointKind::kRevolute:
       case JointKind::kTranslational:
         return 2;
       case JointKind::kAngleDriver:
+      case JointKind::kDriver:
         return 1;
       case JointKind::kFixed:
         return 3;
@@ -129,6 +154,11 @@ struct Force {
   Point pa, pb;
   Quantity stiffness, damping, length, preload;  // rotational: length is the free angle
   Quantity fx, fy;                               // point force (may use t)
+  // spring_damper: a nonlinear law of d = length - free length and its rate v, and the staged
+  // damper law (damper_law.hpp) with B0..B3 per stage, times a weight of d.
+  bool has_law = false, has_damper = false;
+  Quantity law, weight;
+  Quantity compression[4], rebound[4];
 };
 
 struct Body {
@@ -149,6 +179,21 @@ struct Integral {
   expr::ProgramPtr integrand;  // of (parameters, t, <body>_<x|y|theta|vx|vy|omega>)
 };
 
+// The solution of the kinematic equations at one time point, and every history value there.
+template <class S>
+struct KinematicState {
+  Vec<S> q, qd, qdd, lambda, values;
+  Mat<S> phi_q;
+};
+
+// What a kinematic analysis differentiates, and where the derivatives go.
+struct KinematicRequest {
+  const std::vector<int>* active = nullptr;          // parameter indices
+  const std::vector<OutputPoint>* wanted = nullptr;  // (history output, grid point)
+  bool adjoint = false;
+  Eigen::MatrixXd* rows = nullptr;  // wanted x active
+};
+
 const char* const kCoordinates[] = {"x", "y", "theta", "vx", "vy", "omega", "ax", "ay", "alpha"};
 
 class Multibody final : public OdeModel {
@@ -163,8 +208,21 @@ class Multibody final : public OdeModel {
       out[parameter_names_[i]] = parameter_defaults_[i];
     return out;
   }
-  std::map<std::string, double> load_parameters() const override { return {}; }
+  std::map<std::string, double> load_parameters() const override {
+    std::map<std::string, double> out;
+    for (size_t i = 0; i < load_names_.size(); ++i) out[load_names_[i]] = load_defaults_[i];
+    return out;
+  }
   int state_size() const override { return 2 * nq(); }
+  double max_step(const LoadCaseSpec& lc) const override {
+    if (!has_max_step_) return 0.0;
+    const double h = max_step_.at(vars(parameter_defaults_.data(), lc.grid.start, lc));
+    if (!(h > 0.0)) {
+      throw std::runtime_error("max_step is " + std::to_string(h) + " in load case \"" + lc.name +
+                               "\" (expected > 0)");
+    }
+    return h;
+  }
   std::vector<std::string> history_outputs() const override { return history_names_; }
   std::vector<std::string> integral_outputs() const override {
     std::vector<std::string> out;
@@ -173,6 +231,20 @@ class Multibody final : public OdeModel {
   }
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const IntegratorSettings& settings, CaseResult& out) const override;
+  bool differentiates_itself() const override { return !dynamic_; }
+  std::string analyse_with_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                       const std::vector<int>& active,
+                                       const std::vector<OutputPoint>& wanted, bool adjoint,
+                                       CaseResult& out, Eigen::MatrixXd& rows) const override {
+    rows.setZero(static_cast<Eigen::Index>(wanted.size()),
+                 static_cast<Eigen::Index>(active.size()));
+    const KinematicRequest request{&active, &wanted, adjoint, &rows};
+    try {
+      return kinematic(p, lc, &request, out);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+  }
 
   void initial_state(const double* p, double* x0, const LoadCaseSpec& lc) const override {
     initial<double>(p, x0, lc);
@@ -182,22 +254,22 @@ class Multibody final : public OdeModel {
     initial<AD>(p, x0, lc);
   }
   int rhs(double t, const double* x, double* xdot, const double* p,
-          const LoadCaseSpec&) const override {
-    return equations<double>(t, x, xdot, p) ? 0 : 1;  // a singular system: let CVODES retry
+          const LoadCaseSpec& lc) const override {
+    return equations<double>(t, x, xdot, p, lc) ? 0 : 1;  // a singular system: let CVODES retry
   }
-  void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec&) const override {
+  void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
-    if (!equations<AD>(t, x, xdot, p)) {
+    if (!equations<AD>(t, x, xdot, p, lc)) {
       throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
     }
   }
   double output(int k, double t, const double* x, const double* p,
-                const LoadCaseSpec&) const override {
-    return out<double>(k, t, x, p);
+                const LoadCaseSpec& lc) const override {
+    return out<double>(k, t, x, p, lc);
   }
-  AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec&) const override {
+  AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
-    return out<AD>(k, t, x, p);
+    return out<AD>(k, t, x, p, lc);
   }
 
  private:
@@ -209,17 +281,28 @@ class Multibody final : public OdeModel {
   }
 
   // --- reading -------------------------------------------------------------------------
-  Quantity quantity(const json& v, const std::string& path, bool time = false) const;
+  // An expression of the symbols (parameters, t, load-case parameters) and `extra` names.
+  Quantity quantity(const json& v, const std::string& path, bool time = false,
+                    const std::vector<std::string>& extra = {}) const;
+  Motion motion(const json& v, const std::string& path) const;
   int body_index(const json& v, const std::string& path) const;
   Point point(int body, const json& v, const std::string& path) const;
 
   // --- kinematics ----------------------------------------------------------------------
+  // The values of the symbols: parameters, t, load-case parameters.
   template <class S>
-  std::vector<S> vars(const S* p, double t) const {
+  std::vector<S> vars(const S* p, double t, const LoadCaseSpec& lc) const {
     std::vector<S> v(p, p + parameter_names_.size());
     v.push_back(C<S>(t));
+    for (size_t i = 0; i < load_names_.size(); ++i) {
+      const auto it = lc.parameters.find(load_names_[i]);
+      v.push_back(C<S>(it == lc.parameters.end() ? load_defaults_[i] : it->second));
+    }
     return v;
   }
+  // The value of a prescribed motion at time t.
+  template <class S>
+  S motion_at(const Motion& m, double t, const S* p, const LoadCaseSpec& lc) const;
   template <class S>
   struct Pose {
     S x, y, c, s;  // reference point, cos and sin of the angle
@@ -238,34 +321,58 @@ class Multibody final : public OdeModel {
 
   // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q').
   template <class S>
-  void constraints(double t, const S* q, const S* qd, const S* p, Vec<S>& phi, Mat<S>& phi_q,
-                   Vec<S>& phi_t, Vec<S>& gamma) const;
+  void constraints(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
+                   Vec<S>& phi, Mat<S>& phi_q, Vec<S>& phi_t, Vec<S>& gamma) const;
   // The generalised forces Q at (t, q, q').
   template <class S>
-  Vec<S> forces(double t, const S* q, const S* qd, const S* p) const;
+  Vec<S> forces(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc) const;
   // Length, its rate, the tension and the unit vector from Pa to Pb of a spring-damper.
   template <class S>
   void spring_state(const Force& f, const S* q, const S* qd, const std::vector<S>& v, S& length,
                     S& velocity, S& tension, S& ux, S& uy) const;
-  // Solves for q'' (and lambda) at (t, q, q'); false when the system is singular.
+  // Solves for q'' and the multipliers lambda at (t, q, q'); false when the system is singular.
   template <class S>
-  bool accelerations(double t, const S* q, const S* qd, const S* p, Vec<S>& qdd) const;
+  bool accelerations(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
+                     Vec<S>& qdd, Vec<S>* lambda = nullptr, Mat<S>* phi_q = nullptr) const;
+  // The mass matrix (diagonal) at the parameters.
   template <class S>
-  bool equations(double t, const S* x, S* xdot, const S* p) const;
+  Vec<S> masses(const std::vector<S>& v) const;
+  // Reaction of joint `joint` (0 fx, 1 fy, 2 torque) on its second body (the first when the
+  // second is the ground): -Phi_q' lambda over the joint's rows, the torque from its angle row.
+  template <class S>
+  S reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const;
+  template <class S>
+  bool equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const;
   template <class S>
   void initial(const S* p, S* x0, const LoadCaseSpec& lc) const;
   template <class S>
-  S out(int k, double t, const S* x, const S* p) const;
+  S out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc) const;
 
   // Newton on the position equations (plus `fix` rows for the initial conditions).
-  std::string assemble(double t, const double* p, Eigen::VectorXd& q, bool initial_conditions,
-                       int* iterations = nullptr) const;
-  std::string kinematic(const Eigen::VectorXd& p, const LoadCaseSpec& lc, CaseResult& out) const;
+  std::string assemble(double t, const double* p, const LoadCaseSpec& lc, Eigen::VectorXd& q,
+                       bool initial_conditions, int* iterations = nullptr) const;
+  // The kinematic analysis; with a request, also the derivatives it asks for.
+  std::string kinematic(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                        const KinematicRequest* request, CaseResult& out) const;
+  // Velocities, accelerations, reactions and history values at the solved positions q; for AD
+  // parameters with their derivatives (the direct method).
+  template <class S>
+  bool kinematic_point(double t, const Eigen::VectorXd& q, const S* p, const LoadCaseSpec& lc,
+                       KinematicState<S>& out) const;
+  template <class S>
+  Vec<S> history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>& qdd, const Vec<S>& lambda,
+                        const Mat<S>& phi_q, const std::vector<S>& v) const;
+  // The requested derivatives at grid point `point` (direct or adjoint); "" or why not.
+  std::string kinematic_sensitivities(double t, int point, const Eigen::VectorXd& q,
+                                      const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                      const KinematicRequest& request) const;
   std::string worst_joint(const Eigen::VectorXd& phi) const;
 
   bool dynamic_ = true;
   std::vector<std::string> parameter_names_;
   std::vector<double> parameter_defaults_;
+  std::vector<std::string> load_names_;  // load-case parameters the expressions may use
+  std::vector<double> load_defaults_;
   std::vector<Body> bodies_;
   std::vector<Joint> joints_;
   std::vector<Force> forces_;
@@ -273,6 +380,8 @@ class Multibody final : public OdeModel {
   std::vector<Integral> integrals_;
   Quantity gx_, gy_;
   double alpha_ = 10.0, beta_ = 10.0;
+  bool has_max_step_ = false;
+  Quantity max_step_;  // of the load-case parameters (and the parameters' defaults)
   std::vector<std::string> history_names_;
   expr::Symbols symbols_;  // parameters and t
 };
@@ -300,7 +409,8 @@ std::string at(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 
-Quantity Multibody::quantity(const json& v, const std::string& path, bool time) const {
+Quantity Multibody::quantity(const json& v, const std::string& path, bool time,
+                             const std::vector<std::string>& extra) const {
   Quantity q;
   if (v.is_number()) {
     q.constant = v.get<double>();
@@ -308,8 +418,10 @@ Quantity Multibody::quantity(const json& v, const std::string& path, bool time) 
     return q;
   }
   if (!v.is_string()) bad(path, "expected a number or an expression, got " + v.dump());
+  expr::Symbols symbols = symbols_;
+  symbols.variables.insert(symbols.variables.end(), extra.begin(), extra.end());
   try {
-    q.program = expr::bind(expr::parse(v.get<std::string>()), symbols_, -1);
+    q.program = expr::bind(expr::parse(v.get<std::string>()), symbols, -1);
   } catch (const expr::Error& e) {
     bad(path, e.what());
   }
@@ -317,12 +429,82 @@ Quantity Multibody::quantity(const json& v, const std::string& path, bool time) 
   if (!time) {
     // Only drivers and point forces may depend on t: probe it.
     std::vector<double> probe(parameter_defaults_);
+    const size_t t_index = probe.size();
     probe.push_back(0.0);
+    probe.insert(probe.end(), load_defaults_.begin(), load_defaults_.end());
+    probe.resize(probe.size() + extra.size(), 0.0);
     Eigen::VectorXd g(probe.size());
     expr::Evaluator(*q.program, Values(probe)).value(0, g);
-    if (g(g.size() - 1) != 0.0) bad(path, "may not depend on the time t");
+    if (g(static_cast<Eigen::Index>(t_index)) != 0.0) bad(path, "may not depend on the time t");
   }
   return q;
+}
+
+Motion Multibody::motion(const json& v, const std::string& path) const {
+  Motion m;
+  if (!v.is_object()) {
+    m.value = quantity(v, path, true);
+    return m;
+  }
+  only_keys(v, {"road", "select", "speed", "start"}, path);
+  if (!v.contains("road") || !v.at("road").is_array() || v.at("road").empty()) {
+    bad(path + ".road",
+        "expected a list of road profiles [{\"name\": ..., \"height\": "
+        "\"formula of x\"} or {\"name\": ..., \"table\": [[x, h], ...]}]");
+  }
+  const json& road = v.at("road");
+  for (size_t i = 0; i < road.size(); ++i) {
+    const std::string rp = path + ".road[" + std::to_string(i) + "]";
+    only_keys(road[i], {"name", "height", "table"}, rp);
+    Profile profile;
+    profile.name = road[i].value("name", "profile" + std::to_string(i + 1));
+    if (road[i].contains("height") == road[i].contains("table")) {
+      bad(rp, "give either \"height\" (a formula of x) or \"table\" ([[x, h], ...])");
+    }
+    if (road[i].contains("height")) {
+      profile.height = quantity(road[i].at("height"), rp + ".height", false, {"x"});
+    } else {
+      const json& table = road[i].at("table");
+      std::vector<double> xs, hs;
+      if (!table.is_array() || table.size() < 4) {
+        bad(rp + ".table", "expected at least 4 points [[x, h], ...]");
+      }
+      for (size_t k = 0; k < table.size(); ++k) {
+        const json& row = table[k];
+        const std::string kp = rp + ".table[" + std::to_string(k) + "]";
+        if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_number()) {
+          bad(kp, "expected [x, h], got " + row.dump());
+        }
+        xs.push_back(row[0].get<double>());
+        hs.push_back(row[1].get<double>());
+        if (!std::isfinite(xs.back()) || !std::isfinite(hs.back())) bad(kp, "not finite");
+        if (k > 0 && !(xs[k] > xs[k - 1])) bad(kp, "x must increase along the table");
+      }
+      profile.first = xs.front();
+      profile.last = xs.back();
+      profile.table = std::make_shared<boost::math::interpolators::pchip<std::vector<double>>>(
+          std::move(xs), std::move(hs));
+    }
+    m.profiles.push_back(std::move(profile));
+  }
+  if (v.contains("select")) {
+    const json& sel = v.at("select");
+    if (!sel.is_string() || std::find(load_names_.begin(), load_names_.end(),
+                                      sel.get<std::string>()) == load_names_.end()) {
+      bad(path + ".select",
+          "expected the name of a load-case parameter declared in "
+          "\"load_parameters\", got " +
+              sel.dump());
+    }
+    m.select = sel.get<std::string>();
+  } else if (m.profiles.size() > 1) {
+    bad(path + ".select", "missing: the load-case parameter that picks one of the " +
+                              std::to_string(m.profiles.size()) + " profiles (1-based)");
+  }
+  if (!v.contains("speed")) bad(path + ".speed", "missing (m/s; may be an expression)");
+  m.speed = quantity(v.at("speed"), path + ".speed");
+  m.start = quantity(v.value("start", json(0.0)), path + ".start");
+  return m;
 }
 
 int Multibody::body_index(const json& v, const std::string& path) const {
@@ -348,8 +530,8 @@ Point Multibody::point(int body, const json& v, const std::string& path) const {
 
 Multibody::Multibody(const json& m, const std::string& path) {
   only_keys(m,
-            {"analysis", "parameters", "gravity", "bodies", "joints", "forces", "initial",
-             "integrals", "baumgarte"},
+            {"analysis", "parameters", "load_parameters", "gravity", "bodies", "joints", "forces",
+             "initial", "integrals", "baumgarte", "max_step"},
             path);
   if (m.contains("analysis")) {
     if (m.at("analysis") == "kinematic") {
@@ -367,8 +549,25 @@ Multibody::Multibody(const json& m, const std::string& path) {
       parameter_defaults_.push_back(value.get<double>());
     }
   }
+  if (m.contains("load_parameters")) {
+    const json& lp = m.at("load_parameters");
+    if (!lp.is_object()) bad(path + ".load_parameters", "expected an object name -> default");
+    for (const auto& [name, value] : lp.items()) {
+      if (!value.is_number()) {
+        bad(path + ".load_parameters." + name, "expected a number (its default)");
+      }
+      if (std::find(parameter_names_.begin(), parameter_names_.end(), name) !=
+              parameter_names_.end() ||
+          name == "t") {
+        bad(path + ".load_parameters." + name, "already a model parameter or the time");
+      }
+      load_names_.push_back(name);
+      load_defaults_.push_back(value.get<double>());
+    }
+  }
   symbols_.variables = parameter_names_;
   symbols_.variables.push_back("t");
+  symbols_.variables.insert(symbols_.variables.end(), load_names_.begin(), load_names_.end());
 
   const json& bodies = array_at(m, "bodies", path, true);
   if (bodies.empty()) bad(path + ".bodies", "at least one body is needed");
@@ -384,9 +583,13 @@ Multibody::Multibody(const json& m, const std::string& path) {
     for (const Body& other : bodies_) {
       if (other.name == body.name) bad(bp + ".name", "duplicate body \"" + body.name + "\"");
     }
-    body.mass = quantity(b.value("mass", json(dynamic_ ? json() : json(1.0))), bp + ".mass");
-    body.inertia =
-        quantity(b.value("inertia", json(dynamic_ ? json() : json(1.0))), bp + ".inertia");
+    // Kinematic models need masses only for the joint reactions (inverse dynamics).
+    if (dynamic_ && !b.contains("mass")) bad(bp + ".mass", "missing (a dynamic model needs it)");
+    if (dynamic_ && !b.contains("inertia")) {
+      bad(bp + ".inertia", "missing (a dynamic model needs it)");
+    }
+    body.mass = quantity(b.value("mass", json(0.0)), bp + ".mass");
+    body.inertia = quantity(b.value("inertia", json(0.0)), bp + ".inertia");
     const json pos = b.value("position", json::array({0.0, 0.0}));
     const json vel = b.value("velocity", json::array({0.0, 0.0}));
     if (!pos.is_array() || pos.size() != 2) bad(bp + ".position", "expected [x, y]");
@@ -404,10 +607,25 @@ Multibody::Multibody(const json& m, const std::string& path) {
   for (size_t i = 0; i < joints.size(); ++i) {
     const std::string jp = at(path + ".joints", i);
     const json& j = joints[i];
-    only_keys(j, {"type", "name", "bodies", "points", "axis", "angle"}, jp);
     Joint joint;
     joint.name = j.value("name", "joint" + std::to_string(i + 1));
     const std::string type = j.value("type", "");
+    if (type == "driver") {
+      only_keys(j, {"type", "name", "body", "coordinate", "motion"}, jp);
+      joint.kind = JointKind::kDriver;
+      joint.b = body_index(j.value("body", json()), jp + ".body");
+      if (joint.b < 0) bad(jp + ".body", "the ground does not move");
+      const json c = j.value("coordinate", json());
+      joint.coordinate = c == "x" ? 0 : (c == "y" ? 1 : (c == "angle" ? 2 : -1));
+      if (joint.coordinate < 0) {
+        bad(jp + ".coordinate", "expected \"x\", \"y\" or \"angle\", got " + c.dump());
+      }
+      if (!j.contains("motion")) bad(jp + ".motion", "missing: an expression of t or a road");
+      joint.motion = motion(j.at("motion"), jp + ".motion");
+      joints_.push_back(joint);
+      continue;
+    }
+    only_keys(j, {"type", "name", "bodies", "points", "axis", "angle"}, jp);
     if (type == "revolute") {
       joint.kind = JointKind::kRevolute;
     } else if (type == "translational") {
@@ -418,8 +636,8 @@ Multibody::Multibody(const json& m, const std::string& path) {
       joint.kind = JointKind::kFixed;
     } else {
       bad(jp + ".type",
-          "expected \"revolute\", \"translational\", \"angle_driver\" or \"fixed\", "
-          "got " +
+          "expected \"revolute\", \"translational\", \"angle_driver\", \"fixed\" or "
+          "\"driver\", got " +
               j.value("type", json()).dump());
     }
     const json& bs = j.value("bodies", json());
@@ -446,10 +664,13 @@ Multibody::Multibody(const json& m, const std::string& path) {
     force.name = f.value("name", "force" + std::to_string(i + 1));
     const std::string type = f.value("type", "");
     if (type == "spring_damper" || type == "rotational_spring_damper") {
-      only_keys(
-          f,
-          {"type", "name", "bodies", "points", "stiffness", "damping", "length", "angle", "force"},
-          fp);
+      only_keys(f,
+                {"type", "name", "bodies", "points", "stiffness", "damping", "length", "angle",
+                 "force", "law", "damper"},
+                fp);
+      if (type != "spring_damper" && (f.contains("law") || f.contains("damper"))) {
+        bad(fp, "\"law\" and \"damper\" belong to a spring_damper");
+      }
       force.kind = type == "spring_damper" ? ForceKind::kSpringDamper : ForceKind::kRotational;
       const json& bs = f.value("bodies", json());
       if (!bs.is_array() || bs.size() != 2) bad(fp + ".bodies", "expected [first, second]");
@@ -466,6 +687,27 @@ Multibody::Multibody(const json& m, const std::string& path) {
           quantity(f.value(force.kind == ForceKind::kRotational ? "angle" : "length", json(0.0)),
                    fp + (force.kind == ForceKind::kRotational ? ".angle" : ".length"));
       force.preload = quantity(f.value("force", json(0.0)), fp + ".force");
+      if (f.contains("law")) {
+        force.has_law = true;
+        force.law = quantity(f.at("law"), fp + ".law", false, {"d", "v"});
+      }
+      if (f.contains("damper")) {
+        const std::string dp = fp + ".damper";
+        const json& d = f.at("damper");
+        only_keys(d, {"compression", "rebound", "weight"}, dp);
+        force.has_damper = true;
+        for (const char* stage : {"compression", "rebound"}) {
+          const json& b = d.value(stage, json());
+          if (!b.is_array() || b.size() != 4) {
+            bad(dp + "." + stage, "expected [B0, B1, B2, B3] (bleed, preload, blow-off, port)");
+          }
+          Quantity* out = std::string(stage) == "compression" ? force.compression : force.rebound;
+          for (int k = 0; k < 4; ++k) {
+            out[k] = quantity(b[k], dp + "." + stage + "[" + std::to_string(k) + "]");
+          }
+        }
+        force.weight = quantity(d.value("weight", json(1.0)), dp + ".weight", false, {"d"});
+      }
     } else if (type == "point_force") {
       only_keys(f, {"type", "name", "body", "point", "force"}, fp);
       force.kind = ForceKind::kPointForce;
@@ -485,6 +727,10 @@ Multibody::Multibody(const json& m, const std::string& path) {
     forces_.push_back(force);
   }
 
+  if (m.contains("max_step")) {
+    has_max_step_ = true;
+    max_step_ = quantity(m.at("max_step"), path + ".max_step");
+  }
   const json g = m.value("gravity", json::array({0.0, -9.81}));
   if (!g.is_array() || g.size() != 2) bad(path + ".gravity", "expected [gx, gy]");
   gx_ = quantity(g[0], path + ".gravity[0]");
@@ -537,6 +783,9 @@ Multibody::Multibody(const json& m, const std::string& path) {
     for (const char* c : {"length", "velocity", "force"})
       history_names_.push_back(f.name + "." + c);
   }
+  for (const Joint& j : joints_) {
+    for (const char* c : {"fx", "fy", "torque"}) history_names_.push_back(j.name + "." + c);
+  }
 
   // Integrands see the parameters, t and every body coordinate and velocity.
   expr::Symbols integrand_symbols = symbols_;
@@ -571,14 +820,51 @@ S coordinate_of(const Quantity& q, const std::vector<S>& v) {
 }
 
 template <class S>
-void Multibody::constraints(double t, const S* q, const S* qd, const S* p, Vec<S>& phi,
-                            Mat<S>& phi_q, Vec<S>& phi_t, Vec<S>& gamma) const {
+S Multibody::motion_at(const Motion& m, double t, const S* p, const LoadCaseSpec& lc) const {
+  const std::vector<S> v = vars(p, t, lc);
+  if (m.profiles.empty()) return m.value.at(v);
+  size_t which = 0;
+  if (!m.select.empty()) {
+    const auto it = lc.parameters.find(m.select);
+    const double k =
+        it != lc.parameters.end()
+            ? it->second
+            : load_defaults_[std::find(load_names_.begin(), load_names_.end(), m.select) -
+                             load_names_.begin()];
+    if (!(k >= 1 && k <= static_cast<double>(m.profiles.size())) || k != std::floor(k)) {
+      std::ostringstream why;
+      why << "load case \"" << lc.name << "\": " << m.select << " = " << k
+          << " does not pick one of the " << m.profiles.size() << " road profiles (1-based)";
+      throw std::runtime_error(why.str());
+    }
+    which = static_cast<size_t>(k) - 1;
+  }
+  const Profile& profile = m.profiles[which];
+  const S x = m.speed.at(v) * t - m.start.at(v);
+  if (!profile.table) {
+    std::vector<S> vx = v;
+    vx.push_back(x);
+    return profile.height.at(vx);
+  }
+  const double xv = std::clamp(value_of(x), profile.first, profile.last);
+  const double h = (*profile.table)(xv);
+  if constexpr (std::is_same_v<S, double>) {
+    return h;
+  } else {
+    const bool inside = value_of(x) > profile.first && value_of(x) < profile.last;
+    return AD(h, (inside ? profile.table->prime(xv) : 0.0) * x.derivatives());
+  }
+}
+
+template <class S>
+void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
+                            Vec<S>& phi, Mat<S>& phi_q, Vec<S>& phi_t, Vec<S>& gamma) const {
   const int m = n_constraints(), n = nq();
   phi = Vec<S>::Constant(m, C<S>(0.0));
   phi_q = Mat<S>::Constant(m, n, C<S>(0.0));
   phi_t = Vec<S>::Constant(m, C<S>(0.0));
   gamma = Vec<S>::Constant(m, C<S>(0.0));
-  const std::vector<S> v = vars(p, t);
+  const std::vector<S> v = vars(p, t, lc);
   int row = 0;
   // Global position of a point, A s, and B s = dA/dtheta s.
   struct At {
@@ -666,12 +952,21 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, Vec<S
         gamma(r2) = -rest;
         break;
       }
-      case JointKind::kAngleDriver: {
-        // f(t), and f', f'' by central differences of the expression (h = 1e-4 (1 + |t|)).
+      case JointKind::kAngleDriver:
+      case JointKind::kDriver: {
+        // f(t), and f', f'' by central differences of the motion (h = 1e-4 (1 + |t|)).
         const double h = 1e-4 * (1.0 + std::abs(t));
-        const S f = j.angle.at(v);
-        const S fp = j.angle.at(vars(p, t + h)), fm = j.angle.at(vars(p, t - h));
-        relative_angle(row, j, f);
+        auto f_at = [&](double time) {
+          return j.kind == JointKind::kDriver ? motion_at(j.motion, time, p, lc)
+                                              : j.angle.at(vars(p, time, lc));
+        };
+        const S f = f_at(t), fp = f_at(t + h), fm = f_at(t - h);
+        if (j.kind == JointKind::kAngleDriver) {
+          relative_angle(row, j, f);
+        } else {
+          phi(row) = q[3 * j.b + j.coordinate] - f;
+          add_q(row, j.b, j.coordinate, C<S>(1.0));
+        }
         phi_t(row) = -(fp - fm) / (2.0 * h);
         gamma(row) = (fp - 2.0 * f + fm) / (h * h);
         break;
@@ -686,10 +981,11 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, Vec<S
 }
 
 template <class S>
-Vec<S> Multibody::forces(double t, const S* q, const S* qd, const S* p) const {
+Vec<S> Multibody::forces(double t, const S* q, const S* qd, const S* p,
+                         const LoadCaseSpec& lc) const {
   const int n = nq();
   Vec<S> Q = Vec<S>::Constant(n, C<S>(0.0));
-  const std::vector<S> v = vars(p, t);
+  const std::vector<S> v = vars(p, t, lc);
   const S gx = gx_.at(v), gy = gy_.at(v);
   for (size_t i = 0; i < bodies_.size(); ++i) {
     const S m = bodies_[i].mass.at(v);
@@ -756,8 +1052,22 @@ void Multibody::spring_state(const Force& f, const S* q, const S* qd, const std:
   ux = dx / length;
   uy = dy / length;
   velocity = ux * (vxb - vxa) + uy * (vyb - vya);
-  tension =
-      f.stiffness.at(v) * (length - f.length.at(v)) + f.damping.at(v) * velocity + f.preload.at(v);
+  const S d = length - f.length.at(v);
+  tension = f.stiffness.at(v) * d + f.damping.at(v) * velocity + f.preload.at(v);
+  if (f.has_law || f.has_damper) {
+    std::vector<S> dv = v;
+    dv.push_back(d);
+    if (f.has_damper) {
+      // Rebound (extension, v > 0) or compression stage, weighted by a function of d.
+      const Quantity* b = value_of(velocity) > 0.0 ? f.rebound : f.compression;
+      tension +=
+          f.weight.at(dv) * damper_stage(velocity, b[0].at(v), b[1].at(v), b[2].at(v), b[3].at(v));
+    }
+    if (f.has_law) {
+      dv.push_back(velocity);
+      tension += f.law.at(dv);
+    }
+  }
 }
 
 // x = A^-1 b; for AD scalars through the derivative of the solution, dx = A^-1 (db - dA x).
@@ -797,21 +1107,63 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
 }
 
 template <class S>
-bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, Vec<S>& qdd) const {
+Vec<S> Multibody::masses(const std::vector<S>& v) const {
+  Vec<S> M(nq());
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    M(3 * i) = M(3 * i + 1) = bodies_[i].mass.at(v);
+    M(3 * i + 2) = bodies_[i].inertia.at(v);
+  }
+  return M;
+}
+
+template <class S>
+S Multibody::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const {
+  int row = 0;
+  for (int i = 0; i < joint; ++i) row += joints_[i].equations();
+  const Joint& j = joints_[joint];
+  const int on = j.b >= 0 ? j.b : j.a;
+  S r = C<S>(0.0);
+  if (on < 0) return r;
+  // The rows of the relative angle (or of a driven angle) carry the torque.
+  int angle_row = -1;
+  switch (j.kind) {
+    case JointKind::kTranslational:
+    case JointKind::kAngleDriver:
+      angle_row = row;
+      break;
+    case JointKind::kFixed:
+      angle_row = row + 2;
+      break;
+    case JointKind::kDriver:
+      if (j.coordinate == 2) angle_row = row;
+      break;
+    case JointKind::kRevolute:
+      break;
+  }
+  if (component == 2) {
+    if (angle_row >= 0) r -= phi_q(angle_row, 3 * on + 2) * lambda(angle_row);
+    return r;
+  }
+  for (int k = row; k < row + j.equations(); ++k) {
+    if (k != angle_row) r -= phi_q(k, 3 * on + component) * lambda(k);
+  }
+  return r;
+}
+
+template <class S>
+bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
+                              Vec<S>& qdd, Vec<S>* lambda, Mat<S>* jacobian) const {
   const int n = nq(), m = n_constraints();
   Vec<S> phi, phi_t, gamma;
   Mat<S> phi_q;
-  constraints(t, q, qd, p, phi, phi_q, phi_t, gamma);
-  const std::vector<S> v = vars(p, t);
+  constraints(t, q, qd, p, lc, phi, phi_q, phi_t, gamma);
+  const std::vector<S> v = vars(p, t, lc);
   Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
-  for (size_t i = 0; i < bodies_.size(); ++i) {
-    A(3 * i, 3 * i) = A(3 * i + 1, 3 * i + 1) = bodies_[i].mass.at(v);
-    A(3 * i + 2, 3 * i + 2) = bodies_[i].inertia.at(v);
-  }
+  A.topLeftCorner(n, n).diagonal() = masses(v);
   A.block(0, n, n, m) = phi_q.transpose();
   A.block(n, 0, m, n) = phi_q;
   Vec<S> rhs(n + m);
-  rhs.head(n) = forces(t, q, qd, p);
+  rhs.head(n) = forces(t, q, qd, p, lc);
   Eigen::Map<const Vec<S>> qdv(qd, n);
   // Baumgarte stabilisation of the acceleration constraints.
   const Vec<S> phi_dot = phi_q * qdv + phi_t;
@@ -819,14 +1171,16 @@ bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, Vec
   Vec<S> z;
   if (!solve(A, rhs, z)) return false;
   qdd = z.head(n);
+  if (lambda) *lambda = z.tail(m);
+  if (jacobian) *jacobian = phi_q;
   return true;
 }
 
 template <class S>
-bool Multibody::equations(double t, const S* x, S* xdot, const S* p) const {
+bool Multibody::equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const {
   const int n = nq();
   Vec<S> qdd;
-  if (!accelerations(t, x, x + n, p, qdd)) return false;
+  if (!accelerations(t, x, x + n, p, lc, qdd)) return false;
   for (int i = 0; i < n; ++i) {
     xdot[i] = x[n + i];
     xdot[n + i] = qdd(i);
@@ -845,15 +1199,16 @@ std::string Multibody::worst_joint(const Eigen::VectorXd& phi) const {
   return "initial condition " + std::to_string(worst - row + 1);
 }
 
-std::string Multibody::assemble(double t, const double* p, Eigen::VectorXd& q,
-                                bool initial_conditions, int* iterations) const {
+std::string Multibody::assemble(double t, const double* p, const LoadCaseSpec& lc,
+                                Eigen::VectorXd& q, bool initial_conditions,
+                                int* iterations) const {
   const int n = nq();
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-  const std::vector<double> v = vars(p, t);
+  const std::vector<double> v = vars(p, t, lc);
   for (int it = 0; it < 50; ++it) {
     Eigen::VectorXd phi, phi_t, gamma;
     Eigen::MatrixXd phi_q;
-    constraints(t, q.data(), zero.data(), p, phi, phi_q, phi_t, gamma);
+    constraints(t, q.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
     if (initial_conditions) {
       const int m = static_cast<int>(phi.size());
       const int c = static_cast<int>(initial_conditions_.size());
@@ -867,6 +1222,7 @@ std::string Multibody::assemble(double t, const double* p, Eigen::VectorXd& q,
       }
     }
     if (iterations) *iterations = it;
+    if (phi.size() == 0) return "";  // free bodies: nothing to assemble
     if (phi.cwiseAbs().maxCoeff() <= 1e-10 * (1.0 + q.cwiseAbs().maxCoeff())) return "";
     Eigen::VectorXd step;
     if (phi_q.rows() == n) {
@@ -898,7 +1254,7 @@ void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
   const double t0 = lc.grid.start;
   std::vector<double> pv(parameter_names_.size());
   for (size_t i = 0; i < pv.size(); ++i) pv[i] = value_of(p[i]);
-  const std::vector<double> v = vars(pv.data(), t0);
+  const std::vector<double> v = vars(pv.data(), t0, lc);
   Eigen::VectorXd q(n);
   for (size_t i = 0; i < bodies_.size(); ++i) {
     q(3 * i) = bodies_[i].x.at(v);
@@ -906,17 +1262,17 @@ void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
     q(3 * i + 2) = bodies_[i].angle.at(v);
   }
   const bool square = !initial_conditions_.empty();
-  const std::string failure = assemble(t0, pv.data(), q, square);
+  const std::string failure = assemble(t0, pv.data(), lc, q, square);
   if (!failure.empty()) throw std::runtime_error("assembly: " + failure);
   // One Newton step in S from the assembled q: exact first derivatives of q with respect to
   // the parameters (the residual is zero there).
-  const std::vector<S> vs = vars(p, t0);
+  const std::vector<S> vs = vars(p, t0, lc);
   Vec<S> qs(n);
   for (int i = 0; i < n; ++i) qs(i) = C<S>(q(i));
   Vec<S> zero = Vec<S>::Constant(n, C<S>(0.0));
   Vec<S> phi, phi_t, gamma;
   Mat<S> phi_q;
-  constraints(t0, qs.data(), zero.data(), p, phi, phi_q, phi_t, gamma);
+  constraints(t0, qs.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
   const int m = static_cast<int>(phi.size());
   const int c = static_cast<int>(initial_conditions_.size());
   Mat<S> J = Mat<S>::Constant(m + c, n, C<S>(0.0));
@@ -938,7 +1294,10 @@ void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
     given(3 * i + 2) = bodies_[i].omega.at(vs);
   }
   Vec<S> dq, qd;
-  if (square) {
+  if (m + c == 0) {  // free bodies: the pose and velocities as given
+    dq = Vec<S>::Constant(n, C<S>(0.0));
+    qd = given;
+  } else if (square) {
     if (!solve(J, F, dq) || !solve(J, rates, qd)) {
       throw std::runtime_error("assembly: singular Jacobian with the initial conditions");
     }
@@ -959,21 +1318,24 @@ void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
 }
 
 template <class S>
-S Multibody::out(int k, double t, const S* x, const S* p) const {
+S Multibody::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc) const {
   const int n = nq();
   const int nb = static_cast<int>(bodies_.size());
+  auto solved = [&](Vec<S>& qdd, Vec<S>* lambda, Mat<S>* phi_q) {
+    if (!accelerations(t, x, x + n, p, lc, qdd, lambda, phi_q)) {
+      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
+    }
+  };
   if (k < 9 * nb) {
     const int body = k / 9, c = k % 9;
     if (c < 3) return x[3 * body + c];
     if (c < 6) return x[n + 3 * body + c - 3];
     Vec<S> qdd;
-    if (!accelerations(t, x, x + n, p, qdd)) {
-      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
-    }
+    solved(qdd, nullptr, nullptr);
     return qdd(3 * body + c - 6);
   }
   int index = k - 9 * nb;
-  const std::vector<S> v = vars(p, t);
+  const std::vector<S> v = vars(p, t, lc);
   for (const Force& f : forces_) {
     if (f.kind != ForceKind::kSpringDamper) continue;
     if (index < 3) {
@@ -983,6 +1345,13 @@ S Multibody::out(int k, double t, const S* x, const S* p) const {
     }
     index -= 3;
   }
+  if (index < 3 * static_cast<int>(joints_.size())) {
+    Vec<S> qdd, lambda;
+    Mat<S> phi_q;
+    solved(qdd, &lambda, &phi_q);
+    return reaction(index / 3, index % 3, phi_q, lambda);
+  }
+  index -= 3 * static_cast<int>(joints_.size());
   // An integrand: of the parameters, t and the coordinates and velocities of every body.
   std::vector<S> all = v;
   for (int b = 0; b < nb; ++b) {
@@ -992,66 +1361,198 @@ S Multibody::out(int k, double t, const S* x, const S* p) const {
   return evaluate(*integrals_.at(index).integrand, all);
 }
 
+template <class S>
+bool Multibody::kinematic_point(double t, const Eigen::VectorXd& q_solved, const S* p,
+                                const LoadCaseSpec& lc, KinematicState<S>& out) const {
+  const int n = nq();
+  // q: the solved positions, and for AD scalars one Newton step from them, which carries
+  // dq/dp = -Phi_q^-1 Phi_p (the residual is zero there).
+  Vec<S> q(n), zero = Vec<S>::Constant(n, C<S>(0.0));
+  for (int i = 0; i < n; ++i) q(i) = C<S>(q_solved(i));
+  Vec<S> phi, phi_t, gamma;
+  Mat<S> phi_q;
+  constraints(t, q.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
+  if constexpr (!std::is_same_v<S, double>) {
+    Vec<S> dq;
+    if (!solve(phi_q, phi, dq)) return false;
+    q -= dq;
+    constraints(t, q.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
+  }
+  // Velocities: Phi_q q' = -Phi_t; accelerations: Phi_q q'' = gamma(q, q').
+  Vec<S> qd, qdd;
+  if (!solve(phi_q, Vec<S>(-phi_t), qd)) return false;
+  constraints(t, q.data(), qd.data(), p, lc, phi, phi_q, phi_t, gamma);
+  if (!solve(phi_q, gamma, qdd)) return false;
+  // Inverse dynamics: Phi_q' lambda = Q - M q''.
+  const std::vector<S> v = vars(p, t, lc);
+  const Vec<S> residual =
+      forces(t, q.data(), qd.data(), p, lc) - Vec<S>(masses(v).cwiseProduct(qdd));
+  Vec<S> lambda;
+  if (!solve(Mat<S>(phi_q.transpose()), residual, lambda)) return false;
+  out.values = history_values(q, qd, qdd, lambda, phi_q, v);
+  out.q = q;
+  out.qd = qd;
+  out.qdd = qdd;
+  out.lambda = lambda;
+  out.phi_q = phi_q;
+  return true;
+}
+
+template <class S>
+Vec<S> Multibody::history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>& qdd,
+                                 const Vec<S>& lambda, const Mat<S>& phi_q,
+                                 const std::vector<S>& v) const {
+  Vec<S> values(static_cast<Eigen::Index>(history_names_.size()));
+  const int nb = static_cast<int>(bodies_.size());
+  for (int b = 0; b < nb; ++b) {
+    for (int c = 0; c < 3; ++c) {
+      values(9 * b + c) = q(3 * b + c);
+      values(9 * b + 3 + c) = qd(3 * b + c);
+      values(9 * b + 6 + c) = qdd(3 * b + c);
+    }
+  }
+  int k = 9 * nb;
+  for (const Force& f : forces_) {
+    if (f.kind != ForceKind::kSpringDamper) continue;
+    S length, velocity, tension, ux, uy;
+    spring_state(f, q.data(), qd.data(), v, length, velocity, tension, ux, uy);
+    values(k++) = length;
+    values(k++) = velocity;
+    values(k++) = tension;
+  }
+  for (int j = 0; j < static_cast<int>(joints_.size()); ++j) {
+    for (int c = 0; c < 3; ++c) values(k++) = reaction(j, c, phi_q, lambda);
+  }
+  return values;
+}
+
+std::string Multibody::kinematic_sensitivities(double t, int point, const Eigen::VectorXd& q,
+                                               const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                               const KinematicRequest& request) const {
+  std::vector<size_t> here;  // the wanted values at this grid point
+  for (size_t f = 0; f < request.wanted->size(); ++f) {
+    if ((*request.wanted)[f].point == point) here.push_back(f);
+  }
+  if (here.empty()) return "";
+  const std::vector<int>& active = *request.active;
+  const auto na = static_cast<Eigen::Index>(active.size());
+  const int n = nq(), m = n_constraints();
+  const std::string singular =
+      "singular kinematic sensitivity equations at t = " + std::to_string(t) + " (lock-up)";
+  // Seeds: unit derivatives in the active parameters, after `offset` other seeds.
+  auto seeded_parameters = [&](Eigen::Index size, Eigen::Index offset) {
+    std::vector<AD> ps(static_cast<size_t>(p.size()));
+    for (Eigen::Index i = 0; i < p.size(); ++i) ps[i] = AD(p(i), Eigen::VectorXd::Zero(size));
+    for (Eigen::Index a = 0; a < na; ++a) ps[active[a]].derivatives()(offset + a) = 1.0;
+    return ps;
+  };
+  if (!request.adjoint) {
+    // Direct: the kinematic equations solved in AD scalars seeded on the parameters.
+    ad_size = na;
+    const std::vector<AD> ps = seeded_parameters(na, 0);
+    KinematicState<AD> state;
+    if (!kinematic_point(t, q, ps.data(), lc, state)) return singular;
+    for (size_t f : here) {
+      const AD& value = state.values((*request.wanted)[f].output);
+      if (value.derivatives().size() == na) {
+        request.rows->row(static_cast<Eigen::Index>(f)) = value.derivatives().transpose();
+      }
+    }
+    return "";
+  }
+  // Adjoint (seed 003, 4.15-4.33): the chain of implicit levels q (Phi = 0), q' (Phi_q q' +
+  // Phi_t = 0), q'' (Phi_q q'' - gamma = 0), lambda (Phi_q' lambda - Q + M q'' = 0), each
+  // with Phi_q (or its transpose) as Jacobian in its own unknown. One AD pass gives every
+  // residual's and output's partial derivatives in z = (q, q', q'', lambda, p_active); per
+  // wanted value the levels are then eliminated backwards with one adjoint solve each.
+  KinematicState<double> solved;
+  if (!kinematic_point(t, q, p.data(), lc, solved)) return singular;
+  const Eigen::Index nz = 3 * n + m + na;
+  ad_size = nz;
+  auto seeded = [&](const Eigen::VectorXd& x, Eigen::Index offset) {
+    Vec<AD> out(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      out(i) = AD(x(i), Eigen::VectorXd::Unit(nz, offset + i));
+    }
+    return out;
+  };
+  const Vec<AD> qa = seeded(solved.q, 0), qda = seeded(solved.qd, n),
+                qdda = seeded(solved.qdd, 2 * n), la = seeded(solved.lambda, 3 * n);
+  const std::vector<AD> pa = seeded_parameters(nz, 3 * n + m);
+  Vec<AD> phi, phi_t, gamma;
+  Mat<AD> phi_q;
+  constraints(t, qa.data(), qda.data(), pa.data(), lc, phi, phi_q, phi_t, gamma);
+  const std::vector<AD> v = vars(pa.data(), t, lc);
+  const Vec<AD> r_v = phi_q * qda + phi_t;
+  const Vec<AD> r_a = phi_q * qdda - gamma;
+  const Vec<AD> r_l = Vec<AD>(phi_q.transpose() * la) -
+                      forces(t, qa.data(), qda.data(), pa.data(), lc) +
+                      Vec<AD>(masses(v).cwiseProduct(qdda));
+  const Vec<AD> g = history_values(qa, qda, qdda, la, phi_q, v);
+  auto jacobian = [&](const Vec<AD>& r) {
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(r.size(), nz);
+    for (Eigen::Index i = 0; i < r.size(); ++i) {
+      if (r(i).derivatives().size() == nz) J.row(i) = r(i).derivatives().transpose();
+    }
+    return J;
+  };
+  const Eigen::MatrixXd J_l = jacobian(r_l), J_a = jacobian(r_a), J_v = jacobian(r_v),
+                        J_p = jacobian(phi);
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(solved.phi_q);
+  if (!(lu.rcond() > 1e-13)) return singular;
+  for (size_t f : here) {
+    Eigen::RowVectorXd gz = jacobian(Vec<AD>::Constant(1, g((*request.wanted)[f].output))).row(0);
+    // lambda level: its Jacobian in lambda is Phi_q', so the adjoint solve is with Phi_q.
+    const Eigen::VectorXd mu_l = lu.solve(Eigen::VectorXd(gz.segment(3 * n, m).transpose()));
+    gz -= mu_l.transpose() * J_l;
+    // q'', q' and q levels: Jacobians Phi_q in their unknown, adjoint solves with Phi_q'.
+    const std::pair<const Eigen::MatrixXd*, int> levels[] = {{&J_a, 2 * n}, {&J_v, n}, {&J_p, 0}};
+    for (const auto& [J, offset] : levels) {
+      const Eigen::VectorXd mu =
+          lu.transpose().solve(Eigen::VectorXd(gz.segment(offset, n).transpose()));
+      gz -= mu.transpose() * *J;
+    }
+    request.rows->row(static_cast<Eigen::Index>(f)) = gz.tail(na);
+  }
+  return "";
+}
+
 std::string Multibody::kinematic(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
-                                 CaseResult& out) const {
+                                 const KinematicRequest* request, CaseResult& out) const {
   const int n = nq(), nb = static_cast<int>(bodies_.size()), points = lc.grid.points;
   Eigen::VectorXd q(n);
   {
-    const std::vector<double> v = vars(p.data(), lc.grid.start);
+    const std::vector<double> v = vars(p.data(), lc.grid.start, lc);
     for (int i = 0; i < nb; ++i) {
       q(3 * i) = bodies_[i].x.at(v);
       q(3 * i + 1) = bodies_[i].y.at(v);
       q(3 * i + 2) = bodies_[i].angle.at(v);
     }
   }
-  Eigen::MatrixXd values(points, 9 * nb);
-  std::vector<Eigen::MatrixXd> springs;
-  Eigen::MatrixXd spring_values(points, 3 * forces_.size());
+  const auto nh = static_cast<Eigen::Index>(history_names_.size());
+  Eigen::MatrixXd values(points, nh);
   for (int k = 0; k < points; ++k) {
     const double t = lc.grid.at(k);
-    const std::string failure = assemble(t, p.data(), q, false);
+    const std::string failure = assemble(t, p.data(), lc, q, false);
     if (!failure.empty()) return failure;
-    Eigen::VectorXd phi, phi_t, gamma, qd, qdd;
-    Eigen::MatrixXd phi_q;
-    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-    constraints(t, q.data(), zero.data(), p.data(), phi, phi_q, phi_t, gamma);
-    if (!solve<double>(phi_q, -phi_t, qd))
-      return "singular velocity equations at t = " + std::to_string(t);
-    constraints(t, q.data(), qd.data(), p.data(), phi, phi_q, phi_t, gamma);
-    if (!solve<double>(phi_q, gamma, qdd))
-      return "singular acceleration equations at t = " + std::to_string(t);
-    for (int b = 0; b < nb; ++b) {
-      for (int c = 0; c < 3; ++c) {
-        values(k, 9 * b + c) = q(3 * b + c);
-        values(k, 9 * b + 3 + c) = qd(3 * b + c);
-        values(k, 9 * b + 6 + c) = qdd(3 * b + c);
-      }
+    KinematicState<double> state;
+    if (!kinematic_point(t, q, p.data(), lc, state)) {
+      return "singular velocity, acceleration or reaction equations at t = " + std::to_string(t);
     }
-    const std::vector<double> v = vars(p.data(), t);
-    int s = 0;
-    for (const Force& f : forces_) {
-      if (f.kind != ForceKind::kSpringDamper) continue;
-      double length, velocity, tension, ux, uy;
-      spring_state(f, q.data(), qd.data(), v, length, velocity, tension, ux, uy);
-      spring_values(k, 3 * s) = length;
-      spring_values(k, 3 * s + 1) = velocity;
-      spring_values(k, 3 * s + 2) = tension;
-      ++s;
+    values.row(k) = state.values.transpose();
+    if (request) {
+      const std::string why = kinematic_sensitivities(t, k, q, p, lc, *request);
+      if (!why.empty()) return why;
     }
   }
-  for (int b = 0; b < nb; ++b) {
-    for (int c = 0; c < 9; ++c) out.histories[history_names_[9 * b + c]] = values.col(9 * b + c);
-  }
-  for (size_t s = 9 * nb; s < history_names_.size(); ++s) {
-    out.histories[history_names_[s]] = spring_values.col(static_cast<Eigen::Index>(s - 9 * nb));
-  }
+  for (Eigen::Index h = 0; h < nh; ++h) out.histories[history_names_[h]] = values.col(h);
   return "";
 }
 
 std::string Multibody::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                const IntegratorSettings& settings, CaseResult& out) const {
   try {
-    if (!dynamic_) return kinematic(p, lc, out);
+    if (!dynamic_) return kinematic(p, lc, nullptr, out);
     return OdeModel::analyse(p, lc, settings, out);
   } catch (const std::runtime_error& e) {
     return e.what();

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "simulators/damper_law.hpp"
+
 namespace sao::sim::quarter_car {
 
 // Masses [kg] and stiffnesses [N/m] (PROBLEMS.md).
@@ -12,17 +14,7 @@ constexpr double kChassis = 5076.0, kAxle = 748.0, kSpring = 600e3, kTyre = 2000
 constexpr double kCompression[4] = {26.0e6, 8.73e3, 7.11e3, 0.0276e3};
 constexpr double kRebound[4] = {11.2e6, 18.3e3, 9.62e3, 3.52e3};
 
-// One stage of the damper law, v the relative velocity (rebound v > 0):
-//   F(v) = sign(v) [B0 v^2 (B1 + B2 |v|) / (B0 v^2 + B1 + B2 |v|) + B3 v^2]
-// bleed B0 v^2 at small |v|, blow-off B1 + B2 |v| (+ the port's B3 v^2) at large |v|.
-template <class S>
-S damper_stage(const S& v, const S& b0, const S& b1, const S& b2, double b3) {
-  using std::abs;
-  const S v2 = v * v;
-  const S low = b1 + b2 * abs(v);
-  const S magnitude = v2 * b0 * low / (b0 * v2 + low) + b3 * v2;
-  return v < 0.0 ? S(-magnitude) : magnitude;
-}
+// The damper law: damper_stage (damper_law.hpp).
 
 // Weight of the extra damper against the deflection d (inward < 0): 0 above -0.04 m, linear
 // to 1 at -0.05 m, 1 beyond.

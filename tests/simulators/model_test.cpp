@@ -9,7 +9,8 @@ namespace {
 using ::testing::ElementsAre;
 
 TEST(ModelRegistry, FindsModelsByName) {
-  EXPECT_THAT(model_names(), ElementsAre("impact-absorber", "oscillator", "quarter-car", "slider-crank-path"));
+  EXPECT_THAT(model_names(),
+              ElementsAre("impact-absorber", "oscillator", "quarter-car", "slider-crank-path"));
   EXPECT_EQ(find_model("impact-absorber"), &impact_absorber_model());
   EXPECT_EQ(find_model("slider-crank-path"), &slider_crank_path_model());
   EXPECT_EQ(find_model("pendulum"), nullptr);

@@ -1,0 +1,475 @@
+// The joints and force elements of the multibody models one by one: the AD Jacobians of the
+// equations of motion against central differences, drivers and road profiles against their
+// formulas, the staged damper law and its stroke weight, joint reactions against hand
+// calculation, kinematic direct and adjoint sensitivities against differences, and the quarter
+// truck as a multibody model against the dedicated quarter-car model.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <numbers>
+
+#include "simulators/damper_law.hpp"
+#include "simulators/internal_simulator.hpp"
+#include "simulators/model.hpp"
+#include "simulators/multibody.hpp"
+
+namespace sao::sim {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+constexpr double kG = 9.81;
+
+LoadCaseSpec grid_case(TimeGrid grid, std::map<std::string, double> parameters = {}) {
+  LoadCaseSpec lc;
+  lc.name = "case";
+  lc.grid = std::move(grid);
+  lc.parameters = std::move(parameters);
+  return lc;
+}
+
+Eigen::VectorXd defaults(const Model& model) {
+  const auto names = model.parameters();
+  const auto values = model.parameter_defaults();
+  Eigen::VectorXd p(static_cast<Eigen::Index>(names.size()));
+  for (size_t i = 0; i < names.size(); ++i) p(static_cast<Eigen::Index>(i)) = values.at(names[i]);
+  return p;
+}
+
+// --- AD Jacobians of every element -----------------------------------------------------------
+
+struct ElementCase {
+  const char* name;
+  const char* model;
+};
+
+void PrintTo(const ElementCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class ElementJacobian : public ::testing::TestWithParam<ElementCase> {};
+
+// d(x')/d(x, p) from the AD equations against central differences of the double ones, at the
+// assembled initial state with velocities set off zero (so that damping and velocity terms act).
+TEST_P(ElementJacobian, MatchesCentralDifferences) {
+  const auto model = load_multibody_model(json::parse(GetParam().model));
+  const auto& ode = dynamic_cast<const OdeModel&>(*model);
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 1.0, 11));
+  const Eigen::VectorXd p = defaults(*model);
+  const int n = ode.state_size();
+  const auto np = static_cast<int>(p.size());
+  Eigen::VectorXd x(n);
+  ode.initial_state(p.data(), x.data(), lc);
+  for (int i = n / 2; i < n; ++i) x(i) += 0.3 + 0.1 * i;  // velocities
+  const double t = 0.37;
+  const int size = n + np;
+  std::vector<AD> xa(n), pa(np), xdot(n);
+  for (int i = 0; i < n; ++i) xa[i] = AD(x(i), Eigen::VectorXd::Unit(size, i));
+  for (int i = 0; i < np; ++i) pa[i] = AD(p(i), Eigen::VectorXd::Unit(size, n + i));
+  ode.rhs(t, xa.data(), xdot.data(), pa.data(), lc);
+  auto f = [&](const Eigen::VectorXd& xs, const Eigen::VectorXd& ps) {
+    Eigen::VectorXd out(n);
+    EXPECT_EQ(ode.rhs(t, xs.data(), out.data(), ps.data(), lc), 0);
+    return out;
+  };
+  const Eigen::VectorXd f0 = f(x, p);
+  for (int k = 0; k < n; ++k) EXPECT_NEAR(xdot[k].value(), f0(k), 1e-12 * (1 + std::abs(f0(k))));
+  for (int j = 0; j < size; ++j) {
+    Eigen::VectorXd xp = x, xm = x, pp = p, pm = p;
+    const double base = j < n ? x(j) : p(j - n);
+    // Not smaller: a driver's q'' is a second difference in t (h = 1e-4), whose rounding
+    // would swamp a smaller step here.
+    const double h = 1e-5 * (1 + std::abs(base));
+    if (j < n) {
+      xp(j) += h;
+      xm(j) -= h;
+    } else {
+      pp(j - n) += h;
+      pm(j - n) -= h;
+    }
+    const Eigen::VectorXd column = (f(xp, pp) - f(xm, pm)) / (2 * h);
+    for (int k = 0; k < n; ++k) {
+      const double ad = xdot[k].derivatives().size() == size ? xdot[k].derivatives()(j) : 0.0;
+      EXPECT_NEAR(ad, column(k), 1e-5 * (1 + std::abs(column(k))))
+          << GetParam().name << ": d xdot[" << k << "] / d " << (j < n ? "x[" : "p[")
+          << (j < n ? j : j - n) << "]";
+    }
+  }
+}
+
+const ElementCase kElements[] = {
+    {"revolute", R"J({"parameters": {"L": 1.2, "m": 2.0},
+      "bodies": [{"name": "rod", "mass": "m", "inertia": "m*L^2/12", "position": ["L/2", 0],
+                  "angle": 0.3}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "rod"],
+                  "points": [[0, 0], ["-L/2", 0]]}]})J"},
+    {"translational", R"J({"parameters": {"k": 50, "a": 0.4},
+      "bodies": [{"name": "block", "mass": 3, "inertia": 0.5, "position": [0.2, 0.1],
+                  "angle": 0.1}],
+      "joints": [{"type": "translational", "bodies": ["ground", "block"],
+                  "points": [[0, 0], [0.1, 0]], "axis": "a", "angle": 0.1}],
+      "forces": [{"type": "spring_damper", "bodies": ["ground", "block"],
+                  "points": [[-1, 0], [0, 0]], "stiffness": "k", "length": 0.5}]})J"},
+    {"fixed", R"J({"parameters": {"m": 1.5},
+      "bodies": [{"name": "arm", "mass": "m", "inertia": 0.2, "position": [0.5, 0]},
+                 {"name": "tip", "mass": 0.5, "inertia": 0.01, "position": [1.0, 0.1],
+                  "angle": 0.2}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "arm"], "points": [[0, 0], [-0.5, 0]]},
+                 {"type": "fixed", "bodies": ["arm", "tip"], "points": [[0.5, 0], [0, -0.1]],
+                  "angle": 0.2}]})J"},
+    {"angle driver", R"J({"parameters": {"w": 2.0},
+      "bodies": [{"name": "crank", "mass": 1, "inertia": 0.1, "position": [0.3, 0]}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "crank"], "points": [[0, 0], [-0.3, 0]]},
+                 {"type": "angle_driver", "bodies": ["ground", "crank"],
+                  "angle": "w*t + 0.1*sin(3*t)"}]})J"},
+    {"coordinate driver", R"J({"parameters": {"A": 0.1, "k": 80},
+      "bodies": [{"name": "base", "mass": 1, "inertia": 1},
+                 {"name": "mass", "mass": 2, "inertia": 1, "position": [0, 1]}],
+      "joints": [{"type": "driver", "body": "base", "coordinate": "x", "motion": "A*sin(2*t)"},
+                 {"type": "driver", "body": "base", "coordinate": "y", "motion": 0},
+                 {"type": "driver", "body": "base", "coordinate": "angle", "motion": "0.2*t"},
+                 {"type": "translational", "bodies": ["base", "mass"], "axis": "pi/2"}],
+      "forces": [{"type": "spring_damper", "bodies": ["base", "mass"], "stiffness": "k",
+                  "damping": 3, "length": 1}]
+})J"},
+    {"road table", R"J({"parameters": {"v": 4.0, "k": 1e4},
+      "bodies": [{"name": "plate", "mass": 1, "inertia": 1},
+                 {"name": "wheel", "mass": 50, "inertia": 1, "position": [0, 0.5]}],
+      "joints": [{"type": "translational", "bodies": ["ground", "plate"], "axis": "pi/2"},
+                 {"type": "translational", "bodies": ["ground", "wheel"], "axis": "pi/2"},
+                 {"type": "driver", "body": "plate", "coordinate": "y",
+                  "motion": {"road": [{"name": "bump",
+                                       "table": [[0, 0], [0.5, 0.02], [1, 0.05], [1.5, 0.01],
+                                                 [2, 0]]}],
+                             "speed": "v", "start": 0.5}}],
+      "forces": [{"type": "spring_damper", "bodies": ["plate", "wheel"], "stiffness": "k",
+                  "damping": 100, "length": 0.5}]})J"},
+    {"spring-damper", R"J({"parameters": {"k": 30, "c": 2, "f0": 5},
+      "bodies": [{"name": "a", "mass": 1, "inertia": 0.1, "position": [0, 0], "angle": 0.3},
+                 {"name": "b", "mass": 2, "inertia": 0.2, "position": [1.2, 0.4], "angle": -0.2}],
+      "forces": [{"type": "spring_damper", "bodies": ["a", "b"], "points": [[0.1, 0.2], [-0.1, 0]],
+                  "stiffness": "k", "damping": "c", "length": 1, "force": "f0"}]})J"},
+    {"nonlinear law", R"J({"parameters": {"k3": 400, "c2": 7},
+      "bodies": [{"name": "a", "mass": 1, "inertia": 0.1, "position": [0, 0.2]}],
+      "forces": [{"type": "spring_damper", "bodies": ["ground", "a"], "points": [[0, 1], [0, 0]],
+                  "length": 0.7, "law": "k3*d^3 + c2*v*abs(v) + 10*d"}]})J"},
+    {"staged damper", R"J({"parameters": {"b0": 2, "b1": 8, "b2": 7},
+      "bodies": [{"name": "a", "mass": 10, "inertia": 0.1, "position": [0, 0.955]}],
+      "joints": [{"type": "translational", "bodies": ["ground", "a"], "axis": "pi/2"}],
+      "forces": [{"type": "spring_damper", "bodies": ["ground", "a"], "points": [[0, 0], [0, 0]],
+                  "stiffness": 1e4, "length": 1.0,
+                  "damper": {"compression": ["b0*1e6", "b1*1e3", "b2*1e3", 27.6],
+                             "rebound": [11.2e6, 18.3e3, 9.62e3, 3520],
+                             "weight": "min(1, max(0, (-0.04 - d)/0.01))"
+}
+}]
+})J"},
+    {"rotational spring-damper", R"J({"parameters": {"k": 12, "c": 0.5},
+      "bodies": [{"name": "rod", "mass": 1, "inertia": 0.1, "position": [0.5, 0], "angle": 0.4}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "rod"], "points": [[0, 0], [-0.5, 0]]}],
+      "forces": [{"type": "rotational_spring_damper", "bodies": ["ground", "rod"],
+                  "stiffness": "k", "damping": "c", "angle": 0.1}]})J"},
+    {"point force", R"J({"parameters": {"F": 3},
+      "bodies": [{"name": "rod", "mass": 1, "inertia": 0.1, "position": [0.5, 0], "angle": 0.2}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "rod"], "points": [[0, 0], [-0.5, 0]]}],
+      "forces": [{"type": "point_force", "body": "rod", "point": [0.5, 0],
+                  "force": ["F*cos(t)", "-F"]}]
+})J"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Multibody, ElementJacobian, ::testing::ValuesIn(kElements),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+// --- drivers and roads ---------------------------------------------------------------------
+
+// A body driven in x, y and angle follows the motions, with velocities and accelerations from
+// the drivers' central differences (h = 1e-4 (1 + |t|)).
+TEST(MultibodyDrivers, CoordinateDriversPrescribeMotion) {
+  const auto model = load_multibody_model(json::parse(R"J({"analysis": "kinematic",
+    "bodies": [{"name": "b", "position": [0, 0]}],
+    "joints": [{"type": "driver", "body": "b", "coordinate": "x", "motion": "sin(t)"},
+               {"type": "driver", "body": "b", "coordinate": "y", "motion": "t^2"},
+               {"type": "driver", "body": "b", "coordinate": "angle", "motion": "0.5*t"}]
+})J"));
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 2.0, 9));
+  CaseResult out;
+  ASSERT_EQ(model->analyse(Eigen::VectorXd(0), lc, {}, out), "");
+  for (int k = 0; k < lc.grid.points; ++k) {
+    const double t = lc.grid.at(k);
+    EXPECT_NEAR(out.histories.at("b.x")(k), std::sin(t), 1e-10);
+    EXPECT_NEAR(out.histories.at("b.vx")(k), std::cos(t), 1e-7);
+    EXPECT_NEAR(out.histories.at("b.ax")(k), -std::sin(t), 1e-5);
+    EXPECT_NEAR(out.histories.at("b.y")(k), t * t, 1e-10);
+    EXPECT_NEAR(out.histories.at("b.vy")(k), 2 * t, 1e-7);
+    EXPECT_NEAR(out.histories.at("b.ay")(k), 2.0, 1e-5);
+    EXPECT_NEAR(out.histories.at("b.theta")(k), 0.5 * t, 1e-10);
+    EXPECT_NEAR(out.histories.at("b.omega")(k), 0.5, 1e-7);
+  }
+}
+
+// A road table passed at a speed chosen per load case: the plate's height is the table's value
+// at x = speed t - start (exact at the knots), constant before and after the table, and the
+// profile is picked by a load-case parameter.
+TEST(MultibodyDrivers, RoadProfilesFollowTheTableAndTheLoadCase) {
+  const auto model = load_multibody_model(json::parse(R"J({"analysis": "kinematic",
+    "load_parameters": {"road": 1, "speed": 2},
+    "bodies": [{"name": "plate"}],
+    "joints": [{"type": "driver", "body": "plate", "coordinate": "x", "motion": 0},
+               {"type": "driver", "body": "plate", "coordinate": "angle", "motion": 0},
+               {"type": "driver", "name": "road", "body": "plate", "coordinate": "y",
+                "motion": {"road": [{"name": "steps", "table": [[0, 0], [1, 0.1], [2, 0.3],
+                                                                [3, 0.3], [4, 0]]},
+                                    {"name": "wave", "height": "0.2*sin(x)"}],
+                           "select": "road", "speed": "speed", "start": 1
+}
+}]
+})J"));
+  CaseResult out;
+  const LoadCaseSpec steps = grid_case(TimeGrid(0.0, 4.0, 9), {{"road", 1}});
+  ASSERT_EQ(model->analyse(Eigen::VectorXd(0), steps, {}, out), "");
+  const Eigen::VectorXd& y = out.histories.at("plate.y");
+  // t = 0: x = -1 (before the table); t = 0.5, 1, 1.5, 2, 2.5: the knots 0..4; after: 0.
+  const double expected[] = {0, 0, 0.1, 0.3, 0.3, 0, 0, 0, 0};
+  for (int k = 0; k < 9; ++k) EXPECT_NEAR(y(k), expected[k], 1e-12) << "t = " << steps.grid.at(k);
+  EXPECT_GE(y.minCoeff(), 0.0);  // PCHIP keeps the data's shape: no overshoot below 0
+  const LoadCaseSpec wave = grid_case(TimeGrid(0.0, 4.0, 9), {{"road", 2}, {"speed", 3}});
+  ASSERT_EQ(model->analyse(Eigen::VectorXd(0), wave, {}, out), "");
+  for (int k = 0; k < 9; ++k) {
+    const double t = wave.grid.at(k);
+    EXPECT_NEAR(out.histories.at("plate.y")(k), 0.2 * std::sin(3 * t - 1), 1e-10);
+    EXPECT_NEAR(out.histories.at("plate.vy")(k), 0.6 * std::cos(3 * t - 1), 1e-6);
+  }
+  const LoadCaseSpec none = grid_case(TimeGrid(0.0, 4.0, 9), {{"road", 3}});
+  EXPECT_THAT(model->analyse(Eigen::VectorXd(0), none, {}, out),
+              HasSubstr("road = 3 does not pick one of the 2 road profiles"));
+}
+
+// --- the staged damper ---------------------------------------------------------------------
+
+// A block driven into and out of a damper at constant speed: the element's force is the staged
+// law of damper_law.hpp at that speed, times the stroke weight, with the compression stage
+// while the length shrinks and the rebound stage while it grows.
+TEST(MultibodyDamper, ForceIsTheStagedLawTimesTheStrokeWeight) {
+  const char* text = R"J({"analysis": "kinematic",
+    "parameters": {"speed": -0.5},
+    "bodies": [{"name": "rod", "position": [0, 1]}],
+    "joints": [{"type": "driver", "body": "rod", "coordinate": "x", "motion": 0},
+               {"type": "driver", "body": "rod", "coordinate": "angle", "motion": 0},
+               {"type": "driver", "body": "rod", "coordinate": "y", "motion": "1 + speed*t"}],
+    "forces": [{"type": "spring_damper", "name": "damper", "bodies": ["ground", "rod"],
+                "points": [[0, 0], [0, 0]], "length": 1,
+                "damper": {"compression": [26.0e6, 8.73e3, 7.11e3, 27.6],
+                           "rebound": [11.2e6, 18.3e3, 9.62e3, 3520],
+                           "weight": "min(1, max(0, (-0.04 - d)/0.01))"
+}
+}]
+})J";
+  const auto model = load_multibody_model(json::parse(text));
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 0.2, 21));
+  for (double speed : {-0.5, 0.3}) {
+    CaseResult out;
+    ASSERT_EQ(model->analyse(Eigen::VectorXd::Constant(1, speed), lc, {}, out), "");
+    const bool rebound = speed > 0;
+    const double F = rebound ? damper_stage(speed, 11.2e6, 18.3e3, 9.62e3, 3520.0)
+                             : damper_stage(speed, 26.0e6, 8.73e3, 7.11e3, 27.6);
+    for (int k = 0; k < lc.grid.points; ++k) {
+      const double d = speed * lc.grid.at(k);
+      const double w = std::clamp((-0.04 - d) / 0.01, 0.0, 1.0);
+      EXPECT_NEAR(out.histories.at("damper.velocity")(k), speed, 1e-7);
+      EXPECT_NEAR(out.histories.at("damper.force")(k), w * F, 1e-6 * std::abs(F))
+          << "speed " << speed << ", d = " << d;
+    }
+    if (!rebound) {
+      EXPECT_LT(F, 0);  // the tension is negative in compression: the damper pushes back
+      EXPECT_NE(out.histories.at("damper.force")(lc.grid.points - 1), 0.0);  // beyond 0.05 m
+      EXPECT_EQ(out.histories.at("damper.force")(0), 0.0);                   // not yet engaged
+    }
+  }
+}
+
+// --- joint reactions -----------------------------------------------------------------------
+
+// A rod of mass m turned at constant speed w about a pivot r from its centre, under gravity
+// (kinematic analysis with inverse dynamics): the pivot carries m a - m g and the driver the
+// torque m g r cos(theta).
+TEST(MultibodyReactions, InverseDynamicsOfADrivenCrank) {
+  const auto model = load_multibody_model(json::parse(R"J({"analysis": "kinematic",
+    "parameters": {"m": 2.0, "r": 0.4, "w": 3.0},
+    "bodies": [{"name": "rod", "mass": "m", "inertia": "m*(2*r)^2/12", "position": ["r", 0]}],
+    "joints": [{"type": "revolute", "name": "pivot", "bodies": ["ground", "rod"],
+                "points": [[0, 0], ["-r", 0]]},
+               {"type": "angle_driver", "name": "motor", "bodies": ["ground", "rod"],
+                "angle": "w*t"}]})J"));
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 2.0, 11));
+  CaseResult out;
+  ASSERT_EQ(model->analyse(Eigen::Vector3d(2.0, 0.4, 3.0), lc, {}, out), "");
+  const double m = 2.0, r = 0.4, w = 3.0;
+  for (int k = 0; k < lc.grid.points; ++k) {
+    const double th = w * lc.grid.at(k);
+    EXPECT_NEAR(out.histories.at("pivot.fx")(k), -m * w * w * r * std::cos(th), 1e-6);
+    EXPECT_NEAR(out.histories.at("pivot.fy")(k), -m * w * w * r * std::sin(th) + m * kG, 1e-6);
+    EXPECT_NEAR(out.histories.at("motor.torque")(k), m * kG * r * std::cos(th), 1e-6);
+    EXPECT_EQ(out.histories.at("pivot.torque")(k), 0.0);
+  }
+}
+
+// A uniform rod pinned at one end and released horizontally (dynamic analysis): at t = 0 the
+// pin carries m g / 4 upwards and nothing sideways (alpha = 3 g / 2 L).
+TEST(MultibodyReactions, PendulumReleasedHorizontally) {
+  const auto model = load_multibody_model(json::parse(R"J({
+    "bodies": [{"name": "rod", "mass": 2, "inertia": "2*1.5^2/12", "position": [0.75, 0]}],
+    "joints": [{"type": "revolute", "name": "pin", "bodies": ["ground", "rod"],
+                "points": [[0, 0], [-0.75, 0]]}]})J"));
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 0.5, 6));
+  IntegratorSettings settings;
+  settings.rtol = 1e-10;
+  settings.atol = 1e-12;
+  CaseResult out;
+  ASSERT_EQ(model->analyse(Eigen::VectorXd(0), lc, settings, out), "");
+  EXPECT_NEAR(out.histories.at("pin.fy")(0), 2 * kG / 4, 1e-8);
+  EXPECT_NEAR(out.histories.at("pin.fx")(0), 0.0, 1e-8);
+  EXPECT_NEAR(out.histories.at("rod.alpha")(0), -3 * kG / (2 * 1.5), 1e-8);
+}
+
+// --- kinematic sensitivities ---------------------------------------------------------------
+
+// The driven crank with a coupler and slider (inverse dynamics under gravity): direct and
+// adjoint derivatives of positions, accelerations and reactions agree with each other and with
+// central differences, at every grid point. The differences use a step of 1e-4: the driver's
+// accelerations are second differences in t, whose rounding a smaller step would amplify.
+TEST(MultibodyKinematicSensitivities, DirectAndAdjointAgreeWithDifferences) {
+  SimulatorSetup setup;
+  setup.section = json::parse(R"J({"type": "internal", "model": "multibody",
+    "multibody": {"analysis": "kinematic",
+      "parameters": {"l1": 1.0, "l2": 2.5, "m2": 3.0, "w": 2.0},
+      "bodies": [{"name": "crank", "mass": 1, "inertia": 0.1, "position": ["l1/2", 0]},
+                 {"name": "rod", "mass": "m2", "inertia": "m2*l2^2/12",
+                  "position": ["l1 + l2/2", 0]},
+                 {"name": "slider", "mass": 2, "inertia": 1, "position": ["l1 + l2", 0]}],
+      "joints": [{"type": "revolute", "name": "A", "bodies": ["ground", "crank"],
+                  "points": [[0, 0], ["-l1/2", 0]]},
+                 {"type": "revolute", "name": "B", "bodies": ["crank", "rod"],
+                  "points": [["l1/2", 0], ["-l2/2", 0]]},
+                 {"type": "revolute", "name": "C", "bodies": ["rod", "slider"],
+                  "points": [["l2/2", 0], [0, 0]]},
+                 {"type": "translational", "name": "slide", "bodies": ["ground", "slider"]},
+                 {"type": "angle_driver", "name": "motor", "bodies": ["ground", "crank"],
+                  "angle": "0.3 + w*t"}]}})J");
+  setup.design_names = {"l1", "l2", "m2", "w"};
+  setup.load_cases = {grid_case(TimeGrid(0.0, 1.0, 6))};
+  const Eigen::Vector4d b(1.0, 2.5, 3.0, 2.0);
+  const std::vector<std::string> names = {"slider.x", "rod.ay", "B.fx",
+                                          "slide.fy", "A.fy",   "motor.torque"};
+  std::vector<DerivativeRequest> requests;
+  for (const auto& name : names) requests.push_back({0, name, {}});
+  std::map<std::string, Evaluation> by;
+  for (const char* method : {"direct", "adjoint", "central"}) {
+    setup.section["gradients"] = {{"method", method}, {"step", 1e-4}};
+    InternalSimulator sim(setup);
+    by[method] = sim.evaluate({{b, requests}}).front();
+    ASSERT_TRUE(by[method].ok) << method << ": " << by[method].message;
+  }
+  for (const auto& name : names) {
+    const Eigen::MatrixXd& direct = by["direct"].cases[0].gradients.at(name);
+    const Eigen::MatrixXd& adjoint = by["adjoint"].cases[0].gradients.at(name);
+    const Eigen::MatrixXd& central = by["central"].cases[0].gradients.at(name);
+    const double scale = 1 + direct.cwiseAbs().maxCoeff();
+    EXPECT_LT((adjoint - direct).cwiseAbs().maxCoeff(), 1e-9 * scale) << name;
+    EXPECT_LT((central - direct).cwiseAbs().maxCoeff(), 1e-5 * scale) << name;
+    EXPECT_GT(direct.cwiseAbs().maxCoeff(), 1e-3) << name;  // not trivially zero
+  }
+}
+
+// --- the quarter truck ---------------------------------------------------------------------
+
+// problems/truck-damper/quarter-car-multibody.json against the dedicated model of
+// quarter-car.json at the start design, on the three roads.
+TEST(MultibodyQuarterCar, MatchesTheDedicatedModel) {
+  std::ifstream in(std::string(SAO_SOURCE_DIR) +
+                   "/problems/truck-damper/quarter-car-multibody.json");
+  const json section = json::parse(in).at("simulator");
+  const auto model = load_multibody_model(section.at("multibody"));
+  IntegratorSettings settings;
+  settings.rtol = 1e-8;
+  settings.atol = 1e-10;
+  // The study's start, in each model's parameter order.
+  const std::map<std::string, double> start = {{"bleed_c", 10},    {"preload_c", 20},
+                                               {"blowoff_c", 0.7}, {"bleed_r", 10},
+                                               {"preload_r", 20},  {"blowoff_r", 0.7}};
+  auto parameters = [&](const Model& m) {
+    Eigen::VectorXd p(6);
+    for (int i = 0; i < 6; ++i) p(i) = start.at(m.parameters()[i]);
+    return p;
+  };
+  for (int road = 1; road <= 3; ++road) {
+    const double speed = road == 1 ? 15 : (road == 2 ? 80 : 25);
+    const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 3.0, 601), {{"road", road}, {"speed", speed}});
+    CaseResult mb, qc;
+    ASSERT_EQ(model->analyse(parameters(*model), lc, settings, mb), "");
+    ASSERT_EQ(quarter_car_model().analyse(parameters(quarter_car_model()), lc, settings, qc), "");
+    auto expect_close = [&](const Eigen::VectorXd& a, const Eigen::VectorXd& b, const char* what) {
+      const double scale = b.cwiseAbs().maxCoeff();
+      EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-4 * scale) << what << ", road " << road;
+    };
+    expect_close(mb.histories.at("suspension.length").array() - 1.0, qc.histories.at("deflection"),
+                 "deflection");
+    expect_close(mb.histories.at("chassis.ay"), qc.histories.at("chassis_acceleration"),
+                 "acceleration");
+    expect_close(mb.histories.at("tyre.length").array() - 0.5, qc.histories.at("tyre_deflection"),
+                 "tyre");
+    expect_close(mb.histories.at("road.y"), qc.histories.at("road"), "road");
+  }
+}
+
+// --- bad descriptions ----------------------------------------------------------------------
+
+TEST(MultibodyElements, BadDescriptionsNameTheirPath) {
+  auto error = [](const std::string& joints_and_forces) {
+    try {
+      load_multibody_model(json::parse(R"J({"load_parameters": {"road": 1},
+        "bodies": [{"name": "a", "mass": 1, "inertia": 1}], )J" +
+                                       joints_and_forces + "}"));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "z",
+                                   "motion": 0}])J"),
+              HasSubstr("joints[0].coordinate: expected \"x\", \"y\" or \"angle\""));
+  EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "y"}])J"),
+              HasSubstr("joints[0].motion: missing"));
+  EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "y",
+      "motion": {"road": [{"table": [[0, 0], [1, 1], [2, 0]]}], "speed": 1}}])J"),
+              HasSubstr("joints[0].motion.road[0].table: expected at least 4 points"));
+  EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "y",
+      "motion": {"road": [{"table": [[0, 0], [1, 1], [1, 0], [2, 0]]}], "speed": 1}}])J"),
+              HasSubstr("motion.road[0].table[2]: x must increase"));
+  EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "y",
+      "motion": {"road": [{"height": "x"}, {"height": "2*x"}], "select": "lane", "speed": 1}}])J"),
+              HasSubstr("motion.select: expected the name of a load-case parameter"));
+  EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "y",
+      "motion": {"road": [{"height": "x"}, {"height": "2*x"}], "speed": 1}}])J"),
+              HasSubstr("motion.select: missing"));
+  EXPECT_THAT(error(R"J("forces": [{"type": "spring_damper", "bodies": ["ground", "a"],
+      "damper": {"compression": [1, 2, 3], "rebound": [1, 2, 3, 4]}}])J"),
+              HasSubstr("forces[0].damper.compression: expected [B0, B1, B2, B3]"));
+  EXPECT_THAT(error(R"J("forces": [{"type": "spring_damper", "bodies": ["ground", "a"],
+      "law": "k*d"}])J"),
+              HasSubstr("forces[0].law: column 1: unknown name \"k\""));
+  EXPECT_THAT(error(R"J("forces": [{"type": "rotational_spring_damper", "bodies": ["ground", "a"],
+      "law": "d"}])J"),
+              HasSubstr("\"law\" and \"damper\" belong to a spring_damper"));
+}
+
+}  // namespace
+}  // namespace sao::sim
