@@ -34,6 +34,7 @@ struct CvodesSession {
   int adjoint_quadrature = -1;  // the quadrature whose g_x drives the backward problem
   Eigen::MatrixXd work;         // Jacobian scratch of the callbacks
   Eigen::MatrixXd work_q;
+  Eigen::VectorXd vjp;       // lambda' [f_x | f_p] of the adjoint callbacks
   std::string cvodes_error;  // CVODES's text of its last error
   std::string rhs_error;     // what a callback threw, if it did
 
@@ -132,15 +133,25 @@ int quad_sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector* xs, N_Vector
   });
 }
 
+// lambda' [f_x | f_p] at (t, x): from the system's vector-Jacobian product, else from its
+// Jacobian.
+const Eigen::VectorXd& lambda_jacobian(CvodesSession& s, double t, N_Vector x, N_Vector lambda) {
+  if (s.system->vector_jacobian) {
+    s.system->vector_jacobian(t, data(x), data(lambda), s.vjp);
+  } else {
+    s.system->jacobian(t, data(x), s.work);
+    s.vjp = s.work.transpose() * Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
+  }
+  return s.vjp;
+}
+
 // lambda' = -f_x' lambda (- g_x' for an integral functional).
 int adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector lambda_dot,
                      void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
     const int n = s.n();
-    s.system->jacobian(t, data(x), s.work);
-    Eigen::Map<const Eigen::VectorXd> l(data(lambda), n);
     Eigen::Map<Eigen::VectorXd> out(data(lambda_dot), n);
-    out = -s.work.leftCols(n).transpose() * l;
+    out = -lambda_jacobian(s, t, x, lambda).head(n);
     if (s.adjoint_quadrature >= 0) {
       s.system->quadrature_jacobian(t, data(x), s.work_q);
       out -= s.work_q.row(s.adjoint_quadrature).head(n).transpose();
@@ -154,11 +165,9 @@ int adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector lambda
 int adjoint_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector qdot,
                           void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
-    const int n = s.n(), np = s.np();
-    s.system->jacobian(t, data(x), s.work);
-    Eigen::Map<const Eigen::VectorXd> l(data(lambda), n);
+    const int np = s.np();
     Eigen::Map<Eigen::VectorXd> out(data(qdot), np);
-    out = -s.work.rightCols(np).transpose() * l;
+    out = -lambda_jacobian(s, t, x, lambda).tail(np);
     if (s.adjoint_quadrature >= 0) {
       s.system->quadrature_jacobian(t, data(x), s.work_q);
       out -= s.work_q.row(s.adjoint_quadrature).tail(np).transpose();

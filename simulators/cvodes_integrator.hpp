@@ -60,6 +60,11 @@ struct OdeSystem {
   std::function<void(double t, const double* x, double* qdot)> quadrature;
   // [df/dx | df/dp] at (t, x): n x (n + np)
   std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> jacobian;
+  // lambda' [df/dx | df/dp] at (t, x): n + np values, for the adjoint right-hand sides; when
+  // absent, lambda' times `jacobian`. A system that forms it without the full Jacobian
+  // makes every backward step cheaper.
+  std::function<void(double t, const double* x, const double* lambda, Eigen::VectorXd& out)>
+      vector_jacobian;
   // [dg/dx | dg/dp] at (t, x): nq x (n + np)
   std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> quadrature_jacobian;
   Eigen::VectorXd x0;

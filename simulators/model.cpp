@@ -61,28 +61,56 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
     for (int k = 0; k < nq; ++k) qdot[k] = output(nh + k, t, x, p.data(), lc);
   };
   // CVODES asks for the Jacobian at the same (t, x) from several callbacks (the sensitivity
-  // or adjoint right-hand side and its quadrature): the last one is kept.
+  // or adjoint right-hand side and its quadrature, the Newton matrix): the last one is kept,
+  // with the model's linearisation there when it has one.
   struct Last {
     double t = NAN;
     Eigen::VectorXd x;
     Eigen::MatrixXd jac;
+    bool has_jac = false;
+    std::unique_ptr<Linearization> linear;
   };
   auto last = std::make_shared<Last>();
-  s.jacobian = [this, p, &lc, active, n, na, last](double t, const double* x,
-                                                   Eigen::MatrixXd& jac) {
+  // The kept point, moved to (t, x) when it is elsewhere.
+  auto at = [this, p, &lc, active, n, last](double t, const double* x) -> Last& {
     const Eigen::Map<const Eigen::VectorXd> xv(x, n);
-    if (t == last->t && xv == last->x) {
-      jac = last->jac;
-      return;
+    if (t != last->t || xv != last->x) {
+      last->t = NAN;  // invalid until the new point is complete
+      last->has_jac = false;
+      last->linear = linearize(t, x, p.data(), lc, active);
+      last->x = xv;
+      last->t = t;
     }
-    std::vector<AD> xs, ps, xdot(n);
-    seed(x, n, p, active, xs, ps);
-    rhs(t, xs.data(), xdot.data(), ps.data(), lc);
-    jac.resize(n, n + na);
-    for (int i = 0; i < n; ++i) jac.row(i) = derivative(xdot[i], n + na).transpose();
-    last->t = t;
-    last->x = xv;
-    last->jac = jac;
+    return *last;
+  };
+  // The Jacobian at (t, x), kept with the point.
+  auto jacobian_at = [this, p, &lc, active, n, na, at](double t, const double* x) -> Last& {
+    Last& l = at(t, x);
+    if (!l.has_jac) {
+      if (l.linear) {
+        l.linear->jacobian(l.jac);
+      } else {
+        std::vector<AD> xs, ps, xdot(n);
+        seed(x, n, p, active, xs, ps);
+        rhs(t, xs.data(), xdot.data(), ps.data(), lc);
+        l.jac.resize(n, n + na);
+        for (int i = 0; i < n; ++i) l.jac.row(i) = derivative(xdot[i], n + na).transpose();
+      }
+      l.has_jac = true;
+    }
+    return l;
+  };
+  s.jacobian = [jacobian_at](double t, const double* x, Eigen::MatrixXd& jac) {
+    jac = jacobian_at(t, x).jac;
+  };
+  s.vector_jacobian = [at, jacobian_at, n](double t, const double* x, const double* lambda,
+                                           Eigen::VectorXd& out) {
+    Last& l = at(t, x);
+    if (l.linear) {
+      l.linear->vector_jacobian(lambda, out);
+    } else {
+      out = jacobian_at(t, x).jac.transpose() * Eigen::Map<const Eigen::VectorXd>(lambda, n);
+    }
   };
   s.quadrature_jacobian = [this, p, &lc, active, n, na, nh, nq](double t, const double* x,
                                                                 Eigen::MatrixXd& jac) {

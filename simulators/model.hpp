@@ -13,6 +13,7 @@
 
 #include <Eigen/Dense>
 #include <map>
+#include <memory>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
@@ -92,6 +93,25 @@ class OdeModel : public Model {
   virtual int rhs(double t, const double* x, double* xdot, const double* p,
                   const LoadCaseSpec& lc) const = 0;
   virtual void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const = 0;
+  // The right-hand side linearised at (t, x) by a model that forms its derivatives more
+  // cheaply than automatic differentiation through the whole of f can (Multibody: through
+  // its augmented system instead of the solve). One linearisation serves the Jacobian and
+  // any number of vector-Jacobian products lambda' [df/dx | df/dp_active] (the adjoint's
+  // backward right-hand sides at one point differ only in lambda).
+  struct Linearization {
+    virtual ~Linearization() = default;
+    // [df/dx | df/dp_active]: n x (n + na)
+    virtual void jacobian(Eigen::MatrixXd& out) const = 0;
+    // lambda' [df/dx | df/dp_active]: n + na values
+    virtual void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const = 0;
+  };
+  // Null when the model has no such linearisation (then AD through `rhs`); throws
+  // std::runtime_error when the equations are singular at (t, x).
+  virtual std::unique_ptr<Linearization> linearize(double /*t*/, const double* /*x*/,
+                                                   const double* /*p*/, const LoadCaseSpec&,
+                                                   const std::vector<int>& /*active*/) const {
+    return nullptr;
+  }
   // Output k: history outputs first, then the integrands of the integral outputs.
   virtual double output(int k, double t, const double* x, const double* p,
                         const LoadCaseSpec& lc) const = 0;

@@ -232,6 +232,9 @@ class Multibody final : public OdeModel {
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const IntegratorSettings& settings, CaseResult& out) const override;
   bool differentiates_itself() const override { return !dynamic_; }
+  std::unique_ptr<Linearization> linearize(double t, const double* x, const double* p,
+                                           const LoadCaseSpec& lc,
+                                           const std::vector<int>& active) const override;
   std::string analyse_with_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                        const std::vector<int>& active,
                                        const std::vector<OutputPoint>& wanted, bool adjoint,
@@ -330,6 +333,11 @@ class Multibody final : public OdeModel {
   template <class S>
   void spring_state(const Force& f, const S* q, const S* qd, const std::vector<S>& v, S& length,
                     S& velocity, S& tension, S& ux, S& uy) const;
+  // The augmented system A z = r of the accelerations and multipliers: the diagonal mass
+  // matrix, Phi_q, and r = (Q, gamma with Baumgarte stabilisation), at (t, q, q').
+  template <class S>
+  void augmented(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
+                 Vec<S>& mass, Mat<S>& phi_q, Vec<S>& rhs) const;
   // Solves for q'' and the multipliers lambda at (t, q, q'); false when the system is singular.
   template <class S>
   bool accelerations(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
@@ -1151,29 +1159,112 @@ S Multibody::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S
 }
 
 template <class S>
-bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
-                              Vec<S>& qdd, Vec<S>* lambda, Mat<S>* jacobian) const {
+void Multibody::augmented(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
+                          Vec<S>& mass, Mat<S>& phi_q, Vec<S>& rhs) const {
   const int n = nq(), m = n_constraints();
   Vec<S> phi, phi_t, gamma;
-  Mat<S> phi_q;
   constraints(t, q, qd, p, lc, phi, phi_q, phi_t, gamma);
-  const std::vector<S> v = vars(p, t, lc);
-  Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
-  A.topLeftCorner(n, n).diagonal() = masses(v);
-  A.block(0, n, n, m) = phi_q.transpose();
-  A.block(n, 0, m, n) = phi_q;
-  Vec<S> rhs(n + m);
+  mass = masses(vars(p, t, lc));
+  rhs.resize(n + m);
   rhs.head(n) = forces(t, q, qd, p, lc);
   Eigen::Map<const Vec<S>> qdv(qd, n);
   // Baumgarte stabilisation of the acceleration constraints.
   const Vec<S> phi_dot = phi_q * qdv + phi_t;
   rhs.tail(m) = gamma - (2.0 * alpha_) * phi_dot - (beta_ * beta_) * phi;
+}
+
+template <class S>
+Mat<S> augmented_matrix(const Vec<S>& mass, const Mat<S>& phi_q) {
+  const auto n = mass.size(), m = phi_q.rows();
+  Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
+  A.topLeftCorner(n, n).diagonal() = mass;
+  A.block(0, n, n, m) = phi_q.transpose();
+  A.block(n, 0, m, n) = phi_q;
+  return A;
+}
+
+template <class S>
+bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
+                              Vec<S>& qdd, Vec<S>* lambda, Mat<S>* jacobian) const {
+  const int n = nq(), m = n_constraints();
+  Vec<S> mass, rhs;
+  Mat<S> phi_q;
+  augmented(t, q, qd, p, lc, mass, phi_q, rhs);
   Vec<S> z;
-  if (!solve(A, rhs, z)) return false;
+  if (!solve(augmented_matrix(mass, phi_q), rhs, z)) return false;
   qdd = z.head(n);
   if (lambda) *lambda = z.tail(m);
   if (jacobian) *jacobian = phi_q;
   return true;
+}
+
+// f = (q', q'') with A(x, p) z = r(x, p), z = (q'', multipliers): at the solution z,
+// d q''/d(x, p) = [I 0] A^-1 G with G = d(r - A z)/d(x, p) for z held, so one AD pass over
+// the assembly (no AD through the solve) gives the Jacobian, and any lambda' [f_x | f_p]
+// costs one solve with A' (= A) and a product with G.
+class AugmentedLinearization final : public OdeModel::Linearization {
+ public:
+  AugmentedLinearization(int n, Eigen::PartialPivLU<Eigen::MatrixXd> lu, Eigen::MatrixXd gt)
+      : n_(n), lu_(std::move(lu)), gt_(std::move(gt)) {}
+
+  void jacobian(Eigen::MatrixXd& out) const override {
+    out.setZero(2 * n_, gt_.rows());
+    out.block(0, n_, n_, n_).setIdentity();  // (q')' = q'
+    out.bottomRows(n_) = lu_.solve(gt_.transpose()).topRows(n_);
+  }
+  void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
+    Eigen::VectorXd top = Eigen::VectorXd::Zero(gt_.cols());
+    top.head(n_) = Eigen::Map<const Eigen::VectorXd>(lambda + n_, n_);
+    const Eigen::VectorXd w = lu_.transpose().solve(top);
+    out.noalias() = gt_ * w;
+    out.segment(n_, n_) += Eigen::Map<const Eigen::VectorXd>(lambda, n_);
+  }
+
+ private:
+  int n_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  Eigen::MatrixXd gt_;  // G': (2n + na) x (n + m)
+};
+
+std::unique_ptr<OdeModel::Linearization> Multibody::linearize(
+    double t, const double* x, const double* p, const LoadCaseSpec& lc,
+    const std::vector<int>& active) const {
+  if (!dynamic_) return nullptr;
+  const int n = nq(), m = n_constraints(), na = static_cast<int>(active.size());
+  const int width = 2 * n + na;
+  // Values: A, r and the solution z.
+  Vec<double> mass, rhs;
+  Mat<double> phi_q;
+  augmented(t, x, x + n, p, lc, mass, phi_q, rhs);
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu(augmented_matrix(mass, phi_q));
+  if (!(lu.rcond() > 1e-13)) {
+    throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
+  }
+  const Eigen::VectorXd z = lu.solve(rhs);
+  // Derivatives of r - A z with z held: one AD pass over the assembly.
+  std::vector<AD> xs(2 * n), ps(parameter_names_.size());
+  for (int i = 0; i < 2 * n; ++i) xs[i] = AD(x[i], width, i);
+  for (size_t j = 0; j < ps.size(); ++j) ps[j] = AD(p[j], Eigen::VectorXd::Zero(width));
+  for (int a = 0; a < na; ++a) ps[active[a]] = AD(p[active[a]], width, 2 * n + a);
+  set_ad_size(xs.data(), width);
+  Vec<AD> mass_d, rhs_d;
+  Mat<AD> phi_q_d;
+  augmented(t, xs.data(), xs.data() + n, ps.data(), lc, mass_d, phi_q_d, rhs_d);
+  Eigen::MatrixXd gt = Eigen::MatrixXd::Zero(width, n + m);  // G', a column per equation
+  auto add = [&gt, width](int row, const AD& v, double factor) {
+    if (v.derivatives().size() == width) gt.col(row) += factor * v.derivatives();
+  };
+  for (int i = 0; i < n + m; ++i) add(i, rhs_d(i), 1.0);
+  for (int i = 0; i < n; ++i) add(i, mass_d(i), -z(i));
+  for (int k = 0; k < m; ++k) {
+    for (int i = 0; i < n; ++i) {
+      const AD& a = phi_q_d(k, i);
+      if (a.derivatives().size() != width || a.derivatives().isZero(0.0)) continue;
+      add(i, a, -z(n + k));  // Phi_q' multipliers in the force rows
+      add(n + k, a, -z(i));  // Phi_q q'' in the constraint rows
+    }
+  }
+  return std::make_unique<AugmentedLinearization>(n, std::move(lu), std::move(gt));
 }
 
 template <class S>

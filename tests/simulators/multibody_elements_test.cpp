@@ -52,34 +52,63 @@ void PrintTo(const ElementCase& c, std::ostream* os) {
 
 class ElementJacobian : public ::testing::TestWithParam<ElementCase> {};
 
-// d(x')/d(x, p) from the AD equations against central differences of the double ones, at the
-// assembled initial state with velocities set off zero (so that damping and velocity terms act).
+// An element model at its assembled initial state with velocities set off zero (so that
+// damping and velocity terms act), at t = 0.37.
+struct ElementPoint {
+  explicit ElementPoint(const char* description)
+      : model(load_multibody_model(json::parse(description))) {
+    p = defaults(*model);
+    x.resize(ode().state_size());
+    ode().initial_state(p.data(), x.data(), lc);
+    for (Eigen::Index i = x.size() / 2; i < x.size(); ++i) x(i) += 0.3 + 0.1 * double(i);
+  }
+  const OdeModel& ode() const { return dynamic_cast<const OdeModel&>(*model); }
+  int n() const { return ode().state_size(); }
+  int np() const { return static_cast<int>(p.size()); }
+  // [d(x')/dx | d(x')/dp_active] by AD through the whole right-hand side (solve included);
+  // `value` gets x'.
+  Eigen::MatrixXd ad_jacobian(const std::vector<int>& active, Eigen::VectorXd* value = nullptr) {
+    const int size = n() + static_cast<int>(active.size());
+    std::vector<AD> xa(n()), pa(np()), xdot(n());
+    for (int i = 0; i < n(); ++i) xa[i] = AD(x(i), Eigen::VectorXd::Unit(size, i));
+    for (int i = 0; i < np(); ++i) pa[i] = AD(p(i), Eigen::VectorXd::Zero(size));
+    for (size_t a = 0; a < active.size(); ++a) {
+      pa[active[a]] = AD(p(active[a]), Eigen::VectorXd::Unit(size, n() + static_cast<int>(a)));
+    }
+    ode().rhs(t, xa.data(), xdot.data(), pa.data(), lc);
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n(), size);
+    if (value) value->resize(n());
+    for (int k = 0; k < n(); ++k) {
+      if (xdot[k].derivatives().size() == size) out.row(k) = xdot[k].derivatives().transpose();
+      if (value) (*value)(k) = xdot[k].value();
+    }
+    return out;
+  }
+
+  std::unique_ptr<Model> model;
+  LoadCaseSpec lc = grid_case(TimeGrid(0.0, 1.0, 11));
+  Eigen::VectorXd p, x;
+  double t = 0.37;
+};
+
+// d(x')/d(x, p) from the AD equations against central differences of the double ones.
 TEST_P(ElementJacobian, MatchesCentralDifferences) {
-  const auto model = load_multibody_model(json::parse(GetParam().model));
-  const auto& ode = dynamic_cast<const OdeModel&>(*model);
-  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 1.0, 11));
-  const Eigen::VectorXd p = defaults(*model);
-  const int n = ode.state_size();
-  const auto np = static_cast<int>(p.size());
-  Eigen::VectorXd x(n);
-  ode.initial_state(p.data(), x.data(), lc);
-  for (int i = n / 2; i < n; ++i) x(i) += 0.3 + 0.1 * i;  // velocities
-  const double t = 0.37;
-  const int size = n + np;
-  std::vector<AD> xa(n), pa(np), xdot(n);
-  for (int i = 0; i < n; ++i) xa[i] = AD(x(i), Eigen::VectorXd::Unit(size, i));
-  for (int i = 0; i < np; ++i) pa[i] = AD(p(i), Eigen::VectorXd::Unit(size, n + i));
-  ode.rhs(t, xa.data(), xdot.data(), pa.data(), lc);
+  ElementPoint e(GetParam().model);
+  const int n = e.n(), np = e.np(), size = n + np;
+  std::vector<int> all(np);
+  for (int j = 0; j < np; ++j) all[j] = j;
+  Eigen::VectorXd value;
+  const Eigen::MatrixXd jacobian = e.ad_jacobian(all, &value);
   auto f = [&](const Eigen::VectorXd& xs, const Eigen::VectorXd& ps) {
     Eigen::VectorXd out(n);
-    EXPECT_EQ(ode.rhs(t, xs.data(), out.data(), ps.data(), lc), 0);
+    EXPECT_EQ(e.ode().rhs(e.t, xs.data(), out.data(), ps.data(), e.lc), 0);
     return out;
   };
-  const Eigen::VectorXd f0 = f(x, p);
-  for (int k = 0; k < n; ++k) EXPECT_NEAR(xdot[k].value(), f0(k), 1e-12 * (1 + std::abs(f0(k))));
+  const Eigen::VectorXd f0 = f(e.x, e.p);
+  for (int k = 0; k < n; ++k) EXPECT_NEAR(value(k), f0(k), 1e-12 * (1 + std::abs(f0(k))));
   for (int j = 0; j < size; ++j) {
-    Eigen::VectorXd xp = x, xm = x, pp = p, pm = p;
-    const double base = j < n ? x(j) : p(j - n);
+    Eigen::VectorXd xp = e.x, xm = e.x, pp = e.p, pm = e.p;
+    const double base = j < n ? e.x(j) : e.p(j - n);
     // Not smaller: a driver's q'' is a second difference in t (h = 1e-4), whose rounding
     // would swamp a smaller step here.
     const double h = 1e-5 * (1 + std::abs(base));
@@ -92,12 +121,37 @@ TEST_P(ElementJacobian, MatchesCentralDifferences) {
     }
     const Eigen::VectorXd column = (f(xp, pp) - f(xm, pm)) / (2 * h);
     for (int k = 0; k < n; ++k) {
-      const double ad = xdot[k].derivatives().size() == size ? xdot[k].derivatives()(j) : 0.0;
-      EXPECT_NEAR(ad, column(k), 1e-5 * (1 + std::abs(column(k))))
+      EXPECT_NEAR(jacobian(k, j), column(k), 1e-5 * (1 + std::abs(column(k))))
           << GetParam().name << ": d xdot[" << k << "] / d " << (j < n ? "x[" : "p[")
           << (j < n ? j : j - n) << "]";
     }
   }
+}
+
+// The linearisation through the augmented system (Jacobian and vector-Jacobian products of
+// the adjoint) against AD through the whole right-hand side, solve included.
+TEST_P(ElementJacobian, LinearizationMatchesAdThroughTheSolve) {
+  ElementPoint e(GetParam().model);
+  const int n = e.n();
+  // Every parameter but the first active, so that the column mapping is exercised.
+  std::vector<int> active;
+  for (int j = e.np() - 1; j >= 1; --j) active.push_back(j);
+  const int size = n + static_cast<int>(active.size());
+  const Eigen::MatrixXd expected = e.ad_jacobian(active);
+  const auto linear = e.ode().linearize(e.t, e.x.data(), e.p.data(), e.lc, active);
+  ASSERT_NE(linear, nullptr) << "a dynamic multibody model linearises itself";
+  Eigen::MatrixXd jacobian;
+  linear->jacobian(jacobian);
+  ASSERT_EQ(jacobian.rows(), n);
+  ASSERT_EQ(jacobian.cols(), size);
+  const double scale = 1 + expected.cwiseAbs().maxCoeff();
+  EXPECT_LT((jacobian - expected).cwiseAbs().maxCoeff(), 1e-10 * scale) << GetParam().name;
+  const Eigen::VectorXd lambda = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
+  Eigen::VectorXd product;
+  linear->vector_jacobian(lambda.data(), product);
+  ASSERT_EQ(product.size(), size);
+  const Eigen::VectorXd reference = expected.transpose() * lambda;
+  EXPECT_LT((product - reference).cwiseAbs().maxCoeff(), 1e-10 * scale * n) << GetParam().name;
 }
 
 const ElementCase kElements[] = {
