@@ -153,13 +153,13 @@ void OdeModel::fill_outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd
                             const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                             CaseResult& out) const {
   const auto names = history_outputs();
+  Eigen::MatrixXd h(static_cast<Eigen::Index>(names.size()), lc.grid.points);
+  for (int i = 0; i < lc.grid.points; ++i) {
+    const Eigen::VectorXd x = states.row(i).transpose();
+    history_outputs_at(lc.grid.at(i), x.data(), p.data(), lc, h.col(i));
+  }
   for (size_t k = 0; k < names.size(); ++k) {
-    Eigen::VectorXd h(lc.grid.points);
-    for (int i = 0; i < lc.grid.points; ++i) {
-      const Eigen::VectorXd x = states.row(i).transpose();
-      h(i) = output(static_cast<int>(k), lc.grid.at(i), x.data(), p.data(), lc);
-    }
-    out.histories[names[k]] = h;
+    out.histories[names[k]] = h.row(static_cast<Eigen::Index>(k)).transpose();
   }
   const auto integral_names = integral_outputs();
   for (size_t k = 0; k < integral_names.size(); ++k) out.scalars[integral_names[k]] = integrals(k);

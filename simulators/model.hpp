@@ -117,6 +117,13 @@ class OdeModel : public Model {
                         const LoadCaseSpec& lc) const = 0;
   virtual AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const = 0;
 
+  // Every history output at (t, x) into `h` (history_outputs().size() values); a model that
+  // shares work between its outputs (one solve for all accelerations and reactions)
+  // overrides it.
+  virtual void history_outputs_at(double t, const double* x, const double* p,
+                                  const LoadCaseSpec& lc, Eigen::Ref<Eigen::VectorXd> h) const {
+    for (Eigen::Index k = 0; k < h.size(); ++k) h(k) = output(static_cast<int>(k), t, x, p, lc);
+  }
   // The CVODES system for parameters p, with exact Jacobians with respect to the state and
   // to the parameters listed in `active` (indices into p).
   OdeSystem system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,

@@ -54,27 +54,26 @@ void set_ad_size(const AD* seeded, Eigen::Index count) {
 
 class Values final : public expr::Inputs {
  public:
-  explicit Values(std::vector<double> v) : v_(std::move(v)) {}
+  explicit Values(const std::vector<double>& v) : v_(v) {}
   double variable(int i) const override { return v_[i]; }
   double response(int, int, int) const override { return 0.0; }
   int gradient_size() const override { return static_cast<int>(v_.size()); }
 
  private:
-  std::vector<double> v_;
+  const std::vector<double>& v_;
 };
 
 // An expression evaluated on scalars of type S: for AD, the chain rule through the exact
 // gradient of the expression with respect to its variables.
 template <class S>
 S evaluate(const expr::Program& program, const std::vector<S>& vars) {
-  std::vector<double> values(vars.size());
-  for (size_t i = 0; i < vars.size(); ++i) values[i] = value_of(vars[i]);
-  const Values inputs(values);
   if constexpr (std::is_same_v<S, double>) {
-    return expr::Evaluator(program, inputs).value();
+    return expr::Evaluator(program, Values(vars)).value();
   } else {
+    std::vector<double> values(vars.size());
+    for (size_t i = 0; i < vars.size(); ++i) values[i] = value_of(vars[i]);
     Eigen::VectorXd g(vars.size());
-    const double v = expr::Evaluator(program, inputs).value(0, g);
+    const double v = expr::Evaluator(program, Values(values)).value(0, g);
     Eigen::VectorXd d = Eigen::VectorXd::Zero(ad_size);
     for (size_t i = 0; i < vars.size(); ++i) {
       const Eigen::VectorXd& di = vars[i].derivatives();
@@ -269,6 +268,17 @@ class Multibody final : public OdeModel {
   double output(int k, double t, const double* x, const double* p,
                 const LoadCaseSpec& lc) const override {
     return out<double>(k, t, x, p, lc);
+  }
+  void history_outputs_at(double t, const double* x, const double* p, const LoadCaseSpec& lc,
+                          Eigen::Ref<Eigen::VectorXd> h) const override {
+    const int n = nq();
+    Vec<double> qdd, lambda;
+    Mat<double> phi_q;
+    if (!accelerations(t, x, x + n, p, lc, qdd, &lambda, &phi_q)) {
+      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
+    }
+    const Eigen::Map<const Eigen::VectorXd> q(x, n), qd(x + n, n);
+    h = history_values<double>(q, qd, qdd, lambda, phi_q, vars(p, t, lc));
   }
   AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
