@@ -118,15 +118,23 @@ struct Motion {
   Quantity speed, start;
 };
 
-enum class JointKind { kRevolute, kTranslational, kAngleDriver, kFixed, kDriver };
+enum class JointKind {
+  kRevolute,
+  kTranslational,
+  kAngleDriver,
+  kTranslationalDriver,
+  kFixed,
+  kDriver
+};
 
 struct Joint {
   std::string name;
   JointKind kind;
   int a = -1, b = -1;
   Point pa, pb;
-  Quantity axis;        // translational: axis angle in a's frame
-  Quantity angle;       // driver: theta_b - theta_a = f(t); fixed/translational: relative angle
+  Quantity axis;      // translational (and its driver): axis angle in a's frame
+  Quantity angle;     // angle driver: theta_b - theta_a = f(t); fixed/translational: relative angle
+  Quantity distance;  // translational driver: (r_Pb - r_Pa) along the axis = f(t)
   int coordinate = -1;  // kDriver: q[3 b + coordinate] = motion(t)
   Motion motion;        // kDriver
   int equations() const {
@@ -135,6 +143,7 @@ struct Joint {
       case JointKind::kTranslational:
         return 2;
       case JointKind::kAngleDriver:
+      case JointKind::kTranslationalDriver:
       case JointKind::kDriver:
         return 1;
       case JointKind::kFixed:
@@ -643,7 +652,15 @@ Multibody::Multibody(const json& m, const std::string& path) {
       joints_.push_back(joint);
       continue;
     }
-    only_keys(j, {"type", "name", "bodies", "points", "axis", "angle"}, jp);
+    only_keys(j, {"type", "name", "bodies", "points", "axis", "angle", "distance"}, jp);
+    if (type == "translational_driver") {
+      joint.kind = JointKind::kTranslationalDriver;
+      if (!j.contains("distance")) bad(jp + ".distance", "missing: an expression of t");
+      if (j.contains("angle")) bad(jp + ".angle", "belongs to an angle driver or a joint");
+      joint.distance = quantity(j.at("distance"), jp + ".distance", true);
+    } else if (j.contains("distance")) {
+      bad(jp + ".distance", "belongs to a translational_driver");
+    }
     if (type == "revolute") {
       joint.kind = JointKind::kRevolute;
     } else if (type == "translational") {
@@ -652,10 +669,10 @@ Multibody::Multibody(const json& m, const std::string& path) {
       joint.kind = JointKind::kAngleDriver;
     } else if (type == "fixed") {
       joint.kind = JointKind::kFixed;
-    } else {
+    } else if (type != "translational_driver") {
       bad(jp + ".type",
-          "expected \"revolute\", \"translational\", \"angle_driver\", \"fixed\" or "
-          "\"driver\", got " +
+          "expected \"revolute\", \"translational\", \"angle_driver\", "
+          "\"translational_driver\", \"fixed\" or \"driver\", got " +
               j.value("type", json()).dump());
     }
     const json& bs = j.value("bodies", json());
@@ -926,6 +943,38 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const
     add_q(r, j.b, 2, C<S>(1.0));
     add_q(r, j.a, 2, C<S>(-1.0));
   };
+  // Row r: g' (r_Pb - r_Pa) = 0 with g = A_a (gx, gy) fixed in body a (translational joints
+  // and their drivers).
+  auto along = [&](int r, const Joint& j, const S& glx, const S& gly, const S& wa, const S& wb) {
+    const Pose<S> pa = pose(j.a, q);
+    const S nx = pa.c * glx - pa.s * gly, ny = pa.s * glx + pa.c * gly;  // A g
+    const S bnx = -ny, bny = nx;                                         // B g
+    const At a = locate(j.pa), b = locate(j.pb);
+    const S dx = b.rx - a.rx, dy = b.ry - a.ry;
+    phi(r) = nx * dx + ny * dy;
+    add_q(r, j.a, 0, -nx);
+    add_q(r, j.a, 1, -ny);
+    add_q(r, j.a, 2, bnx * dx + bny * dy - (nx * a.bsx + ny * a.bsy));
+    add_q(r, j.b, 0, nx);
+    add_q(r, j.b, 1, ny);
+    add_q(r, j.b, 2, nx * b.bsx + ny * b.bsy);
+    // d' = velocity of Pb - velocity of Pa.
+    auto vel = [&](int body, const At& at) {
+      const S vx = body >= 0 ? qd[3 * body] : C<S>(0.0),
+              vy = body >= 0 ? qd[3 * body + 1] : C<S>(0.0);
+      const S w = omega(body, qd);
+      return std::pair<S, S>(vx + at.bsx * w, vy + at.bsy * w);
+    };
+    const auto [vax, vay] = vel(j.a, a);
+    const auto [vbx, vby] = vel(j.b, b);
+    const S ddx = vbx - vax, ddy = vby - vay;
+    // gamma = -(terms of Phi'' without q''): g'' = B g theta_a'' - g w_a^2, and
+    // r_P'' = R'' + B s theta'' - A s w^2.
+    const S rest = -(nx * dx + ny * dy) * wa * wa + 2.0 * wa * (bnx * ddx + bny * ddy) +
+                   nx * (-b.asx * wb * wb + a.asx * wa * wa) +
+                   ny * (-b.asy * wb * wb + a.asy * wa * wa);
+    gamma(r) = -rest;
+  };
   for (const Joint& j : joints_) {
     const S wa = omega(j.a, qd), wb = omega(j.b, qd);
     switch (j.kind) {
@@ -935,39 +984,24 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const
       case JointKind::kTranslational: {
         // theta_b - theta_a - angle = 0, and n' (r_Pb - r_Pa) = 0 with n normal to the axis.
         relative_angle(row, j, j.angle.at(v));
+        const S ax = j.axis.at(v);
         using std::cos;
         using std::sin;
-        const Pose<S> pa = pose(j.a, q);
+        along(row + 1, j, -sin(ax), cos(ax), wa, wb);
+        break;
+      }
+      case JointKind::kTranslationalDriver: {
+        // e' (r_Pb - r_Pa) - f(t) = 0 with e along the axis; f', f'' as for the drivers below.
         const S ax = j.axis.at(v);
-        const S nlx = -sin(ax), nly = cos(ax);                               // normal in a's frame
-        const S nx = pa.c * nlx - pa.s * nly, ny = pa.s * nlx + pa.c * nly;  // A n
-        const S bnx = -ny, bny = nx;                                         // B n
-        const At a = locate(j.pa), b = locate(j.pb);
-        const S dx = b.rx - a.rx, dy = b.ry - a.ry;
-        const int r2 = row + 1;
-        phi(r2) = nx * dx + ny * dy;
-        add_q(r2, j.a, 0, -nx);
-        add_q(r2, j.a, 1, -ny);
-        add_q(r2, j.a, 2, bnx * dx + bny * dy - (nx * a.bsx + ny * a.bsy));
-        add_q(r2, j.b, 0, nx);
-        add_q(r2, j.b, 1, ny);
-        add_q(r2, j.b, 2, nx * b.bsx + ny * b.bsy);
-        // d' = velocity of Pb - velocity of Pa.
-        auto vel = [&](int body, const At& at) {
-          const S vx = body >= 0 ? qd[3 * body] : C<S>(0.0),
-                  vy = body >= 0 ? qd[3 * body + 1] : C<S>(0.0);
-          const S w = omega(body, qd);
-          return std::pair<S, S>(vx + at.bsx * w, vy + at.bsy * w);
-        };
-        const auto [vax, vay] = vel(j.a, a);
-        const auto [vbx, vby] = vel(j.b, b);
-        const S ddx = vbx - vax, ddy = vby - vay;
-        // gamma = -(terms of Phi'' without q''): n'' = B n theta_a'' - n w_a^2, and
-        // r_P'' = R'' + B s theta'' - A s w^2.
-        const S rest = -(nx * dx + ny * dy) * wa * wa + 2.0 * wa * (bnx * ddx + bny * ddy) +
-                       nx * (-b.asx * wb * wb + a.asx * wa * wa) +
-                       ny * (-b.asy * wb * wb + a.asy * wa * wa);
-        gamma(r2) = -rest;
+        using std::cos;
+        using std::sin;
+        along(row, j, cos(ax), sin(ax), wa, wb);
+        const double h = 1e-4 * (1.0 + std::abs(t));
+        const S f = j.distance.at(v), fp = j.distance.at(vars(p, t + h, lc)),
+                fm = j.distance.at(vars(p, t - h, lc));
+        phi(row) -= f;
+        phi_t(row) = -(fp - fm) / (2.0 * h);
+        gamma(row) += (fp - 2.0 * f + fm) / (h * h);
         break;
       }
       case JointKind::kAngleDriver:
@@ -1156,6 +1190,7 @@ S Multibody::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S
       if (j.coordinate == 2) angle_row = row;
       break;
     case JointKind::kRevolute:
+    case JointKind::kTranslationalDriver:
       break;
   }
   if (component == 2) {

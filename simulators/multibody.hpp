@@ -14,6 +14,8 @@
 //                {"type": "translational", "bodies": ["ground", "slider"], "points": [...],
 //                 "axis": 0},                        // axis angle in the first body's frame
 //                {"type": "angle_driver", "bodies": ["ground", "crank"], "angle": "b8 + t*pi/180"},
+//                {"type": "translational_driver", "bodies": ["arm", "slider"], "points": [...],
+//                 "axis": 0, "distance": "0.4 + 0.1*t"},  // along the axis, Pa to Pb
 //                {"type": "fixed", "bodies": ["ground", "base"]},
 //                {"type": "driver", "body": "plate", "coordinate": "y",  // x, y or angle
 //                 "motion": "0.1*sin(t)" | {"road": [{"name": "hump", "height": "formula of x"},

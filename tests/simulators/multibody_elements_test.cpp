@@ -167,6 +167,16 @@ const ElementCase kElements[] = {
                   "points": [[0, 0], [0.1, 0]], "axis": "a", "angle": 0.1}],
       "forces": [{"type": "spring_damper", "bodies": ["ground", "block"],
                   "points": [[-1, 0], [0, 0]], "stiffness": "k", "length": 0.5}]})J"},
+    {"translational_driver", R"J({"parameters": {"s0": 0.3, "a": 0.2},
+      "bodies": [{"name": "arm", "mass": 2, "inertia": 0.3, "position": [0.5, 0], "angle": 0.1},
+                 {"name": "slider", "mass": 0.5, "inertia": 0.01, "position": [0.4, 0.1],
+                  "angle": 0.3}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "arm"], "points": [[0, 0], [-0.5, 0]]},
+                 {"type": "translational", "bodies": ["arm", "slider"], "points": [[0, 0], [0, 0]],
+                  "axis": "a", "angle": 0.2},
+                 {"type": "translational_driver", "bodies": ["arm", "slider"],
+                  "points": [[-0.1, 0.05], [0.02, 0]], "axis": "a",
+                  "distance": "s0 + 0.1*sin(2*t)"}]})J"},
     {"fixed", R"J({"parameters": {"m": 1.5},
       "bodies": [{"name": "arm", "mass": "m", "inertia": 0.2, "position": [0.5, 0]},
                  {"name": "tip", "mass": 0.5, "inertia": 0.01, "position": [1.0, 0.1],
@@ -267,6 +277,39 @@ TEST(MultibodyDrivers, CoordinateDriversPrescribeMotion) {
     EXPECT_NEAR(out.histories.at("b.ay")(k), 2.0, 1e-5);
     EXPECT_NEAR(out.histories.at("b.theta")(k), 0.5 * t, 1e-10);
     EXPECT_NEAR(out.histories.at("b.omega")(k), 0.5, 1e-7);
+  }
+}
+
+// A slider driven along an arm that an angle driver turns: the slider's point is at the driven
+// distance along the rotating axis, with the velocity and acceleration of that motion (polar
+// coordinates: radial r'' - r w^2, tangential 2 r' w).
+TEST(MultibodyDrivers, TranslationalDriverMovesAlongTheRotatingAxis) {
+  const auto model = load_multibody_model(json::parse(R"J({"analysis": "kinematic",
+    "bodies": [{"name": "arm", "position": [0.5, 0]},
+               {"name": "slider", "position": [0.6, 0.1], "angle": 0.1}],
+    "joints": [{"type": "revolute", "bodies": ["ground", "arm"], "points": [[0, 0], [-0.5, 0]]},
+               {"type": "angle_driver", "bodies": ["ground", "arm"], "angle": "0.5*t"},
+               {"type": "translational", "bodies": ["arm", "slider"], "points": [[-0.5, 0], [0, 0]]},
+               {"type": "translational_driver", "bodies": ["arm", "slider"],
+                "points": [[-0.5, 0], [0, 0]], "distance": "0.4 + 0.1*t^2"}]
+})J"));
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 2.0, 9));
+  CaseResult out;
+  ASSERT_EQ(model->analyse(Eigen::VectorXd(0), lc, {}, out), "");
+  for (int k = 0; k < lc.grid.points; ++k) {
+    const double t = lc.grid.at(k), th = 0.5 * t, w = 0.5;
+    const double r = 0.4 + 0.1 * t * t, rd = 0.2 * t, rdd = 0.2;
+    const double c = std::cos(th), sn = std::sin(th);
+    EXPECT_NEAR(out.histories.at("slider.x")(k), r * c, 1e-9) << "t = " << t;
+    EXPECT_NEAR(out.histories.at("slider.y")(k), r * sn, 1e-9) << "t = " << t;
+    EXPECT_NEAR(out.histories.at("slider.theta")(k), th, 1e-9) << "t = " << t;
+    EXPECT_NEAR(out.histories.at("slider.vx")(k), rd * c - r * w * sn, 1e-6) << "t = " << t;
+    EXPECT_NEAR(out.histories.at("slider.vy")(k), rd * sn + r * w * c, 1e-6) << "t = " << t;
+    const double radial = rdd - r * w * w, tangential = 2 * rd * w;
+    EXPECT_NEAR(out.histories.at("slider.ax")(k), radial * c - tangential * sn, 1e-5)
+        << "t = " << t;
+    EXPECT_NEAR(out.histories.at("slider.ay")(k), radial * sn + tangential * c, 1e-5)
+        << "t = " << t;
   }
 }
 
@@ -502,6 +545,11 @@ TEST(MultibodyElements, BadDescriptionsNameTheirPath) {
               HasSubstr("joints[0].coordinate: expected \"x\", \"y\" or \"angle\""));
   EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "y"}])J"),
               HasSubstr("joints[0].motion: missing"));
+  EXPECT_THAT(error(R"J("joints": [{"type": "translational_driver", "bodies": ["ground", "a"]}])J"),
+              HasSubstr("joints[0].distance: missing"));
+  EXPECT_THAT(error(R"J("joints": [{"type": "translational", "bodies": ["ground", "a"],
+                                   "distance": 1}])J"),
+              HasSubstr("joints[0].distance: belongs to a translational_driver"));
   EXPECT_THAT(error(R"J("joints": [{"type": "driver", "body": "a", "coordinate": "y",
       "motion": {"road": [{"table": [[0, 0], [1, 1], [2, 0]]}], "speed": 1}}])J"),
               HasSubstr("joints[0].motion.road[0].table: expected at least 4 points"));
