@@ -2,6 +2,7 @@
 
 #include <math.h>  // before pchip.hpp, which calls isnan unqualified
 
+#include <algorithm>
 #include <boost/math/interpolators/pchip.hpp>
 #include <cmath>
 #include <numbers>
@@ -182,6 +183,12 @@ struct InitialCondition {
   Quantity rate;
 };
 
+// A named point of a body whose global position, velocity and acceleration are responses.
+struct Marker {
+  std::string name;
+  Point at;
+};
+
 struct Integral {
   std::string name;
   expr::ProgramPtr integrand;  // of (parameters, t, <body>_<x|y|theta|vx|vy|omega>)
@@ -203,6 +210,7 @@ struct KinematicRequest {
 };
 
 const char* const kCoordinates[] = {"x", "y", "theta", "vx", "vy", "omega", "ax", "ay", "alpha"};
+const char* const kPointComponents[] = {"x", "y", "vx", "vy", "ax", "ay"};
 
 class Multibody final : public OdeModel {
  public:
@@ -368,6 +376,10 @@ class Multibody final : public OdeModel {
   // second is the ground): -Phi_q' lambda over the joint's rows, the torque from its angle row.
   template <class S>
   S reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const;
+  // Component c (x, y, vx, vy, ax, ay) of a marked point's global motion.
+  template <class S>
+  S marker(const Marker& mk, int c, const S* q, const S* qd, const S* qdd,
+           const std::vector<S>& v) const;
   template <class S>
   bool equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const;
   template <class S>
@@ -404,6 +416,7 @@ class Multibody final : public OdeModel {
   std::vector<Joint> joints_;
   std::vector<Force> forces_;
   std::vector<InitialCondition> initial_conditions_;
+  std::vector<Marker> markers_;
   std::vector<Integral> integrals_;
   Quantity gx_, gy_;
   double alpha_ = 10.0, beta_ = 10.0;
@@ -558,7 +571,7 @@ Point Multibody::point(int body, const json& v, const std::string& path) const {
 Multibody::Multibody(const json& m, const std::string& path) {
   only_keys(m,
             {"analysis", "parameters", "load_parameters", "gravity", "bodies", "joints", "forces",
-             "initial", "integrals", "baumgarte", "max_step"},
+             "initial", "points", "integrals", "baumgarte", "max_step"},
             path);
   if (m.contains("analysis")) {
     if (m.at("analysis") == "kinematic") {
@@ -820,6 +833,22 @@ Multibody::Multibody(const json& m, const std::string& path) {
   }
   for (const Joint& j : joints_) {
     for (const char* c : {"fx", "fy", "torque"}) history_names_.push_back(j.name + "." + c);
+  }
+  const json& markers = array_at(m, "points", path);
+  for (size_t i = 0; i < markers.size(); ++i) {
+    const std::string mp = at(path + ".points", i);
+    only_keys(markers[i], {"name", "body", "at"}, mp);
+    Marker marker;
+    marker.name = markers[i].value("name", "");
+    if (marker.name.empty()) bad(mp + ".name", "missing");
+    if (std::find(history_names_.begin(), history_names_.end(), marker.name + ".x") !=
+        history_names_.end()) {
+      bad(mp + ".name", "\"" + marker.name + "\" already names a body or another point");
+    }
+    const int body = body_index(markers[i].value("body", json()), mp + ".body");
+    marker.at = point(body, markers[i].value("at", json::array({0.0, 0.0})), mp + ".at");
+    markers_.push_back(marker);
+    for (const char* c : kPointComponents) history_names_.push_back(marker.name + "." + c);
   }
 
   // Integrands see the parameters, t and every body coordinate and velocity.
@@ -1313,6 +1342,31 @@ std::unique_ptr<OdeModel::Linearization> Multibody::linearize(
 }
 
 template <class S>
+S Multibody::marker(const Marker& mk, int c, const S* q, const S* qd, const S* qdd,
+                    const std::vector<S>& v) const {
+  const int b = mk.at.body;
+  const S u = mk.at.u.at(v), w = mk.at.v.at(v);
+  if (b < 0) return c == 0 ? u : (c == 1 ? w : C<S>(0.0));
+  const Pose<S> ps = pose(b, q);
+  const S asx = ps.c * u - ps.s * w, asy = ps.s * u + ps.c * w;  // A s; B s = (-asy, asx)
+  const S om = qd[3 * b + 2];
+  switch (c) {
+    case 0:
+      return ps.x + asx;
+    case 1:
+      return ps.y + asy;
+    case 2:
+      return qd[3 * b] - asy * om;
+    case 3:
+      return qd[3 * b + 1] + asx * om;
+    case 4:
+      return qdd[3 * b] - asy * qdd[3 * b + 2] - asx * om * om;
+    default:
+      return qdd[3 * b + 1] + asx * qdd[3 * b + 2] - asy * om * om;
+  }
+}
+
+template <class S>
 bool Multibody::equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const {
   const int n = nq();
   Vec<S> qdd;
@@ -1488,6 +1542,12 @@ S Multibody::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc
     return reaction(index / 3, index % 3, phi_q, lambda);
   }
   index -= 3 * static_cast<int>(joints_.size());
+  if (index < 6 * static_cast<int>(markers_.size())) {
+    Vec<S> qdd = Vec<S>::Constant(n, C<S>(0.0));
+    if (index % 6 >= 4) solved(qdd, nullptr, nullptr);
+    return marker(markers_[index / 6], index % 6, x, x + n, qdd.data(), v);
+  }
+  index -= 6 * static_cast<int>(markers_.size());
   // An integrand: of the parameters, t and the coordinates and velocities of every body.
   std::vector<S> all = v;
   for (int b = 0; b < nb; ++b) {
@@ -1558,6 +1618,9 @@ Vec<S> Multibody::history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>
   }
   for (int j = 0; j < static_cast<int>(joints_.size()); ++j) {
     for (int c = 0; c < 3; ++c) values(k++) = reaction(j, c, phi_q, lambda);
+  }
+  for (const Marker& mk : markers_) {
+    for (int c = 0; c < 6; ++c) values(k++) = marker(mk, c, q.data(), qd.data(), qdd.data(), v);
   }
   return values;
 }

@@ -57,7 +57,8 @@
 // templates on the scalar type, so direct and adjoint sensitivities (model.hpp) apply.
 //
 // Responses: histories "<body>.x|y|theta|vx|vy|omega|ax|ay|alpha" (accelerations: dynamic
-// models and kinematic ones alike), "<force>.length|velocity|force" of spring-dampers,
+// models and kinematic ones alike), "<point>.x|y|vx|vy|ax|ay" of the marked "points"
+// ({"name", "body", "at": [u, v]}), "<force>.length|velocity|force" of spring-dampers,
 // "<joint>.fx|fy|torque": the reaction -Phi_q' lambda of the joint on its second body (on
 // the first when the second is the ground), the torque from its angle equation, and
 // the "integrals" (integrand: an expression of the parameters, `t` and <body>_<coordinate>,
