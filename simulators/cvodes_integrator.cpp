@@ -37,6 +37,7 @@ struct CvodesSession {
   Eigen::VectorXd vjp;       // lambda' [f_x | f_p] of the adjoint callbacks
   std::string cvodes_error;  // CVODES's text of its last error
   std::string rhs_error;     // what a callback threw, if it did
+  std::string rhs_failure;   // why the last right-hand side call failed, if it did
 
   CvodesSession() = default;
   CvodesSession(const CvodesSession&) = delete;
@@ -78,8 +79,15 @@ double* data(N_Vector v) {
 }
 
 int rhs_callback(sunrealtype t, N_Vector x, N_Vector xdot, void* user_data) {
-  return guarded(user_data,
-                 [&](CvodesSession& s) { return s.system->rhs(t, data(x), data(xdot)); });
+  return guarded(user_data, [&](CvodesSession& s) {
+    const int flag = s.system->rhs(t, data(x), data(xdot));
+    if (flag == 0) {
+      s.rhs_failure.clear();  // CVODES recovered
+    } else if (s.system->diagnose) {
+      s.rhs_failure = s.system->diagnose(t, data(x));
+    }
+    return flag;
+  });
 }
 
 int quad_callback(sunrealtype t, N_Vector x, N_Vector qdot, void* user_data) {
@@ -206,6 +214,7 @@ std::string describe(const CvodesSession& s, const std::string& what, int flag) 
   std::string out = "CVODES " + what + ": " + flag_name(flag);
   if (!s.cvodes_error.empty()) out += " (" + s.cvodes_error + ")";
   if (!s.rhs_error.empty()) out += "; " + s.rhs_error;
+  if (!s.rhs_failure.empty()) out += "; " + s.rhs_failure;
   return out;
 }
 

@@ -58,6 +58,8 @@ struct OdeSystem {
   RightHandSide rhs;
   // g(t, x) -> q' (nq values)
   std::function<void(double t, const double* x, double* qdot)> quadrature;
+  // Why `rhs` fails at (t, x), for the error message ("" or absent: no reason given).
+  std::function<std::string(double t, const double* x)> diagnose;
   // [df/dx | df/dp] at (t, x): n x (n + np)
   std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> jacobian;
   // lambda' [df/dx | df/dp] at (t, x): n + np values, for the adjoint right-hand sides; when

@@ -57,6 +57,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   s.rhs = [this, p, &lc](double t, const double* x, double* xdot) {
     return rhs(t, x, xdot, p.data(), lc);
   };
+  s.diagnose = [this, p, &lc](double t, const double* x) { return diagnose(t, x, p.data(), lc); };
   s.quadrature = [this, p, &lc, nh, nq](double t, const double* x, double* qdot) {
     for (int k = 0; k < nq; ++k) qdot[k] = output(nh + k, t, x, p.data(), lc);
   };

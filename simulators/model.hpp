@@ -117,6 +117,12 @@ class OdeModel : public Model {
                         const LoadCaseSpec& lc) const = 0;
   virtual AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const = 0;
 
+  // Why the right-hand side fails at (t, x) ("" when it does not): named in the integrator's
+  // error when a step fails there.
+  virtual std::string diagnose(double /*t*/, const double* /*x*/, const double* /*p*/,
+                               const LoadCaseSpec&) const {
+    return "";
+  }
   // Every history output at (t, x) into `h` (history_outputs().size() values); a model that
   // shares work between its outputs (one solve for all accelerations and reactions)
   // overrides it.

@@ -276,11 +276,14 @@ class Multibody final : public OdeModel {
           const LoadCaseSpec& lc) const override {
     return equations<double>(t, x, xdot, p, lc) ? 0 : 1;  // a singular system: let CVODES retry
   }
+  std::string diagnose(double t, const double* x, const double* p,
+                       const LoadCaseSpec& lc) const override {
+    Vec<double> qdd;
+    return accelerations(t, x, x + nq(), p, lc, qdd) ? "" : singular_motion(t, x, p, lc);
+  }
   void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
-    if (!equations<AD>(t, x, xdot, p, lc)) {
-      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
-    }
+    if (!equations<AD>(t, x, xdot, p, lc)) throw std::runtime_error(singular_motion(t, x, p, lc));
   }
   double output(int k, double t, const double* x, const double* p,
                 const LoadCaseSpec& lc) const override {
@@ -292,7 +295,7 @@ class Multibody final : public OdeModel {
     Vec<double> qdd, lambda;
     Mat<double> phi_q;
     if (!accelerations(t, x, x + n, p, lc, qdd, &lambda, &phi_q)) {
-      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
+      throw std::runtime_error(singular_motion(t, x, p, lc));
     }
     const Eigen::Map<const Eigen::VectorXd> q(x, n), qd(x + n, n);
     h = history_values<double>(q, qd, qdd, lambda, phi_q, vars(p, t, lc));
@@ -406,6 +409,15 @@ class Multibody final : public OdeModel {
                                       const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                       const KinematicRequest& request) const;
   std::string worst_joint(const Eigen::VectorXd& phi) const;
+  // The joint (or initial condition) of constraint row `row`.
+  std::string row_owner(Eigen::Index row) const;
+  // "" when the rows of J (joints, then initial conditions) are independent, else "the
+  // equations of joint ... depend on the others' (lock-up or a redundant joint)".
+  std::string dependent_rows(const Eigen::MatrixXd& J) const;
+  // Why the equations of motion are singular at (t, x): the joints whose equations depend on
+  // the others' (lock-up, a redundant joint), else the bodies without mass or inertia.
+  template <class S>
+  std::string singular_motion(double t, const S* x, const S* p, const LoadCaseSpec& lc) const;
 
   bool dynamic_ = true;
   std::vector<std::string> parameter_names_;
@@ -1151,6 +1163,15 @@ void Multibody::spring_state(const Force& f, const S* q, const S* qd, const std:
   }
 }
 
+// Whether a factorised matrix is safely invertible. Eigen's condition estimate alone is not
+// enough: it reports 1 for an exactly zero pivot (a massless free body), so the pivots are
+// checked too.
+bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu) {
+  const Eigen::VectorXd pivots = lu.matrixLU().diagonal().cwiseAbs();
+  if (pivots.size() == 0) return true;
+  return lu.rcond() > 1e-13 && pivots.minCoeff() > 1e-13 * pivots.maxCoeff();
+}
+
 // x = A^-1 b; for AD scalars through the derivative of the solution, dx = A^-1 (db - dA x).
 template <class S>
 bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
@@ -1161,7 +1182,7 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
     bv(i) = value_of(b(i));
   }
   const Eigen::PartialPivLU<Eigen::MatrixXd> lu(Av);
-  if (!(lu.rcond() > 1e-13)) return false;
+  if (!regular(lu)) return false;
   const Eigen::VectorXd xv = lu.solve(bv);
   if constexpr (std::is_same_v<S, double>) {
     x = xv;
@@ -1311,9 +1332,7 @@ std::unique_ptr<OdeModel::Linearization> Multibody::linearize(
   Mat<double> phi_q;
   augmented(t, x, x + n, p, lc, mass, phi_q, rhs);
   Eigen::PartialPivLU<Eigen::MatrixXd> lu(augmented_matrix(mass, phi_q));
-  if (!(lu.rcond() > 1e-13)) {
-    throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
-  }
+  if (!regular(lu)) throw std::runtime_error(singular_motion(t, x, p, lc));
   const Eigen::VectorXd z = lu.solve(rhs);
   // Derivatives of r - A z with z held: one AD pass over the assembly.
   std::vector<AD> xs(2 * n), ps(parameter_names_.size());
@@ -1378,15 +1397,64 @@ bool Multibody::equations(double t, const S* x, S* xdot, const S* p, const LoadC
   return true;
 }
 
+std::string Multibody::row_owner(Eigen::Index row) const {
+  int first = 0;
+  for (const Joint& j : joints_) {
+    if (row < first + j.equations()) return "joint " + j.name;
+    first += j.equations();
+  }
+  return "initial condition " + std::to_string(row - first + 1);
+}
+
 std::string Multibody::worst_joint(const Eigen::VectorXd& phi) const {
   Eigen::Index worst = 0;
   phi.cwiseAbs().maxCoeff(&worst);
-  int row = 0;
-  for (const Joint& j : joints_) {
-    if (worst < row + j.equations()) return "joint " + j.name;
-    row += j.equations();
+  return row_owner(worst);
+}
+
+std::string Multibody::dependent_rows(const Eigen::MatrixXd& J) const {
+  const Eigen::Index m = J.rows();
+  if (m == 0) return "";
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J.transpose());
+  qr.setThreshold(1e-10);
+  if (qr.rank() == m) return "";
+  std::set<std::string> owners;
+  for (Eigen::Index k = qr.rank(); k < m; ++k) {
+    owners.insert(row_owner(qr.colsPermutation().indices()(k)));
   }
-  return "initial condition " + std::to_string(worst - row + 1);
+  std::string out = "the equations of ";
+  for (auto it = owners.begin(); it != owners.end(); ++it) {
+    out += (it == owners.begin() ? "" : ", ") + *it;
+  }
+  return out + " depend on the other joints' (lock-up or a redundant joint)";
+}
+
+template <class S>
+std::string Multibody::singular_motion(double t, const S* xs, const S* ps,
+                                       const LoadCaseSpec& lc) const {
+  const int n = nq();
+  std::vector<double> x(2 * n), p(parameter_names_.size());
+  for (int i = 0; i < 2 * n; ++i) x[i] = value_of(xs[i]);
+  for (size_t i = 0; i < p.size(); ++i) p[i] = value_of(ps[i]);
+  std::ostringstream why;
+  why << "singular equations of motion at t = " << t << ": ";
+  Vec<double> mass, rhs;
+  Mat<double> phi_q;
+  augmented(t, x.data(), x.data() + n, p.data(), lc, mass, phi_q, rhs);
+  const std::string dependent = dependent_rows(phi_q);
+  if (!dependent.empty()) return why.str() + dependent;
+  std::vector<std::string> massless;
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    if (!(mass(3 * b) > 0.0) || !(mass(3 * b + 2) > 0.0)) massless.push_back(bodies_[b].name);
+  }
+  if (massless.empty()) {
+    why << "the augmented matrix is ill-conditioned";
+  } else {
+    why << "body";
+    for (size_t k = 0; k < massless.size(); ++k) why << (k ? ", " : " ") << massless[k];
+    why << " has no mass or no inertia where the joints leave it free to move";
+  }
+  return why.str();
 }
 
 std::string Multibody::assemble(double t, const double* p, const LoadCaseSpec& lc,
@@ -1417,7 +1485,7 @@ std::string Multibody::assemble(double t, const double* p, const LoadCaseSpec& l
     Eigen::VectorXd step;
     if (phi_q.rows() == n) {
       const Eigen::PartialPivLU<Eigen::MatrixXd> lu(phi_q);
-      if (!(lu.rcond() > 1e-13)) {
+      if (!regular(lu)) {
         std::ostringstream why;
         why << "singular constraint Jacobian at t = " << t << " (lock-up or a redundant joint; "
             << worst_joint(phi) << " has the largest residual)";
@@ -1484,19 +1552,28 @@ void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
     given(3 * i + 2) = bodies_[i].omega.at(vs);
   }
   Vec<S> dq, qd;
+  // Which rows of J depend on the others, for the error message.
+  auto redundancy = [this, t0](const Mat<S>& J, const char* otherwise) {
+    Eigen::MatrixXd values(J.rows(), J.cols());
+    for (Eigen::Index i = 0; i < J.size(); ++i) values(i) = value_of(J(i));
+    const std::string dependent = dependent_rows(values);
+    std::ostringstream why;
+    why << "assembly at t = " << t0 << ": " << (dependent.empty() ? otherwise : dependent);
+    return why.str();
+  };
   if (m + c == 0) {  // free bodies: the pose and velocities as given
     dq = Vec<S>::Constant(n, C<S>(0.0));
     qd = given;
   } else if (square) {
     if (!solve(J, F, dq) || !solve(J, rates, qd)) {
-      throw std::runtime_error("assembly: singular Jacobian with the initial conditions");
+      throw std::runtime_error(redundancy(J, "the initial conditions fix no single pose"));
     }
   } else {
     // Smallest corrections: dq = J' (J J')^-1 F; q' = given - J' (J J')^-1 (J given - rates).
     const Mat<S> JJ = J * J.transpose();
     Vec<S> y, w;
     if (!solve(JJ, F, y) || !solve(JJ, Vec<S>(J * given - rates), w)) {
-      throw std::runtime_error("assembly: redundant constraints at t0");
+      throw std::runtime_error(redundancy(J, "redundant constraints"));
     }
     dq = J.transpose() * y;
     qd = given - J.transpose() * w;
@@ -1513,7 +1590,7 @@ S Multibody::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc
   const int nb = static_cast<int>(bodies_.size());
   auto solved = [&](Vec<S>& qdd, Vec<S>* lambda, Mat<S>* phi_q) {
     if (!accelerations(t, x, x + n, p, lc, qdd, lambda, phi_q)) {
-      throw std::runtime_error("singular equations of motion at t = " + std::to_string(t));
+      throw std::runtime_error(singular_motion(t, x, p, lc));
     }
   };
   if (k < 9 * nb) {
@@ -1698,7 +1775,7 @@ std::string Multibody::kinematic_sensitivities(double t, int point, const Eigen:
   const Eigen::MatrixXd J_l = jacobian(r_l), J_a = jacobian(r_a), J_v = jacobian(r_v),
                         J_p = jacobian(phi);
   const Eigen::PartialPivLU<Eigen::MatrixXd> lu(solved.phi_q);
-  if (!(lu.rcond() > 1e-13)) return singular;
+  if (!regular(lu)) return singular;
   for (size_t f : here) {
     Eigen::RowVectorXd gz = jacobian(Vec<AD>::Constant(1, g((*request.wanted)[f].output))).row(0);
     // lambda level: its Jacobian in lambda is Phi_q', so the adjoint solve is with Phi_q.

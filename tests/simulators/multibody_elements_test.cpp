@@ -580,6 +580,35 @@ TEST(MultibodyQuarterCar, MatchesTheDedicatedModel) {
 
 // --- bad descriptions ----------------------------------------------------------------------
 
+// Singular equations name the time and what makes them singular: the joints whose equations
+// repeat the others' (two bodies pinned to the ground at one point and to each other there:
+// found at assembly), or a free body without mass (in the equations of motion).
+TEST(MultibodyElements, SingularMotionNamesTheJointOrTheBody) {
+  auto failure = [](const std::string& model) {
+    const auto m = load_multibody_model(json::parse(model));
+    CaseResult out;
+    return m->analyse(Eigen::VectorXd(0), grid_case(TimeGrid(0.0, 1.0, 3)), {}, out);
+  };
+  const std::string redundant = failure(R"J({
+    "bodies": [{"name": "a", "mass": 1, "inertia": 1, "position": [0.5, 0]},
+               {"name": "b", "mass": 1, "inertia": 1, "position": [-0.5, 0]},
+               {"name": "c", "mass": 1, "inertia": 1, "position": [0, 2]}],
+    "joints": [{"type": "revolute", "name": "pa", "bodies": ["ground", "a"],
+                "points": [[0, 0], [-0.5, 0]]},
+               {"type": "revolute", "name": "pb", "bodies": ["ground", "b"],
+                "points": [[0, 0], [0.5, 0]]},
+               {"type": "revolute", "name": "ab", "bodies": ["a", "b"],
+                "points": [[-0.5, 0], [0.5, 0]]}]})J");
+  EXPECT_THAT(redundant, HasSubstr("assembly at t = 0: the equations of joint "));
+  EXPECT_THAT(redundant, HasSubstr("depend on the other joints' (lock-up or a redundant joint)"));
+  EXPECT_THAT(redundant, ::testing::ContainsRegex("joint (pa|pb|ab)"));
+  const std::string massless = failure(R"J({
+    "bodies": [{"name": "rod", "mass": 1, "inertia": 1},
+               {"name": "ghost", "mass": 0, "inertia": 1, "position": [1, 0]}]})J");
+  EXPECT_THAT(massless, HasSubstr("singular equations of motion at t = 0"));
+  EXPECT_THAT(massless, HasSubstr("body ghost has no mass or no inertia"));
+}
+
 TEST(MultibodyElements, BadDescriptionsNameTheirPath) {
   auto error = [](const std::string& joints_and_forces) {
     try {
