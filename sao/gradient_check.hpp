@@ -29,11 +29,13 @@ struct GradientCheckRow {
   std::string load_case;
   int point = 0;  // 0 for a scalar
   std::string variable;
-  double value = 0.0;           // psi(b)
-  double analytic = 0.0;        // the simulator's derivative
-  double reference = 0.0;       // the extrapolated one
-  int order = 0;                // n reached
-  double relative_error = 0.0;  // |analytic - reference| / max(|reference|, 1e-12)
+  double value = 0.0;      // psi(b)
+  double analytic = 0.0;   // the simulator's derivative
+  double reference = 0.0;  // the extrapolated one
+  int order = 0;           // n reached
+  // |analytic - reference| / max(|reference|, 1e-6 x the largest |reference| of the same
+  // response value, 1e-12)
+  double relative_error = 0.0;
 };
 
 struct GradientCheck {

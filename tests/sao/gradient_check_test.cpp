@@ -52,6 +52,23 @@ TEST(GradientCheck, ExtrapolationRecoversTheExactDerivative) {
   EXPECT_LT(bad.rows[1].relative_error, 1e-7);
 }
 
+// r = b1 + 1e-9 sin(b2) with a simulator that says dr/db2 = 0: a derivative 1e-9 of its
+// sibling's is zero for the check, not a 100 % error; a real error in it still shows.
+TEST(GradientCheck, TinyDerivativesAreMeasuredAgainstTheirRow) {
+  const Study s = cubic_study();
+  auto value = [](const Eigen::VectorXd& b) { return b(0) + 1e-9 * std::sin(b(1)); };
+  FakeSimulator zero({{"r", value, [](const Eigen::VectorXd&) -> Eigen::VectorXd {
+                         return Eigen::Vector2d(1.0, 0.0);
+                       }}});
+  const GradientCheck c = check_gradients(s, zero, Eigen::Vector2d(2.0, 0.5), {});
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_LT(c.rows[1].relative_error, 1e-2);
+  FakeSimulator off({{"r", value, [](const Eigen::VectorXd&) -> Eigen::VectorXd {
+                        return Eigen::Vector2d(1.0, 1e-3);
+                      }}});
+  EXPECT_GT(check_gradients(s, off, Eigen::Vector2d(2.0, 0.5), {}).rows[1].relative_error, 100.0);
+}
+
 TEST(GradientCheck, FailedAnalysisIsAnError) {
   const Study s = cubic_study();
   FakeSimulator sim(
