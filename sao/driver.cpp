@@ -284,26 +284,39 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
       plan[i].head(n) = b0 + 0.5 * (plan[i].head(n) - b0);
     }
   }
-  // Interpolation: b0 and the plan points. Least squares: every analysis near the subregion.
+  // Interpolation: b0 and the plan points. Least squares: also every earlier analysis near
+  // the subregion, with the re-use rule of multipoint.hpp (ReuseRule).
   std::vector<Eigen::VectorXd> designs{b0};
   std::vector<const Evaluation*> analyses{&e0};
   std::vector<double> weights{1.0};
-  const std::vector<double> key0 = design_key(study_, x0_);
-  std::set<std::vector<double>> plan_keys;
-  for (const Eigen::VectorXd& p : plan) plan_keys.insert(design_key(study_, p));
-  for (const auto& [key, e] : values_) {
-    if (key == key0) continue;
-    const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
-    const bool is_plan = plan_keys.count(key) > 0;
-    const double w =
-        is_plan ? 1.0
-        : options_.least_squares
-            ? reuse_weight(b, problem.lower.head(n), problem.upper.head(n), options_.reuse_radius)
-            : 0.0;
-    if (w <= 0.0) continue;
-    designs.push_back(b);
-    analyses.push_back(&e);
-    weights.push_back(w);
+  std::set<std::vector<double>> fitted_keys{design_key(study_, x0_)};
+  for (const Eigen::VectorXd& p : plan) {
+    const std::vector<double> key = design_key(study_, p);
+    if (!fitted_keys.insert(key).second) continue;
+    designs.push_back(p.head(n));
+    analyses.push_back(&values_.at(key));
+    weights.push_back(1.0);
+  }
+  ReuseRule rule;
+  if (options_.least_squares) {
+    rule.plan_points = static_cast<int>(designs.size()) - 1;
+    // The noise as a standard deviation: the user's N % is a band of +-2 sigma; without it,
+    // the residual RMS of the last fit (noise_from_data); else unknown (0).
+    if (options_.noise > 0.0) {
+      rule.noise = options_.noise / 200.0;
+    } else if (options_.noise_from_data && last_noise_estimate_ > 0.0) {
+      rule.noise = last_noise_estimate_ / 100.0;
+    }
+    for (const auto& [key, e] : values_) {
+      if (fitted_keys.count(key)) continue;
+      const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
+      const double w =
+          reuse_weight(b, problem.lower.head(n), problem.upper.head(n), options_.reuse_radius);
+      if (w <= 0.0) continue;
+      designs.push_back(b);
+      analyses.push_back(&e);
+      weights.push_back(w);
+    }
   }
   // Fit in the intermediate variables b' = phi(b), so that a response linear in b' is
   // reproduced exactly; slopes are turned back into dr/db at b0 for LinearApproximation.
@@ -316,7 +329,8 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
   try {
     fitted = fit_evaluation(designs, analyses,
                             Eigen::Map<Eigen::VectorXd>(weights.data(), weights.size()),
-                            to_intermediate(b0), rec.noise_estimate);
+                            to_intermediate(b0), rec.noise_estimate, rule);
+    if (rec.noise_estimate > 0.0) last_noise_estimate_ = rec.noise_estimate;
     for (auto& c : fitted.cases) {
       for (auto& [name, g] : c.gradients) {
         for (int k = 0; k < n; ++k) g.col(k) *= study_.design[k].intermediate.slope(b0(k));

@@ -147,6 +147,7 @@ class Driver {
   int failures_ = 0;          // failed analyses so far (settings.max_failures)
   CycleRecord no_cycle_;      // returned by step() when the run ended before a cycle
   AnalysisStore* store_ = nullptr;
+  double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
 };
 

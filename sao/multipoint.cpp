@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -64,46 +65,69 @@ double reuse_weight(const Eigen::VectorXd& b, const Eigen::VectorXd& lower,
 }
 
 LinearFit fit_linear(const Eigen::MatrixXd& points, const Eigen::MatrixXd& values,
-                     const Eigen::VectorXd& weights, const Eigen::VectorXd& b0) {
+                     const Eigen::VectorXd& weights, const Eigen::VectorXd& b0,
+                     bool through_first) {
   const int m = static_cast<int>(points.rows()), n = static_cast<int>(points.cols());
   if (values.rows() != m || weights.size() != m || b0.size() != n) {
     throw std::invalid_argument("fit_linear: expected " + std::to_string(m) +
                                 " rows of values and weights");
   }
-  const int used = static_cast<int>((weights.array() > 0).count());
+  // Through the first point: its row is subtracted from the others and only the slopes are
+  // fitted, so the first point counts whatever its weight.
+  const int first = through_first ? 1 : 0;
+  if (m < first) throw std::invalid_argument("fit_linear: no point to pass through");
+  const Eigen::VectorXd w = weights.tail(m - first).cwiseMax(0.0);
+  const int used = static_cast<int>((w.array() > 0).count()) + first;
   if (used < n + 1) {
     throw std::invalid_argument("fit_linear: expected at least " + std::to_string(n + 1) +
                                 " points of positive weight, got " + std::to_string(used));
   }
-  Eigen::MatrixXd A(m, n + 1);
-  A.col(0).setOnes();
-  A.rightCols(n) = points.rowwise() - b0.transpose();
-  const Eigen::VectorXd sw = weights.cwiseMax(0.0).cwiseSqrt();
+  const int unknowns = n + 1 - first;
+  Eigen::MatrixXd A(m - first, unknowns);
+  Eigen::MatrixXd Y = values.bottomRows(m - first);
+  if (through_first) {
+    A = points.bottomRows(m - 1).rowwise() - points.row(0);
+    Y.rowwise() -= values.row(0);
+  } else {
+    A.col(0).setOnes();
+    A.rightCols(n) = points.rowwise() - b0.transpose();
+  }
+  const Eigen::VectorXd sw = w.cwiseSqrt();
   const Eigen::MatrixXd WA = sw.asDiagonal() * A;
-  const Eigen::MatrixXd WY = sw.asDiagonal() * values;
+  const Eigen::MatrixXd WY = sw.asDiagonal() * Y;
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(WA);
-  if (qr.rank() < n + 1) {
+  if (qr.rank() < unknowns) {
     throw std::invalid_argument("fit_linear: the points do not span the " + std::to_string(n) +
                                 " design directions (rank " + std::to_string(qr.rank()) + ")");
   }
   const Eigen::MatrixXd X = qr.solve(WY);
   LinearFit fit;
-  fit.intercept = X.row(0);
   fit.slopes = X.bottomRows(n);
+  if (through_first) {
+    fit.intercept = values.row(0) + (b0 - points.row(0).transpose()).transpose() * fit.slopes;
+  } else {
+    fit.intercept = X.row(0);
+  }
   fit.dof = used - (n + 1);
   fit.residual_rms = Eigen::RowVectorXd::Zero(values.cols());
   if (fit.dof > 0) {
     const Eigen::MatrixXd residual = WA * X - WY;  // weighted residuals
-    const double scale = static_cast<double>(used) / (weights.cwiseMax(0.0).sum() * fit.dof);
+    const double scale = static_cast<double>(used - first) / (w.sum() * fit.dof);
     fit.residual_rms = (residual.colwise().squaredNorm() * scale).cwiseSqrt();
   }
   return fit;
 }
 
+bool plan_slopes_significant(const Eigen::VectorXd& plan_differences, double sigma,
+                             double significance) {
+  if (!(sigma > 0.0) || plan_differences.size() == 0) return false;
+  return (plan_differences.array().abs() > significance * std::sqrt(2.0) * sigma).all();
+}
+
 Evaluation fit_evaluation(const std::vector<Eigen::VectorXd>& designs,
                           const std::vector<const Evaluation*>& analyses,
                           const Eigen::VectorXd& weights, const Eigen::VectorXd& b0,
-                          double& noise_percent) {
+                          double& noise_percent, const ReuseRule& rule) {
   const int m = static_cast<int>(designs.size()), n = static_cast<int>(b0.size());
   Eigen::MatrixXd points(m, n);
   for (int j = 0; j < m; ++j) points.row(j) = designs[j].transpose();
@@ -112,16 +136,39 @@ Evaluation fit_evaluation(const std::vector<Eigen::VectorXd>& designs,
   out.has_gradients = true;
   out.cases.resize(first.cases.size());
   noise_percent = -1.0;
+  const int plan = rule.plan_points;
+  if (plan < 0 || plan + 1 > m) {
+    throw std::invalid_argument("fit_evaluation: " + std::to_string(plan) + " plan points among " +
+                                std::to_string(m) + " points");
+  }
+  // Weights of the interpolation through b0 and the plan points (the rule's fallback).
+  Eigen::VectorXd plan_weights = Eigen::VectorXd::Zero(m);
+  plan_weights.head(plan + 1).setOnes();
   auto fit_one = [&](const Eigen::MatrixXd& values, Eigen::VectorXd& fitted,
                      Eigen::MatrixXd& gradient) {
-    const LinearFit fit = fit_linear(points, values, weights, b0);
-    fitted = fit.intercept.transpose();
-    gradient = fit.slopes.transpose();  // rows = values, cols = design variables
-    if (fit.dof > 0) {
-      const double magnitude = std::max(values.cwiseAbs().maxCoeff(), 1e-300);
-      const double rms = std::sqrt(fit.residual_rms.squaredNorm() / fit.residual_rms.size());
+    const LinearFit plain = fit_linear(points, values, weights, b0);
+    const double magnitude = std::max(values.cwiseAbs().maxCoeff(), 1e-300);
+    if (plain.dof > 0) {
+      const double rms = std::sqrt(plain.residual_rms.squaredNorm() / plain.residual_rms.size());
       noise_percent = std::max(noise_percent, rms / magnitude * 100.0);
     }
+    LinearFit fit = plain;
+    if (plan > 0) {
+      fit = fit_linear(points, values, weights, b0, /*through_first=*/true);
+      const double sigma = rule.noise * magnitude;
+      std::optional<LinearFit> interpolation;
+      for (int c = 0; c < values.cols(); ++c) {
+        const Eigen::VectorXd differences = values.col(c).segment(1, plan).array() - values(0, c);
+        if (!plan_slopes_significant(differences, sigma, rule.significance)) continue;
+        if (!interpolation) {
+          interpolation = fit_linear(points, values, plan_weights, b0, /*through_first=*/true);
+        }
+        fit.intercept(c) = interpolation->intercept(c);
+        fit.slopes.col(c) = interpolation->slopes.col(c);
+      }
+    }
+    fitted = fit.intercept.transpose();
+    gradient = fit.slopes.transpose();  // rows = values, cols = design variables
   };
   for (size_t c = 0; c < first.cases.size(); ++c) {
     for (const auto& [name, h] : first.cases[c].histories) {
