@@ -149,5 +149,154 @@ TEST(Multipoint, FitEvaluationCarriesHistoriesSlopesAndNoise) {
   EXPECT_GT(noise, 0.0);  // the 0.1 outlier on the third point of h leaves a residual
 }
 
+TEST(Multipoint, FitThroughTheFirstPointKeepsItsValueAndFitsTheSlopes) {
+  // r = 1 + 2 b1 - b2 + noise on 200 points; the first point's value is taken as it is.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> noise(0.0, 0.05);
+  const int m = 200;
+  Eigen::MatrixXd points(m, 2), values(m, 1);
+  for (int j = 0; j < m; ++j) {
+    points(j, 0) = u(rng);
+    points(j, 1) = u(rng);
+    values(j, 0) = 1 + 2 * points(j, 0) - points(j, 1) + noise(rng);
+  }
+  const Eigen::Vector2d b0 = points.row(0).transpose();
+  Eigen::VectorXd w = Eigen::VectorXd::Ones(m);
+  w(0) = 0.0;  // its weight does not matter: the fit passes through it
+  const LinearFit fit = fit_linear(points, values, w, b0, /*through_first=*/true);
+  EXPECT_DOUBLE_EQ(fit.intercept(0), values(0, 0));
+  EXPECT_EQ(fit.dof, m - 3);
+  EXPECT_NEAR(fit.slopes(0, 0), 2.0, 0.05);
+  EXPECT_NEAR(fit.slopes(1, 0), -1.0, 0.05);
+  // Elsewhere than at the first point, the intercept follows the slopes.
+  const Eigen::Vector2d c(0.5, 0.5);
+  const LinearFit at_c = fit_linear(points, values, w, c, true);
+  EXPECT_NEAR(at_c.intercept(0), values(0, 0) + fit.slopes.col(0).dot(c - b0), 1e-12);
+  // Re-used points of zero weight leave the interpolation through the first three.
+  Eigen::VectorXd three = Eigen::VectorXd::Zero(m);
+  three.segment(1, 2).setOnes();
+  EXPECT_EQ(fit_linear(points, values, three, b0, true).dof, 0);
+  three(2) = 0.0;
+  EXPECT_THROW(fit_linear(points, values, three, b0, true), std::invalid_argument);
+}
+
+TEST(Multipoint, PlanSlopesAreSignificantWhenEveryDifferenceExceedsTheNoise) {
+  // Threshold: significance * sqrt(2) * sigma = 2 * 1.414 * 0.01 = 0.0283.
+  EXPECT_TRUE(plan_slopes_significant(Eigen::Vector2d(0.1, -0.03), 0.01, 2.0));
+  EXPECT_FALSE(plan_slopes_significant(Eigen::Vector2d(0.1, -0.02), 0.01, 2.0));  // one is not
+  EXPECT_FALSE(plan_slopes_significant(Eigen::Vector2d(0.1, 0.1), 0.0, 2.0));     // noise unknown
+  EXPECT_TRUE(plan_slopes_significant(Eigen::Vector2d(0.1, 0.05), 0.01, 1.0));
+}
+
+// Synthetic designs for the re-use rule: b0, the two plan points, then re-used points.
+struct ReuseData {
+  std::vector<Eigen::VectorXd> designs;
+  std::vector<Evaluation> evals;
+  std::vector<const Evaluation*> ptrs() const {
+    std::vector<const Evaluation*> p;
+    for (const auto& e : evals) p.push_back(&e);
+    return p;
+  }
+};
+
+// History "h": value 0 = 10 b1 + 10 b2 (plan differences 1, far above the noise), value 1 =
+// 0.1 b1 + 0.1 b2 (differences 0.01, inside it); `offsets` is the noise of each design.
+ReuseData reuse_data(const std::vector<Eigen::Vector2d>& designs,
+                     const std::vector<double>& offsets) {
+  ReuseData d;
+  for (size_t j = 0; j < designs.size(); ++j) {
+    d.designs.push_back(designs[j]);
+    Evaluation e;
+    e.cases.resize(1);
+    const double b1 = designs[j](0), b2 = designs[j](1);
+    e.cases[0].histories["h"] =
+        Eigen::Vector2d(10 * b1 + 10 * b2 + offsets[j], 0.1 * b1 + 0.1 * b2 + offsets[j]);
+    d.evals.push_back(e);
+  }
+  return d;
+}
+
+TEST(Multipoint, ReuseRuleKeepsThePlansSlopesWhereTheyStandOutOfTheNoise) {
+  const Eigen::Vector2d b0(1.0, 1.0);
+  // b0 and the plan points carry noise +-0.004; the re-used points: an outlier of 0.5 first.
+  const ReuseData d = reuse_data({b0,
+                                  {1.1, 1.0},
+                                  {1.0, 1.1},
+                                  {1.05, 1.05},
+                                  {0.95, 1.0},
+                                  {1.0, 0.95},
+                                  {1.05, 0.95},
+                                  {0.95, 1.05}},
+                                 {0.004, -0.004, 0.004, 0.5, 0.0, 0.0, 0.0, 0.0});
+  ReuseRule rule;
+  rule.plan_points = 2;
+  rule.noise = 0.005 / 20.0;  // sigma 0.005 on a magnitude of 20 (max |h|)
+  double noise = 0;
+  const Evaluation e =
+      fit_evaluation(d.designs, d.ptrs(), Eigen::VectorXd::Ones(8), b0, noise, rule);
+  const Eigen::VectorXd& fitted = e.cases[0].histories.at("h");
+  const Eigen::MatrixXd& g = e.cases[0].gradients.at("h");
+  // Both values pass through r(b0), whatever the re-used points.
+  EXPECT_DOUBLE_EQ(fitted(0), 20.004);
+  EXPECT_DOUBLE_EQ(fitted(1), 0.204);
+  // Value 0: differences 0.992 and 1.0 >> 2 sqrt(2) sigma: the interpolation, untouched by
+  // the outlier: (r(b^k) - r(b0)) / 0.1.
+  EXPECT_NEAR(g(0, 0), 9.92, 1e-9);
+  EXPECT_NEAR(g(0, 1), 10.0, 1e-9);
+  // Value 1: differences 0.002 and 0.01, inside the noise: the least-squares slopes over all 8,
+  // pulled by the outlier (the plain interpolation would give 0.02 and 0.1).
+  EXPECT_GT(std::abs(g(1, 0) - 0.02), 0.1);
+  // Without the rule (plan_points = 0) the plain fit moves value 0 off r(b0) too.
+  double noise_plain = 0;
+  const Evaluation plain =
+      fit_evaluation(d.designs, d.ptrs(), Eigen::VectorXd::Ones(8), b0, noise_plain);
+  EXPECT_GT(std::abs(plain.cases[0].histories.at("h")(0) - 20.004), 0.01);
+  // The noise estimate comes from the plain fit either way.
+  EXPECT_DOUBLE_EQ(noise, noise_plain);
+  // Re-used points of weight 0 leave the interpolation for both values.
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(8);
+  w.head(3).setOnes();
+  const Evaluation interp = fit_evaluation(d.designs, d.ptrs(), w, b0, noise, rule);
+  EXPECT_NEAR(interp.cases[0].gradients.at("h")(1, 0), (0.206 - 0.204) / 0.1, 1e-9);
+  EXPECT_NEAR(interp.cases[0].gradients.at("h")(1, 1), (0.214 - 0.204) / 0.1, 1e-9);
+}
+
+TEST(Multipoint, ReuseRuleAveragesNoiseAndStillEstimatesIt) {
+  // r = 1 + 0.02 b1 - 0.01 b2 + noise of sigma 0.05: plan differences inside the noise, so the
+  // rule fits the slopes over every point; the noise estimate is the plain fit's residual.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> noise(0.0, 0.05);
+  const Eigen::Vector2d b0(0.5, 0.5);
+  std::vector<Eigen::Vector2d> designs{b0, {0.55, 0.5}, {0.5, 0.45}};
+  for (int j = 0; j < 397; ++j) designs.emplace_back(u(rng), u(rng));
+  std::vector<double> offsets;
+  for (size_t j = 0; j < designs.size(); ++j) offsets.push_back(noise(rng));
+  ReuseData d;
+  for (size_t j = 0; j < designs.size(); ++j) {
+    d.designs.push_back(designs[j]);
+    Evaluation e;
+    e.cases.resize(1);
+    e.cases[0].scalars["s"] = 1 + 0.02 * designs[j](0) - 0.01 * designs[j](1) + offsets[j];
+    d.evals.push_back(e);
+  }
+  ReuseRule rule;
+  rule.plan_points = 2;
+  rule.noise = 0.05;  // about sigma / magnitude
+  double noise_percent = 0;
+  const Evaluation e =
+      fit_evaluation(d.designs, d.ptrs(), Eigen::VectorXd::Ones(400), b0, noise_percent, rule);
+  const double magnitude = [&] {
+    double mx = 0;
+    for (const auto& ev : d.evals) mx = std::max(mx, std::abs(ev.cases[0].scalars.at("s")));
+    return mx;
+  }();
+  EXPECT_NEAR(noise_percent, 0.05 / magnitude * 100.0, 0.005 / magnitude * 100.0);
+  EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("s"), d.evals[0].cases[0].scalars.at("s"));
+  EXPECT_NEAR(e.cases[0].gradients.at("s")(0, 0), 0.02, 0.02);
+  EXPECT_NEAR(e.cases[0].gradients.at("s")(0, 1), -0.01, 0.02);
+}
+
 }  // namespace
 }  // namespace sao
