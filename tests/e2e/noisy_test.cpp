@@ -14,9 +14,8 @@ RunSummary run_noisy(int start, const std::string& fit, bool noise_from_data = f
   if (noise_from_data) {
     overrides.push_back("settings.noise=0");
     overrides.push_back("settings.noise_from_data=true");
-    // The estimate is checked on the study as the seed formulates it (b3 from the subproblem):
-    // with the repaired auxiliary the estimated noise stops start 2 early, at F = 0.5404 with
-    // b2 = 0.554 (docs/results.md).
+    // The estimate is checked on the study as the seed formulates it (b3 from the subproblem);
+    // docs/results.md has the figures with and without the repaired auxiliary.
     overrides.push_back("settings.repair_auxiliary=false");
   }
   return run_study("problems/impact-absorber/noisy.json", overrides, start);
