@@ -98,18 +98,26 @@ TEST(Multipoint, ReuseWeightFallsOffOutsideTheSubregion) {
   EXPECT_DOUBLE_EQ(reuse_weight(Eigen::Vector2d(1.01, 1.0), lower, upper, 0.0), 0.0);
 }
 
-TEST(Multipoint, LeastSquaresAveragesNoiseAndEstimatesIt) {
-  // r = 1 + 2 b1 - b2 + noise with a known standard deviation on 400 points.
-  std::mt19937 rng(7);
+// r = 1 + 2 b1 - b2 + normal noise of standard deviation 0.05 at m uniform points of the
+// unit square (seeded).
+void noisy_plane(int m, unsigned seed, Eigen::MatrixXd& points, Eigen::MatrixXd& values) {
+  std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> noise(0.0, 0.05);
-  const int m = 400;
-  Eigen::MatrixXd points(m, 2), values(m, 1);
+  points.resize(m, 2);
+  values.resize(m, 1);
   for (int j = 0; j < m; ++j) {
     points(j, 0) = u(rng);
     points(j, 1) = u(rng);
     values(j, 0) = 1 + 2 * points(j, 0) - points(j, 1) + noise(rng);
   }
+}
+
+TEST(Multipoint, LeastSquaresAveragesNoiseAndEstimatesIt) {
+  // r = 1 + 2 b1 - b2 + noise with a known standard deviation on 400 points.
+  const int m = 400;
+  Eigen::MatrixXd points, values;
+  noisy_plane(m, 7, points, values);
   const Eigen::Vector2d b0(0.5, 0.5);
   const LinearFit fit = fit_linear(points, values, Eigen::VectorXd::Ones(m), b0);
   EXPECT_EQ(fit.dof, m - 3);
@@ -151,16 +159,9 @@ TEST(Multipoint, FitEvaluationCarriesHistoriesSlopesAndNoise) {
 
 TEST(Multipoint, FitThroughTheFirstPointKeepsItsValueAndFitsTheSlopes) {
   // r = 1 + 2 b1 - b2 + noise on 200 points; the first point's value is taken as it is.
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<double> noise(0.0, 0.05);
   const int m = 200;
-  Eigen::MatrixXd points(m, 2), values(m, 1);
-  for (int j = 0; j < m; ++j) {
-    points(j, 0) = u(rng);
-    points(j, 1) = u(rng);
-    values(j, 0) = 1 + 2 * points(j, 0) - points(j, 1) + noise(rng);
-  }
+  Eigen::MatrixXd points, values;
+  noisy_plane(m, 11, points, values);
   const Eigen::Vector2d b0 = points.row(0).transpose();
   Eigen::VectorXd w = Eigen::VectorXd::Ones(m);
   w(0) = 0.0;  // its weight does not matter: the fit passes through it
