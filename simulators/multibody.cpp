@@ -1031,37 +1031,37 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const
         along(row + 1, j, -sin(ax), cos(ax), wa, wb);
         break;
       }
-      case JointKind::kTranslationalDriver: {
-        // e' (r_Pb - r_Pa) - f(t) = 0 with e along the axis; f', f'' as for the drivers below.
-        const S ax = j.axis.at(v);
-        using std::cos;
-        using std::sin;
-        along(row, j, cos(ax), sin(ax), wa, wb);
-        const double h = 1e-4 * (1.0 + std::abs(t));
-        const S f = j.distance.at(v), fp = j.distance.at(vars(p, t + h, lc)),
-                fm = j.distance.at(vars(p, t - h, lc));
-        phi(row) -= f;
-        phi_t(row) = -(fp - fm) / (2.0 * h);
-        gamma(row) += (fp - 2.0 * f + fm) / (h * h);
-        break;
-      }
       case JointKind::kAngleDriver:
+      case JointKind::kTranslationalDriver:
       case JointKind::kDriver: {
         // f(t), and f', f'' by central differences of the motion (h = 1e-4 (1 + |t|)).
         const double h = 1e-4 * (1.0 + std::abs(t));
         auto f_at = [&](double time) {
-          return j.kind == JointKind::kDriver ? motion_at(j.motion, time, p, lc)
-                                              : j.angle.at(vars(p, time, lc));
+          switch (j.kind) {
+            case JointKind::kDriver:
+              return motion_at(j.motion, time, p, lc);
+            case JointKind::kTranslationalDriver:
+              return j.distance.at(vars(p, time, lc));
+            default:
+              return j.angle.at(vars(p, time, lc));
+          }
         };
         const S f = f_at(t), fp = f_at(t + h), fm = f_at(t - h);
         if (j.kind == JointKind::kAngleDriver) {
           relative_angle(row, j, f);
+        } else if (j.kind == JointKind::kTranslationalDriver) {
+          // e' (r_Pb - r_Pa) - f(t) = 0 with e along the axis.
+          const S ax = j.axis.at(v);
+          using std::cos;
+          using std::sin;
+          along(row, j, cos(ax), sin(ax), wa, wb);
+          phi(row) -= f;
         } else {
           phi(row) = q[3 * j.b + j.coordinate] - f;
           add_q(row, j.b, j.coordinate, C<S>(1.0));
         }
         phi_t(row) = -(fp - fm) / (2.0 * h);
-        gamma(row) = (fp - 2.0 * f + fm) / (h * h);
+        gamma(row) += (fp - 2.0 * f + fm) / (h * h);
         break;
       }
       case JointKind::kFixed:
