@@ -24,9 +24,15 @@ std::vector<ResponseInfo> OdeModel::responses() const {
 
 namespace {
 
-// AD copies of x and p seeded for the Jacobian [d/dx | d/dp_active].
-void seed(const double* x, int n, const Eigen::VectorXd& p, const std::vector<int>& active,
-          std::vector<AD>& xs, std::vector<AD>& ps) {
+// The derivative vector of an AD value; a constant may carry an empty one.
+Eigen::VectorXd derivative(const AD& v, int size) {
+  return v.derivatives().size() == size ? v.derivatives() : Eigen::VectorXd::Zero(size);
+}
+
+}  // namespace
+
+void seed_ad(const double* x, int n, Eigen::Ref<const Eigen::VectorXd> p,
+             const std::vector<int>& active, std::vector<AD>& xs, std::vector<AD>& ps) {
   const int size = n + static_cast<int>(active.size());
   xs.resize(n);
   ps.resize(p.size());
@@ -36,13 +42,6 @@ void seed(const double* x, int n, const Eigen::VectorXd& p, const std::vector<in
     ps[active[a]] = AD(p(active[a]), size, n + static_cast<int>(a));
   }
 }
-
-// The derivative vector of an AD value; a constant may carry an empty one.
-Eigen::VectorXd derivative(const AD& v, int size) {
-  return v.derivatives().size() == size ? v.derivatives() : Eigen::VectorXd::Zero(size);
-}
-
-}  // namespace
 
 OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                            const std::vector<int>& active) const {
@@ -92,7 +91,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
         l.linear->jacobian(l.jac);
       } else {
         std::vector<AD> xs, ps, xdot(n);
-        seed(x, n, p, active, xs, ps);
+        seed_ad(x, n, p, active, xs, ps);
         rhs(t, xs.data(), xdot.data(), ps.data(), lc);
         l.jac.resize(n, n + na);
         for (int i = 0; i < n; ++i) l.jac.row(i) = derivative(xdot[i], n + na).transpose();
@@ -116,7 +115,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   s.quadrature_jacobian = [this, p, &lc, active, n, na, nh, nq](double t, const double* x,
                                                                 Eigen::MatrixXd& jac) {
     std::vector<AD> xs, ps;
-    seed(x, n, p, active, xs, ps);
+    seed_ad(x, n, p, active, xs, ps);
     jac.resize(nq, n + na);
     for (int k = 0; k < nq; ++k) {
       jac.row(k) = derivative(output(nh + k, t, xs.data(), ps.data(), lc), n + na).transpose();
@@ -125,7 +124,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   s.x0.resize(n);
   initial_state(p.data(), s.x0.data(), lc);
   std::vector<AD> xs, ps, x0(n);
-  seed(nullptr, n, p, active, xs, ps);
+  seed_ad(nullptr, n, p, active, xs, ps);
   initial_state(ps.data(), x0.data(), lc);
   s.x0_p.resize(n, na);
   for (int i = 0; i < n; ++i) s.x0_p.row(i) = derivative(x0[i], n + na).tail(na).transpose();
@@ -136,7 +135,7 @@ Eigen::RowVectorXd OdeModel::output_gradient(int k, double t, const Eigen::Vecto
                                              const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                              const std::vector<int>& active) const {
   std::vector<AD> xs, ps;
-  seed(x.data(), static_cast<int>(x.size()), p, active, xs, ps);
+  seed_ad(x.data(), static_cast<int>(x.size()), p, active, xs, ps);
   const int size = static_cast<int>(x.size() + active.size());
   return derivative(output(k, t, xs.data(), ps.data(), lc), size).transpose();
 }

@@ -52,6 +52,11 @@ class Model {
 
 using AD = Eigen::AutoDiffScalar<Eigen::VectorXd>;
 
+// AD copies of x (n values; null: zeros) and p seeded for the Jacobian [d/dx | d/dp_active]:
+// x_i is direction i, p_active[a] direction n + a, the other parameters constants.
+void seed_ad(const double* x, int n, Eigen::Ref<const Eigen::VectorXd> p,
+             const std::vector<int>& active, std::vector<AD>& xs, std::vector<AD>& ps);
+
 // A model given by ordinary differential equations x' = f(t, x; p), x(t0) = x0(p), with
 // outputs: history outputs h_k(t, x; p) on the grid and integral outputs, the integral of
 // g_k(t, x; p) over the grid's span (CVODES quadratures, not a sum on the grid). The equations

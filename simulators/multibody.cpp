@@ -1335,10 +1335,10 @@ std::unique_ptr<OdeModel::Linearization> Multibody::linearize(
   if (!regular(lu)) throw std::runtime_error(singular_motion(t, x, p, lc));
   const Eigen::VectorXd z = lu.solve(rhs);
   // Derivatives of r - A z with z held: one AD pass over the assembly.
-  std::vector<AD> xs(2 * n), ps(parameter_names_.size());
-  for (int i = 0; i < 2 * n; ++i) xs[i] = AD(x[i], width, i);
-  for (size_t j = 0; j < ps.size(); ++j) ps[j] = AD(p[j], Eigen::VectorXd::Zero(width));
-  for (int a = 0; a < na; ++a) ps[active[a]] = AD(p[active[a]], width, 2 * n + a);
+  std::vector<AD> xs, ps;
+  seed_ad(x, 2 * n,
+          Eigen::Map<const Eigen::VectorXd>(p, static_cast<Eigen::Index>(parameter_names_.size())),
+          active, xs, ps);
   set_ad_size(xs.data(), width);
   Vec<AD> mass_d, rhs_d;
   Mat<AD> phi_q_d;

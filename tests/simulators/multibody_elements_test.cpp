@@ -69,12 +69,8 @@ struct ElementPoint {
   // `value` gets x'.
   Eigen::MatrixXd ad_jacobian(const std::vector<int>& active, Eigen::VectorXd* value = nullptr) {
     const int size = n() + static_cast<int>(active.size());
-    std::vector<AD> xa(n()), pa(np()), xdot(n());
-    for (int i = 0; i < n(); ++i) xa[i] = AD(x(i), Eigen::VectorXd::Unit(size, i));
-    for (int i = 0; i < np(); ++i) pa[i] = AD(p(i), Eigen::VectorXd::Zero(size));
-    for (size_t a = 0; a < active.size(); ++a) {
-      pa[active[a]] = AD(p(active[a]), Eigen::VectorXd::Unit(size, n() + static_cast<int>(a)));
-    }
+    std::vector<AD> xa, pa, xdot(n());
+    seed_ad(x.data(), n(), p, active, xa, pa);
     ode().rhs(t, xa.data(), xdot.data(), pa.data(), lc);
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n(), size);
     if (value) value->resize(n());
