@@ -312,6 +312,21 @@ class Multibody final : public OdeModel {
     for (const Joint& j : joints_) m += j.equations();
     return m;
   }
+  // Calls visit(row, column) for every entry of Phi_q that can be nonzero: a joint's rows
+  // touch only the coordinates of its two bodies.
+  template <class Visit>
+  void for_each_phi_q_entry(Visit visit) const {
+    int row = 0;
+    for (const Joint& j : joints_) {
+      for (int r = row; r < row + j.equations(); ++r) {
+        for (int body : {j.a, j.b}) {
+          if (body < 0) continue;
+          for (int c = 0; c < 3; ++c) visit(r, 3 * body + c);
+        }
+      }
+      row += j.equations();
+    }
+  }
 
   // --- reading -------------------------------------------------------------------------
   // An expression of the symbols (parameters, t, load-case parameters) and `extra` names.
@@ -937,7 +952,7 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const
                             Vec<S>& phi, Mat<S>& phi_q, Vec<S>& phi_t, Vec<S>& gamma) const {
   const int m = n_constraints(), n = nq();
   phi = Vec<S>::Constant(m, C<S>(0.0));
-  phi_q = Mat<S>::Constant(m, n, C<S>(0.0));
+  phi_q = Mat<S>::Constant(m, n, S(0.0));  // for AD: no derivative vector until written
   phi_t = Vec<S>::Constant(m, C<S>(0.0));
   gamma = Vec<S>::Constant(m, C<S>(0.0));
   const std::vector<S> v = vars(p, t, lc);
@@ -1262,9 +1277,10 @@ void Multibody::augmented(double t, const S* q, const S* qd, const S* p, const L
   mass = masses(vars(p, t, lc));
   rhs.resize(n + m);
   rhs.head(n) = forces(t, q, qd, p, lc);
-  Eigen::Map<const Vec<S>> qdv(qd, n);
-  // Baumgarte stabilisation of the acceleration constraints.
-  const Vec<S> phi_dot = phi_q * qdv + phi_t;
+  // Baumgarte stabilisation of the acceleration constraints; Phi' = Phi_q q' + Phi_t over the
+  // entries of Phi_q that can be nonzero.
+  Vec<S> phi_dot = phi_t;
+  for_each_phi_q_entry([&](int r, int c) { phi_dot(r) += phi_q(r, c) * qd[c]; });
   rhs.tail(m) = gamma - (2.0 * alpha_) * phi_dot - (beta_ * beta_) * phi;
 }
 
@@ -1349,14 +1365,11 @@ std::unique_ptr<OdeModel::Linearization> Multibody::linearize(
   };
   for (int i = 0; i < n + m; ++i) add(i, rhs_d(i), 1.0);
   for (int i = 0; i < n; ++i) add(i, mass_d(i), -z(i));
-  for (int k = 0; k < m; ++k) {
-    for (int i = 0; i < n; ++i) {
-      const AD& a = phi_q_d(k, i);
-      if (a.derivatives().size() != width || a.derivatives().isZero(0.0)) continue;
-      add(i, a, -z(n + k));  // Phi_q' multipliers in the force rows
-      add(n + k, a, -z(i));  // Phi_q q'' in the constraint rows
-    }
-  }
+  for_each_phi_q_entry([&](int k, int i) {
+    const AD& a = phi_q_d(k, i);
+    add(i, a, -z(n + k));  // Phi_q' multipliers in the force rows
+    add(n + k, a, -z(i));  // Phi_q q'' in the constraint rows
+  });
   return std::make_unique<AugmentedLinearization>(n, std::move(lu), std::move(gt));
 }
 
