@@ -392,8 +392,8 @@ AdjointResult adjoint_system(
   std::string what;
   int flag = set_up_forward(s, system, grid, settings, what);
   const int n = static_cast<int>(system.x0.size()), np = system.parameters, nq = system.quadratures;
-  // Checkpoints every 100 steps, Hermite interpolation of the forward solution.
-  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, 100, CV_HERMITE);
+  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
+  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
   if (flag != CV_SUCCESS) {
     result.message = describe(s, what, flag);
     return result;
@@ -422,6 +422,8 @@ AdjointResult adjoint_system(
     }
     result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
   }
+  CVodeGetNumSteps(s.memory, &result.forward_steps);
+  result.checkpoints = checkpoints;
 
   const std::vector<AdjointFunctional> wanted = functionals(result.states);
   result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), np);

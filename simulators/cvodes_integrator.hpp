@@ -30,6 +30,11 @@ struct IntegratorSettings {
   double max_step = 0.0;               // largest internal step; 0: no limit. Set it when an
                                        // input (a road) has features shorter than the steps
                                        // the integrator would take, so it cannot step over them
+  // Adjoint method: forward steps between two checkpoints. CVODES keeps the state and its
+  // derivative at every step of one interval (2 n values per step, allocated up front) and
+  // integrates the forward problem again over every earlier interval during the backward
+  // solve: a run of up to this many steps is integrated once, a longer one up to twice.
+  long checkpoint_steps = 500;
 };
 
 // f(t, x, xdot): x and xdot hold state_size values; returns 0 ok, > 0 recoverable, < 0 fatal.
@@ -107,12 +112,14 @@ struct AdjointResult {
   Eigen::MatrixXd states;     // the forward solution on the grid (for h_x, values)
   Eigen::VectorXd integrals;
   int backward_solves = 0;
+  long forward_steps = 0;
+  int checkpoints = 0;  // more than one: the forward problem was integrated again in between
 };
 
-// The adjoint method with CVODES checkpointing: one forward solve (states stored at
-// checkpoints, Hermite interpolation), then one backward solve of
-// lambda' = -f_x' lambda (- g_x' for a quadrature) per functional. `point_weights` is called
-// with the forward states to get the point functionals' h_x before the backward solves.
+// The adjoint method with CVODES checkpointing: one forward solve (a checkpoint every
+// settings.checkpoint_steps steps, Hermite interpolation between the steps), then one backward
+// solve of lambda' = -f_x' lambda (- g_x' for a quadrature) per functional. `point_weights` is
+// called with the forward states to get the point functionals' h_x before the backward solves.
 AdjointResult adjoint_system(
     const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
     const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&

@@ -74,7 +74,7 @@ InternalSettings parse_settings(const json& s) {
     }
   }
   const json& g = object_at(s, "gradients", "simulator");
-  reject_unknown_keys(g, {"method", "step"}, "simulator.gradients");
+  reject_unknown_keys(g, {"method", "step", "checkpoint_steps"}, "simulator.gradients");
   if (g.contains("method")) {
     const json& m = g.at("method");
     const std::pair<const char*, GradientMethod> methods[] = {{"forward", GradientMethod::kForward},
@@ -97,6 +97,8 @@ InternalSettings parse_settings(const json& s) {
     out.central = out.method == GradientMethod::kCentral;
   }
   out.relative_step = positive_number(g, "step", out.relative_step, "simulator.gradients");
+  out.integrator.checkpoint_steps =
+      integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1, "simulator.gradients");
   return out;
 }
 
@@ -391,6 +393,14 @@ void InternalSimulator::run_sensitivities(Job& job) const {
       };
       const AdjointResult r = adjoint_system(system, lc.grid, settings_.integrator, functionals);
       if (!take(r)) return;
+      spdlog::debug(
+          "internal simulator: adjoint in load case \"{}\": {} forward steps, {} checkpoint(s){}, "
+          "{} backward solve(s)",
+          lc.name, r.forward_steps, r.checkpoints,
+          r.checkpoints > 1 ? " (the forward problem integrated again between them; "
+                              "simulator.gradients.checkpoint_steps keeps more steps in memory)"
+                            : "",
+          r.backward_solves);
       for (size_t f = 0; f < wanted.size(); ++f) {
         const auto row = static_cast<Eigen::Index>(f);
         rows.row(row) = r.gradients.row(row);

@@ -50,6 +50,44 @@ INSTANTIATE_TEST_SUITE_P(CvodesIntegrator, BothMethods,
                          ::testing::Values(Multistep::kBdf, Multistep::kAdams),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
+// x' = -p x, x(0) = 1: d x(T)/dp = -T exp(-p T), whether the forward steps fit between two
+// checkpoints or the backward solve integrates the forward problem again between them.
+TEST(CvodesIntegrator, AdjointGradientDoesNotDependOnTheCheckpoints) {
+  OdeSystem system;
+  system.parameters = 1;
+  const double p = 2.0;
+  system.rhs = [p](double, const double* x, double* xdot) {
+    xdot[0] = -p * x[0];
+    return 0;
+  };
+  system.jacobian = [p](double, const double* x, Eigen::MatrixXd& jac) {
+    jac.resize(1, 2);
+    jac << -p, -x[0];
+  };
+  system.x0 = Eigen::VectorXd::Ones(1);
+  system.x0_p = Eigen::MatrixXd::Zero(1, 1);
+  const TimeGrid grid{0.0, 1.0, 3};
+  auto functional = [](const Eigen::MatrixXd&) {
+    AdjointFunctional f;
+    f.point = 2;
+    f.state_weight = Eigen::VectorXd::Ones(1);
+    return std::vector<AdjointFunctional>{f};
+  };
+  IntegratorSettings settings;
+  settings.rtol = settings.atol = 1e-10;
+  std::vector<int> checkpoints;
+  for (long steps : {10L, 5000L}) {
+    settings.checkpoint_steps = steps;
+    const AdjointResult r = adjoint_system(system, grid, settings, functional);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_NEAR(r.gradients(0, 0), -std::exp(-p), 1e-8) << steps;
+    EXPECT_GT(r.forward_steps, 10) << "the run must be longer than the short interval";
+    checkpoints.push_back(r.checkpoints);
+  }
+  EXPECT_GT(checkpoints[0], checkpoints[1]);
+  EXPECT_GE(checkpoints[0], 2);
+}
+
 TEST(CvodesIntegrator, FatalRightHandSideIsAFailureNamingFlagAndTime) {
   const RightHandSide rhs = [](double t, const double* x, double* xdot) {
     xdot[0] = -x[0];

@@ -105,6 +105,8 @@ TEST(InternalSimulator, BadSectionsNameTheirPath) {
       {{{"gradients", {{"method", "backward"}}}}, "simulator.gradients.method: expected"},
       {{{"gradients", {{"stepp", 1e-3}}}}, "simulator.gradients.stepp: unknown key"},
       {{{"gradients", {{"step", 0}}}}, "simulator.gradients.step: expected a positive number"},
+      {{{"gradients", {{"checkpoint_steps", 0}}}},
+       "simulator.gradients.checkpoint_steps: expected an integer >= 1"},
       {{{"parameters", {{"m", "b1"}}}}, "simulator.parameters.m: unknown"},
       {{{"parameters", {{"k", "b9"}, {"c", "b2"}}}},
        "simulator.parameters.k: expected the name of a design variable (b1, b2)"},

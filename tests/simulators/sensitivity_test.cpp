@@ -109,6 +109,23 @@ TEST(ImpactAbsorberSensitivity, AllMethodsReproduceTheSeedTables) {
   }
 }
 
+// A checkpoint every 20 steps: the backward solve integrates the forward problem again
+// between checkpoints, and the gradients stay those of the seed tables.
+TEST(ImpactAbsorberSensitivity, AdjointWithManyCheckpointsReproducesTheSeedTables) {
+  SimulatorSetup setup = impact("adjoint");
+  setup.section["gradients"]["checkpoint_steps"] = 20;
+  InternalSimulator sim(setup);
+  EvaluationRequest r{Eigen::Vector2d(0.5, 0.5), {{0, "yddot", {50}}, {0, "comfort", {}}}};
+  const Evaluation e = sim.evaluate({r}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  const Eigen::RowVectorXd acc = e.cases[0].gradients.at("yddot").row(50);
+  EXPECT_NEAR(acc(0), 0.55708928, 1e-7);
+  EXPECT_NEAR(acc(1), -0.29470796, 1e-7);
+  const Eigen::RowVectorXd comfort = e.cases[0].gradients.at("comfort").row(0);
+  EXPECT_NEAR(comfort(0), 0.083382659, 1e-7);
+  EXPECT_NEAR(comfort(1), -0.040564101, 1e-7);
+}
+
 TEST(ImpactAbsorberSensitivity, MaximaHaveNoAnalyticDerivative) {
   InternalSimulator sim(impact("adjoint"));
   EvaluationRequest r{Eigen::Vector2d(0.5, 0.5), {{0, "max_abs_y", {}}}};
