@@ -1013,4 +1013,14 @@ double Evaluator::value(int point, Eigen::Ref<Eigen::VectorXd> gradient) {
   return v.value();
 }
 
+std::vector<int> variables_read(const Program& program) {
+  detail::RecordingInputs recorder;
+  Evaluator evaluator(program, recorder);
+  for (int point = 0; point < program.points(); ++point) evaluator.value(point);
+  std::vector<int> out = std::move(recorder.variables);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace sao::expr

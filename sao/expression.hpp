@@ -143,6 +143,11 @@ class Evaluator {
 template <class Visit>
 void for_each_response_read(const Program& program, int point, Visit visit);
 
+// The variables (indices into Symbols::variables) the program reads at any of its points,
+// sorted, without repeats: what its value can depend on (the language has no branches, so
+// every variable written in the text is read).
+std::vector<int> variables_read(const Program& program);
+
 // --- implementation of the template above ------------------------------------------------
 
 namespace detail {
@@ -151,12 +156,16 @@ class RecordingInputs final : public Inputs {
   struct Read {
     int response, load_case, point;
   };
-  double variable(int) const override { return 1.0; }
+  double variable(int i) const override {
+    variables.push_back(i);
+    return 1.0;
+  }
   double response(int response, int load_case, int point) const override {
     reads.push_back({response, load_case, point});
     return 1.0;
   }
   mutable std::vector<Read> reads;
+  mutable std::vector<int> variables;
 };
 }  // namespace detail
 

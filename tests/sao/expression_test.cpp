@@ -744,6 +744,15 @@ TEST(ExpressionRelations, HistoryRelationUsedTwiceReadsEachPoint) {
   EXPECT_THAT(points, ElementsAre(1, 1));
 }
 
+TEST(ExpressionVariables, VariablesReadAreSortedOnceEachThroughRelations) {
+  Symbols s = symbols();
+  s.relations["q"] = parse("z * x");
+  EXPECT_THAT(variables_read(*compile("x + 0*y + q + x^2", s)), ElementsAre(0, 1, 2));
+  EXPECT_THAT(variables_read(*compile("k * 3", s)), ElementsAre());
+  // A variable multiplied by zero is still read: the set is what the text can depend on.
+  EXPECT_THAT(variables_read(*compile("sum(h) * z", s, 0)), ElementsAre(2));
+}
+
 TEST(ExpressionRelations, RelationsOfRelations) {
   Symbols s = symbols();
   s.relations["q"] = parse("x + 1");
