@@ -43,41 +43,87 @@ void seed_ad(const double* x, int n, Eigen::Ref<const Eigen::VectorXd> p,
   }
 }
 
+namespace {
+
+// The model's own functions with the parameters p: what a model without a run of its own
+// (every model but Multibody) does.
+class DefaultInstance final : public OdeModel::Instance {
+ public:
+  DefaultInstance(const OdeModel& model, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                  const std::vector<int>& active)
+      : model_(model),
+        p_(p),
+        lc_(lc),
+        active_(active),
+        first_integrand_(static_cast<int>(model.history_outputs().size())),
+        integrals_(static_cast<int>(model.integral_outputs().size())) {}
+
+  int rhs(double t, const double* x, double* xdot) override {
+    return model_.rhs(t, x, xdot, p_.data(), lc_);
+  }
+  void integrands(double t, const double* x, double* g) override {
+    for (int k = 0; k < integrals_; ++k)
+      g[k] = model_.output(first_integrand_ + k, t, x, p_.data(), lc_);
+  }
+  void integrand_jacobian(double t, const double* x, Eigen::MatrixXd& jac) override {
+    const int n = model_.state_size(), na = static_cast<int>(active_.size());
+    std::vector<AD> xs, ps;
+    seed_ad(x, n, p_, active_, xs, ps);
+    jac.resize(integrals_, n + na);
+    for (int k = 0; k < integrals_; ++k) {
+      jac.row(k) =
+          derivative(model_.output(first_integrand_ + k, t, xs.data(), ps.data(), lc_), n + na)
+              .transpose();
+    }
+  }
+
+ private:
+  const OdeModel& model_;
+  Eigen::VectorXd p_;
+  const LoadCaseSpec& lc_;
+  std::vector<int> active_;
+  int first_integrand_, integrals_;
+};
+
+}  // namespace
+
+std::unique_ptr<OdeModel::Instance> OdeModel::instance(const Eigen::VectorXd& p,
+                                                       const LoadCaseSpec& lc,
+                                                       const std::vector<int>& active) const {
+  return std::make_unique<DefaultInstance>(*this, p, lc, active);
+}
+
 OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                            const std::vector<int>& active) const {
   const int n = state_size();
-  const int nh = static_cast<int>(history_outputs().size());
   const int nq = static_cast<int>(integral_outputs().size());
   const int na = static_cast<int>(active.size());
+  const std::shared_ptr<Instance> run = instance(p, lc, active);
   OdeSystem s;
   s.max_step = max_step(lc);
   s.parameters = na;
   s.quadratures = nq;
-  s.rhs = [this, p, &lc](double t, const double* x, double* xdot) {
-    return rhs(t, x, xdot, p.data(), lc);
-  };
+  s.rhs = [run](double t, const double* x, double* xdot) { return run->rhs(t, x, xdot); };
   s.diagnose = [this, p, &lc](double t, const double* x) { return diagnose(t, x, p.data(), lc); };
-  s.quadrature = [this, p, &lc, nh, nq](double t, const double* x, double* qdot) {
-    for (int k = 0; k < nq; ++k) qdot[k] = output(nh + k, t, x, p.data(), lc);
-  };
-  // CVODES asks for the Jacobian at the same (t, x) from several callbacks (the sensitivity
-  // or adjoint right-hand side and its quadrature, the Newton matrix): the last one is kept,
-  // with the model's linearisation there when it has one.
+  s.quadrature = [run](double t, const double* x, double* qdot) { run->integrands(t, x, qdot); };
+  // CVODES asks for the Jacobians at the same (t, x) from several callbacks (the sensitivity
+  // or adjoint right-hand side and its quadrature, the Newton matrix): the last point is
+  // kept, with the model's linearisation there when it has one, and what was computed there.
   struct Last {
     double t = NAN;
     Eigen::VectorXd x;
-    Eigen::MatrixXd jac;
-    bool has_jac = false;
     std::unique_ptr<Linearization> linear;
+    Eigen::MatrixXd jac, quadrature_jac;
+    bool has_jac = false, has_quadrature_jac = false;
   };
   auto last = std::make_shared<Last>();
   // The kept point, moved to (t, x) when it is elsewhere.
-  auto at = [this, p, &lc, active, n, last](double t, const double* x) -> Last& {
+  auto at = [run, n, last](double t, const double* x) -> Last& {
     const Eigen::Map<const Eigen::VectorXd> xv(x, n);
     if (t != last->t || xv != last->x) {
       last->t = NAN;  // invalid until the new point is complete
-      last->has_jac = false;
-      last->linear = linearize(t, x, p.data(), lc, active);
+      last->has_jac = last->has_quadrature_jac = false;
+      last->linear = run->linearize(t, x);
       last->x = xv;
       last->t = t;
     }
@@ -112,14 +158,13 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
       out = jacobian_at(t, x).jac.transpose() * Eigen::Map<const Eigen::VectorXd>(lambda, n);
     }
   };
-  s.quadrature_jacobian = [this, p, &lc, active, n, na, nh, nq](double t, const double* x,
-                                                                Eigen::MatrixXd& jac) {
-    std::vector<AD> xs, ps;
-    seed_ad(x, n, p, active, xs, ps);
-    jac.resize(nq, n + na);
-    for (int k = 0; k < nq; ++k) {
-      jac.row(k) = derivative(output(nh + k, t, xs.data(), ps.data(), lc), n + na).transpose();
+  s.quadrature_jacobian = [run, at](double t, const double* x, Eigen::MatrixXd& jac) {
+    Last& l = at(t, x);
+    if (!l.has_quadrature_jac) {
+      run->integrand_jacobian(t, x, l.quadrature_jac);
+      l.has_quadrature_jac = true;
     }
+    jac = l.quadrature_jac;
   };
   s.x0.resize(n);
   initial_state(p.data(), s.x0.data(), lc);

@@ -110,13 +110,28 @@ class OdeModel : public Model {
     // lambda' [df/dx | df/dp_active]: n + na values
     virtual void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const = 0;
   };
-  // Null when the model has no such linearisation (then AD through `rhs`); throws
-  // std::runtime_error when the equations are singular at (t, x).
-  virtual std::unique_ptr<Linearization> linearize(double /*t*/, const double* /*x*/,
-                                                   const double* /*p*/, const LoadCaseSpec&,
-                                                   const std::vector<int>& /*active*/) const {
-    return nullptr;
-  }
+  // The model in one run: at parameters p, in load case lc, differentiated with respect to
+  // the parameters `active`. What stays constant over the run is prepared when it is made
+  // (a multibody model evaluates its parameter-only expressions and their derivatives once),
+  // and its scratch memory is reused from call to call, so one integration (one thread) uses
+  // it at a time. The default one calls the model's functions above with p.
+  class Instance {
+   public:
+    virtual ~Instance() = default;
+    // x' at (t, x), with the CVODES contract of `rhs`.
+    virtual int rhs(double t, const double* x, double* xdot) = 0;
+    // The linearisation at (t, x), or null: then the Jacobian is AD through `rhs`. Throws
+    // std::runtime_error when the equations are singular there.
+    virtual std::unique_ptr<Linearization> linearize(double /*t*/, const double* /*x*/) {
+      return nullptr;
+    }
+    // The integrands g_k of the integral outputs at (t, x).
+    virtual void integrands(double t, const double* x, double* g) = 0;
+    // [dg/dx | dg/dp_active] of the integrands at (t, x): nq x (n + na).
+    virtual void integrand_jacobian(double t, const double* x, Eigen::MatrixXd& jac) = 0;
+  };
+  virtual std::unique_ptr<Instance> instance(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                             const std::vector<int>& active) const;
   // Output k: history outputs first, then the integrands of the integral outputs.
   virtual double output(int k, double t, const double* x, const double* p,
                         const LoadCaseSpec& lc) const = 0;
@@ -136,7 +151,7 @@ class OdeModel : public Model {
     for (Eigen::Index k = 0; k < h.size(); ++k) h(k) = output(static_cast<int>(k), t, x, p, lc);
   }
   // The CVODES system for parameters p, with exact Jacobians with respect to the state and
-  // to the parameters listed in `active` (indices into p).
+  // to the parameters listed in `active` (indices into p): the callbacks of one Instance.
   OdeSystem system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                    const std::vector<int>& active) const;
   // Every response into `out` from the states on the grid and the integral values.

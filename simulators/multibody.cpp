@@ -25,10 +25,17 @@ using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
 
 using section::bad;
 
+// Scalars of the equations: double, AD (model.hpp: a derivative vector on the heap), and
+// LocalAD, at most kLocal derivatives in fixed storage (no allocation per operation), for the
+// element-by-element linearisation of a run (Multibody::Run).
+constexpr int kLocal = 32;
+using LocalAD = Eigen::AutoDiffScalar<Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kLocal, 1>>;
+
 double value_of(double v) {
   return v;
 }
-double value_of(const AD& v) {
+template <class D>
+double value_of(const Eigen::AutoDiffScalar<D>& v) {
   return v.value();
 }
 
@@ -42,7 +49,7 @@ S C(double v) {
   if constexpr (std::is_same_v<S, double>) {
     return v;
   } else {
-    return AD(v, Eigen::VectorXd::Zero(ad_size));
+    return S(v, S::DerType::Zero(ad_size));
   }
 }
 
@@ -74,27 +81,104 @@ S evaluate(const expr::Program& program, const std::vector<S>& vars) {
     std::vector<double> values(vars.size());
     for (size_t i = 0; i < vars.size(); ++i) values[i] = value_of(vars[i]);
     Eigen::VectorXd g(vars.size());
-    const double v = expr::Evaluator(program, Values(values)).value(0, g);
-    Eigen::VectorXd d = Eigen::VectorXd::Zero(ad_size);
+    S out = C<S>(expr::Evaluator(program, Values(values)).value(0, g));
     for (size_t i = 0; i < vars.size(); ++i) {
-      const Eigen::VectorXd& di = vars[i].derivatives();
-      if (di.size() == ad_size && g(i) != 0.0) d += g(i) * di;
+      const auto& di = vars[i].derivatives();
+      if (di.size() == ad_size && g(i) != 0.0) out.derivatives() += g(i) * di;
     }
-    return AD(v, d);
+    return out;
   }
 }
 
+// The values, in one run, of the quantities that depend on the parameters only (masses, joint
+// points, stiffnesses): computed once per run instead of once per call, with their
+// derivatives with respect to the run's active parameters.
+struct Frozen {
+  std::vector<double> value;
+  std::vector<std::vector<std::pair<int, double>>> gradient;  // (active position, derivative)
+};
+
+// What the quantities of the model are evaluated with at time t: the symbols (parameters, t,
+// load-case parameters) and, in a run, the frozen quantities. A run's element evaluation in
+// LocalAD leaves `symbols` empty when the element reads frozen quantities only, and maps each
+// active parameter to its local derivative direction (-1: not seeded).
+template <class S>
+struct Env {
+  std::vector<S> symbols;
+  int t_index = 0;  // symbols[t_index] is t
+  double t = 0.0;
+  const LoadCaseSpec* lc = nullptr;
+  const Frozen* frozen = nullptr;
+  const int* direction = nullptr;
+  void set_time(double time) {
+    t = time;
+    if (!symbols.empty()) symbols[t_index] = C<S>(time);
+  }
+  // The same at another time: a driver's differences in t.
+  Env at_time(double time) const {
+    Env e = *this;
+    e.set_time(time);
+    return e;
+  }
+};
+
 struct Quantity {
   double constant = 0.0;
-  expr::ProgramPtr program;  // null: the constant
+  expr::ProgramPtr program;     // null: the constant
+  int frozen = -1;              // index in a run's Frozen table; -1: evaluated at every call
+  std::vector<int> parameters;  // the model parameters the program reads
+  bool live() const { return program && frozen < 0; }
   template <class S>
-  S at(const std::vector<S>& vars) const {
-    return program ? evaluate(*program, vars) : C<S>(constant);
+  S at(const Env<S>& env) const {
+    if (!program) return C<S>(constant);
+    if (frozen >= 0 && env.frozen) {
+      S out = C<S>(env.frozen->value[frozen]);
+      if constexpr (!std::is_same_v<S, double>) {
+        if (env.direction) {
+          for (const auto& [a, d] : env.frozen->gradient[frozen]) {
+            if (env.direction[a] >= 0) out.derivatives()(env.direction[a]) += d;
+          }
+        }
+      }
+      return out;
+    }
+    return evaluate(*program, symbols(env));
+  }
+  // With values of further names after the symbols (d and v of a force law, x of a road).
+  template <class S>
+  S at(const Env<S>& env, std::initializer_list<S> extra) const {
+    if (!program) return C<S>(constant);
+    std::vector<S> vars = symbols(env);
+    vars.insert(vars.end(), extra.begin(), extra.end());
+    return evaluate(*program, vars);
+  }
+
+ private:
+  template <class S>
+  static const std::vector<S>& symbols(const Env<S>& env) {
+    if (env.symbols.empty()) throw std::logic_error("multibody: an expression without its symbols");
+    return env.symbols;
   }
 };
 
 // ---------------------------------------------------------------------------------------
 // The model description
+
+// What the equations of one element (a body, a joint, a force) read: the model parameters of
+// its quantities, and whether one of them is evaluated at every call (a function of t, of a
+// force law's d and v, or of a road's x) and so needs the symbols.
+struct Reads {
+  std::vector<int> parameters;
+  bool live = false;
+  void add(const Quantity& q) {
+    parameters.insert(parameters.end(), q.parameters.begin(), q.parameters.end());
+    live = live || q.live();
+  }
+  void finish() {
+    std::sort(parameters.begin(), parameters.end());
+    parameters.erase(std::unique(parameters.begin(), parameters.end()), parameters.end());
+  }
+};
 
 struct Point {
   int body = -1;  // -1: ground (global coordinates)
@@ -138,6 +222,7 @@ struct Joint {
   Quantity distance;  // translational driver: (r_Pb - r_Pa) along the axis = f(t)
   int coordinate = -1;  // kDriver: q[3 b + coordinate] = motion(t)
   Motion motion;        // kDriver
+  Reads reads;
   int equations() const {
     switch (kind) {
       case JointKind::kRevolute:
@@ -168,12 +253,14 @@ struct Force {
   bool has_law = false, has_damper = false;
   Quantity law, weight;
   Quantity compression[4], rebound[4];
+  Reads reads;
 };
 
 struct Body {
   std::string name;
   Quantity mass, inertia;
   Quantity x, y, angle, vx, vy, omega;
+  Reads reads;  // of its mass, inertia and gravity force
 };
 
 struct InitialCondition {
@@ -212,6 +299,78 @@ struct KinematicRequest {
 const char* const kCoordinates[] = {"x", "y", "theta", "vx", "vy", "omega", "ax", "ay", "alpha"};
 const char* const kPointComponents[] = {"x", "y", "vx", "vy", "ax", "ay"};
 
+// The equations of one joint at (t, q, q'): its rows of Phi, Phi_t, gamma (Phi_q q'' = gamma)
+// and of Phi_q, whose columns are x, y, theta of the first body, then of the second.
+template <class S>
+struct JointTerms {
+  S phi[3], phi_t[3], gamma[3];
+  S phi_q[3][6];  // S(0.0), without derivatives, where the joint writes nothing
+};
+
+// Whether a factorised matrix is safely invertible. Eigen's condition estimate alone is not
+// enough: it reports 1 for an exactly zero pivot (a massless free body), so the pivots are
+// checked too.
+bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu) {
+  const Eigen::VectorXd pivots = lu.matrixLU().diagonal().cwiseAbs();
+  if (pivots.size() == 0) return true;
+  return lu.rcond() > 1e-13 && pivots.minCoeff() > 1e-13 * pivots.maxCoeff();
+}
+
+template <class S>
+Mat<S> augmented_matrix(const Vec<S>& mass, const Mat<S>& phi_q) {
+  const auto n = mass.size(), m = phi_q.rows();
+  Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
+  A.topLeftCorner(n, n).diagonal() = mass;
+  A.block(0, n, n, m) = phi_q.transpose();
+  A.block(n, 0, m, n) = phi_q;
+  return A;
+}
+
+// The augmented matrix A = [M Phi_q'; Phi_q 0] of the equations of motion (M diagonal),
+// factored once for any number of solves. With every mass positive and a well-conditioned
+// Schur complement S = Phi_q M^-1 Phi_q' (cond < 1e6, so that forming it loses at most
+// 1e-10), through S: a Cholesky factorisation of m x m instead of a dense LU of
+// (n + m) x (n + m). Otherwise (massless bodies, near lock-up) the dense LU, whose test
+// `regular` decides whether A is singular.
+class AugmentedSolver {
+ public:
+  // False when A is singular.
+  bool factor(const Eigen::VectorXd& mass, const Eigen::MatrixXd& phi_q) {
+    n_ = mass.size();
+    m_ = phi_q.rows();
+    dense_ = false;
+    if ((mass.array() > 0.0).all()) {
+      inverse_mass_ = mass.cwiseInverse();
+      if (m_ == 0) return true;
+      phi_q_ = phi_q;
+      schur_.compute(phi_q * inverse_mass_.asDiagonal() * phi_q.transpose());
+      if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
+    }
+    dense_ = true;
+    lu_.compute(augmented_matrix<double>(mass, phi_q));
+    return regular(lu_);
+  }
+  // A^-1 R for every column of R (n + m rows); A is symmetric, so this is also A^-T R.
+  Eigen::MatrixXd solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
+    if (dense_) return lu_.solve(R);
+    Eigen::MatrixXd z(n_ + m_, R.cols());
+    z.topRows(n_) = inverse_mass_.asDiagonal() * R.topRows(n_);
+    if (m_ == 0) return z;
+    // M a + Phi_q' mu = F, Phi_q a = G: S mu = Phi_q M^-1 F - G, a = M^-1 (F - Phi_q' mu).
+    z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
+    z.topRows(n_) -= inverse_mass_.asDiagonal() * (phi_q_.transpose() * z.bottomRows(m_));
+    return z;
+  }
+
+ private:
+  Eigen::Index n_ = 0, m_ = 0;
+  bool dense_ = false;
+  Eigen::VectorXd inverse_mass_;
+  Eigen::MatrixXd phi_q_;
+  Eigen::LLT<Eigen::MatrixXd> schur_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+};
+
 class Multibody final : public OdeModel {
  public:
   Multibody(const json& m, const std::string& path);
@@ -248,9 +407,8 @@ class Multibody final : public OdeModel {
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const IntegratorSettings& settings, CaseResult& out) const override;
   bool differentiates_itself() const override { return !dynamic_; }
-  std::unique_ptr<Linearization> linearize(double t, const double* x, const double* p,
-                                           const LoadCaseSpec& lc,
-                                           const std::vector<int>& active) const override;
+  std::unique_ptr<Instance> instance(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                     const std::vector<int>& active) const override;
   std::string analyse_with_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                        const std::vector<int>& active,
                                        const std::vector<OutputPoint>& wanted, bool adjoint,
@@ -274,16 +432,19 @@ class Multibody final : public OdeModel {
   }
   int rhs(double t, const double* x, double* xdot, const double* p,
           const LoadCaseSpec& lc) const override {
-    return equations<double>(t, x, xdot, p, lc) ? 0 : 1;  // a singular system: let CVODES retry
+    // A singular system: let CVODES retry with a smaller step.
+    return equations<double>(x, xdot, vars(p, t, lc)) ? 0 : 1;
   }
   std::string diagnose(double t, const double* x, const double* p,
                        const LoadCaseSpec& lc) const override {
     Vec<double> qdd;
-    return accelerations(t, x, x + nq(), p, lc, qdd) ? "" : singular_motion(t, x, p, lc);
+    return accelerations(x, x + nq(), vars(p, t, lc), qdd) ? "" : singular_motion(t, x, p, lc);
   }
   void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
-    if (!equations<AD>(t, x, xdot, p, lc)) throw std::runtime_error(singular_motion(t, x, p, lc));
+    if (!equations<AD>(x, xdot, vars(p, t, lc))) {
+      throw std::runtime_error(singular_motion(t, x, p, lc));
+    }
   }
   double output(int k, double t, const double* x, const double* p,
                 const LoadCaseSpec& lc) const override {
@@ -292,13 +453,14 @@ class Multibody final : public OdeModel {
   void history_outputs_at(double t, const double* x, const double* p, const LoadCaseSpec& lc,
                           Eigen::Ref<Eigen::VectorXd> h) const override {
     const int n = nq();
+    const Env<double> env = vars(p, t, lc);
     Vec<double> qdd, lambda;
     Mat<double> phi_q;
-    if (!accelerations(t, x, x + n, p, lc, qdd, &lambda, &phi_q)) {
+    if (!accelerations(x, x + n, env, qdd, &lambda, &phi_q)) {
       throw std::runtime_error(singular_motion(t, x, p, lc));
     }
     const Eigen::Map<const Eigen::VectorXd> q(x, n), qd(x + n, n);
-    h = history_values<double>(q, qd, qdd, lambda, phi_q, vars(p, t, lc));
+    h = history_values<double>(q, qd, qdd, lambda, phi_q, env);
   }
   AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
@@ -306,51 +468,52 @@ class Multibody final : public OdeModel {
   }
 
  private:
+  class Run;
+
   int nq() const { return 3 * static_cast<int>(bodies_.size()); }
   int n_constraints() const {
     int m = 0;
     for (const Joint& j : joints_) m += j.equations();
     return m;
   }
-  // Calls visit(row, column) for every entry of Phi_q that can be nonzero: a joint's rows
-  // touch only the coordinates of its two bodies.
+  // Calls visit(local, column) for the columns of a joint's (or force's) bodies a and b:
+  // local 0-2 are x, y, theta of a, 3-5 those of b; the ground has none.
   template <class Visit>
-  void for_each_phi_q_entry(Visit visit) const {
-    int row = 0;
-    for (const Joint& j : joints_) {
-      for (int r = row; r < row + j.equations(); ++r) {
-        for (int body : {j.a, j.b}) {
-          if (body < 0) continue;
-          for (int c = 0; c < 3; ++c) visit(r, 3 * body + c);
-        }
-      }
-      row += j.equations();
+  static void for_each_column(int a, int b, Visit visit) {
+    for (int side = 0; side < 2; ++side) {
+      const int body = side == 0 ? a : b;
+      if (body < 0) continue;
+      for (int c = 0; c < 3; ++c) visit(3 * side + c, 3 * body + c);
     }
   }
 
   // --- reading -------------------------------------------------------------------------
   // An expression of the symbols (parameters, t, load-case parameters) and `extra` names.
   Quantity quantity(const json& v, const std::string& path, bool time = false,
-                    const std::vector<std::string>& extra = {}) const;
-  Motion motion(const json& v, const std::string& path) const;
+                    const std::vector<std::string>& extra = {});
+  Motion motion(const json& v, const std::string& path);
   int body_index(const json& v, const std::string& path) const;
-  Point point(int body, const json& v, const std::string& path) const;
+  Point point(int body, const json& v, const std::string& path);
 
   // --- kinematics ----------------------------------------------------------------------
-  // The values of the symbols: parameters, t, load-case parameters.
+  // The symbols at time t: parameters, t, load-case parameters.
   template <class S>
-  std::vector<S> vars(const S* p, double t, const LoadCaseSpec& lc) const {
-    std::vector<S> v(p, p + parameter_names_.size());
-    v.push_back(C<S>(t));
+  Env<S> vars(const S* p, double t, const LoadCaseSpec& lc) const {
+    Env<S> env;
+    env.symbols.assign(p, p + parameter_names_.size());
+    env.t_index = static_cast<int>(parameter_names_.size());
+    env.symbols.push_back(C<S>(t));
     for (size_t i = 0; i < load_names_.size(); ++i) {
       const auto it = lc.parameters.find(load_names_[i]);
-      v.push_back(C<S>(it == lc.parameters.end() ? load_defaults_[i] : it->second));
+      env.symbols.push_back(C<S>(it == lc.parameters.end() ? load_defaults_[i] : it->second));
     }
-    return v;
+    env.t = t;
+    env.lc = &lc;
+    return env;
   }
-  // The value of a prescribed motion at time t.
+  // The value of a prescribed motion at time env.t.
   template <class S>
-  S motion_at(const Motion& m, double t, const S* p, const LoadCaseSpec& lc) const;
+  S motion_at(const Motion& m, const Env<S>& env) const;
   template <class S>
   struct Pose {
     S x, y, c, s;  // reference point, cos and sin of the angle
@@ -367,39 +530,59 @@ class Multibody final : public OdeModel {
     return body < 0 ? C<S>(0.0) : qd[3 * body + 2];
   }
 
+  // --- the equations, element by element (every analysis and its derivatives use these) --
+  // A joint's rows of Phi, Phi_q, Phi_t and gamma at (t, q, q').
+  template <class S>
+  void joint_terms(const Joint& j, const S* q, const S* qd, const Env<S>& env,
+                   JointTerms<S>& out) const;
+  // Row k of a joint in the stabilised acceleration equations: gamma - 2 alpha Phi' - beta^2
+  // Phi, with Phi' = Phi_q q' + Phi_t.
+  template <class S>
+  S stabilised_gamma(const Joint& j, const JointTerms<S>& terms, int k, const S* qd) const;
+  // The generalised forces of a force element on its bodies a (fa: x, y, theta) and b (fb).
+  template <class S>
+  void force_terms(const Force& f, const S* q, const S* qd, const Env<S>& env, S* fa, S* fb) const;
+  // A body's masses (m, m, inertia) and weight (m gx, m gy).
+  template <class S>
+  void body_terms(const Body& b, const Env<S>& env, S* mass, S* weight) const;
+
+  // --- the same, assembled ---------------------------------------------------------------
   // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q').
   template <class S>
-  void constraints(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
-                   Vec<S>& phi, Mat<S>& phi_q, Vec<S>& phi_t, Vec<S>& gamma) const;
+  void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
+                   Vec<S>& phi_t, Vec<S>& gamma) const;
   // The generalised forces Q at (t, q, q').
   template <class S>
-  Vec<S> forces(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc) const;
+  Vec<S> forces(const S* q, const S* qd, const Env<S>& env) const;
   // Length, its rate, the tension and the unit vector from Pa to Pb of a spring-damper.
   template <class S>
-  void spring_state(const Force& f, const S* q, const S* qd, const std::vector<S>& v, S& length,
+  void spring_state(const Force& f, const S* q, const S* qd, const Env<S>& env, S& length,
                     S& velocity, S& tension, S& ux, S& uy) const;
   // The augmented system A z = r of the accelerations and multipliers: the diagonal mass
   // matrix, Phi_q, and r = (Q, gamma with Baumgarte stabilisation), at (t, q, q').
   template <class S>
-  void augmented(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
-                 Vec<S>& mass, Mat<S>& phi_q, Vec<S>& rhs) const;
+  void augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Mat<S>& phi_q,
+                 Vec<S>& rhs) const;
   // Solves for q'' and the multipliers lambda at (t, q, q'); false when the system is singular.
   template <class S>
-  bool accelerations(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
-                     Vec<S>& qdd, Vec<S>* lambda = nullptr, Mat<S>* phi_q = nullptr) const;
+  bool accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>& qdd,
+                     Vec<S>* lambda = nullptr, Mat<S>* phi_q = nullptr) const;
   // The mass matrix (diagonal) at the parameters.
   template <class S>
-  Vec<S> masses(const std::vector<S>& v) const;
+  Vec<S> masses(const Env<S>& env) const;
   // Reaction of joint `joint` (0 fx, 1 fy, 2 torque) on its second body (the first when the
   // second is the ground): -Phi_q' lambda over the joint's rows, the torque from its angle row.
   template <class S>
   S reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const;
   // Component c (x, y, vx, vy, ax, ay) of a marked point's global motion.
   template <class S>
-  S marker(const Marker& mk, int c, const S* q, const S* qd, const S* qdd,
-           const std::vector<S>& v) const;
+  S marker(const Marker& mk, int c, const S* q, const S* qd, const S* qdd, const Env<S>& env) const;
   template <class S>
-  bool equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const;
+  bool equations(const S* x, S* xdot, const Env<S>& env) const;
+  // The symbols of the integrands at (t, x): the model's, then x, y, theta, vx, vy, omega of
+  // every body.
+  template <class S>
+  std::vector<S> integrand_symbols(const Env<S>& env, const S* x) const;
   template <class S>
   void initial(const S* p, S* x0, const LoadCaseSpec& lc) const;
   template <class S>
@@ -418,7 +601,7 @@ class Multibody final : public OdeModel {
                        KinematicState<S>& out) const;
   template <class S>
   Vec<S> history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>& qdd, const Vec<S>& lambda,
-                        const Mat<S>& phi_q, const std::vector<S>& v) const;
+                        const Mat<S>& phi_q, const Env<S>& env) const;
   // The requested derivatives at grid point `point` (direct or adjoint); "" or why not.
   std::string kinematic_sensitivities(double t, int point, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& p, const LoadCaseSpec& lc,
@@ -451,6 +634,8 @@ class Multibody final : public OdeModel {
   Quantity max_step_;  // of the load-case parameters (and the parameters' defaults)
   std::vector<std::string> history_names_;
   expr::Symbols symbols_;  // parameters and t
+  // The programs of the quantities that depend on the parameters only (Quantity::frozen).
+  std::vector<expr::ProgramPtr> frozen_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -477,7 +662,7 @@ std::string at(const std::string& path, size_t i) {
 }
 
 Quantity Multibody::quantity(const json& v, const std::string& path, bool time,
-                             const std::vector<std::string>& extra) const {
+                             const std::vector<std::string>& extra) {
   Quantity q;
   if (v.is_number()) {
     q.constant = v.get<double>();
@@ -493,21 +678,23 @@ Quantity Multibody::quantity(const json& v, const std::string& path, bool time,
     bad(path, e.what());
   }
   if (q.program->is_series()) bad(path, "expected a scalar expression");
-  if (!time) {
-    // Only drivers and point forces may depend on t: probe it.
-    std::vector<double> probe(parameter_defaults_);
-    const size_t t_index = probe.size();
-    probe.push_back(0.0);
-    probe.insert(probe.end(), load_defaults_.begin(), load_defaults_.end());
-    probe.resize(probe.size() + extra.size(), 0.0);
-    Eigen::VectorXd g(probe.size());
-    expr::Evaluator(*q.program, Values(probe)).value(0, g);
-    if (g(static_cast<Eigen::Index>(t_index)) != 0.0) bad(path, "may not depend on the time t");
+  const int n_parameters = static_cast<int>(parameter_names_.size());
+  const int t_index = n_parameters;  // symbols_: parameters, t, load-case parameters
+  bool reads_t = false;
+  for (int i : expr::variables_read(*q.program)) {
+    if (i < n_parameters) q.parameters.push_back(i);
+    reads_t = reads_t || i == t_index;
+  }
+  // Only drivers and point forces may depend on t.
+  if (reads_t && !time) bad(path, "may not depend on the time t");
+  if (!reads_t && extra.empty()) {  // a function of the parameters only: frozen in a run
+    q.frozen = static_cast<int>(frozen_.size());
+    frozen_.push_back(q.program);
   }
   return q;
 }
 
-Motion Multibody::motion(const json& v, const std::string& path) const {
+Motion Multibody::motion(const json& v, const std::string& path) {
   Motion m;
   if (!v.is_object()) {
     m.value = quantity(v, path, true);
@@ -586,7 +773,7 @@ int Multibody::body_index(const json& v, const std::string& path) const {
   bad(path, "unknown body \"" + name + "\" (bodies: " + known + ")");
 }
 
-Point Multibody::point(int body, const json& v, const std::string& path) const {
+Point Multibody::point(int body, const json& v, const std::string& path) {
   if (!v.is_array() || v.size() != 2) bad(path, "expected [u, v], got " + v.dump());
   Point pt;
   pt.body = body;
@@ -900,20 +1087,40 @@ Multibody::Multibody(const json& m, const std::string& path) {
     }
     integrals_.push_back(integral);
   }
+
+  // What every element reads (for the element-by-element linearisation of a run).
+  for (Body& b : bodies_) {
+    for (const Quantity* q : {&b.mass, &b.inertia, &gx_, &gy_}) b.reads.add(*q);
+    b.reads.finish();
+  }
+  for (Joint& j : joints_) {
+    for (const Quantity* q : {&j.pa.u, &j.pa.v, &j.pb.u, &j.pb.v, &j.axis, &j.angle, &j.distance,
+                              &j.motion.value, &j.motion.speed, &j.motion.start}) {
+      j.reads.add(*q);
+    }
+    for (const Profile& profile : j.motion.profiles) j.reads.add(profile.height);
+    j.reads.finish();
+  }
+  for (Force& f : forces_) {
+    for (const Quantity* q : {&f.pa.u, &f.pa.v, &f.pb.u, &f.pb.v, &f.stiffness, &f.damping,
+                              &f.length, &f.preload, &f.fx, &f.fy, &f.law, &f.weight}) {
+      f.reads.add(*q);
+    }
+    for (int k = 0; k < 4; ++k) {
+      f.reads.add(f.compression[k]);
+      f.reads.add(f.rebound[k]);
+    }
+    f.reads.finish();
+  }
 }
 
 // ---------------------------------------------------------------------------------------
 // Equations
 
 template <class S>
-S coordinate_of(const Quantity& q, const std::vector<S>& v) {
-  return q.at(v);
-}
-
-template <class S>
-S Multibody::motion_at(const Motion& m, double t, const S* p, const LoadCaseSpec& lc) const {
-  const std::vector<S> v = vars(p, t, lc);
-  if (m.profiles.empty()) return m.value.at(v);
+S Multibody::motion_at(const Motion& m, const Env<S>& env) const {
+  if (m.profiles.empty()) return m.value.at(env);
+  const LoadCaseSpec& lc = *env.lc;
   size_t which = 0;
   if (!m.select.empty()) {
     const auto it = lc.parameters.find(m.select);
@@ -931,39 +1138,34 @@ S Multibody::motion_at(const Motion& m, double t, const S* p, const LoadCaseSpec
     which = static_cast<size_t>(k) - 1;
   }
   const Profile& profile = m.profiles[which];
-  const S x = m.speed.at(v) * t - m.start.at(v);
-  if (!profile.table) {
-    std::vector<S> vx = v;
-    vx.push_back(x);
-    return profile.height.at(vx);
-  }
+  const S x = m.speed.at(env) * env.t - m.start.at(env);
+  if (!profile.table) return profile.height.at(env, {x});
   const double xv = std::clamp(value_of(x), profile.first, profile.last);
   const double h = (*profile.table)(xv);
   if constexpr (std::is_same_v<S, double>) {
     return h;
   } else {
     const bool inside = value_of(x) > profile.first && value_of(x) < profile.last;
-    return AD(h, (inside ? profile.table->prime(xv) : 0.0) * x.derivatives());
+    return S(h, (inside ? profile.table->prime(xv) : 0.0) * x.derivatives());
   }
 }
 
 template <class S>
-void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
-                            Vec<S>& phi, Mat<S>& phi_q, Vec<S>& phi_t, Vec<S>& gamma) const {
-  const int m = n_constraints(), n = nq();
-  phi = Vec<S>::Constant(m, C<S>(0.0));
-  phi_q = Mat<S>::Constant(m, n, S(0.0));  // for AD: no derivative vector until written
-  phi_t = Vec<S>::Constant(m, C<S>(0.0));
-  gamma = Vec<S>::Constant(m, C<S>(0.0));
-  const std::vector<S> v = vars(p, t, lc);
-  int row = 0;
+void Multibody::joint_terms(const Joint& j, const S* q, const S* qd, const Env<S>& env,
+                            JointTerms<S>& out) const {
+  for (int k = 0; k < j.equations(); ++k) {
+    out.phi[k] = C<S>(0.0);
+    out.phi_t[k] = C<S>(0.0);
+    out.gamma[k] = C<S>(0.0);
+    for (int c = 0; c < 6; ++c) out.phi_q[k][c] = S(0.0);  // for AD: no derivative vector yet
+  }
   // Global position of a point, A s, and B s = dA/dtheta s.
   struct At {
     S rx, ry, asx, asy, bsx, bsy;
   };
   auto locate = [&](const Point& pt) {
     const Pose<S> ps = pose(pt.body, q);
-    const S u = pt.u.at(v), w = pt.v.at(v);
+    const S u = pt.u.at(env), w = pt.v.at(env);
     At r;
     r.asx = ps.c * u - ps.s * w;
     r.asy = ps.s * u + ps.c * w;
@@ -973,14 +1175,15 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const
     r.ry = ps.y + r.asy;
     return r;
   };
+  // d Phi_r / d (coordinate c of `body`), body a or b of the joint.
   auto add_q = [&](int r, int body, int c, const S& value) {
-    if (body >= 0) phi_q(r, 3 * body + c) += value;
+    if (body >= 0) out.phi_q[r][(body == j.a ? 0 : 3) + c] += value;
   };
   // Rows r, r + 1: the points pa of body a and pb of body b coincide (revolute, fixed).
-  auto coincide = [&](int r, const Joint& j, const S& wa, const S& wb) {
+  auto coincide = [&](int r, const S& wa, const S& wb) {
     const At a = locate(j.pa), b = locate(j.pb);
-    phi(r) = a.rx - b.rx;
-    phi(r + 1) = a.ry - b.ry;
+    out.phi[r] = a.rx - b.rx;
+    out.phi[r + 1] = a.ry - b.ry;
     add_q(r, j.a, 0, C<S>(1.0));
     add_q(r, j.a, 2, a.bsx);
     add_q(r + 1, j.a, 1, C<S>(1.0));
@@ -989,25 +1192,25 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const
     add_q(r, j.b, 2, -b.bsx);
     add_q(r + 1, j.b, 1, C<S>(-1.0));
     add_q(r + 1, j.b, 2, -b.bsy);
-    gamma(r) = a.asx * wa * wa - b.asx * wb * wb;
-    gamma(r + 1) = a.asy * wa * wa - b.asy * wb * wb;
+    out.gamma[r] = a.asx * wa * wa - b.asx * wb * wb;
+    out.gamma[r + 1] = a.asy * wa * wa - b.asy * wb * wb;
   };
   // Row r: theta_b - theta_a - angle = 0 (translational, angle driver, fixed).
-  auto relative_angle = [&](int r, const Joint& j, const S& angle) {
+  auto relative_angle = [&](int r, const S& angle) {
     const S ta = j.a >= 0 ? q[3 * j.a + 2] : C<S>(0.0), tb = j.b >= 0 ? q[3 * j.b + 2] : C<S>(0.0);
-    phi(r) = tb - ta - angle;
+    out.phi[r] = tb - ta - angle;
     add_q(r, j.b, 2, C<S>(1.0));
     add_q(r, j.a, 2, C<S>(-1.0));
   };
   // Row r: g' (r_Pb - r_Pa) = 0 with g = A_a (gx, gy) fixed in body a (translational joints
   // and their drivers).
-  auto along = [&](int r, const Joint& j, const S& glx, const S& gly, const S& wa, const S& wb) {
+  auto along = [&](int r, const S& glx, const S& gly, const S& wa, const S& wb) {
     const Pose<S> pa = pose(j.a, q);
     const S nx = pa.c * glx - pa.s * gly, ny = pa.s * glx + pa.c * gly;  // A g
     const S bnx = -ny, bny = nx;                                         // B g
     const At a = locate(j.pa), b = locate(j.pb);
     const S dx = b.rx - a.rx, dy = b.ry - a.ry;
-    phi(r) = nx * dx + ny * dy;
+    out.phi[r] = nx * dx + ny * dy;
     add_q(r, j.a, 0, -nx);
     add_q(r, j.a, 1, -ny);
     add_q(r, j.a, 2, bnx * dx + bny * dy - (nx * a.bsx + ny * a.bsy));
@@ -1029,120 +1232,165 @@ void Multibody::constraints(double t, const S* q, const S* qd, const S* p, const
     const S rest = -(nx * dx + ny * dy) * wa * wa + 2.0 * wa * (bnx * ddx + bny * ddy) +
                    nx * (-b.asx * wb * wb + a.asx * wa * wa) +
                    ny * (-b.asy * wb * wb + a.asy * wa * wa);
-    gamma(r) = -rest;
+    out.gamma[r] = -rest;
   };
-  for (const Joint& j : joints_) {
-    const S wa = omega(j.a, qd), wb = omega(j.b, qd);
-    switch (j.kind) {
-      case JointKind::kRevolute:
-        coincide(row, j, wa, wb);
-        break;
-      case JointKind::kTranslational: {
-        // theta_b - theta_a - angle = 0, and n' (r_Pb - r_Pa) = 0 with n normal to the axis.
-        relative_angle(row, j, j.angle.at(v));
-        const S ax = j.axis.at(v);
+  const S wa = omega(j.a, qd), wb = omega(j.b, qd);
+  switch (j.kind) {
+    case JointKind::kRevolute:
+      coincide(0, wa, wb);
+      break;
+    case JointKind::kTranslational: {
+      // theta_b - theta_a - angle = 0, and n' (r_Pb - r_Pa) = 0 with n normal to the axis.
+      relative_angle(0, j.angle.at(env));
+      const S ax = j.axis.at(env);
+      using std::cos;
+      using std::sin;
+      along(1, -sin(ax), cos(ax), wa, wb);
+      break;
+    }
+    case JointKind::kAngleDriver:
+    case JointKind::kTranslationalDriver:
+    case JointKind::kDriver: {
+      // f(t), and f', f'' by central differences of the motion (h = 1e-4 (1 + |t|)).
+      const double h = 1e-4 * (1.0 + std::abs(env.t));
+      auto f_of = [&](const Env<S>& e) {
+        switch (j.kind) {
+          case JointKind::kDriver:
+            return motion_at(j.motion, e);
+          case JointKind::kTranslationalDriver:
+            return j.distance.at(e);
+          default:
+            return j.angle.at(e);
+        }
+      };
+      const S f = f_of(env), fp = f_of(env.at_time(env.t + h)), fm = f_of(env.at_time(env.t - h));
+      if (j.kind == JointKind::kAngleDriver) {
+        relative_angle(0, f);
+      } else if (j.kind == JointKind::kTranslationalDriver) {
+        // e' (r_Pb - r_Pa) - f(t) = 0 with e along the axis.
+        const S ax = j.axis.at(env);
         using std::cos;
         using std::sin;
-        along(row + 1, j, -sin(ax), cos(ax), wa, wb);
-        break;
+        along(0, cos(ax), sin(ax), wa, wb);
+        out.phi[0] -= f;
+      } else {
+        out.phi[0] = q[3 * j.b + j.coordinate] - f;
+        add_q(0, j.b, j.coordinate, C<S>(1.0));
       }
-      case JointKind::kAngleDriver:
-      case JointKind::kTranslationalDriver:
-      case JointKind::kDriver: {
-        // f(t), and f', f'' by central differences of the motion (h = 1e-4 (1 + |t|)).
-        const double h = 1e-4 * (1.0 + std::abs(t));
-        auto f_at = [&](double time) {
-          switch (j.kind) {
-            case JointKind::kDriver:
-              return motion_at(j.motion, time, p, lc);
-            case JointKind::kTranslationalDriver:
-              return j.distance.at(vars(p, time, lc));
-            default:
-              return j.angle.at(vars(p, time, lc));
-          }
-        };
-        const S f = f_at(t), fp = f_at(t + h), fm = f_at(t - h);
-        if (j.kind == JointKind::kAngleDriver) {
-          relative_angle(row, j, f);
-        } else if (j.kind == JointKind::kTranslationalDriver) {
-          // e' (r_Pb - r_Pa) - f(t) = 0 with e along the axis.
-          const S ax = j.axis.at(v);
-          using std::cos;
-          using std::sin;
-          along(row, j, cos(ax), sin(ax), wa, wb);
-          phi(row) -= f;
-        } else {
-          phi(row) = q[3 * j.b + j.coordinate] - f;
-          add_q(row, j.b, j.coordinate, C<S>(1.0));
-        }
-        phi_t(row) = -(fp - fm) / (2.0 * h);
-        gamma(row) += (fp - 2.0 * f + fm) / (h * h);
-        break;
-      }
-      case JointKind::kFixed:
-        coincide(row, j, wa, wb);
-        relative_angle(row + 2, j, j.angle.at(v));
-        break;
+      out.phi_t[0] = -(fp - fm) / (2.0 * h);
+      out.gamma[0] += (fp - 2.0 * f + fm) / (h * h);
+      break;
+    }
+    case JointKind::kFixed:
+      coincide(0, wa, wb);
+      relative_angle(2, j.angle.at(env));
+      break;
+  }
+}
+
+template <class S>
+S Multibody::stabilised_gamma(const Joint& j, const JointTerms<S>& terms, int k,
+                              const S* qd) const {
+  S phi_dot = terms.phi_t[k];
+  for_each_column(j.a, j.b,
+                  [&](int local, int col) { phi_dot += terms.phi_q[k][local] * qd[col]; });
+  return terms.gamma[k] - (2.0 * alpha_) * phi_dot - (beta_ * beta_) * terms.phi[k];
+}
+
+template <class S>
+void Multibody::force_terms(const Force& f, const S* q, const S* qd, const Env<S>& env, S* fa,
+                            S* fb) const {
+  for (int c = 0; c < 3; ++c) fa[c] = fb[c] = C<S>(0.0);
+  // A force (fx, fy) at point pt: Q_R += F, Q_theta += (B s)' F.
+  auto apply = [&](const Point& pt, S* to, const S& fx, const S& fy) {
+    if (pt.body < 0) return;
+    const Pose<S> ps = pose(pt.body, q);
+    const S u = pt.u.at(env), w = pt.v.at(env);
+    const S bsx = -(ps.s * u + ps.c * w), bsy = ps.c * u - ps.s * w;
+    to[0] += fx;
+    to[1] += fy;
+    to[2] += bsx * fx + bsy * fy;
+  };
+  switch (f.kind) {
+    case ForceKind::kSpringDamper: {
+      S length, velocity, tension, ux, uy;
+      spring_state(f, q, qd, env, length, velocity, tension, ux, uy);
+      apply(f.pa, fa, tension * ux, tension * uy);
+      apply(f.pb, fb, -tension * ux, -tension * uy);
+      break;
+    }
+    case ForceKind::kRotational: {
+      const S ta = f.a >= 0 ? q[3 * f.a + 2] : C<S>(0.0),
+              tb = f.b >= 0 ? q[3 * f.b + 2] : C<S>(0.0);
+      const S torque = f.stiffness.at(env) * (tb - ta - f.length.at(env)) +
+                       f.damping.at(env) * (omega(f.b, qd) - omega(f.a, qd)) + f.preload.at(env);
+      fb[2] -= torque;
+      fa[2] += torque;
+      break;
+    }
+    case ForceKind::kPointForce:
+      apply(f.pb, fb, f.fx.at(env), f.fy.at(env));
+      break;
+  }
+}
+
+template <class S>
+void Multibody::body_terms(const Body& b, const Env<S>& env, S* mass, S* weight) const {
+  const S m = b.mass.at(env);
+  mass[0] = m;
+  mass[1] = m;
+  mass[2] = b.inertia.at(env);
+  weight[0] = m * gx_.at(env);
+  weight[1] = m * gy_.at(env);
+}
+
+template <class S>
+void Multibody::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
+                            Vec<S>& phi_t, Vec<S>& gamma) const {
+  const int m = n_constraints(), n = nq();
+  phi.resize(m);
+  phi_t.resize(m);
+  gamma.resize(m);
+  phi_q = Mat<S>::Constant(m, n, S(0.0));  // for AD: no derivative vector until written
+  JointTerms<S> terms;
+  int row = 0;
+  for (const Joint& j : joints_) {
+    joint_terms(j, q, qd, env, terms);
+    for (int k = 0; k < j.equations(); ++k) {
+      phi(row + k) = terms.phi[k];
+      phi_t(row + k) = terms.phi_t[k];
+      gamma(row + k) = terms.gamma[k];
+      for_each_column(j.a, j.b,
+                      [&](int local, int col) { phi_q(row + k, col) = terms.phi_q[k][local]; });
     }
     row += j.equations();
   }
 }
 
 template <class S>
-Vec<S> Multibody::forces(double t, const S* q, const S* qd, const S* p,
-                         const LoadCaseSpec& lc) const {
-  const int n = nq();
-  Vec<S> Q = Vec<S>::Constant(n, C<S>(0.0));
-  const std::vector<S> v = vars(p, t, lc);
-  const S gx = gx_.at(v), gy = gy_.at(v);
+Vec<S> Multibody::forces(const S* q, const S* qd, const Env<S>& env) const {
+  Vec<S> Q = Vec<S>::Constant(nq(), C<S>(0.0));
+  S mass[3], weight[2], fa[3], fb[3];
   for (size_t i = 0; i < bodies_.size(); ++i) {
-    const S m = bodies_[i].mass.at(v);
-    Q(3 * i) += m * gx;
-    Q(3 * i + 1) += m * gy;
+    body_terms(bodies_[i], env, mass, weight);
+    Q(3 * i) += weight[0];
+    Q(3 * i + 1) += weight[1];
   }
-  // A force (fx, fy) at point pt: Q_R += F, Q_theta += (B s)' F.
-  auto apply = [&](const Point& pt, const S& fx, const S& fy) {
-    if (pt.body < 0) return;
-    const Pose<S> ps = pose(pt.body, q);
-    const S u = pt.u.at(v), w = pt.v.at(v);
-    const S bsx = -(ps.s * u + ps.c * w), bsy = ps.c * u - ps.s * w;
-    Q(3 * pt.body) += fx;
-    Q(3 * pt.body + 1) += fy;
-    Q(3 * pt.body + 2) += bsx * fx + bsy * fy;
-  };
   for (const Force& f : forces_) {
-    switch (f.kind) {
-      case ForceKind::kSpringDamper: {
-        S length, velocity, tension, ux, uy;
-        spring_state(f, q, qd, v, length, velocity, tension, ux, uy);
-        apply(f.pa, tension * ux, tension * uy);
-        apply(f.pb, -tension * ux, -tension * uy);
-        break;
-      }
-      case ForceKind::kRotational: {
-        const S ta = f.a >= 0 ? q[3 * f.a + 2] : C<S>(0.0),
-                tb = f.b >= 0 ? q[3 * f.b + 2] : C<S>(0.0);
-        const S torque = f.stiffness.at(v) * (tb - ta - f.length.at(v)) +
-                         f.damping.at(v) * (omega(f.b, qd) - omega(f.a, qd)) + f.preload.at(v);
-        if (f.b >= 0) Q(3 * f.b + 2) -= torque;
-        if (f.a >= 0) Q(3 * f.a + 2) += torque;
-        break;
-      }
-      case ForceKind::kPointForce:
-        apply(f.pb, f.fx.at(v), f.fy.at(v));
-        break;
-    }
+    force_terms(f, q, qd, env, fa, fb);
+    for_each_column(f.a, f.b,
+                    [&](int local, int col) { Q(col) += local < 3 ? fa[local] : fb[local - 3]; });
   }
   return Q;
 }
 
 template <class S>
-void Multibody::spring_state(const Force& f, const S* q, const S* qd, const std::vector<S>& v,
-                             S& length, S& velocity, S& tension, S& ux, S& uy) const {
+void Multibody::spring_state(const Force& f, const S* q, const S* qd, const Env<S>& env, S& length,
+                             S& velocity, S& tension, S& ux, S& uy) const {
   using std::sqrt;
   auto where = [&](const Point& pt, S& x, S& y, S& vx, S& vy) {
     const Pose<S> ps = pose(pt.body, q);
-    const S u = pt.u.at(v), w = pt.v.at(v);
+    const S u = pt.u.at(env), w = pt.v.at(env);
     const S asx = ps.c * u - ps.s * w, asy = ps.s * u + ps.c * w;
     x = ps.x + asx;
     y = ps.y + asy;
@@ -1160,31 +1408,15 @@ void Multibody::spring_state(const Force& f, const S* q, const S* qd, const std:
   ux = dx / length;
   uy = dy / length;
   velocity = ux * (vxb - vxa) + uy * (vyb - vya);
-  const S d = length - f.length.at(v);
-  tension = f.stiffness.at(v) * d + f.damping.at(v) * velocity + f.preload.at(v);
-  if (f.has_law || f.has_damper) {
-    std::vector<S> dv = v;
-    dv.push_back(d);
-    if (f.has_damper) {
-      // Rebound (extension, v > 0) or compression stage, weighted by a function of d.
-      const Quantity* b = value_of(velocity) > 0.0 ? f.rebound : f.compression;
-      tension +=
-          f.weight.at(dv) * damper_stage(velocity, b[0].at(v), b[1].at(v), b[2].at(v), b[3].at(v));
-    }
-    if (f.has_law) {
-      dv.push_back(velocity);
-      tension += f.law.at(dv);
-    }
+  const S d = length - f.length.at(env);
+  tension = f.stiffness.at(env) * d + f.damping.at(env) * velocity + f.preload.at(env);
+  if (f.has_damper) {
+    // Rebound (extension, v > 0) or compression stage, weighted by a function of d.
+    const Quantity* b = value_of(velocity) > 0.0 ? f.rebound : f.compression;
+    tension += f.weight.at(env, {d}) *
+               damper_stage(velocity, b[0].at(env), b[1].at(env), b[2].at(env), b[3].at(env));
   }
-}
-
-// Whether a factorised matrix is safely invertible. Eigen's condition estimate alone is not
-// enough: it reports 1 for an exactly zero pivot (a massless free body), so the pivots are
-// checked too.
-bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu) {
-  const Eigen::VectorXd pivots = lu.matrixLU().diagonal().cwiseAbs();
-  if (pivots.size() == 0) return true;
-  return lu.rcond() > 1e-13 && pivots.minCoeff() > 1e-13 * pivots.maxCoeff();
+  if (f.has_law) tension += f.law.at(env, {d, velocity});
 }
 
 // x = A^-1 b; for AD scalars through the derivative of the solution, dx = A^-1 (db - dA x).
@@ -1224,11 +1456,12 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
 }
 
 template <class S>
-Vec<S> Multibody::masses(const std::vector<S>& v) const {
+Vec<S> Multibody::masses(const Env<S>& env) const {
   Vec<S> M(nq());
+  S mass[3], weight[2];
   for (size_t i = 0; i < bodies_.size(); ++i) {
-    M(3 * i) = M(3 * i + 1) = bodies_[i].mass.at(v);
-    M(3 * i + 2) = bodies_[i].inertia.at(v);
+    body_terms(bodies_[i], env, mass, weight);
+    for (int c = 0; c < 3; ++c) M(3 * i + c) = mass[c];
   }
   return M;
 }
@@ -1269,40 +1502,43 @@ S Multibody::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S
 }
 
 template <class S>
-void Multibody::augmented(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
-                          Vec<S>& mass, Mat<S>& phi_q, Vec<S>& rhs) const {
+void Multibody::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Mat<S>& phi_q,
+                          Vec<S>& rhs) const {
   const int n = nq(), m = n_constraints();
-  Vec<S> phi, phi_t, gamma;
-  constraints(t, q, qd, p, lc, phi, phi_q, phi_t, gamma);
-  mass = masses(vars(p, t, lc));
+  mass.resize(n);
   rhs.resize(n + m);
-  rhs.head(n) = forces(t, q, qd, p, lc);
-  // Baumgarte stabilisation of the acceleration constraints; Phi' = Phi_q q' + Phi_t over the
-  // entries of Phi_q that can be nonzero.
-  Vec<S> phi_dot = phi_t;
-  for_each_phi_q_entry([&](int r, int c) { phi_dot(r) += phi_q(r, c) * qd[c]; });
-  rhs.tail(m) = gamma - (2.0 * alpha_) * phi_dot - (beta_ * beta_) * phi;
+  rhs.head(n) = forces(q, qd, env);
+  mass = masses(env);
+  phi_q = Mat<S>::Constant(m, n, S(0.0));
+  JointTerms<S> terms;
+  int row = 0;
+  for (const Joint& j : joints_) {
+    joint_terms(j, q, qd, env, terms);
+    for (int k = 0; k < j.equations(); ++k) {
+      for_each_column(j.a, j.b,
+                      [&](int local, int col) { phi_q(row + k, col) = terms.phi_q[k][local]; });
+      // Baumgarte stabilisation of the acceleration constraints.
+      rhs(n + row + k) = stabilised_gamma(j, terms, k, qd);
+    }
+    row += j.equations();
+  }
 }
 
 template <class S>
-Mat<S> augmented_matrix(const Vec<S>& mass, const Mat<S>& phi_q) {
-  const auto n = mass.size(), m = phi_q.rows();
-  Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
-  A.topLeftCorner(n, n).diagonal() = mass;
-  A.block(0, n, n, m) = phi_q.transpose();
-  A.block(n, 0, m, n) = phi_q;
-  return A;
-}
-
-template <class S>
-bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, const LoadCaseSpec& lc,
-                              Vec<S>& qdd, Vec<S>* lambda, Mat<S>* jacobian) const {
+bool Multibody::accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>& qdd,
+                              Vec<S>* lambda, Mat<S>* jacobian) const {
   const int n = nq(), m = n_constraints();
   Vec<S> mass, rhs;
   Mat<S> phi_q;
-  augmented(t, q, qd, p, lc, mass, phi_q, rhs);
+  augmented(q, qd, env, mass, phi_q, rhs);
   Vec<S> z;
-  if (!solve(augmented_matrix(mass, phi_q), rhs, z)) return false;
+  if constexpr (std::is_same_v<S, double>) {
+    AugmentedSolver solver;
+    if (!solver.factor(mass, phi_q)) return false;
+    z = solver.solve(rhs);
+  } else if (!solve(augmented_matrix(mass, phi_q), rhs, z)) {
+    return false;
+  }
   qdd = z.head(n);
   if (lambda) *lambda = z.tail(m);
   if (jacobian) *jacobian = phi_q;
@@ -1310,74 +1546,278 @@ bool Multibody::accelerations(double t, const S* q, const S* qd, const S* p, con
 }
 
 // f = (q', q'') with A(x, p) z = r(x, p), z = (q'', multipliers): at the solution z,
-// d q''/d(x, p) = [I 0] A^-1 G with G = d(r - A z)/d(x, p) for z held, so one AD pass over
-// the assembly (no AD through the solve) gives the Jacobian, and any lambda' [f_x | f_p]
+// d q''/d(x, p) = [I 0] A^-1 G with G = d(r - A z)/d(x, p) for z held, so the derivatives
+// of the assembly (no AD through the solve) give the Jacobian, and any lambda' [f_x | f_p]
 // costs one solve with A' (= A) and a product with G.
 class AugmentedLinearization final : public OdeModel::Linearization {
  public:
-  AugmentedLinearization(int n, Eigen::PartialPivLU<Eigen::MatrixXd> lu, Eigen::MatrixXd gt)
-      : n_(n), lu_(std::move(lu)), gt_(std::move(gt)) {}
+  AugmentedLinearization(int n, AugmentedSolver solver, Eigen::MatrixXd gt)
+      : n_(n), solver_(std::move(solver)), gt_(std::move(gt)) {}
 
   void jacobian(Eigen::MatrixXd& out) const override {
     out.setZero(2 * n_, gt_.rows());
     out.block(0, n_, n_, n_).setIdentity();  // (q')' = q'
-    out.bottomRows(n_) = lu_.solve(gt_.transpose()).topRows(n_);
+    out.bottomRows(n_) = solver_.solve(gt_.transpose()).topRows(n_);
   }
   void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
     Eigen::VectorXd top = Eigen::VectorXd::Zero(gt_.cols());
     top.head(n_) = Eigen::Map<const Eigen::VectorXd>(lambda + n_, n_);
-    const Eigen::VectorXd w = lu_.transpose().solve(top);
+    const Eigen::VectorXd w = solver_.solve(top);
     out.noalias() = gt_ * w;
     out.segment(n_, n_) += Eigen::Map<const Eigen::VectorXd>(lambda, n_);
   }
 
  private:
   int n_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  AugmentedSolver solver_;
   Eigen::MatrixXd gt_;  // G': (2n + na) x (n + m)
 };
 
-std::unique_ptr<OdeModel::Linearization> Multibody::linearize(
-    double t, const double* x, const double* p, const LoadCaseSpec& lc,
-    const std::vector<int>& active) const {
-  if (!dynamic_) return nullptr;
-  const int n = nq(), m = n_constraints(), na = static_cast<int>(active.size());
-  const int width = 2 * n + na;
-  // Values: A, r and the solution z.
-  Vec<double> mass, rhs;
-  Mat<double> phi_q;
-  augmented(t, x, x + n, p, lc, mass, phi_q, rhs);
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu(augmented_matrix(mass, phi_q));
-  if (!regular(lu)) throw std::runtime_error(singular_motion(t, x, p, lc));
-  const Eigen::VectorXd z = lu.solve(rhs);
-  // Derivatives of r - A z with z held: one AD pass over the assembly.
-  std::vector<AD> xs, ps;
-  seed_ad(x, 2 * n,
-          Eigen::Map<const Eigen::VectorXd>(p, static_cast<Eigen::Index>(parameter_names_.size())),
-          active, xs, ps);
-  set_ad_size(xs.data(), width);
-  Vec<AD> mass_d, rhs_d;
-  Mat<AD> phi_q_d;
-  augmented(t, xs.data(), xs.data() + n, ps.data(), lc, mass_d, phi_q_d, rhs_d);
-  Eigen::MatrixXd gt = Eigen::MatrixXd::Zero(width, n + m);  // G', a column per equation
-  auto add = [&gt, width](int row, const AD& v, double factor) {
-    if (v.derivatives().size() == width) gt.col(row) += factor * v.derivatives();
-  };
-  for (int i = 0; i < n + m; ++i) add(i, rhs_d(i), 1.0);
-  for (int i = 0; i < n; ++i) add(i, mass_d(i), -z(i));
-  for_each_phi_q_entry([&](int k, int i) {
-    const AD& a = phi_q_d(k, i);
-    add(i, a, -z(n + k));  // Phi_q' multipliers in the force rows
-    add(n + k, a, -z(i));  // Phi_q q'' in the constraint rows
-  });
-  return std::make_unique<AugmentedLinearization>(n, std::move(lu), std::move(gt));
+// One run of a dynamic model: the model at parameters p in load case lc, differentiated with
+// respect to the parameters `active`. The quantities that depend on the parameters only are
+// evaluated once, here, with their derivatives; the linearisation goes element by element
+// (every body, force and joint), each in LocalAD seeded on its own coordinates and the active
+// parameters it reads, in chunks of at most kLocal directions: its cost grows with the size of
+// the model, not with the number of design variables, and allocates nothing per operation.
+class Multibody::Run final : public OdeModel::Instance {
+ public:
+  Run(const Multibody& model, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+      const std::vector<int>& active)
+      : model_(model),
+        p_(p),
+        n_(model.nq()),
+        m_(model.n_constraints()),
+        width_(2 * model.nq() + static_cast<int>(active.size())),
+        position_(p.size(), -1),
+        direction_(active.size(), -1) {
+    for (size_t a = 0; a < active.size(); ++a) position_[active[a]] = static_cast<int>(a);
+    env_ = model.vars(p.data(), lc.grid.start, lc);
+    // The frozen quantities: values, and derivatives in the active parameters.
+    frozen_.value.resize(model.frozen_.size());
+    frozen_.gradient.resize(model.frozen_.size());
+    Eigen::VectorXd g(static_cast<Eigen::Index>(env_.symbols.size()));
+    const Values symbols(env_.symbols);
+    for (size_t k = 0; k < model.frozen_.size(); ++k) {
+      expr::Evaluator evaluator(*model.frozen_[k], symbols);
+      if (active.empty()) {
+        frozen_.value[k] = evaluator.value();
+        continue;
+      }
+      frozen_.value[k] = evaluator.value(0, g);
+      for (int i = 0; i < static_cast<int>(p.size()); ++i) {
+        if (position_[i] >= 0 && g(i) != 0.0) frozen_.gradient[k].push_back({position_[i], g(i)});
+      }
+    }
+    env_.frozen = &frozen_;
+    // The columns of G' each element's derivatives go to: the coordinates and velocities of
+    // its bodies, then the active parameters it reads.
+    auto columns = [&](int a, int b, const Reads& reads) {
+      std::vector<int> out;
+      for_each_column(a, b, [&](int, int col) { out.push_back(col); });
+      for_each_column(a, b, [&](int, int col) { out.push_back(n_ + col); });
+      for (int i : reads.parameters) {
+        if (position_[i] >= 0) out.push_back(2 * n_ + position_[i]);
+      }
+      return out;
+    };
+    for (const Body& b : model.bodies_) body_columns_.push_back(columns(-1, -1, b.reads));
+    for (const Joint& j : model.joints_) joint_columns_.push_back(columns(j.a, j.b, j.reads));
+    for (const Force& f : model.forces_) force_columns_.push_back(columns(f.a, f.b, f.reads));
+    q_.resize(n_);
+    qd_.resize(n_);
+  }
+
+  int rhs(double t, const double* x, double* xdot) override {
+    if (!solve_at(t, x)) return 1;  // singular: let CVODES retry with a smaller step
+    for (int i = 0; i < n_; ++i) {
+      xdot[i] = x[n_ + i];
+      xdot[n_ + i] = z_(i);
+    }
+    return 0;
+  }
+
+  std::unique_ptr<OdeModel::Linearization> linearize(double t, const double* x) override {
+    if (!solve_at(t, x)) {
+      throw std::runtime_error(model_.singular_motion(t, x, p_.data(), *env_.lc));
+    }
+    Eigen::MatrixXd gt = Eigen::MatrixXd::Zero(width_, n_ + m_);  // G', a column per equation
+    const int* columns = nullptr;
+    int count = 0;
+    // d(value)/d(local directions) into the column `equation` of G', times `factor`.
+    auto add = [&](int equation, const LocalAD& value, double factor) {
+      if (value.derivatives().size() != count) return;  // not written: no derivative
+      for (int l = 0; l < count; ++l) gt(columns[l], equation) += factor * value.derivatives()(l);
+    };
+    // Bodies: the weight, and -M q'' with q'' held, in their force rows.
+    for (size_t i = 0; i < model_.bodies_.size(); ++i) {
+      const Body& b = model_.bodies_[i];
+      by_chunks(body_columns_[i], -1, -1, b.reads, x,
+                [&](const Env<LocalAD>& env, const int* c, int k) {
+                  columns = c;
+                  count = k;
+                  LocalAD mass[3], weight[2];
+                  model_.body_terms(b, env, mass, weight);
+                  const int r = 3 * static_cast<int>(i);
+                  add(r, weight[0], 1.0);
+                  add(r + 1, weight[1], 1.0);
+                  for (int d = 0; d < 3; ++d) add(r + d, mass[d], -z_(r + d));
+                });
+    }
+    // Force elements: their generalised forces.
+    for (size_t e = 0; e < model_.forces_.size(); ++e) {
+      const Force& f = model_.forces_[e];
+      by_chunks(force_columns_[e], f.a, f.b, f.reads, x,
+                [&](const Env<LocalAD>& env, const int* c, int k) {
+                  columns = c;
+                  count = k;
+                  LocalAD fa[3], fb[3];
+                  model_.force_terms(f, q_.data(), qd_.data(), env, fa, fb);
+                  for_each_column(f.a, f.b, [&](int local, int col) {
+                    add(col, local < 3 ? fa[local] : fb[local - 3], 1.0);
+                  });
+                });
+    }
+    // Joints: their stabilised rows minus Phi_q q'', and -Phi_q' multipliers in the force rows.
+    int row = 0;
+    for (size_t e = 0; e < model_.joints_.size(); ++e) {
+      const Joint& j = model_.joints_[e];
+      by_chunks(joint_columns_[e], j.a, j.b, j.reads, x,
+                [&](const Env<LocalAD>& env, const int* c, int k) {
+                  columns = c;
+                  count = k;
+                  JointTerms<LocalAD> terms;
+                  model_.joint_terms(j, q_.data(), qd_.data(), env, terms);
+                  for (int r = 0; r < j.equations(); ++r) {
+                    LocalAD g = model_.stabilised_gamma(j, terms, r, qd_.data());
+                    for_each_column(j.a, j.b, [&](int local, int col) {
+                      if (terms.phi_q[r][local].derivatives().size() == count)
+                        g -= terms.phi_q[r][local] * z_(col);
+                    });
+                    add(n_ + row + r, g, 1.0);
+                    for_each_column(j.a, j.b, [&](int local, int col) {
+                      add(col, terms.phi_q[r][local], -z_(n_ + row + r));
+                    });
+                  }
+                });
+      row += j.equations();
+    }
+    return std::make_unique<AugmentedLinearization>(n_, solver_, std::move(gt));
+  }
+
+  void integrands(double t, const double* x, double* g) override {
+    env_.set_time(t);
+    const std::vector<double> symbols = model_.integrand_symbols(env_, x);
+    for (size_t k = 0; k < model_.integrals_.size(); ++k) {
+      g[k] = evaluate(*model_.integrals_[k].integrand, symbols);
+    }
+  }
+
+  // The integrands' own gradients in their symbols, mapped onto (x, p_active): no AD needed.
+  void integrand_jacobian(double t, const double* x, Eigen::MatrixXd& jac) override {
+    env_.set_time(t);
+    const std::vector<double> symbols = model_.integrand_symbols(env_, x);
+    const auto size = static_cast<Eigen::Index>(symbols.size());
+    const int first_coordinate = static_cast<int>(env_.symbols.size());
+    jac.setZero(static_cast<Eigen::Index>(model_.integrals_.size()), width_);
+    Eigen::VectorXd g(size);
+    for (size_t k = 0; k < model_.integrals_.size(); ++k) {
+      expr::Evaluator(*model_.integrals_[k].integrand, Values(symbols)).value(0, g);
+      const auto row = static_cast<Eigen::Index>(k);
+      for (int i = 0; i < static_cast<int>(position_.size()); ++i) {
+        if (position_[i] >= 0) jac(row, 2 * n_ + position_[i]) = g(i);
+      }
+      for (int b = 0; b < n_ / 3; ++b) {
+        for (int c = 0; c < 6; ++c) {
+          const int col = c < 3 ? 3 * b + c : n_ + 3 * b + c - 3;
+          jac(row, col) = g(first_coordinate + 6 * b + c);
+        }
+      }
+    }
+  }
+
+ private:
+  // The augmented system at (t, x), factored, and its solution z_; false when singular.
+  bool solve_at(double t, const double* x) {
+    env_.set_time(t);
+    model_.augmented(x, x + n_, env_, mass_, phi_q_, r_);
+    if (!solver_.factor(mass_, phi_q_)) return false;
+    z_ = solver_.solve(r_);
+    return true;
+  }
+
+  // Calls evaluate(env, columns, count) once per chunk of at most kLocal of an element's
+  // directions `columns` (coordinates and velocities of its bodies a and b, then active
+  // parameters), with q_, qd_ and the parameters seeded on the chunk's directions.
+  template <class Evaluate>
+  void by_chunks(const std::vector<int>& columns, int a, int b, const Reads& reads, const double* x,
+                 Evaluate evaluate) {
+    const int total = static_cast<int>(columns.size());
+    for (int first = 0; first < total; first += kLocal) {
+      const int count = std::min(kLocal, total - first);
+      ad_size = count;
+      // The element's coordinates and velocities, seeded where their column is in the chunk.
+      for_each_column(a, b, [&](int, int col) {
+        q_[col] = LocalAD(x[col], LocalAD::DerType::Zero(count));
+        qd_[col] = LocalAD(x[n_ + col], LocalAD::DerType::Zero(count));
+      });
+      for (int l = 0; l < count; ++l) {
+        const int col = columns[first + l];
+        if (col < n_) {
+          q_[col].derivatives()(l) = 1.0;
+        } else if (col < 2 * n_) {
+          qd_[col - n_].derivatives()(l) = 1.0;
+        } else {
+          direction_[col - 2 * n_] = l;
+        }
+      }
+      Env<LocalAD> env;
+      env.t_index = env_.t_index;
+      env.t = env_.t;
+      env.lc = env_.lc;
+      env.frozen = &frozen_;
+      env.direction = direction_.data();
+      if (reads.live) {  // the symbols, for the quantities evaluated at every call
+        for (size_t i = 0; i < env_.symbols.size(); ++i) {
+          LocalAD v = C<LocalAD>(env_.symbols[i]);
+          const int a_pos = i < position_.size() ? position_[i] : -1;
+          if (a_pos >= 0 && direction_[a_pos] >= 0) v.derivatives()(direction_[a_pos]) = 1.0;
+          env.symbols.push_back(v);
+        }
+      }
+      evaluate(env, columns.data() + first, count);
+      for (int l = 0; l < count; ++l) {
+        if (columns[first + l] >= 2 * n_) direction_[columns[first + l] - 2 * n_] = -1;
+      }
+    }
+  }
+
+  const Multibody& model_;
+  Eigen::VectorXd p_;
+  int n_, m_, width_;
+  std::vector<int> position_;   // model parameter -> its position among the active ones, or -1
+  std::vector<int> direction_;  // active parameter -> local direction in the current chunk, or -1
+  Frozen frozen_;
+  Env<double> env_;  // the symbols (t moved per call) and the frozen quantities
+  std::vector<std::vector<int>> body_columns_, joint_columns_, force_columns_;
+  std::vector<LocalAD> q_, qd_;  // seeded coordinates and velocities of the current element
+  Vec<double> mass_, r_;
+  Mat<double> phi_q_;
+  AugmentedSolver solver_;
+  Eigen::VectorXd z_;
+};
+
+std::unique_ptr<OdeModel::Instance> Multibody::instance(const Eigen::VectorXd& p,
+                                                        const LoadCaseSpec& lc,
+                                                        const std::vector<int>& active) const {
+  if (!dynamic_) return OdeModel::instance(p, lc, active);
+  return std::make_unique<Run>(*this, p, lc, active);
 }
 
 template <class S>
 S Multibody::marker(const Marker& mk, int c, const S* q, const S* qd, const S* qdd,
-                    const std::vector<S>& v) const {
+                    const Env<S>& env) const {
   const int b = mk.at.body;
-  const S u = mk.at.u.at(v), w = mk.at.v.at(v);
+  const S u = mk.at.u.at(env), w = mk.at.v.at(env);
   if (b < 0) return c == 0 ? u : (c == 1 ? w : C<S>(0.0));
   const Pose<S> ps = pose(b, q);
   const S asx = ps.c * u - ps.s * w, asy = ps.s * u + ps.c * w;  // A s; B s = (-asy, asx)
@@ -1399,10 +1839,10 @@ S Multibody::marker(const Marker& mk, int c, const S* q, const S* qd, const S* q
 }
 
 template <class S>
-bool Multibody::equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const {
+bool Multibody::equations(const S* x, S* xdot, const Env<S>& env) const {
   const int n = nq();
   Vec<S> qdd;
-  if (!accelerations(t, x, x + n, p, lc, qdd)) return false;
+  if (!accelerations(x, x + n, env, qdd)) return false;
   for (int i = 0; i < n; ++i) {
     xdot[i] = x[n + i];
     xdot[n + i] = qdd(i);
@@ -1453,7 +1893,7 @@ std::string Multibody::singular_motion(double t, const S* xs, const S* ps,
   why << "singular equations of motion at t = " << t << ": ";
   Vec<double> mass, rhs;
   Mat<double> phi_q;
-  augmented(t, x.data(), x.data() + n, p.data(), lc, mass, phi_q, rhs);
+  augmented(x.data(), x.data() + n, vars(p.data(), t, lc), mass, phi_q, rhs);
   const std::string dependent = dependent_rows(phi_q);
   if (!dependent.empty()) return why.str() + dependent;
   std::vector<std::string> massless;
@@ -1475,11 +1915,11 @@ std::string Multibody::assemble(double t, const double* p, const LoadCaseSpec& l
                                 int* iterations) const {
   const int n = nq();
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-  const std::vector<double> v = vars(p, t, lc);
+  const Env<double> v = vars(p, t, lc);
   for (int it = 0; it < 50; ++it) {
     Eigen::VectorXd phi, phi_t, gamma;
     Eigen::MatrixXd phi_q;
-    constraints(t, q.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
+    constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
     if (initial_conditions) {
       const int m = static_cast<int>(phi.size());
       const int c = static_cast<int>(initial_conditions_.size());
@@ -1525,7 +1965,7 @@ void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
   const double t0 = lc.grid.start;
   std::vector<double> pv(parameter_names_.size());
   for (size_t i = 0; i < pv.size(); ++i) pv[i] = value_of(p[i]);
-  const std::vector<double> v = vars(pv.data(), t0, lc);
+  const Env<double> v = vars(pv.data(), t0, lc);
   Eigen::VectorXd q(n);
   for (size_t i = 0; i < bodies_.size(); ++i) {
     q(3 * i) = bodies_[i].x.at(v);
@@ -1537,13 +1977,13 @@ void Multibody::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
   if (!failure.empty()) throw std::runtime_error("assembly: " + failure);
   // One Newton step in S from the assembled q: exact first derivatives of q with respect to
   // the parameters (the residual is zero there).
-  const std::vector<S> vs = vars(p, t0, lc);
+  const Env<S> vs = vars(p, t0, lc);
   Vec<S> qs(n);
   for (int i = 0; i < n; ++i) qs(i) = C<S>(q(i));
   Vec<S> zero = Vec<S>::Constant(n, C<S>(0.0));
   Vec<S> phi, phi_t, gamma;
   Mat<S> phi_q;
-  constraints(t0, qs.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
+  constraints(qs.data(), zero.data(), vs, phi, phi_q, phi_t, gamma);
   const int m = static_cast<int>(phi.size());
   const int c = static_cast<int>(initial_conditions_.size());
   Mat<S> J = Mat<S>::Constant(m + c, n, C<S>(0.0));
@@ -1601,8 +2041,9 @@ template <class S>
 S Multibody::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc) const {
   const int n = nq();
   const int nb = static_cast<int>(bodies_.size());
+  const Env<S> v = vars(p, t, lc);
   auto solved = [&](Vec<S>& qdd, Vec<S>* lambda, Mat<S>* phi_q) {
-    if (!accelerations(t, x, x + n, p, lc, qdd, lambda, phi_q)) {
+    if (!accelerations(x, x + n, v, qdd, lambda, phi_q)) {
       throw std::runtime_error(singular_motion(t, x, p, lc));
     }
   };
@@ -1615,7 +2056,6 @@ S Multibody::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc
     return qdd(3 * body + c - 6);
   }
   int index = k - 9 * nb;
-  const std::vector<S> v = vars(p, t, lc);
   for (const Force& f : forces_) {
     if (f.kind != ForceKind::kSpringDamper) continue;
     if (index < 3) {
@@ -1639,12 +2079,18 @@ S Multibody::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc
   }
   index -= 6 * static_cast<int>(markers_.size());
   // An integrand: of the parameters, t and the coordinates and velocities of every body.
-  std::vector<S> all = v;
-  for (int b = 0; b < nb; ++b) {
-    for (int c = 0; c < 3; ++c) all.push_back(x[3 * b + c]);
-    for (int c = 0; c < 3; ++c) all.push_back(x[n + 3 * b + c]);
+  return evaluate(*integrals_.at(index).integrand, integrand_symbols(v, x));
+}
+
+template <class S>
+std::vector<S> Multibody::integrand_symbols(const Env<S>& env, const S* x) const {
+  const int n = nq();
+  std::vector<S> all = env.symbols;
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    for (size_t c = 0; c < 3; ++c) all.push_back(x[3 * b + c]);
+    for (size_t c = 0; c < 3; ++c) all.push_back(x[n + 3 * b + c]);
   }
-  return evaluate(*integrals_.at(index).integrand, all);
+  return all;
 }
 
 template <class S>
@@ -1655,24 +2101,23 @@ bool Multibody::kinematic_point(double t, const Eigen::VectorXd& q_solved, const
   // dq/dp = -Phi_q^-1 Phi_p (the residual is zero there).
   Vec<S> q(n), zero = Vec<S>::Constant(n, C<S>(0.0));
   for (int i = 0; i < n; ++i) q(i) = C<S>(q_solved(i));
+  const Env<S> v = vars(p, t, lc);
   Vec<S> phi, phi_t, gamma;
   Mat<S> phi_q;
-  constraints(t, q.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
+  constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
   if constexpr (!std::is_same_v<S, double>) {
     Vec<S> dq;
     if (!solve(phi_q, phi, dq)) return false;
     q -= dq;
-    constraints(t, q.data(), zero.data(), p, lc, phi, phi_q, phi_t, gamma);
+    constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
   }
   // Velocities: Phi_q q' = -Phi_t; accelerations: Phi_q q'' = gamma(q, q').
   Vec<S> qd, qdd;
   if (!solve(phi_q, Vec<S>(-phi_t), qd)) return false;
-  constraints(t, q.data(), qd.data(), p, lc, phi, phi_q, phi_t, gamma);
+  constraints(q.data(), qd.data(), v, phi, phi_q, phi_t, gamma);
   if (!solve(phi_q, gamma, qdd)) return false;
   // Inverse dynamics: Phi_q' lambda = Q - M q''.
-  const std::vector<S> v = vars(p, t, lc);
-  const Vec<S> residual =
-      forces(t, q.data(), qd.data(), p, lc) - Vec<S>(masses(v).cwiseProduct(qdd));
+  const Vec<S> residual = forces(q.data(), qd.data(), v) - Vec<S>(masses(v).cwiseProduct(qdd));
   Vec<S> lambda;
   if (!solve(Mat<S>(phi_q.transpose()), residual, lambda)) return false;
   out.values = history_values(q, qd, qdd, lambda, phi_q, v);
@@ -1686,8 +2131,7 @@ bool Multibody::kinematic_point(double t, const Eigen::VectorXd& q_solved, const
 
 template <class S>
 Vec<S> Multibody::history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>& qdd,
-                                 const Vec<S>& lambda, const Mat<S>& phi_q,
-                                 const std::vector<S>& v) const {
+                                 const Vec<S>& lambda, const Mat<S>& phi_q, const Env<S>& v) const {
   Vec<S> values(static_cast<Eigen::Index>(history_names_.size()));
   const int nb = static_cast<int>(bodies_.size());
   for (int b = 0; b < nb; ++b) {
@@ -1770,12 +2214,11 @@ std::string Multibody::kinematic_sensitivities(double t, int point, const Eigen:
   const std::vector<AD> pa = seeded_parameters(nz, 3 * n + m);
   Vec<AD> phi, phi_t, gamma;
   Mat<AD> phi_q;
-  constraints(t, qa.data(), qda.data(), pa.data(), lc, phi, phi_q, phi_t, gamma);
-  const std::vector<AD> v = vars(pa.data(), t, lc);
+  const Env<AD> v = vars(pa.data(), t, lc);
+  constraints(qa.data(), qda.data(), v, phi, phi_q, phi_t, gamma);
   const Vec<AD> r_v = phi_q * qda + phi_t;
   const Vec<AD> r_a = phi_q * qdda - gamma;
-  const Vec<AD> r_l = Vec<AD>(phi_q.transpose() * la) -
-                      forces(t, qa.data(), qda.data(), pa.data(), lc) +
+  const Vec<AD> r_l = Vec<AD>(phi_q.transpose() * la) - forces(qa.data(), qda.data(), v) +
                       Vec<AD>(masses(v).cwiseProduct(qdda));
   const Vec<AD> g = history_values(qa, qda, qdda, la, phi_q, v);
   auto jacobian = [&](const Vec<AD>& r) {
@@ -1811,7 +2254,7 @@ std::string Multibody::kinematic(const Eigen::VectorXd& p, const LoadCaseSpec& l
   const int n = nq(), nb = static_cast<int>(bodies_.size()), points = lc.grid.points;
   Eigen::VectorXd q(n);
   {
-    const std::vector<double> v = vars(p.data(), lc.grid.start, lc);
+    const Env<double> v = vars(p.data(), lc.grid.start, lc);
     for (int i = 0; i < nb; ++i) {
       q(3 * i) = bodies_[i].x.at(v);
       q(3 * i + 1) = bodies_[i].y.at(v);

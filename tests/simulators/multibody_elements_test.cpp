@@ -134,7 +134,8 @@ TEST_P(ElementJacobian, LinearizationMatchesAdThroughTheSolve) {
   for (int j = e.np() - 1; j >= 1; --j) active.push_back(j);
   const int size = n + static_cast<int>(active.size());
   const Eigen::MatrixXd expected = e.ad_jacobian(active);
-  const auto linear = e.ode().linearize(e.t, e.x.data(), e.p.data(), e.lc, active);
+  const auto run = e.ode().instance(e.p, e.lc, active);
+  const auto linear = run->linearize(e.t, e.x.data());
   ASSERT_NE(linear, nullptr) << "a dynamic multibody model linearises itself";
   Eigen::MatrixXd jacobian;
   linear->jacobian(jacobian);
@@ -148,6 +149,18 @@ TEST_P(ElementJacobian, LinearizationMatchesAdThroughTheSolve) {
   ASSERT_EQ(product.size(), size);
   const Eigen::VectorXd reference = expected.transpose() * lambda;
   EXPECT_LT((product - reference).cwiseAbs().maxCoeff(), 1e-10 * scale * n) << GetParam().name;
+}
+
+// A run's right-hand side (frozen parameter-only quantities, Schur complement or LU) against
+// the model's own, which evaluates every expression and solves by LU.
+TEST_P(ElementJacobian, RunRightHandSideMatchesTheModel) {
+  ElementPoint e(GetParam().model);
+  Eigen::VectorXd expected(e.n()), got(e.n());
+  ASSERT_EQ(e.ode().rhs(e.t, e.x.data(), expected.data(), e.p.data(), e.lc), 0);
+  const auto run = e.ode().instance(e.p, e.lc, {});
+  ASSERT_EQ(run->rhs(e.t, e.x.data(), got.data()), 0);
+  EXPECT_LT((got - expected).cwiseAbs().maxCoeff(), 1e-10 * (1 + expected.cwiseAbs().maxCoeff()))
+      << GetParam().name;
 }
 
 const ElementCase kElements[] = {
@@ -227,6 +240,14 @@ const ElementCase kElements[] = {
 }
 }]
 })J"},
+    // 12 coordinates and velocities and 25 parameters in one element: more directions than
+    // one chunk of the run's element-by-element linearisation holds (32).
+    {"many parameters",
+     R"J({"parameters": {"p1": 0.6, "p2": 0.7, "p3": 0.8, "p4": 0.9, "p5": 1.0, "p6": 1.1, "p7": 1.2, "p8": 1.3, "p9": 1.4, "p10": 1.5, "p11": 1.6, "p12": 1.7, "p13": 1.8, "p14": 1.9, "p15": 2.0, "p16": 2.1, "p17": 2.2, "p18": 2.3, "p19": 2.4, "p20": 2.5, "p21": 2.6, "p22": 2.7, "p23": 2.8, "p24": 2.9, "p25": 3.0},
+      "bodies": [{"name": "a", "mass": 1, "inertia": 0.1, "position": [0, 0], "angle": 0.3},
+                 {"name": "b", "mass": 2, "inertia": 0.2, "position": [1.2, 0.4], "angle": -0.2}],
+      "forces": [{"type": "spring_damper", "bodies": ["a", "b"], "points": [[0.1, 0.2], [-0.1, 0]],
+                  "stiffness": "p1+p2+p3+p4+p5+p6+p7+p8+p9+p10+p11+p12+p13+p14+p15+p16+p17+p18+p19+p20+p21+p22+p23+p24+p25", "damping": "p1*p25", "length": "p2/2", "force": "p3"}]})J"},
     {"rotational spring-damper", R"J({"parameters": {"k": 12, "c": 0.5},
       "bodies": [{"name": "rod", "mass": 1, "inertia": 0.1, "position": [0.5, 0], "angle": 0.4}],
       "joints": [{"type": "revolute", "bodies": ["ground", "rod"], "points": [[0, 0], [-0.5, 0]]}],
@@ -531,6 +552,71 @@ TEST(MultibodyPoints, DynamicTipHistoriesAndDerivatives) {
     EXPECT_NEAR(r.histories.at("tip.ay")(k), 1.5 * (al * std::cos(th) - w * w * std::sin(th)),
                 1e-6);
   }
+}
+
+// A pendulum hung from a base fixed to the ground: with a massless base the augmented matrix
+// is still regular (the base cannot move) but has no Schur complement, so a run takes the
+// dense LU there. The pendulum moves the same, its derivatives agree by every method, and its
+// integral and gradient are those of the same pendulum on a base with mass.
+TEST(MultibodyRun, MasslessFixedBodyTakesTheDenseSolveWithTheSameResults) {
+  auto setup = [](double base_mass) {
+    SimulatorSetup s;
+    s.section = json::parse(R"J({"type": "internal", "model": "multibody",
+      "rtol": 1e-10, "atol": 1e-12,
+      "multibody": {"parameters": {"L": 1.5, "m": 2.0},
+        "bodies": [{"name": "base", "mass": 0, "inertia": 0, "position": [0, 0.2]},
+                   {"name": "rod", "mass": "m", "inertia": "m*L^2/12", "position": ["L/2", 0]}],
+        "joints": [{"type": "fixed", "bodies": ["ground", "base"], "points": [[0, 0.2], [0, 0]]},
+                   {"type": "revolute", "bodies": ["base", "rod"],
+                    "points": [[0, -0.2], ["-L/2", 0]]}],
+        "integrals": [{"name": "drop", "integrand": "L*rod_y^2 + rod_omega^2"}]}})J");
+    s.section["multibody"]["bodies"][0]["mass"] = base_mass;
+    s.section["multibody"]["bodies"][0]["inertia"] = base_mass;
+    s.design_names = {"L", "m"};
+    s.load_cases = {grid_case(TimeGrid(0.0, 0.6, 7))};
+    return s;
+  };
+  const Eigen::Vector2d b(1.5, 2.0);
+  const CaseResult massless = compare_methods(setup(0.0), b, {"drop", "rod.theta"}, 1e-5, 1e-7);
+  const CaseResult heavy = compare_methods(setup(5.0), b, {"drop", "rod.theta"}, 1e-5, 1e-7);
+  ASSERT_FALSE(massless.histories.empty());
+  ASSERT_FALSE(heavy.histories.empty());
+  EXPECT_LT(
+      (massless.histories.at("rod.theta") - heavy.histories.at("rod.theta")).cwiseAbs().maxCoeff(),
+      1e-8);
+  EXPECT_NEAR(massless.scalars.at("drop"), heavy.scalars.at("drop"), 1e-8);
+  EXPECT_LT((massless.gradients.at("drop") - heavy.gradients.at("drop")).cwiseAbs().maxCoeff(),
+            1e-7);
+  // The base's weight hangs on the fixed joint only when it has mass.
+  EXPECT_NEAR(massless.histories.at("base.y")(3), 0.2, 1e-9);
+}
+
+// The integrands' Jacobian of a run (the expressions' own gradients mapped onto x and the
+// active parameters) against AD through the model's output, with an integrand that reads
+// parameters, t, coordinates and velocities.
+TEST(MultibodyRun, IntegrandJacobianMatchesAd) {
+  ElementPoint e(R"J({"parameters": {"L": 1.2, "m": 2.0, "w": 0.7},
+      "bodies": [{"name": "rod", "mass": "m", "inertia": "m*L^2/12", "position": ["L/2", 0],
+                  "angle": 0.3}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "rod"],
+                  "points": [[0, 0], ["-L/2", 0]]}],
+      "integrals": [{"name": "a", "integrand": "w*rod_x*rod_vy + sin(t)*L*rod_theta^2"},
+                    {"name": "b", "integrand": "m*rod_omega^2 + rod_y"}]})J");
+  const std::vector<int> active = {2, 0};  // w, L: not in model order
+  const int n = e.n(), size = n + 2;
+  const int first = static_cast<int>(e.ode().history_outputs().size());
+  Eigen::MatrixXd expected(2, size);
+  for (int k = 0; k < 2; ++k) {
+    std::vector<AD> xa, pa;
+    seed_ad(e.x.data(), n, e.p, active, xa, pa);
+    expected.row(k) = e.ode().output(first + k, e.t, xa.data(), pa.data(), e.lc).derivatives();
+  }
+  Eigen::MatrixXd got;
+  e.ode().instance(e.p, e.lc, active)->integrand_jacobian(e.t, e.x.data(), got);
+  ASSERT_EQ(got.rows(), 2);
+  ASSERT_EQ(got.cols(), size);
+  EXPECT_LT((got - expected).cwiseAbs().maxCoeff(), 1e-12 * (1 + expected.cwiseAbs().maxCoeff()));
+  EXPECT_GT(expected.col(n).cwiseAbs().maxCoeff(), 0.01);  // w reaches the first integrand
 }
 
 // --- the quarter truck ---------------------------------------------------------------------

@@ -163,6 +163,10 @@ TEST(Multibody, BadDescriptionsNameTheirPath) {
               HasSubstr("bodies[0].colour: unknown key"));
   EXPECT_THAT(error(R"({"bodies": [{"name": "a", "mass": "1 + t", "inertia": 1}]})"),
               HasSubstr("may not depend on the time t"));
+  // Read from the text, not probed at the defaults: m = 0 there hides t.
+  EXPECT_THAT(error(R"({"parameters": {"m": 0},
+                       "bodies": [{"name": "a", "mass": "1 + m*t", "inertia": 1}]})"),
+              HasSubstr("bodies[0].mass: may not depend on the time t"));
 }
 
 }  // namespace
