@@ -266,6 +266,7 @@ void add_study_overrides(CLI::App* cmd, std::vector<std::string>& overrides, int
 int main(int argc, char** argv) {
   CLI::App app{"sao: sequential approximate optimization of multibody systems"};
   app.require_subcommand(1);
+  app.fallthrough();  // --log after the subcommand too: sao run STUDY.json --log info
   std::string level = "warn";
   app.add_option("--log", level, "log level: trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
