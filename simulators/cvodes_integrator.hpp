@@ -113,7 +113,8 @@ struct AdjointResult {
   Eigen::VectorXd integrals;
   int backward_solves = 0;
   long forward_steps = 0;
-  int checkpoints = 0;  // more than one: the forward problem was integrated again in between
+  int checkpoints = 0;  // after the start; > 0: the backward solve integrated the forward
+                        // problem again between them
 };
 
 // The adjoint method with CVODES checkpointing: one forward solve (a checkpoint every

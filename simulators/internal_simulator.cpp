@@ -394,10 +394,11 @@ void InternalSimulator::run_sensitivities(Job& job) const {
       const AdjointResult r = adjoint_system(system, lc.grid, settings_.integrator, functionals);
       if (!take(r)) return;
       spdlog::debug(
-          "internal simulator: adjoint in load case \"{}\": {} forward steps, {} checkpoint(s){}, "
-          "{} backward solve(s)",
+          "internal simulator: adjoint in load case \"{}\": {} forward steps, {} checkpoint(s) "
+          "after "
+          "the start{}, {} backward solve(s)",
           lc.name, r.forward_steps, r.checkpoints,
-          r.checkpoints > 1 ? " (the forward problem integrated again between them; "
+          r.checkpoints > 0 ? " (the forward problem integrated again between them; "
                               "simulator.gradients.checkpoint_steps keeps more steps in memory)"
                             : "",
           r.backward_solves);

@@ -84,8 +84,8 @@ TEST(CvodesIntegrator, AdjointGradientDoesNotDependOnTheCheckpoints) {
     EXPECT_GT(r.forward_steps, 10) << "the run must be longer than the short interval";
     checkpoints.push_back(r.checkpoints);
   }
-  EXPECT_GT(checkpoints[0], checkpoints[1]);
-  EXPECT_GE(checkpoints[0], 2);
+  EXPECT_GE(checkpoints[0], 1);
+  EXPECT_EQ(checkpoints[1], 0) << "the whole run fits in one interval of 5000 steps";
 }
 
 TEST(CvodesIntegrator, FatalRightHandSideIsAFailureNamingFlagAndTime) {
