@@ -551,9 +551,10 @@ class Multibody final : public OdeModel {
   template <class S>
   void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
                    Vec<S>& phi_t, Vec<S>& gamma) const;
-  // The generalised forces Q at (t, q, q').
+  // The diagonal mass matrix and the generalised forces Q (weights and force elements) at
+  // (t, q, q').
   template <class S>
-  Vec<S> forces(const S* q, const S* qd, const Env<S>& env) const;
+  void mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Vec<S>& Q) const;
   // Length, its rate, the tension and the unit vector from Pa to Pb of a spring-damper.
   template <class S>
   void spring_state(const Force& f, const S* q, const S* qd, const Env<S>& env, S& length,
@@ -567,9 +568,6 @@ class Multibody final : public OdeModel {
   template <class S>
   bool accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>& qdd,
                      Vec<S>* lambda = nullptr, Mat<S>* phi_q = nullptr) const;
-  // The mass matrix (diagonal) at the parameters.
-  template <class S>
-  Vec<S> masses(const Env<S>& env) const;
   // Reaction of joint `joint` (0 fx, 1 fy, 2 torque) on its second body (the first when the
   // second is the ground): -Phi_q' lambda over the joint's rows, the torque from its angle row.
   template <class S>
@@ -1368,11 +1366,14 @@ void Multibody::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& 
 }
 
 template <class S>
-Vec<S> Multibody::forces(const S* q, const S* qd, const Env<S>& env) const {
-  Vec<S> Q = Vec<S>::Constant(nq(), C<S>(0.0));
-  S mass[3], weight[2], fa[3], fb[3];
+void Multibody::mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass,
+                                Vec<S>& Q) const {
+  mass.resize(nq());
+  Q = Vec<S>::Constant(nq(), C<S>(0.0));
+  S m[3], weight[2], fa[3], fb[3];
   for (size_t i = 0; i < bodies_.size(); ++i) {
-    body_terms(bodies_[i], env, mass, weight);
+    body_terms(bodies_[i], env, m, weight);
+    for (int c = 0; c < 3; ++c) mass(3 * i + c) = m[c];
     Q(3 * i) += weight[0];
     Q(3 * i + 1) += weight[1];
   }
@@ -1381,7 +1382,6 @@ Vec<S> Multibody::forces(const S* q, const S* qd, const Env<S>& env) const {
     for_each_column(f.a, f.b,
                     [&](int local, int col) { Q(col) += local < 3 ? fa[local] : fb[local - 3]; });
   }
-  return Q;
 }
 
 template <class S>
@@ -1456,17 +1456,6 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
 }
 
 template <class S>
-Vec<S> Multibody::masses(const Env<S>& env) const {
-  Vec<S> M(nq());
-  S mass[3], weight[2];
-  for (size_t i = 0; i < bodies_.size(); ++i) {
-    body_terms(bodies_[i], env, mass, weight);
-    for (int c = 0; c < 3; ++c) M(3 * i + c) = mass[c];
-  }
-  return M;
-}
-
-template <class S>
 S Multibody::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const {
   int row = 0;
   for (int i = 0; i < joint; ++i) row += joints_[i].equations();
@@ -1505,10 +1494,10 @@ template <class S>
 void Multibody::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Mat<S>& phi_q,
                           Vec<S>& rhs) const {
   const int n = nq(), m = n_constraints();
-  mass.resize(n);
+  Vec<S> Q;
+  mass_and_forces(q, qd, env, mass, Q);
   rhs.resize(n + m);
-  rhs.head(n) = forces(q, qd, env);
-  mass = masses(env);
+  rhs.head(n) = Q;
   phi_q = Mat<S>::Constant(m, n, S(0.0));
   JointTerms<S> terms;
   int row = 0;
@@ -1640,68 +1629,51 @@ class Multibody::Run final : public OdeModel::Instance {
     if (!solve_at(t, x)) {
       throw std::runtime_error(model_.singular_motion(t, x, p_.data(), *env_.lc));
     }
-    Eigen::MatrixXd gt = Eigen::MatrixXd::Zero(width_, n_ + m_);  // G', a column per equation
-    const int* columns = nullptr;
-    int count = 0;
-    // d(value)/d(local directions) into the column `equation` of G', times `factor`.
-    auto add = [&](int equation, const LocalAD& value, double factor) {
-      if (value.derivatives().size() != count) return;  // not written: no derivative
-      for (int l = 0; l < count; ++l) gt(columns[l], equation) += factor * value.derivatives()(l);
-    };
+    gt_.setZero(width_, n_ + m_);  // G', a column per equation
     // Bodies: the weight, and -M q'' with q'' held, in their force rows.
     for (size_t i = 0; i < model_.bodies_.size(); ++i) {
       const Body& b = model_.bodies_[i];
-      by_chunks(body_columns_[i], -1, -1, b.reads, x,
-                [&](const Env<LocalAD>& env, const int* c, int k) {
-                  columns = c;
-                  count = k;
-                  LocalAD mass[3], weight[2];
-                  model_.body_terms(b, env, mass, weight);
-                  const int r = 3 * static_cast<int>(i);
-                  add(r, weight[0], 1.0);
-                  add(r + 1, weight[1], 1.0);
-                  for (int d = 0; d < 3; ++d) add(r + d, mass[d], -z_(r + d));
-                });
+      by_chunks(body_columns_[i], -1, -1, b.reads, x, [&](const Env<LocalAD>& env) {
+        LocalAD mass[3], weight[2];
+        model_.body_terms(b, env, mass, weight);
+        const int r = 3 * static_cast<int>(i);
+        add(r, weight[0], 1.0);
+        add(r + 1, weight[1], 1.0);
+        for (int d = 0; d < 3; ++d) add(r + d, mass[d], -z_(r + d));
+      });
     }
     // Force elements: their generalised forces.
     for (size_t e = 0; e < model_.forces_.size(); ++e) {
       const Force& f = model_.forces_[e];
-      by_chunks(force_columns_[e], f.a, f.b, f.reads, x,
-                [&](const Env<LocalAD>& env, const int* c, int k) {
-                  columns = c;
-                  count = k;
-                  LocalAD fa[3], fb[3];
-                  model_.force_terms(f, q_.data(), qd_.data(), env, fa, fb);
-                  for_each_column(f.a, f.b, [&](int local, int col) {
-                    add(col, local < 3 ? fa[local] : fb[local - 3], 1.0);
-                  });
-                });
+      by_chunks(force_columns_[e], f.a, f.b, f.reads, x, [&](const Env<LocalAD>& env) {
+        LocalAD fa[3], fb[3];
+        model_.force_terms(f, q_.data(), qd_.data(), env, fa, fb);
+        for_each_column(f.a, f.b, [&](int local, int col) {
+          add(col, local < 3 ? fa[local] : fb[local - 3], 1.0);
+        });
+      });
     }
     // Joints: their stabilised rows minus Phi_q q'', and -Phi_q' multipliers in the force rows.
     int row = 0;
     for (size_t e = 0; e < model_.joints_.size(); ++e) {
       const Joint& j = model_.joints_[e];
-      by_chunks(joint_columns_[e], j.a, j.b, j.reads, x,
-                [&](const Env<LocalAD>& env, const int* c, int k) {
-                  columns = c;
-                  count = k;
-                  JointTerms<LocalAD> terms;
-                  model_.joint_terms(j, q_.data(), qd_.data(), env, terms);
-                  for (int r = 0; r < j.equations(); ++r) {
-                    LocalAD g = model_.stabilised_gamma(j, terms, r, qd_.data());
-                    for_each_column(j.a, j.b, [&](int local, int col) {
-                      if (terms.phi_q[r][local].derivatives().size() == count)
-                        g -= terms.phi_q[r][local] * z_(col);
-                    });
-                    add(n_ + row + r, g, 1.0);
-                    for_each_column(j.a, j.b, [&](int local, int col) {
-                      add(col, terms.phi_q[r][local], -z_(n_ + row + r));
-                    });
-                  }
-                });
+      by_chunks(joint_columns_[e], j.a, j.b, j.reads, x, [&](const Env<LocalAD>& env) {
+        JointTerms<LocalAD> terms;
+        model_.joint_terms(j, q_.data(), qd_.data(), env, terms);
+        for (int r = 0; r < j.equations(); ++r) {
+          LocalAD g = model_.stabilised_gamma(j, terms, r, qd_.data());
+          for_each_column(j.a, j.b, [&](int local, int col) {
+            if (has_derivatives(terms.phi_q[r][local])) g -= terms.phi_q[r][local] * z_(col);
+          });
+          add(n_ + row + r, g, 1.0);
+          for_each_column(j.a, j.b, [&](int local, int col) {
+            add(col, terms.phi_q[r][local], -z_(n_ + row + r));
+          });
+        }
+      });
       row += j.equations();
     }
-    return std::make_unique<AugmentedLinearization>(n_, solver_, std::move(gt));
+    return std::make_unique<AugmentedLinearization>(n_, solver_, gt_);
   }
 
   void integrands(double t, const double* x, double* g) override {
@@ -1745,9 +1717,20 @@ class Multibody::Run final : public OdeModel::Instance {
     return true;
   }
 
-  // Calls evaluate(env, columns, count) once per chunk of at most kLocal of an element's
-  // directions `columns` (coordinates and velocities of its bodies a and b, then active
-  // parameters), with q_, qd_ and the parameters seeded on the chunk's directions.
+  // A value of the current chunk without a derivative vector was not written by the element.
+  bool has_derivatives(const LocalAD& value) const {
+    return value.derivatives().size() == chunk_count_;
+  }
+  // d(value)/d(the current chunk's directions) into column `equation` of G', times `factor`.
+  void add(int equation, const LocalAD& value, double factor) {
+    if (!has_derivatives(value)) return;
+    for (int l = 0; l < chunk_count_; ++l) {
+      gt_(chunk_columns_[l], equation) += factor * value.derivatives()(l);
+    }
+  }
+  // Calls evaluate(env) once per chunk of at most kLocal of an element's directions `columns`
+  // (coordinates and velocities of its bodies a and b, then active parameters), with q_, qd_
+  // and the parameters seeded on the chunk's directions, which `add` maps back to G'.
   template <class Evaluate>
   void by_chunks(const std::vector<int>& columns, int a, int b, const Reads& reads, const double* x,
                  Evaluate evaluate) {
@@ -1784,7 +1767,9 @@ class Multibody::Run final : public OdeModel::Instance {
           env.symbols.push_back(v);
         }
       }
-      evaluate(env, columns.data() + first, count);
+      chunk_columns_ = columns.data() + first;
+      chunk_count_ = count;
+      evaluate(env);
       for (int l = 0; l < count; ++l) {
         if (columns[first + l] >= 2 * n_) direction_[columns[first + l] - 2 * n_] = -1;
       }
@@ -1804,6 +1789,9 @@ class Multibody::Run final : public OdeModel::Instance {
   Mat<double> phi_q_;
   AugmentedSolver solver_;
   Eigen::VectorXd z_;
+  Eigen::MatrixXd gt_;                  // G' of the linearisation being formed
+  const int* chunk_columns_ = nullptr;  // the columns of G' of the current chunk's directions
+  int chunk_count_ = 0;
 };
 
 std::unique_ptr<OdeModel::Instance> Multibody::instance(const Eigen::VectorXd& p,
@@ -2117,7 +2105,9 @@ bool Multibody::kinematic_point(double t, const Eigen::VectorXd& q_solved, const
   constraints(q.data(), qd.data(), v, phi, phi_q, phi_t, gamma);
   if (!solve(phi_q, gamma, qdd)) return false;
   // Inverse dynamics: Phi_q' lambda = Q - M q''.
-  const Vec<S> residual = forces(q.data(), qd.data(), v) - Vec<S>(masses(v).cwiseProduct(qdd));
+  Vec<S> mass, Q;
+  mass_and_forces(q.data(), qd.data(), v, mass, Q);
+  const Vec<S> residual = Q - Vec<S>(mass.cwiseProduct(qdd));
   Vec<S> lambda;
   if (!solve(Mat<S>(phi_q.transpose()), residual, lambda)) return false;
   out.values = history_values(q, qd, qdd, lambda, phi_q, v);
@@ -2218,8 +2208,9 @@ std::string Multibody::kinematic_sensitivities(double t, int point, const Eigen:
   constraints(qa.data(), qda.data(), v, phi, phi_q, phi_t, gamma);
   const Vec<AD> r_v = phi_q * qda + phi_t;
   const Vec<AD> r_a = phi_q * qdda - gamma;
-  const Vec<AD> r_l = Vec<AD>(phi_q.transpose() * la) - forces(qa.data(), qda.data(), v) +
-                      Vec<AD>(masses(v).cwiseProduct(qdda));
+  Vec<AD> mass, Q;
+  mass_and_forces(qa.data(), qda.data(), v, mass, Q);
+  const Vec<AD> r_l = Vec<AD>(phi_q.transpose() * la) - Q + Vec<AD>(mass.cwiseProduct(qdda));
   const Vec<AD> g = history_values(qa, qda, qdda, la, phi_q, v);
   auto jacobian = [&](const Vec<AD>& r) {
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(r.size(), nz);
