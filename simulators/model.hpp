@@ -151,7 +151,8 @@ class OdeModel : public Model {
     for (Eigen::Index k = 0; k < h.size(); ++k) h(k) = output(static_cast<int>(k), t, x, p, lc);
   }
   // The CVODES system for parameters p, with exact Jacobians with respect to the state and
-  // to the parameters listed in `active` (indices into p): the callbacks of one Instance.
+  // to the parameters listed in `active` (indices into p): the callbacks of one Instance,
+  // whose scratch memory they share, so the system serves one integration at a time.
   OdeSystem system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                    const std::vector<int>& active) const;
   // Every response into `out` from the states on the grid and the integral values.
