@@ -67,13 +67,10 @@ class DefaultInstance final : public OdeModel::Instance {
   }
   void integrand_jacobian(double t, const double* x, Eigen::MatrixXd& jac) override {
     const int n = model_.state_size(), na = static_cast<int>(active_.size());
-    std::vector<AD> xs, ps;
-    seed_ad(x, n, p_, active_, xs, ps);
+    const Eigen::VectorXd xv = Eigen::Map<const Eigen::VectorXd>(x, n);
     jac.resize(integrals_, n + na);
     for (int k = 0; k < integrals_; ++k) {
-      jac.row(k) =
-          derivative(model_.output(first_integrand_ + k, t, xs.data(), ps.data(), lc_), n + na)
-              .transpose();
+      jac.row(k) = model_.output_gradient(first_integrand_ + k, t, xv, p_, lc_, active_);
     }
   }
 

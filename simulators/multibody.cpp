@@ -114,12 +114,6 @@ struct Env {
     t = time;
     if (!symbols.empty()) symbols[t_index] = C<S>(time);
   }
-  // The same at another time: a driver's differences in t.
-  Env at_time(double time) const {
-    Env e = *this;
-    e.set_time(time);
-    return e;
-  }
 };
 
 struct Quantity {
@@ -547,6 +541,10 @@ class Multibody final : public OdeModel {
   void body_terms(const Body& b, const Env<S>& env, S* mass, S* weight) const;
 
   // --- the same, assembled ---------------------------------------------------------------
+  // Phi_q of every joint into phi_q, and visit(row, joint, terms, k) for every constraint row
+  // (row k of the joint's terms).
+  template <class S, class Visit>
+  void joint_rows(const S* q, const S* qd, const Env<S>& env, Mat<S>& phi_q, Visit visit) const;
   // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q').
   template <class S>
   void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
@@ -1261,7 +1259,11 @@ void Multibody::joint_terms(const Joint& j, const S* q, const S* qd, const Env<S
             return j.angle.at(e);
         }
       };
-      const S f = f_of(env), fp = f_of(env.at_time(env.t + h)), fm = f_of(env.at_time(env.t - h));
+      Env<S> shifted = env;  // one copy of the symbols for both neighbours in t
+      shifted.set_time(env.t + h);
+      const S f = f_of(env), fp = f_of(shifted);
+      shifted.set_time(env.t - h);
+      const S fm = f_of(shifted);
       if (j.kind == JointKind::kAngleDriver) {
         relative_angle(0, f);
       } else if (j.kind == JointKind::kTranslationalDriver) {
@@ -1342,27 +1344,35 @@ void Multibody::body_terms(const Body& b, const Env<S>& env, S* mass, S* weight)
   weight[1] = m * gy_.at(env);
 }
 
-template <class S>
-void Multibody::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
-                            Vec<S>& phi_t, Vec<S>& gamma) const {
-  const int m = n_constraints(), n = nq();
-  phi.resize(m);
-  phi_t.resize(m);
-  gamma.resize(m);
-  phi_q = Mat<S>::Constant(m, n, S(0.0));  // for AD: no derivative vector until written
+template <class S, class Visit>
+void Multibody::joint_rows(const S* q, const S* qd, const Env<S>& env, Mat<S>& phi_q,
+                           Visit visit) const {
+  phi_q = Mat<S>::Constant(n_constraints(), nq(), S(0.0));  // for AD: no derivatives until written
   JointTerms<S> terms;
   int row = 0;
   for (const Joint& j : joints_) {
     joint_terms(j, q, qd, env, terms);
     for (int k = 0; k < j.equations(); ++k) {
-      phi(row + k) = terms.phi[k];
-      phi_t(row + k) = terms.phi_t[k];
-      gamma(row + k) = terms.gamma[k];
       for_each_column(j.a, j.b,
                       [&](int local, int col) { phi_q(row + k, col) = terms.phi_q[k][local]; });
+      visit(row + k, j, terms, k);
     }
     row += j.equations();
   }
+}
+
+template <class S>
+void Multibody::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
+                            Vec<S>& phi_t, Vec<S>& gamma) const {
+  const int m = n_constraints();
+  phi.resize(m);
+  phi_t.resize(m);
+  gamma.resize(m);
+  joint_rows(q, qd, env, phi_q, [&](int row, const Joint&, const JointTerms<S>& terms, int k) {
+    phi(row) = terms.phi[k];
+    phi_t(row) = terms.phi_t[k];
+    gamma(row) = terms.gamma[k];
+  });
 }
 
 template <class S>
@@ -1493,24 +1503,15 @@ S Multibody::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S
 template <class S>
 void Multibody::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Mat<S>& phi_q,
                           Vec<S>& rhs) const {
-  const int n = nq(), m = n_constraints();
+  const int n = nq();
   Vec<S> Q;
   mass_and_forces(q, qd, env, mass, Q);
-  rhs.resize(n + m);
+  rhs.resize(n + n_constraints());
   rhs.head(n) = Q;
-  phi_q = Mat<S>::Constant(m, n, S(0.0));
-  JointTerms<S> terms;
-  int row = 0;
-  for (const Joint& j : joints_) {
-    joint_terms(j, q, qd, env, terms);
-    for (int k = 0; k < j.equations(); ++k) {
-      for_each_column(j.a, j.b,
-                      [&](int local, int col) { phi_q(row + k, col) = terms.phi_q[k][local]; });
-      // Baumgarte stabilisation of the acceleration constraints.
-      rhs(n + row + k) = stabilised_gamma(j, terms, k, qd);
-    }
-    row += j.equations();
-  }
+  // Baumgarte stabilisation of the acceleration constraints.
+  joint_rows(q, qd, env, phi_q, [&](int row, const Joint& j, const JointTerms<S>& terms, int k) {
+    rhs(n + row) = stabilised_gamma(j, terms, k, qd);
+  });
 }
 
 template <class S>
