@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sao/finite_differences.hpp"
-#include "sao/json_section.hpp"
+#include "sao/seam/finite_differences.hpp"
+#include "sao/seam/json_section.hpp"
 
 namespace sao::adapters {
 namespace {

@@ -26,8 +26,8 @@
 #include "adapters/parsers.hpp"
 #include "adapters/process.hpp"
 #include "adapters/templates.hpp"
-#include "sao/expression.hpp"
-#include "sao/simulator.hpp"
+#include "sao/expr/expression.hpp"
+#include "sao/seam/simulator.hpp"
 
 namespace sao::adapters {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sao/json_section.hpp"
+#include "sao/seam/json_section.hpp"
 
 namespace sao::adapters {
 namespace {

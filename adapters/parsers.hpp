@@ -17,7 +17,7 @@
 #include <regex>
 #include <string>
 
-#include "sao/simulator.hpp"
+#include "sao/seam/simulator.hpp"
 
 namespace sao::adapters {
 

@@ -9,10 +9,10 @@
 
 #include <cmath>
 
-#include "sao/approximation.hpp"
-#include "sao/derived_responses.hpp"
-#include "sao/driver.hpp"
-#include "sao/study_loader.hpp"
+#include "sao/optimizer/approximation.hpp"
+#include "sao/study/derived_responses.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace {

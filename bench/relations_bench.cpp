@@ -13,12 +13,12 @@
 
 #include <cmath>
 
-#include "sao/approximation.hpp"
-#include "sao/criteria.hpp"
-#include "sao/derived_responses.hpp"
-#include "sao/driver.hpp"
-#include "sao/study_loader.hpp"
-#include "sao/subproblem.hpp"
+#include "sao/optimizer/approximation.hpp"
+#include "sao/study/criteria.hpp"
+#include "sao/study/derived_responses.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/study/study_loader.hpp"
+#include "sao/optimizer/subproblem.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace {

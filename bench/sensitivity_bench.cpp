@@ -14,7 +14,7 @@
 #include <chrono>
 
 #include "simulators/internal_simulator.hpp"
-#include "simulators/multibody.hpp"
+#include "simulators/multibody/multibody.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sao/finite_differences.hpp"
-#include "sao/json_section.hpp"
-#include "simulators/multibody.hpp"
+#include "sao/seam/finite_differences.hpp"
+#include "sao/seam/json_section.hpp"
+#include "simulators/multibody/multibody.hpp"
 
 namespace sao::sim {
 namespace {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "sao/simulator.hpp"
-#include "simulators/cvodes_integrator.hpp"
-#include "simulators/model.hpp"
+#include "sao/seam/simulator.hpp"
+#include "simulators/integrator/cvodes_integrator.hpp"
+#include "simulators/models/model.hpp"
 
 namespace sao::sim {
 

@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "adapters/external_simulator.hpp"
-#include "sao/derived_responses.hpp"
-#include "sao/driver.hpp"
-#include "sao/study_loader.hpp"
+#include "sao/study/derived_responses.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao {
 namespace {

@@ -3,7 +3,7 @@
 // with the least-squares re-use of earlier analyses.
 #include <gtest/gtest.h>
 
-#include "sao/evaluate.hpp"
+#include "sao/report/evaluate.hpp"
 #include "tests/e2e/run_study.hpp"
 
 namespace sao {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "adapters/external_simulator.hpp"
-#include "sao/derived_responses.hpp"
-#include "sao/driver.hpp"
-#include "sao/study_loader.hpp"
+#include "sao/study/derived_responses.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace sao {

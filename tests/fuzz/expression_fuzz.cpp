@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "sao/expression.hpp"
+#include "sao/expr/expression.hpp"
 
 namespace {
 

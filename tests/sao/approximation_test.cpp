@@ -1,8 +1,8 @@
-#include "sao/approximation.hpp"
+#include "sao/optimizer/approximation.hpp"
 
 #include <gtest/gtest.h>
 
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao {
 namespace {

@@ -1,11 +1,11 @@
-#include "sao/driver.hpp"
+#include "sao/optimizer/driver.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "fake_simulator.hpp"
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao {
 namespace {

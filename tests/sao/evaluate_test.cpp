@@ -1,4 +1,4 @@
-#include "sao/evaluate.hpp"
+#include "sao/report/evaluate.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 #include "tests/support.hpp"
 
 namespace sao {

@@ -2,7 +2,7 @@
 // and function, exact derivatives (against central differences and hand-derived cases),
 // series and reductions on non-uniform grids, shapes and degrees, relations, and errors with
 // their columns.
-#include "sao/expression.hpp"
+#include "sao/expr/expression.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

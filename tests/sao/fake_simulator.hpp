@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sao/simulator.hpp"
+#include "sao/seam/simulator.hpp"
 
 namespace sao::testing {
 

@@ -1,10 +1,10 @@
-#include "sao/gradient_check.hpp"
+#include "sao/report/gradient_check.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 #include "tests/sao/fake_simulator.hpp"
 
 namespace sao {

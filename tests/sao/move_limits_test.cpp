@@ -1,4 +1,4 @@
-#include "sao/move_limits.hpp"
+#include "sao/optimizer/move_limits.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

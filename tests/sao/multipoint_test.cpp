@@ -1,10 +1,10 @@
-#include "sao/multipoint.hpp"
+#include "sao/optimizer/multipoint.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao {
 namespace {

@@ -1,4 +1,4 @@
-#include "sao/options.hpp"
+#include "sao/study/options.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sao/screening.hpp"
+#include "sao/optimizer/screening.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "sao/store.hpp"
+#include "sao/store/store.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "fake_simulator.hpp"
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 #include "tests/support.hpp"
 
 namespace sao {

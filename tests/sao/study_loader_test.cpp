@@ -1,11 +1,11 @@
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "sao/criteria.hpp"
+#include "sao/study/criteria.hpp"
 
 namespace sao {
 namespace {

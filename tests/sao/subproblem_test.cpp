@@ -1,9 +1,9 @@
-#include "sao/subproblem.hpp"
+#include "sao/optimizer/subproblem.hpp"
 
 #include <gtest/gtest.h>
 
-#include "sao/approximation.hpp"
-#include "sao/study_loader.hpp"
+#include "sao/optimizer/approximation.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao {
 namespace {

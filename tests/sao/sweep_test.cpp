@@ -1,4 +1,4 @@
-#include "sao/sweep.hpp"
+#include "sao/store/sweep.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

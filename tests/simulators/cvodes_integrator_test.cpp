@@ -1,4 +1,4 @@
-#include "simulators/cvodes_integrator.hpp"
+#include "simulators/integrator/cvodes_integrator.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The simulator section and setup of the impact absorber that the simulator tests share.
 #pragma once
 
-#include "sao/simulator.hpp"
+#include "sao/seam/simulator.hpp"
 
 namespace sao::sim::testing {
 

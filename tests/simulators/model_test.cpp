@@ -1,4 +1,4 @@
-#include "simulators/model.hpp"
+#include "simulators/models/model.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

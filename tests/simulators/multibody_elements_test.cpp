@@ -10,10 +10,10 @@
 #include <fstream>
 #include <numbers>
 
-#include "simulators/damper_law.hpp"
+#include "simulators/models/damper_law.hpp"
 #include "simulators/internal_simulator.hpp"
-#include "simulators/model.hpp"
-#include "simulators/multibody.hpp"
+#include "simulators/models/model.hpp"
+#include "simulators/multibody/multibody.hpp"
 
 namespace sao::sim {
 namespace {

@@ -1,7 +1,7 @@
 // The planar multibody models: kinematics against the closed-form slider-crank, dynamics
 // against conservation of energy and a spring-mass closed form, sensitivities of seed 002's
 // slider-crank by direct, adjoint and central differences, and the failure messages.
-#include "simulators/multibody.hpp"
+#include "simulators/multibody/multibody.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <numbers>
 
-#include "sao/study_loader.hpp"
+#include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace sao::sim {

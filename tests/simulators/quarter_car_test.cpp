@@ -1,7 +1,7 @@
 // The quarter truck of seed 003, chapter 7 (simulators/quarter_car.hpp) against hand
 // calculation: equilibrium, free-vibration frequencies, road profiles and their timing, the
 // damper law's stages, the stroke-dependent weight of the extra damper, and its sensitivities.
-#include "simulators/quarter_car.hpp"
+#include "simulators/models/quarter_car.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <numbers>
 
 #include "simulators/internal_simulator.hpp"
-#include "simulators/model.hpp"
+#include "simulators/models/model.hpp"
 
 namespace sao::sim {
 namespace {

@@ -1,0 +1,358 @@
+#include "sao/cli/store_commands.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "sao/report/html_report.hpp"
+#include "sao/report/report.hpp"
+#include "sao/study/study_loader.hpp"
+#include "sao/store/study_session.hpp"
+
+namespace sao::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Commands {
+  CLI::App* step = nullptr;
+  CLI::App* status = nullptr;
+  CLI::App* set = nullptr;
+  CLI::App* restart = nullptr;
+  CLI::App* report = nullptr;
+  std::string report_file;
+  std::string dir;
+  std::string study_file;
+  std::vector<std::string> assignments;
+  int from_cycle = 0;
+  bool json = false;
+};
+Commands commands;
+
+// Prints the cycle table as records arrive (the start design first).
+class TablePrinter {
+ public:
+  TablePrinter(const StudySession& session, Output output) : session_(session), output_(output) {}
+  void operator()(const CycleRecord& record) {
+    const Study& study = session_.study();
+    if (output_ == Output::kJson) {
+      std::cout << nlohmann::json({{"event", "cycle"},
+                                   {"branch", session_.branch()},
+                                   {"record", cycle_to_json(study, record)}})
+                       .dump()
+                << "\n"
+                << std::flush;
+      return;
+    }
+    if (!header_) {
+      std::cout << cycle_table_header(study) << "\n";
+      if (record.cycle == 1) {
+        std::cout << cycle_table_start(
+                         study, const_cast<StudySession&>(session_).driver().summary(), record.x0)
+                  << "\n";
+      }
+      header_ = true;
+    }
+    if (output_ == Output::kTable || record.converged) {
+      std::cout << cycle_table_row(study, record) << "\n" << std::flush;
+    }
+  }
+
+ private:
+  const StudySession& session_;
+  Output output_;
+  bool header_ = false;
+};
+
+void print_progress(const BatchProgress& p, Output output) {
+  // Table output: one line as each batch starts (its end shows in the next line or the cycle).
+  if (output == Output::kQuiet || (output == Output::kTable && p.running == 0)) return;
+  if (output == Output::kJson) {
+    std::cout << nlohmann::json({{"event", "analyses"},
+                                 {"finished", p.finished},
+                                 {"running", p.running},
+                                 {"elapsed_seconds", p.elapsed_seconds}})
+                     .dump()
+              << "\n"
+              << std::flush;
+    return;
+  }
+  std::cout << fmt::format("  analyses: {} finished, {} running, {:.1f} s\n", p.finished, p.running,
+                           p.elapsed_seconds)
+            << std::flush;
+}
+
+int exit_code(RunStatus status) {
+  switch (status) {
+    case RunStatus::kConverged:
+      return 0;
+    case RunStatus::kFailed:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+void print_end(const StudySession& session, const RunSummary& summary, const std::string& dir,
+               Output output) {
+  const Study& study = session.study();
+  if (output == Output::kJson) {
+    nlohmann::json end = result_to_json(study, summary);
+    end.erase("history");
+    end["event"] = "end";
+    end["reused_analyses"] = summary.reused_analyses;
+    end["replayed_cycles"] = session.replayed_cycles();
+    end["store"] = fs::path(dir) / "study.sqlite";
+    std::cout << end.dump() << "\n";
+    return;
+  }
+  std::cout << run_summary_text(study, summary, true);
+  std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv, " << dir
+            << "/study.sqlite\n";
+}
+
+// The study directory of a store path (results are written beside the store).
+std::string directory_of(const std::string& store) {
+  const fs::path parent = fs::path(store).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+int step_command() {
+  const bool create = !commands.study_file.empty();
+  if (create) fs::create_directories(commands.dir);
+  StudySession session(store_file(commands.dir), create);
+  if (create) {
+    session.begin(read_study_document(commands.study_file), commands.study_file, 0);
+  }
+  session.open();
+  const Output output = commands.json ? Output::kJson : Output::kTable;
+  session.on_batch = [&](const BatchProgress& p) { print_progress(p, output); };
+  if (session.driver().finished()) {
+    std::cout << "run ended: " << to_string(session.driver().summary().status) << ": "
+              << session.driver().summary().message << "\n";
+    return exit_code(session.driver().summary().status);
+  }
+  const int runs_before = session.driver().summary().simulator_runs;
+  const CycleRecord& r = session.step();
+  const RunSummary& s = session.driver().summary();
+  if (output == Output::kJson) {
+    std::cout << nlohmann::json({{"event", "cycle"},
+                                 {"branch", session.branch()},
+                                 {"record", cycle_to_json(session.study(), r)},
+                                 {"simulator_runs", s.simulator_runs - runs_before},
+                                 {"status", to_string(s.status)}})
+                     .dump()
+              << "\n";
+  } else {
+    std::cout << cycle_table_header(session.study()) << "\n"
+              << cycle_table_row(session.study(), r) << "\n";
+    std::cout << fmt::format(
+        "branch {}, cycle {}: {}{}; E = {:.3g} %, V = {:.3g} %; next move factors",
+        session.branch(), r.cycle, r.accepted ? "accepted" : "rejected",
+        r.converged ? ", converged" : "", r.E, r.V);
+    for (int i = 0; i < r.next_factors.size(); ++i) {
+      std::cout << fmt::format("{}{:.4g}", i ? "," : " ", r.next_factors(i));
+    }
+    std::cout << fmt::format("\nsimulator runs in this step: {}\n", s.simulator_runs - runs_before);
+    if (session.driver().finished()) {
+      std::cout << "run ended: " << to_string(s.status) << ": " << s.message << "\n";
+    }
+  }
+  write_results(directory_of(session.store().path()), session.study(), s);
+  return 0;
+}
+
+int status_command() {
+  StudyStore store(store_file(commands.dir), false);
+  const int current = store.current_branch();
+  if (current == 0) {
+    std::cout << store.path() << ": no study yet\n";
+    return 0;
+  }
+  for (const BranchInfo& b : store.branches()) {
+    const StoredStudy study_def = store.study(b.study);
+    std::cout << (b.id == current ? "* " : "  ") << "branch " << b.id;
+    if (b.parent > 0)
+      std::cout << " (from branch " << b.parent << " after cycle " << b.from_cycle << ")";
+    std::cout << ": " << study_def.source << ", " << b.status;
+    if (!b.message.empty()) std::cout << ": " << b.message;
+    std::cout << "\n";
+    Study study;
+    try {
+      study = load_study(study_def.document, study_def.source);
+    } catch (const StudyError& e) {
+      std::cout << "    (stored study does not load: " << e.what() << ")\n";
+      continue;
+    }
+    const std::vector<SettingChange> changes = store.setting_changes(b.id);
+    const std::vector<StoredCycle> cycles = store.cycles(b.id);
+    std::cout << "    " << cycle_table_header(study) << "\n";
+    auto print_changes = [&](int cycle) {
+      for (const SettingChange& c : changes) {
+        if (c.cycle == cycle)
+          std::cout << "          set before cycle " << cycle << ": " << c.assignment << "\n";
+      }
+    };
+    for (const StoredCycle& c : cycles) {
+      print_changes(c.record.cycle);
+      std::cout << "    " << cycle_table_row(study, c.record) << "\n";
+    }
+    const int next = cycles.empty() ? b.from_cycle + 1 : cycles.back().record.cycle + 1;
+    print_changes(next);
+  }
+  std::cout << "store: " << store.analysis_count() << " analyses, " << store.simulator_runs()
+            << " simulator runs\n";
+  return 0;
+}
+
+int set_command() {
+  StudySession session(store_file(commands.dir), false);
+  session.open();
+  const int cycle = session.set(commands.assignments);
+  std::cout << "branch " << session.branch() << ", from cycle " << cycle << ":";
+  for (const auto& a : commands.assignments) std::cout << " " << a;
+  std::cout << "\n";
+  return 0;
+}
+
+int restart_command() {
+  StudySession session(store_file(commands.dir), false);
+  session.open();
+  std::optional<nlohmann::json> document;
+  if (!commands.study_file.empty()) document = read_study_document(commands.study_file);
+  const int branch = session.restart(commands.from_cycle, document, commands.study_file);
+  std::cout << "branch " << branch << ": from the accepted design of cycle " << commands.from_cycle
+            << " (branch " << session.store().branch(branch).parent << ")"
+            << (commands.study_file.empty() ? "" : ", study " + commands.study_file) << "\n";
+  return 0;
+}
+
+int report_command() {
+  StudySession session(store_file(commands.dir), false);
+  session.open();
+  const std::string file =
+      commands.report_file.empty()
+          ? (fs::path(directory_of(session.store().path())) / "report.html").string()
+          : commands.report_file;
+  std::ofstream out(file);
+  out << html_report(session);
+  if (!out) throw StoreError("cannot write " + file);
+  std::cout << "written    " << file << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_store_commands(CLI::App& app) {
+  commands.step = app.add_subcommand("step", "run exactly one cycle of the study in DIR");
+  commands.step->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
+      ->required();
+  commands.step
+      ->add_option("--study", commands.study_file,
+                   "study file: creates the store of DIR when it has none (else must match)")
+      ->check(CLI::ExistingFile);
+  commands.step->add_flag("--json", commands.json, "print the record as JSON");
+
+  commands.status = app.add_subcommand("status", "show the history of DIR, with its branches");
+  commands.status->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
+      ->required()
+      ->check(CLI::ExistingPath);
+
+  commands.set = app.add_subcommand(
+      "set", "change settings or move-limit factors for the next cycle (key=value ...)");
+  commands.set->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  commands.set
+      ->add_option("assignments", commands.assignments,
+                   "settings key=value (as in the study's \"settings\"), move_limit=m or "
+                   "move_limit.NAME=m")
+      ->required();
+
+  commands.restart = app.add_subcommand(
+      "restart",
+      "start a new branch from the accepted design of a cycle, optionally with a "
+      "reformulated study");
+  commands.restart->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  commands.restart->add_option("--from-cycle", commands.from_cycle, "cycle K")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  commands.restart->add_option("--study", commands.study_file, "the reformulated study (JSON)")
+      ->check(CLI::ExistingFile);
+
+  commands.report = app.add_subcommand(
+      "report", "write a self-contained HTML report with SVG plots (default DIR/report.html)");
+  commands.report->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  commands.report->add_option("--out", commands.report_file, "the HTML file to write");
+}
+
+int run_store_commands() {
+  try {
+    if (commands.report && *commands.report) return report_command();
+    if (commands.step && *commands.step) return step_command();
+    if (commands.status && *commands.status) return status_command();
+    if (commands.set && *commands.set) return set_command();
+    if (commands.restart && *commands.restart) return restart_command();
+  } catch (const StudyError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const StoreError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  return -1;
+}
+
+int run_with_store(const std::string& study_or_dir, const std::string& out_dir, int max_cycles,
+                   Output output, const std::vector<std::string>& overrides, int start) {
+  try {
+    std::error_code ec;
+    std::string dir;
+    std::unique_ptr<StudySession> session;
+    if (fs::is_directory(study_or_dir, ec)) {
+      dir = study_or_dir;
+      session = std::make_unique<StudySession>(store_file(dir), false);
+    } else {
+      nlohmann::json document = read_study_document(study_or_dir);
+      for (const auto& assignment : overrides) apply_override(document, assignment);
+      dir = out_dir.empty() ? "out/" + fs::path(study_or_dir).stem().string() : out_dir;
+      fs::create_directories(dir, ec);
+      if (ec) throw StoreError("cannot create the output folder " + dir + ": " + ec.message());
+      session = std::make_unique<StudySession>(store_file(dir), true);
+      session->begin(document, study_or_dir, start);
+    }
+    TablePrinter printer(*session, output);
+    auto on_cycle = [&](const CycleRecord& record) {
+      printer(record);
+      // Results are rewritten after every cycle: a killed run keeps what it computed.
+      write_results(dir, session->study(), session->driver().summary());
+    };
+    session->open(max_cycles, on_cycle);
+    session->on_batch = [&](const BatchProgress& p) { print_progress(p, output); };
+    if (output != Output::kJson && session->replayed_cycles() > 0) {
+      std::cout << "resumed: " << session->replayed_cycles()
+                << " cycle(s) replayed from the store with "
+                << session->driver().summary().simulator_runs << " simulator run(s)\n";
+    }
+    const RunSummary& summary = session->run(on_cycle);
+    write_results(dir, session->study(), summary);
+    print_end(*session, summary, dir, output);
+    return exit_code(summary.status);
+  } catch (const StudyError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const StoreError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace sao::cli

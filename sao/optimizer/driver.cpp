@@ -1,0 +1,584 @@
+#include "sao/optimizer/driver.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "sao/optimizer/approximation.hpp"
+#include "sao/study/criteria.hpp"
+#include "sao/optimizer/multipoint.hpp"
+#include "sao/optimizer/screening.hpp"
+
+namespace sao {
+namespace {
+
+std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x) {
+  return std::vector<double>(x.data(), x.data() + study.n_design());
+}
+
+bool uses_responses(const Criterion& c) {
+  return c.program->uses_responses();
+}
+
+// Adds the derivative rows criterion `c` needs at `point` to `wanted` (case, response) -> points:
+// every response value its explicit relation reads there (all points of a reduced history).
+void collect_derivatives(const Criterion& c, int point,
+                         std::map<std::pair<int, int>, std::set<int>>& wanted) {
+  if (!c.program->uses_responses()) return;
+  expr::for_each_response_read(*c.program, point, [&](int response, int load_case, int p) {
+    wanted[{load_case, response}].insert(p);
+  });
+}
+
+bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted) {
+  if (!e.has_gradients) return false;
+  for (const DerivativeRequest& r : wanted) {
+    auto it = e.cases[r.load_case].gradients.find(r.response);
+    if (it == e.cases[r.load_case].gradients.end() || it->second.cols() != study.n_design()) {
+      return false;
+    }
+    for (int p : r.time_indices) {
+      if (p >= it->second.rows() || !it->second.row(p).allFinite()) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
+                           const ResponseModel& exact) {
+  ScreenedStudy out;
+  std::map<std::pair<int, int>, std::set<int>> wanted;
+  collect_derivatives(study.objective.f, 0, wanted);
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    const Constraint& c = study.constraints[j];
+    const Eigen::VectorXd g_hat = normalised_history(study, c, x0, exact);
+    std::vector<int> points;
+    if (!c.g.program->uses_responses()) {
+      // Explicit in the variables only (e.g. the movability constraints of a mechanism): exact
+      // and free in the subproblem, so always kept, as the seed does (3.7.2).
+      points.resize(g_hat.size());
+      for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
+    } else if (c.g.time_dependent()) {
+      points =
+          retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
+    } else if (above_cutoff(g_hat(0), options.cutoff)) {
+      points = {0};
+    }
+    if (!points.empty()) ++out.retained_constraints;
+    const double normaliser = constraint_normaliser(study, c, x0);
+    for (int p : points) {
+      out.rows.push_back({static_cast<int>(j), p, normaliser});
+      collect_derivatives(c.g, p, wanted);
+    }
+  }
+  for (const auto& [key, points] : wanted) {
+    out.derivatives.push_back(
+        {key.first, study.responses[key.second].source, {points.begin(), points.end()}});
+  }
+  return out;
+}
+
+const char* to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::kRunning:
+      return "running";
+    case RunStatus::kConverged:
+      return "converged";
+    case RunStatus::kCycleLimit:
+      return "cycle_limit";
+    case RunStatus::kInfeasible:
+      return "infeasible";
+    case RunStatus::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+Driver::Driver(const Study& study, Simulator& simulator)
+    : study_(study), simulator_(simulator), options_(study.options.with_noise_applied()) {}
+
+std::vector<const Evaluation*> Driver::analyse_batch(
+    const std::vector<Eigen::VectorXd>& xs, const std::vector<DerivativeRequest>& derivatives) {
+  auto& cache = derivatives.empty() ? values_ : gradients_;
+  auto cached = [&](const std::vector<double>& key) -> const Evaluation* {
+    auto hit = cache.find(key);
+    if (hit == cache.end()) return nullptr;
+    return derivatives.empty() || covers(study_, hit->second, derivatives) ? &hit->second : nullptr;
+  };
+  // One simulator batch for every design not analysed yet (each design once).
+  std::vector<std::vector<double>> keys;
+  std::vector<EvaluationRequest> requests;
+  for (const Eigen::VectorXd& x : xs) {
+    std::vector<double> key = design_key(study_, x);
+    if (cached(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    if (reuse_stored(key, x, derivatives)) continue;
+    keys.push_back(key);
+    requests.push_back({x.head(study_.n_design()), derivatives});
+  }
+  std::map<std::vector<double>, const Evaluation*> fresh;
+  if (!requests.empty()) {
+    std::vector<Evaluation> results = simulator_.evaluate(requests);
+    if (results.size() != requests.size()) {
+      throw std::logic_error("simulator returned " + std::to_string(results.size()) +
+                             " evaluations for " + std::to_string(requests.size()) + " requests");
+    }
+    for (size_t r = 0; r < results.size(); ++r) {
+      Evaluation& e = results[r];
+      if (store_) store_->save(requests[r].design, derivatives, e);
+      summary_.simulator_runs += e.cost.runs;
+      summary_.simulator_seconds += e.cost.wall_seconds;
+      if (!derivatives.empty()) ++summary_.sensitivity_analyses;
+      std::string failure;
+      if (!e.ok) {
+        failure = e.message.empty() ? "the simulator reported a failure" : e.message;
+      } else if (e.cases.size() != study_.load_cases.size()) {
+        failure = "the simulator returned " + std::to_string(e.cases.size()) +
+                  " load cases, expected " + std::to_string(study_.load_cases.size());
+      } else if (!derivatives.empty() && !covers(study_, e, derivatives)) {
+        failure = "the simulator did not return the requested sensitivities";
+      }
+      if (!failure.empty()) {
+        last_failure_ = failure;
+        ++failures_;
+        fresh[keys[r]] = nullptr;
+        continue;
+      }
+      if (!values_.count(keys[r])) {
+        ++summary_.analyses;
+        values_[keys[r]] = e;
+      }
+      fresh[keys[r]] = &(cache[keys[r]] = std::move(e));
+    }
+  }
+  std::vector<const Evaluation*> out;
+  for (const Eigen::VectorXd& x : xs) {
+    const std::vector<double> key = design_key(study_, x);
+    auto it = fresh.find(key);
+    out.push_back(it != fresh.end() ? it->second : cached(key));
+  }
+  return out;
+}
+
+const Evaluation* Driver::analyse(const Eigen::VectorXd& x,
+                                  const std::vector<DerivativeRequest>& derivatives) {
+  return analyse_batch({x}, derivatives).front();
+}
+
+void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const {
+  // Each auxiliary that bounds constraints (b3 >= max |acc(t)|) is set to the largest value
+  // it bounds at x, within its own bounds: the analysed objective is then the real maximum
+  // and the bound constraints hold exactly, so V measures only the real constraints.
+  const int n = study_.n_design();
+  const Eigen::VectorXd worst = bounded_maxima(study_, x, exact);
+  for (int a = 0; a < study_.n_aux(); ++a) {
+    if (!std::isfinite(worst(a))) continue;
+    const AuxiliaryVariable& v = study_.auxiliaries[a];
+    x(n + a) = std::clamp(worst(a), v.lower, v.upper);
+  }
+}
+
+double Driver::violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const {
+  return max_violation(study_, x, ExactResponses(study_, evaluation));
+}
+
+void Driver::finish(RunStatus status, const std::string& message) {
+  summary_.status = status;
+  summary_.message = message;
+  summary_.x = x0_;
+  summary_.cycles = static_cast<int>(summary_.history.size());
+  const std::vector<double> key = design_key(study_, x0_);
+  auto it = values_.find(key);
+  if (it != values_.end()) {
+    const ExactResponses exact(study_, it->second);
+    summary_.objective =
+        user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
+    summary_.max_violation = violation(x0_, it->second);
+  }
+  if (status == RunStatus::kFailed) {
+    spdlog::error("{}", message);
+  } else {
+    spdlog::debug("run ended: {}: {}", to_string(status), message);
+  }
+}
+
+void Driver::start() {
+  started_ = true;
+  const int n = study_.n_design();
+  x0_.resize(study_.n_total());
+  factors_.resize(n);
+  direction_.resize(n);
+  for (int i = 0; i < n; ++i) {
+    x0_(i) = study_.design[i].initial;
+    factors_(i) = study_.design[i].move_factor;
+    direction_(i) = study_.design[i].direction;
+  }
+  for (int a = 0; a < study_.n_aux(); ++a) x0_(n + a) = study_.auxiliaries[a].initial;
+  analyse_start();
+}
+
+void Driver::analyse_start() {
+  const Evaluation* e = analyse(x0_, {});
+  if (!e) {
+    finish(RunStatus::kFailed, "analysis of the start design failed: " + last_failure_);
+    return;
+  }
+  const ExactResponses exact(study_, *e);
+  summary_.start_objective =
+      user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
+  summary_.start_violation = violation(x0_, *e);
+}
+
+const RunSummary& Driver::run(const std::function<void(const CycleRecord&)>& on_cycle) {
+  if (!started_) start();
+  while (!finished()) {
+    const CycleRecord& record = step();
+    if (on_cycle) on_cycle(record);
+  }
+  return summary_;
+}
+
+const CycleRecord& Driver::fail_cycle(CycleRecord& record, const std::string& message) {
+  record.message = message;
+  summary_.history.push_back(record);
+  finish(RunStatus::kFailed, message);
+  return summary_.history.back();
+}
+
+bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0,
+                             CycleRecord& rec, Evaluation& fitted, std::string& failure) {
+  const int n = study_.n_design();
+  const Eigen::VectorXd b0 = x0_.head(n);
+  std::vector<Eigen::VectorXd> plan;
+  try {
+    for (const Eigen::VectorXd& p :
+         plan_points(b0, problem.lower.head(n), problem.upper.head(n), direction_)) {
+      Eigen::VectorXd x = x0_;
+      x.head(n) = p;
+      plan.push_back(x);
+    }
+  } catch (const std::invalid_argument& e) {
+    failure = e.what();
+    return false;
+  }
+  // A plan point whose analysis fails is replaced by the point halfway to b0, at most twice:
+  // the fit needs its n points, and a code that fails there often runs closer to b0.
+  constexpr int kPlanRetries = 2;
+  for (int attempt = 0;; ++attempt) {
+    const std::vector<const Evaluation*> results = analyse_batch(plan, {});
+    std::vector<size_t> failed;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i]) failed.push_back(i);
+    }
+    if (failed.empty()) break;
+    if (attempt == kPlanRetries) {
+      failure = "analysis of a plan point failed (also after " + std::to_string(kPlanRetries) +
+                " retries halfway to b0): " + last_failure_;
+      return false;
+    }
+    for (size_t i : failed) {
+      spdlog::warn("cycle {}: plan point {} failed; retrying halfway to b0", rec.cycle, i + 1);
+      plan[i].head(n) = b0 + 0.5 * (plan[i].head(n) - b0);
+    }
+  }
+  // Interpolation: b0 and the plan points. Least squares: also every earlier analysis near
+  // the subregion, with the re-use rule of multipoint.hpp (ReuseRule).
+  std::vector<Eigen::VectorXd> designs{b0};
+  std::vector<const Evaluation*> analyses{&e0};
+  std::vector<double> weights{1.0};
+  std::set<std::vector<double>> fitted_keys{design_key(study_, x0_)};
+  for (const Eigen::VectorXd& p : plan) {
+    const std::vector<double> key = design_key(study_, p);
+    if (!fitted_keys.insert(key).second) continue;
+    designs.push_back(p.head(n));
+    analyses.push_back(&values_.at(key));
+    weights.push_back(1.0);
+  }
+  ReuseRule rule;
+  if (options_.least_squares) {
+    rule.plan_points = static_cast<int>(designs.size()) - 1;
+    // The noise as a standard deviation: the user's N % is a band of +-2 sigma; without it,
+    // the residual RMS of the last fit (noise_from_data); else unknown (0).
+    if (options_.noise > 0.0) {
+      rule.noise = options_.noise / 200.0;
+    } else if (options_.noise_from_data && last_noise_estimate_ > 0.0) {
+      rule.noise = last_noise_estimate_ / 100.0;
+    }
+    for (const auto& [key, e] : values_) {
+      if (fitted_keys.count(key)) continue;
+      const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
+      const double w =
+          reuse_weight(b, problem.lower.head(n), problem.upper.head(n), options_.reuse_radius);
+      if (w <= 0.0) continue;
+      designs.push_back(b);
+      analyses.push_back(&e);
+      weights.push_back(w);
+    }
+  }
+  // Fit in the intermediate variables b' = phi(b), so that a response linear in b' is
+  // reproduced exactly; slopes are turned back into dr/db at b0 for LinearApproximation.
+  auto to_intermediate = [&](const Eigen::VectorXd& b) {
+    Eigen::VectorXd out(n);
+    for (int k = 0; k < n; ++k) out(k) = study_.design[k].intermediate.value(b(k));
+    return out;
+  };
+  for (auto& d : designs) d = to_intermediate(d);
+  try {
+    fitted = fit_evaluation(designs, analyses,
+                            Eigen::Map<Eigen::VectorXd>(weights.data(), weights.size()),
+                            to_intermediate(b0), rec.noise_estimate, rule);
+    if (rec.noise_estimate > 0.0) last_noise_estimate_ = rec.noise_estimate;
+    for (auto& c : fitted.cases) {
+      for (auto& [name, g] : c.gradients) {
+        for (int k = 0; k < n; ++k) g.col(k) *= study_.design[k].intermediate.slope(b0(k));
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    failure = std::string("multi-point fit: ") + e.what();
+    return false;
+  }
+  rec.fit_points = static_cast<int>(designs.size());
+  return true;
+}
+
+const CycleRecord& Driver::step() {
+  if (!started_) start();
+  if (finished()) {
+    no_cycle_.message = summary_.message;
+    return no_cycle_;
+  }
+  const int n = study_.n_design();
+  CycleRecord rec;
+  rec.cycle = cycle_offset_ + static_cast<int>(summary_.history.size()) + 1;
+  rec.x0 = x0_;
+  rec.factors = factors_;
+  const Evaluation& e0 = values_.at(design_key(study_, x0_));
+  const ExactResponses exact0(study_, e0);
+  const double F0 = criterion_value(study_, study_.objective.f, 0, x0_, exact0);
+  rec.F0 = user_objective(study_, F0);
+
+  // Screening and time-point deletion at b0.
+  const ScreenedStudy screened = screen_study(study_, options_, x0_, exact0);
+  ApproximateProblem problem;
+  problem.study = &study_;
+  problem.x0 = x0_;
+  problem.rows = screened.rows;
+  rec.retained_constraints = screened.retained_constraints;
+  rec.retained_rows = static_cast<int>(problem.rows.size());
+  const std::vector<DerivativeRequest>& derivatives = screened.derivatives;
+
+  // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
+  set_subregion(study_, factors_, problem);
+  if (options_.multipoint) {
+    multipoint_subregion(study_, x0_, factors_, direction_, options_.alpha, problem.lower,
+                         problem.upper);
+  }
+
+  // The approximation: sensitivities of what the retained rows and the objective need, or
+  // a fit over plan points (multi-point).
+  const bool approximated = !derivatives.empty();
+  std::optional<LinearApproximation> approximation;
+  Evaluation fitted;
+  if (approximated && options_.multipoint) {
+    std::string failure;
+    if (!fit_plan_points(problem, e0, rec, fitted, failure)) return fail_cycle(rec, failure);
+    approximation.emplace(study_, fitted, x0_);
+    problem.model = &*approximation;
+  } else if (approximated) {
+    const Evaluation* with_gradients = analyse(x0_, derivatives);
+    if (!with_gradients) {
+      return fail_cycle(rec, "sensitivity analysis of b0 failed: " + last_failure_);
+    }
+    approximation.emplace(study_, *with_gradients, x0_);
+    problem.model = &*approximation;
+  } else {
+    problem.model = &exact0;  // no response enters the subproblem
+  }
+
+  // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
+  // explicit relation makes it nonlinear.
+  problem.linear = linear_problem(study_, problem.rows);
+  const SubproblemResult sub = solve_subproblem(problem, options_);
+  rec.subproblem = to_string(sub.status);
+  rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
+  if (sub.status == SubproblemStatus::kFailed) {
+    return fail_cycle(rec, "subproblem of cycle " + std::to_string(rec.cycle) + ": " + sub.message);
+  }
+  Eigen::VectorXd x_opt = sub.x.cwiseMax(problem.lower).cwiseMin(problem.upper);
+  rec.x_opt = x_opt;
+  rec.F_approx = user_objective(study_, sub.objective);
+
+  // Move limits and bounds active at b*.
+  CycleFacts facts;
+  facts.F0 = F0;
+  facts.relax = rec.relaxed;
+  facts.approximated = approximated;
+  facts.delta_b = (x_opt - x0_).head(n);
+  facts.move_limit_active.assign(n, false);
+  facts.bound_active.assign(n, false);
+  for (int i = 0; i < n; ++i) {
+    const DesignVariable& v = study_.design[i];
+    const double tol = 1e-9 * std::max(1.0, v.upper - v.lower);
+    const bool at_lower = x_opt(i) <= problem.lower(i) + tol;
+    const bool at_upper = x_opt(i) >= problem.upper(i) - tol;
+    facts.bound_active[i] = x_opt(i) <= v.lower + tol || x_opt(i) >= v.upper - tol;
+    facts.move_limit_active[i] = (at_lower && problem.lower(i) > v.lower + tol) ||
+                                 (at_upper && problem.upper(i) < v.upper - tol);
+    rec.active_move_limits += facts.move_limit_active[i];
+  }
+
+  if (options_.multipoint) {
+    direction_ =
+        next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
+  }
+
+  // Analyse b* and measure the approximation.
+  const Evaluation* e_opt = analyse(x_opt, {});
+  rec.analyses = summary_.analyses;
+  if (!e_opt) {
+    // A failed analysis at b* rejects the cycle: nothing computed so far is lost.
+    rec.message =
+        "analysis of b* failed (" + last_failure_ + "): cycle rejected, move limits reduced";
+    spdlog::warn("cycle {}: {}", rec.cycle, rec.message);
+    rec.next_factors = factors_ * options_.beta1;
+    rec.actions.assign(n, MoveAction::kRejected);
+    factors_ = rec.next_factors;
+  } else {
+    const ExactResponses exact_opt(study_, *e_opt);
+    if (options_.repair_auxiliary) {
+      repair_auxiliaries(x_opt, exact_opt);
+      rec.x_opt = x_opt;
+    }
+    const double F_opt = criterion_value(study_, study_.objective.f, 0, x_opt, exact_opt);
+    rec.F_opt = user_objective(study_, F_opt);
+    facts.Fopt = F_opt;
+    facts.Ef = std::abs(sub.objective - F_opt) / std::max(std::abs(F_opt), 1e-300) * 100.0;
+    if (!uses_responses(study_.objective.f)) facts.Ef = 0.0;
+    for (const RetainedRow& r : problem.rows) {
+      const Constraint& c = study_.constraints[r.constraint];
+      if (!uses_responses(c.g)) continue;
+      const double diff = criterion_value(study_, c.g, r.point, x_opt, *problem.model) -
+                          criterion_value(study_, c.g, r.point, x_opt, exact_opt);
+      facts.Eg =
+          std::max(facts.Eg, std::abs(diff) / constraint_normaliser(study_, c, x_opt) * 100.0);
+    }
+    facts.V = violation(x_opt, *e_opt);
+    // The noise estimate of the fit sets the noise percentage when the user gave none.
+    Options decision_options = study_.options;
+    if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
+        rec.noise_estimate > 0.0) {
+      decision_options.noise =
+          2.0 * rec.noise_estimate;  // a band of +-2 sigma, as users state noise
+    }
+    const MoveDecision decision =
+        decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
+    rec.accepted = decision.accept;
+    rec.converged = decision.converged;
+    rec.Ef = facts.Ef;
+    rec.Eg = facts.Eg;
+    rec.E = decision.E;
+    rec.V = facts.V;
+    rec.Fchg = decision.Fchg;
+    rec.next_factors = decision.factors;
+    rec.actions = decision.actions;
+    factors_ = decision.factors;
+    if (decision.accept) {
+      previous_ = PreviousCycle{F_opt - F0, facts.delta_b, facts.V};
+      x0_ = x_opt;
+    }
+  }
+  summary_.history.push_back(rec);
+  summary_.cycles = static_cast<int>(summary_.history.size());
+  if (options_.max_failures > 0 && failures_ >= options_.max_failures && !rec.converged) {
+    finish(RunStatus::kFailed,
+           std::to_string(failures_) + " failed analyses (settings.max_failures = " +
+               std::to_string(options_.max_failures) + "); the last: " + last_failure_);
+  } else if (rec.converged) {
+    std::string message = "converged in " + std::to_string(rec.cycle) + " cycles";
+    if (failures_ > 0) {
+      // Failed analyses shrink the move limits like rejected steps: the run may have stopped
+      // at the edge of a region the simulator cannot analyse rather than at an optimum.
+      message += "; " + std::to_string(failures_) +
+                 " analyses failed on the way, so the result may be limited by designs the "
+                 "simulator could not analyse (last failure: " +
+                 last_failure_ + ")";
+      spdlog::warn("{}", message);
+    }
+    finish(RunStatus::kConverged, message);
+  } else if (cycle_offset_ + summary_.cycles >= options_.max_cycles) {
+    const double v = violation(x0_, values_.at(design_key(study_, x0_)));
+    if (v > options_.vioacc) {
+      finish(RunStatus::kInfeasible,
+             "cycle limit " + std::to_string(options_.max_cycles) +
+                 " reached without a feasible design (V = " + std::to_string(v) + " %)");
+    } else {
+      finish(RunStatus::kCycleLimit,
+             "cycle limit " + std::to_string(options_.max_cycles) + " reached before convergence");
+    }
+  }
+  return summary_.history.back();
+}
+
+// --- study store and interactive use ---
+
+bool Driver::reuse_stored(const std::vector<double>& key, const Eigen::VectorXd& x,
+                          const std::vector<DerivativeRequest>& derivatives) {
+  if (!store_) return false;
+  for (Evaluation& e : store_->lookup(x.head(study_.n_design()), !derivatives.empty())) {
+    if (!e.ok || e.cases.size() != study_.load_cases.size()) continue;
+    if (!derivatives.empty() && !covers(study_, e, derivatives)) continue;
+    // Counted as the simulator path counts it, so that a replay gives the same records.
+    ++summary_.reused_analyses;
+    if (!derivatives.empty()) ++summary_.sensitivity_analyses;
+    if (!values_.count(key)) {
+      ++summary_.analyses;
+      values_[key] = e;
+    }
+    if (!derivatives.empty()) gradients_[key] = std::move(e);
+    return true;
+  }
+  return false;
+}
+
+void Driver::reload_options() {
+  options_ = study_.options.with_noise_applied();
+  const bool limit_ended =
+      summary_.status == RunStatus::kCycleLimit || summary_.status == RunStatus::kInfeasible;
+  if (limit_ended && cycle_offset_ + summary_.cycles < options_.max_cycles) {
+    summary_.status = RunStatus::kRunning;
+    summary_.message.clear();
+  }
+}
+
+void Driver::set_move_factors(const Eigen::VectorXd& factors) {
+  if (factors.size() != study_.n_design()) {
+    throw std::invalid_argument("move factors: expected " + std::to_string(study_.n_design()) +
+                                " values, got " + std::to_string(factors.size()));
+  }
+  if (!started_) start();
+  factors_ = factors;
+}
+
+void Driver::start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
+                      const std::optional<PreviousCycle>& previous) {
+  if (started_) throw std::logic_error("Driver::start_at called after the run started");
+  if (x0.size() != study_.n_total() || factors.size() != study_.n_design()) {
+    throw std::invalid_argument("start_at: expected " + std::to_string(study_.n_total()) +
+                                " variables and " + std::to_string(study_.n_design()) +
+                                " factors, got " + std::to_string(x0.size()) + " and " +
+                                std::to_string(factors.size()));
+  }
+  started_ = true;
+  x0_ = x0;
+  factors_ = factors;
+  direction_.resize(study_.n_design());
+  for (int i = 0; i < study_.n_design(); ++i) direction_(i) = study_.design[i].direction;
+  cycle_offset_ = first_cycle - 1;
+  previous_ = previous;
+  analyse_start();
+}
+
+}  // namespace sao

@@ -1,0 +1,154 @@
+// The SAO driver: owns the cycle loop of SPEC 2 (the big box of ARCHITECTURE.md).
+//
+// Each cycle: analyse b0 (cached by design), screen the constraints and time points,
+// request the sensitivities the retained rows and the objective need, build the linear
+// approximation and the subproblem inside the move limits, solve it (relaxed if needed),
+// analyse b*, compute Ef, Eg, V, and let the move-limit strategy accept, converge or shrink.
+// A rejected cycle repeats from b0 with its analysis and sensitivities.
+//
+// step() runs one cycle (for interactive, cycle-by-cycle use); run() loops it. Run-time
+// failures never throw out of step()/run(): they end in the summary with status `failed`.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sao/seam/analysis_store.hpp"
+#include "sao/optimizer/move_limits.hpp"
+#include "sao/seam/simulator.hpp"
+#include "sao/study/study.hpp"
+#include "sao/optimizer/subproblem.hpp"
+
+namespace sao {
+
+// One cycle, with everything the seed's history tables show.
+struct CycleRecord {
+  int cycle = 0;  // 1-based; every cycle counts, rejected ones included
+  bool accepted = false;
+  bool converged = false;
+  bool relaxed = false;
+  std::string subproblem;  // optimal | relaxed | failed
+  int active_move_limits = 0;
+  int retained_constraints = 0;                 // constraints with at least one retained point
+  int retained_rows = 0;                        // retained (constraint, time point) rows
+  Eigen::VectorXd x0;                           // cycle start (design + auxiliaries)
+  Eigen::VectorXd x_opt;                        // proposed optimum b*
+  double F0 = 0.0;                              // F(b0), as the user sees it
+  double F_opt = 0.0;                           // F(b*), analysed
+  double F_approx = 0.0;                        // F~(b*)
+  double Ef = 0.0, Eg = 0.0, E = 0.0, V = 0.0;  // percent
+  double Fchg = 0.0;                            // percent
+  Eigen::VectorXd factors;                      // move-limit factors used in this cycle
+  Eigen::VectorXd next_factors;                 // after the strategy
+  std::vector<MoveAction> actions;
+  int analyses = 0;              // designs analysed so far
+  int fit_points = 0;            // multi-point: designs in the fit (b0 + plan points + re-used)
+  double noise_estimate = -1.0;  // multi-point: noise from the fit's residuals, %; < 0: none
+  std::string message;           // anything unusual in this cycle
+};
+
+// The screening step of a cycle applied to a whole study at x0 (SPEC 2.2): the retained
+// (constraint, time point) rows, and the sensitivities they and the objective need.
+struct ScreenedStudy {
+  std::vector<RetainedRow> rows;
+  int retained_constraints = 0;
+  std::vector<DerivativeRequest> derivatives;  // empty: nothing to approximate
+};
+ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
+                           const ResponseModel& exact);
+
+enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed };
+const char* to_string(RunStatus status);
+
+struct RunSummary {
+  RunStatus status = RunStatus::kRunning;
+  std::string message;
+  Eigen::VectorXd x;           // final design (design + auxiliaries)
+  double objective = 0.0;      // F at x (user sign)
+  double max_violation = 0.0;  // V at x, percent
+  int cycles = 0;
+  int analyses = 0;              // designs analysed (each once; cache hits not counted)
+  int sensitivity_analyses = 0;  // gradient evaluations
+  int simulator_runs = 0;        // every simulator execution, perturbations included
+  int reused_analyses = 0;       // analyses (values or sensitivities) taken from the store
+  double simulator_seconds = 0.0;
+  double start_objective = 0.0;
+  double start_violation = 0.0;
+  std::vector<CycleRecord> history;
+};
+
+class Driver {
+ public:
+  // The study and the simulator must outlive the driver.
+  Driver(const Study& study, Simulator& simulator);
+
+  // Runs one cycle; returns its record. Call only while !finished().
+  const CycleRecord& step();
+  bool finished() const { return summary_.status != RunStatus::kRunning; }
+  // Runs cycles until converged, failed or the cycle limit; calls on_cycle after each.
+  const RunSummary& run(const std::function<void(const CycleRecord&)>& on_cycle = {});
+  const RunSummary& summary() const { return summary_; }
+
+  // --- study store and interactive use (store.hpp, `sao step/set/restart`) ---
+  // Analyses are looked up in `store` before the simulator runs, and saved to it as they
+  // arrive. The store must outlive the driver; nullptr: in-memory caches only.
+  void set_store(AnalysisStore* store) { store_ = store; }
+  // Re-reads study.options (changed by the caller between cycles). Reopens a run that ended
+  // on the cycle limit when the new limit allows more cycles.
+  void reload_options();
+  // Move-limit factors for the next cycle (size n_design).
+  void set_move_factors(const Eigen::VectorXd& factors);
+  const Eigen::VectorXd& move_factors() const { return factors_; }
+  // Starts from x0 (design + auxiliaries) with the given factors instead of the study's
+  // initial values, numbering cycles from first_cycle (a branch restarted after a cycle);
+  // `previous` is the last accepted cycle before it, for the oscillation tests.
+  // Call before the first step().
+  void start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
+                const std::optional<PreviousCycle>& previous = std::nullopt);
+
+ private:
+  // Analyses a design (design part of x), with derivatives when asked; cached by design.
+  // Analyses several designs in one simulator batch; nullptr where an analysis failed.
+  std::vector<const Evaluation*> analyse_batch(const std::vector<Eigen::VectorXd>& xs,
+                                               const std::vector<DerivativeRequest>& derivatives);
+  const Evaluation* analyse(const Eigen::VectorXd& x,
+                            const std::vector<DerivativeRequest>& derivatives);
+  void start();
+  void analyse_start();  // analyses x0_ and fills the start values of the summary
+  // Takes the analysis of x from the store into the caches; false when none applies.
+  bool reuse_stored(const std::vector<double>& key, const Eigen::VectorXd& x,
+                    const std::vector<DerivativeRequest>& derivatives);
+  void finish(RunStatus status, const std::string& message);
+  // Multi-point: analyses the plan points of this cycle (one batch) and fits the responses
+  // over them (and, for least squares, earlier analyses near the subregion).
+  bool fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
+                       Evaluation& fitted, std::string& failure);
+  // Ends the run as failed inside a cycle, keeping the cycle's record.
+  const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
+  double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
+  // settings.repair_auxiliary: auxiliaries of the bound formulation set from the analysis.
+  void repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const;
+
+  const Study& study_;
+  Simulator& simulator_;
+  Options options_;                                      // noise applied
+  std::map<std::vector<double>, Evaluation> values_;     // analyses by design
+  std::map<std::vector<double>, Evaluation> gradients_;  // analyses with sensitivities
+  Eigen::VectorXd x0_;
+  Eigen::VectorXd factors_;
+  Eigen::VectorXi direction_;  // multi-point direction d
+  std::optional<PreviousCycle> previous_;
+  RunSummary summary_;
+  bool started_ = false;
+  std::string last_failure_;  // message of the last failed analysis
+  int failures_ = 0;          // failed analyses so far (settings.max_failures)
+  CycleRecord no_cycle_;      // returned by step() when the run ended before a cycle
+  AnalysisStore* store_ = nullptr;
+  double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
+  int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
+};
+
+}  // namespace sao

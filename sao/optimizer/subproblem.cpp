@@ -1,0 +1,322 @@
+#include "sao/optimizer/subproblem.hpp"
+
+#include <glpk.h>
+#include <nlopt.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+
+#include "sao/optimizer/approximation.hpp"
+
+namespace sao {
+
+double ApproximateProblem::objective(const Eigen::VectorXd& x) const {
+  return criterion_value(*study, study->objective.f, 0, x, *model);
+}
+
+Eigen::VectorXd ApproximateProblem::objective_gradient(const Eigen::VectorXd& x) const {
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(x.size());
+  add_criterion_gradient(*study, study->objective.f, 0, x, *model, grad);
+  return grad;
+}
+
+double ApproximateProblem::row_value(size_t row, const Eigen::VectorXd& x) const {
+  const RetainedRow& r = rows[row];
+  return normalised_constraint(*study, study->constraints[r.constraint], r.point, x, *model,
+                               r.normaliser);
+}
+
+Eigen::VectorXd ApproximateProblem::row_values(const Eigen::VectorXd& x,
+                                               Eigen::MatrixXd* jacobian) const {
+  Eigen::VectorXd values(rows.size());
+  if (jacobian) jacobian->resize(static_cast<Eigen::Index>(rows.size()), x.size());
+  Eigen::MatrixXd block;
+  // Consecutive rows of one constraint (screening emits them together) share an evaluation.
+  for (size_t first = 0; first < rows.size();) {
+    size_t last = first;
+    std::vector<int> points;
+    while (last < rows.size() && rows[last].constraint == rows[first].constraint &&
+           rows[last].normaliser == rows[first].normaliser) {
+      points.push_back(rows[last++].point);
+    }
+    const auto at = static_cast<Eigen::Index>(first);
+    const auto count = static_cast<Eigen::Index>(last - first);
+    values.segment(at, count) =
+        normalised_constraint_points(*study, study->constraints[rows[first].constraint], points, x,
+                                     *model, rows[first].normaliser, jacobian ? &block : nullptr);
+    if (jacobian) jacobian->middleRows(at, count) = block;
+    first = last;
+  }
+  return values;
+}
+
+bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows) {
+  if (!all_identity(study) || !study.objective.f.linear()) return false;
+  return std::all_of(rows.begin(), rows.end(), [&](const RetainedRow& row) {
+    return study.constraints[row.constraint].g.linear();
+  });
+}
+
+void set_subregion(const Study& study, const Eigen::VectorXd& factors,
+                   ApproximateProblem& problem) {
+  const int n = study.n_design();
+  problem.lower.resize(study.n_total());
+  problem.upper.resize(study.n_total());
+  for (int i = 0; i < n; ++i) {
+    const DesignVariable& v = study.design[i];
+    const double b0 = problem.x0(i);
+    const double half = v.range_sizing ? 0.5 * factors(i) * (v.upper - v.lower)  // (3.27)
+                                       : factors(i) * std::abs(b0);              // (3.20)
+    problem.lower(i) = std::clamp(b0 - half, v.lower, v.upper);
+    problem.upper(i) = std::clamp(b0 + half, v.lower, v.upper);
+  }
+  for (int a = 0; a < study.n_aux(); ++a) {
+    problem.lower(n + a) = study.auxiliaries[a].lower;
+    problem.upper(n + a) = study.auxiliaries[a].upper;
+  }
+}
+
+const char* to_string(SubproblemStatus status) {
+  switch (status) {
+    case SubproblemStatus::kOptimal:
+      return "optimal";
+    case SubproblemStatus::kRelaxed:
+      return "relaxed";
+    case SubproblemStatus::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+namespace {
+
+struct GlpkDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+enum class SolveOutcome { kOptimal, kInfeasible, kUnbounded, kError };
+
+// Solves min c.x s.t. A x <= rhs (optionally - b_r on every row, b_r >= 0 with cost beta),
+// lower <= x <= upper with GLPK's simplex.
+SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
+                      const Eigen::VectorXd& rhs, const Eigen::VectorXd& lower,
+                      const Eigen::VectorXd& upper, bool relaxed, double beta, Eigen::VectorXd& x,
+                      double& relaxation, std::string& message) {
+  glp_term_out(GLP_OFF);
+  std::unique_ptr<glp_prob, GlpkDeleter> lp(glp_create_prob());
+  const int nx = static_cast<int>(c.size());
+  const int ncols = nx + (relaxed ? 1 : 0);
+  const int nrows = static_cast<int>(A.rows());
+  glp_set_obj_dir(lp.get(), GLP_MIN);
+  glp_add_cols(lp.get(), ncols);
+  for (int j = 0; j < nx; ++j) {
+    const bool lo = std::isfinite(lower(j)), up = std::isfinite(upper(j));
+    int type = GLP_FR;
+    if (lo && up)
+      type = lower(j) == upper(j) ? GLP_FX : GLP_DB;
+    else if (lo)
+      type = GLP_LO;
+    else if (up)
+      type = GLP_UP;
+    glp_set_col_bnds(lp.get(), j + 1, type, lo ? lower(j) : 0.0, up ? upper(j) : 0.0);
+    glp_set_obj_coef(lp.get(), j + 1, c(j));
+  }
+  if (relaxed) {
+    glp_set_col_bnds(lp.get(), ncols, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(lp.get(), ncols, beta);
+  }
+  if (nrows > 0) {
+    glp_add_rows(lp.get(), nrows);
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0.0};
+    for (int i = 0; i < nrows; ++i) {
+      glp_set_row_bnds(lp.get(), i + 1, GLP_UP, 0.0, rhs(i));
+      for (int j = 0; j < nx; ++j) {
+        if (A(i, j) == 0.0) continue;
+        ia.push_back(i + 1);
+        ja.push_back(j + 1);
+        ar.push_back(A(i, j));
+      }
+      if (relaxed) {
+        ia.push_back(i + 1);
+        ja.push_back(ncols);
+        ar.push_back(-1.0);
+      }
+    }
+    glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  }
+  glp_scale_prob(lp.get(), GLP_SF_AUTO);
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.presolve = GLP_OFF;
+  int ret = glp_simplex(lp.get(), &parm);
+  // The relaxed problem is feasible by construction (b_r large enough): "infeasible" there, like
+  // a simplex failure (GLP_EFAIL on a badly conditioned basis), is numerical. Retry from the
+  // standard basis with the dual simplex, then in exact rational arithmetic (small problems).
+  auto numerical_trouble = [&]() {
+    return ret != 0 || (relaxed && (glp_get_status(lp.get()) == GLP_NOFEAS ||
+                                    glp_get_status(lp.get()) == GLP_INFEAS));
+  };
+  if (numerical_trouble()) {
+    glp_std_basis(lp.get());
+    parm.meth = GLP_DUALP;
+    ret = glp_simplex(lp.get(), &parm);
+  }
+  if (numerical_trouble()) {
+    glp_std_basis(lp.get());
+    ret = glp_exact(lp.get(), &parm);
+  }
+  if (ret != 0) {
+    message = "GLPK simplex returned code " + std::to_string(ret) +
+              " (also with the dual simplex and in exact arithmetic)";
+    return SolveOutcome::kError;
+  }
+  const int status = glp_get_status(lp.get());
+  if (status == GLP_NOFEAS || status == GLP_INFEAS) return SolveOutcome::kInfeasible;
+  if (status == GLP_UNBND) {
+    message = "the subproblem is unbounded (an auxiliary variable without bounds is free?)";
+    return SolveOutcome::kUnbounded;
+  }
+  if (status != GLP_OPT) {
+    message = "GLPK ended with status " + std::to_string(status);
+    return SolveOutcome::kError;
+  }
+  x.resize(nx);
+  for (int j = 0; j < nx; ++j) x(j) = glp_get_col_prim(lp.get(), j + 1);
+  relaxation = relaxed ? glp_get_col_prim(lp.get(), ncols) : 0.0;
+  return SolveOutcome::kOptimal;
+}
+
+// The NLP path: NLopt (SLSQP or MMA) on the same functions, with exact gradients. With
+// `relaxed`, the last variable is b_r: minimise F~ + beta b_r s.t. g_hat~_i - b_r <= 0.
+struct NlpContext {
+  const ApproximateProblem* problem;
+  bool relaxed;
+  double beta;
+  int nx;
+};
+
+double nlp_objective(unsigned, const double* x, double* grad, void* data) {
+  const auto& c = *static_cast<const NlpContext*>(data);
+  const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
+  // Relaxed: F~/beta + b_r, the same minimiser as F~ + beta b_r, better scaled for NLopt.
+  const double scale = c.relaxed ? 1.0 / c.beta : 1.0;
+  if (grad) {
+    Eigen::Map<Eigen::VectorXd>(grad, c.nx) = scale * c.problem->objective_gradient(X);
+    if (c.relaxed) grad[c.nx] = 1.0;
+  }
+  return scale * c.problem->objective(X) + (c.relaxed ? x[c.nx] : 0.0);
+}
+
+void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* grad, void* data) {
+  const auto& c = *static_cast<const NlpContext*>(data);
+  const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
+  Eigen::MatrixXd jacobian;
+  const Eigen::VectorXd values = c.problem->row_values(X, grad ? &jacobian : nullptr);
+  for (unsigned i = 0; i < m; ++i) {
+    result[i] = values(i) - (c.relaxed ? x[c.nx] : 0.0);
+    if (!grad) continue;
+    Eigen::Map<Eigen::VectorXd>(grad + i * n, c.nx) = jacobian.row(i).transpose();
+    if (c.relaxed) grad[i * n + c.nx] = -1.0;
+  }
+}
+
+constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
+
+SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, bool mma,
+                       Eigen::VectorXd& x, double& relaxation, std::string& message) {
+  const int nx = static_cast<int>(problem.x0.size());
+  const int n = nx + (relaxed ? 1 : 0);
+  const unsigned m = static_cast<unsigned>(problem.rows.size());
+  NlpContext context{&problem, relaxed, beta, nx};
+  std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> opt(
+      nlopt_create(mma ? NLOPT_LD_MMA : NLOPT_LD_SLSQP, n), nlopt_destroy);
+  std::vector<double> lo(n), up(n), start(n);
+  for (int j = 0; j < nx; ++j) {
+    lo[j] = problem.lower(j);
+    up[j] = problem.upper(j);
+    // MMA places its asymptotes from the bounds and crawls without them: an unbounded
+    // auxiliary gets a finite box of 10 (1 + |x0|) on each open side.
+    const double reach = 10.0 * (1.0 + std::abs(problem.x0(j)));
+    if (mma && !std::isfinite(lo[j])) lo[j] = problem.x0(j) - reach;
+    if (mma && !std::isfinite(up[j])) up[j] = problem.x0(j) + reach;
+    start[j] = std::clamp(problem.x0(j), lo[j], up[j]);
+  }
+  if (relaxed) {
+    lo[nx] = 0.0;
+    up[nx] = mma ? 1e6 : HUGE_VAL;
+    const Eigen::VectorXd X = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
+    start[nx] = m > 0 ? std::max(0.0, problem.row_values(X).maxCoeff()) : 0.0;
+  }
+  nlopt_set_lower_bounds(opt.get(), lo.data());
+  nlopt_set_upper_bounds(opt.get(), up.data());
+  nlopt_set_min_objective(opt.get(), nlp_objective, &context);
+  if (m > 0) {
+    const std::vector<double> tol(m, 1e-10);
+    nlopt_add_inequality_mconstraint(opt.get(), m, nlp_rows, &context, tol.data());
+  }
+  nlopt_set_xtol_rel(opt.get(), 1e-10);
+  nlopt_set_maxeval(opt.get(), 1000);
+  double f = 0.0;
+  const nlopt_result r = nlopt_optimize(opt.get(), start.data(), &f);
+  x = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
+  double worst = m > 0 ? problem.row_values(x).maxCoeff() : -HUGE_VAL;
+  // The relaxation is what the rows need at x (any b_r above it is feasible by definition).
+  relaxation = relaxed ? std::max(0.0, worst) : 0.0;
+  if (relaxed) worst = 0.0;
+  const bool usable = r > 0 || r == NLOPT_ROUNDOFF_LIMITED;
+  if (!usable && !std::isfinite(f)) {
+    message = std::string("NLopt ended with ") + nlopt_result_to_string(r);
+    return SolveOutcome::kError;
+  }
+  if (m > 0 && worst > kFeasibility) {
+    message = std::string("NLopt ") + (mma ? "MMA" : "SLSQP") + " found no feasible point (" +
+              nlopt_result_to_string(r) + ", largest g_hat~ " + std::to_string(worst) + ")";
+    return SolveOutcome::kInfeasible;
+  }
+  return SolveOutcome::kOptimal;
+}
+
+}  // namespace
+
+SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Options& options) {
+  SubproblemResult result;
+  const double beta =
+      options.relaxation_weight * std::max(std::abs(problem.objective(problem.x0)), 1.0);
+  // One rule for both solvers: solve; if infeasible, solve the relaxed problem (3.5-3.8).
+  std::function<SolveOutcome(bool relaxed)> solve;
+  Eigen::MatrixXd A;
+  Eigen::VectorXd c, rhs;
+  if (!problem.linear || options.force_nlp) {
+    solve = [&](bool relaxed) {
+      return solve_nlp(problem, relaxed, beta, options.use_mma, result.x, result.relaxation,
+                       result.message);
+    };
+  } else {
+    // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
+    const Eigen::VectorXd& x0 = problem.x0;
+    c = problem.objective_gradient(x0);
+    const Eigen::VectorXd values = problem.row_values(x0, &A);
+    rhs = A * x0 - values;
+    solve = [&](bool relaxed) {
+      return solve_lp(c, A, rhs, problem.lower, problem.upper, relaxed, beta, result.x,
+                      result.relaxation, result.message);
+    };
+  }
+  SolveOutcome outcome = solve(false);
+  if (outcome == SolveOutcome::kInfeasible) {
+    outcome = solve(true);
+    if (outcome == SolveOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
+  } else if (outcome == SolveOutcome::kOptimal) {
+    result.status = SubproblemStatus::kOptimal;
+  }
+  if (outcome == SolveOutcome::kInfeasible) result.message = "the relaxed subproblem is infeasible";
+  if (result.status != SubproblemStatus::kFailed) result.objective = problem.objective(result.x);
+  return result;
+}
+
+}  // namespace sao

@@ -1,0 +1,68 @@
+// The approximate subproblem of one cycle and its solution (SPEC 2.4-2.5, seed 003 3.5).
+//
+// One assembly serves every solver: ApproximateProblem holds the subregion (move limits
+// intersected with the bounds; auxiliaries only bounded), the approximated objective and the
+// retained constraint rows g_hat~_j(x) <= 0, each with a value and a gradient at any x. When
+// every function is linear the LP path (GLPK) reads the coefficients from one gradient
+// evaluation at x0; the NLP path (NLopt, with explicit relations) calls the same functions.
+// If the subproblem is infeasible, the relaxed problem
+//   minimise F~ + beta b_r  s.t.  g_hat~_j <= b_r,  b_r >= 0
+// is solved instead and the result is marked relaxed.
+#pragma once
+
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "sao/study/criteria.hpp"
+#include "sao/study/options.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+// One retained row: constraint j at time point p, normalised by N (fixed for the cycle).
+struct RetainedRow {
+  int constraint = 0;
+  int point = 0;
+  double normaliser = 1.0;
+};
+
+struct ApproximateProblem {
+  const Study* study = nullptr;
+  const ResponseModel* model = nullptr;  // the approximation
+  Eigen::VectorXd x0;                    // cycle start, full vector
+  Eigen::VectorXd lower, upper;          // subregion, full vector (auxiliaries: their bounds)
+  std::vector<RetainedRow> rows;
+  bool linear = true;  // every function linear in x: the LP path applies
+
+  double objective(const Eigen::VectorXd& x) const;
+  Eigen::VectorXd objective_gradient(const Eigen::VectorXd& x) const;
+  double row_value(size_t row, const Eigen::VectorXd& x) const;  // g_hat~ of the row
+  // g_hat~ of every row, and with `jacobian` their exact gradients (one row each); the rows of
+  // one constraint share one evaluation of its relation.
+  Eigen::VectorXd row_values(const Eigen::VectorXd& x, Eigen::MatrixXd* jacobian = nullptr) const;
+};
+
+// True when the approximate problem over these rows is linear in x (the LP path applies):
+// identity intermediate variables, and linear explicit relations in the objective and rows.
+bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows);
+
+// Builds the subregion of (3.20)-(3.22) or (3.27) around x0 for design variables with
+// move-limit factors m, intersected with the bounds; auxiliaries keep their own bounds.
+void set_subregion(const Study& study, const Eigen::VectorXd& factors, ApproximateProblem& problem);
+
+enum class SubproblemStatus { kOptimal, kRelaxed, kFailed };
+const char* to_string(SubproblemStatus status);
+
+struct SubproblemResult {
+  SubproblemStatus status = SubproblemStatus::kFailed;
+  Eigen::VectorXd x;        // the proposed optimum b* (full vector)
+  double objective = 0.0;   // F~(x)
+  double relaxation = 0.0;  // b_r when relaxed
+  std::string message;      // why it failed
+};
+
+// Solves the problem (LP when linear); never throws for solver failures.
+SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Options& options);
+
+}  // namespace sao

@@ -1,0 +1,174 @@
+#include "sao/report/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "sao/study/criteria.hpp"
+#include "sao/report/svg_plot.hpp"
+
+namespace sao {
+
+Eigen::VectorXd initial_variables(const Study& study) {
+  Eigen::VectorXd x(study.n_total());
+  for (int i = 0; i < study.n_design(); ++i) x(i) = study.design[i].initial;
+  for (int a = 0; a < study.n_aux(); ++a) x(study.n_design() + a) = study.auxiliaries[a].initial;
+  return x;
+}
+
+namespace {
+
+// The time of a point of a series criterion on its load case's grid; 0 for a scalar or a
+// series over a data array (no time grid).
+double time_of(const Study& study, const Constraint& c, int point) {
+  const int lc = c.g.program->grid_case();
+  return lc < 0 ? 0.0 : study.load_cases[lc].grid.at(point);
+}
+
+std::string fmt(const char* format, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, a);
+  return buf;
+}
+
+}  // namespace
+
+DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
+                               const Eigen::VectorXd& x_in) {
+  const ExactResponses exact(study, evaluation);
+  Eigen::VectorXd x = x_in;
+  DesignSummary out;
+  // Bound formulation: the objective is the largest value the auxiliary bounds, and the
+  // auxiliary is set to it (the design's own objective, not the start guess).
+  if (study.objective.bound_formulation) {
+    const Eigen::VectorXd worst = bounded_maxima(study, x, exact);
+    for (int a = 0; a < study.n_aux(); ++a) {
+      if (std::isfinite(worst(a))) x(study.n_design() + a) = worst(a);
+    }
+  }
+  out.objective = user_objective(study, criterion_value(study, study.objective.f, 0, x, exact));
+  out.max_violation = study.constraints.empty() ? -100.0 : -std::numeric_limits<double>::infinity();
+  for (const Constraint& c : study.constraints) {
+    ConstraintSummary s;
+    s.name = c.name;
+    s.bound = constraint_bound(study, c, x);
+    const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
+    const Eigen::VectorXd gh = normalised_history(study, c, x, exact);
+    Eigen::Index k = 0;
+    s.normalised = gh.maxCoeff(&k);
+    s.point = static_cast<int>(k);
+    s.worst = g(k);
+    s.time = time_of(study, c, s.point);
+    out.max_violation = std::max(out.max_violation, 100.0 * s.normalised);
+    out.constraints.push_back(s);
+  }
+  return out;
+}
+
+std::string design_report(const Study& study, const Evaluation& evaluation,
+                          const Eigen::VectorXd& x) {
+  const DesignSummary s = summarise_design(study, evaluation, x);
+  std::string r = "design    ";
+  for (int i = 0; i < study.n_design(); ++i) {
+    r += " " + study.design[i].name + " = " + fmt("%.6g", x(i));
+  }
+  r += "\nobjective  " + study.objective.name + " = " + fmt("%.6g", s.objective) + "\n";
+  r += "violation  " + fmt("%.3g", s.max_violation) + " %\n\nconstraints (worst point)\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-36s %14s %14s %10s %10s\n", "name", "value", "bound",
+                "g_hat[%]", "t");
+  r += line;
+  for (const ConstraintSummary& c : s.constraints) {
+    std::snprintf(line, sizeof line, "  %-36s %14.6g %14.6g %10.3g %10.4g\n", c.name.c_str(),
+                  c.worst, c.bound, 100.0 * c.normalised, c.time);
+    r += line;
+  }
+  r += "\nresponses\n";
+  std::snprintf(line, sizeof line, "  %-14s %-12s %14s %10s %14s %10s\n", "response", "case", "min",
+                "t", "max", "t");
+  r += line;
+  for (size_t c = 0; c < study.load_cases.size() && c < evaluation.cases.size(); ++c) {
+    const CaseResult& cr = evaluation.cases[c];
+    const LoadCaseSpec& lc = study.load_cases[c];
+    for (const auto& [name, h] : cr.histories) {
+      Eigen::Index lo = 0, hi = 0;
+      const double mn = h.minCoeff(&lo), mx = h.maxCoeff(&hi);
+      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g %10.4g %14.6g %10.4g\n", name.c_str(),
+                    lc.name.c_str(), mn, lc.grid.at(static_cast<int>(lo)), mx,
+                    lc.grid.at(static_cast<int>(hi)));
+      r += line;
+    }
+    for (const auto& [name, v] : cr.scalars) {
+      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g\n", name.c_str(), lc.name.c_str(), v);
+      r += line;
+    }
+  }
+  return r;
+}
+
+Eigen::VectorXd variables_from_result(const Study& study, const std::string& result_file) {
+  std::ifstream in(result_file);
+  if (!in) throw std::invalid_argument(result_file + ": cannot open the file");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(result_file + ": not JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("design") || !doc["design"].is_object()) {
+    throw std::invalid_argument(result_file + ": no \"design\" object (a result.json of sao run?)");
+  }
+  Eigen::VectorXd x = initial_variables(study);
+  for (const auto& [name, value] : doc["design"].items()) {
+    int index = -1;
+    for (int i = 0; i < study.n_design(); ++i) {
+      if (study.design[i].name == name) index = i;
+    }
+    for (int a = 0; a < study.n_aux(); ++a) {
+      if (study.auxiliaries[a].name == name) index = study.n_design() + a;
+    }
+    if (index < 0) {
+      throw std::invalid_argument(result_file + ": design." + name +
+                                  ": not a variable of this study");
+    }
+    if (!value.is_number()) {
+      throw std::invalid_argument(result_file + ": design." + name + ": expected a number");
+    }
+    x(index) = value.get<double>();
+  }
+  return x;
+}
+
+std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
+                                             const std::vector<std::string>& labels,
+                                             const std::vector<Evaluation>& evaluations) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> files;
+  for (size_t c = 0; c < study.load_cases.size(); ++c) {
+    const LoadCaseSpec& lc = study.load_cases[c];
+    const std::vector<double> t = lc.grid.times();
+    if (evaluations.empty() || c >= evaluations.front().cases.size()) continue;
+    for (const auto& [name, h] : evaluations.front().cases[c].histories) {
+      Plot plot{name + " (" + lc.name + ")", "t", name, {}, {}, false};
+      for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
+        const auto& histories = evaluations[k].cases.at(c).histories;
+        auto it = histories.find(name);
+        if (it == histories.end()) continue;
+        PlotSeries s{labels[k], t, {}, plot_colour(k), false, false, true};
+        s.y.assign(it->second.data(), it->second.data() + it->second.size());
+        plot.series.push_back(std::move(s));
+      }
+      const std::string file = dir + "/" + lc.name + "-" + name + ".svg";
+      std::ofstream(file) << svg_file(plot, 720, 400);
+      files.push_back(file);
+    }
+  }
+  return files;
+}
+
+}  // namespace sao

@@ -1,0 +1,53 @@
+// One analysis of one design, summarised for the engineer: `sao evaluate STUDY`.
+//
+// Before (or between) optimisation runs an engineer wants to see where a design stands: the
+// objective, every constraint's worst value against its bound (with the time and load case
+// where it occurs), and the range of every response. Used for the start design, a design
+// given with --set, and the reference designs of studies (e.g. the original truck damper).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sao/seam/simulator.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+// The study's initial design with its auxiliaries (the full variable vector x).
+Eigen::VectorXd initial_variables(const Study& study);
+
+struct ConstraintSummary {
+  std::string name;
+  double worst = 0.0;       // the criterion at its worst point (largest g for <=, smallest for >=)
+  double bound = 0.0;       // c at x
+  double normalised = 0.0;  // largest g_hat = s (g - c) / N over the points
+  int point = 0;            // where (0 for a scalar)
+  double time = 0.0;        // time of that point (0 for a scalar)
+};
+
+struct DesignSummary {
+  double objective = 0.0;  // F as the user sees it; for the bound formulation, the max bounded
+  std::vector<ConstraintSummary> constraints;
+  double max_violation = 0.0;  // largest g_hat, percent (negative: all hold)
+};
+
+DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
+                               const Eigen::VectorXd& x);
+
+// The summary as text: objective, constraints, and per load case the range of every response.
+std::string design_report(const Study& study, const Evaluation& evaluation,
+                          const Eigen::VectorXd& x);
+
+// The variables of a result file (DIR/result.json of `sao run`: "design" maps names to
+// values) as the study's full variable vector; names the study lacks are errors, variables the
+// file lacks keep their initial value. Throws std::invalid_argument naming the file and key.
+Eigen::VectorXd variables_from_result(const Study& study, const std::string& result_file);
+
+// One SVG per load case and history response, DIR/<case>-<response>.svg, with one line per
+// labelled design (e.g. start and optimum). Returns the files written.
+std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
+                                             const std::vector<std::string>& labels,
+                                             const std::vector<Evaluation>& evaluations);
+
+}  // namespace sao

@@ -1,0 +1,167 @@
+#include "sao/report/report.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace sao {
+namespace {
+
+std::vector<std::string> variable_names(const Study& study) {
+  std::vector<std::string> names;
+  for (const auto& v : study.design) names.push_back(v.name);
+  for (const auto& a : study.auxiliaries) names.push_back(a.name);
+  return names;
+}
+
+nlohmann::json named(const Study& study, const Eigen::VectorXd& x) {
+  nlohmann::json out = nlohmann::json::object();
+  const auto names = variable_names(study);
+  for (int i = 0; i < x.size() && i < static_cast<int>(names.size()); ++i) out[names[i]] = x(i);
+  return out;
+}
+
+std::vector<double> as_vector(const Eigen::VectorXd& v) {
+  return {v.data(), v.data() + v.size()};
+}
+
+std::string design_cells(const Eigen::VectorXd& x) {
+  std::string out;
+  for (int i = 0; i < x.size(); ++i) out += fmt::format(" {:>10.5g}", x(i));
+  return out;
+}
+
+std::string factor_cells(const Eigen::VectorXd& m) {
+  std::string out;
+  for (int i = 0; i < m.size(); ++i) out += fmt::format("{}{:.4g}", i ? "," : " ", m(i));
+  return out;
+}
+
+}  // namespace
+
+std::string cycle_table_header(const Study& study) {
+  std::string names;
+  for (const auto& n : variable_names(study)) names += fmt::format(" {:>10}", n);
+  return fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11} {:>9} {:>9} {:>9}  {}", "cycle", "acc",
+                     "mvl", "kept", names, "F", "Ef[%]", "Eg[%]", "V[%]", "move factors");
+}
+
+std::string cycle_table_start(const Study& study, const RunSummary& summary,
+                              const Eigen::VectorXd& x0) {
+  (void)study;
+  return fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11.6g} {:>9} {:>9} {:>9.3g}", 0, "y", "-", "-",
+                     design_cells(x0), summary.start_objective, "-", "-", summary.start_violation);
+}
+
+std::string cycle_table_row(const Study& study, const CycleRecord& r) {
+  (void)study;
+  if (r.x_opt.size() == 0) return fmt::format("{:>5} failed: {}", r.cycle, r.message);
+  return fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11.6g} {:>9.3g} {:>9.3g} {:>9.3g} {}{}", r.cycle,
+                     r.accepted ? "y" : "n", r.active_move_limits, r.retained_constraints,
+                     design_cells(r.x_opt), r.F_opt, r.Ef, r.Eg, r.V, factor_cells(r.factors),
+                     r.relaxed ? "  relaxed" : "");
+}
+
+std::string run_summary_text(const Study& study, const RunSummary& summary, bool store) {
+  std::string text =
+      fmt::format("\nstatus     {}: {}\ndesign    ", to_string(summary.status), summary.message);
+  const auto result = result_to_json(study, summary);
+  for (const auto& [name, value] : result["design"].items()) {
+    text += fmt::format(" {} = {:.6g}", name, value.get<double>());
+  }
+  text += fmt::format("\nobjective  {:.6g}   (start {:.6g})\n", summary.objective,
+                      summary.start_objective);
+  text += fmt::format("violation  {:.3g} %   (start {:.3g} %)\n", summary.max_violation,
+                      summary.start_violation);
+  text += fmt::format(
+      "counts     {} cycles, {} analyses, {} sensitivity analyses, {} simulator runs ({:.2f} s)",
+      summary.cycles, summary.analyses, summary.sensitivity_analyses, summary.simulator_runs,
+      summary.simulator_seconds);
+  if (store) text += fmt::format(", {} analyses re-used from the store", summary.reused_analyses);
+  return text + "\n";
+}
+
+nlohmann::json cycle_to_json(const Study& study, const CycleRecord& r) {
+  nlohmann::json actions = nlohmann::json::array();
+  for (MoveAction a : r.actions) actions.push_back(to_string(a));
+  return {{"cycle", r.cycle},
+          {"accepted", r.accepted},
+          {"converged", r.converged},
+          {"relaxed", r.relaxed},
+          {"subproblem", r.subproblem},
+          {"active_move_limits", r.active_move_limits},
+          {"retained_constraints", r.retained_constraints},
+          {"retained_rows", r.retained_rows},
+          {"b0", named(study, r.x0)},
+          {"b_opt", named(study, r.x_opt)},
+          {"F0", r.F0},
+          {"F_opt", r.F_opt},
+          {"F_approx", r.F_approx},
+          {"Ef", r.Ef},
+          {"Eg", r.Eg},
+          {"E", r.E},
+          {"V", r.V},
+          {"Fchg", r.Fchg},
+          {"move_factors", as_vector(r.factors)},
+          {"next_move_factors", as_vector(r.next_factors)},
+          {"move_actions", actions},
+          {"analyses", r.analyses},
+          {"fit_points", r.fit_points},
+          {"noise_estimate", r.noise_estimate},
+          {"message", r.message}};
+}
+
+nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
+  nlohmann::json history = nlohmann::json::array();
+  for (const auto& r : s.history) history.push_back(cycle_to_json(study, r));
+  return {{"study", study.name},
+          {"status", to_string(s.status)},
+          {"message", s.message},
+          {"design", named(study, s.x)},
+          {"objective", s.objective},
+          {"max_violation", s.max_violation},
+          {"start", {{"objective", s.start_objective}, {"max_violation", s.start_violation}}},
+          {"cycles", s.cycles},
+          {"analyses", s.analyses},
+          {"sensitivity_analyses", s.sensitivity_analyses},
+          {"simulator_runs", s.simulator_runs},
+          {"simulator_seconds", s.simulator_seconds},
+          {"history", history}};
+}
+
+std::string history_csv(const Study& study, const RunSummary& s) {
+  const auto names = variable_names(study);
+  std::string out = "cycle,accepted,relaxed,active_move_limits,retained_constraints,retained_rows";
+  for (const auto& n : names) out += "," + n;
+  out += ",F,F_approx,Ef,Eg,V";
+  for (const auto& v : study.design) out += ",m_" + v.name;
+  out += ",analyses\n";
+  for (const auto& r : s.history) {
+    if (r.x_opt.size() == 0) continue;
+    out += fmt::format("{},{},{},{},{},{}", r.cycle, r.accepted ? 1 : 0, r.relaxed ? 1 : 0,
+                       r.active_move_limits, r.retained_constraints, r.retained_rows);
+    for (int i = 0; i < r.x_opt.size(); ++i) out += fmt::format(",{:.10g}", r.x_opt(i));
+    out +=
+        fmt::format(",{:.10g},{:.10g},{:.6g},{:.6g},{:.6g}", r.F_opt, r.F_approx, r.Ef, r.Eg, r.V);
+    for (int i = 0; i < r.factors.size(); ++i) out += fmt::format(",{:.6g}", r.factors(i));
+    out += fmt::format(",{}\n", r.analyses);
+  }
+  return out;
+}
+
+void write_results(const std::string& dir, const Study& study, const RunSummary& summary) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
+  auto write = [](const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  };
+  const std::filesystem::path base(dir);
+  write(base / "result.json", result_to_json(study, summary).dump(2) + "\n");
+  write(base / "history.csv", history_csv(study, summary));
+}
+
+}  // namespace sao

@@ -1,0 +1,35 @@
+// Reports of a run: the cycle table printed while it runs, result.json and history.csv.
+//
+// The end of the flow: CycleRecords -> log line, history. result.json holds the status, the
+// final design, the counts and one object per cycle; history.csv one row per cycle, with
+// the start design as cycle 0 (as the seed's tables).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sao/optimizer/driver.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+// Column titles of the cycle table, and one row of it.
+std::string cycle_table_header(const Study& study);
+std::string cycle_table_row(const Study& study, const CycleRecord& record);
+// The start design as row 0.
+std::string cycle_table_start(const Study& study, const RunSummary& summary,
+                              const Eigen::VectorXd& x0);
+
+// The end of a run as `sao run` prints it: status, design, objective, violation, counts
+// (with the analyses re-used from the study store when `store`).
+std::string run_summary_text(const Study& study, const RunSummary& summary, bool store);
+
+nlohmann::json cycle_to_json(const Study& study, const CycleRecord& record);
+nlohmann::json result_to_json(const Study& study, const RunSummary& summary);
+std::string history_csv(const Study& study, const RunSummary& summary);
+
+// Writes DIR/result.json and DIR/history.csv (creating DIR). Throws std::runtime_error
+// naming the file that could not be written.
+void write_results(const std::string& dir, const Study& study, const RunSummary& summary);
+
+}  // namespace sao

@@ -1,0 +1,403 @@
+#include "sao/store/study_session.hpp"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "sao/study/derived_responses.hpp"
+#include "sao/study/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+struct Assignment {
+  std::string key;
+  std::string value;
+};
+
+Assignment split(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw StudyError("sao set", {"\"" + text + "\": expected key=value"});
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+bool is_move_limit(const std::string& key) {
+  return key == "move_limit" || key.rfind("move_limit.", 0) == 0;
+}
+
+std::string settings_key(const std::string& key) {
+  return key.rfind("settings.", 0) == 0 ? key.substr(9) : key;
+}
+
+bool same_record(const CycleRecord& a, const CycleRecord& b) {
+  if (a.cycle != b.cycle || a.accepted != b.accepted || a.converged != b.converged) return false;
+  if (a.x_opt.size() != b.x_opt.size()) return false;
+  for (int i = 0; i < a.x_opt.size(); ++i) {
+    if (!(a.x_opt(i) == b.x_opt(i))) return false;
+  }
+  return true;
+}
+
+void build_simulator(const Study& study, std::unique_ptr<Simulator>& simulator) {
+  try {
+    simulator = make_study_simulator(study);
+  } catch (const std::invalid_argument& e) {
+    throw StudyError(study.file, {e.what()});
+  }
+  check_against_simulator(study, *simulator);
+}
+
+// Reports each batch to the session's on_batch callback.
+class ProgressSimulator final : public Simulator {
+ public:
+  ProgressSimulator(Simulator& inner, const std::function<void(const BatchProgress&)>& report)
+      : inner_(inner), report_(report), started_(std::chrono::steady_clock::now()) {}
+  std::vector<ResponseInfo> responses() const override { return inner_.responses(); }
+  std::string fingerprint() const override { return inner_.fingerprint(); }
+  std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override {
+    notify(static_cast<int>(batch.size()));
+    std::vector<Evaluation> out = inner_.evaluate(batch);
+    finished_ += static_cast<int>(batch.size());
+    notify(0);
+    return out;
+  }
+
+ private:
+  void notify(int running) const {
+    if (!report_) return;
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started_;
+    report_({finished_, running, elapsed.count()});
+  }
+  Simulator& inner_;
+  const std::function<void(const BatchProgress&)>& report_;
+  std::chrono::steady_clock::time_point started_;
+  int finished_ = 0;
+};
+
+}  // namespace
+
+std::string store_file(const std::string& dir_or_file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir_or_file, ec)) {
+    return (std::filesystem::path(dir_or_file) / "study.sqlite").string();
+  }
+  return dir_or_file;
+}
+
+StudySession::StudySession(const std::string& store_path, bool create)
+    : store_(std::make_unique<StudyStore>(store_path, create)) {
+  // One process at a time works on a study: two would both run the next cycle. The lock goes
+  // with the process, so a killed run leaves none behind.
+  const std::string lock = store_path + ".lock";
+  lock_fd_ = ::open(lock.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw StoreError(lock + ": cannot open the lock file");
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw StoreError(store_path + ": in use by another sao process");
+  }
+}
+
+StudySession::~StudySession() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void StudySession::begin(const nlohmann::json& document, const std::string& source, int start) {
+  const int current = store_->current_branch();
+  if (current == 0) {
+    // Validate before storing anything.
+    Study study = load_study(document, source);
+    if (start > 0) use_start(study, start);
+    std::unique_ptr<Simulator> simulator;
+    build_simulator(study, simulator);
+    store_->use_inputs(simulator_inputs_hash(study, simulator->fingerprint()));
+    store_->add_branch(0, 0, store_->add_study(document, source, start));
+    return;
+  }
+  const StoredStudy root = store_->study(store_->branch(1).study);
+  if (root.document != document || root.start != start) {
+    throw StoreError(store_->path() + " holds another study (" + root.source +
+                     ", or other overrides); use another output folder, or `sao restart " +
+                     "DIR --from-cycle K --study FILE` for a reformulated study");
+  }
+}
+
+std::vector<CycleRecord> StudySession::lineage(int branch) const {
+  const BranchInfo info = store_->branch(branch);
+  std::vector<CycleRecord> out;
+  if (info.parent > 0) {
+    for (CycleRecord& r : lineage(info.parent)) {
+      if (r.cycle <= info.from_cycle) out.push_back(std::move(r));
+    }
+  }
+  for (StoredCycle& c : store_->cycles(branch)) out.push_back(std::move(c.record));
+  return out;
+}
+
+void StudySession::open(int max_cycles, const std::function<void(const CycleRecord&)>& on_cycle) {
+  branch_ = store_->current_branch();
+  if (branch_ == 0) throw StoreError(store_->path() + ": the store holds no study yet");
+  const BranchInfo info = store_->branch(branch_);
+  const StoredStudy stored = store_->study(info.study);
+  document_ = stored.document;
+  source_ = stored.source;
+  start_ = stored.start;
+  max_cycles_ = max_cycles;
+  study_ = std::make_unique<Study>(load_study(document_, source_));
+  if (start_ > 0) use_start(*study_, start_);
+  if (max_cycles_ > 0) study_->options.max_cycles = max_cycles_;
+  build_simulator(*study_, inner_simulator_);
+  simulator_ = std::make_unique<ProgressSimulator>(*inner_simulator_, on_batch);
+  store_->use_inputs(simulator_inputs_hash(*study_, inner_simulator_->fingerprint()));
+  store_->branch_for_saves = branch_;
+  driver_ = std::make_unique<Driver>(*study_, *simulator_);
+  driver_->set_store(store_.get());
+  changes_ = store_->setting_changes(branch_);
+  replayed_ = 0;
+
+  if (info.parent > 0) {
+    // A restarted branch starts from the accepted design after cycle K of its parent.
+    const CycleRecord* from = nullptr;
+    const std::vector<CycleRecord> before = lineage(info.parent);
+    for (const CycleRecord& r : before) {
+      if (r.cycle == info.from_cycle) from = &r;
+    }
+    if (!from) {
+      throw StoreError(store_->path() + ": branch " + std::to_string(branch_) +
+                       " starts after cycle " + std::to_string(info.from_cycle) +
+                       ", which its parent does not hold");
+    }
+    const int n = study_->n_design();
+    const Eigen::VectorXd& accepted = from->accepted ? from->x_opt : from->x0;
+    Eigen::VectorXd x(study_->n_total());
+    for (int i = 0; i < n; ++i) {
+      const DesignVariable& v = study_->design[i];
+      x(i) = std::clamp(accepted(i), v.lower, v.upper);  // bounds may have changed
+    }
+    for (int a = 0; a < study_->n_aux(); ++a) {
+      x(n + a) =
+          accepted.size() == study_->n_total() ? accepted(n + a) : study_->auxiliaries[a].initial;
+    }
+    // The strategy's memory: the last accepted cycle up to K (user sign turned back).
+    std::optional<PreviousCycle> previous;
+    for (const CycleRecord& r : before) {
+      if (r.cycle > info.from_cycle || !r.accepted || r.x_opt.size() == 0) continue;
+      const double sign = study_->objective.maximize ? -1.0 : 1.0;
+      previous = PreviousCycle{sign * r.F_opt - sign * r.F0, (r.x_opt - r.x0).head(n), r.V};
+    }
+    driver_->start_at(x, from->next_factors, info.from_cycle + 1, previous);
+  }
+
+  for (const StoredCycle& stored_cycle : store_->cycles(branch_)) {
+    apply_changes(stored_cycle.record.cycle);
+    if (driver_->finished()) break;
+    const CycleRecord& r = driver_->step();
+    if (!same_record(r, stored_cycle.record)) {
+      spdlog::warn(
+          "replay of cycle {} differs from the stored record (a changed program or simulator?); "
+          "the stored cycles from here on are replaced",
+          r.cycle);
+      store_->delete_cycles_from(branch_, r.cycle);
+      finish_cycle(r);
+      ++replayed_;
+      if (on_cycle) on_cycle(r);
+      break;
+    }
+    ++replayed_;
+    if (on_cycle) on_cycle(r);
+  }
+  // Ready for the next cycle: changes made for it apply now (a raised max_cycles reopens a
+  // run that ended on the cycle limit).
+  apply_changes(next_cycle());
+  if (driver_->finished()) {
+    store_->set_branch_status(branch_, to_string(driver_->summary().status),
+                              driver_->summary().message);
+  }
+}
+
+void StudySession::apply_changes(int cycle) {
+  bool settings_changed = false;
+  for (const SettingChange& c : changes_) {
+    if (c.cycle != cycle) continue;
+    const Assignment a = split(c.assignment);
+    if (is_move_limit(a.key)) {
+      Eigen::VectorXd m = driver_->move_factors();
+      if (m.size() != study_->n_design()) {  // not started yet: the study's initial factors
+        m.resize(study_->n_design());
+        for (int i = 0; i < study_->n_design(); ++i) m(i) = study_->design[i].move_factor;
+      }
+      const double value = std::stod(a.value);
+      for (int i = 0; i < study_->n_design(); ++i) {
+        if (a.key == "move_limit" || a.key == "move_limit." + study_->design[i].name) m(i) = value;
+      }
+      driver_->set_move_factors(m);
+    } else {
+      apply_override(document_, "settings." + settings_key(a.key) + "=" + a.value);
+      settings_changed = true;
+    }
+  }
+  if (settings_changed) {
+    study_->options = load_study(document_, source_).options;
+    if (max_cycles_ > 0) study_->options.max_cycles = max_cycles_;
+    driver_->reload_options();
+  }
+}
+
+nlohmann::json StudySession::settings_in_force() const {
+  return document_.contains("settings") ? document_["settings"] : nlohmann::json::object();
+}
+
+void StudySession::finish_cycle(const CycleRecord& record) {
+  nlohmann::json settings = {
+      {"settings", settings_in_force()},
+      {"move_factors",
+       std::vector<double>(record.factors.data(), record.factors.data() + record.factors.size())}};
+  store_->save_cycle(branch_, record, settings);
+  const RunSummary& s = driver_->summary();
+  store_->set_branch_status(branch_, to_string(s.status), s.message);
+}
+
+int StudySession::next_cycle() const {
+  return store_->branch(branch_).from_cycle + static_cast<int>(driver_->summary().history.size()) +
+         1;
+}
+
+const CycleRecord& StudySession::step() {
+  if (!driver_) throw std::logic_error("StudySession::step before open");
+  apply_changes(next_cycle());                      // again: set() may have added some since open()
+  if (driver_->finished()) return driver_->step();  // the record that says why nothing ran
+  const CycleRecord& r = driver_->step();
+  finish_cycle(r);
+  return r;
+}
+
+const RunSummary& StudySession::run(const std::function<void(const CycleRecord&)>& on_cycle) {
+  while (!driver_->finished()) {
+    const CycleRecord& r = step();
+    if (on_cycle) on_cycle(r);
+  }
+  return driver_->summary();
+}
+
+int StudySession::set(const std::vector<std::string>& assignments) {
+  if (!driver_) throw std::logic_error("StudySession::set before open");
+  const int next = next_cycle();
+  // Validate on the document as it will be in the next cycle: the earlier changes for that
+  // cycle first, then these.
+  nlohmann::json document = document_;
+  std::vector<std::string> problems;
+  for (const SettingChange& c : changes_) {
+    const Assignment a = split(c.assignment);
+    if (c.cycle == next && !is_move_limit(a.key)) {
+      apply_override(document, "settings." + settings_key(a.key) + "=" + a.value);
+    }
+  }
+  std::vector<std::string> normalised;
+  for (const std::string& text : assignments) {
+    Assignment a;
+    try {
+      a = split(text);
+    } catch (const StudyError& e) {
+      problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+      continue;
+    }
+    if (is_move_limit(a.key)) {
+      const std::string name = a.key == "move_limit" ? "" : a.key.substr(11);
+      bool known = name.empty();
+      for (const DesignVariable& v : study_->design) known = known || v.name == name;
+      double value = std::nan("");
+      try {
+        size_t used = 0;
+        value = std::stod(a.value, &used);
+        if (used != a.value.size()) value = std::nan("");
+      } catch (const std::exception&) {
+      }
+      if (!known) {
+        problems.push_back(a.key + ": unknown design variable \"" + name + "\"");
+      } else if (!(value > 0.0) || !std::isfinite(value)) {
+        problems.push_back(a.key + ": must be a number > 0, got " + a.value);
+      } else {
+        normalised.push_back(a.key + "=" + a.value);
+      }
+      continue;
+    }
+    const std::string key = settings_key(a.key);
+    try {
+      apply_override(document, "settings." + key + "=" + a.value);
+      normalised.push_back(key + "=" + a.value);
+    } catch (const StudyError& e) {
+      problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+    }
+  }
+  try {
+    (void)load_study(document, source_);
+  } catch (const StudyError& e) {
+    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+  }
+  if (!problems.empty()) throw StudyError("sao set", problems);
+  store_->add_setting_changes(branch_, next, normalised);
+  changes_ = store_->setting_changes(branch_);
+  return next;
+}
+
+int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& document,
+                          const std::string& source) {
+  if (!driver_) throw std::logic_error("StudySession::restart before open");
+  const std::vector<CycleRecord> history = lineage(branch_);
+  bool found = false;
+  for (const CycleRecord& r : history) found = found || r.cycle == from_cycle;
+  if (!found) {
+    std::string range = history.empty() ? "none"
+                                        : std::to_string(history.front().cycle) + ".." +
+                                              std::to_string(history.back().cycle);
+    throw StudyError("sao restart",
+                     {"--from-cycle " + std::to_string(from_cycle) +
+                      ": not a cycle of the current history (cycles " + range + ")"});
+  }
+  // The owner of cycle K: this branch or an ancestor.
+  BranchInfo owner = store_->branch(branch_);
+  while (owner.parent > 0 && from_cycle <= owner.from_cycle) owner = store_->branch(owner.parent);
+  nlohmann::json new_document;
+  std::string new_source = source;
+  if (document) {
+    new_document = *document;
+  } else {
+    const StoredStudy s = store_->study(owner.study);
+    new_document = s.document;
+    new_source = s.source;
+    for (const SettingChange& c : store_->setting_changes(owner.id)) {
+      const Assignment a = split(c.assignment);
+      if (c.cycle <= from_cycle && !is_move_limit(a.key)) {
+        apply_override(new_document, "settings." + settings_key(a.key) + "=" + a.value);
+      }
+    }
+  }
+  Study study = load_study(new_document, new_source);
+  std::unique_ptr<Simulator> simulator;
+  build_simulator(study, simulator);
+  if (study.n_design() != study_->n_design()) {
+    throw StudyError(new_source, {"design_variables: a restarted branch keeps the " +
+                                  std::to_string(study_->n_design()) + " design variables, got " +
+                                  std::to_string(study.n_design())});
+  }
+  for (int i = 0; i < study.n_design(); ++i) {
+    if (study.design[i].name != study_->design[i].name) {
+      throw StudyError(new_source,
+                       {"design_variables[" + std::to_string(i) + "].name: expected \"" +
+                        study_->design[i].name + "\" as in the stored study, got \"" +
+                        study.design[i].name + "\""});
+    }
+  }
+  store_->use_inputs(simulator_inputs_hash(study, simulator->fingerprint()));
+  const int id = store_->add_study(new_document, new_source, 0);
+  return store_->add_branch(owner.id, from_cycle, id);  // the branch that ran cycle K
+}
+
+}  // namespace sao

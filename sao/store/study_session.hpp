@@ -1,0 +1,99 @@
+// A study directory used across processes: the store (store.hpp) plus the driver rebuilt from it.
+//
+// The driver's state is never serialised: it is rebuilt by replay. Opening a session loads the
+// current branch's study, builds its simulator and a Driver reading every analysis from the
+// store, and re-runs the stored cycles (applying the stored `sao set` changes before the
+// cycle they were made for). The driver is deterministic, so the replay reaches the same
+// state with no simulator run; a cycle killed half-way re-uses the analyses it had finished.
+// `sao run DIR` (resume), `sao step`, `sao set`, `sao restart` and `sao status` are thin
+// layers over this class.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sao/optimizer/driver.hpp"
+#include "sao/store/store.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+// Progress of the analyses of one process: reported before and after each simulator batch.
+struct BatchProgress {
+  int finished = 0;              // analyses the simulator finished in this process
+  int running = 0;               // analyses of the batch under way (0 once it returned)
+  double elapsed_seconds = 0.0;  // since the session was opened
+};
+
+// DIR/study.sqlite for a directory, the path itself for anything else.
+std::string store_file(const std::string& dir_or_file);
+
+class StudySession {
+ public:
+  // Opens the store (`create`: a missing one is created, empty) and takes its lock (a
+  // StoreError when another process holds it).
+  StudySession(const std::string& store_path, bool create);
+  ~StudySession();
+
+  // Makes `document` (overrides applied; `start` as `--start`) the root study when the store
+  // holds none yet. When it holds one, the document must be the root study's: otherwise a
+  // StoreError says so (use `sao restart --study` for a reformulation).
+  void begin(const nlohmann::json& document, const std::string& source, int start);
+  bool has_study() const { return store_->current_branch() > 0; }
+
+  // Loads the current branch and replays its stored cycles; `on_cycle` sees each replayed
+  // record. `max_cycles` > 0 overrides settings.max_cycles. Throws StudyError / StoreError.
+  void open(int max_cycles = 0, const std::function<void(const CycleRecord&)>& on_cycle = {});
+  // One new cycle (applies the settings changes made for it, stores the record).
+  const CycleRecord& step();
+  // Cycles until the run ends; `on_cycle` after each.
+  const RunSummary& run(const std::function<void(const CycleRecord&)>& on_cycle = {});
+
+  // Validates `key=value` assignments against the current branch's study (settings keys, as
+  // in the study file's "settings"; `move_limit=m` or `move_limit.NAME=m` for the move-limit
+  // factors) and stores them for the next cycle. Returns that cycle's number.
+  // Throws StudyError naming every invalid assignment; nothing is stored then.
+  int set(const std::vector<std::string>& assignments);
+
+  // A new branch from the accepted design after cycle K of the current branch's history,
+  // with `document` as its study (nullopt: the current study with the settings in force at
+  // K). The new study is validated before anything is stored. Returns the branch id.
+  int restart(int from_cycle, const std::optional<nlohmann::json>& document,
+              const std::string& source);
+
+  // Called before and after every simulator batch (not for analyses taken from the store).
+  std::function<void(const BatchProgress&)> on_batch;
+
+  StudyStore& store() { return *store_; }
+  const Study& study() const { return *study_; }
+  Driver& driver() { return *driver_; }
+  int branch() const { return branch_; }
+  int replayed_cycles() const { return replayed_; }
+  // Records of `branch` with its ancestors' cycles up to where it branched off.
+  std::vector<CycleRecord> lineage(int branch) const;
+
+ private:
+  void apply_changes(int cycle);
+  int next_cycle() const;  // number of the cycle step() runs next
+  nlohmann::json settings_in_force() const;
+  void finish_cycle(const CycleRecord& record);
+
+  std::unique_ptr<StudyStore> store_;
+  int branch_ = 0;
+  nlohmann::json document_;  // the branch's study document, settings changes applied so far
+  std::string source_;
+  int start_ = 0;
+  int max_cycles_ = 0;
+  std::unique_ptr<Study> study_;
+  std::unique_ptr<Simulator> inner_simulator_;  // the study's simulator
+  std::unique_ptr<Simulator> simulator_;        // inner_simulator_ with progress reports
+  std::unique_ptr<Driver> driver_;
+  std::vector<SettingChange> changes_;
+  int replayed_ = 0;
+  int lock_fd_ = -1;  // flock on STORE.lock while this session lives
+};
+
+}  // namespace sao

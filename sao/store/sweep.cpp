@@ -1,0 +1,268 @@
+#include "sao/store/sweep.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "sao/study/derived_responses.hpp"
+#include "sao/seam/finite_differences.hpp"
+#include "sao/store/store.hpp"
+#include "sao/study/study_loader.hpp"
+
+namespace sao {
+
+namespace {
+
+double parse_number(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(v)) {
+    throw std::invalid_argument(what + ": \"" + text + "\" is not a number");
+  }
+  return v;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.push_back("");
+  return parts;
+}
+
+// Rows of `old` that `fresh` lacks (NaN) are copied into it.
+void merge_gradients(Evaluation& fresh, const Evaluation& old) {
+  for (size_t c = 0; c < fresh.cases.size() && c < old.cases.size(); ++c) {
+    for (const auto& [name, g_old] : old.cases[c].gradients) {
+      auto& grads = fresh.cases[c].gradients;
+      auto it = grads.find(name);
+      if (it == grads.end()) {
+        grads[name] = g_old;
+        continue;
+      }
+      Eigen::MatrixXd& g = it->second;
+      if (g.rows() != g_old.rows() || g.cols() != g_old.cols()) continue;
+      for (Eigen::Index k = 0; k < g.rows(); ++k) {
+        if (!g.row(k).allFinite() && g_old.row(k).allFinite()) g.row(k) = g_old.row(k);
+      }
+    }
+  }
+}
+
+std::string format_value(double v) {
+  std::ostringstream s;
+  s.precision(10);
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+SweepRange parse_sweep_range(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw std::invalid_argument("sweep \"" + text +
+                                "\": expected KEY=FIRST:LAST:STEP or KEY=V1,V2,...");
+  }
+  SweepRange r;
+  r.key = text.substr(0, eq);
+  const std::string spec = text.substr(eq + 1);
+  const std::string what = "sweep " + r.key;
+  if (spec.find(':') != std::string::npos) {
+    const auto parts = split(spec, ':');
+    if (parts.size() != 3) throw std::invalid_argument(what + ": expected FIRST:LAST:STEP");
+    const double first = parse_number(parts[0], what), last = parse_number(parts[1], what),
+                 step = parse_number(parts[2], what);
+    if (step <= 0) throw std::invalid_argument(what + ": STEP must be positive");
+    if (last < first) throw std::invalid_argument(what + ": LAST is below FIRST");
+    const double count = std::floor((last - first) / step + 1e-9) + 1;
+    if (count > 10000) throw std::invalid_argument(what + ": more than 10000 values");
+    for (int k = 0; k < static_cast<int>(count); ++k) r.values.push_back(first + k * step);
+  } else {
+    for (const std::string& part : split(spec, ',')) r.values.push_back(parse_number(part, what));
+  }
+  if (r.values.empty()) throw std::invalid_argument(what + ": no values");
+  return r;
+}
+
+std::vector<Evaluation> SharedAnalysisCache::lookup(const Eigen::VectorXd& design, bool gradients) {
+  const std::vector<double> key(design.data(), design.data() + design.size());
+  std::lock_guard lock(mutex_);
+  std::vector<Evaluation> out;
+  if (auto it = gradients_.find(key); it != gradients_.end()) out.push_back(it->second);
+  if (!gradients) {
+    if (auto it = values_.find(key); it != values_.end()) out.insert(out.begin(), it->second);
+  }
+  return out;
+}
+
+void SharedAnalysisCache::save(const Eigen::VectorXd& design,
+                               const std::vector<DerivativeRequest>& derivatives,
+                               const Evaluation& evaluation) {
+  if (!evaluation.ok) return;  // a failure may be transient (a time limit): never reused
+  const std::vector<double> key(design.data(), design.data() + design.size());
+  std::lock_guard lock(mutex_);
+  if (!derivatives.empty() && evaluation.has_gradients) {
+    Evaluation merged = evaluation;
+    if (auto it = gradients_.find(key); it != gradients_.end()) merge_gradients(merged, it->second);
+    gradients_[key] = std::move(merged);
+  }
+  values_.emplace(key, evaluation);
+}
+
+SweepResult run_sweep(const SweepOptions& options,
+                      const std::function<void(const SweepMember&, int, int)>& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepResult result;
+  for (double v : options.range.values) {
+    for (int s = 0; s < std::max(1, options.starts); ++s) {
+      SweepMember m;
+      m.value = v;
+      m.start = s;
+      result.members.push_back(m);
+    }
+  }
+  const nlohmann::json base = read_study_document(options.study_file);
+  std::mutex mutex;  // guards caches, progress and the counters
+  std::map<std::string, std::shared_ptr<SharedAnalysisCache>> caches;
+  int done = 0;
+  const int total = static_cast<int>(result.members.size());
+
+  auto run_member = [&](SweepMember& m) {
+    try {
+      nlohmann::json document = base;
+      for (const auto& o : options.overrides) apply_override(document, o);
+      apply_override(document, options.range.key + "=" + format_value(m.value));
+      Study study = load_study(document, options.study_file);
+      if (m.start > 0) use_start(study, m.start);
+      if (options.max_cycles > 0) study.options.max_cycles = options.max_cycles;
+      auto simulator = make_study_simulator(study);
+      check_against_simulator(study, *simulator);
+      // Members share analyses when their simulator inputs are the same (the store's key).
+      std::shared_ptr<SharedAnalysisCache> cache;
+      {
+        std::lock_guard lock(mutex);
+        auto& slot = caches[simulator_inputs_hash(study, simulator->fingerprint())];
+        if (!slot) slot = std::make_shared<SharedAnalysisCache>();
+        cache = slot;
+      }
+      Driver driver(study, *simulator);
+      driver.set_store(cache.get());
+      m.summary = driver.run();
+    } catch (const std::exception& e) {
+      m.error = e.what();
+    }
+  };
+
+  const size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs)
+                                       : std::max(1u, std::thread::hardware_concurrency());
+  parallel_for(result.members.size(), jobs, [&](size_t i) {
+    run_member(result.members[i]);
+    std::lock_guard lock(mutex);
+    ++done;
+    if (progress) progress(result.members[i], done, total);
+  });
+
+  for (const SweepMember& m : result.members) result.simulator_runs += m.summary.simulator_runs;
+  for (const SweepMember& m : result.members) result.cache_hits += m.summary.reused_analyses;
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+std::vector<CurvePoint> compromise_curve(const SweepResult& result) {
+  std::vector<CurvePoint> curve;
+  for (const SweepMember& m : result.members) {
+    if (curve.empty() || curve.back().value != m.value) curve.push_back({m.value, 0.0, -1});
+    CurvePoint& p = curve.back();
+    const bool usable = m.error.empty() && m.summary.status == RunStatus::kConverged;
+    if (usable && (p.start < 0 || m.summary.objective < p.objective)) {
+      p.objective = m.summary.objective;
+      p.start = m.start;
+    }
+  }
+  return curve;
+}
+
+void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
+                 const std::vector<ReferencePoint>& references, const std::string& objective_name) {
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream csv(dir + "/sweep.csv");
+    csv << options.range.key << ",start,status,objective,max_violation,cycles,analyses,"
+        << "sensitivity_analyses,simulator_runs,design,message\n";
+    csv.precision(10);
+    for (const SweepMember& m : result.members) {
+      const RunSummary& s = m.summary;
+      std::string design;
+      for (Eigen::Index i = 0; i < s.x.size(); ++i) {
+        if (i) design += ' ';
+        design += format_value(s.x(i));
+      }
+      std::string message = m.error.empty() ? s.message : m.error;
+      std::replace(message.begin(), message.end(), ',', ';');
+      csv << m.value << "," << m.start << "," << (m.error.empty() ? to_string(s.status) : "error")
+          << "," << s.objective << "," << s.max_violation << "," << s.cycles << "," << s.analyses
+          << "," << s.sensitivity_analyses << "," << s.simulator_runs << "," << design << ","
+          << message << "\n";
+    }
+  }
+  const auto curve = compromise_curve(result);
+  {
+    std::ofstream csv(dir + "/compromise.csv");
+    csv << options.range.key << "," << objective_name << ",start\n";
+    csv.precision(10);
+    for (const CurvePoint& p : curve) {
+      if (p.start >= 0) csv << p.value << "," << p.objective << "," << p.start << "\n";
+    }
+    for (const ReferencePoint& r : references) {
+      csv << r.value << "," << r.objective << "," << r.label << "\n";
+    }
+  }
+  Plot plot;
+  plot.title = "compromise curve";
+  plot.x_label = options.range.key;
+  plot.y_label = objective_name;
+  PlotSeries best{"best of " + std::to_string(std::max(1, options.starts)) + " start(s)",
+                  {},
+                  {},
+                  plot_colour(0)};
+  for (const CurvePoint& p : curve) {
+    if (p.start < 0) continue;
+    best.x.push_back(p.value);
+    best.y.push_back(p.objective);
+  }
+  PlotSeries members{"every converged member", {}, {}, "#999999", false, true, false};
+  for (const SweepMember& m : result.members) {
+    if (m.error.empty() && m.summary.status == RunStatus::kConverged) {
+      members.x.push_back(m.value);
+      members.y.push_back(m.summary.objective);
+    }
+  }
+  plot.series = {members, best};
+  for (size_t k = 0; k < references.size(); ++k) {
+    plot.series.push_back({references[k].label,
+                           {references[k].value},
+                           {references[k].objective},
+                           plot_colour(1 + k),
+                           false,
+                           true,
+                           false});
+  }
+  std::ofstream svg(dir + "/compromise.svg");
+  svg << svg_file(plot, 720, 420);
+}
+
+}  // namespace sao

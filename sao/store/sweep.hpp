@@ -1,0 +1,94 @@
+// Families of studies over one parameter: `sao sweep STUDY --set KEY=FIRST:LAST:STEP`.
+//
+// The seed's truck damper study drew a compromise curve (the best largest deflection against
+// the acceleration bound) by re-running the study over a range of bounds from several starts.
+// A sweep does that: one member per (value, start), members run in parallel, and analyses are
+// shared between members through one in-memory AnalysisStore (SharedAnalysisCache), so a
+// design analysed by one member (the common start design, to begin with) is not run again.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sao/seam/analysis_store.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/seam/simulator.hpp"
+#include "sao/report/svg_plot.hpp"
+
+namespace sao {
+
+// KEY=FIRST:LAST:STEP (inclusive, within rounding) or KEY=V1,V2,...
+struct SweepRange {
+  std::string key;
+  std::vector<double> values;
+};
+// Throws std::invalid_argument naming what is wrong.
+SweepRange parse_sweep_range(const std::string& text);
+
+// Analyses shared by the members of a sweep with the same simulator inputs: the driver's
+// AnalysisStore seam, in memory and thread-safe (the SQLite study store is the persistent
+// one). A design's values are kept once; its sensitivity rows are merged as members ask for
+// more; failed analyses are not kept.
+class SharedAnalysisCache final : public AnalysisStore {
+ public:
+  std::vector<Evaluation> lookup(const Eigen::VectorXd& design, bool gradients) override;
+  void save(const Eigen::VectorXd& design, const std::vector<DerivativeRequest>& derivatives,
+            const Evaluation& evaluation) override;
+
+ private:
+  std::mutex mutex_;
+  std::map<std::vector<double>, Evaluation> values_, gradients_;
+};
+
+struct SweepOptions {
+  std::string study_file;
+  std::vector<std::string> overrides;  // applied to every member before the swept key
+  SweepRange range;
+  int starts = 1;  // 1: the study's initial design; k > 1: also its "starts" 1..k-1
+  int jobs = 0;    // members run at once; 0: the number of cores
+  int max_cycles = 0;
+};
+
+struct SweepMember {
+  double value = 0.0;
+  int start = 0;  // 0: the initial design, else the study's start k
+  RunSummary summary;
+  std::string error;  // the member could not run (bad override, ...)
+};
+
+struct SweepResult {
+  std::vector<SweepMember> members;  // ordered by value, then start
+  int simulator_runs = 0;            // every run of every member
+  int cache_hits = 0;                // analyses a member took from the shared cache
+  double wall_seconds = 0.0;
+};
+
+// Runs every member; `progress` is called (from any thread, serialised) after each one.
+SweepResult run_sweep(
+    const SweepOptions& options,
+    const std::function<void(const SweepMember&, int done, int total)>& progress = {});
+
+// The compromise curve: per value, the best feasible converged objective over the starts.
+struct CurvePoint {
+  double value = 0.0;
+  double objective = 0.0;
+  int start = -1;  // -1: no member converged feasible at this value
+};
+std::vector<CurvePoint> compromise_curve(const SweepResult& result);
+
+// A reference design shown on the curve (e.g. the original damper): at x = `value`, y =
+// `objective`.
+struct ReferencePoint {
+  std::string label;
+  double value = 0.0;
+  double objective = 0.0;
+};
+
+// DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.svg.
+void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
+                 const std::vector<ReferencePoint>& references, const std::string& objective_name);
+
+}  // namespace sao

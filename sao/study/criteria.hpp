@@ -1,0 +1,83 @@
+// Evaluating criteria (objective and constraints) on a response model.
+//
+// The same criterion is evaluated on the exact responses of an analysis (screening, errors,
+// violation) and on their approximation (the subproblem). A ResponseModel hides which one:
+// the exact model reads an Evaluation; the approximation (approximation.hpp) also gives
+// gradients. x is the full variable vector: design variables first, then auxiliaries.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include "sao/seam/simulator.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+class ResponseModel {
+ public:
+  virtual ~ResponseModel() = default;
+  // Value of `response` in `load_case` at time point `point` (0 for a scalar) at x.
+  virtual double value(int response, int load_case, int point, const Eigen::VectorXd& x) const = 0;
+  // grad += coef * d value / dx.
+  virtual void add_gradient(int response, int load_case, int point, const Eigen::VectorXd& x,
+                            double coef, Eigen::Ref<Eigen::VectorXd> grad) const = 0;
+};
+
+// The responses of one analysis. Has no gradient (calling add_gradient is a logic error).
+class ExactResponses final : public ResponseModel {
+ public:
+  ExactResponses(const Study& study, const Evaluation& evaluation);
+  double value(int response, int load_case, int point, const Eigen::VectorXd& x) const override;
+  void add_gradient(int, int, int, const Eigen::VectorXd&, double,
+                    Eigen::Ref<Eigen::VectorXd>) const override;
+
+ private:
+  const Study& study_;
+  const Evaluation& evaluation_;
+};
+
+// Number of points a criterion is evaluated on: the points of its series, or 1.
+int criterion_points(const Study& study, const Criterion& criterion);
+
+double criterion_value(const Study& study, const Criterion& criterion, int point,
+                       const Eigen::VectorXd& x, const ResponseModel& model);
+// The criterion at every one of its points (one evaluation pass: shared reductions once).
+Eigen::VectorXd criterion_values(const Study& study, const Criterion& criterion,
+                                 const Eigen::VectorXd& x, const ResponseModel& model);
+// grad (size n_total) += d criterion / dx, exact (automatic differentiation of the relation).
+void add_criterion_gradient(const Study& study, const Criterion& criterion, int point,
+                            const Eigen::VectorXd& x, const ResponseModel& model,
+                            Eigen::Ref<Eigen::VectorXd> grad);
+
+// The bound c of a constraint at x (a number, or an auxiliary variable).
+double constraint_bound(const Study& study, const Constraint& constraint, const Eigen::VectorXd& x);
+// The normaliser N of g_hat = s (g - c) / N at x: |c|, or `scale` when c is (near) zero.
+double constraint_normaliser(const Study& study, const Constraint& constraint,
+                             const Eigen::VectorXd& x);
+// g_hat at one point with a given normaliser (s = +1 for <=, -1 for >=).
+double normalised_constraint(const Study& study, const Constraint& constraint, int point,
+                             const Eigen::VectorXd& x, const ResponseModel& model,
+                             double normaliser);
+// g_hat at the given points, with one evaluation of the relation (shared reductions once);
+// with `gradients`, also d g_hat / dx as one row per point (exact).
+Eigen::VectorXd normalised_constraint_points(const Study& study, const Constraint& constraint,
+                                             const std::vector<int>& points,
+                                             const Eigen::VectorXd& x, const ResponseModel& model,
+                                             double normaliser, Eigen::MatrixXd* gradients);
+// g_hat at every point of the constraint, normalised at x.
+Eigen::VectorXd normalised_history(const Study& study, const Constraint& constraint,
+                                   const Eigen::VectorXd& x, const ResponseModel& model);
+
+// V: the largest g_hat over every constraint and point at x, in percent (negative when all
+// hold with margin; -100 without constraints).
+double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model);
+
+// Per auxiliary variable, the largest value it bounds at x (the maximum over the points of
+// the constraints `q <= b_aux`: the bound formulation's max); -infinity where it bounds none.
+Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,
+                               const ResponseModel& model);
+
+// The objective as the user sees it (sign restored for maximisation).
+double user_objective(const Study& study, double internal_value);
+
+}  // namespace sao

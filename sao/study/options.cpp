@@ -1,0 +1,92 @@
+#include "sao/study/options.hpp"
+
+#include <sstream>
+
+namespace sao {
+namespace {
+
+std::string number(double value) {
+  std::ostringstream out;
+  out.precision(15);
+  out << value;
+  return out.str();
+}
+
+std::string rule(const std::string& key, const std::string& text) {
+  return "settings." + key + ": " + text;
+}
+
+// The comparisons below are written so that NaN breaks every rule.
+bool in_open_unit_interval(double v) {
+  return v > 0.0 && v < 1.0;
+}
+
+}  // namespace
+
+Options Options::with_noise_applied() const {
+  Options raised = *this;
+  for (double* p : {&raised.objacc, &raised.vioacc, &raised.errsml, &raised.errlrg, &raised.errmax,
+                    &raised.viosml, &raised.violrg, &raised.viomax}) {
+    *p += noise;
+  }
+  return raised;
+}
+
+std::string Options::validate() const {
+  if (!(cutoff >= 0.0 && cutoff < 1.0)) {
+    return rule("cutoff", "must be in [0, 1), got " + number(cutoff));
+  }
+  if (neighbours < 0) {
+    return rule("neighbours", "must be >= 0, got " + std::to_string(neighbours));
+  }
+
+  struct Field {
+    const char* key;
+    double value;
+  };
+  const Field percentages[] = {{"objacc", objacc}, {"vioacc", vioacc}, {"errsml", errsml},
+                               {"errlrg", errlrg}, {"errmax", errmax}, {"viosml", viosml},
+                               {"violrg", violrg}, {"viomax", viomax}, {"noise", noise}};
+  for (const Field& f : percentages) {
+    if (!(f.value >= 0.0)) return rule(f.key, "must be >= 0, got " + number(f.value));
+  }
+
+  // The three thresholds of each family must be ordered: small <= large <= max.
+  const Field ordered[][3] = {{{"errsml", errsml}, {"errlrg", errlrg}, {"errmax", errmax}},
+                              {{"viosml", viosml}, {"violrg", violrg}, {"viomax", viomax}}};
+  for (const auto& family : ordered) {
+    for (int i = 0; i < 2; ++i) {
+      const Field& lo = family[i];
+      const Field& hi = family[i + 1];
+      if (!(lo.value <= hi.value)) {
+        return rule(lo.key, std::string("must be <= ") + hi.key + " (" + number(hi.value) +
+                                "), got " + number(lo.value));
+      }
+    }
+  }
+
+  const Field shrink[] = {{"beta1", beta1}, {"beta3", beta3}, {"beta4", beta4}};
+  for (const Field& f : shrink) {
+    if (!in_open_unit_interval(f.value)) {
+      return rule(f.key, "must be in (0, 1), got " + number(f.value));
+    }
+  }
+  if (!(beta5 > 1.0)) return rule("beta5", "must be > 1, got " + number(beta5));
+  if (!(beta2 > 0.0)) return rule("beta2", "must be > 0, got " + number(beta2));
+  if (max_cycles < 1) {
+    return rule("max_cycles", "must be >= 1, got " + std::to_string(max_cycles));
+  }
+  if (max_failures < 0) {
+    return rule("max_failures", "must be >= 0, got " + std::to_string(max_failures));
+  }
+  if (!(alpha >= 0.0 && alpha < 1.0))
+    return rule("alpha", "must be in [0, 1), got " + number(alpha));
+  if (!(reuse_radius >= 0.0))
+    return rule("reuse_radius", "must be >= 0, got " + number(reuse_radius));
+  if (!(relaxation_weight > 0.0)) {
+    return rule("relaxation_weight", "must be > 0, got " + number(relaxation_weight));
+  }
+  return "";
+}
+
+}  // namespace sao

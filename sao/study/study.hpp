@@ -1,0 +1,131 @@
+// The Study: everything one SAO run needs, immutable after loading.
+//
+// First box of the flow in ARCHITECTURE.md: study.json --load+validate--> Study. The loader
+// (study_loader.hpp) fills every default, expands the conveniences of the file format (|r|,
+// "minimize_max" -> bound formulation, one criterion over several load cases) into plain
+// constraints, and reports every problem with its JSON path; nothing runs on a bad file.
+//
+// Criteria are kept as `Criterion` objects: an explicit relation (expression.hpp) of
+// responses and variables, with a value and an exact gradient. The quantity shorthand of the
+// file format ({"response": "y", "abs": true}) is turned into the same expressions.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sao/expr/expression.hpp"
+#include "sao/study/options.hpp"
+#include "sao/seam/simulator.hpp"
+
+namespace sao {
+
+// phi(b) of an intermediate design variable: b^power (1 identity, -1 reciprocal, 2 area of a
+// diameter), or an expression of that one variable.
+struct Intermediate {
+  double power = 1.0;
+  expr::ProgramPtr expression;  // bound with the variable as x(0); null: the power
+  std::string text;             // the expression as written
+
+  bool identity() const { return !expression && power == 1.0; }
+  double value(double b) const;  // phi(b)
+  double slope(double b) const;  // phi'(b), exact
+};
+
+struct DesignVariable {
+  std::string name;
+  double lower = 0.0;
+  double upper = 0.0;
+  double initial = 0.0;
+  double move_factor = 0.4;  // m_i, initial move-limit factor
+  // false: s_i = 2 m_i |b0_i| (3.20); true: s_i = m_i (bu_i - bl_i) (3.27), for variables
+  // that may be zero.
+  bool range_sizing = false;
+  int direction = 1;  // initial direction d_i of the multi-point subregion (+1 or -1)
+  // Intermediate design variable b' = phi(b) (3.14) in which responses are approximated
+  // linearly (SPEC 4).
+  Intermediate intermediate;
+};
+
+// An auxiliary variable b_{n+1} of the bound formulation: exactly linear, never passed to a
+// simulator, no move limit.
+struct AuxiliaryVariable {
+  std::string name;
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+  double initial = 0.0;
+};
+
+struct ResponseDef {
+  std::string name;    // name used in criteria
+  std::string source;  // name the simulator knows (defaults to name)
+  bool history = false;
+  // A derived response: an explicit relation of simulator responses and design variables,
+  // computed after each analysis (values and gradients) and then approximated like a simulator
+  // response (derived_responses.hpp). One program per load case; empty for simulator responses.
+  std::vector<expr::ProgramPtr> derived;
+  std::string expression;
+};
+
+// A criterion function g(x) of the full variable vector x = (design, auxiliaries) and the
+// responses: an explicit relation (expression.hpp) bound to one load case. A series-valued
+// relation (a history, or a data array) is time-dependent: one constraint per point.
+struct Criterion {
+  expr::ProgramPtr program;
+  std::string text;  // as written (or generated from the quantity shorthand), for messages
+
+  int points() const { return program->points(); }
+  bool time_dependent() const { return program->is_series(); }
+  bool linear() const { return program->degree() != expr::Degree::kNonlinear; }
+};
+
+enum class Sense { kLessEqual, kGreaterEqual };
+
+struct Constraint {
+  std::string name;  // user name, with a suffix for generated parts ("displacement[-]")
+  std::string path;  // JSON path of its definition, for messages
+  Criterion g;
+  Sense sense = Sense::kLessEqual;
+  double bound = 0.0;        // c, when bound_auxiliary < 0
+  int bound_auxiliary = -1;  // c = x[n + bound_auxiliary] (bound formulation)
+  double scale = 0.0;        // normaliser when the bound is zero (0: not given)
+};
+
+struct Objective {
+  std::string name;
+  std::string path;
+  Criterion f;                     // the function minimised (internal sign: always minimised)
+  bool maximize = false;           // user asked to maximise: reported value is -f
+  bool bound_formulation = false;  // f is an auxiliary variable bounding a max value
+};
+
+struct Study {
+  std::string name;
+  std::string description;
+  std::string file;  // where it was loaded from ("" for in-memory studies)
+  std::vector<DesignVariable> design;
+  std::vector<AuxiliaryVariable> auxiliaries;
+  std::vector<LoadCaseSpec> load_cases;
+  std::vector<ResponseDef> responses;
+  Objective objective;
+  std::vector<Constraint> constraints;
+  Options options;
+  // Alternative start designs ("starts" in the file): variable name -> initial value.
+  std::vector<std::map<std::string, double>> starts;
+  nlohmann::json simulator;  // the "simulator" section, handed to the factory
+  // Names explicit relations may use beyond variables and responses.
+  std::map<std::string, double> constants;
+  std::map<std::string, std::vector<double>> data;
+  std::map<std::string, std::string> relations;  // name -> expression text
+  expr::Symbols symbols;                         // what names mean in this study's expressions
+
+  int n_design() const { return static_cast<int>(design.size()); }
+  int n_aux() const { return static_cast<int>(auxiliaries.size()); }
+  int n_total() const { return n_design() + n_aux(); }
+  int response_index(const std::string& name) const;  // -1 if unknown
+  SimulatorSetup simulator_setup() const;
+};
+
+}  // namespace sao

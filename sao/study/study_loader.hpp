@@ -1,0 +1,50 @@
+// Loading and validating study files (JSON; the format is docs/study-format.md).
+//
+// First box of the flow: study.json -> Study. Every problem found is reported with its JSON
+// path ("design_variables[1].lower: ..."), all of them at once, and nothing runs on a bad
+// file. check_against_simulator() adds the checks that need the simulator (are the response
+// sources ones it can deliver?).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+// A study that cannot run: every problem, each "path: what is wrong".
+class StudyError : public std::runtime_error {
+ public:
+  StudyError(std::string source, std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// Reads and validates a study file; throws StudyError (file unreadable, JSON syntax error
+// with line and column, or the list of problems).
+Study load_study_file(const std::string& path);
+
+// Validates an already parsed document; `source` names it in messages.
+Study load_study(const nlohmann::json& document, const std::string& source = "<study>");
+
+// Reads a study file as JSON (StudyError when unreadable or not JSON, with line and column).
+nlohmann::json read_study_document(const std::string& path);
+
+// Applies "path.to.key=value" to a study document (value parsed as JSON, else taken as a
+// string), e.g. "settings.noise=2.5". Throws StudyError for a malformed assignment.
+void apply_override(nlohmann::json& document, const std::string& assignment);
+
+// Makes start k (1-based, from the study's "starts") the initial design. Throws StudyError
+// when there is no such start.
+void use_start(Study& study, int k);
+
+// Checks that every response source is one the simulator delivers, with the right kind.
+// Throws StudyError naming "responses[i].source".
+void check_against_simulator(const Study& study, const Simulator& simulator);
+
+}  // namespace sao

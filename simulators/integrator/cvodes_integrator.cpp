@@ -1,0 +1,495 @@
+#include "simulators/integrator/cvodes_integrator.hpp"
+
+#include <cvodes/cvodes.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace sao::sim {
+namespace {
+
+// Every SUNDIALS object of one integration, freed in reverse order of creation. It is also
+// the user data of the callbacks: they reach the system and record errors here.
+struct CvodesSession {
+  SUNContext context = nullptr;
+  N_Vector state = nullptr;
+  N_Vector quad = nullptr;
+  N_Vector* sens = nullptr;
+  N_Vector* quad_sens = nullptr;
+  int n_sens = 0;
+  SUNMatrix matrix = nullptr;
+  SUNLinearSolver solver = nullptr;
+  // Backward problem of the adjoint method.
+  N_Vector adjoint = nullptr;
+  N_Vector adjoint_quad = nullptr;
+  SUNMatrix matrix_b = nullptr;
+  SUNLinearSolver solver_b = nullptr;
+  void* memory = nullptr;
+  const OdeSystem* system = nullptr;
+  int adjoint_quadrature = -1;  // the quadrature whose g_x drives the backward problem
+  Eigen::MatrixXd work;         // Jacobian scratch of the callbacks
+  Eigen::MatrixXd work_q;
+  Eigen::VectorXd vjp;       // lambda' [f_x | f_p] of the adjoint callbacks
+  std::string cvodes_error;  // CVODES's text of its last error
+  std::string rhs_error;     // what a callback threw, if it did
+  std::string rhs_failure;   // why the last right-hand side call failed, if it did
+
+  CvodesSession() = default;
+  CvodesSession(const CvodesSession&) = delete;
+  CvodesSession& operator=(const CvodesSession&) = delete;
+  ~CvodesSession() {
+    if (memory) CVodeFree(&memory);
+    if (solver_b) SUNLinSolFree(solver_b);
+    if (matrix_b) SUNMatDestroy(matrix_b);
+    if (adjoint_quad) N_VDestroy(adjoint_quad);
+    if (adjoint) N_VDestroy(adjoint);
+    if (solver) SUNLinSolFree(solver);
+    if (matrix) SUNMatDestroy(matrix);
+    if (quad_sens) N_VDestroyVectorArray(quad_sens, n_sens);
+    if (sens) N_VDestroyVectorArray(sens, n_sens);
+    if (quad) N_VDestroy(quad);
+    if (state) N_VDestroy(state);
+    if (context) SUNContext_Free(&context);
+  }
+  int n() const { return static_cast<int>(system->x0.size()); }
+  int np() const { return system->parameters; }
+};
+
+// Exceptions must not cross the C code of CVODES: they become a fatal return.
+template <class Body>
+int guarded(void* user_data, Body body) {
+  auto& s = *static_cast<CvodesSession*>(user_data);
+  try {
+    return body(s);
+  } catch (const std::exception& e) {
+    s.rhs_error = std::string("the model threw: ") + e.what();
+  } catch (...) {
+    s.rhs_error = "the model threw";
+  }
+  return -1;
+}
+
+double* data(N_Vector v) {
+  return N_VGetArrayPointer(v);
+}
+
+int rhs_callback(sunrealtype t, N_Vector x, N_Vector xdot, void* user_data) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    const int flag = s.system->rhs(t, data(x), data(xdot));
+    if (flag == 0) {
+      s.rhs_failure.clear();  // CVODES recovered
+    } else if (s.system->diagnose) {
+      s.rhs_failure = s.system->diagnose(t, data(x));
+    }
+    return flag;
+  });
+}
+
+int quad_callback(sunrealtype t, N_Vector x, N_Vector qdot, void* user_data) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    s.system->quadrature(t, data(x), data(qdot));
+    return 0;
+  });
+}
+
+// J = df/dx from the model's exact Jacobian.
+int jac_callback(sunrealtype t, N_Vector x, N_Vector, SUNMatrix J, void* user_data, N_Vector,
+                 N_Vector, N_Vector) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    s.system->jacobian(t, data(x), s.work);
+    const int n = s.n();
+    for (int j = 0; j < n; ++j) {
+      double* col = SUNDenseMatrix_Column(J, j);
+      for (int i = 0; i < n; ++i) col[i] = s.work(i, j);
+    }
+    return 0;
+  });
+}
+
+// s_i' = f_x s_i + f_p e_i for every parameter i.
+int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_Vector* xsdot,
+                  void* user_data, N_Vector, N_Vector) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    s.system->jacobian(t, data(x), s.work);
+    const int n = s.n();
+    for (int i = 0; i < ns; ++i) {
+      Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
+      Eigen::Map<Eigen::VectorXd>(data(xsdot[i]), n) = s.work.leftCols(n) * si + s.work.col(n + i);
+    }
+    return 0;
+  });
+}
+
+// dq_k/dp_i' = g_x s_i + g_p e_i.
+int quad_sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector* xs, N_Vector, N_Vector* qsdot,
+                       void* user_data, N_Vector, N_Vector) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    s.system->quadrature_jacobian(t, data(x), s.work_q);
+    const int n = s.n();
+    const int nq = s.system->quadratures;
+    for (int i = 0; i < ns; ++i) {
+      Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
+      Eigen::Map<Eigen::VectorXd>(data(qsdot[i]), nq) =
+          s.work_q.leftCols(n) * si + s.work_q.col(n + i);
+    }
+    return 0;
+  });
+}
+
+// lambda' [f_x | f_p] at (t, x): from the system's vector-Jacobian product, else from its
+// Jacobian.
+const Eigen::VectorXd& lambda_jacobian(CvodesSession& s, double t, N_Vector x, N_Vector lambda) {
+  if (s.system->vector_jacobian) {
+    s.system->vector_jacobian(t, data(x), data(lambda), s.vjp);
+  } else {
+    s.system->jacobian(t, data(x), s.work);
+    s.vjp = s.work.transpose() * Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
+  }
+  return s.vjp;
+}
+
+// lambda' = -f_x' lambda (- g_x' for an integral functional).
+int adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector lambda_dot,
+                     void* user_data) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    const int n = s.n();
+    Eigen::Map<Eigen::VectorXd> out(data(lambda_dot), n);
+    out = -lambda_jacobian(s, t, x, lambda).head(n);
+    if (s.adjoint_quadrature >= 0) {
+      s.system->quadrature_jacobian(t, data(x), s.work_q);
+      out -= s.work_q.row(s.adjoint_quadrature).head(n).transpose();
+    }
+    return 0;
+  });
+}
+
+// Backward quadrature -(lambda' f_p + g_p): integrated from the functional's time down to t0
+// it gives + the integral of lambda' f_p + g_p over [t0, t].
+int adjoint_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector qdot,
+                          void* user_data) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    const int np = s.np();
+    Eigen::Map<Eigen::VectorXd> out(data(qdot), np);
+    out = -lambda_jacobian(s, t, x, lambda).tail(np);
+    if (s.adjoint_quadrature >= 0) {
+      s.system->quadrature_jacobian(t, data(x), s.work_q);
+      out -= s.work_q.row(s.adjoint_quadrature).tail(np).transpose();
+    }
+    return 0;
+  });
+}
+
+// J_B = d lambda_dot / d lambda = -f_x'.
+int adjoint_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatrix J,
+                         void* user_data, N_Vector, N_Vector, N_Vector) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    s.system->jacobian(t, data(x), s.work);
+    const int n = s.n();
+    for (int j = 0; j < n; ++j) {
+      double* col = SUNDenseMatrix_Column(J, j);
+      for (int i = 0; i < n; ++i) col[i] = -s.work(j, i);
+    }
+    return 0;
+  });
+}
+
+// Keeps CVODES's messages in the result instead of printing them on stderr.
+void error_callback(int, const char*, const char* function, char* msg, void* user_data) {
+  static_cast<CvodesSession*>(user_data)->cvodes_error = std::string(function) + ": " + msg;
+}
+
+std::string flag_name(int flag) {
+  char* name = CVodeGetReturnFlagName(flag);  // malloc'ed by CVODES
+  std::string out = name ? name : std::to_string(flag);
+  std::free(name);
+  return out;
+}
+
+std::string describe(const CvodesSession& s, const std::string& what, int flag) {
+  std::string out = "CVODES " + what + ": " + flag_name(flag);
+  if (!s.cvodes_error.empty()) out += " (" + s.cvodes_error + ")";
+  if (!s.rhs_error.empty()) out += "; " + s.rhs_error;
+  if (!s.rhs_failure.empty()) out += "; " + s.rhs_failure;
+  return out;
+}
+
+void check_arguments(const Eigen::VectorXd& x0, const TimeGrid& grid) {
+  if (x0.size() == 0 || grid.points < 2 || !(grid.end > grid.start)) {
+    std::ostringstream msg;
+    msg << "integrate: expected a state and a grid with >= 2 points and end > start, got "
+        << x0.size() << " states, " << grid.points << " points on [" << grid.start << ", "
+        << grid.end << "]";
+    throw std::invalid_argument(msg.str());
+  }
+}
+
+// Creates the forward problem of `system` in `s` (quadratures included when the system has
+// them). Returns a CVODES flag; on failure `what` names the step.
+// The largest internal step: the study's, else the model's own limit (0: none).
+double largest_step(const OdeSystem& system, const IntegratorSettings& settings) {
+  return settings.max_step > 0 ? settings.max_step : system.max_step;
+}
+
+int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
+                   const IntegratorSettings& settings, std::string& what) {
+  s.system = &system;
+  const auto n = static_cast<sunindextype>(system.x0.size());
+  what = "set-up";
+  if (SUNContext_Create(nullptr, &s.context) != 0) {
+    s.cvodes_error = "SUNContext_Create failed";
+    return CV_MEM_FAIL;
+  }
+  s.state = N_VNew_Serial(n, s.context);
+  s.matrix = SUNDenseMatrix(n, n, s.context);
+  s.memory = CVodeCreate(settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, s.context);
+  if (!s.state || !s.matrix || !s.memory) return CV_MEM_FAIL;
+  s.solver = SUNLinSol_Dense(s.state, s.matrix, s.context);
+  if (!s.solver) return CV_MEM_FAIL;
+  for (sunindextype i = 0; i < n; ++i) NV_Ith_S(s.state, i) = system.x0(i);
+
+  int flag = CVodeSetErrHandlerFn(s.memory, error_callback, &s);
+  if (flag == CV_SUCCESS) flag = CVodeInit(s.memory, rhs_callback, grid.start, s.state);
+  if (flag == CV_SUCCESS) flag = CVodeSetUserData(s.memory, &s);
+  if (flag == CV_SUCCESS) flag = CVodeSStolerances(s.memory, settings.rtol, settings.atol);
+  if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(s.memory, settings.max_steps);
+  if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
+    flag = CVodeSetMaxStep(s.memory, largest_step(system, settings));
+  if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(s.memory, s.solver, s.matrix);
+  if (flag == CV_SUCCESS && system.jacobian) flag = CVodeSetJacFn(s.memory, jac_callback);
+  if (flag == CV_SUCCESS && system.quadratures > 0) {
+    s.quad = N_VNew_Serial(system.quadratures, s.context);
+    if (!s.quad) return CV_MEM_FAIL;
+    N_VConst(0.0, s.quad);
+    flag = CVodeQuadInit(s.memory, quad_callback, s.quad);
+    if (flag == CV_SUCCESS) flag = CVodeQuadSStolerances(s.memory, settings.rtol, settings.atol);
+    if (flag == CV_SUCCESS) flag = CVodeSetQuadErrCon(s.memory, SUNTRUE);
+  }
+  return flag;
+}
+
+}  // namespace
+
+const char* to_string(Multistep method) {
+  return method == Multistep::kBdf ? "bdf" : "adams";
+}
+
+IntegrationResult integrate(const RightHandSide& rhs, const Eigen::VectorXd& x0,
+                            const TimeGrid& grid, const IntegratorSettings& settings) {
+  OdeSystem system;
+  system.rhs = rhs;
+  system.x0 = x0;
+  SystemResult r = integrate_system(system, grid, settings, false);
+  IntegrationResult result;
+  result.ok = r.ok;
+  result.message = std::move(r.message);
+  result.states = std::move(r.states);
+  result.steps = r.steps;
+  return result;
+}
+
+SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
+                              const IntegratorSettings& settings, bool direct) {
+  check_arguments(system.x0, grid);
+  if (direct && (!system.jacobian || system.parameters <= 0)) {
+    throw std::invalid_argument(
+        "integrate_system: direct sensitivities need a Jacobian and "
+        "parameters");
+  }
+  SystemResult result;
+  CvodesSession s;
+  std::string what;
+  int flag = set_up_forward(s, system, grid, settings, what);
+  const int n = static_cast<int>(system.x0.size()), np = system.parameters, nq = system.quadratures;
+  if (flag == CV_SUCCESS && direct) {
+    s.n_sens = np;
+    s.sens = N_VCloneVectorArray(np, s.state);
+    if (!s.sens) flag = CV_MEM_FAIL;
+    for (int i = 0; flag == CV_SUCCESS && i < np; ++i) {
+      Eigen::Map<Eigen::VectorXd>(data(s.sens[i]), n) = system.x0_p.col(i);
+    }
+    if (flag == CV_SUCCESS) flag = CVodeSensInit(s.memory, np, CV_STAGGERED, sens_callback, s.sens);
+    if (flag == CV_SUCCESS) flag = CVodeSensEEtolerances(s.memory);
+    if (flag == CV_SUCCESS) flag = CVodeSetSensErrCon(s.memory, SUNTRUE);
+    if (flag == CV_SUCCESS && nq > 0) {
+      s.quad_sens = N_VCloneVectorArray(np, s.quad);
+      if (!s.quad_sens) flag = CV_MEM_FAIL;
+      for (int i = 0; flag == CV_SUCCESS && i < np; ++i) N_VConst(0.0, s.quad_sens[i]);
+      if (flag == CV_SUCCESS) flag = CVodeQuadSensInit(s.memory, quad_sens_callback, s.quad_sens);
+      if (flag == CV_SUCCESS) flag = CVodeQuadSensEEtolerances(s.memory);
+      if (flag == CV_SUCCESS) flag = CVodeSetQuadSensErrCon(s.memory, SUNTRUE);
+    }
+  }
+  if (flag != CV_SUCCESS) {
+    result.message = describe(s, what, flag);
+    return result;
+  }
+  result.states.resize(grid.points, n);
+  result.states.row(0) = system.x0.transpose();
+  if (direct) {
+    result.state_sensitivities.assign(grid.points, Eigen::MatrixXd(n, np));
+    result.state_sensitivities[0] = system.x0_p;
+  }
+  for (int p = 1; p < grid.points; ++p) {
+    sunrealtype t = grid.at(p - 1);
+    flag = CVode(s.memory, grid.at(p), s.state, &t, CV_NORMAL);
+    if (flag < 0) {
+      std::ostringstream stop;
+      stop << "stopped at t = " << t << " on the way to t = " << grid.at(p);
+      result.states.resize(0, 0);
+      result.message = describe(s, stop.str(), flag);
+      return result;
+    }
+    result.states.row(p) = Eigen::Map<const Eigen::VectorXd>(data(s.state), n).transpose();
+    if (direct) {
+      flag = CVodeGetSens(s.memory, &t, s.sens);
+      for (int i = 0; flag == CV_SUCCESS && i < np; ++i) {
+        result.state_sensitivities[p].col(i) =
+            Eigen::Map<const Eigen::VectorXd>(data(s.sens[i]), n);
+      }
+      if (flag != CV_SUCCESS) {
+        result.message = describe(s, "CVodeGetSens", flag);
+        return result;
+      }
+    }
+  }
+  if (nq > 0) {
+    sunrealtype t = 0;
+    flag = CVodeGetQuad(s.memory, &t, s.quad);
+    if (flag == CV_SUCCESS) result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
+    if (flag == CV_SUCCESS && direct) {
+      flag = CVodeGetQuadSens(s.memory, &t, s.quad_sens);
+      result.integral_sensitivities.resize(nq, np);
+      for (int i = 0; flag == CV_SUCCESS && i < np; ++i) {
+        result.integral_sensitivities.col(i) =
+            Eigen::Map<const Eigen::VectorXd>(data(s.quad_sens[i]), nq);
+      }
+    }
+    if (flag != CV_SUCCESS) {
+      result.message = describe(s, "quadratures", flag);
+      return result;
+    }
+  }
+  CVodeGetNumSteps(s.memory, &result.steps);
+  result.ok = true;
+  return result;
+}
+
+AdjointResult adjoint_system(
+    const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
+    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
+        functionals) {
+  check_arguments(system.x0, grid);
+  if (!system.jacobian || system.parameters <= 0) {
+    throw std::invalid_argument("adjoint_system: needs a Jacobian and parameters");
+  }
+  AdjointResult result;
+  CvodesSession s;
+  std::string what;
+  int flag = set_up_forward(s, system, grid, settings, what);
+  const int n = static_cast<int>(system.x0.size()), np = system.parameters, nq = system.quadratures;
+  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
+  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
+  if (flag != CV_SUCCESS) {
+    result.message = describe(s, what, flag);
+    return result;
+  }
+  result.states.resize(grid.points, n);
+  result.states.row(0) = system.x0.transpose();
+  int checkpoints = 0;
+  for (int p = 1; p < grid.points; ++p) {
+    sunrealtype t = grid.at(p - 1);
+    flag = CVodeF(s.memory, grid.at(p), s.state, &t, CV_NORMAL, &checkpoints);
+    if (flag < 0) {
+      std::ostringstream stop;
+      stop << "stopped at t = " << t << " on the way to t = " << grid.at(p);
+      result.message = describe(s, stop.str(), flag);
+      result.states.resize(0, 0);
+      return result;
+    }
+    result.states.row(p) = Eigen::Map<const Eigen::VectorXd>(data(s.state), n).transpose();
+  }
+  if (nq > 0) {
+    sunrealtype t = 0;
+    flag = CVodeGetQuad(s.memory, &t, s.quad);
+    if (flag != CV_SUCCESS) {
+      result.message = describe(s, "quadratures", flag);
+      return result;
+    }
+    result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
+  }
+  CVodeGetNumSteps(s.memory, &result.forward_steps);
+  result.checkpoints = checkpoints;
+
+  const std::vector<AdjointFunctional> wanted = functionals(result.states);
+  result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), np);
+  int which = -1;
+  s.adjoint = N_VNew_Serial(n, s.context);
+  s.adjoint_quad = N_VNew_Serial(np, s.context);
+  s.matrix_b = SUNDenseMatrix(n, n, s.context);
+  if (!s.adjoint || !s.adjoint_quad || !s.matrix_b) {
+    result.message = "CVODES: allocation of the backward problem failed";
+    return result;
+  }
+  s.solver_b = SUNLinSol_Dense(s.adjoint, s.matrix_b, s.context);
+  for (size_t f = 0; f < wanted.size(); ++f) {
+    const AdjointFunctional& fn = wanted[f];
+    const auto row = static_cast<Eigen::Index>(f);
+    const bool integral = fn.quadrature >= 0;
+    // lambda at the functional's time: h_x for a point, 0 for an integral (to the end).
+    const int point = integral ? grid.points - 1 : fn.point;
+    Eigen::Map<Eigen::VectorXd> lambda(data(s.adjoint), n);
+    lambda = integral ? Eigen::VectorXd::Zero(n) : fn.state_weight;
+    if (point == 0) {  // nothing to integrate: the state at t0 is x0(p)
+      result.gradients.row(row) = (system.x0_p.transpose() * lambda).transpose();
+      continue;
+    }
+    N_VConst(0.0, s.adjoint_quad);
+    s.adjoint_quadrature = fn.quadrature;
+    const double t_start = grid.at(point);
+    if (which < 0) {
+      flag = CVodeCreateB(s.memory, settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, &which);
+      if (flag == CV_SUCCESS)
+        flag = CVodeInitB(s.memory, which, adjoint_callback, t_start, s.adjoint);
+      if (flag == CV_SUCCESS) flag = CVodeSetUserDataB(s.memory, which, &s);
+      if (flag == CV_SUCCESS)
+        flag = CVodeSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+      if (flag == CV_SUCCESS) flag = CVodeSetMaxNumStepsB(s.memory, which, settings.max_steps);
+      if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
+        flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
+      if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
+      if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, adjoint_jac_callback);
+      if (flag == CV_SUCCESS)
+        flag = CVodeQuadInitB(s.memory, which, adjoint_quad_callback, s.adjoint_quad);
+      if (flag == CV_SUCCESS)
+        flag = CVodeQuadSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+      if (flag == CV_SUCCESS) flag = CVodeSetQuadErrConB(s.memory, which, SUNTRUE);
+    } else {
+      flag = CVodeReInitB(s.memory, which, t_start, s.adjoint);
+      if (flag == CV_SUCCESS) flag = CVodeQuadReInitB(s.memory, which, s.adjoint_quad);
+    }
+    if (flag == CV_SUCCESS) flag = CVodeB(s.memory, grid.start, CV_NORMAL);
+    sunrealtype t = 0;
+    if (flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
+    if (flag >= 0) flag = CVodeGetQuadB(s.memory, which, &t, s.adjoint_quad);
+    if (flag < 0) {
+      std::ostringstream stop;
+      stop << "backward solve " << f + 1 << " of " << wanted.size() << " (from t = " << t_start
+           << ")";
+      result.message = describe(s, stop.str(), flag);
+      return result;
+    }
+    ++result.backward_solves;
+    result.gradients.row(row) =
+        (system.x0_p.transpose() * lambda).transpose() +
+        Eigen::Map<const Eigen::VectorXd>(data(s.adjoint_quad), np).transpose();
+  }
+  result.ok = true;
+  return result;
+}
+
+}  // namespace sao::sim

@@ -1,0 +1,131 @@
+// The CVODES boundary of the internal simulator: one call integrates an ODE over a grid.
+//
+// The InternalSimulator (internal_simulator.hpp) turns a model and a design into a
+// right-hand side x' = f(t, x) and calls integrate(), which returns the state at every point
+// of the load case's TimeGrid. All SUNDIALS handles live inside that call (RAII), each call
+// owns its own SUNContext, so integrations run in parallel threads. CVODES return flags
+// become a status value here, never an exception. The right-hand side follows the CVODES
+// contract: return 0 when fine, > 0 for a recoverable failure (CVODES retries with a smaller
+// step), < 0 to stop; an exception thrown by it counts as < 0.
+#pragma once
+
+#include <Eigen/Dense>
+#include <functional>
+#include <string>
+
+#include "sao/seam/simulator.hpp"
+
+namespace sao::sim {
+
+enum class Multistep {
+  kBdf,    // backward differentiation formulas, orders 1-5: stiff problems
+  kAdams,  // Adams-Moulton, orders 1-12: non-stiff problems
+};
+
+struct IntegratorSettings {
+  Multistep method = Multistep::kBdf;  // both use Newton iterations with a dense solver
+  double rtol = 1e-8;                  // relative tolerance (> 0)
+  double atol = 1e-10;                 // absolute tolerance, in the units of the state (> 0)
+  long max_steps = 100000;             // internal steps allowed between two grid points
+  double max_step = 0.0;               // largest internal step; 0: no limit. Set it when an
+                                       // input (a road) has features shorter than the steps
+                                       // the integrator would take, so it cannot step over them
+  // Adjoint method: forward steps between two checkpoints. CVODES keeps the state and its
+  // derivative at every step of one interval (2 n values per step, allocated up front) and
+  // integrates the forward problem again over every earlier interval during the backward
+  // solve: a run of up to this many steps is integrated once, a longer one up to twice.
+  long checkpoint_steps = 500;
+};
+
+// f(t, x, xdot): x and xdot hold state_size values; returns 0 ok, > 0 recoverable, < 0 fatal.
+using RightHandSide = std::function<int(double t, const double* x, double* xdot)>;
+
+struct IntegrationResult {
+  bool ok = false;
+  std::string message;     // when !ok: the CVODES flag, the time reached and CVODES's text
+  Eigen::MatrixXd states;  // when ok: rows = grid points, cols = state components
+  long steps = 0;          // internal steps taken
+};
+
+// Integrates from grid.start, where x = x0, to grid.end. Throws std::invalid_argument only
+// for a caller's mistake (empty x0, grid with fewer than 2 points or end <= start).
+IntegrationResult integrate(const RightHandSide& rhs, const Eigen::VectorXd& x0,
+                            const TimeGrid& grid, const IntegratorSettings& settings);
+
+// --- Sensitivities (seed 000; seed 003, 4.3-4.5) -----------------------------------------
+//
+// A parametrised system x' = f(t, x; p), x(t0) = x0(p), with quadratures q_k = integral of
+// g_k(t, x; p) over the grid's span, and the exact Jacobians the model computes (by automatic
+// differentiation of its equations, model.hpp):
+struct OdeSystem {
+  int parameters = 0;   // np
+  int quadratures = 0;  // nq
+  RightHandSide rhs;
+  // g(t, x) -> q' (nq values)
+  std::function<void(double t, const double* x, double* qdot)> quadrature;
+  // Why `rhs` fails at (t, x), for the error message ("" or absent: no reason given).
+  std::function<std::string(double t, const double* x)> diagnose;
+  // [df/dx | df/dp] at (t, x): n x (n + np)
+  std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> jacobian;
+  // lambda' [df/dx | df/dp] at (t, x): n + np values, for the adjoint right-hand sides; when
+  // absent, lambda' times `jacobian`. A system that forms it without the full Jacobian
+  // makes every backward step cheaper.
+  std::function<void(double t, const double* x, const double* lambda, Eigen::VectorXd& out)>
+      vector_jacobian;
+  // [dg/dx | dg/dp] at (t, x): nq x (n + np)
+  std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> quadrature_jacobian;
+  Eigen::VectorXd x0;
+  Eigen::MatrixXd x0_p;   // dx0/dp: n x np
+  double max_step = 0.0;  // the model's largest internal step (0: none); the settings' wins
+};
+
+struct SystemResult {
+  bool ok = false;
+  std::string message;
+  Eigen::MatrixXd states;     // rows = grid points
+  Eigen::VectorXd integrals;  // q at the end of the grid
+  // Direct differentiation (CVODES forward sensitivities), when asked for:
+  std::vector<Eigen::MatrixXd> state_sensitivities;  // per grid point: dx/dp, n x np
+  Eigen::MatrixXd integral_sensitivities;            // dq/dp, nq x np
+  long steps = 0;
+};
+
+// Integrates the system (with its quadratures); with `direct`, also the forward sensitivity
+// equations s' = f_x s + f_p and the quadrature sensitivities, under error control.
+SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
+                              const IntegratorSettings& settings, bool direct);
+
+// One response functional for the adjoint method: a function h(x(t_k)) of the state at grid
+// point k, given by its gradient h_x there, or the quadrature q_k (integral over the grid).
+struct AdjointFunctional {
+  int point = -1;                // grid point of a point functional
+  Eigen::VectorXd state_weight;  // h_x at that point
+  int quadrature = -1;           // or: index of a quadrature
+};
+
+struct AdjointResult {
+  bool ok = false;
+  std::string message;
+  // Per functional, d psi/dp through the state: lambda(t0)' x0_p + integral of
+  // (lambda' f_p + g_p). The caller adds a point functional's explicit h_p.
+  Eigen::MatrixXd gradients;  // functionals x np
+  Eigen::MatrixXd states;     // the forward solution on the grid (for h_x, values)
+  Eigen::VectorXd integrals;
+  int backward_solves = 0;
+  long forward_steps = 0;
+  int checkpoints = 0;  // after the start; > 0: the backward solve integrated the forward
+                        // problem again between them
+};
+
+// The adjoint method with CVODES checkpointing: one forward solve (a checkpoint every
+// settings.checkpoint_steps steps, Hermite interpolation between the steps), then one backward
+// solve of lambda' = -f_x' lambda (- g_x' for a quadrature) per functional. `point_weights` is
+// called with the forward states to get the point functionals' h_x before the backward solves.
+AdjointResult adjoint_system(
+    const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
+    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
+        functionals);
+
+const char* to_string(Multistep method);
+
+}  // namespace sao::sim
