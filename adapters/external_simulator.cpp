@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sao/seam/finite_differences.hpp"
+#include "sao/seam/difference_batch.hpp"
 #include "sao/seam/json_section.hpp"
 
 namespace sao::adapters {
@@ -123,16 +123,6 @@ std::set<std::string> names_in(const std::string& text) {
 
 // One run of the code: a request's design, possibly with one variable perturbed, in one
 // load case.
-struct ExternalSimulator::Job {
-  const Eigen::VectorXd* design = nullptr;
-  int load_case = 0;
-  int variable = -1;  // the perturbed design variable, -1 for the nominal run
-  double step = 0.0;  // signed perturbation actually used (halved on retries)
-  CaseResult result;
-  bool ok = false;
-  std::string message;
-  int runs = 0;
-};
 
 ExternalSimulator::ExternalSimulator(const SimulatorSetup& setup)
     : design_names_(setup.design_names), load_cases_(setup.load_cases) {
@@ -493,7 +483,7 @@ std::vector<ResponseInfo> ExternalSimulator::responses() const {
   return out;
 }
 
-std::string ExternalSimulator::label(const Job& job, const Eigen::VectorXd& design) const {
+std::string ExternalSimulator::label(const BatchRun& job, const Eigen::VectorXd& design) const {
   std::ostringstream msg;
   msg << "load case \"" << load_cases_[static_cast<size_t>(job.load_case)].name << "\", design (";
   for (size_t i = 0; i < design_names_.size(); ++i) {
@@ -531,7 +521,7 @@ bool ExternalSimulator::render_inputs(size_t c, const Eigen::VectorXd& design,
   return true;
 }
 
-bool ExternalSimulator::run_once(Job& job, const Eigen::VectorXd& design) {
+bool ExternalSimulator::run_once(BatchRun& job, const Eigen::VectorXd& design) {
   const size_t c = static_cast<size_t>(job.load_case);
   std::ostringstream name;
   name << std::setw(6) << std::setfill('0') << ++counter_ << "-case" << c;
@@ -594,7 +584,7 @@ bool ExternalSimulator::run_once(Job& job, const Eigen::VectorXd& design) {
   }
 }
 
-void ExternalSimulator::run(Job& job) {
+void ExternalSimulator::run(BatchRun& job) {
   Eigen::VectorXd design = *job.design;
   if (job.variable < 0) {
     job.ok = run_once(job, design);
@@ -634,68 +624,15 @@ void ExternalSimulator::run(Job& job) {
 }
 
 std::vector<Evaluation> ExternalSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
-  const auto start = std::chrono::steady_clock::now();
   const std::vector<ResponseInfo> known = responses();
   for (const EvaluationRequest& request : batch) {
     check_request(request, "ExternalSimulator", design_names_.size(), load_cases_, known);
   }
-  const int n_cases = static_cast<int>(load_cases_.size());
-  const int n_design = static_cast<int>(design_names_.size());
-  const int per_variable = settings_.central ? 2 : 1;
-
-  std::vector<Job> jobs;
-  std::vector<size_t> first_job(batch.size());
-  std::vector<int> per_case(batch.size());
-  for (size_t r = 0; r < batch.size(); ++r) {
-    const Eigen::VectorXd& b = batch[r].design;
-    const bool gradients = !batch[r].derivatives.empty();
-    first_job[r] = jobs.size();
-    per_case[r] = 1 + (gradients ? n_design * per_variable : 0);
-    for (int c = 0; c < n_cases; ++c) {
-      jobs.push_back({&b, c, -1, 0.0, {}, false, {}, 0});
-      if (!gradients) continue;
-      for (int i = 0; i < n_design; ++i) {
-        const double h = (1.0 + std::abs(b(i))) * settings_.relative_step;  // (4.10)
-        jobs.push_back({&b, c, i, h, {}, false, {}, 0});
-        if (settings_.central) jobs.push_back({&b, c, i, -h, {}, false, {}, 0});
-      }
-    }
-  }
-
-  // The pool: `workers` runs at a time; each job writes only its own slot.
-  parallel_for(jobs.size(), static_cast<size_t>(settings_.workers),
-               [&](size_t j) { run(jobs[j]); });
-
-  auto perturbed = [&](const Job* base, bool plus) {
-    return perturbed_runs(base, n_design, settings_.central, plus);
-  };
-
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::vector<Evaluation> out(batch.size());
-  for (size_t r = 0; r < batch.size(); ++r) {
-    Evaluation& e = out[r];
-    const auto begin = jobs.begin() + static_cast<std::ptrdiff_t>(first_job[r]);
-    const auto end = begin + per_case[r] * n_cases;
-    e.cost.runs = 0;
-    for (auto j = begin; j != end; ++j) e.cost.runs += j->runs;
-    e.cost.wall_seconds = seconds / static_cast<double>(batch.size());
-    if (auto failed = std::find_if(begin, end, [](const Job& j) { return !j.ok; }); failed != end) {
-      e.ok = false;
-      e.message = failed->message;
-      continue;
-    }
-    e.has_gradients = per_case[r] > 1;
-    for (int c = 0; c < n_cases; ++c) {
-      const Job* base = &*begin + c * per_case[r];
-      CaseResult result = base->result;
-      // Steps as finally used (halved or not by the retries).
-      if (per_case[r] > 1)
-        add_difference_gradients(result, perturbed(base, true), perturbed(base, false));
-      e.cases.push_back(std::move(result));
-    }
-  }
-  return out;
+  // The pool: `workers` runs at a time; each run writes only its own slot.
+  return run_batch(batch, static_cast<int>(load_cases_.size()),
+                   static_cast<int>(design_names_.size()),
+                   {settings_.central, settings_.relative_step}, false, settings_.workers,
+                   [&](BatchRun& job) { run(job); });
 }
 
 void register_external_simulator() {

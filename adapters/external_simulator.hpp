@@ -27,6 +27,7 @@
 #include "adapters/process.hpp"
 #include "adapters/templates.hpp"
 #include "sao/expr/expression.hpp"
+#include "sao/seam/difference_batch.hpp"
 #include "sao/seam/simulator.hpp"
 
 namespace sao::adapters {
@@ -83,14 +84,12 @@ class ExternalSimulator final : public Simulator {
     std::vector<std::string> names;           // slot -> name
     std::vector<expr::ProgramPtr> relations;  // per entry of "values"
   };
-  struct Job;
-
-  void run(Job& job);
-  bool run_once(Job& job, const Eigen::VectorXd& design);
+  void run(BatchRun& job);
+  bool run_once(BatchRun& job, const Eigen::VectorXd& design);
   // The text of every template of load case c for a design ("" for other cases' templates).
   bool render_inputs(size_t c, const Eigen::VectorXd& design, std::vector<std::string>& texts,
                      std::string& error) const;
-  std::string label(const Job& job, const Eigen::VectorXd& design) const;
+  std::string label(const BatchRun& job, const Eigen::VectorXd& design) const;
 
   ExternalSettings settings_;
   std::vector<std::string> design_names_;

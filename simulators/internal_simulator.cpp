@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sao/seam/finite_differences.hpp"
+#include "sao/seam/difference_batch.hpp"
 #include "sao/seam/json_section.hpp"
 #include "simulators/multibody/multibody.hpp"
 
@@ -61,7 +61,12 @@ InternalSettings parse_settings(const json& s) {
   out.integrator.max_steps = integer(s, "max_steps", out.integrator.max_steps, 1, "simulator");
   if (s.contains("max_step"))
     out.integrator.max_step = positive_number(s, "max_step", 1.0, "simulator");
-  out.threads = static_cast<int>(integer(s, "threads", out.threads, 0, "simulator"));
+  {
+    Problems problems;
+    JsonReader reader(s, "simulator", problems);
+    out.workers = read_workers(reader, out.workers, "threads");
+    problems.throw_if_any();
+  }
   if (s.contains("integrator")) {
     const json& m = s.at("integrator");
     if (m == "bdf") {
@@ -180,17 +185,6 @@ void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const Model& 
 }  // namespace
 
 // One integration: a request's design, possibly with one variable perturbed, in one load case.
-struct InternalSimulator::Job {
-  const Eigen::VectorXd* design = nullptr;  // the request's design
-  int load_case = 0;
-  int variable = -1;  // the perturbed design variable, -1 for the nominal run
-  double step = 0.0;  // signed perturbation of that variable
-  // Direct or adjoint: the request's derivatives, computed by this one job.
-  const std::vector<DerivativeRequest>* derivatives = nullptr;
-  CaseResult result;
-  bool ok = false;
-  std::string message;
-};
 
 InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
     : design_names_(setup.design_names), load_cases_(setup.load_cases) {
@@ -198,7 +192,7 @@ InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
   if (!s.is_object()) bad("simulator", "expected an object, got " + s.dump());
   reject_unknown_keys(s,
                       {"type", "model", "multibody", "parameters", "constants", "rtol", "atol",
-                       "max_steps", "max_step", "integrator", "gradients", "threads"},
+                       "max_steps", "max_step", "integrator", "gradients", "workers", "threads"},
                       "simulator");
   const std::string known = "known models: " + joined(model_names());
   if (!s.contains("model")) bad("simulator.model", "missing; " + known);
@@ -240,7 +234,7 @@ std::vector<ResponseInfo> InternalSimulator::responses() const {
   return model_->responses();
 }
 
-void InternalSimulator::run(Job& job) const {
+void InternalSimulator::run(BatchRun& job) const {
   if (job.derivatives) return run_sensitivities(job);
   const LoadCaseSpec& lc = load_cases_[job.load_case];
   Eigen::VectorXd design = *job.design;
@@ -274,7 +268,7 @@ void InternalSimulator::run(Job& job) const {
   job.ok = true;
 }
 
-void InternalSimulator::run_sensitivities(Job& job) const {
+void InternalSimulator::run_sensitivities(BatchRun& job) const {
   const auto& model = dynamic_cast<const OdeModel&>(*model_);
   const LoadCaseSpec& lc = load_cases_[job.load_case];
   const Eigen::VectorXd& design = *job.design;
@@ -431,88 +425,19 @@ void InternalSimulator::run_sensitivities(Job& job) const {
 }
 
 std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
-  const auto start = std::chrono::steady_clock::now();
   const std::vector<ResponseInfo> known = responses();
   for (const EvaluationRequest& request : batch) {
     check_request(request, "InternalSimulator", design_names_.size(), load_cases_, known);
   }
-  const int n_cases = static_cast<int>(load_cases_.size());
-  const int n_design = static_cast<int>(design_names_.size());
-  const int per_variable = settings_.central ? 2 : 1;
-
-  // Per request and load case: the nominal run, then per design variable +h (forward), or
-  // +h and -h (central), with h = (1 + |b_i|) p of (4.10).
-  std::vector<Job> jobs;
-  std::vector<size_t> first_job(batch.size());
-  std::vector<int> per_case(batch.size());
-  auto add_job = [&](const Eigen::VectorXd& design, int load_case, int variable, double step) {
-    Job& job = jobs.emplace_back();
-    job.design = &design;
-    job.load_case = load_case;
-    job.variable = variable;
-    job.step = step;
-  };
   const bool analytic =
       settings_.method != GradientMethod::kForward && settings_.method != GradientMethod::kCentral;
-  for (size_t r = 0; r < batch.size(); ++r) {
-    const Eigen::VectorXd& b = batch[r].design;
-    const bool gradients = !batch[r].derivatives.empty();
-    first_job[r] = jobs.size();
-    if (gradients && analytic) {  // one job per case computes values and derivatives
-      per_case[r] = 1;
-      for (int c = 0; c < n_cases; ++c) {
-        add_job(b, c, -1, 0.0);
-        jobs.back().derivatives = &batch[r].derivatives;
-      }
-      continue;
-    }
-    per_case[r] = 1 + (gradients ? n_design * per_variable : 0);
-    for (int c = 0; c < n_cases; ++c) {
-      add_job(b, c, -1, 0.0);
-      if (!gradients) continue;
-      for (int i = 0; i < n_design; ++i) {
-        const double h = (1.0 + std::abs(b(i))) * settings_.relative_step;
-        add_job(b, c, i, h);
-        if (settings_.central) add_job(b, c, i, -h);
-      }
-    }
-  }
-
-  // Every job on a small pool; a job writes only its own slot, so the order of execution
-  // does not matter.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  parallel_for(jobs.size(), settings_.threads > 0 ? static_cast<size_t>(settings_.threads) : cores,
-               [&](size_t j) { run(jobs[j]); });
-
-  auto perturbed = [&](const Job* base, bool plus) {
-    return perturbed_runs(base, n_design, settings_.central, plus);
-  };
-
-  // Assemble each request from its jobs.
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::vector<Evaluation> out(batch.size());
-  for (size_t r = 0; r < batch.size(); ++r) {
-    Evaluation& e = out[r];
-    e.cost.runs = per_case[r] * n_cases;
-    e.cost.wall_seconds = seconds / static_cast<double>(batch.size());  // an equal share
-    const auto begin = jobs.begin() + first_job[r];
-    const auto end = begin + e.cost.runs;
-    if (auto failed = std::find_if(begin, end, [](const Job& j) { return !j.ok; }); failed != end) {
-      e.ok = false;
-      e.message = failed->message;
-      continue;
-    }
-    e.has_gradients = per_case[r] > 1 || begin->derivatives != nullptr;
-    for (int c = 0; c < n_cases; ++c) {
-      const Job* base = &*begin + c * per_case[r];
-      CaseResult result = base->result;
-      if (per_case[r] > 1)
-        add_difference_gradients(result, perturbed(base, true), perturbed(base, false));
-      e.cases.push_back(std::move(result));
-    }
-  }
-  return out;
+  return run_batch(batch, static_cast<int>(load_cases_.size()),
+                   static_cast<int>(design_names_.size()),
+                   {settings_.central, settings_.relative_step}, analytic, settings_.workers,
+                   [&](BatchRun& job) {
+                     job.runs = 1;
+                     run(job);
+                   });
 }
 
 const char* to_string(GradientMethod method) {

@@ -4,7 +4,7 @@
 // built by make_simulator from a study section such as
 //   {"type": "internal", "model": "impact-absorber", "parameters": {"k": "b1", "c": "b2"},
 //    "constants": {}, "rtol": 1e-8, "atol": 1e-10, "max_steps": 100000,
-//    "gradients": {"method": "forward", "step": 1e-3}, "threads": 0}
+//    "gradients": {"method": "forward", "step": 1e-3}, "workers": 0}
 // The driver never sees this class.
 //
 // A batch is split into independent jobs (one integration per request, load case and
@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "sao/seam/difference_batch.hpp"
 #include "sao/seam/simulator.hpp"
 #include "simulators/integrator/cvodes_integrator.hpp"
 #include "simulators/models/model.hpp"
@@ -40,7 +41,7 @@ struct InternalSettings {
   GradientMethod method = GradientMethod::kForward;
   bool central = false;         // method == kCentral
   double relative_step = 1e-3;  // gradients.step: p of (4.10)
-  int threads = 0;              // worker threads; 0: std::thread::hardware_concurrency()
+  int workers = 0;              // concurrent runs of a batch; 0: one per core
 };
 
 // Where the value of one model parameter comes from.
@@ -65,9 +66,8 @@ class InternalSimulator final : public Simulator {
   const std::vector<ParameterSource>& parameter_sources() const { return sources_; }
 
  private:
-  struct Job;
-  void run(Job& job) const;
-  void run_sensitivities(Job& job) const;
+  void run(BatchRun& job) const;
+  void run_sensitivities(BatchRun& job) const;
 
   const Model* model_ = nullptr;
   std::unique_ptr<Model> owned_model_;  // a model described in the section (multibody)

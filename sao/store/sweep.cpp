@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "sao/study/derived_responses.hpp"
-#include "sao/seam/finite_differences.hpp"
+#include "sao/seam/worker_pool.hpp"
 #include "sao/store/store.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -166,8 +166,7 @@ SweepResult run_sweep(const SweepOptions& options,
     }
   };
 
-  const size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs)
-                                       : std::max(1u, std::thread::hardware_concurrency());
+  const size_t jobs = static_cast<size_t>(std::max(options.jobs, 0));  // 0: cores
   parallel_for(result.members.size(), jobs, [&](size_t i) {
     run_member(result.members[i]);
     std::lock_guard lock(mutex);

@@ -1,5 +1,7 @@
 #include "sao/study/study_loader.hpp"
 
+#include "sao/seam/json_reader.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -16,26 +18,12 @@ namespace {
 using nlohmann::json;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+using ObjectReader = JsonReader;
+
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
-  return out;
+  return joined(items, sep);
 }
-
-// Collects problems, each prefixed by its JSON path.
-struct Problems {
-  std::vector<std::string> list;
-  void add(const std::string& path, const std::string& what) { list.push_back(path + ": " + what); }
-};
-
-std::string type_name(const json& v) {
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  return "null";
-}
+std::string type_name(const json& v) { return json_type_name(v); }
 
 std::string number_text(double v) {
   std::ostringstream s;
@@ -43,89 +31,6 @@ std::string number_text(double v) {
   return s.str();
 }
 
-// A view of one JSON object at a path: typed getters that record problems, and a final
-// check that reports every key nobody asked for (a mistyped key is an error).
-class ObjectReader {
- public:
-  ObjectReader(const json& object, std::string path, Problems& problems)
-      : object_(object), path_(std::move(path)), problems_(problems) {}
-
-  const std::string& path() const { return path_; }
-  std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-  bool has(const std::string& key) {
-    used_.insert(key);
-    return object_.contains(key) && !object_.at(key).is_null();
-  }
-  const json& raw(const std::string& key) {
-    used_.insert(key);
-    return object_.at(key);
-  }
-
-  std::optional<double> number(const std::string& key, bool required) {
-    if (!has(key)) {
-      if (required) problems_.add(at(key), "missing (expected a number)");
-      return std::nullopt;
-    }
-    const json& v = object_.at(key);
-    if (!v.is_number()) {
-      problems_.add(at(key), "expected a number, got " + type_name(v));
-      return std::nullopt;
-    }
-    double d = v.get<double>();
-    if (!std::isfinite(d)) {
-      problems_.add(at(key), "expected a finite number");
-      return std::nullopt;
-    }
-    return d;
-  }
-  double number_or(const std::string& key, double fallback) {
-    return number(key, false).value_or(fallback);
-  }
-  std::optional<std::string> string(const std::string& key, bool required) {
-    if (!has(key)) {
-      if (required) problems_.add(at(key), "missing (expected a string)");
-      return std::nullopt;
-    }
-    const json& v = object_.at(key);
-    if (!v.is_string() || v.get<std::string>().empty()) {
-      problems_.add(at(key), "expected a non-empty string, got " + type_name(v));
-      return std::nullopt;
-    }
-    return v.get<std::string>();
-  }
-  std::optional<bool> boolean(const std::string& key) {
-    if (!has(key)) return std::nullopt;
-    const json& v = object_.at(key);
-    if (!v.is_boolean()) {
-      problems_.add(at(key), "expected true or false, got " + type_name(v));
-      return std::nullopt;
-    }
-    return v.get<bool>();
-  }
-  std::optional<int> integer(const std::string& key) {
-    if (!has(key)) return std::nullopt;
-    const json& v = object_.at(key);
-    if (!v.is_number_integer()) {
-      problems_.add(at(key), "expected an integer, got " + type_name(v));
-      return std::nullopt;
-    }
-    return v.get<int>();
-  }
-  // Reports keys that were never read.
-  void finish() {
-    std::vector<std::string> known(used_.begin(), used_.end());
-    for (const auto& [key, value] : object_.items()) {
-      if (!used_.count(key))
-        problems_.add(at(key), "unknown key (known: " + join(known, ", ") + ")");
-    }
-  }
-
- private:
-  const json& object_;
-  std::string path_;
-  Problems& problems_;
-  std::set<std::string> used_;
-};
 
 bool expect_object(const json& v, const std::string& path, Problems& problems) {
   if (v.is_object()) return true;
@@ -978,8 +883,8 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   top.finish();
 
   const std::string rule = study.options.validate();
-  if (!rule.empty()) problems.list.push_back(rule);
-  if (!problems.list.empty()) throw StudyError(source, problems.list);
+  if (!rule.empty()) problems.add("", rule);
+  if (!problems.empty()) throw StudyError(source, problems.list());
   return study;
 }
 

@@ -42,7 +42,7 @@ TEST(InternalSimulator, ReadsTheSectionWithDefaults) {
   EXPECT_EQ(defaults.settings().integrator.max_steps, 100000);
   EXPECT_FALSE(defaults.settings().central);
   EXPECT_EQ(defaults.settings().relative_step, 1e-3);
-  EXPECT_EQ(defaults.settings().threads, 0);
+  EXPECT_EQ(defaults.settings().workers, 0);
   EXPECT_EQ(defaults.responses().size(), 6u);
 
   const InternalSimulator set(setup({{"rtol", 1e-6},
@@ -53,7 +53,7 @@ TEST(InternalSimulator, ReadsTheSectionWithDefaults) {
   EXPECT_EQ(set.settings().integrator.rtol, 1e-6);
   EXPECT_EQ(set.settings().integrator.atol, 1e-9);
   EXPECT_EQ(set.settings().integrator.max_steps, 10000);
-  EXPECT_EQ(set.settings().threads, 3);
+  EXPECT_EQ(set.settings().workers, 3);
   EXPECT_TRUE(set.settings().central);
   EXPECT_EQ(set.settings().relative_step, 1e-4);
 }
@@ -177,8 +177,8 @@ TEST(InternalSimulator, LoadCasesRunWithTheirParameters) {
 TEST(InternalSimulator, BatchAndThreadCountDoNotChangeResults) {
   SimulatorSetup s = setup();
   s.load_cases.push_back({"hard", {0.0, 6.0, 51}, {{"v0", 2.0}}});
-  InternalSimulator one(setup({{"threads", 1}}));
-  InternalSimulator three(setup({{"threads", 3}, {"gradients", {{"method", "forward"}}}}));
+  InternalSimulator one(setup({{"workers", 1}}));
+  InternalSimulator three(setup({{"workers", 3}, {"gradients", {{"method", "forward"}}}}));
   InternalSimulator all(setup());  // threads 0: every core
   const std::vector<EvaluationRequest> batch = {request(1.0, 0.3), request(0.5, 0.5, true),
                                                 request(0.2, 0.9), request(0.36276, 0.48231, true)};

@@ -1,0 +1,150 @@
+#include "sao/seam/difference_batch.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "sao/seam/worker_pool.hpp"
+
+namespace sao {
+
+int read_workers(JsonReader& section, int fallback, const char* deprecated) {
+  if (deprecated && section.has(deprecated)) {
+    spdlog::warn("{}: deprecated, use \"workers\" (the same meaning; \"{}\" will be removed)",
+                 section.at(deprecated), deprecated);
+    if (section.has("workers")) {
+      section.problems().add(section.at(deprecated), "given together with \"workers\"");
+    }
+    return static_cast<int>(section.integer(deprecated, 0, 4096).value_or(fallback));
+  }
+  return static_cast<int>(section.integer("workers", 0, 4096).value_or(fallback));
+}
+
+namespace {
+
+// Where the runs of one request start in the plan, and how many each load case has.
+struct PlannedRequest {
+  size_t first = 0;
+  int per_case = 1;
+};
+
+std::vector<BatchRun> plan(const std::vector<EvaluationRequest>& batch, int load_cases,
+                           int design_variables, const DifferenceSettings& differences,
+                           bool analytic, std::vector<PlannedRequest>& requests) {
+  std::vector<BatchRun> runs;
+  requests.resize(batch.size());
+  for (size_t r = 0; r < batch.size(); ++r) {
+    const Eigen::VectorXd& b = batch[r].design;
+    const bool gradients = !batch[r].derivatives.empty();
+    const bool by_differences = gradients && !analytic;
+    requests[r].first = runs.size();
+    requests[r].per_case = 1 + (by_differences ? design_variables * (differences.central ? 2 : 1) : 0);
+    for (int c = 0; c < load_cases; ++c) {
+      BatchRun& nominal = runs.emplace_back();
+      nominal.design = &b;
+      nominal.load_case = c;
+      if (gradients && analytic) nominal.derivatives = &batch[r].derivatives;
+      if (!by_differences) continue;
+      for (int i = 0; i < design_variables; ++i) {
+        const double h = (1.0 + std::abs(b(i))) * differences.relative_step;  // (4.10)
+        for (double step : {h, -h}) {
+          if (step < 0 && !differences.central) break;
+          BatchRun& perturbed = runs.emplace_back();
+          perturbed.design = &b;
+          perturbed.load_case = c;
+          perturbed.variable = i;
+          perturbed.step = step;
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+// The +h runs (`plus`) or -h runs after a nominal run laid out as plan() does.
+std::vector<const BatchRun*> perturbed(const BatchRun* nominal, int variables, bool central,
+                                       bool plus) {
+  std::vector<const BatchRun*> out;
+  if (!plus && !central) return out;
+  const int per_variable = central ? 2 : 1;
+  for (int i = 0; i < variables; ++i) out.push_back(&nominal[1 + i * per_variable + (plus ? 0 : 1)]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, int load_cases,
+                                  int design_variables, const DifferenceSettings& differences,
+                                  bool analytic, int workers,
+                                  const std::function<void(BatchRun&)>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<PlannedRequest> requests;
+  std::vector<BatchRun> runs =
+      plan(batch, load_cases, design_variables, differences, analytic, requests);
+  parallel_for(runs.size(), static_cast<size_t>(std::max(workers, 0)),
+               [&](size_t j) { run(runs[j]); });
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<Evaluation> out(batch.size());
+  for (size_t r = 0; r < batch.size(); ++r) {
+    Evaluation& e = out[r];
+    const int per_case = requests[r].per_case;
+    const auto begin = runs.begin() + static_cast<std::ptrdiff_t>(requests[r].first);
+    const auto end = begin + per_case * load_cases;
+    e.cost.runs = 0;
+    for (auto j = begin; j != end; ++j) e.cost.runs += j->runs;
+    e.cost.wall_seconds = seconds / static_cast<double>(batch.size());  // an equal share
+    if (auto failed = std::find_if(begin, end, [](const BatchRun& j) { return !j.ok; });
+        failed != end) {
+      e.ok = false;
+      e.message = failed->message;
+      continue;
+    }
+    e.has_gradients = per_case > 1 || begin->derivatives != nullptr;
+    for (int c = 0; c < load_cases; ++c) {
+      const BatchRun* nominal = &*begin + c * per_case;
+      CaseResult result = nominal->result;
+      if (per_case > 1) {  // steps as finally used (halved or not by retries)
+        add_difference_gradients(
+            result, perturbed(nominal, design_variables, differences.central, true),
+            perturbed(nominal, design_variables, differences.central, false));
+      }
+      e.cases.push_back(std::move(result));
+    }
+  }
+  return out;
+}
+
+void add_difference_gradients(CaseResult& nominal, const std::vector<const BatchRun*>& plus,
+                              const std::vector<const BatchRun*>& minus) {
+  const auto n = static_cast<Eigen::Index>(plus.size());
+  const bool central = !minus.empty();
+  // Column i of d(value)/db; `value` picks one response of a run.
+  auto difference = [&](Eigen::Index i, const Eigen::VectorXd& at_nominal, auto value) {
+    const BatchRun& p = *plus[static_cast<size_t>(i)];
+    if (!central) return Eigen::VectorXd((value(p.result) - at_nominal) / p.step);
+    const BatchRun& m = *minus[static_cast<size_t>(i)];
+    return Eigen::VectorXd((value(p.result) - value(m.result)) / (p.step - m.step));
+  };
+  for (const auto& [name, h] : nominal.histories) {
+    Eigen::MatrixXd g(h.size(), n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      g.col(i) = difference(i, h, [&](const CaseResult& r) { return r.histories.at(name); });
+    }
+    nominal.gradients[name] = std::move(g);
+  }
+  for (const auto& [name, v] : nominal.scalars) {
+    Eigen::MatrixXd g(1, n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      g.col(i) = difference(i, Eigen::VectorXd::Constant(1, v), [&](const CaseResult& r) {
+        return Eigen::VectorXd::Constant(1, r.scalars.at(name)).eval();
+      });
+    }
+    nominal.gradients[name] = std::move(g);
+  }
+}
+
+}  // namespace sao

@@ -1,0 +1,64 @@
+// The one batch of simulator runs behind Simulator::evaluate, shared by the internal
+// simulator and the external-code adapter.
+//
+// A batch of requests becomes a plan of runs: per request and load case the nominal run, then,
+// when the request asks for derivatives and they come from finite differences, one run per
+// design variable with b_i + h (and b_i - h for central differences), h = (1 + |b_i|) p, the
+// step rule (4.10) of seed 003. When the simulator computes derivatives itself (direct or
+// adjoint), the nominal run carries the request's derivatives instead. The runs go to the
+// process's worker pool (worker_pool.hpp); each writes only its own slot, so results do not
+// depend on the order of execution. Then every request is assembled into one Evaluation: the
+// first failed run fails it, and difference quotients give the gradient columns.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sao/seam/json_reader.hpp"
+#include "sao/seam/simulator.hpp"
+
+namespace sao {
+
+// How finite differences are taken.
+struct DifferenceSettings {
+  bool central = false;         // central (b +- h) instead of forward (b + h)
+  double relative_step = 1e-3;  // p of (4.10)
+};
+
+// Concurrency of a simulator's batches: the section's "workers" (0: one per core).
+// Reads the deprecated name `deprecated` too ("threads" of the internal simulator), with a
+// warning naming the new one. `fallback` is the simulator's default.
+int read_workers(JsonReader& section, int fallback, const char* deprecated = nullptr);
+
+// One run of the plan: a design (with one variable perturbed, or not) in one load case.
+struct BatchRun {
+  const Eigen::VectorXd* design = nullptr;  // the request's design
+  int load_case = 0;
+  int variable = -1;  // the perturbed design variable, -1 for the nominal run
+  double step = 0.0;  // signed perturbation; a runner that retries may change it (halving)
+  // Set when the simulator computes the request's derivatives in this one run.
+  const std::vector<DerivativeRequest>* derivatives = nullptr;
+
+  // Filled by the runner.
+  bool ok = false;
+  std::string message;  // why it failed
+  CaseResult result;
+  int runs = 0;  // simulator executions this run took (retries included)
+};
+
+// Plans `batch`, runs every run with `run` on at most `workers` threads (0: cores) and
+// assembles the evaluations. `analytic`: the runner computes derivatives itself (one run per
+// load case, BatchRun::derivatives set); otherwise they come from differences.
+std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, int load_cases,
+                                  int design_variables, const DifferenceSettings& differences,
+                                  bool analytic, int workers,
+                                  const std::function<void(BatchRun&)>& run);
+
+// Fills nominal.gradients for every history and scalar of `nominal`: column i is
+// (f(plus[i]) - f(nominal)) / plus[i].step (forward, `minus` empty), or
+// (f(plus[i]) - f(minus[i])) / (plus[i].step - minus[i].step) (central).
+void add_difference_gradients(CaseResult& nominal, const std::vector<const BatchRun*>& plus,
+                              const std::vector<const BatchRun*>& minus);
+
+}  // namespace sao

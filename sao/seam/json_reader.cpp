@@ -1,0 +1,180 @@
+#include "sao/seam/json_reader.hpp"
+
+#include <cmath>
+
+namespace sao {
+
+using nlohmann::json;
+
+namespace {
+const json& empty_object() {
+  static const json empty = json::object();
+  return empty;
+}
+const json& empty_array() {
+  static const json empty = json::array();
+  return empty;
+}
+std::string joined_lines(const std::vector<std::string>& problems) {
+  return joined(problems, "\n");
+}
+}  // namespace
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
+  return out;
+}
+
+std::string json_type_name(const json& v) {
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
+SectionError::SectionError(std::vector<std::string> problems)
+    : std::invalid_argument(joined_lines(problems)), problems_(std::move(problems)) {}
+
+void Problems::throw_if_any() const {
+  if (!list_.empty()) throw SectionError(list_);
+}
+
+JsonReader::JsonReader(const json& object, std::string path, Problems& problems)
+    : object_(object.is_object() ? object : empty_object()),
+      path_(std::move(path)),
+      problems_(problems) {
+  if (!object.is_object()) problems_.add(path_, "expected an object, got " + json_type_name(object));
+}
+
+std::string JsonReader::at(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+bool JsonReader::has(const std::string& key) {
+  used_.insert(key);
+  return object_.contains(key) && !object_.at(key).is_null();
+}
+
+const json& JsonReader::raw(const std::string& key) {
+  used_.insert(key);
+  return object_.at(key);
+}
+
+void JsonReader::known(std::initializer_list<const char*> keys) {
+  for (const char* k : keys) used_.insert(k);
+}
+
+std::optional<double> JsonReader::number(const std::string& key, bool required) {
+  if (!has(key)) {
+    if (required) problems_.add(at(key), "missing (expected a number)");
+    return std::nullopt;
+  }
+  const json& v = object_.at(key);
+  if (!v.is_number()) {
+    problems_.add(at(key), "expected a number, got " + json_type_name(v));
+    return std::nullopt;
+  }
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) {
+    problems_.add(at(key), "expected a finite number");
+    return std::nullopt;
+  }
+  return d;
+}
+
+std::optional<double> JsonReader::positive(const std::string& key, bool allow_zero) {
+  if (!has(key)) return std::nullopt;
+  const json& v = object_.at(key);
+  const double d = v.is_number() ? v.get<double>() : NAN;
+  if (!std::isfinite(d) || d < 0 || (d == 0 && !allow_zero)) {
+    problems_.add(at(key), std::string(allow_zero ? "expected a number >= 0" : "expected a positive number") +
+                               ", got " + v.dump());
+    return std::nullopt;
+  }
+  return d;
+}
+
+std::optional<long> JsonReader::integer(const std::string& key, long minimum, long maximum) {
+  if (!has(key)) return std::nullopt;
+  const json& v = object_.at(key);
+  const double d = v.is_number() ? v.get<double>() : NAN;
+  if (!std::isfinite(d) || d != std::floor(d)) {
+    problems_.add(at(key), "expected an integer, got " + v.dump());
+    return std::nullopt;
+  }
+  if (d < static_cast<double>(minimum) || d > static_cast<double>(maximum)) {
+    std::string range = d < static_cast<double>(minimum) ? ">= " + std::to_string(minimum)
+                                                         : "<= " + std::to_string(maximum);
+    problems_.add(at(key), "expected an integer " + range + ", got " + v.dump());
+    return std::nullopt;
+  }
+  return static_cast<long>(d);
+}
+
+std::optional<std::string> JsonReader::string(const std::string& key, bool required) {
+  if (!has(key)) {
+    if (required) problems_.add(at(key), "missing (expected a string)");
+    return std::nullopt;
+  }
+  const json& v = object_.at(key);
+  if (!v.is_string() || v.get<std::string>().empty()) {
+    problems_.add(at(key), "expected a non-empty string, got " + json_type_name(v));
+    return std::nullopt;
+  }
+  return v.get<std::string>();
+}
+
+std::optional<bool> JsonReader::boolean(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  const json& v = object_.at(key);
+  if (!v.is_boolean()) {
+    problems_.add(at(key), "expected true or false, got " + json_type_name(v));
+    return std::nullopt;
+  }
+  return v.get<bool>();
+}
+
+std::optional<std::string> JsonReader::choice(const std::string& key,
+                                              const std::vector<std::string>& choices) {
+  if (!has(key)) return std::nullopt;
+  const json& v = object_.at(key);
+  if (v.is_string()) {
+    for (const std::string& c : choices) {
+      if (v.get<std::string>() == c) return c;
+    }
+  }
+  std::vector<std::string> quoted;
+  for (const std::string& c : choices) quoted.push_back("\"" + c + "\"");
+  problems_.add(at(key), "expected one of " + joined(quoted) + ", got " + v.dump());
+  return std::nullopt;
+}
+
+JsonReader JsonReader::object(const std::string& key) {
+  if (!has(key)) return JsonReader(empty_object(), at(key), problems_);
+  return JsonReader(object_.at(key), at(key), problems_);
+}
+
+const json& JsonReader::array(const std::string& key, bool required) {
+  if (!has(key)) {
+    if (required) problems_.add(at(key), "missing (expected an array)");
+    return empty_array();
+  }
+  const json& v = object_.at(key);
+  if (!v.is_array()) {
+    problems_.add(at(key), "expected an array, got " + json_type_name(v));
+    return empty_array();
+  }
+  return v;
+}
+
+void JsonReader::finish() {
+  std::vector<std::string> known(used_.begin(), used_.end());
+  for (const auto& [key, value] : object_.items()) {
+    if (!used_.count(key)) problems_.add(at(key), "unknown key (known: " + joined(known) + ")");
+  }
+}
+
+}  // namespace sao

@@ -1,0 +1,103 @@
+// The one JSON reader: every study section (settings, variables, the simulator section and
+// what it holds: models, templates, outputs) is read through it, so that every problem of a
+// file is reported at once, each with its JSON path ("simulator.gradients.step: expected a
+// positive number, got -1"), and a mistyped key is an error, never ignored.
+//
+// A JsonReader is a view of one JSON object at a path: typed getters record a problem and
+// return nothing when a value is missing or of the wrong kind; finish() reports every key that
+// nobody asked for. Problems are collected in a Problems list; a simulator factory ends with
+// problems.throw_if_any(), which throws a SectionError carrying all of them.
+#pragma once
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sao {
+
+// "a, b, c"
+std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ");
+
+// "a number", "a string", "an object", ... for messages.
+std::string json_type_name(const nlohmann::json& value);
+
+// Thrown by section parsers (simulator factories): every problem found, each "path: what".
+// what() is the problems joined by newlines.
+class SectionError : public std::invalid_argument {
+ public:
+  explicit SectionError(std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// The problems found so far, in the order found.
+class Problems {
+ public:
+  void add(const std::string& path, const std::string& what) {
+    list_.push_back(path.empty() ? what : path + ": " + what);
+  }
+  bool empty() const { return list_.empty(); }
+  size_t size() const { return list_.size(); }
+  const std::vector<std::string>& list() const { return list_; }
+  // Throws a SectionError with every problem when there is any.
+  void throw_if_any() const;
+
+ private:
+  std::vector<std::string> list_;
+};
+
+class JsonReader {
+ public:
+  // `object` must outlive the reader. A value that is not an object is recorded as a problem
+  // at `path` and read as an empty object.
+  JsonReader(const nlohmann::json& object, std::string path, Problems& problems);
+
+  const std::string& path() const { return path_; }
+  Problems& problems() const { return problems_; }
+  // The path of a key of this object: "path.key" ("key" at the top).
+  std::string at(const std::string& key) const;
+  // Present and not null; marks the key as known.
+  bool has(const std::string& key);
+  // The raw value (call has() first); marks the key as known.
+  const nlohmann::json& raw(const std::string& key);
+  // Marks keys as known without reading them (read elsewhere).
+  void known(std::initializer_list<const char*> keys);
+
+  // A finite number; missing is a problem only when `required`.
+  std::optional<double> number(const std::string& key, bool required = false);
+  double number_or(const std::string& key, double fallback) {
+    return number(key).value_or(fallback);
+  }
+  // A finite number > 0 (or >= 0 with `allow_zero`); else a problem and nothing.
+  std::optional<double> positive(const std::string& key, bool allow_zero = false);
+  // An integer (1e5 is accepted as 100000) in [minimum, maximum].
+  std::optional<long> integer(const std::string& key, long minimum = std::numeric_limits<int>::min(),
+                              long maximum = std::numeric_limits<int>::max());
+  // A non-empty string; missing is a problem only when `required`.
+  std::optional<std::string> string(const std::string& key, bool required = false);
+  std::optional<bool> boolean(const std::string& key);
+  // One of `choices` (strings); else a problem listing them.
+  std::optional<std::string> choice(const std::string& key, const std::vector<std::string>& choices);
+  // The object at key as a reader (an empty object when missing or not an object, the latter
+  // recorded as a problem). Call finish() on it as on this one.
+  JsonReader object(const std::string& key);
+  // The array at key (empty when missing; a problem when not an array).
+  const nlohmann::json& array(const std::string& key, bool required = false);
+
+  // Reports every key of the object that no getter asked for, with the known ones.
+  void finish();
+
+ private:
+  const nlohmann::json& object_;
+  std::string path_;
+  Problems& problems_;
+  std::set<std::string> used_;
+};
+
+}  // namespace sao
