@@ -16,7 +16,7 @@
 #include <iostream>
 
 #include "adapters/external_simulator.hpp"
-#include "sao/study/derived_responses.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/optimizer/driver.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
@@ -28,27 +28,13 @@
 
 namespace {
 
-struct Loaded {
-  sao::Study study;
-  std::unique_ptr<sao::Simulator> simulator;
-  nlohmann::json document;  // the study file with the overrides applied
-};
+using Loaded = sao::OpenedStudy;
 
-// Loads the study and builds its simulator; prints every problem and returns nullopt.
+// Opens the study (open_study); prints every problem and returns nullopt.
 std::optional<Loaded> load(const std::string& file, const std::vector<std::string>& overrides = {},
                            int start = 0) {
   try {
-    nlohmann::json document = sao::read_study_document(file);
-    for (const auto& assignment : overrides) sao::apply_override(document, assignment);
-    Loaded l{sao::load_study(document, file), nullptr, document};
-    if (start > 0) sao::use_start(l.study, start);
-    try {
-      l.simulator = sao::make_study_simulator(l.study);
-    } catch (const std::invalid_argument& e) {
-      throw sao::StudyError(file, {e.what()});
-    }
-    sao::check_against_simulator(l.study, *l.simulator);
-    return l;
+    return sao::open_study(file, overrides, start);
   } catch (const sao::StudyError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return std::nullopt;

@@ -129,14 +129,18 @@ void add_difference_gradients(CaseResult& nominal, const std::vector<const Batch
     const BatchRun& m = *minus[static_cast<size_t>(i)];
     return Eigen::VectorXd((value(p.result) - value(m.result)) / (p.step - m.step));
   };
-  for (const auto& [name, h] : nominal.histories) {
+  for (const auto& entry : nominal.histories) {
+    const std::string& name = entry.first;
+    const Eigen::VectorXd& h = entry.second;
     Eigen::MatrixXd g(h.size(), n);
     for (Eigen::Index i = 0; i < n; ++i) {
       g.col(i) = difference(i, h, [&](const CaseResult& r) { return r.histories.at(name); });
     }
     nominal.gradients[name] = std::move(g);
   }
-  for (const auto& [name, v] : nominal.scalars) {
+  for (const auto& entry : nominal.scalars) {
+    const std::string& name = entry.first;
+    const double v = entry.second;
     Eigen::MatrixXd g(1, n);
     for (Eigen::Index i = 0; i < n; ++i) {
       g.col(i) = difference(i, Eigen::VectorXd::Constant(1, v), [&](const CaseResult& r) {

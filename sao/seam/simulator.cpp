@@ -20,12 +20,6 @@ std::string known_types() {
 
 }  // namespace
 
-std::vector<double> TimeGrid::times() const {
-  std::vector<double> out(points);
-  for (int p = 0; p < points; ++p) out[p] = at(p);
-  return out;
-}
-
 void register_simulator(const std::string& type, SimulatorFactory factory) {
   if (type.empty() || factory == nullptr) {
     throw std::invalid_argument("register_simulator: expected a type name and a factory");

@@ -13,7 +13,7 @@
 #include <functional>
 #include <string>
 
-#include "sao/seam/simulator.hpp"
+#include "sao/seam/time_grid.hpp"
 
 namespace sao::sim {
 
