@@ -40,7 +40,8 @@ std::vector<BatchRun> plan(const std::vector<EvaluationRequest>& batch, int load
     const bool gradients = !batch[r].derivatives.empty();
     const bool by_differences = gradients && !analytic;
     requests[r].first = runs.size();
-    requests[r].per_case = 1 + (by_differences ? design_variables * (differences.central ? 2 : 1) : 0);
+    requests[r].per_case =
+        1 + (by_differences ? design_variables * (differences.central ? 2 : 1) : 0);
     for (int c = 0; c < load_cases; ++c) {
       BatchRun& nominal = runs.emplace_back();
       nominal.design = &b;
@@ -69,7 +70,8 @@ std::vector<const BatchRun*> perturbed(const BatchRun* nominal, int variables, b
   std::vector<const BatchRun*> out;
   if (!plus && !central) return out;
   const int per_variable = central ? 2 : 1;
-  for (int i = 0; i < variables; ++i) out.push_back(&nominal[1 + i * per_variable + (plus ? 0 : 1)]);
+  for (int i = 0; i < variables; ++i)
+    out.push_back(&nominal[1 + i * per_variable + (plus ? 0 : 1)]);
   return out;
 }
 
@@ -108,9 +110,9 @@ std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, i
       const BatchRun* nominal = &*begin + c * per_case;
       CaseResult result = nominal->result;
       if (per_case > 1) {  // steps as finally used (halved or not by retries)
-        add_difference_gradients(
-            result, perturbed(nominal, design_variables, differences.central, true),
-            perturbed(nominal, design_variables, differences.central, false));
+        add_difference_gradients(result,
+                                 perturbed(nominal, design_variables, differences.central, true),
+                                 perturbed(nominal, design_variables, differences.central, false));
       }
       e.cases.push_back(std::move(result));
     }

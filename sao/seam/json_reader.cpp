@@ -46,7 +46,8 @@ JsonReader::JsonReader(const json& object, std::string path, Problems& problems)
     : object_(object.is_object() ? object : empty_object()),
       path_(std::move(path)),
       problems_(problems) {
-  if (!object.is_object()) problems_.add(path_, "expected an object, got " + json_type_name(object));
+  if (!object.is_object())
+    problems_.add(path_, "expected an object, got " + json_type_name(object));
 }
 
 std::string JsonReader::at(const std::string& key) const {
@@ -90,8 +91,9 @@ std::optional<double> JsonReader::positive(const std::string& key, bool allow_ze
   const json& v = object_.at(key);
   const double d = v.is_number() ? v.get<double>() : NAN;
   if (!std::isfinite(d) || d < 0 || (d == 0 && !allow_zero)) {
-    problems_.add(at(key), std::string(allow_zero ? "expected a number >= 0" : "expected a positive number") +
-                               ", got " + v.dump());
+    problems_.add(
+        at(key), std::string(allow_zero ? "expected a number >= 0" : "expected a positive number") +
+                     ", got " + v.dump());
     return std::nullopt;
   }
   return d;

@@ -77,13 +77,15 @@ class JsonReader {
   // A finite number > 0 (or >= 0 with `allow_zero`); else a problem and nothing.
   std::optional<double> positive(const std::string& key, bool allow_zero = false);
   // An integer (1e5 is accepted as 100000) in [minimum, maximum].
-  std::optional<long> integer(const std::string& key, long minimum = std::numeric_limits<int>::min(),
+  std::optional<long> integer(const std::string& key,
+                              long minimum = std::numeric_limits<int>::min(),
                               long maximum = std::numeric_limits<int>::max());
   // A non-empty string; missing is a problem only when `required`.
   std::optional<std::string> string(const std::string& key, bool required = false);
   std::optional<bool> boolean(const std::string& key);
   // One of `choices` (strings); else a problem listing them.
-  std::optional<std::string> choice(const std::string& key, const std::vector<std::string>& choices);
+  std::optional<std::string> choice(const std::string& key,
+                                    const std::vector<std::string>& choices);
   // The object at key as a reader (an empty object when missing or not an object, the latter
   // recorded as a problem). Call finish() on it as on this one.
   JsonReader object(const std::string& key);

@@ -8,5 +8,4 @@ std::vector<double> TimeGrid::times() const {
   return out;
 }
 
-
 }  // namespace sao

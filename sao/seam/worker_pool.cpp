@@ -92,7 +92,9 @@ struct Batch {
 
 }  // namespace
 
-size_t hardware_workers() { return std::max(1u, std::thread::hardware_concurrency()); }
+size_t hardware_workers() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void parallel_for(size_t count, size_t concurrency, const std::function<void(size_t)>& job) {
   if (count == 0) return;

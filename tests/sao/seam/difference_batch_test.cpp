@@ -1,0 +1,138 @@
+#include "sao/seam/difference_batch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <mutex>
+
+namespace sao {
+namespace {
+
+// A run of f(b) = (b0^2 + 3 b1, b0 b1 history on 3 points) in load case c, scaled by (c + 1).
+void quadratic(BatchRun& run) {
+  Eigen::VectorXd b = *run.design;
+  if (run.variable >= 0) b(run.variable) += run.step;
+  const double s = run.load_case + 1.0;
+  run.result.scalars["f"] = s * (b(0) * b(0) + 3 * b(1));
+  run.result.histories["h"] = Eigen::Vector3d(1, 2, 3) * s * b(0) * b(1);
+  run.runs = 1;
+  run.ok = true;
+}
+
+TEST(DifferenceBatch, PlansTheNominalAndOnePerturbationPerVariable) {
+  std::vector<EvaluationRequest> batch(2);
+  batch[0].design = Eigen::Vector2d(1.0, 2.0);
+  batch[1].design = Eigen::Vector2d(-3.0, 0.5);
+  batch[1].derivatives.push_back({0, "f", {}});
+  std::mutex mutex;
+  std::vector<std::pair<int, double>> perturbations;
+  const auto e = run_batch(batch, 2, 2, {false, 1e-3}, false, 2, [&](BatchRun& run) {
+    {
+      std::lock_guard lock(mutex);
+      perturbations.push_back({run.variable, run.step});
+    }
+    quadratic(run);
+  });
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].cost.runs, 2);      // values only: one run per load case
+  EXPECT_EQ(e[1].cost.runs, 2 * 3);  // nominal + 2 perturbations, per load case
+  EXPECT_FALSE(e[0].has_gradients);
+  EXPECT_TRUE(e[1].has_gradients);
+  // (4.10): h = (1 + |b_i|) p
+  int seen = 0;
+  for (const auto& [variable, step] : perturbations) {
+    if (variable < 0) continue;
+    EXPECT_DOUBLE_EQ(step, (variable == 0 ? 4.0 : 1.5) * 1e-3);
+    ++seen;
+  }
+  EXPECT_EQ(seen, 4);
+}
+
+TEST(DifferenceBatch, ForwardAndCentralQuotients) {
+  std::vector<EvaluationRequest> batch(1);
+  batch[0].design = Eigen::Vector2d(1.0, 2.0);
+  batch[0].derivatives.push_back({0, "f", {}});
+  for (bool central : {false, true}) {
+    const auto e = run_batch(batch, 2, 2, {central, 1e-6}, false, 0, quadratic);
+    ASSERT_TRUE(e[0].ok);
+    EXPECT_EQ(e[0].cost.runs, 2 * (1 + 2 * (central ? 2 : 1)));
+    for (int c = 0; c < 2; ++c) {
+      const double s = c + 1.0;
+      const Eigen::MatrixXd& g = e[0].cases[c].gradients.at("f");
+      EXPECT_NEAR(g(0, 0), s * 2.0, 1e-5);  // d/db0 of s (b0^2 + 3 b1)
+      EXPECT_NEAR(g(0, 1), s * 3.0, 1e-5);
+      const Eigen::MatrixXd& gh = e[0].cases[c].gradients.at("h");
+      EXPECT_EQ(gh.rows(), 3);
+      EXPECT_NEAR(gh(2, 0), 3 * s * 2.0, 1e-5);  // d/db0 of 3 s b0 b1
+      EXPECT_NEAR(gh(2, 1), 3 * s * 1.0, 1e-5);
+    }
+  }
+}
+
+TEST(DifferenceBatch, AnalyticRunsCarryTheRequestedDerivatives) {
+  std::vector<EvaluationRequest> batch(1);
+  batch[0].design = Eigen::Vector2d(1.0, 2.0);
+  batch[0].derivatives.push_back({0, "f", {}});
+  int with_derivatives = 0;
+  const auto e = run_batch(batch, 3, 2, {}, true, 1, [&](BatchRun& run) {
+    with_derivatives += run.derivatives != nullptr;
+    EXPECT_EQ(run.variable, -1);
+    quadratic(run);
+  });
+  EXPECT_EQ(with_derivatives, 3);  // one run per load case, none perturbed
+  EXPECT_EQ(e[0].cost.runs, 3);
+  EXPECT_TRUE(e[0].has_gradients);
+}
+
+TEST(DifferenceBatch, TheFirstFailedRunFailsItsRequestOnly) {
+  std::vector<EvaluationRequest> batch(2);
+  batch[0].design = Eigen::Vector2d(1.0, 2.0);
+  batch[1].design = Eigen::Vector2d(5.0, 2.0);
+  batch[1].derivatives.push_back({0, "f", {}});
+  const auto e = run_batch(batch, 1, 2, {}, false, 2, [&](BatchRun& run) {
+    quadratic(run);
+    if ((*run.design)(0) == 5.0 && run.variable == 1) {
+      run.ok = false;
+      run.message = "perturbation of b1 failed";
+    }
+  });
+  EXPECT_TRUE(e[0].ok);
+  EXPECT_FALSE(e[1].ok);
+  EXPECT_EQ(e[1].message, "perturbation of b1 failed");
+  EXPECT_EQ(e[1].cost.runs, 3);
+}
+
+TEST(DifferenceBatch, RetriedStepsAreTheOnesDividedBy) {
+  // A runner that halves its step (a retry) is differenced with the step it finally used.
+  std::vector<EvaluationRequest> batch(1);
+  batch[0].design = Eigen::Vector2d(0.0, 0.0);
+  batch[0].derivatives.push_back({0, "f", {}});
+  const auto e = run_batch(batch, 1, 2, {false, 1e-2}, false, 1, [&](BatchRun& run) {
+    if (run.variable >= 0) run.step *= 0.5;
+    quadratic(run);
+    run.runs = run.variable >= 0 ? 2 : 1;
+  });
+  const Eigen::MatrixXd& g = e[0].cases[0].gradients.at("f");
+  EXPECT_NEAR(g(0, 0), 0.005, 1e-12);  // (h/2)^2 / (h/2) with h = 0.01
+  EXPECT_NEAR(g(0, 1), 3.0, 1e-12);
+  EXPECT_EQ(e[0].cost.runs, 5);
+}
+
+TEST(DifferenceBatch, WorkersAndItsDeprecatedName) {
+  Problems problems;
+  const nlohmann::json old_name = {{"threads", 3}};
+  JsonReader a(old_name, "simulator", problems);
+  EXPECT_EQ(read_workers(a, 0, "threads"), 3);
+  const nlohmann::json both = {{"threads", 3}, {"workers", 2}};
+  JsonReader b(both, "simulator", problems);
+  read_workers(b, 0, "threads");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.list()[0], "simulator.threads: given together with \"workers\"");
+  const nlohmann::json bad = {{"workers", -1}};
+  JsonReader c(bad, "simulator", problems);
+  EXPECT_EQ(read_workers(c, 1), 1);
+  EXPECT_EQ(problems.size(), 2u);
+}
+
+}  // namespace
+}  // namespace sao

@@ -1,0 +1,78 @@
+#include "sao/seam/json_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace sao {
+namespace {
+
+using nlohmann::json;
+
+TEST(JsonReader, CollectsEveryProblemWithItsPath) {
+  const json section = {{"rtol", -1}, {"steps", 2.5}, {"mode", "fast"}, {"typo", 1}};
+  Problems problems;
+  JsonReader r(section, "simulator", problems);
+  EXPECT_FALSE(r.positive("rtol"));
+  EXPECT_FALSE(r.integer("steps", 1));
+  EXPECT_FALSE(r.choice("mode", {"bdf", "adams"}));
+  r.finish();
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_EQ(problems.list()[0], "simulator.rtol: expected a positive number, got -1");
+  EXPECT_EQ(problems.list()[1], "simulator.steps: expected an integer, got 2.5");
+  EXPECT_EQ(problems.list()[2], "simulator.mode: expected one of \"bdf\", \"adams\", got \"fast\"");
+  EXPECT_EQ(problems.list()[3], "simulator.typo: unknown key (known: mode, rtol, steps)");
+  try {
+    problems.throw_if_any();
+    FAIL() << "expected a SectionError";
+  } catch (const SectionError& e) {
+    EXPECT_EQ(e.problems(), problems.list());
+    EXPECT_NE(std::string(e.what()).find("simulator.rtol"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("\nsimulator.typo"), std::string::npos);
+  }
+}
+
+TEST(JsonReader, ReadsValidValuesAndDefaults) {
+  const json section = {{"n", 1e5}, {"x", 0.5}, {"on", true}, {"name", "a"}, {"sub", {{"k", 3}}}};
+  Problems problems;
+  JsonReader r(section, "", problems);
+  EXPECT_EQ(r.integer("n", 1), 100000);  // 1e5 is an integer
+  EXPECT_EQ(r.number_or("x", 2.0), 0.5);
+  EXPECT_EQ(r.number_or("missing", 2.0), 2.0);
+  EXPECT_EQ(r.boolean("on"), true);
+  EXPECT_EQ(r.string("name"), "a");
+  JsonReader sub = r.object("sub");
+  EXPECT_EQ(sub.integer("k", 0, 10), 3);
+  sub.finish();
+  r.finish();
+  EXPECT_TRUE(problems.empty()) << joined(problems.list(), "\n");
+  EXPECT_NO_THROW(problems.throw_if_any());
+}
+
+TEST(JsonReader, IntegerRangeAndRequiredValuesAreProblems) {
+  const json section = {{"k", 11}, {"sub", 3}, {"list", "x"}};
+  Problems problems;
+  JsonReader r(section, "s", problems);
+  EXPECT_FALSE(r.integer("k", 0, 10));
+  EXPECT_FALSE(r.number("needed", true));
+  EXPECT_TRUE(r.array("list").empty());
+  JsonReader sub = r.object("sub");  // not an object: a problem, read as empty
+  sub.finish();
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_EQ(problems.list()[0], "s.k: expected an integer <= 10, got 11");
+  EXPECT_EQ(problems.list()[1], "s.needed: missing (expected a number)");
+  EXPECT_EQ(problems.list()[2], "s.list: expected an array, got a string");
+  EXPECT_EQ(problems.list()[3], "s.sub: expected an object, got a number");
+}
+
+TEST(JsonReader, ANonObjectIsOneProblemAndReadsAsEmpty) {
+  Problems problems;
+  JsonReader r(json::array({1, 2}), "simulator", problems);
+  EXPECT_FALSE(r.has("type"));
+  r.finish();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.list()[0], "simulator: expected an object, got an array");
+}
+
+}  // namespace
+}  // namespace sao
