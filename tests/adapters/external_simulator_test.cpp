@@ -415,6 +415,35 @@ TEST_F(External, SectionErrorsNameTheirJsonPath) {
   EXPECT_THAT(construction_error(section({"ok"}, {{"keep", "some"}})), HasSubstr("simulator.keep"));
 }
 
+TEST_F(External, EveryProblemOfTheSectionIsReportedAtOnce) {
+  json s = section({"ok"}, {{"workrs", 2}, {"timeout", -1}});
+  s.erase("command");
+  try {
+    ExternalSimulator sim(setup(s));
+    FAIL() << "no error";
+  } catch (const SectionError& e) {
+    ASSERT_EQ(e.problems().size(), 3u) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("simulator.command: missing: the program and its arguments"));
+    EXPECT_THAT(e.what(), HasSubstr("simulator.timeout: expected a number >= 0, got -1"));
+    EXPECT_THAT(e.what(), HasSubstr("simulator.workrs: unknown key (known: "));
+    EXPECT_EQ(std::string(e.what()),
+              e.problems()[0] + "\n" + e.problems()[1] + "\n" + e.problems()[2]);
+  }
+  // Problems in nested entries (a template, a response) join those of the section.
+  s = section({"ok"}, {{"templates", {{{"file", "nope.tpl"}}}}, {"exit_codes", {0, 300}}});
+  s["responses"][1]["line"] = 0;
+  try {
+    ExternalSimulator sim(setup(s));
+    FAIL() << "no error";
+  } catch (const SectionError& e) {
+    ASSERT_EQ(e.problems().size(), 3u) << e.what();
+    EXPECT_THAT(e.problems()[0], HasSubstr("simulator.exit_codes[1]: expected an integer in "
+                                           "[0, 255], got 300"));
+    EXPECT_THAT(e.problems()[1], HasSubstr("simulator.templates[0].file: cannot read"));
+    EXPECT_EQ(e.problems()[2], "simulator.responses[1].line: expected a non-zero integer, got 0");
+  }
+}
+
 TEST_F(External, UnknownAndUnusedPlaceholdersAreErrorsBeforeAnyRun) {
   std::ofstream(dir_ / "input.tpl") << "x {{x}}\ny {{y}}\nz {{zz}}\n";
   EXPECT_THAT(construction_error(section({"ok"})),
