@@ -94,7 +94,8 @@ class SectionReader {
         base_(setup.study_directory.empty() ? fs::current_path()
                                             : fs::path(setup.study_directory)) {}
 
-  void read() {
+  void read(bool is_object) {
+    if (!is_object) return;  // the reader has said so; nothing else is worth reporting
     section_.known({"type", "command", "shell", "environment", "inherit_environment", "timeout",
                     "workers", "run_directory", "keep", "exit_codes", "delimiters", "constants",
                     "values", "templates", "support_files", "responses", "gradients"});
@@ -347,6 +348,8 @@ void SectionReader::bind_values() {
   for (const auto& [key, value] : config_.constants) taken.insert(key);
   taken.insert(value_names_.begin(), value_names_.end());
   const std::string values_path = section_.at("values");
+  // With a bad constant or value, a relation that names it would fail for that reason only.
+  const bool names_read = names_ok_;
   for (size_t c = 0; c < config_.load_cases.size(); ++c) {
     const LoadCaseSpec& load_case = config_.load_cases[c];
     CaseValues cv;
@@ -364,6 +367,7 @@ void SectionReader::bind_values() {
       symbols.constants[key] = value;
     }
     for (const auto& [name, ast] : relations_) {
+      if (!names_read) break;
       try {
         cv.relations.push_back(expr::bind(ast, symbols, -1));
       } catch (const expr::Error& e) {
@@ -587,7 +591,7 @@ ExternalConfig read_external_config(const SimulatorSetup& setup) {
   config.design_names = setup.design_names;
   config.load_cases = setup.load_cases;
   Problems problems;
-  SectionReader(setup, config, problems).read();
+  SectionReader(setup, config, problems).read(setup.section.is_object());
   problems.throw_if_any();
   return config;
 }
