@@ -8,53 +8,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sao/seam/json_section.hpp"
-
 namespace sao::adapters {
 namespace {
 
 using nlohmann::json;
 
-using section::bad;
-using section::reject_unknown_keys;
-
-std::string string_at(const json& o, const std::string& key, const std::string& path) {
-  if (!o.at(key).is_string() || o.at(key).get<std::string>().empty()) {
-    bad(path + "." + key, "expected a non-empty string, got " + o.at(key).dump());
-  }
-  return o.at(key).get<std::string>();
-}
-
-int int_at(const json& o, const std::string& key, int fallback, int minimum,
-           const std::string& path) {
-  if (!o.contains(key)) return fallback;
-  const json& v = o.at(key);
-  if (!v.is_number_integer() || v.get<long>() < minimum || v.get<long>() > 1000000000) {
-    bad(path + "." + key,
-        "expected an integer >= " + std::to_string(minimum) + ", got " + v.dump());
-  }
-  return v.get<int>();
-}
-
-bool bool_at(const json& o, const std::string& key, bool fallback, const std::string& path) {
-  if (!o.contains(key)) return fallback;
-  if (!o.at(key).is_boolean()) bad(path + "." + key, "expected true or false");
-  return o.at(key).get<bool>();
-}
-
-// A column: a header name (string) or a 1-based index.
-void column_at(const json& o, const std::string& key, std::string& name, int& index,
-               const std::string& path) {
-  if (!o.contains(key)) bad(path + "." + key, "missing: a column name or 1-based index");
-  const json& v = o.at(key);
-  if (v.is_string() && !v.get<std::string>().empty()) {
-    name = v.get<std::string>();
-  } else if (v.is_number_integer() && v.get<long>() >= 1 && v.get<long>() < 100000) {
-    index = v.get<int>();
-  } else {
-    bad(path + "." + key, "expected a column name or a 1-based index, got " + v.dump());
-  }
-}
+// The largest line, column, group or count a response entry accepts.
+constexpr long kMaxIndex = 1000000000;
 
 // The file as lines (without '\n' and a trailing '\r').
 bool read_lines(const std::filesystem::path& file, std::vector<std::string>& lines) {
@@ -116,110 +76,173 @@ bool parse_number(const std::string& token, double& value, std::string& error) {
   return true;
 }
 
-OutputSpec parse_output_spec(const json& e, const std::string& path) {
-  if (!e.is_object()) bad(path, "expected an object, got " + e.dump());
-  OutputSpec s;
-  for (const char* key : {"name", "kind", "file", "parser"}) {
-    if (!e.contains(key)) bad(path + "." + key, "missing");
-  }
-  s.name = string_at(e, "name", path);
-  const std::string kind = string_at(e, "kind", path);
-  if (kind != "scalar" && kind != "history") {
-    bad(path + ".kind", "expected \"scalar\" or \"history\", got \"" + kind + "\"");
-  }
-  s.history = kind == "history";
-  s.file = string_at(e, "file", path);
-  const std::filesystem::path f(s.file);
-  if (f.is_absolute() || std::any_of(f.begin(), f.end(), [](const auto& p) { return p == ".."; })) {
-    bad(path + ".file",
-        "expected a path inside the run directory (relative, without \"..\"), "
-        "got \"" +
-            s.file + "\"");
-  }
-  const std::string parser = string_at(e, "parser", path);
-  std::vector<std::string> known = {"name", "kind", "file", "parser"};
-  if (parser == "regex") {
-    s.parser = Parser::kRegex;
-    if (!e.contains("pattern")) bad(path + ".pattern", "missing: an ECMAScript regular expression");
-    s.pattern = string_at(e, "pattern", path);
+namespace {
+
+// "regex": the pattern and its capture groups, checked against each other.
+void read_regex_spec(JsonReader& e, OutputSpec& s) {
+  s.parser = Parser::kRegex;
+  bool compiled = false;
+  if (!e.has("pattern")) {
+    e.problems().add(e.at("pattern"), "missing: an ECMAScript regular expression");
+  } else if (auto pattern = e.string("pattern")) {
+    s.pattern = *pattern;
     try {
       s.regex = std::regex(s.pattern, std::regex::ECMAScript);
+      compiled = true;
     } catch (const std::regex_error& err) {
-      bad(path + ".pattern", std::string("not a regular expression: ") + err.what());
+      e.problems().add(e.at("pattern"), std::string("not a regular expression: ") + err.what());
     }
-    const int groups = static_cast<int>(s.regex.mark_count());
-    auto group = [&](const char* key, int fallback) {
-      const int g = int_at(e, key, fallback, 1, path);
-      if (g > groups) {
-        bad(path + "." + key, "the pattern has " + std::to_string(groups) +
-                                  " capture group(s), got group " + std::to_string(g));
-      }
-      return g;
-    };
-    if (s.history) {
-      s.time_group = group("time_group", 1);
-      s.value_group = group("value_group", 2);
-      known.insert(known.end(), {"pattern", "time_group", "value_group", "resample"});
-    } else {
-      s.group = group("group", 1);
-      if (e.contains("occurrence")) {
-        const json& o = e.at("occurrence");
-        if (o != "first" && o != "last") {
-          bad(path + ".occurrence", "expected \"first\" or \"last\", got " + o.dump());
-        }
-        s.last = o == "last";
-      }
-      known.insert(known.end(), {"pattern", "group", "occurrence"});
-    }
-  } else if (parser == "cell") {
-    s.parser = Parser::kCell;
-    if (s.history) bad(path + ".parser", "\"cell\" reads a scalar; use \"columns\" for a history");
-    if (!e.contains("line")) bad(path + ".line", "missing: 1-based line (negative from the end)");
-    if (!e.at("line").is_number_integer() || e.at("line").get<long>() == 0 ||
-        std::abs(e.at("line").get<long>()) > 1000000000) {
-      bad(path + ".line", "expected a non-zero integer, got " + e.at("line").dump());
-    }
-    s.line = e.at("line").get<int>();
-    s.column = int_at(e, "column", 1, 1, path);
-    known.insert(known.end(), {"line", "column"});
-  } else if (parser == "json") {
-    s.parser = Parser::kJson;
-    auto pointer = [&](const char* key) {
-      if (!e.contains(key)) bad(path + "." + key, "missing: a JSON pointer such as \"/a/b/0\"");
-      const std::string p = e.at(key).is_string() ? e.at(key).get<std::string>() : "?";
-      try {
-        (void)json::json_pointer(p);
-      } catch (const json::exception&) {
-        bad(path + "." + key,
-            "expected a JSON pointer such as \"/a/b/0\", got " + e.at(key).dump());
-      }
-      return p;
-    };
-    s.pointer = pointer("pointer");
-    known.push_back("pointer");
-    if (s.history) {
-      s.time_pointer = pointer("time_pointer");
-      known.insert(known.end(), {"time_pointer", "resample"});
-    }
-  } else if (parser == "columns") {
-    s.parser = Parser::kColumns;
-    if (!s.history) bad(path + ".parser", "\"columns\" reads a history; use \"cell\" for a scalar");
-    column_at(e, "time", s.time_name, s.time_index, path);
-    column_at(e, "value", s.value_name, s.value_index, path);
-    s.header = bool_at(e, "header", !s.time_name.empty() || !s.value_name.empty(), path);
-    if (!s.header && (!s.time_name.empty() || !s.value_name.empty())) {
-      bad(path + ".header", "columns given by name need \"header\": true");
-    }
-    if (e.contains("comment"))
-      s.comment = e.at("comment").is_string() ? e.at("comment").get<std::string>() : "";
-    s.skip = int_at(e, "skip", 0, 0, path);
-    known.insert(known.end(), {"time", "value", "header", "comment", "skip", "resample"});
-  } else {
-    bad(path + ".parser",
-        "expected \"regex\", \"cell\", \"json\" or \"columns\", got \"" + parser + "\"");
   }
-  s.resample = bool_at(e, "resample", true, path);
-  reject_unknown_keys(e, known, path);
+  const int groups = compiled ? static_cast<int>(s.regex.mark_count()) : 0;
+  auto group = [&](const char* key, int fallback) {
+    const bool given = e.has(key);
+    const std::optional<long> g = e.integer(key, 1, kMaxIndex);
+    if (given && !g) return fallback;
+    const int value = static_cast<int>(g.value_or(fallback));
+    if (compiled && value > groups) {
+      e.problems().add(e.at(key), "the pattern has " + std::to_string(groups) +
+                                      " capture group(s), got group " + std::to_string(value));
+    }
+    return value;
+  };
+  if (s.history) {
+    s.time_group = group("time_group", 1);
+    s.value_group = group("value_group", 2);
+    s.resample = e.boolean("resample").value_or(true);
+  } else {
+    s.group = group("group", 1);
+    s.last = e.choice("occurrence", {"first", "last"}).value_or("first") == "last";
+  }
+}
+
+// "cell": a line (negative from the end) and a column of a scalar.
+void read_cell_spec(JsonReader& e, OutputSpec& s) {
+  s.parser = Parser::kCell;
+  if (s.history) {
+    e.problems().add(e.at("parser"), "\"cell\" reads a scalar; use \"columns\" for a history");
+  }
+  if (!e.has("line")) {
+    e.problems().add(e.at("line"), "missing: 1-based line (negative from the end)");
+  } else if (auto line = e.integer("line", -kMaxIndex, kMaxIndex)) {
+    if (*line == 0) e.problems().add(e.at("line"), "expected a non-zero integer, got 0");
+    s.line = static_cast<int>(*line);
+  }
+  s.column = static_cast<int>(e.integer("column", 1, kMaxIndex).value_or(1));
+}
+
+// "json": pointers to a number, or to arrays of times and values.
+void read_json_spec(JsonReader& e, OutputSpec& s) {
+  s.parser = Parser::kJson;
+  auto pointer = [&](const char* key) -> std::string {
+    if (!e.has(key)) {
+      e.problems().add(e.at(key), "missing: a JSON pointer such as \"/a/b/0\"");
+      return {};
+    }
+    const json& v = e.raw(key);
+    if (v.is_string()) {
+      try {
+        (void)json::json_pointer(v.get<std::string>());
+        return v.get<std::string>();
+      } catch (const json::exception&) {
+      }
+    }
+    e.problems().add(e.at(key), "expected a JSON pointer such as \"/a/b/0\", got " + v.dump());
+    return {};
+  };
+  s.pointer = pointer("pointer");
+  if (s.history) {
+    s.time_pointer = pointer("time_pointer");
+    s.resample = e.boolean("resample").value_or(true);
+  }
+}
+
+// A column: a header name (string) or a 1-based index.
+void read_column(JsonReader& e, const char* key, std::string& name, int& index) {
+  if (!e.has(key)) {
+    e.problems().add(e.at(key), "missing: a column name or 1-based index");
+    return;
+  }
+  const json& v = e.raw(key);
+  if (v.is_string() && !v.get<std::string>().empty()) {
+    name = v.get<std::string>();
+  } else if (v.is_number_integer() && v.get<long>() >= 1 && v.get<long>() < 100000) {
+    index = v.get<int>();
+  } else {
+    e.problems().add(e.at(key), "expected a column name or a 1-based index, got " + v.dump());
+  }
+}
+
+// "columns": a table with a time column and a value column.
+void read_columns_spec(JsonReader& e, OutputSpec& s) {
+  s.parser = Parser::kColumns;
+  if (!s.history) {
+    e.problems().add(e.at("parser"), "\"columns\" reads a history; use \"cell\" for a scalar");
+  }
+  read_column(e, "time", s.time_name, s.time_index);
+  read_column(e, "value", s.value_name, s.value_index);
+  const bool named = !s.time_name.empty() || !s.value_name.empty();
+  s.header = e.boolean("header").value_or(named);
+  if (!s.header && named) {
+    e.problems().add(e.at("header"), "columns given by name need \"header\": true");
+  }
+  if (e.has("comment")) {
+    const json& c = e.raw("comment");
+    if (c.is_string()) {
+      s.comment = c.get<std::string>();
+    } else {
+      e.problems().add(e.at("comment"),
+                       "expected a string (\"\": no comment lines), got " + json_type_name(c));
+    }
+  }
+  s.skip = static_cast<int>(e.integer("skip", 0, kMaxIndex).value_or(0));
+  s.resample = e.boolean("resample").value_or(true);
+}
+
+}  // namespace
+
+OutputSpec parse_output_spec(const json& entry, const std::string& path, Problems& problems) {
+  JsonReader e(entry, path, problems);
+  OutputSpec s;
+  for (const char* key : {"kind", "parser"}) {
+    if (!e.has(key)) problems.add(e.at(key), "missing (expected a string)");
+  }
+  s.name = e.string("name", true).value_or("");
+  const std::optional<std::string> kind = e.choice("kind", {"scalar", "history"});
+  s.history = kind == "history";
+  if (auto file = e.string("file", true)) {
+    s.file = *file;
+    const std::filesystem::path f(s.file);
+    if (f.is_absolute() ||
+        std::any_of(f.begin(), f.end(), [](const auto& p) { return p == ".."; })) {
+      problems.add(e.at("file"),
+                   "expected a path inside the run directory (relative, without \"..\"), got "
+                   "\"" +
+                       s.file + "\"");
+    }
+  }
+  const std::optional<std::string> parser =
+      e.choice("parser", {"regex", "cell", "json", "columns"});
+  if (!kind || !parser) {
+    // Which keys belong to the entry is unknown: none is reported as unknown.
+    e.known({"pattern", "group", "occurrence", "time_group", "value_group", "line", "column",
+             "pointer", "time_pointer", "time", "value", "header", "comment", "skip", "resample"});
+  } else if (*parser == "regex") {
+    read_regex_spec(e, s);
+  } else if (*parser == "cell") {
+    read_cell_spec(e, s);
+  } else if (*parser == "json") {
+    read_json_spec(e, s);
+  } else {
+    read_columns_spec(e, s);
+  }
+  e.finish();
+  return s;
+}
+
+OutputSpec parse_output_spec(const json& entry, const std::string& path) {
+  Problems problems;
+  OutputSpec s = parse_output_spec(entry, path, problems);
+  problems.throw_if_any();
   return s;
 }
 
@@ -275,132 +298,152 @@ std::string resample(const std::vector<double>& times, const std::vector<double>
   return {};
 }
 
-std::string read_output(const OutputSpec& spec, const std::filesystem::path& directory,
-                        const TimeGrid& grid, CaseResult& result) {
-  const std::filesystem::path file = directory / spec.file;
-  const std::string who = "response \"" + spec.name + "\": file " + spec.file;
-  auto at_line = [&](int line) { return who + ", line " + std::to_string(line) + ": "; };
-  std::vector<double> times, values;
+namespace {
 
-  if (spec.parser == Parser::kRegex) {
-    std::string text;
-    if (!read_text(file, text)) return who + ": missing (not written by the code)";
-    if (!spec.history) {
-      std::smatch m, chosen;
-      bool found = false;
-      for (auto it = std::sregex_iterator(text.begin(), text.end(), spec.regex);
-           it != std::sregex_iterator(); ++it) {
-        chosen = *it;
-        found = true;
-        if (!spec.last) break;
-      }
-      if (!found) return who + ": no match of /" + spec.pattern + "/";
-      const int line = line_of(text, static_cast<size_t>(chosen.position(0)));
-      double v = 0.0;
-      std::string error;
-      if (!parse_number(chosen.str(spec.group), v, error)) return at_line(line) + error;
-      result.scalars[spec.name] = v;
-      return {};
-    }
-    int last_line = 0;
+// Where a response is read from, for messages: "response "f": file out.txt".
+struct Source {
+  const OutputSpec& spec;
+  std::filesystem::path file;
+  std::string who;
+  std::string at_line(int line) const { return who + ", line " + std::to_string(line) + ": "; }
+};
+
+// The history of (times, values) onto the grid into result; "" or why not, after `where`.
+std::string store_history(const Source& src, const std::vector<double>& times,
+                          const std::vector<double>& values, const TimeGrid& grid,
+                          const std::string& where, CaseResult& result) {
+  Eigen::VectorXd h;
+  const std::string why = resample(times, values, grid, src.spec.resample, h);
+  if (!why.empty()) return where + why;
+  result.histories[src.spec.name] = std::move(h);
+  return {};
+}
+
+// "regex": the first or last match (scalar), every match (history).
+std::string read_regex(const Source& src, const TimeGrid& grid, CaseResult& result) {
+  const OutputSpec& spec = src.spec;
+  std::string text;
+  if (!read_text(src.file, text)) return src.who + ": missing (not written by the code)";
+  if (!spec.history) {
+    std::smatch chosen;
+    bool found = false;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), spec.regex);
          it != std::sregex_iterator(); ++it) {
-      last_line = line_of(text, static_cast<size_t>(it->position(0)));
-      double t = 0.0, v = 0.0;
-      std::string error;
-      if (!parse_number(it->str(spec.time_group), t, error) ||
-          !parse_number(it->str(spec.value_group), v, error)) {
-        return at_line(last_line) + error;
-      }
-      times.push_back(t);
-      values.push_back(v);
+      chosen = *it;
+      found = true;
+      if (!spec.last) break;
     }
-    if (times.empty()) return who + ": no match of /" + spec.pattern + "/";
-    Eigen::VectorXd h;
-    const std::string why = resample(times, values, grid, spec.resample, h);
-    if (!why.empty()) return at_line(last_line) + why;
-    result.histories[spec.name] = std::move(h);
-    return {};
-  }
-
-  if (spec.parser == Parser::kJson) {
-    std::string text;
-    if (!read_text(file, text)) return who + ": missing (not written by the code)";
-    json doc;
-    try {
-      doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-      return who + ": not valid JSON (" + e.what() + ")";
-    }
-    auto number = [&](const json& v, const std::string& where, double& out) -> std::string {
-      if (v.is_number()) {
-        out = v.get<double>();
-        if (std::isfinite(out)) return {};
-      } else if (v.is_string()) {  // "NaN", "Infinity" as some writers spell them
-        std::string error;
-        if (parse_number(v.get<std::string>(), out, error)) return {};
-        return who + ", " + where + ": " + error;
-      }
-      return who + ", " + where + ": expected a finite number, got " + v.dump();
-    };
-    auto at = [&](const std::string& pointer, const json*& out) -> std::string {
-      const json::json_pointer p(pointer);
-      if (!doc.contains(p)) return who + ": no value at " + pointer;
-      out = &doc.at(p);
-      return {};
-    };
-    const json* v = nullptr;
-    if (auto e = at(spec.pointer, v); !e.empty()) return e;
-    if (!spec.history) {
-      double x = 0.0;
-      if (auto e = number(*v, spec.pointer, x); !e.empty()) return e;
-      result.scalars[spec.name] = x;
-      return {};
-    }
-    const json* t = nullptr;
-    if (auto e = at(spec.time_pointer, t); !e.empty()) return e;
-    if (!v->is_array() || !t->is_array() || v->size() != t->size()) {
-      return who + ": expected arrays of equal length at " + spec.time_pointer + " and " +
-             spec.pointer;
-    }
-    times.resize(t->size());
-    values.resize(v->size());
-    for (size_t k = 0; k < t->size(); ++k) {
-      const std::string where = "[" + std::to_string(k) + "]";
-      if (auto e = number((*t)[k], spec.time_pointer + where, times[k]); !e.empty()) return e;
-      if (auto e = number((*v)[k], spec.pointer + where, values[k]); !e.empty()) return e;
-    }
-    Eigen::VectorXd h;
-    const std::string why = resample(times, values, grid, spec.resample, h);
-    if (!why.empty()) return who + ": " + why;
-    result.histories[spec.name] = std::move(h);
-    return {};
-  }
-
-  std::vector<std::string> lines;
-  if (!read_lines(file, lines)) return who + ": missing (not written by the code)";
-
-  if (spec.parser == Parser::kCell) {
-    const int n = static_cast<int>(lines.size());
-    const int line = spec.line > 0 ? spec.line : n + 1 + spec.line;
-    if (line < 1 || line > n) {
-      return who + ": has " + std::to_string(n) + " lines, no line " + std::to_string(spec.line);
-    }
-    const std::vector<std::string> f = fields(lines[static_cast<size_t>(line - 1)]);
-    if (spec.column > static_cast<int>(f.size())) {
-      return at_line(line) + "has " + std::to_string(f.size()) + " columns, no column " +
-             std::to_string(spec.column);
-    }
+    if (!found) return src.who + ": no match of /" + spec.pattern + "/";
+    const int line = line_of(text, static_cast<size_t>(chosen.position(0)));
     double v = 0.0;
     std::string error;
-    if (!parse_number(f[static_cast<size_t>(spec.column - 1)], v, error)) {
-      return at_line(line) + error;
-    }
+    if (!parse_number(chosen.str(spec.group), v, error)) return src.at_line(line) + error;
     result.scalars[spec.name] = v;
     return {};
   }
+  std::vector<double> times, values;
+  int last_line = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), spec.regex);
+       it != std::sregex_iterator(); ++it) {
+    last_line = line_of(text, static_cast<size_t>(it->position(0)));
+    double t = 0.0, v = 0.0;
+    std::string error;
+    if (!parse_number(it->str(spec.time_group), t, error) ||
+        !parse_number(it->str(spec.value_group), v, error)) {
+      return src.at_line(last_line) + error;
+    }
+    times.push_back(t);
+    values.push_back(v);
+  }
+  if (times.empty()) return src.who + ": no match of /" + spec.pattern + "/";
+  return store_history(src, times, values, grid, src.at_line(last_line), result);
+}
 
-  // Columns.
+// A number of a JSON output ("NaN", "Infinity" as strings are read, and refused, as numbers).
+std::string json_number(const Source& src, const json& v, const std::string& where, double& out) {
+  if (v.is_number()) {
+    out = v.get<double>();
+    if (std::isfinite(out)) return {};
+  } else if (v.is_string()) {
+    std::string error;
+    if (parse_number(v.get<std::string>(), out, error)) return {};
+    return src.who + ", " + where + ": " + error;
+  }
+  return src.who + ", " + where + ": expected a finite number, got " + v.dump();
+}
+
+// "json": a number at a pointer (scalar), arrays of times and values (history).
+std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& result) {
+  const OutputSpec& spec = src.spec;
+  std::string text;
+  if (!read_text(src.file, text)) return src.who + ": missing (not written by the code)";
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return src.who + ": not valid JSON (" + e.what() + ")";
+  }
+  auto at = [&](const std::string& pointer, const json*& out) -> std::string {
+    const json::json_pointer p(pointer);
+    if (!doc.contains(p)) return src.who + ": no value at " + pointer;
+    out = &doc.at(p);
+    return {};
+  };
+  const json* v = nullptr;
+  if (auto e = at(spec.pointer, v); !e.empty()) return e;
+  if (!spec.history) {
+    double x = 0.0;
+    if (auto e = json_number(src, *v, spec.pointer, x); !e.empty()) return e;
+    result.scalars[spec.name] = x;
+    return {};
+  }
+  const json* t = nullptr;
+  if (auto e = at(spec.time_pointer, t); !e.empty()) return e;
+  if (!v->is_array() || !t->is_array() || v->size() != t->size()) {
+    return src.who + ": expected arrays of equal length at " + spec.time_pointer + " and " +
+           spec.pointer;
+  }
+  std::vector<double> times(t->size()), values(v->size());
+  for (size_t k = 0; k < t->size(); ++k) {
+    const std::string where = "[" + std::to_string(k) + "]";
+    if (auto e = json_number(src, (*t)[k], spec.time_pointer + where, times[k]); !e.empty()) {
+      return e;
+    }
+    if (auto e = json_number(src, (*v)[k], spec.pointer + where, values[k]); !e.empty()) {
+      return e;
+    }
+  }
+  return store_history(src, times, values, grid, src.who + ": ", result);
+}
+
+// "cell": one whitespace-separated field of one line.
+std::string read_cell(const Source& src, const std::vector<std::string>& lines,
+                      CaseResult& result) {
+  const OutputSpec& spec = src.spec;
+  const int n = static_cast<int>(lines.size());
+  const int line = spec.line > 0 ? spec.line : n + 1 + spec.line;
+  if (line < 1 || line > n) {
+    return src.who + ": has " + std::to_string(n) + " lines, no line " + std::to_string(spec.line);
+  }
+  const std::vector<std::string> f = fields(lines[static_cast<size_t>(line - 1)]);
+  if (spec.column > static_cast<int>(f.size())) {
+    return src.at_line(line) + "has " + std::to_string(f.size()) + " columns, no column " +
+           std::to_string(spec.column);
+  }
+  double v = 0.0;
+  std::string error;
+  if (!parse_number(f[static_cast<size_t>(spec.column - 1)], v, error)) {
+    return src.at_line(line) + error;
+  }
+  result.scalars[spec.name] = v;
+  return {};
+}
+
+// "columns": a table, one row per time point, after an optional header line naming columns.
+std::string read_columns(const Source& src, const std::vector<std::string>& lines,
+                         const TimeGrid& grid, CaseResult& result) {
+  const OutputSpec& spec = src.spec;
+  std::vector<double> times, values;
   int time_col = spec.time_index - 1, value_col = spec.value_index - 1;
   bool need_header = spec.header;
   int last_line = 0;
@@ -417,7 +460,7 @@ std::string read_output(const OutputSpec& spec, const std::filesystem::path& dir
       auto find = [&](const std::string& name, int& col) -> std::string {
         if (name.empty()) return {};
         auto it = std::find(f.begin(), f.end(), name);
-        if (it == f.end()) return at_line(line) + "header has no column \"" + name + "\"";
+        if (it == f.end()) return src.at_line(line) + "header has no column \"" + name + "\"";
         col = static_cast<int>(it - f.begin());
         return {};
       };
@@ -428,26 +471,36 @@ std::string read_output(const OutputSpec& spec, const std::filesystem::path& dir
     }
     const int needed = std::max(time_col, value_col) + 1;
     if (static_cast<int>(f.size()) < needed) {
-      return at_line(line) + "has " + std::to_string(f.size()) + " columns, expected at least " +
-             std::to_string(needed);
+      return src.at_line(line) + "has " + std::to_string(f.size()) +
+             " columns, expected at least " + std::to_string(needed);
     }
     double t = 0.0, v = 0.0;
     std::string error;
     if (!parse_number(f[static_cast<size_t>(time_col)], t, error) ||
         !parse_number(f[static_cast<size_t>(value_col)], v, error)) {
-      return at_line(line) + error;
+      return src.at_line(line) + error;
     }
     times.push_back(t);
     values.push_back(v);
     last_line = line;
   }
-  if (need_header) return who + ": no header line";
-  if (times.empty()) return who + ": no data lines";
-  Eigen::VectorXd h;
-  const std::string why = resample(times, values, grid, spec.resample, h);
-  if (!why.empty()) return at_line(last_line) + why;
-  result.histories[spec.name] = std::move(h);
-  return {};
+  if (need_header) return src.who + ": no header line";
+  if (times.empty()) return src.who + ": no data lines";
+  return store_history(src, times, values, grid, src.at_line(last_line), result);
+}
+
+}  // namespace
+
+std::string read_output(const OutputSpec& spec, const std::filesystem::path& directory,
+                        const TimeGrid& grid, CaseResult& result) {
+  const Source src{spec, directory / spec.file,
+                   "response \"" + spec.name + "\": file " + spec.file};
+  if (spec.parser == Parser::kRegex) return read_regex(src, grid, result);
+  if (spec.parser == Parser::kJson) return read_json(src, grid, result);
+  std::vector<std::string> lines;
+  if (!read_lines(src.file, lines)) return src.who + ": missing (not written by the code)";
+  if (spec.parser == Parser::kCell) return read_cell(src, lines, result);
+  return read_columns(src, lines, grid, result);
 }
 
 }  // namespace sao::adapters

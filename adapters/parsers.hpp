@@ -17,6 +17,7 @@
 #include <regex>
 #include <string>
 
+#include "sao/seam/json_reader.hpp"
 #include "sao/seam/simulator.hpp"
 
 namespace sao::adapters {
@@ -50,7 +51,11 @@ struct OutputSpec {
   bool resample = true;                 // false: the code's times must equal the grid's
 };
 
-// Reads one entry of simulator.responses. Throws std::invalid_argument naming `path`.
+// Reads one entry of simulator.responses (at `path`), recording every problem in `problems`;
+// the spec returned is complete only when none was added.
+OutputSpec parse_output_spec(const nlohmann::json& entry, const std::string& path,
+                             Problems& problems);
+// The same for one entry alone: throws a SectionError listing its problems.
 OutputSpec parse_output_spec(const nlohmann::json& entry, const std::string& path);
 
 // Reads the response from `directory`/spec.file into `result` (scalars or histories).

@@ -413,6 +413,49 @@ TEST_F(External, SectionErrorsNameTheirJsonPath) {
   EXPECT_THAT(construction_error(section({"ok"}, {{"gradients", {{"method", "adjoint"}}}})),
               HasSubstr("simulator.gradients.method: expected \"forward\" or \"central\""));
   EXPECT_THAT(construction_error(section({"ok"}, {{"keep", "some"}})), HasSubstr("simulator.keep"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"workers", -1}})),
+              HasSubstr("simulator.workers: expected an integer >= 0, got -1"));
+  EXPECT_EQ(construction_error(json::array()), "simulator: expected an object, got an array");
+  // "workers": 0 is one run per core, as for the internal simulator.
+  EXPECT_EQ(ExternalSimulator(setup(section({"ok"}, {{"workers", 0}}))).settings().workers, 0);
+}
+
+TEST_F(External, EveryProblemOfTheSectionIsReportedAtOnce) {
+  json s = section({"ok"}, {{"workrs", 2}, {"timeout", -1}});
+  s.erase("command");
+  try {
+    ExternalSimulator sim(setup(s));
+    FAIL() << "no error";
+  } catch (const SectionError& e) {
+    ASSERT_EQ(e.problems().size(), 3u) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("simulator.command: missing: the program and its arguments"));
+    EXPECT_THAT(e.what(), HasSubstr("simulator.timeout: expected a number >= 0, got -1"));
+    EXPECT_THAT(e.what(), HasSubstr("simulator.workrs: unknown key (known: "));
+    EXPECT_EQ(std::string(e.what()),
+              e.problems()[0] + "\n" + e.problems()[1] + "\n" + e.problems()[2]);
+  }
+  // Problems in nested entries (a template, a response) join those of the section.
+  s = section({"ok"}, {{"templates", {{{"file", "nope.tpl"}}}}, {"exit_codes", {0, 300}}});
+  s["responses"][1]["line"] = 0;
+  try {
+    ExternalSimulator sim(setup(s));
+    FAIL() << "no error";
+  } catch (const SectionError& e) {
+    ASSERT_EQ(e.problems().size(), 3u) << e.what();
+    EXPECT_THAT(e.problems()[0], HasSubstr("simulator.exit_codes[1]: expected an integer in "
+                                           "[0, 255], got 300"));
+    EXPECT_THAT(e.problems()[1], HasSubstr("simulator.templates[0].file: cannot read"));
+    EXPECT_EQ(e.problems()[2], "simulator.responses[1].line: expected a non-zero integer, got 0");
+  }
+  // A problem is not followed by the ones it causes: a value naming a bad constant is not
+  // reported as unbindable, and neither is unused.
+  s = section({"ok"}, {{"constants", {{"c", "abc"}}}, {"values", {{"x2", "x*c"}}}});
+  try {
+    ExternalSimulator sim(setup(s));
+    FAIL() << "no error";
+  } catch (const SectionError& e) {
+    EXPECT_EQ(e.what(), std::string("simulator.constants.c: expected a number, got \"abc\""));
+  }
 }
 
 TEST_F(External, UnknownAndUnusedPlaceholdersAreErrorsBeforeAnyRun) {

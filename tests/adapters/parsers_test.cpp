@@ -215,6 +215,17 @@ TEST(ParserSpecs, UnknownKeysAndBadEntriesNameTheirPath) {
       HasSubstr("simulator.responses[2].parser: \"cell\" reads a scalar"));
   EXPECT_THAT(error({{"name", "f"}, {"kind", "scalar"}, {"file", "r"}, {"parser", "xml"}}),
               HasSubstr("simulator.responses[2].parser: expected"));
+  // Every problem of an entry at once.
+  Problems problems;
+  parse_output_spec({{"kind", "scalar"}, {"file", "/r"}, {"parser", "cell"}, {"column", 0}},
+                    "simulator.responses[2]", problems);
+  EXPECT_EQ(problems.list(),
+            (std::vector<std::string>{
+                "simulator.responses[2].name: missing (expected a string)",
+                "simulator.responses[2].file: expected a path inside the run directory "
+                "(relative, without \"..\"), got \"/r\"",
+                "simulator.responses[2].line: missing: 1-based line (negative from the end)",
+                "simulator.responses[2].column: expected an integer >= 1, got 0"}));
 }
 
 }  // namespace
