@@ -1,7 +1,8 @@
-// The sections of a study file, each read by one function of the study loader: settings and
-// variables (load_settings_variables.cpp), load cases, responses and the names of relations
-// (load_cases_responses.cpp), objective and constraints (load_criteria.cpp); load_study()
-// (study_loader.cpp) reads them in order. Internal to sao/study.
+// The sections of a study file, each read by one function of the study loader (internal to
+// sao/study); load_study() in study_loader.cpp reads them in order.
+//
+// Settings and variables: load_settings_variables.cpp; load cases, responses and the names
+// relations may use: load_cases_responses.cpp; objective and constraints: load_criteria.cpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
