@@ -10,8 +10,8 @@
 #include <cmath>
 
 #include "sao/optimizer/approximation.hpp"
-#include "sao/study/derived_responses.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 

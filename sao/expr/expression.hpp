@@ -8,7 +8,7 @@
 //   sum((x2 + b4*cos(b7 + theta2) - xG)^2 + (y2 + b4*sin(b7 + theta2) - yG)^2)
 //   abs(y@impact) - 1
 //
-// Three stages:
+// Three stages (parse.cpp, bind.cpp, evaluate.cpp; their shared trees in tree.hpp):
 //   parse(text)               -> Ast      syntax only; errors carry a 1-based column
 //   bind(ast, symbols, case)  -> Program  names resolved, shapes (scalar / series) checked
 //   Evaluator(program, inputs)            values, and exact first derivatives by forward

@@ -7,15 +7,16 @@
 #include <limits>
 #include <optional>
 
-#include "sao/study/criteria.hpp"
 #include "sao/report/svg_plot.hpp"
+#include "sao/study/criteria.hpp"
 
 namespace sao {
-std::string html_report(StudySession& session) {
-  const Study& study = session.study();
-  const std::vector<CycleRecord> history = session.lineage(session.branch());
-  const int n = study.n_design();
+namespace {
 
+// The objective, the violation, the errors, the move-limit factors and the design variables
+// per cycle.
+std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& history) {
+  const int n = study.n_design();
   std::vector<double> cycles, F, V, Ef, Eg;
   for (const CycleRecord& r : history) {
     if (r.x_opt.size() == 0) continue;
@@ -68,71 +69,96 @@ std::string html_report(StudySession& session) {
   body += svg_plot(factors);
   body += svg_plot(design);
   body += "</section>\n";
+  return body;
+}
 
-  // Time-dependent constraints at the first and the last design.
-  std::vector<std::pair<std::string, Eigen::VectorXd>> designs;
+// A labelled design and its stored analysis (none when the store has none).
+struct ShownDesign {
+  std::string label;
+  Eigen::VectorXd x;
+  std::optional<Evaluation> analysis;
+};
+
+// The first and the last design of the history, with their stored analyses.
+std::vector<ShownDesign> first_and_last(StudySession& session,
+                                        const std::vector<CycleRecord>& history, int n) {
+  std::vector<ShownDesign> designs;
   if (!history.empty()) {
-    designs.push_back({"first design", history.front().x0});
+    designs.push_back({"first design", history.front().x0, std::nullopt});
     const CycleRecord& last = history.back();
-    designs.push_back(
-        {"last design", last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0});
+    designs.push_back({"last design", last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0,
+                       std::nullopt});
   }
-  std::vector<std::optional<Evaluation>> analyses;
-  for (const auto& [label, x] : designs) {
-    std::vector<Evaluation> stored = session.store().lookup(x.head(n), false);
-    analyses.push_back(stored.empty() ? std::nullopt : std::optional<Evaluation>(stored.front()));
+  for (ShownDesign& d : designs) {
+    std::vector<Evaluation> stored = session.store().lookup(d.x.head(n), false);
+    if (!stored.empty()) d.analysis = stored.front();
   }
+  return designs;
+}
+
+// Constraint j over time at each design: g, the points the screening retains, and the bound
+// when it is an auxiliary variable.
+std::string constraint_plot(const Study& study, size_t j, const std::vector<ShownDesign>& designs) {
+  const Constraint& c = study.constraints[j];
+  int load_case = 0;
+  expr::for_each_response_read(*c.g.program, 0, [&](int, int lc, int) { load_case = lc; });
+  const TimeGrid& grid = study.load_cases[load_case].grid;
+  const std::string sense = c.sense == Sense::kLessEqual ? " <= " : " >= ";
+  Plot plot{"Constraint " + c.name + ": " + c.g.text + sense + "bound", "t", "g", {}, {}};
+  if (c.bound_auxiliary < 0) plot.horizontal_lines.push_back(c.bound);
+  for (size_t d = 0; d < designs.size(); ++d) {
+    if (!designs[d].analysis) continue;
+    const Eigen::VectorXd& x = designs[d].x;
+    const ExactResponses exact(study, *designs[d].analysis);
+    const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
+    PlotSeries s{designs[d].label, {}, {}, plot_colour(d), d == 0, false};
+    for (int p = 0; p < g.size(); ++p) {
+      s.x.push_back(grid.points == g.size() ? grid.at(p) : p);
+      s.y.push_back(g(p));
+    }
+    PlotSeries kept{
+        designs[d].label + ": retained points", {}, {}, plot_colour(d), false, true, false};
+    for (const RetainedRow& row : screen_study(study, study.options, x, exact).rows) {
+      if (row.constraint != static_cast<int>(j)) continue;
+      kept.x.push_back(s.x[row.point]);
+      kept.y.push_back(s.y[row.point]);
+    }
+    plot.series.push_back(s);
+    plot.series.push_back(kept);
+    if (c.bound_auxiliary >= 0) {  // the bound is a variable: its value at this design
+      const double bound = constraint_bound(study, c, x);
+      plot.series.push_back(
+          {designs[d].label + ": bound " + study.auxiliaries[c.bound_auxiliary].name,
+           {s.x.front(), s.x.back()},
+           {bound, bound},
+           "#000",
+           d == 0,
+           false});
+    }
+  }
+  return svg_plot(plot, 800, 360);
+}
+
+// Time-dependent constraints at the first and the last design ("" when there are none).
+std::string constraint_plots(StudySession& session, const Study& study,
+                             const std::vector<CycleRecord>& history) {
+  const std::vector<ShownDesign> designs = first_and_last(session, history, study.n_design());
   std::string histories;
   for (size_t j = 0; j < study.constraints.size(); ++j) {
     const Constraint& c = study.constraints[j];
     if (!c.g.time_dependent() || !c.g.program->uses_responses()) continue;
-    int load_case = 0;
-    expr::for_each_response_read(*c.g.program, 0, [&](int, int lc, int) { load_case = lc; });
-    const TimeGrid& grid = study.load_cases[load_case].grid;
-    const std::string sense = c.sense == Sense::kLessEqual ? " <= " : " >= ";
-    Plot plot{"Constraint " + c.name + ": " + c.g.text + sense + "bound", "t", "g", {}, {}};
-    if (c.bound_auxiliary < 0) plot.horizontal_lines.push_back(c.bound);
-    for (size_t d = 0; d < designs.size(); ++d) {
-      if (!analyses[d]) continue;
-      const Eigen::VectorXd& x = designs[d].second;
-      const ExactResponses exact(study, *analyses[d]);
-      const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
-      PlotSeries s{designs[d].first, {}, {}, plot_colour(d), d == 0, false};
-      for (int p = 0; p < g.size(); ++p) {
-        s.x.push_back(grid.points == g.size() ? grid.at(p) : p);
-        s.y.push_back(g(p));
-      }
-      PlotSeries kept{
-          designs[d].first + ": retained points", {}, {}, plot_colour(d), false, true, false};
-      for (const RetainedRow& row : screen_study(study, study.options, x, exact).rows) {
-        if (row.constraint != static_cast<int>(j)) continue;
-        kept.x.push_back(s.x[row.point]);
-        kept.y.push_back(s.y[row.point]);
-      }
-      plot.series.push_back(s);
-      plot.series.push_back(kept);
-      if (c.bound_auxiliary >= 0) {  // the bound is a variable: its value at this design
-        const double bound = constraint_bound(study, c, x);
-        plot.series.push_back(
-            {designs[d].first + ": bound " + study.auxiliaries[c.bound_auxiliary].name,
-             {s.x.front(), s.x.back()},
-             {bound, bound},
-             "#000",
-             d == 0,
-             false});
-      }
-    }
-    histories += svg_plot(plot, 800, 360);
+    histories += constraint_plot(study, j, designs);
   }
-  if (!histories.empty()) {
-    body +=
-        "<section><h2>Time-dependent constraints</h2>\n<p>The constraint function g(t) at "
-        "the first and the last design; black: the bound; dots: the time points retained by "
-        "the screening at that design.</p>\n" +
-        histories + "</section>\n";
-  }
+  if (histories.empty()) return "";
+  return "<section><h2>Time-dependent constraints</h2>\n<p>The constraint function g(t) at "
+         "the first and the last design; black: the bound; dots: the time points retained by "
+         "the screening at that design.</p>\n" +
+         histories + "</section>\n";
+}
 
-  // The history as a table.
+// The history as a table.
+std::string history_table(const Study& study, const std::vector<CycleRecord>& history) {
+  const int n = study.n_design();
   std::string table = "<table><tr><th>cycle</th><th>accepted</th>";
   for (const auto& v : study.design) table += "<th>" + xml_escape(v.name) + "</th>";
   table += "<th>F</th><th>Ef [%]</th><th>Eg [%]</th><th>V [%]</th></tr>\n";
@@ -144,6 +170,17 @@ std::string html_report(StudySession& session) {
                          r.F_opt, r.Ef, r.Eg, r.V);
   }
   table += "</table>\n";
+  return table;
+}
+
+}  // namespace
+
+std::string html_report(StudySession& session) {
+  const Study& study = session.study();
+  const std::vector<CycleRecord> history = session.lineage(session.branch());
+  std::string body = cycle_plots(study, history);
+  body += constraint_plots(session, study, history);
+  const std::string table = history_table(study, history);
 
   const RunSummary& s = session.driver().summary();
   return fmt::format(

@@ -1,7 +1,7 @@
 // The HTML report of a study directory (`sao report DIR`): one self-contained page with SVG
 // plots drawn here (no script, no style sheet or font from the network).
 //
-// The last box of the flow in ARCHITECTURE.md, read back from the study store: per cycle the
+// The last box of the flow in docs/architecture.md, read back from the study store: per cycle the
 // objective, the maximum violation, the approximation errors Ef and Eg, the move-limit factors
 // and the design variables (scaled to their bounds); for every time-dependent constraint the
 // normalised history g_hat(t) at the first and at the last design, with the bound (g_hat = 0)
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "sao/store/study_session.hpp"
 #include "sao/report/svg_plot.hpp"
+#include "sao/store/study_session.hpp"
 
 namespace sao {
 

@@ -61,25 +61,39 @@ std::vector<double> ticks(double lo, double hi) {
   return out;
 }
 
-}  // namespace
+// The plot area in pixels and the data range it shows, and the mapping between them.
+struct Frame {
+  static constexpr double left = 70, right = 20, top = 30, bottom = 76;  // room for 2 legend rows
+  double w = 0, h = 0;
+  bool log_y = false;
+  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;  // y on the transformed (log) scale
 
-std::string svg_plot(const Plot& plot, int width, int height) {
-  const double left = 70, right = 20, top = 30, bottom = 76;  // room for 2 legend rows
-  const double w = width - left - right, h = height - top - bottom;
-  auto ty = [&](double y) { return plot.log_y ? std::log10(y) : y; };
+  double ty(double y) const { return log_y ? std::log10(y) : y; }
+  double px(double x) const { return left + (x - x0) / (x1 - x0) * w; }
+  double py(double y) const { return top + (1.0 - (ty(y) - y0) / (y1 - y0)) * h; }
+  // A y already on the transformed scale (a tick).
+  double py_t(double t) const { return top + (1.0 - (t - y0) / (y1 - y0)) * h; }
+};
+
+// The frame of a plot: the range of its finite points (and bounds), padded.
+Frame frame_of(const Plot& plot, int width, int height) {
+  Frame f;
+  f.w = width - Frame::left - Frame::right;
+  f.h = height - Frame::top - Frame::bottom;
+  f.log_y = plot.log_y;
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   for (const PlotSeries& s : plot.series) {
     for (size_t i = 0; i < s.x.size(); ++i) {
       if (!std::isfinite(s.y[i]) || (plot.log_y && s.y[i] <= 0)) continue;
       x0 = std::min(x0, s.x[i]);
       x1 = std::max(x1, s.x[i]);
-      y0 = std::min(y0, ty(s.y[i]));
-      y1 = std::max(y1, ty(s.y[i]));
+      y0 = std::min(y0, f.ty(s.y[i]));
+      y1 = std::max(y1, f.ty(s.y[i]));
     }
   }
   for (double l : plot.horizontal_lines) {
-    y0 = std::min(y0, ty(l));
-    y1 = std::max(y1, ty(l));
+    y0 = std::min(y0, f.ty(l));
+    y1 = std::max(y1, f.ty(l));
   }
   if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   if (x1 - x0 < 1e-300) x0 -= 0.5, x1 += 0.5;
@@ -87,17 +101,17 @@ std::string svg_plot(const Plot& plot, int width, int height) {
   const double pad = 0.05 * (y1 - y0);
   y0 -= pad;
   y1 += pad;
-  auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * w; };
-  auto py = [&](double y) { return top + (1.0 - (ty(y) - y0) / (y1 - y0)) * h; };
-  auto py_t = [&](double t) { return top + (1.0 - (t - y0) / (y1 - y0)) * h; };
+  f.x0 = x0;
+  f.x1 = x1;
+  f.y0 = y0;
+  f.y1 = y1;
+  return f;
+}
 
-  std::string svg = fmt::format(
-      "<svg class=\"plot\" width=\"{}\" height=\"{}\" "
-      "viewBox=\"0 0 {} {}\" role=\"img\" "
-      "aria-label=\"{}\">\n",
-      width, height, width, height, xml_escape(plot.title));
-  svg += fmt::format("<title>{}</title>\n", xml_escape(plot.title));
-  svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+// Title, frame, grid lines with tick labels, axis labels and the horizontal lines.
+std::string axes(const Plot& plot, const Frame& f) {
+  const double left = Frame::left, top = Frame::top, w = f.w, h = f.h;
+  std::string svg = "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += fmt::format(
       "<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\">{}"
       "</text>\n",
@@ -105,16 +119,16 @@ std::string svg_plot(const Plot& plot, int width, int height) {
   svg += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n", left,
       top, w, h);
-  for (double t : ticks(y0, y1)) {
-    const double y = py_t(t);
+  for (double t : ticks(f.y0, f.y1)) {
+    const double y = f.py_t(t);
     const std::string label = plot.log_y ? fmt::format("1e{:g}", t) : fmt::format("{:.4g}", t);
     svg += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n",
         left, y, left + w, y, left - 4, y + 4, label);
   }
-  for (double t : ticks(x0, x1)) {
-    const double x = px(t);
+  for (double t : ticks(f.x0, f.x1)) {
+    const double x = f.px(t);
     svg += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#eee\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{:.4g}</text>\n",
@@ -131,18 +145,24 @@ std::string svg_plot(const Plot& plot, int width, int height) {
     svg += fmt::format(
         "<line class=\"bound\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
         "stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n",
-        left, py(l), left + w, py(l));
+        left, f.py(l), left + w, f.py(l));
   }
-  double legend_x = left, legend_y = top + h + 42;
+  return svg;
+}
+
+// Every series (line and markers) with its legend entry, the legend in rows below the frame.
+std::string series_and_legend(const Plot& plot, const Frame& f, int width) {
+  std::string svg;
+  double legend_x = Frame::left, legend_y = Frame::top + f.h + 42;
   for (const PlotSeries& s : plot.series) {
     std::string points;
     std::string dots;
     for (size_t i = 0; i < s.x.size(); ++i) {
       if (!std::isfinite(s.y[i]) || (plot.log_y && s.y[i] <= 0)) continue;
-      points += fmt::format("{:.1f},{:.1f} ", px(s.x[i]), py(s.y[i]));
+      points += fmt::format("{:.1f},{:.1f} ", f.px(s.x[i]), f.py(s.y[i]));
       if (s.markers) {
-        dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", px(s.x[i]),
-                            py(s.y[i]), s.color);
+        dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>",
+                            f.px(s.x[i]), f.py(s.y[i]), s.color);
       }
     }
     if (s.line && !points.empty()) {
@@ -153,8 +173,8 @@ std::string svg_plot(const Plot& plot, int width, int height) {
     }
     svg += "<g class=\"markers\">" + dots + "</g>\n";
     const double entry = 28 + 6.2 * s.name.size();
-    if (legend_x > left && legend_x + entry > width - right) {  // next legend row
-      legend_x = left;
+    if (legend_x > Frame::left && legend_x + entry > width - Frame::right) {  // next legend row
+      legend_x = Frame::left;
       legend_y += 15;
     }
     svg += fmt::format(
@@ -163,6 +183,21 @@ std::string svg_plot(const Plot& plot, int width, int height) {
         legend_x, legend_y, s.color, legend_x + 16, legend_y + 6, xml_escape(s.name));
     legend_x += entry;
   }
+  return svg;
+}
+
+}  // namespace
+
+std::string svg_plot(const Plot& plot, int width, int height) {
+  const Frame f = frame_of(plot, width, height);
+  std::string svg = fmt::format(
+      "<svg class=\"plot\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\" "
+      "aria-label=\"{}\">\n",
+      width, height, width, height, xml_escape(plot.title));
+  svg += fmt::format("<title>{}</title>\n", xml_escape(plot.title));
+  svg += axes(plot, f);
+  svg += series_and_legend(plot, f, width);
   svg += "</svg>\n";
   return svg;
 }

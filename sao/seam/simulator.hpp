@@ -100,8 +100,8 @@ struct SimulatorSetup {
   std::string study_directory;
 };
 
-// Simulator kinds are registered by name ("internal", later the adapters) by the program
-// that links them; the driver and the study loader only see this registry.
+// Simulator kinds are registered by name ("internal", "external") by the program that links
+// them; the driver and the study loader only see this registry.
 using SimulatorFactory = std::unique_ptr<Simulator> (*)(const SimulatorSetup& setup);
 void register_simulator(const std::string& type, SimulatorFactory factory);
 std::vector<std::string> registered_simulators();

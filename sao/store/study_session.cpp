@@ -9,7 +9,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "sao/study/derived_responses.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao {

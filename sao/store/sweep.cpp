@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sao/study/derived_responses.hpp"
 #include "sao/seam/worker_pool.hpp"
 #include "sao/store/store.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao {

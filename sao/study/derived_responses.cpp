@@ -180,8 +180,4 @@ std::unique_ptr<Simulator> with_derived_responses(const Study& study,
   return std::make_unique<DerivedResponses>(study, std::move(inner));
 }
 
-std::unique_ptr<Simulator> make_study_simulator(const Study& study) {
-  return with_derived_responses(study, make_simulator(study.simulator_setup()));
-}
-
 }  // namespace sao

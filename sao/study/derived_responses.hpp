@@ -17,10 +17,6 @@
 
 namespace sao {
 
-// The study's simulator (make_simulator), wrapped when the study declares derived responses.
-// Throws std::invalid_argument (naming "simulator.*") when the simulator section is wrong.
-std::unique_ptr<Simulator> make_study_simulator(const Study& study);
-
 // Wraps `inner` so that it also delivers the derived responses of `study`.
 std::unique_ptr<Simulator> with_derived_responses(const Study& study,
                                                   std::unique_ptr<Simulator> inner);

@@ -5,6 +5,10 @@
 
 namespace sao {
 
+std::unique_ptr<Simulator> make_study_simulator(const Study& study) {
+  return with_derived_responses(study, make_simulator(study.simulator_setup()));
+}
+
 std::unique_ptr<Simulator> open_simulator(const Study& study) {
   std::unique_ptr<Simulator> simulator;
   try {

@@ -31,6 +31,12 @@ OpenedStudy open_study(const std::string& file, const std::vector<std::string>& 
 // The same for a document already read (`source` names it in messages).
 OpenedStudy open_study_document(nlohmann::json document, const std::string& source, int start = 0);
 
+// The study's simulator (make_simulator of its "simulator" section), wrapped when the study
+// declares derived responses; not checked against the study's response sources. Throws
+// SectionError (every problem, naming "simulator.*") or std::invalid_argument when the
+// simulator section is wrong.
+std::unique_ptr<Simulator> make_study_simulator(const Study& study);
+
 // The simulator of a loaded study (derived responses included), checked against the study's
 // response sources. Problems of the simulator section become a StudyError naming `study.file`.
 std::unique_ptr<Simulator> open_simulator(const Study& study);

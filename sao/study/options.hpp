@@ -1,6 +1,6 @@
 // Options of one SAO run (SPEC sections 2-3), with the defaults of seed 003 appendix A.
 //
-// Parsed once from the study's "settings" object (study_loader.cpp); every field has its
+// Parsed once from the study's "settings" object (load_settings_variables.cpp); every field has its
 // default in-class, and validate() names the rule a combination breaks. Percentages are in
 // percent, as in the seed.
 #pragma once

@@ -1,6 +1,6 @@
 // The Study: everything one SAO run needs, immutable after loading.
 //
-// First box of the flow in ARCHITECTURE.md: study.json --load+validate--> Study. The loader
+// First box of the flow in docs/architecture.md: study.json --load+validate--> Study. The loader
 // (study_loader.hpp) fills every default, expands the conveniences of the file format (|r|,
 // "minimize_max" -> bound formulation, one criterion over several load cases) into plain
 // constraints, and reports every problem with its JSON path; nothing runs on a bad file.
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "sao/expr/expression.hpp"
-#include "sao/study/options.hpp"
 #include "sao/seam/simulator.hpp"
+#include "sao/study/options.hpp"
 
 namespace sao {
 

@@ -8,7 +8,7 @@
 
 #include "adapters/external_simulator.hpp"
 #include "sao/optimizer/driver.hpp"
-#include "sao/study/derived_responses.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "adapters/external_simulator.hpp"
-#include "sao/study/derived_responses.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 

@@ -1,0 +1,255 @@
+// Evaluation: values of a Program and exact first derivatives (forward automatic
+// differentiation with Eigen's AutoDiffScalar).
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <unsupported/Eigen/AutoDiff>
+
+#include "sao/expr/expression.hpp"
+#include "sao/expr/tree.hpp"
+
+namespace sao::expr {
+
+void Inputs::response_gradient(int, int, int, Eigen::Ref<Eigen::VectorXd>) const {
+  throw std::logic_error("these inputs have no response gradients");
+}
+
+namespace {
+
+using AD = Eigen::AutoDiffScalar<Eigen::VectorXd>;
+
+// f(x) and f'(x) of the one-argument functions.
+std::pair<double, double> apply(Fn fn, double x) {
+  switch (fn) {
+    case Fn::kSin:
+      return {std::sin(x), std::cos(x)};
+    case Fn::kCos:
+      return {std::cos(x), -std::sin(x)};
+    case Fn::kTan: {
+      const double t = std::tan(x);
+      return {t, 1.0 + t * t};
+    }
+    case Fn::kAsin:
+      return {std::asin(x), 1.0 / std::sqrt(1.0 - x * x)};
+    case Fn::kAcos:
+      return {std::acos(x), -1.0 / std::sqrt(1.0 - x * x)};
+    case Fn::kAtan:
+      return {std::atan(x), 1.0 / (1.0 + x * x)};
+    case Fn::kSqrt: {
+      const double s = std::sqrt(x);
+      return {s, 0.5 / s};
+    }
+    case Fn::kExp: {
+      const double e = std::exp(x);
+      return {e, e};
+    }
+    case Fn::kLog:
+      return {std::log(x), 1.0 / x};
+    case Fn::kAbs:
+      return {std::abs(x), x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0)};
+    default:
+      return {NAN, NAN};
+  }
+}
+
+// f(a, b), df/da, df/db of the two-argument functions.
+struct Partials {
+  double f, da, db;
+};
+Partials apply(Fn fn, double a, double b) {
+  switch (fn) {
+    case Fn::kAtan2: {
+      const double r2 = a * a + b * b;
+      return {std::atan2(a, b), b / r2, -a / r2};
+    }
+    case Fn::kPow: {
+      const double f = std::pow(a, b);
+      // d/db only where it exists; callers skip it when b is a constant.
+      // a^b ln a; at a = 0 with b > 0, a^b is 0 for every b near it.
+      const double db = a > 0 ? f * std::log(a) : (a == 0 && b > 0 ? 0.0 : NAN);
+      return {f, b == 0.0 ? 0.0 : b * std::pow(a, b - 1.0), db};
+    }
+    case Fn::kMin:
+      return a <= b ? Partials{a, 1.0, 0.0} : Partials{b, 0.0, 1.0};
+    case Fn::kMax:
+      return a >= b ? Partials{a, 1.0, 0.0} : Partials{b, 0.0, 1.0};
+    default:
+      return {NAN, NAN, NAN};
+  }
+}
+
+double value_of(double v) {
+  return v;
+}
+double value_of(const AD& v) {
+  return v.value();
+}
+
+}  // namespace
+
+struct Evaluator::Impl {
+  const Program& program;
+  const Inputs& inputs;
+  int nx = 0;
+  std::vector<std::optional<double>> cache_value;
+  std::vector<std::optional<AD>> cache_ad;
+
+  Impl(const Program& p, const Inputs& in)
+      : program(p), inputs(in), cache_value(p.nodes_.size()), cache_ad(p.nodes_.size()) {}
+
+  std::vector<std::optional<double>>& cache(double*) { return cache_value; }
+  std::vector<std::optional<AD>>& cache(AD*) { return cache_ad; }
+
+  template <class S>
+  S constant(double v) const {
+    if constexpr (std::is_same_v<S, double>) {
+      return v;
+    } else {
+      return AD(v, Eigen::VectorXd::Zero(nx));
+    }
+  }
+
+  template <class S>
+  S eval(int index, int point) {
+    const Node& n = program.nodes_[index];
+    // A scalar node has one value whatever the point: compute it once.
+    if (!n.series && n.op != Op::kNumber && n.op != Op::kVariable) {
+      auto& slot = cache(static_cast<S*>(nullptr))[index];
+      if (!slot) slot = compute<S>(n, 0);
+      return *slot;
+    }
+    return compute<S>(n, point);
+  }
+
+  template <class S>
+  S compute(const Node& n, int point) {
+    switch (n.op) {
+      case Op::kNumber:
+        return constant<S>(n.number);
+      case Op::kVariable: {
+        const double v = inputs.variable(n.index);
+        if constexpr (std::is_same_v<S, double>) {
+          return v;
+        } else {
+          return AD(v, nx, n.index);
+        }
+      }
+      case Op::kResponse: {
+        const int p = n.series ? point : 0;
+        const double v = inputs.response(n.index, n.load_case, p);
+        if constexpr (std::is_same_v<S, double>) {
+          return v;
+        } else {
+          Eigen::VectorXd g = Eigen::VectorXd::Zero(nx);
+          inputs.response_gradient(n.index, n.load_case, p, g);
+          return AD(v, g);
+        }
+      }
+      case Op::kArray:
+        return constant<S>(program.arrays_[n.index][point]);
+      case Op::kNeg:
+        return -eval<S>(n.a, point);
+      case Op::kAdd:
+        return eval<S>(n.a, point) + eval<S>(n.b, point);
+      case Op::kSub:
+        return eval<S>(n.a, point) - eval<S>(n.b, point);
+      case Op::kMul:
+        return eval<S>(n.a, point) * eval<S>(n.b, point);
+      case Op::kDiv:
+        return eval<S>(n.a, point) / eval<S>(n.b, point);
+      case Op::kPow:
+        return call2<S>(Fn::kPow, n, point);
+      case Op::kCall:
+        if (n.b >= 0) return call2<S>(n.fn, n, point);
+        return call1<S>(n.fn, eval<S>(n.a, point));
+      case Op::kSum:
+      case Op::kMean: {
+        const int len = program.nodes_[n.a].length;
+        S total = constant<S>(0.0);
+        for (int p = 0; p < len; ++p) total += eval<S>(n.a, p);
+        if (n.op == Op::kMean) total /= static_cast<double>(len);
+        return total;
+      }
+      case Op::kTrapz: {
+        const std::vector<double>& t = program.arrays_[n.index];
+        S total = constant<S>(0.0);
+        S left = eval<S>(n.a, 0);
+        for (size_t p = 1; p < t.size(); ++p) {
+          S right = eval<S>(n.a, static_cast<int>(p));
+          total += (0.5 * (t[p] - t[p - 1])) * (left + right);
+          left = right;
+        }
+        return total;
+      }
+      case Op::kIndex:
+        return eval<S>(n.a, n.index);
+    }
+    return constant<S>(NAN);
+  }
+
+  // The chain rule du/dx * df/du with structural zeros kept: a component where u does not
+  // depend on x stays 0 even where df/du is infinite or does not exist (sqrt at 0, a^b ln a
+  // at a < 0), so one undefined partial does not spread into every component.
+  static Eigen::VectorXd chain(const Eigen::VectorXd& du, double df) {
+    if (std::isfinite(df)) return du * df;
+    return (du.array() == 0.0).select(0.0, du * df);
+  }
+
+  template <class S>
+  S call1(Fn fn, const S& x) {
+    const auto [f, df] = apply(fn, value_of(x));
+    if constexpr (std::is_same_v<S, double>) {
+      return f;
+    } else {
+      return AD(f, chain(x.derivatives(), df));
+    }
+  }
+
+  template <class S>
+  S call2(Fn fn, const Node& n, int point) {
+    const S a = eval<S>(n.a, point);
+    const S b = eval<S>(n.b, point);
+    const Partials p = apply(fn, value_of(a), value_of(b));
+    if constexpr (std::is_same_v<S, double>) {
+      return p.f;
+    } else {
+      Eigen::VectorXd d = chain(a.derivatives(), p.da);
+      // A constant exponent contributes nothing (and a^b ln a may not exist).
+      if (program.nodes_[n.b].degree != Degree::kConstant) d += chain(b.derivatives(), p.db);
+      return AD(p.f, d);
+    }
+  }
+};
+
+Evaluator::Evaluator(const Program& program, const Inputs& inputs)
+    : impl_(std::make_unique<Impl>(program, inputs)) {
+  impl_->nx = inputs.gradient_size();
+}
+Evaluator::~Evaluator() = default;
+
+double Evaluator::value(int point) {
+  return impl_->eval<double>(static_cast<int>(impl_->program.nodes_.size()) - 1, point);
+}
+
+double Evaluator::value(int point, Eigen::Ref<Eigen::VectorXd> gradient) {
+  const AD v = impl_->eval<AD>(static_cast<int>(impl_->program.nodes_.size()) - 1, point);
+  if (v.derivatives().size() == gradient.size()) {
+    gradient = v.derivatives();
+  } else {
+    gradient.setZero();
+  }
+  return v.value();
+}
+
+std::vector<int> variables_read(const Program& program) {
+  detail::RecordingInputs recorder;
+  Evaluator evaluator(program, recorder);
+  for (int point = 0; point < program.points(); ++point) evaluator.value(point);
+  std::vector<int> out = std::move(recorder.variables);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace sao::expr

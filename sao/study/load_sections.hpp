@@ -1,0 +1,73 @@
+// The sections of a study file, each read by one function of the study loader (internal to
+// sao/study); load_study() in study_loader.cpp reads them in order.
+//
+// Settings and variables: load_settings_variables.cpp; load cases, responses and the names
+// relations may use: load_cases_responses.cpp; objective and constraints: load_criteria.cpp.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sao/expr/expression.hpp"
+#include "sao/seam/json_reader.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao::loading {
+
+// --- helpers shared by the sections (study_loader.cpp) ---
+
+// A number as printed in messages (shortest of the stream's default format).
+std::string number_text(double v);
+// Record a problem at `path` unless `v` is an object (an array).
+bool expect_object(const nlohmann::json& v, const std::string& path, Problems& problems);
+bool expect_array(const nlohmann::json& v, const std::string& path, Problems& problems);
+// "path[i]"
+std::string indexed(const std::string& path, size_t i);
+
+// Calls each(entry, path, index) for every object of the array `node` found at `key`;
+// reports the array or an entry that is not what it should be.
+template <typename Each>
+void for_each_object(const nlohmann::json& node, const std::string& key, Problems& problems,
+                     Each each) {
+  if (!expect_array(node, key, problems)) return;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed(key, i);
+    if (expect_object(node[i], path, problems)) each(node[i], path, i);
+  }
+}
+
+// Parses and binds an expression, reporting a syntax or name error at `path` (or at the
+// relation it came from). Returns null on error.
+expr::ProgramPtr compile(const expr::AstPtr& ast, const expr::Symbols& symbols, int load_case,
+                         const std::string& path, Problems& problems);
+expr::AstPtr parse_at(const std::string& text, const std::string& path, Problems& problems);
+
+// --- settings and variables (load_settings_variables.cpp) ---
+
+void read_settings(const nlohmann::json& node, Options& options, double& default_move,
+                   Problems& problems);
+void read_design(const nlohmann::json& node, Study& study, double default_move, Problems& problems);
+void read_auxiliaries(const nlohmann::json& node, Study& study, Problems& problems);
+void read_starts(const nlohmann::json& node, Study& study, Problems& problems);
+
+// --- load cases, responses, names for relations (load_cases_responses.cpp) ---
+
+void read_load_cases(const nlohmann::json& node, Study& study, Problems& problems);
+void read_responses(const nlohmann::json& node, Study& study, Problems& problems);
+void read_constants(const nlohmann::json& node, Study& study, Problems& problems);
+void read_data(const nlohmann::json& node, Study& study, Problems& problems);
+void read_relations(const nlohmann::json& node, Study& study, Problems& problems);
+// Every name used once, and usable in expressions; load case names unique.
+void check_names(const Study& study, Problems& problems);
+// What names mean in the study's expressions (symbols.relations is filled by read_relations).
+void build_symbols(Study& study);
+// Derived responses: explicit relations of simulator responses and design variables, one
+// program per load case, with the shape their "kind" declares.
+void bind_derived(Study& study, Problems& problems);
+
+// --- criteria (load_criteria.cpp) ---
+
+void read_objective(const nlohmann::json& node, Study& study, Problems& problems);
+void read_constraints(const nlohmann::json& node, Study& study, Problems& problems);
+
+}  // namespace sao::loading

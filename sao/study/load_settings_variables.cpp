@@ -1,0 +1,235 @@
+// Reading the settings, the design and auxiliary variables and the alternative starts of a
+// study file.
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "sao/study/load_sections.hpp"
+
+namespace sao::loading {
+namespace {
+
+using nlohmann::json;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void read_intermediate_expression(const std::string& text, DesignVariable& v, const Study& study,
+                                  const std::string& path, Problems& problems) {
+  const expr::AstPtr ast = parse_at(text, path, problems);
+  if (!ast) return;
+  expr::Symbols one;
+  one.variables = {v.name};
+  one.constants = study.constants;
+  try {
+    v.intermediate.expression = expr::bind(ast, one, -1);
+  } catch (const expr::Error& e) {
+    problems.add(path, std::string(e.what()) + " (an intermediate variable is an expression of " +
+                           v.name + " and constants only)");
+    return;
+  }
+  v.intermediate.text = text;
+  if (v.intermediate.expression->is_series()) {
+    problems.add(path, "must be a scalar expression of " + v.name);
+    v.intermediate.expression = nullptr;
+  }
+}
+
+// phi must be finite and strictly monotone on [lower, upper], or the linearisation in phi(b)
+// cannot be mapped back to b: checked on 101 points.
+void check_monotone(const Intermediate& phi, double lower, double upper, const std::string& path,
+                    Problems& problems) {
+  int sign = 0;
+  for (int i = 0; i <= 100; ++i) {
+    const double b = lower + (upper - lower) * i / 100.0;
+    const double value = phi.value(b), slope = phi.slope(b);
+    const int s = slope > 0 ? 1 : (slope < 0 ? -1 : 0);
+    if (!std::isfinite(value) || !std::isfinite(slope) || s == 0 || (sign != 0 && s != sign)) {
+      problems.add(path, "\"" + phi.text + "\" is not finite and strictly monotone on [" +
+                             number_text(lower) + ", " + number_text(upper) + "] (at " +
+                             number_text(b) + ": value " + number_text(value) + ", slope " +
+                             number_text(slope) + ")");
+      return;
+    }
+    sign = s;
+  }
+}
+
+}  // namespace
+
+void read_settings(const json& node, Options& options, double& default_move, Problems& problems) {
+  if (!expect_object(node, "settings", problems)) return;
+  JsonReader r(node, "settings", problems);
+  struct NumberField {
+    const char* key;
+    double* target;
+  };
+  const NumberField numbers[] = {
+      {"cutoff", &options.cutoff},   {"objacc", &options.objacc},
+      {"vioacc", &options.vioacc},   {"errsml", &options.errsml},
+      {"errlrg", &options.errlrg},   {"errmax", &options.errmax},
+      {"viosml", &options.viosml},   {"violrg", &options.violrg},
+      {"viomax", &options.viomax},   {"noise", &options.noise},
+      {"beta1", &options.beta1},     {"beta2", &options.beta2},
+      {"beta3", &options.beta3},     {"beta4", &options.beta4},
+      {"beta5", &options.beta5},     {"relaxation_weight", &options.relaxation_weight},
+      {"move_limit", &default_move},
+  };
+  for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
+  if (auto v = r.integer("neighbours")) options.neighbours = *v;
+  if (auto v = r.integer("max_cycles")) options.max_cycles = *v;
+  if (auto v = r.integer("max_failures")) options.max_failures = *v;
+  if (auto v = r.boolean("regionalisation")) options.regionalisation = *v;
+  if (auto v = r.boolean("converge_on_violation_change")) options.converge_on_violation_change = *v;
+  options.alpha = r.number_or("alpha", options.alpha);
+  options.reuse_radius = r.number_or("reuse_radius", options.reuse_radius);
+  if (auto v = r.boolean("noise_from_data")) options.noise_from_data = *v;
+  if (auto v = r.boolean("repair_auxiliary")) options.repair_auxiliary = *v;
+  // Two-way choices: true when the second word is given.
+  auto choice = [&](const char* key, const char* first, const char* second, bool& target) {
+    const auto v = r.string(key, false);
+    if (!v) return;
+    if (*v != first && *v != second) {
+      problems.add(r.at(key), std::string("expected \"") + first + "\" or \"" + second +
+                                  "\", got \"" + *v + "\"");
+    }
+    target = *v == second;
+  };
+  choice("approximation", "local", "multipoint", options.multipoint);
+  choice("fit", "interpolation", "least_squares", options.least_squares);
+  choice("subproblem", "auto", "nlp", options.force_nlp);
+  choice("nlp_algorithm", "slsqp", "mma", options.use_mma);
+  options.require_free_move_limits = options.multipoint;
+  if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
+  r.finish();
+  if (default_move <= 0)
+    problems.add("settings.move_limit", "must be > 0, got " + number_text(default_move));
+}
+
+void read_design(const json& node, Study& study, double default_move, Problems& problems) {
+  if (node.empty()) problems.add("design_variables", "at least one design variable is needed");
+  for_each_object(
+      node, "design_variables", problems, [&](const json& entry, const std::string& path, size_t) {
+        JsonReader r(entry, path, problems);
+        DesignVariable v;
+        v.name = r.string("name", true).value_or("");
+        auto lower = r.number("lower", true);
+        auto upper = r.number("upper", true);
+        auto initial = r.number("initial", true);
+        v.move_factor = r.number_or("move_limit", default_move);
+        if (r.has("intermediate")) {
+          const json& im = r.raw("intermediate");
+          if (im == "identity") {
+            v.intermediate.power = 1.0;
+          } else if (im == "reciprocal") {
+            v.intermediate.power = -1.0;
+          } else if (im == "area") {
+            v.intermediate.power = 2.0;
+          } else if (im.is_object() && im.size() == 1 && im.contains("power") &&
+                     im["power"].is_number() && im["power"].get<double>() != 0.0) {
+            v.intermediate.power = im["power"].get<double>();
+          } else if (im.is_object() && im.size() == 1 && im.contains("expression") &&
+                     im["expression"].is_string()) {
+            read_intermediate_expression(im["expression"].get<std::string>(), v, study,
+                                         r.at("intermediate") + ".expression", problems);
+          } else {
+            problems.add(r.at("intermediate"),
+                         "expected \"identity\", \"reciprocal\", \"area\", {\"power\": a} with a "
+                         "!= 0 or {\"expression\": \"...\"} of the variable, got " +
+                             im.dump());
+          }
+        }
+        if (auto d = r.integer("direction")) {
+          if (*d != 1 && *d != -1)
+            problems.add(r.at("direction"), "expected 1 or -1, got " + std::to_string(*d));
+          v.direction = *d < 0 ? -1 : 1;
+        }
+        if (auto sizing = r.string("sizing", false)) {
+          if (*sizing == "range") {
+            v.range_sizing = true;
+          } else if (*sizing != "relative") {
+            problems.add(
+                r.at("sizing"),
+                "expected \"relative\" (3.20) or \"range\" (3.27), got \"" + *sizing + "\"");
+          }
+        }
+        r.finish();
+        if (v.move_factor <= 0)
+          problems.add(r.at("move_limit"), "must be > 0, got " + number_text(v.move_factor));
+        if (lower && upper && *lower > *upper) {
+          problems.add(path, "lower " + number_text(*lower) + " > upper " + number_text(*upper));
+        } else if (lower && upper && initial && (*initial < *lower || *initial > *upper)) {
+          problems.add(r.at("initial"), number_text(*initial) + " outside the bounds [" +
+                                            number_text(*lower) + ", " + number_text(*upper) + "]");
+        }
+        if (initial && *initial == 0.0 && !v.range_sizing) {
+          problems.add(
+              r.at("initial"),
+              "is 0 with relative move limits (s = 2 m |b0| = 0, it could never move): set "
+              "\"sizing\": \"range\"");
+        }
+        if (!v.intermediate.expression && v.intermediate.power != 1.0 && lower && *lower <= 0.0) {
+          problems.add(r.at("lower"), "must be > 0 with the intermediate variable b^" +
+                                          number_text(v.intermediate.power));
+        }
+        if (v.intermediate.expression && lower && upper && *lower <= *upper) {
+          check_monotone(v.intermediate, *lower, *upper, r.at("intermediate"), problems);
+        }
+        v.lower = lower.value_or(0);
+        v.upper = upper.value_or(0);
+        v.initial = initial.value_or(0);
+        study.design.push_back(v);
+      });
+}
+
+void read_auxiliaries(const json& node, Study& study, Problems& problems) {
+  for_each_object(
+      node, "auxiliary_variables", problems,
+      [&](const json& entry, const std::string& path, size_t) {
+        JsonReader r(entry, path, problems);
+        AuxiliaryVariable a;
+        a.name = r.string("name", true).value_or("");
+        a.lower = r.number_or("lower", -kInf);
+        a.upper = r.number_or("upper", kInf);
+        auto initial = r.number("initial", true);
+        r.finish();
+        if (a.lower > a.upper) {
+          problems.add(path, "lower " + number_text(a.lower) + " > upper " + number_text(a.upper));
+        } else if (initial && (*initial < a.lower || *initial > a.upper)) {
+          problems.add(r.at("initial"), number_text(*initial) + " outside the bounds");
+        }
+        a.initial = initial.value_or(0);
+        study.auxiliaries.push_back(a);
+      });
+}
+
+void read_starts(const json& node, Study& study, Problems& problems) {
+  for_each_object(node, "starts", problems,
+                  [&](const json& entry, const std::string& path, size_t) {
+                    std::map<std::string, double> start;
+                    for (const auto& [name, value] : entry.items()) {
+                      const std::string at = path + "." + name;
+                      if (!value.is_number()) {
+                        problems.add(at, "expected a number, got " + json_type_name(value));
+                        continue;
+                      }
+                      const double v = value.get<double>();
+                      bool known = false;
+                      for (const auto& d : study.design) {
+                        if (d.name != name) continue;
+                        known = true;
+                        if (v < d.lower || v > d.upper)
+                          problems.add(at, number_text(v) + " outside the bounds");
+                      }
+                      for (const auto& a : study.auxiliaries) {
+                        if (a.name != name) continue;
+                        known = true;
+                        if (v < a.lower || v > a.upper)
+                          problems.add(at, number_text(v) + " outside the bounds");
+                      }
+                      if (!known) problems.add(at, "unknown variable \"" + name + "\"");
+                      start[name] = v;
+                    }
+                    study.starts.push_back(start);
+                  });
+}
+
+}  // namespace sao::loading

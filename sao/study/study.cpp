@@ -1,0 +1,26 @@
+// The Study's own queries (the rest of the Study is data filled by the loader).
+#include "sao/study/study.hpp"
+
+#include <filesystem>
+
+namespace sao {
+
+int Study::response_index(const std::string& name) const {
+  for (size_t i = 0; i < responses.size(); ++i) {
+    if (responses[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+SimulatorSetup Study::simulator_setup() const {
+  SimulatorSetup setup;
+  setup.section = simulator;
+  for (const auto& v : design) setup.design_names.push_back(v.name);
+  setup.load_cases = load_cases;
+  if (!file.empty()) {
+    setup.study_directory = std::filesystem::absolute(file).parent_path().string();
+  }
+  return setup;
+}
+
+}  // namespace sao
