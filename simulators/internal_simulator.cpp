@@ -218,8 +218,6 @@ const Model* InternalSimulator::read_model(JsonReader& s) {
       owned_model_ = load_multibody_model(s.raw("multibody"));
     } catch (const SectionError& e) {
       for (const std::string& problem : e.problems()) s.problems().add("", problem);
-    } catch (const std::invalid_argument& e) {
-      s.problems().add("", e.what());
     }
     return owned_model_.get();
   }
