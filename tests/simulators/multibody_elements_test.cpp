@@ -10,8 +10,8 @@
 #include <fstream>
 #include <numbers>
 
-#include "simulators/models/damper_law.hpp"
 #include "simulators/internal_simulator.hpp"
+#include "simulators/models/damper_law.hpp"
 #include "simulators/models/model.hpp"
 #include "simulators/multibody/multibody.hpp"
 
