@@ -10,78 +10,48 @@
 #include <thread>
 
 #include "sao/seam/difference_batch.hpp"
-#include "sao/seam/json_section.hpp"
+#include "sao/seam/json_reader.hpp"
 #include "simulators/multibody/multibody.hpp"
+#include "simulators/sensitivities/sensitivities.hpp"
 
 namespace sao::sim {
 namespace {
 
 using nlohmann::json;
 
-using section::bad;
-using section::joined;
-using section::reject_unknown_keys;
-
-const json& object_at(const json& section, const std::string& key, const std::string& path) {
+// The object at key, or an empty one (a problem when it is not an object).
+const json& object_at(JsonReader& section, const std::string& key) {
   static const json empty = json::object();
-  if (!section.contains(key)) return empty;
-  if (!section.at(key).is_object()) {
-    bad(path + "." + key, "expected an object, got " + section.at(key).dump());
-  }
-  return section.at(key);
+  if (!section.has(key)) return empty;
+  const json& v = section.raw(key);
+  if (v.is_object()) return v;
+  section.problems().add(section.at(key), "expected an object, got " + v.dump());
+  return empty;
 }
 
-double positive_number(const json& section, const std::string& key, double fallback,
-                       const std::string& path) {
-  if (!section.contains(key)) return fallback;
-  const json& v = section.at(key);
-  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
-    bad(path + "." + key, "expected a positive number, got " + v.dump());
-  }
-  return v.get<double>();
+// A positive finite number, or the fallback (with a problem when the value is not one).
+double positive_number(JsonReader& section, const std::string& key, double fallback) {
+  return section.positive(key).value_or(fallback);
 }
 
-// An integer >= minimum; 1e5 is accepted as 100000.
-long integer(const json& section, const std::string& key, long fallback, long minimum,
-             const std::string& path) {
-  if (!section.contains(key)) return fallback;
-  const json& v = section.at(key);
+// An integer >= minimum (1e5 is accepted as 100000), or the fallback (with a problem when the
+// value is not one).
+long integer(JsonReader& section, const std::string& key, long fallback, long minimum) {
+  if (!section.has(key)) return fallback;
+  const json& v = section.raw(key);
   const double d = v.is_number() ? v.get<double>() : NAN;
   if (!(d >= static_cast<double>(minimum)) || d != std::floor(d) || d > 1e15) {
-    bad(path + "." + key,
-        "expected an integer >= " + std::to_string(minimum) + ", got " + v.dump());
+    section.problems().add(
+        section.at(key), "expected an integer >= " + std::to_string(minimum) + ", got " + v.dump());
+    return fallback;
   }
   return static_cast<long>(d);
 }
 
-InternalSettings parse_settings(const json& s) {
-  InternalSettings out;
-  out.integrator.rtol = positive_number(s, "rtol", out.integrator.rtol, "simulator");
-  out.integrator.atol = positive_number(s, "atol", out.integrator.atol, "simulator");
-  out.integrator.max_steps = integer(s, "max_steps", out.integrator.max_steps, 1, "simulator");
-  if (s.contains("max_step"))
-    out.integrator.max_step = positive_number(s, "max_step", 1.0, "simulator");
-  {
-    Problems problems;
-    JsonReader reader(s, "simulator", problems);
-    out.workers = read_workers(reader, out.workers, "threads");
-    problems.throw_if_any();
-  }
-  if (s.contains("integrator")) {
-    const json& m = s.at("integrator");
-    if (m == "bdf") {
-      out.integrator.method = Multistep::kBdf;
-    } else if (m == "adams") {
-      out.integrator.method = Multistep::kAdams;
-    } else {
-      bad("simulator.integrator",
-          "expected \"bdf\" (stiff) or \"adams\" (non-stiff), got " + m.dump());
-    }
-  }
-  const json& g = object_at(s, "gradients", "simulator");
-  reject_unknown_keys(g, {"method", "step", "checkpoint_steps"}, "simulator.gradients");
-  if (g.contains("method")) {
-    const json& m = g.at("method");
+void parse_gradients(JsonReader& section, InternalSettings& out) {
+  JsonReader g = section.object("gradients");
+  if (g.has("method")) {
+    const json& m = g.raw("method");
     const std::pair<const char*, GradientMethod> methods[] = {{"forward", GradientMethod::kForward},
                                                               {"central", GradientMethod::kCentral},
                                                               {"direct", GradientMethod::kDirect},
@@ -95,52 +65,93 @@ InternalSettings parse_settings(const json& s) {
       }
     }
     if (!known) {
-      bad("simulator.gradients.method",
-          "expected \"forward\", \"central\", \"direct\", \"adjoint\" or \"auto\", got " +
-              m.dump());
+      g.problems().add(g.at("method"),
+                       "expected \"forward\", \"central\", \"direct\", \"adjoint\" or "
+                       "\"auto\", got " +
+                           m.dump());
     }
     out.central = out.method == GradientMethod::kCentral;
   }
-  out.relative_step = positive_number(g, "step", out.relative_step, "simulator.gradients");
+  out.relative_step = positive_number(g, "step", out.relative_step);
   out.integrator.checkpoint_steps =
-      integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1, "simulator.gradients");
+      integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1);
+  g.finish();
+}
+
+InternalSettings parse_settings(JsonReader& s) {
+  InternalSettings out;
+  out.integrator.rtol = positive_number(s, "rtol", out.integrator.rtol);
+  out.integrator.atol = positive_number(s, "atol", out.integrator.atol);
+  out.integrator.max_steps = integer(s, "max_steps", out.integrator.max_steps, 1);
+  if (s.has("max_step")) out.integrator.max_step = positive_number(s, "max_step", 1.0);
+  out.workers = read_workers(s, out.workers, "threads");
+  if (s.has("integrator")) {
+    const json& m = s.raw("integrator");
+    if (m == "bdf") {
+      out.integrator.method = Multistep::kBdf;
+    } else if (m == "adams") {
+      out.integrator.method = Multistep::kAdams;
+    } else {
+      s.problems().add(s.at("integrator"),
+                       "expected \"bdf\" (stiff) or \"adams\" (non-stiff), got " + m.dump());
+    }
+  }
+  parse_gradients(s, out);
   return out;
 }
 
-// Model parameter -> value source: simulator.parameters maps it onto a design variable;
-// otherwise the design variable of the same name; otherwise simulator.constants.
-std::vector<ParameterSource> parse_sources(const json& s, const Model& model,
-                                           const std::vector<std::string>& design_names) {
-  const json& mapping = object_at(s, "parameters", "simulator");
-  const json& constants = object_at(s, "constants", "simulator");
+// The model-parameter names of simulator.parameters (mapped onto design variables) and
+// simulator.constants, checked.
+void check_mappings(const json& mapping, const json& constants, const Model& model,
+                    const std::vector<std::string>& design_names, Problems& problems) {
   const std::vector<std::string> names = model.parameters();
   const std::string has = "model " + model.name() + " has parameters " + joined(names);
+  auto known = [&](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   auto design_index = [&](const std::string& name) {
-    auto it = std::find(design_names.begin(), design_names.end(), name);
-    return it == design_names.end() ? -1 : static_cast<int>(it - design_names.begin());
+    return std::find(design_names.begin(), design_names.end(), name) != design_names.end();
   };
   for (const auto& [key, value] : mapping.items()) {
     const std::string path = "simulator.parameters." + key;
-    if (std::find(names.begin(), names.end(), key) == names.end()) bad(path, "unknown; " + has);
-    if (!value.is_string() || design_index(value.get<std::string>()) < 0) {
-      bad(path, "expected the name of a design variable (" + joined(design_names) + "), got " +
-                    value.dump());
+    if (!known(key)) {
+      problems.add(path, "unknown; " + has);
+    } else if (!value.is_string() || !design_index(value.get<std::string>())) {
+      problems.add(path, "expected the name of a design variable (" + joined(design_names) +
+                             "), got " + value.dump());
     }
   }
   for (const auto& [key, value] : constants.items()) {
     const std::string path = "simulator.constants." + key;
-    if (std::find(names.begin(), names.end(), key) == names.end()) bad(path, "unknown; " + has);
-    if (!value.is_number() || !std::isfinite(value.get<double>())) {
-      bad(path, "expected a number, got " + value.dump());
-    }
-    if (mapping.contains(key)) bad(path, "also mapped by simulator.parameters." + key);
-    if (design_index(key) >= 0) {
-      bad(path, "\"" + key + "\" is also a design variable; give it in one place");
+    if (!known(key)) {
+      problems.add(path, "unknown; " + has);
+    } else if (!value.is_number() || !std::isfinite(value.get<double>())) {
+      problems.add(path, "expected a number, got " + value.dump());
+    } else if (mapping.contains(key)) {
+      problems.add(path, "also mapped by simulator.parameters." + key);
+    } else if (design_index(key)) {
+      problems.add(path, "\"" + key + "\" is also a design variable; give it in one place");
     }
   }
+}
+
+// Model parameter -> value source: simulator.parameters maps it onto a design variable;
+// otherwise the design variable of the same name; otherwise simulator.constants; otherwise the
+// model's default.
+std::vector<ParameterSource> parse_sources(JsonReader& s, const Model& model,
+                                           const std::vector<std::string>& design_names) {
+  const json& mapping = object_at(s, "parameters");
+  const json& constants = object_at(s, "constants");
+  const size_t before = s.problems().size();
+  check_mappings(mapping, constants, model, design_names, s.problems());
+  if (s.problems().size() > before) return {};
+  auto design_index = [&](const std::string& name) {
+    auto it = std::find(design_names.begin(), design_names.end(), name);
+    return it == design_names.end() ? -1 : static_cast<int>(it - design_names.begin());
+  };
   const std::map<std::string, double> defaults = model.parameter_defaults();
   std::vector<ParameterSource> sources;
-  for (const std::string& p : names) {
+  for (const std::string& p : model.parameters()) {
     ParameterSource source;
     if (mapping.contains(p)) {
       source.design_index = design_index(mapping.at(p).get<std::string>());
@@ -151,17 +162,19 @@ std::vector<ParameterSource> parse_sources(const json& s, const Model& model,
     } else if (defaults.count(p)) {
       source.constant = defaults.at(p);
     } else {
-      bad("simulator.parameters." + p, "model parameter \"" + p +
-                                           "\" is not mapped to a design variable and has no "
-                                           "constant (simulator.constants." +
-                                           p + ")");
+      s.problems().add("simulator.parameters." + p,
+                       "model parameter \"" + p +
+                           "\" is not mapped to a design variable and has no constant "
+                           "(simulator.constants." +
+                           p + ")");
     }
     sources.push_back(source);
   }
   return sources;
 }
 
-void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const Model& model) {
+void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const Model& model,
+                      Problems& problems) {
   const auto known = model.load_parameters();
   std::vector<std::string> known_names;
   for (const auto& [key, value] : known) known_names.push_back(key);
@@ -171,12 +184,12 @@ void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const Model& 
     if (g.points < 2 || !(g.end > g.start)) {
       std::ostringstream got;
       got << g.points << " points on [" << g.start << ", " << g.end << "]";
-      bad(path + ".grid", "expected >= 2 points and end > start, got " + got.str());
+      problems.add(path + ".grid", "expected >= 2 points and end > start, got " + got.str());
     }
     for (const auto& [key, value] : load_cases[c].parameters) {
       if (!known.count(key)) {
-        bad(path + ".parameters." + key,
-            "unknown to model " + model.name() + " (it reads: " + joined(known_names) + ")");
+        problems.add(path + ".parameters." + key, "unknown to model " + model.name() +
+                                                      " (it reads: " + joined(known_names) + ")");
       }
     }
   }
@@ -184,50 +197,63 @@ void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const Model& 
 
 }  // namespace
 
-// One integration: a request's design, possibly with one variable perturbed, in one load case.
+const Model* InternalSimulator::read_model(JsonReader& s) {
+  const std::string known = "known models: " + joined(model_names());
+  if (!s.has("model")) {
+    s.problems().add("simulator.model", "missing; " + known);
+    return nullptr;
+  }
+  const json& name = s.raw("model");
+  if (!name.is_string()) {
+    s.problems().add("simulator.model", "expected a string, got " + name.dump() + "; " + known);
+    return nullptr;
+  }
+  if (name == "multibody") {
+    if (!s.has("multibody")) {
+      s.problems().add("simulator.multibody",
+                       "missing: the model description of \"model\": \"multibody\"");
+      return nullptr;
+    }
+    try {
+      owned_model_ = load_multibody_model(s.raw("multibody"));
+    } catch (const SectionError& e) {
+      for (const std::string& problem : e.problems()) s.problems().add("", problem);
+    }
+    return owned_model_.get();
+  }
+  if (s.has("multibody"))
+    s.problems().add("simulator.multibody", "only with \"model\": \"multibody\"");
+  const Model* model = find_model(name.get<std::string>());
+  if (!model) {
+    s.problems().add("simulator.model",
+                     "unknown model " + name.dump() + " (" + known + ", or multibody)");
+  }
+  return model;
+}
 
 InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
     : design_names_(setup.design_names), load_cases_(setup.load_cases) {
-  const json& s = setup.section;
-  if (!s.is_object()) bad("simulator", "expected an object, got " + s.dump());
-  reject_unknown_keys(s,
-                      {"type", "model", "multibody", "parameters", "constants", "rtol", "atol",
-                       "max_steps", "max_step", "integrator", "gradients", "workers", "threads"},
-                      "simulator");
-  const std::string known = "known models: " + joined(model_names());
-  if (!s.contains("model")) bad("simulator.model", "missing; " + known);
-  if (!s.at("model").is_string()) {
-    bad("simulator.model", "expected a string, got " + s.at("model").dump() + "; " + known);
-  }
-  if (s.at("model") == "multibody") {
-    if (!s.contains("multibody")) {
-      bad("simulator.multibody", "missing: the model description of \"model\": \"multibody\"");
-    }
-    owned_model_ = load_multibody_model(s.at("multibody"));
-    model_ = owned_model_.get();
-  } else {
-    if (s.contains("multibody")) {
-      bad("simulator.multibody", "only with \"model\": \"multibody\"");
-    }
-    model_ = find_model(s.at("model").get<std::string>());
-  }
-  if (!model_) {
-    bad("simulator.model",
-        "unknown model " + s.at("model").dump() + " (" + known + ", or multibody)");
-  }
+  Problems problems;
+  JsonReader s(setup.section, "simulator", problems);
+  s.known({"type", "model", "multibody", "parameters", "constants", "rtol", "atol", "max_steps",
+           "max_step", "integrator", "gradients", "workers", "threads"});
+  model_ = read_model(s);
   settings_ = parse_settings(s);
   const bool analytic = settings_.method == GradientMethod::kDirect ||
                         settings_.method == GradientMethod::kAdjoint ||
                         settings_.method == GradientMethod::kAuto;
-  if (analytic && dynamic_cast<const OdeModel*>(model_) == nullptr) {
-    bad("simulator.gradients.method", std::string(to_string(settings_.method)) +
-                                          " sensitivities need a differential-equation "
-                                          "model; " +
-                                          model_->name() +
-                                          " is closed-form: use \"forward\" or \"central\"");
+  if (model_ && analytic && model_->ode() == nullptr) {
+    problems.add("simulator.gradients.method",
+                 std::string(to_string(settings_.method)) +
+                     " sensitivities need a differential-equation model; " + model_->name() +
+                     " is closed-form: use \"forward\" or \"central\"");
   }
-  sources_ = parse_sources(s, *model_, design_names_);
-  check_load_cases(load_cases_, *model_);
+  if (model_) {
+    sources_ = parse_sources(s, *model_, design_names_);
+    check_load_cases(load_cases_, *model_, problems);
+  }
+  s.finish();
+  problems.throw_if_any();
 }
 
 std::vector<ResponseInfo> InternalSimulator::responses() const {
@@ -269,7 +295,7 @@ void InternalSimulator::run(BatchRun& job) const {
 }
 
 void InternalSimulator::run_sensitivities(BatchRun& job) const {
-  const auto& model = dynamic_cast<const OdeModel&>(*model_);
+  const OdeModel& model = *model_->ode();  // checked by the constructor
   const LoadCaseSpec& lc = load_cases_[job.load_case];
   const Eigen::VectorXd& design = *job.design;
   const int n_design = static_cast<int>(design_names_.size());
@@ -279,36 +305,9 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
     p(i) = sources_[i].design_index >= 0 ? design(sources_[i].design_index) : sources_[i].constant;
     if (sources_[i].design_index >= 0) active.push_back(static_cast<int>(i));
   }
-  // The values asked for in this load case: (output index, grid point), -1 for an integral.
-  const auto histories = model.history_outputs();
-  const auto integrals = model.integral_outputs();
-  struct Wanted {
-    std::string response;
-    int output;
-    int point;  // -1: an integral output
-  };
-  std::vector<Wanted> wanted;
-  for (const DerivativeRequest& d : *job.derivatives) {
-    if (d.load_case != job.load_case) continue;
-    auto h = std::find(histories.begin(), histories.end(), d.response);
-    auto q = std::find(integrals.begin(), integrals.end(), d.response);
-    if (h != histories.end()) {
-      const int k = static_cast<int>(h - histories.begin());
-      if (d.time_indices.empty()) {
-        for (int i = 0; i < lc.grid.points; ++i) wanted.push_back({d.response, k, i});
-      } else {
-        for (int i : d.time_indices) wanted.push_back({d.response, k, i});
-      }
-    } else if (q != integrals.end()) {
-      wanted.push_back(
-          {d.response, static_cast<int>(histories.size() + (q - integrals.begin())), -1});
-    } else {
-      job.message = "model " + model.name() + ": response \"" + d.response +
-                    "\" has no direct or adjoint derivative (it is computed from the histories, "
-                    "e.g. a maximum): use finite differences for it";
-      return;
-    }
-  }
+  std::vector<WantedValue> wanted;
+  job.message = wanted_values(model, lc, job.load_case, *job.derivatives, wanted);
+  if (!job.message.empty()) return;
   GradientMethod method = settings_.method;
   if (method == GradientMethod::kAuto) {
     // One backward solve per value against one forward solve with one sensitivity system per
@@ -320,96 +319,17 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
       "case \"{}\"",
       to_string(method), wanted.size(), active.size(), lc.name);
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
-  if (model.differentiates_itself()) {
-    std::vector<OutputPoint> points;
-    for (const Wanted& w : wanted) points.push_back({w.output, w.point});
-    const std::string failure = model.analyse_with_derivatives(
-        p, lc, active, points, method == GradientMethod::kAdjoint, job.result, rows);
-    if (!failure.empty()) {
-      job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + failure;
-      return;
-    }
-    model.scalars_from_histories(job.result);
-  } else {
-    const OdeSystem system = model.system(p, lc, active);
-    const int n = model.state_size();
-    const int nh = static_cast<int>(histories.size());
-    Eigen::MatrixXd states;
-    Eigen::VectorXd integral_values;
-    auto explicit_part = [&](const Wanted& w, Eigen::RowVectorXd& hx) {
-      const double t = w.point >= 0 ? lc.grid.at(w.point) : lc.grid.end;
-      const Eigen::VectorXd x = states.row(std::max(w.point, 0)).transpose();
-      const Eigen::RowVectorXd g = model.output_gradient(w.output, t, x, p, lc, active);
-      hx = g.head(n);
-      return Eigen::RowVectorXd(g.tail(active.size()));
-    };
-    // The forward solution of a direct or adjoint solve, or its failure into the job.
-    auto take = [&](const auto& result) {
-      if (!result.ok) {
-        job.message =
-            "model " + model.name() + ", load case \"" + lc.name + "\": " + result.message;
-        return false;
-      }
-      states = result.states;
-      integral_values = result.integrals;
-      return true;
-    };
-    if (method == GradientMethod::kDirect) {
-      const SystemResult r = integrate_system(system, lc.grid, settings_.integrator, true);
-      if (!take(r)) return;
-      for (size_t f = 0; f < wanted.size(); ++f) {
-        const auto row = static_cast<Eigen::Index>(f);
-        if (wanted[f].point < 0) {
-          rows.row(row) = r.integral_sensitivities.row(wanted[f].output - nh);
-          continue;
-        }
-        Eigen::RowVectorXd hx;
-        const Eigen::RowVectorXd hp = explicit_part(wanted[f], hx);
-        rows.row(row) = hx * r.state_sensitivities[wanted[f].point] + hp;
-      }
-    } else {
-      auto functionals = [&](const Eigen::MatrixXd& forward) {
-        states = forward;
-        std::vector<AdjointFunctional> out;
-        for (const Wanted& w : wanted) {
-          AdjointFunctional fn;
-          if (w.point < 0) {
-            fn.quadrature = w.output - nh;
-          } else {
-            Eigen::RowVectorXd hx;
-            explicit_part(w, hx);
-            fn.point = w.point;
-            fn.state_weight = hx.transpose();
-          }
-          out.push_back(fn);
-        }
-        return out;
-      };
-      const AdjointResult r = adjoint_system(system, lc.grid, settings_.integrator, functionals);
-      if (!take(r)) return;
-      spdlog::debug(
-          "internal simulator: adjoint in load case \"{}\": {} forward steps, {} checkpoint(s) "
-          "after "
-          "the start{}, {} backward solve(s)",
-          lc.name, r.forward_steps, r.checkpoints,
-          r.checkpoints > 0 ? " (the forward problem integrated again between them; "
-                              "simulator.gradients.checkpoint_steps keeps more steps in memory)"
-                            : "",
-          r.backward_solves);
-      for (size_t f = 0; f < wanted.size(); ++f) {
-        const auto row = static_cast<Eigen::Index>(f);
-        rows.row(row) = r.gradients.row(row);
-        if (wanted[f].point >= 0) {
-          Eigen::RowVectorXd hx;
-          rows.row(row) += explicit_part(wanted[f], hx);
-        }
-      }
-    }
-    model.fill_outputs(states, integral_values, p, lc, job.result);
+  const SensitivityMethod differentiate =
+      method == GradientMethod::kAdjoint ? adjoint_sensitivities : direct_sensitivities;
+  const std::string failure =
+      differentiate({model, lc, p, active, wanted, settings_.integrator}, job.result, rows);
+  if (!failure.empty()) {
+    job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + failure;
+    return;
   }
   // d/db_j: the parameters mapped onto design variable j, summed.
   for (size_t f = 0; f < wanted.size(); ++f) {
-    const Wanted& w = wanted[f];
+    const WantedValue& w = wanted[f];
     Eigen::MatrixXd& g = job.result.gradients[w.response];
     if (g.rows() == 0) {
       g.setConstant(w.point < 0 ? 1 : lc.grid.points, n_design,

@@ -1,17 +1,18 @@
-// The internal simulator: models of simulators/model.hpp integrated with CVODES, with
+// The internal simulator: models of simulators/models/model.hpp integrated with CVODES, with
 // sensitivities by finite differences (seed 003, 4.1 and 4.7; step (4.10):
-// delta_b_i = (1 + |b_i|) p). It implements the Simulator seam of sao/simulator.hpp and is
+// delta_b_i = (1 + |b_i|) p). It implements the Simulator seam of sao/seam/simulator.hpp and is
 // built by make_simulator from a study section such as
 //   {"type": "internal", "model": "impact-absorber", "parameters": {"k": "b1", "c": "b2"},
 //    "constants": {}, "rtol": 1e-8, "atol": 1e-10, "max_steps": 100000,
 //    "gradients": {"method": "forward", "step": 1e-3}, "workers": 0}
 // The driver never sees this class.
 //
-// A batch is split into independent jobs (one integration per request, load case and
-// perturbation) that run on a small pool of threads; each job writes only its own slot, so
-// the results do not depend on the number of threads. For ODE models, "direct" and "adjoint"
-// sensitivities (CVODES forward sensitivities, CVODES adjoint with checkpointing) use the
-// exact Jacobians of the model's templated equations; "auto" picks the one with fewer solves.
+// A batch is split by the seam's run_batch into independent jobs (one integration per
+// request, load case and perturbation) that run on the process's worker pool; each job writes
+// only its own slot, so the results do not depend on the number of workers. For ODE models,
+// "direct" and "adjoint" sensitivities (simulators/sensitivities/: CVODES forward
+// sensitivities, CVODES adjoint with checkpointing) use the exact Jacobians of the model's
+// templated equations; "auto" picks the one with fewer solves.
 #pragma once
 
 #include <memory>
@@ -19,13 +20,13 @@
 #include <vector>
 
 #include "sao/seam/difference_batch.hpp"
+#include "sao/seam/json_reader.hpp"
 #include "sao/seam/simulator.hpp"
 #include "simulators/integrator/cvodes_integrator.hpp"
 #include "simulators/models/model.hpp"
 
 namespace sao::sim {
 
-// The section, parsed once; defaults in class.
 // How sensitivities are computed (gradients.method).
 enum class GradientMethod {
   kForward,  // forward differences: n perturbed runs
@@ -36,6 +37,7 @@ enum class GradientMethod {
 };
 const char* to_string(GradientMethod method);
 
+// The section's settings, parsed once; defaults in class.
 struct InternalSettings {
   IntegratorSettings integrator;  // rtol, atol, max_steps (BDF)
   GradientMethod method = GradientMethod::kForward;
@@ -52,8 +54,8 @@ struct ParameterSource {
 
 class InternalSimulator final : public Simulator {
  public:
-  // Throws std::invalid_argument naming the JSON path ("simulator.<key>",
-  // "load_cases[i].<key>") for a bad section or load case.
+  // Throws a SectionError with every problem of a bad section or load case, each naming its
+  // JSON path ("simulator.<key>", "load_cases[i].<key>").
   explicit InternalSimulator(const SimulatorSetup& setup);
   std::vector<ResponseInfo> responses() const override;
   // Throws std::invalid_argument for a malformed request (design size, derivative request
@@ -66,7 +68,11 @@ class InternalSimulator final : public Simulator {
   const std::vector<ParameterSource>& parameter_sources() const { return sources_; }
 
  private:
+  // The model named by simulator.model (and described by simulator.multibody), or null with
+  // the problem recorded.
+  const Model* read_model(JsonReader& section);
   void run(BatchRun& job) const;
+  // A run with direct or adjoint derivatives (simulators/sensitivities/).
   void run_sensitivities(BatchRun& job) const;
 
   const Model* model_ = nullptr;

@@ -379,6 +379,74 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
   return result;
 }
 
+namespace {
+
+// Starts the backward problem at t_start: created and set up the first time (which < 0, then
+// set), re-initialised for every further functional. Returns the CVODES flag.
+int start_backward(CvodesSession& s, const OdeSystem& system, const IntegratorSettings& settings,
+                   double t_start, int& which) {
+  int flag = CV_SUCCESS;
+  if (which < 0) {
+    flag = CVodeCreateB(s.memory, settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, &which);
+    if (flag == CV_SUCCESS)
+      flag = CVodeInitB(s.memory, which, adjoint_callback, t_start, s.adjoint);
+    if (flag == CV_SUCCESS) flag = CVodeSetUserDataB(s.memory, which, &s);
+    if (flag == CV_SUCCESS)
+      flag = CVodeSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+    if (flag == CV_SUCCESS) flag = CVodeSetMaxNumStepsB(s.memory, which, settings.max_steps);
+    if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
+      flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
+    if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
+    if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, adjoint_jac_callback);
+    if (flag == CV_SUCCESS)
+      flag = CVodeQuadInitB(s.memory, which, adjoint_quad_callback, s.adjoint_quad);
+    if (flag == CV_SUCCESS)
+      flag = CVodeQuadSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+    if (flag == CV_SUCCESS) flag = CVodeSetQuadErrConB(s.memory, which, SUNTRUE);
+  } else {
+    flag = CVodeReInitB(s.memory, which, t_start, s.adjoint);
+    if (flag == CV_SUCCESS) flag = CVodeQuadReInitB(s.memory, which, s.adjoint_quad);
+  }
+  return flag;
+}
+
+// The forward pass of the adjoint method, storing checkpoints: the states on the grid, the
+// integrals, the step and checkpoint counts into `result`; false (with its message) on failure.
+bool forward_with_checkpoints(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
+                              AdjointResult& result) {
+  const int n = static_cast<int>(system.x0.size()), nq = system.quadratures;
+  int flag = CV_SUCCESS;
+  result.states.resize(grid.points, n);
+  result.states.row(0) = system.x0.transpose();
+  int checkpoints = 0;
+  for (int p = 1; p < grid.points; ++p) {
+    sunrealtype t = grid.at(p - 1);
+    flag = CVodeF(s.memory, grid.at(p), s.state, &t, CV_NORMAL, &checkpoints);
+    if (flag < 0) {
+      std::ostringstream stop;
+      stop << "stopped at t = " << t << " on the way to t = " << grid.at(p);
+      result.message = describe(s, stop.str(), flag);
+      result.states.resize(0, 0);
+      return false;
+    }
+    result.states.row(p) = Eigen::Map<const Eigen::VectorXd>(data(s.state), n).transpose();
+  }
+  if (nq > 0) {
+    sunrealtype t = 0;
+    flag = CVodeGetQuad(s.memory, &t, s.quad);
+    if (flag != CV_SUCCESS) {
+      result.message = describe(s, "quadratures", flag);
+      return false;
+    }
+    result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
+  }
+  CVodeGetNumSteps(s.memory, &result.forward_steps);
+  result.checkpoints = checkpoints;
+  return true;
+}
+
+}  // namespace
+
 AdjointResult adjoint_system(
     const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
     const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
@@ -391,39 +459,14 @@ AdjointResult adjoint_system(
   CvodesSession s;
   std::string what;
   int flag = set_up_forward(s, system, grid, settings, what);
-  const int n = static_cast<int>(system.x0.size()), np = system.parameters, nq = system.quadratures;
+  const int n = static_cast<int>(system.x0.size()), np = system.parameters;
   // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
   if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
   if (flag != CV_SUCCESS) {
     result.message = describe(s, what, flag);
     return result;
   }
-  result.states.resize(grid.points, n);
-  result.states.row(0) = system.x0.transpose();
-  int checkpoints = 0;
-  for (int p = 1; p < grid.points; ++p) {
-    sunrealtype t = grid.at(p - 1);
-    flag = CVodeF(s.memory, grid.at(p), s.state, &t, CV_NORMAL, &checkpoints);
-    if (flag < 0) {
-      std::ostringstream stop;
-      stop << "stopped at t = " << t << " on the way to t = " << grid.at(p);
-      result.message = describe(s, stop.str(), flag);
-      result.states.resize(0, 0);
-      return result;
-    }
-    result.states.row(p) = Eigen::Map<const Eigen::VectorXd>(data(s.state), n).transpose();
-  }
-  if (nq > 0) {
-    sunrealtype t = 0;
-    flag = CVodeGetQuad(s.memory, &t, s.quad);
-    if (flag != CV_SUCCESS) {
-      result.message = describe(s, "quadratures", flag);
-      return result;
-    }
-    result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
-  }
-  CVodeGetNumSteps(s.memory, &result.forward_steps);
-  result.checkpoints = checkpoints;
+  if (!forward_with_checkpoints(s, system, grid, result)) return result;
 
   const std::vector<AdjointFunctional> wanted = functionals(result.states);
   result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), np);
@@ -451,27 +494,7 @@ AdjointResult adjoint_system(
     N_VConst(0.0, s.adjoint_quad);
     s.adjoint_quadrature = fn.quadrature;
     const double t_start = grid.at(point);
-    if (which < 0) {
-      flag = CVodeCreateB(s.memory, settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, &which);
-      if (flag == CV_SUCCESS)
-        flag = CVodeInitB(s.memory, which, adjoint_callback, t_start, s.adjoint);
-      if (flag == CV_SUCCESS) flag = CVodeSetUserDataB(s.memory, which, &s);
-      if (flag == CV_SUCCESS)
-        flag = CVodeSStolerancesB(s.memory, which, settings.rtol, settings.atol);
-      if (flag == CV_SUCCESS) flag = CVodeSetMaxNumStepsB(s.memory, which, settings.max_steps);
-      if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
-        flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
-      if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
-      if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, adjoint_jac_callback);
-      if (flag == CV_SUCCESS)
-        flag = CVodeQuadInitB(s.memory, which, adjoint_quad_callback, s.adjoint_quad);
-      if (flag == CV_SUCCESS)
-        flag = CVodeQuadSStolerancesB(s.memory, which, settings.rtol, settings.atol);
-      if (flag == CV_SUCCESS) flag = CVodeSetQuadErrConB(s.memory, which, SUNTRUE);
-    } else {
-      flag = CVodeReInitB(s.memory, which, t_start, s.adjoint);
-      if (flag == CV_SUCCESS) flag = CVodeQuadReInitB(s.memory, which, s.adjoint_quad);
-    }
+    flag = start_backward(s, system, settings, t_start, which);
     if (flag == CV_SUCCESS) flag = CVodeB(s.memory, grid.start, CV_NORMAL);
     sunrealtype t = 0;
     if (flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);

@@ -1,14 +1,15 @@
 // Models of the internal simulator: the equations, separate from how they are solved.
 //
 // A model is constant and shared read-only by every parallel evaluation (the Pinocchio
-// model/data split of ARCHITECTURE.md: whatever an evaluation changes lives in that
+// model/data split of docs/architecture.md: whatever an evaluation changes lives in that
 // evaluation, never in the model). It declares the parameters it needs (the study's simulator
 // section maps them onto design variables or constants), the load-case parameters it reads,
 // the responses it delivers, and how one analysis computes them. Two kinds exist: an OdeModel
 // gives its equations x' = f(t, x; p) and is integrated with CVODES; a closed-form model
-// (kinematics without differential equations) computes its responses directly. The
-// InternalSimulator (internal_simulator.hpp) runs and differentiates any model; further models
-// (the multibody formulation) join the list in model.cpp, not a second simulator.
+// (kinematics without differential equations) computes its responses directly; each says which
+// it is (Model::ode()). The InternalSimulator (internal_simulator.hpp) runs and differentiates
+// any model: the built-in ones are listed in model.cpp, the multibody models
+// (multibody/multibody.hpp) are described in the study.
 #pragma once
 
 #include <Eigen/Dense>
@@ -29,6 +30,8 @@ struct OutputPoint {
   int point = 0;
 };
 
+class OdeModel;
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -48,6 +51,10 @@ class Model {
 
   // The value of a load-case parameter in `lc`, or the model's default for it.
   double load_parameter(const LoadCaseSpec& lc, const std::string& key) const;
+
+  // What the model is: an OdeModel, to which direct and adjoint sensitivities apply, or null
+  // for a closed-form model (finite differences only).
+  virtual const OdeModel* ode() const { return nullptr; }
 };
 
 using AD = Eigen::AutoDiffScalar<Eigen::VectorXd>;
@@ -65,6 +72,7 @@ void seed_ad(const double* x, int n, Eigen::Ref<const Eigen::VectorXd> p,
 // derivative is coded by hand.
 class OdeModel : public Model {
  public:
+  const OdeModel* ode() const override { return this; }
   std::vector<ResponseInfo> responses() const override;
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const IntegratorSettings& settings, CaseResult& out) const override;

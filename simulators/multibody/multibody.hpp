@@ -63,6 +63,12 @@
 // the first when the second is the ground), the torque from its angle equation, and
 // the "integrals" (integrand: an expression of the parameters, `t` and <body>_<coordinate>,
 // e.g. slider_x, crank_omega).
+//
+// The pieces, in the spirit of Pinocchio's model/data split: model.hpp (the model as plain
+// data), parser.hpp (JSON to model), quantity.hpp (expressions on any scalar type),
+// elements.hpp (each element's equations, callable without JSON), kinematics.hpp (the
+// assembled equations and the kinematic analysis), dynamics.hpp (equations of motion, assembly
+// at t0, the per-run linearisation); this header gives the Model built from them.
 #pragma once
 
 #include <memory>
@@ -73,8 +79,8 @@
 
 namespace sao::sim {
 
-// Builds the model of the "multibody" object; throws std::invalid_argument naming the path
-// ("simulator.multibody.joints[1].bodies: unknown body \"rod\"").
+// Builds the model of the "multibody" object; throws a SectionError with every problem, each
+// naming its path ("simulator.multibody.joints[1].bodies: unknown body \"rod\"").
 std::unique_ptr<Model> load_multibody_model(const nlohmann::json& multibody,
                                             const std::string& path = "simulator.multibody");
 

@@ -140,6 +140,25 @@ TEST(InternalSimulator, BadSectionsNameTheirPath) {
   EXPECT_THAT(construction_error(bad_grid), HasSubstr("load_cases[0].grid"));
 }
 
+TEST(InternalSimulator, ReportsEveryProblemOfTheSectionAtOnce) {
+  const SimulatorSetup bad =
+      setup({{"rtol", -1.0}, {"colour", "red"}, {"gradients", {{"method", "backward"}}}});
+  try {
+    InternalSimulator sim(bad);
+    FAIL() << "no error";
+  } catch (const SectionError& e) {
+    ASSERT_EQ(e.problems().size(), 3u) << e.what();
+    const std::string all = e.what();
+    EXPECT_THAT(all, HasSubstr("simulator.rtol: expected a positive number, got -1"));
+    EXPECT_THAT(all, HasSubstr("simulator.colour: unknown key"));
+    EXPECT_THAT(all, HasSubstr("simulator.gradients.method: expected \"forward\""));
+    for (const std::string& problem : e.problems()) {
+      EXPECT_EQ(problem.rfind("simulator.", 0), 0u) << problem;  // each names its path
+      EXPECT_THAT(all, HasSubstr(problem));
+    }
+  }
+}
+
 TEST(InternalSimulator, MalformedRequestsThrow) {
   InternalSimulator sim(setup());
   EvaluationRequest r = request(1.0, 0.3);

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <numbers>
 
-#include "simulators/models/damper_law.hpp"
 #include "simulators/internal_simulator.hpp"
+#include "simulators/models/damper_law.hpp"
 #include "simulators/models/model.hpp"
 #include "simulators/multibody/multibody.hpp"
 
@@ -62,7 +62,7 @@ struct ElementPoint {
     ode().initial_state(p.data(), x.data(), lc);
     for (Eigen::Index i = x.size() / 2; i < x.size(); ++i) x(i) += 0.3 + 0.1 * double(i);
   }
-  const OdeModel& ode() const { return dynamic_cast<const OdeModel&>(*model); }
+  const OdeModel& ode() const { return *model->ode(); }
   int n() const { return ode().state_size(); }
   int np() const { return static_cast<int>(p.size()); }
   // [d(x')/dx | d(x')/dp_active] by AD through the whole right-hand side (solve included);

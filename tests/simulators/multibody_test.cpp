@@ -10,6 +10,7 @@
 #include <fstream>
 #include <numbers>
 
+#include "sao/seam/json_reader.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 
@@ -167,6 +168,22 @@ TEST(Multibody, BadDescriptionsNameTheirPath) {
   EXPECT_THAT(error(R"({"parameters": {"m": 0},
                        "bodies": [{"name": "a", "mass": "1 + m*t", "inertia": 1}]})"),
               HasSubstr("bodies[0].mass: may not depend on the time t"));
+}
+
+TEST(Multibody, ReportsEveryProblemOfTheDescriptionAtOnce) {
+  try {
+    load_multibody_model(json::parse(R"({"bodies": [{"name": "a", "mass": 1, "inertia": 1,
+                                                     "colour": 2}],
+                                        "joints": [{"type": "hinge", "bodies": ["ground", "a"]}],
+                                        "forces": [{"type": "point_force", "body": "b"}]})"));
+    FAIL() << "no error";
+  } catch (const SectionError& e) {
+    ASSERT_EQ(e.problems().size(), 3u) << e.what();
+    EXPECT_THAT(e.problems()[0], HasSubstr("simulator.multibody.bodies[0].colour: unknown key"));
+    EXPECT_THAT(e.problems()[1], HasSubstr("simulator.multibody.joints[0].type: expected"));
+    EXPECT_THAT(e.problems()[2],
+                HasSubstr("simulator.multibody.forces[0].body: unknown body \"b\""));
+  }
 }
 
 }  // namespace

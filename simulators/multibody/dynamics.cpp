@@ -1,0 +1,550 @@
+#include "simulators/multibody/dynamics.hpp"
+
+#include <sstream>
+
+namespace sao::sim::multibody {
+namespace {
+
+template <class S>
+Mat<S> augmented_matrix(const Vec<S>& mass, const Mat<S>& phi_q) {
+  const auto n = mass.size(), m = phi_q.rows();
+  Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
+  A.topLeftCorner(n, n).diagonal() = mass;
+  A.block(0, n, n, m) = phi_q.transpose();
+  A.block(n, 0, m, n) = phi_q;
+  return A;
+}
+
+// The augmented matrix A = [M Phi_q'; Phi_q 0] of the equations of motion (M diagonal),
+// factored once for any number of solves. With every mass positive and a well-conditioned
+// Schur complement S = Phi_q M^-1 Phi_q' (cond < 1e6, so that forming it loses at most
+// 1e-10), through S: a Cholesky factorisation of m x m instead of a dense LU of
+// (n + m) x (n + m). Otherwise (massless bodies, near lock-up) the dense LU, whose test
+// `regular` decides whether A is singular.
+class AugmentedSolver {
+ public:
+  // False when A is singular.
+  bool factor(const Eigen::VectorXd& mass, const Eigen::MatrixXd& phi_q) {
+    n_ = mass.size();
+    m_ = phi_q.rows();
+    dense_ = false;
+    if ((mass.array() > 0.0).all()) {
+      inverse_mass_ = mass.cwiseInverse();
+      if (m_ == 0) return true;
+      phi_q_ = phi_q;
+      schur_.compute(phi_q * inverse_mass_.asDiagonal() * phi_q.transpose());
+      if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
+    }
+    dense_ = true;
+    lu_.compute(augmented_matrix<double>(mass, phi_q));
+    return regular(lu_);
+  }
+  // A^-1 R for every column of R (n + m rows); A is symmetric, so this is also A^-T R.
+  Eigen::MatrixXd solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
+    if (dense_) return lu_.solve(R);
+    Eigen::MatrixXd z(n_ + m_, R.cols());
+    z.topRows(n_) = inverse_mass_.asDiagonal() * R.topRows(n_);
+    if (m_ == 0) return z;
+    // M a + Phi_q' mu = F, Phi_q a = G: S mu = Phi_q M^-1 F - G, a = M^-1 (F - Phi_q' mu).
+    z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
+    z.topRows(n_) -= inverse_mass_.asDiagonal() * (phi_q_.transpose() * z.bottomRows(m_));
+    return z;
+  }
+
+ private:
+  Eigen::Index n_ = 0, m_ = 0;
+  bool dense_ = false;
+  Eigen::VectorXd inverse_mass_;
+  Eigen::MatrixXd phi_q_;
+  Eigen::LLT<Eigen::MatrixXd> schur_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+};
+
+// f = (q', q'') with A(x, p) z = r(x, p), z = (q'', multipliers): at the solution z,
+// d q''/d(x, p) = [I 0] A^-1 G with G = d(r - A z)/d(x, p) for z held, so the derivatives
+// of the assembly (no AD through the solve) give the Jacobian, and any lambda' [f_x | f_p]
+// costs one solve with A' (= A) and a product with G.
+class AugmentedLinearization final : public OdeModel::Linearization {
+ public:
+  AugmentedLinearization(int n, AugmentedSolver solver, Eigen::MatrixXd gt)
+      : n_(n), solver_(std::move(solver)), gt_(std::move(gt)) {}
+
+  void jacobian(Eigen::MatrixXd& out) const override {
+    out.setZero(2 * n_, gt_.rows());
+    out.block(0, n_, n_, n_).setIdentity();  // (q')' = q'
+    out.bottomRows(n_) = solver_.solve(gt_.transpose()).topRows(n_);
+  }
+  void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
+    Eigen::VectorXd top = Eigen::VectorXd::Zero(gt_.cols());
+    top.head(n_) = Eigen::Map<const Eigen::VectorXd>(lambda + n_, n_);
+    const Eigen::VectorXd w = solver_.solve(top);
+    out.noalias() = gt_ * w;
+    out.segment(n_, n_) += Eigen::Map<const Eigen::VectorXd>(lambda, n_);
+  }
+
+ private:
+  int n_;
+  AugmentedSolver solver_;
+  Eigen::MatrixXd gt_;  // G': (2n + na) x (n + m)
+};
+
+// One run of a dynamic model: the model at parameters p in load case lc, differentiated with
+// respect to the parameters `active`. The quantities that depend on the parameters only are
+// evaluated once, here, with their derivatives; the linearisation goes element by element
+// (every body, force and joint), each in LocalAD seeded on its own coordinates and the active
+// parameters it reads, in chunks of at most kLocal directions: its cost grows with the size of
+
+// One run of a dynamic model: the model at parameters p in load case lc, differentiated with
+// respect to the parameters `active`. The quantities that depend on the parameters only are
+// evaluated once, here, with their derivatives; the linearisation goes element by element
+// (every body, force and joint), each in LocalAD seeded on its own coordinates and the active
+// parameters it reads, in chunks of at most kLocal directions: its cost grows with the size of
+// the model, not with the number of design variables, and allocates nothing per operation.
+class Run final : public OdeModel::Instance {
+ public:
+  Run(const Dynamics& dynamics, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+      const std::vector<int>& active)
+      : model_(dynamics.model()),
+        dynamics_(dynamics),
+        p_(p),
+        n_(dynamics.nq()),
+        m_(dynamics.n_constraints()),
+        width_(2 * dynamics.nq() + static_cast<int>(active.size())),
+        position_(p.size(), -1),
+        direction_(active.size(), -1) {
+    for (size_t a = 0; a < active.size(); ++a) position_[active[a]] = static_cast<int>(a);
+    env_ = dynamics.vars(p.data(), lc.grid.start, lc);
+    // The frozen quantities: values, and derivatives in the active parameters.
+    frozen_.value.resize(model_.frozen.size());
+    frozen_.gradient.resize(model_.frozen.size());
+    Eigen::VectorXd g(static_cast<Eigen::Index>(env_.symbols.size()));
+    const Values symbols(env_.symbols);
+    for (size_t k = 0; k < model_.frozen.size(); ++k) {
+      expr::Evaluator evaluator(*model_.frozen[k], symbols);
+      if (active.empty()) {
+        frozen_.value[k] = evaluator.value();
+        continue;
+      }
+      frozen_.value[k] = evaluator.value(0, g);
+      for (int i = 0; i < static_cast<int>(p.size()); ++i) {
+        if (position_[i] >= 0 && g(i) != 0.0) frozen_.gradient[k].push_back({position_[i], g(i)});
+      }
+    }
+    env_.frozen = &frozen_;
+    // The columns of G' each element's derivatives go to: the coordinates and velocities of
+    // its bodies, then the active parameters it reads.
+    auto columns = [&](int a, int b, const Reads& reads) {
+      std::vector<int> out;
+      for_each_column(a, b, [&](int, int col) { out.push_back(col); });
+      for_each_column(a, b, [&](int, int col) { out.push_back(n_ + col); });
+      for (int i : reads.parameters) {
+        if (position_[i] >= 0) out.push_back(2 * n_ + position_[i]);
+      }
+      return out;
+    };
+    for (const Body& b : model_.bodies) body_columns_.push_back(columns(-1, -1, b.reads));
+    for (const Joint& j : model_.joints) joint_columns_.push_back(columns(j.a, j.b, j.reads));
+    for (const Force& f : model_.forces) force_columns_.push_back(columns(f.a, f.b, f.reads));
+    q_.resize(n_);
+    qd_.resize(n_);
+  }
+
+  int rhs(double t, const double* x, double* xdot) override {
+    if (!solve_at(t, x)) return 1;  // singular: let CVODES retry with a smaller step
+    for (int i = 0; i < n_; ++i) {
+      xdot[i] = x[n_ + i];
+      xdot[n_ + i] = z_(i);
+    }
+    return 0;
+  }
+
+  std::unique_ptr<OdeModel::Linearization> linearize(double t, const double* x) override {
+    if (!solve_at(t, x)) {
+      throw std::runtime_error(dynamics_.singular_motion(t, x, p_.data(), *env_.lc));
+    }
+    gt_.setZero(width_, n_ + m_);  // G', a column per equation
+    // Bodies: the weight, and -M q'' with q'' held, in their force rows.
+    for (size_t i = 0; i < model_.bodies.size(); ++i) {
+      const Body& b = model_.bodies[i];
+      by_chunks(body_columns_[i], -1, -1, b.reads, x, [&](const Env<LocalAD>& env) {
+        LocalAD mass[3], weight[2];
+        body_terms(b, model_.gx, model_.gy, env, mass, weight);
+        const int r = 3 * static_cast<int>(i);
+        add(r, weight[0], 1.0);
+        add(r + 1, weight[1], 1.0);
+        for (int d = 0; d < 3; ++d) add(r + d, mass[d], -z_(r + d));
+      });
+    }
+    // Force elements: their generalised forces.
+    for (size_t e = 0; e < model_.forces.size(); ++e) {
+      const Force& f = model_.forces[e];
+      by_chunks(force_columns_[e], f.a, f.b, f.reads, x, [&](const Env<LocalAD>& env) {
+        LocalAD fa[3], fb[3];
+        force_terms(f, q_.data(), qd_.data(), env, fa, fb);
+        for_each_column(f.a, f.b, [&](int local, int col) {
+          add(col, local < 3 ? fa[local] : fb[local - 3], 1.0);
+        });
+      });
+    }
+    // Joints: their stabilised rows minus Phi_q q'', and -Phi_q' multipliers in the force rows.
+    int row = 0;
+    for (size_t e = 0; e < model_.joints.size(); ++e) {
+      const Joint& j = model_.joints[e];
+      by_chunks(joint_columns_[e], j.a, j.b, j.reads, x, [&](const Env<LocalAD>& env) {
+        JointTerms<LocalAD> terms;
+        joint_terms(j, q_.data(), qd_.data(), env, terms);
+        for (int r = 0; r < j.equations(); ++r) {
+          LocalAD g = stabilised_gamma(j, terms, r, qd_.data(), model_.alpha, model_.beta);
+          for_each_column(j.a, j.b, [&](int local, int col) {
+            if (has_derivatives(terms.phi_q[r][local])) g -= terms.phi_q[r][local] * z_(col);
+          });
+          add(n_ + row + r, g, 1.0);
+          for_each_column(j.a, j.b, [&](int local, int col) {
+            add(col, terms.phi_q[r][local], -z_(n_ + row + r));
+          });
+        }
+      });
+      row += j.equations();
+    }
+    return std::make_unique<AugmentedLinearization>(n_, solver_, gt_);
+  }
+
+  void integrands(double t, const double* x, double* g) override {
+    env_.set_time(t);
+    const std::vector<double> symbols = dynamics_.integrand_symbols(env_, x);
+    for (size_t k = 0; k < model_.integrals.size(); ++k) {
+      g[k] = evaluate(*model_.integrals[k].integrand, symbols);
+    }
+  }
+
+  // The integrands' own gradients in their symbols, mapped onto (x, p_active): no AD needed.
+  void integrand_jacobian(double t, const double* x, Eigen::MatrixXd& jac) override {
+    env_.set_time(t);
+    const std::vector<double> symbols = dynamics_.integrand_symbols(env_, x);
+    const auto size = static_cast<Eigen::Index>(symbols.size());
+    const int first_coordinate = static_cast<int>(env_.symbols.size());
+    jac.setZero(static_cast<Eigen::Index>(model_.integrals.size()), width_);
+    Eigen::VectorXd g(size);
+    for (size_t k = 0; k < model_.integrals.size(); ++k) {
+      expr::Evaluator(*model_.integrals[k].integrand, Values(symbols)).value(0, g);
+      const auto row = static_cast<Eigen::Index>(k);
+      for (int i = 0; i < static_cast<int>(position_.size()); ++i) {
+        if (position_[i] >= 0) jac(row, 2 * n_ + position_[i]) = g(i);
+      }
+      for (int b = 0; b < n_ / 3; ++b) {
+        for (int c = 0; c < 6; ++c) {
+          const int col = c < 3 ? 3 * b + c : n_ + 3 * b + c - 3;
+          jac(row, col) = g(first_coordinate + 6 * b + c);
+        }
+      }
+    }
+  }
+
+ private:
+  // The augmented system at (t, x), factored, and its solution z_; false when singular.
+  bool solve_at(double t, const double* x) {
+    env_.set_time(t);
+    dynamics_.augmented(x, x + n_, env_, mass_, phi_q_, r_);
+    if (!solver_.factor(mass_, phi_q_)) return false;
+    z_ = solver_.solve(r_);
+    return true;
+  }
+
+  // A value of the current chunk without a derivative vector was not written by the element.
+  bool has_derivatives(const LocalAD& value) const {
+    return value.derivatives().size() == chunk_count_;
+  }
+  // d(value)/d(the current chunk's directions) into column `equation` of G', times `factor`.
+  void add(int equation, const LocalAD& value, double factor) {
+    if (!has_derivatives(value)) return;
+    for (int l = 0; l < chunk_count_; ++l) {
+      gt_(chunk_columns_[l], equation) += factor * value.derivatives()(l);
+    }
+  }
+  // Calls evaluate(env) once per chunk of at most kLocal of an element's directions `columns`
+  // (coordinates and velocities of its bodies a and b, then active parameters), with q_, qd_
+  // and the parameters seeded on the chunk's directions, which `add` maps back to G'.
+  template <class Evaluate>
+  void by_chunks(const std::vector<int>& columns, int a, int b, const Reads& reads, const double* x,
+                 Evaluate evaluate) {
+    const int total = static_cast<int>(columns.size());
+    for (int first = 0; first < total; first += kLocal) {
+      const int count = std::min(kLocal, total - first);
+      ad_size = count;
+      // The element's coordinates and velocities, seeded where their column is in the chunk.
+      for_each_column(a, b, [&](int, int col) {
+        q_[col] = LocalAD(x[col], LocalAD::DerType::Zero(count));
+        qd_[col] = LocalAD(x[n_ + col], LocalAD::DerType::Zero(count));
+      });
+      for (int l = 0; l < count; ++l) {
+        const int col = columns[first + l];
+        if (col < n_) {
+          q_[col].derivatives()(l) = 1.0;
+        } else if (col < 2 * n_) {
+          qd_[col - n_].derivatives()(l) = 1.0;
+        } else {
+          direction_[col - 2 * n_] = l;
+        }
+      }
+      Env<LocalAD> env;
+      env.t_index = env_.t_index;
+      env.t = env_.t;
+      env.lc = env_.lc;
+      env.frozen = &frozen_;
+      env.direction = direction_.data();
+      if (reads.live) {  // the symbols, for the quantities evaluated at every call
+        for (size_t i = 0; i < env_.symbols.size(); ++i) {
+          LocalAD v = C<LocalAD>(env_.symbols[i]);
+          const int a_pos = i < position_.size() ? position_[i] : -1;
+          if (a_pos >= 0 && direction_[a_pos] >= 0) v.derivatives()(direction_[a_pos]) = 1.0;
+          env.symbols.push_back(v);
+        }
+      }
+      chunk_columns_ = columns.data() + first;
+      chunk_count_ = count;
+      evaluate(env);
+      for (int l = 0; l < count; ++l) {
+        if (columns[first + l] >= 2 * n_) direction_[columns[first + l] - 2 * n_] = -1;
+      }
+    }
+  }
+
+  const MultibodyModel& model_;
+  const Dynamics& dynamics_;
+  Eigen::VectorXd p_;
+  int n_, m_, width_;
+  std::vector<int> position_;   // model parameter -> its position among the active ones, or -1
+  std::vector<int> direction_;  // active parameter -> local direction in the current chunk, or -1
+  Frozen frozen_;
+  Env<double> env_;  // the symbols (t moved per call) and the frozen quantities
+  std::vector<std::vector<int>> body_columns_, joint_columns_, force_columns_;
+  std::vector<LocalAD> q_, qd_;  // seeded coordinates and velocities of the current element
+  Vec<double> mass_, r_;
+  Mat<double> phi_q_;
+  AugmentedSolver solver_;
+  Eigen::VectorXd z_;
+  Eigen::MatrixXd gt_;                  // G' of the linearisation being formed
+  const int* chunk_columns_ = nullptr;  // the columns of G' of the current chunk's directions
+  int chunk_count_ = 0;
+};
+
+}  // namespace
+
+template <class S>
+void Dynamics::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Mat<S>& phi_q,
+                         Vec<S>& rhs) const {
+  const int n = nq();
+  Vec<S> Q;
+  mass_and_forces(q, qd, env, mass, Q);
+  rhs.resize(n + n_constraints());
+  rhs.head(n) = Q;
+  // Baumgarte stabilisation of the acceleration constraints.
+  joint_rows(q, qd, env, phi_q, [&](int row, const Joint& j, const JointTerms<S>& terms, int k) {
+    rhs(n + row) = stabilised_gamma(j, terms, k, qd, model_.alpha, model_.beta);
+  });
+}
+
+template <class S>
+bool Dynamics::accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>& qdd,
+                             Vec<S>* lambda, Mat<S>* jacobian) const {
+  const int n = nq(), m = n_constraints();
+  Vec<S> mass, rhs;
+  Mat<S> phi_q;
+  augmented(q, qd, env, mass, phi_q, rhs);
+  Vec<S> z;
+  if constexpr (std::is_same_v<S, double>) {
+    AugmentedSolver solver;
+    if (!solver.factor(mass, phi_q)) return false;
+    z = solver.solve(rhs);
+  } else if (!solve(augmented_matrix(mass, phi_q), rhs, z)) {
+    return false;
+  }
+  qdd = z.head(n);
+  if (lambda) *lambda = z.tail(m);
+  if (jacobian) *jacobian = phi_q;
+  return true;
+}
+
+template <class S>
+bool Dynamics::equations(const S* x, S* xdot, const Env<S>& env) const {
+  const int n = nq();
+  Vec<S> qdd;
+  if (!accelerations(x, x + n, env, qdd)) return false;
+  for (int i = 0; i < n; ++i) {
+    xdot[i] = x[n + i];
+    xdot[n + i] = qdd(i);
+  }
+  return true;
+}
+
+template <class S>
+std::string Dynamics::singular_motion(double t, const S* xs, const S* ps,
+                                      const LoadCaseSpec& lc) const {
+  const int n = nq();
+  std::vector<double> x(2 * n), p(model_.parameter_names.size());
+  for (int i = 0; i < 2 * n; ++i) x[i] = value_of(xs[i]);
+  for (size_t i = 0; i < p.size(); ++i) p[i] = value_of(ps[i]);
+  std::ostringstream why;
+  why << "singular equations of motion at t = " << t << ": ";
+  Vec<double> mass, rhs;
+  Mat<double> phi_q;
+  augmented(x.data(), x.data() + n, vars(p.data(), t, lc), mass, phi_q, rhs);
+  const std::string dependent = dependent_rows(phi_q);
+  if (!dependent.empty()) return why.str() + dependent;
+  std::vector<std::string> massless;
+  for (size_t b = 0; b < model_.bodies.size(); ++b) {
+    if (!(mass(3 * b) > 0.0) || !(mass(3 * b + 2) > 0.0)) massless.push_back(model_.bodies[b].name);
+  }
+  if (massless.empty()) {
+    why << "the augmented matrix is ill-conditioned";
+  } else {
+    why << "body";
+    for (size_t k = 0; k < massless.size(); ++k) why << (k ? ", " : " ") << massless[k];
+    why << " has no mass or no inertia where the joints leave it free to move";
+  }
+  return why.str();
+}
+
+template <class S>
+void Dynamics::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
+  const int n = nq();
+  const double t0 = lc.grid.start;
+  std::vector<double> pv(model_.parameter_names.size());
+  for (size_t i = 0; i < pv.size(); ++i) pv[i] = value_of(p[i]);
+  const Env<double> v = vars(pv.data(), t0, lc);
+  Eigen::VectorXd q(n);
+  for (size_t i = 0; i < model_.bodies.size(); ++i) {
+    q(3 * i) = model_.bodies[i].x.at(v);
+    q(3 * i + 1) = model_.bodies[i].y.at(v);
+    q(3 * i + 2) = model_.bodies[i].angle.at(v);
+  }
+  const bool square = !model_.initial_conditions.empty();
+  const std::string failure = assemble(t0, pv.data(), lc, q, square);
+  if (!failure.empty()) throw std::runtime_error("assembly: " + failure);
+  // One Newton step in S from the assembled q: exact first derivatives of q with respect to
+  // the parameters (the residual is zero there).
+  const Env<S> vs = vars(p, t0, lc);
+  Vec<S> qs(n);
+  for (int i = 0; i < n; ++i) qs(i) = C<S>(q(i));
+  Vec<S> zero = Vec<S>::Constant(n, C<S>(0.0));
+  Vec<S> phi, phi_t, gamma;
+  Mat<S> phi_q;
+  constraints(qs.data(), zero.data(), vs, phi, phi_q, phi_t, gamma);
+  const int m = static_cast<int>(phi.size());
+  const int c = static_cast<int>(model_.initial_conditions.size());
+  Mat<S> J = Mat<S>::Constant(m + c, n, C<S>(0.0));
+  Vec<S> F(m + c), rates(m + c);
+  J.topRows(m) = phi_q;
+  F.head(m) = phi;
+  rates.head(m) = -phi_t;
+  for (int k = 0; k < c; ++k) {
+    const InitialCondition& ic = model_.initial_conditions[k];
+    const int col = 3 * ic.body + ic.coordinate;
+    J(m + k, col) = C<S>(1.0);
+    F(m + k) = qs(col) - ic.value.at(vs);
+    rates(m + k) = ic.rate.at(vs);
+  }
+  Vec<S> given(n);  // the bodies' velocities as given
+  for (size_t i = 0; i < model_.bodies.size(); ++i) {
+    given(3 * i) = model_.bodies[i].vx.at(vs);
+    given(3 * i + 1) = model_.bodies[i].vy.at(vs);
+    given(3 * i + 2) = model_.bodies[i].omega.at(vs);
+  }
+  Vec<S> dq, qd;
+  // Which rows of J depend on the others, for the error message.
+  auto redundancy = [this, t0](const Mat<S>& J, const char* otherwise) {
+    Eigen::MatrixXd values(J.rows(), J.cols());
+    for (Eigen::Index i = 0; i < J.size(); ++i) values(i) = value_of(J(i));
+    const std::string dependent = dependent_rows(values);
+    std::ostringstream why;
+    why << "assembly at t = " << t0 << ": " << (dependent.empty() ? otherwise : dependent);
+    return why.str();
+  };
+  if (m + c == 0) {  // free bodies: the pose and velocities as given
+    dq = Vec<S>::Constant(n, C<S>(0.0));
+    qd = given;
+  } else if (square) {
+    if (!solve(J, F, dq) || !solve(J, rates, qd)) {
+      throw std::runtime_error(redundancy(J, "the initial conditions fix no single pose"));
+    }
+  } else {
+    // Smallest corrections: dq = J' (J J')^-1 F; q' = given - J' (J J')^-1 (J given - rates).
+    const Mat<S> JJ = J * J.transpose();
+    Vec<S> y, w;
+    if (!solve(JJ, F, y) || !solve(JJ, Vec<S>(J * given - rates), w)) {
+      throw std::runtime_error(redundancy(J, "redundant constraints"));
+    }
+    dq = J.transpose() * y;
+    qd = given - J.transpose() * w;
+  }
+  for (int i = 0; i < n; ++i) {
+    x0[i] = qs(i) - dq(i);
+    x0[n + i] = qd(i);
+  }
+}
+
+template <class S>
+S Dynamics::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc) const {
+  const int n = nq();
+  const int nb = static_cast<int>(model_.bodies.size());
+  const Env<S> v = vars(p, t, lc);
+  auto solved = [&](Vec<S>& qdd, Vec<S>* lambda, Mat<S>* phi_q) {
+    if (!accelerations(x, x + n, v, qdd, lambda, phi_q)) {
+      throw std::runtime_error(singular_motion(t, x, p, lc));
+    }
+  };
+  if (k < 9 * nb) {
+    const int body = k / 9, c = k % 9;
+    if (c < 3) return x[3 * body + c];
+    if (c < 6) return x[n + 3 * body + c - 3];
+    Vec<S> qdd;
+    solved(qdd, nullptr, nullptr);
+    return qdd(3 * body + c - 6);
+  }
+  int index = k - 9 * nb;
+  for (const Force& f : model_.forces) {
+    if (f.kind != ForceKind::kSpringDamper) continue;
+    if (index < 3) {
+      S length, velocity, tension, ux, uy;
+      spring_state(f, x, x + n, v, length, velocity, tension, ux, uy);
+      return index == 0 ? length : (index == 1 ? velocity : tension);
+    }
+    index -= 3;
+  }
+  if (index < 3 * static_cast<int>(model_.joints.size())) {
+    Vec<S> qdd, lambda;
+    Mat<S> phi_q;
+    solved(qdd, &lambda, &phi_q);
+    return reaction(index / 3, index % 3, phi_q, lambda);
+  }
+  index -= 3 * static_cast<int>(model_.joints.size());
+  if (index < 6 * static_cast<int>(model_.markers.size())) {
+    Vec<S> qdd = Vec<S>::Constant(n, C<S>(0.0));
+    if (index % 6 >= 4) solved(qdd, nullptr, nullptr);
+    return marker(model_.markers[index / 6], index % 6, x, x + n, qdd.data(), v);
+  }
+  index -= 6 * static_cast<int>(model_.markers.size());
+  // An integrand: of the parameters, t and the coordinates and velocities of every body.
+  return evaluate(*model_.integrals.at(index).integrand, integrand_symbols(v, x));
+}
+
+std::unique_ptr<OdeModel::Instance> Dynamics::run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                                  const std::vector<int>& active) const {
+  return std::make_unique<Run>(*this, p, lc, active);
+}
+
+#define SAO_MULTIBODY_DYNAMICS(S)                                                               \
+  template void Dynamics::augmented<S>(const S*, const S*, const Env<S>&, Vec<S>&, Mat<S>&,     \
+                                       Vec<S>&) const;                                          \
+  template bool Dynamics::accelerations<S>(const S*, const S*, const Env<S>&, Vec<S>&, Vec<S>*, \
+                                           Mat<S>*) const;                                      \
+  template bool Dynamics::equations<S>(const S*, S*, const Env<S>&) const;                      \
+  template void Dynamics::initial<S>(const S*, S*, const LoadCaseSpec&) const;                  \
+  template S Dynamics::out<S>(int, double, const S*, const S*, const LoadCaseSpec&) const;      \
+  template std::string Dynamics::singular_motion<S>(double, const S*, const S*,                 \
+                                                    const LoadCaseSpec&) const;
+SAO_MULTIBODY_DYNAMICS(double)
+SAO_MULTIBODY_DYNAMICS(AD)
+#undef SAO_MULTIBODY_DYNAMICS
+
+}  // namespace sao::sim::multibody

@@ -1,0 +1,51 @@
+// The dynamics of a multibody model (model.hpp): the equations of motion
+//   [M  Phi_q'] [q'']   [Q                                 ]
+//   [Phi_q  0 ] [lam] = [gamma - 2 alpha Phi' - beta^2 Phi ]
+// (Baumgarte-stabilised), solved through the Schur complement or a dense LU; the assembly at
+// t0 with its parameter derivatives; and the per-run instance whose linearisation goes element
+// by element through the augmented system instead of differentiating the solve.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simulators/multibody/kinematics.hpp"
+
+namespace sao::sim::multibody {
+
+// The dynamic equations of a model; the member templates exist for double and AD.
+class Dynamics : public Kinematics {
+ public:
+  using Kinematics::Kinematics;
+
+  // The augmented system A z = r of the accelerations and multipliers: the diagonal mass
+  // matrix, Phi_q, and r = (Q, gamma with Baumgarte stabilisation), at (t, q, q').
+  template <class S>
+  void augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Mat<S>& phi_q,
+                 Vec<S>& rhs) const;
+  // Solves for q'' and the multipliers lambda at (t, q, q'); false when the system is singular.
+  template <class S>
+  bool accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>& qdd,
+                     Vec<S>* lambda = nullptr, Mat<S>* phi_q = nullptr) const;
+  // x' = (q', q'') at x = (q, q'); false when the system is singular.
+  template <class S>
+  bool equations(const S* x, S* xdot, const Env<S>& env) const;
+  // x0(p): assembled at t0 (constraints plus the initial conditions, by Newton), velocities
+  // projected onto the constraints; for AD with exact first derivatives.
+  template <class S>
+  void initial(const S* p, S* x0, const LoadCaseSpec& lc) const;
+  // History output or integrand k at (t, x).
+  template <class S>
+  S out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc) const;
+  // Why the equations of motion are singular at (t, x): the joints whose equations depend on
+  // the others' (lock-up, a redundant joint), else the bodies without mass or inertia.
+  template <class S>
+  std::string singular_motion(double t, const S* x, const S* p, const LoadCaseSpec& lc) const;
+
+  // One run at parameters p in load case lc, differentiated with respect to `active`.
+  std::unique_ptr<OdeModel::Instance> run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                          const std::vector<int>& active) const;
+};
+
+}  // namespace sao::sim::multibody

@@ -1,0 +1,131 @@
+// The kinematics of a multibody model (model.hpp): the constraint equations and generalised
+// forces assembled from the elements (elements.hpp), assembly by Newton's method, and the
+// kinematic analysis of a driven model with its direct and adjoint sensitivities (seed 003,
+// 4.15-4.33), solved point by point on the grid.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulators/multibody/elements.hpp"
+
+namespace sao::sim::multibody {
+
+// The solution of the kinematic equations at one time point, and every history value there.
+template <class S>
+struct KinematicState {
+  Vec<S> q, qd, qdd, lambda, values;
+  Mat<S> phi_q;
+};
+
+// What a kinematic analysis differentiates, and where the derivatives go.
+struct KinematicRequest {
+  const std::vector<int>* active = nullptr;          // parameter indices
+  const std::vector<OutputPoint>* wanted = nullptr;  // (history output, grid point)
+  bool adjoint = false;
+  Eigen::MatrixXd* rows = nullptr;  // wanted x active
+};
+
+// Whether a factorised matrix is safely invertible. Eigen's condition estimate alone is not
+// enough: it reports 1 for an exactly zero pivot (a massless free body), so the pivots are
+// checked too.
+bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu);
+
+// x = A^-1 b; for AD scalars through the derivative of the solution, dx = A^-1 (db - dA x).
+// False when A is singular. For double and AD.
+template <class S>
+bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x);
+
+// The equations of a model, assembled; the member templates exist for double and AD.
+class Kinematics {
+ public:
+  explicit Kinematics(const MultibodyModel& model) : model_(model) {}
+  const MultibodyModel& model() const { return model_; }
+  int nq() const { return model_.nq(); }
+  int n_constraints() const { return model_.n_constraints(); }
+
+  // The symbols at time t: parameters, t, load-case parameters.
+  template <class S>
+  Env<S> vars(const S* p, double t, const LoadCaseSpec& lc) const {
+    Env<S> env;
+    env.symbols.assign(p, p + model_.parameter_names.size());
+    env.t_index = static_cast<int>(model_.parameter_names.size());
+    env.symbols.push_back(C<S>(t));
+    for (size_t i = 0; i < model_.load_names.size(); ++i) {
+      const auto it = lc.parameters.find(model_.load_names[i]);
+      env.symbols.push_back(C<S>(it == lc.parameters.end() ? model_.load_defaults[i] : it->second));
+    }
+    env.t = t;
+    env.lc = &lc;
+    return env;
+  }
+  // Phi_q of every joint into phi_q, and visit(row, joint, terms, k) for every constraint row
+  // (row k of the joint's terms).
+  template <class S, class Visit>
+  void joint_rows(const S* q, const S* qd, const Env<S>& env, Mat<S>& phi_q, Visit visit) const {
+    phi_q =
+        Mat<S>::Constant(n_constraints(), nq(), S(0.0));  // for AD: no derivatives until written
+    JointTerms<S> terms;
+    int row = 0;
+    for (const Joint& j : model_.joints) {
+      joint_terms(j, q, qd, env, terms);
+      for (int k = 0; k < j.equations(); ++k) {
+        for_each_column(j.a, j.b,
+                        [&](int local, int col) { phi_q(row + k, col) = terms.phi_q[k][local]; });
+        visit(row + k, j, terms, k);
+      }
+      row += j.equations();
+    }
+  }
+  // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q').
+  template <class S>
+  void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
+                   Vec<S>& phi_t, Vec<S>& gamma) const;
+  // The diagonal mass matrix and the generalised forces Q (weights and force elements) at
+  // (t, q, q').
+  template <class S>
+  void mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Vec<S>& Q) const;
+  // Reaction of joint `joint` (0 fx, 1 fy, 2 torque) on its second body (the first when the
+  // second is the ground): -Phi_q' lambda over the joint's rows, the torque from its angle row.
+  template <class S>
+  S reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const;
+  // Every history output at (q, q', q'') with the multipliers lambda.
+  template <class S>
+  Vec<S> history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>& qdd, const Vec<S>& lambda,
+                        const Mat<S>& phi_q, const Env<S>& env) const;
+  // The symbols of the integrands at (t, x): the model's, then x, y, theta, vx, vy, omega of
+  // every body.
+  template <class S>
+  std::vector<S> integrand_symbols(const Env<S>& env, const S* x) const;
+
+  // Newton on the position equations (plus `fix` rows for the initial conditions).
+  std::string assemble(double t, const double* p, const LoadCaseSpec& lc, Eigen::VectorXd& q,
+                       bool initial_conditions, int* iterations = nullptr) const;
+  // The kinematic analysis; with a request, also the derivatives it asks for.
+  std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                      const KinematicRequest* request, CaseResult& out) const;
+
+  // The joint (or initial condition) of constraint row `row`.
+  std::string row_owner(Eigen::Index row) const;
+  // The owner of the largest residual.
+  std::string worst_joint(const Eigen::VectorXd& phi) const;
+  // "" when the rows of J (joints, then initial conditions) are independent, else "the
+  // equations of joint ... depend on the others' (lock-up or a redundant joint)".
+  std::string dependent_rows(const Eigen::MatrixXd& J) const;
+
+ protected:
+  const MultibodyModel& model_;
+
+ private:
+  // Velocities, accelerations, reactions and history values at the solved positions q; for AD
+  // parameters with their derivatives (the direct method).
+  template <class S>
+  bool kinematic_point(double t, const Eigen::VectorXd& q, const S* p, const LoadCaseSpec& lc,
+                       KinematicState<S>& out) const;
+  // The requested derivatives at grid point `point` (direct or adjoint); "" or why not.
+  std::string kinematic_sensitivities(double t, int point, const Eigen::VectorXd& q,
+                                      const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                      const KinematicRequest& request) const;
+};
+
+}  // namespace sao::sim::multibody

@@ -1,0 +1,171 @@
+// A planar multibody model as data (the model of Pinocchio's model/data split): bodies, joints
+// and drivers, force elements, initial conditions, marked points and integrals, each a plain
+// struct of quantities (quantity.hpp); parser.hpp builds it from the study's JSON, elements.hpp
+// gives the equations of each element, kinematics.hpp and dynamics.hpp assemble them.
+#pragma once
+
+#include <math.h>  // before pchip.hpp, which calls isnan unqualified
+
+#include <boost/math/interpolators/pchip.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simulators/multibody/quantity.hpp"
+
+namespace sao::sim::multibody {
+
+// What the equations of one element (a body, a joint, a force) read: the model parameters of
+// its quantities, and whether one of them is evaluated at every call (a function of t, of a
+// force law's d and v, or of a road's x) and so needs the symbols.
+struct Reads {
+  std::vector<int> parameters;
+  bool live = false;
+  void add(const Quantity& q) {
+    parameters.insert(parameters.end(), q.parameters.begin(), q.parameters.end());
+    live = live || q.live();
+  }
+  void finish() {
+    std::sort(parameters.begin(), parameters.end());
+    parameters.erase(std::unique(parameters.begin(), parameters.end()), parameters.end());
+  }
+};
+
+struct Point {
+  int body = -1;  // -1: ground (global coordinates)
+  Quantity u, v;
+};
+
+// A road profile: height of the road at distance x, a formula of x (and the parameters) or a
+// table of (x, height) interpolated by a monotone cubic (PCHIP), constant beyond its ends.
+struct Profile {
+  std::string name;
+  Quantity height;  // formula: over the symbols plus x
+  std::shared_ptr<boost::math::interpolators::pchip<std::vector<double>>> table;
+  double first = 0.0, last = 0.0;  // the table's range of x
+};
+
+// A prescribed motion of time: an expression of t, or a road passing at `speed` that reaches
+// x = 0 of the profile `start` metres after t = 0 (x = speed t - start).
+struct Motion {
+  Quantity value;  // expression of t
+  std::vector<Profile> profiles;
+  std::string select;           // load-case parameter choosing the profile (1-based)
+  double select_default = 0.0;  // its value in a load case that does not give it
+  Quantity speed, start;
+};
+
+enum class JointKind {
+  kRevolute,
+  kTranslational,
+  kAngleDriver,
+  kTranslationalDriver,
+  kFixed,
+  kDriver
+};
+
+struct Joint {
+  std::string name;
+  JointKind kind;
+  int a = -1, b = -1;
+  Point pa, pb;
+  Quantity axis;      // translational (and its driver): axis angle in a's frame
+  Quantity angle;     // angle driver: theta_b - theta_a = f(t); fixed/translational: relative angle
+  Quantity distance;  // translational driver: (r_Pb - r_Pa) along the axis = f(t)
+  int coordinate = -1;  // kDriver: q[3 b + coordinate] = motion(t)
+  Motion motion;        // kDriver
+  Reads reads;
+  int equations() const {
+    switch (kind) {
+      case JointKind::kRevolute:
+      case JointKind::kTranslational:
+        return 2;
+      case JointKind::kAngleDriver:
+      case JointKind::kTranslationalDriver:
+      case JointKind::kDriver:
+        return 1;
+      case JointKind::kFixed:
+        return 3;
+    }
+    return 0;
+  }
+};
+
+enum class ForceKind { kSpringDamper, kRotational, kPointForce };
+
+struct Force {
+  std::string name;
+  ForceKind kind;
+  int a = -1, b = -1;
+  Point pa, pb;
+  Quantity stiffness, damping, length, preload;  // rotational: length is the free angle
+  Quantity fx, fy;                               // point force (may use t)
+  // spring_damper: a nonlinear law of d = length - free length and its rate v, and the staged
+  // damper law (damper_law.hpp) with B0..B3 per stage, times a weight of d.
+  bool has_law = false, has_damper = false;
+  Quantity law, weight;
+  Quantity compression[4], rebound[4];
+  Reads reads;
+};
+
+struct Body {
+  std::string name;
+  Quantity mass, inertia;
+  Quantity x, y, angle, vx, vy, omega;
+  Reads reads;  // of its mass, inertia and gravity force
+};
+
+struct InitialCondition {
+  int body;
+  int coordinate;  // 0 x, 1 y, 2 theta
+  Quantity value;
+  Quantity rate;
+};
+
+// A named point of a body whose global position, velocity and acceleration are responses.
+struct Marker {
+  std::string name;
+  Point at;
+};
+
+struct Integral {
+  std::string name;
+  expr::ProgramPtr integrand;  // of (parameters, t, <body>_<x|y|theta|vx|vy|omega>)
+};
+
+inline constexpr const char* kCoordinates[] = {"x",     "y",  "theta", "vx",   "vy",
+                                               "omega", "ax", "ay",    "alpha"};
+inline constexpr const char* kPointComponents[] = {"x", "y", "vx", "vy", "ax", "ay"};
+
+// The whole model. Bodies are numbered from 0 (the ground is -1); body i has the coordinates
+// q[3 i .. 3 i + 2] = (x_i, y_i, theta_i); the constraint rows follow the joints in order.
+struct MultibodyModel {
+  bool dynamic = true;  // "analysis": "dynamic" (else kinematic)
+  std::vector<std::string> parameter_names;
+  std::vector<double> parameter_defaults;
+  std::vector<std::string> load_names;  // load-case parameters the expressions may use
+  std::vector<double> load_defaults;
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  std::vector<Force> forces;
+  std::vector<InitialCondition> initial_conditions;
+  std::vector<Marker> markers;
+  std::vector<Integral> integrals;
+  Quantity gx, gy;
+  double alpha = 10.0, beta = 10.0;  // Baumgarte stabilisation
+  bool has_max_step = false;
+  Quantity max_step;  // of the load-case parameters (and the parameters' defaults)
+  std::vector<std::string> history_names;
+  expr::Symbols symbols;  // parameters, t, load-case parameters
+  // The programs of the quantities that depend on the parameters only (Quantity::frozen).
+  std::vector<expr::ProgramPtr> frozen;
+
+  int nq() const { return 3 * static_cast<int>(bodies.size()); }
+  int n_constraints() const {
+    int m = 0;
+    for (const Joint& j : joints) m += j.equations();
+    return m;
+  }
+};
+
+}  // namespace sao::sim::multibody

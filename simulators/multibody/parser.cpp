@@ -1,0 +1,635 @@
+#include "simulators/multibody/parser.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "sao/seam/json_reader.hpp"
+
+namespace sao::sim::multibody {
+namespace {
+
+using nlohmann::json;
+
+// One problem of the section, thrown by the reader of one element and recorded by `guarded`.
+struct Problem {
+  std::string path, what;
+};
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw Problem{path, what};
+}
+
+const json& array_at(const json& o, const std::string& key, const std::string& path,
+                     bool required = false) {
+  static const json empty = json::array();
+  if (!o.is_object() || !o.contains(key)) {
+    if (required) bad(path + "." + key, "missing");
+    return empty;
+  }
+  if (!o.at(key).is_array()) bad(path + "." + key, "expected an array, got " + o.at(key).dump());
+  return o.at(key);
+}
+
+std::string at(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+class Parser {
+ public:
+  Parser(MultibodyModel& model, Problems& problems) : model_(model), problems_(problems) {}
+
+  void read(const json& m, const std::string& path);
+
+ private:
+  // Runs read(); a problem it throws is recorded, and reading goes on with the next element.
+  template <class Read>
+  void guarded(Read read) {
+    try {
+      read();
+    } catch (const Problem& p) {
+      problems_.add(p.path, p.what);
+    } catch (const json::exception& e) {
+      problems_.add("", e.what());
+    }
+  }
+  // An object with no keys but `known` (each other key is a problem).
+  void only_keys(const json& o, std::initializer_list<const char*> known, const std::string& path) {
+    if (!o.is_object()) bad(path, "expected an object, got " + o.dump());
+    JsonReader reader(o, path, problems_);
+    reader.known(known);
+    reader.finish();
+  }
+  // An expression of the symbols (parameters, t, load-case parameters) and `extra` names.
+  Quantity quantity(const json& v, const std::string& path, bool time = false,
+                    const std::vector<std::string>& extra = {});
+  Motion motion(const json& v, const std::string& path);
+  int body_index(const json& v, const std::string& path) const;
+  Point point(int body, const json& v, const std::string& path);
+
+  void read_symbols(const json& m, const std::string& path);
+  void read_bodies(const json& m, const std::string& path);
+  void read_joints(const json& m, const std::string& path);
+  void read_joint(const json& j, size_t i, const std::string& jp);
+  void read_forces(const json& m, const std::string& path);
+  void read_force(const json& f, size_t i, const std::string& fp);
+  void read_settings(const json& m, const std::string& path);
+  void read_initial(const json& m, const std::string& path);
+  void check_counts(const json& m, const std::string& path);
+  void read_points(const json& m, const std::string& path);
+  void read_integrals(const json& m, const std::string& path);
+  void record_reads();
+
+  MultibodyModel& model_;
+  Problems& problems_;
+};
+
+Quantity Parser::quantity(const json& v, const std::string& path, bool time,
+                          const std::vector<std::string>& extra) {
+  Quantity q;
+  if (v.is_number()) {
+    q.constant = v.get<double>();
+    if (!std::isfinite(q.constant)) bad(path, "expected a finite number");
+    return q;
+  }
+  if (!v.is_string()) bad(path, "expected a number or an expression, got " + v.dump());
+  expr::Symbols symbols = model_.symbols;
+  symbols.variables.insert(symbols.variables.end(), extra.begin(), extra.end());
+  try {
+    q.program = expr::bind(expr::parse(v.get<std::string>()), symbols, -1);
+  } catch (const expr::Error& e) {
+    bad(path, e.what());
+  }
+  if (q.program->is_series()) bad(path, "expected a scalar expression");
+  const int n_parameters = static_cast<int>(model_.parameter_names.size());
+  const int t_index = n_parameters;  // model_.symbols: parameters, t, load-case parameters
+  bool reads_t = false;
+  for (int i : expr::variables_read(*q.program)) {
+    if (i < n_parameters) q.parameters.push_back(i);
+    reads_t = reads_t || i == t_index;
+  }
+  // Only drivers and point forces may depend on t.
+  if (reads_t && !time) bad(path, "may not depend on the time t");
+  if (!reads_t && extra.empty()) {  // a function of the parameters only: frozen in a run
+    q.frozen = static_cast<int>(model_.frozen.size());
+    model_.frozen.push_back(q.program);
+  }
+  return q;
+}
+
+Motion Parser::motion(const json& v, const std::string& path) {
+  Motion m;
+  if (!v.is_object()) {
+    m.value = quantity(v, path, true);
+    return m;
+  }
+  only_keys(v, {"road", "select", "speed", "start"}, path);
+  if (!v.contains("road") || !v.at("road").is_array() || v.at("road").empty()) {
+    bad(path + ".road",
+        "expected a list of road profiles [{\"name\": ..., \"height\": "
+        "\"formula of x\"} or {\"name\": ..., \"table\": [[x, h], ...]}]");
+  }
+  const json& road = v.at("road");
+  for (size_t i = 0; i < road.size(); ++i) {
+    const std::string rp = path + ".road[" + std::to_string(i) + "]";
+    only_keys(road[i], {"name", "height", "table"}, rp);
+    Profile profile;
+    profile.name = road[i].value("name", "profile" + std::to_string(i + 1));
+    if (road[i].contains("height") == road[i].contains("table")) {
+      bad(rp, "give either \"height\" (a formula of x) or \"table\" ([[x, h], ...])");
+    }
+    if (road[i].contains("height")) {
+      profile.height = quantity(road[i].at("height"), rp + ".height", false, {"x"});
+    } else {
+      const json& table = road[i].at("table");
+      std::vector<double> xs, hs;
+      if (!table.is_array() || table.size() < 4) {
+        bad(rp + ".table", "expected at least 4 points [[x, h], ...]");
+      }
+      for (size_t k = 0; k < table.size(); ++k) {
+        const json& row = table[k];
+        const std::string kp = rp + ".table[" + std::to_string(k) + "]";
+        if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_number()) {
+          bad(kp, "expected [x, h], got " + row.dump());
+        }
+        xs.push_back(row[0].get<double>());
+        hs.push_back(row[1].get<double>());
+        if (!std::isfinite(xs.back()) || !std::isfinite(hs.back())) bad(kp, "not finite");
+        if (k > 0 && !(xs[k] > xs[k - 1])) bad(kp, "x must increase along the table");
+      }
+      profile.first = xs.front();
+      profile.last = xs.back();
+      profile.table = std::make_shared<boost::math::interpolators::pchip<std::vector<double>>>(
+          std::move(xs), std::move(hs));
+    }
+    m.profiles.push_back(std::move(profile));
+  }
+  if (v.contains("select")) {
+    const json& sel = v.at("select");
+    if (!sel.is_string() || std::find(model_.load_names.begin(), model_.load_names.end(),
+                                      sel.get<std::string>()) == model_.load_names.end()) {
+      bad(path + ".select",
+          "expected the name of a load-case parameter declared in "
+          "\"load_parameters\", got " +
+              sel.dump());
+    }
+    m.select = sel.get<std::string>();
+    m.select_default =
+        model_
+            .load_defaults[std::find(model_.load_names.begin(), model_.load_names.end(), m.select) -
+                           model_.load_names.begin()];
+  } else if (m.profiles.size() > 1) {
+    bad(path + ".select", "missing: the load-case parameter that picks one of the " +
+                              std::to_string(m.profiles.size()) + " profiles (1-based)");
+  }
+  if (!v.contains("speed")) bad(path + ".speed", "missing (m/s; may be an expression)");
+  m.speed = quantity(v.at("speed"), path + ".speed");
+  m.start = quantity(v.value("start", json(0.0)), path + ".start");
+  return m;
+}
+
+int Parser::body_index(const json& v, const std::string& path) const {
+  if (!v.is_string()) bad(path, "expected a body name, got " + v.dump());
+  const std::string name = v.get<std::string>();
+  if (name == "ground") return -1;
+  for (size_t i = 0; i < model_.bodies.size(); ++i) {
+    if (model_.bodies[i].name == name) return static_cast<int>(i);
+  }
+  std::string known = "ground";
+  for (const auto& b : model_.bodies) known += ", " + b.name;
+  bad(path, "unknown body \"" + name + "\" (bodies: " + known + ")");
+}
+
+Point Parser::point(int body, const json& v, const std::string& path) {
+  if (!v.is_array() || v.size() != 2) bad(path, "expected [u, v], got " + v.dump());
+  Point pt;
+  pt.body = body;
+  pt.u = quantity(v[0], path + "[0]");
+  pt.v = quantity(v[1], path + "[1]");
+  return pt;
+}
+
+void Parser::read(const json& m, const std::string& path) {
+  guarded([&] {
+    only_keys(m,
+              {"analysis", "parameters", "load_parameters", "gravity", "bodies", "joints", "forces",
+               "initial", "points", "integrals", "baumgarte", "max_step"},
+              path);
+  });
+  read_symbols(m, path);
+  read_bodies(m, path);
+  read_joints(m, path);
+  read_forces(m, path);
+  read_settings(m, path);
+  read_initial(m, path);
+  if (problems_.empty()) check_counts(m, path);
+  read_points(m, path);
+  read_integrals(m, path);
+  record_reads();
+}
+
+void Parser::read_symbols(const json& m, const std::string& path) {
+  if (!m.is_object()) return;
+  guarded([&] {
+    if (m.contains("analysis")) {
+      if (m.at("analysis") == "kinematic") {
+        model_.dynamic = false;
+      } else if (m.at("analysis") != "dynamic") {
+        bad(path + ".analysis",
+            "expected \"dynamic\" or \"kinematic\", got " + m.at("analysis").dump());
+      }
+    }
+  });
+  guarded([&] {
+    if (m.contains("parameters")) {
+      if (!m.at("parameters").is_object()) bad(path + ".parameters", "expected an object");
+      for (const auto& [name, value] : m.at("parameters").items()) {
+        if (!value.is_number())
+          bad(path + ".parameters." + name, "expected a number (its default)");
+        model_.parameter_names.push_back(name);
+        model_.parameter_defaults.push_back(value.get<double>());
+      }
+    }
+  });
+  guarded([&] {
+    if (m.contains("load_parameters")) {
+      const json& lp = m.at("load_parameters");
+      if (!lp.is_object()) bad(path + ".load_parameters", "expected an object name -> default");
+      for (const auto& [name, value] : lp.items()) {
+        if (!value.is_number()) {
+          bad(path + ".load_parameters." + name, "expected a number (its default)");
+        }
+        if (std::find(model_.parameter_names.begin(), model_.parameter_names.end(), name) !=
+                model_.parameter_names.end() ||
+            name == "t") {
+          bad(path + ".load_parameters." + name, "already a model parameter or the time");
+        }
+        model_.load_names.push_back(name);
+        model_.load_defaults.push_back(value.get<double>());
+      }
+    }
+  });
+  model_.symbols.variables = model_.parameter_names;
+  model_.symbols.variables.push_back("t");
+  model_.symbols.variables.insert(model_.symbols.variables.end(), model_.load_names.begin(),
+                                  model_.load_names.end());
+}
+
+void Parser::read_bodies(const json& m, const std::string& path) {
+  const json* bodies = nullptr;
+  guarded([&] {
+    bodies = &array_at(m, "bodies", path, true);
+    if (bodies->empty()) bad(path + ".bodies", "at least one body is needed");
+  });
+  if (!bodies) return;
+  for (size_t i = 0; i < bodies->size(); ++i) {
+    guarded([&] {
+      const std::string bp = at(path + ".bodies", i);
+      const json& b = (*bodies)[i];
+      only_keys(b, {"name", "mass", "inertia", "position", "angle", "velocity", "angular_velocity"},
+                bp);
+      Body body;
+      if (!b.contains("name") || !b.at("name").is_string()) bad(bp + ".name", "missing");
+      body.name = b.at("name").get<std::string>();
+      if (body.name == "ground") bad(bp + ".name", "\"ground\" is the fixed frame");
+      for (const Body& other : model_.bodies) {
+        if (other.name == body.name) bad(bp + ".name", "duplicate body \"" + body.name + "\"");
+      }
+      // Kinematic models need masses only for the joint reactions (inverse dynamics).
+      if (model_.dynamic && !b.contains("mass"))
+        bad(bp + ".mass", "missing (a dynamic model needs it)");
+      if (model_.dynamic && !b.contains("inertia")) {
+        bad(bp + ".inertia", "missing (a dynamic model needs it)");
+      }
+      body.mass = quantity(b.value("mass", json(0.0)), bp + ".mass");
+      body.inertia = quantity(b.value("inertia", json(0.0)), bp + ".inertia");
+      const json pos = b.value("position", json::array({0.0, 0.0}));
+      const json vel = b.value("velocity", json::array({0.0, 0.0}));
+      if (!pos.is_array() || pos.size() != 2) bad(bp + ".position", "expected [x, y]");
+      if (!vel.is_array() || vel.size() != 2) bad(bp + ".velocity", "expected [vx, vy]");
+      body.x = quantity(pos[0], bp + ".position[0]");
+      body.y = quantity(pos[1], bp + ".position[1]");
+      body.angle = quantity(b.value("angle", json(0.0)), bp + ".angle");
+      body.vx = quantity(vel[0], bp + ".velocity[0]");
+      body.vy = quantity(vel[1], bp + ".velocity[1]");
+      body.omega = quantity(b.value("angular_velocity", json(0.0)), bp + ".angular_velocity");
+      model_.bodies.push_back(body);
+    });
+  }
+}
+
+void Parser::read_joints(const json& m, const std::string& path) {
+  const json* joints = nullptr;
+  guarded([&] { joints = &array_at(m, "joints", path); });
+  if (!joints) return;
+  for (size_t i = 0; i < joints->size(); ++i) {
+    guarded([&] { read_joint((*joints)[i], i, at(path + ".joints", i)); });
+  }
+}
+
+void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
+  Joint joint;
+  joint.name = j.value("name", "joint" + std::to_string(i + 1));
+  const std::string type = j.value("type", "");
+  if (type == "driver") {
+    only_keys(j, {"type", "name", "body", "coordinate", "motion"}, jp);
+    joint.kind = JointKind::kDriver;
+    joint.b = body_index(j.value("body", json()), jp + ".body");
+    if (joint.b < 0) bad(jp + ".body", "the ground does not move");
+    const json c = j.value("coordinate", json());
+    joint.coordinate = c == "x" ? 0 : (c == "y" ? 1 : (c == "angle" ? 2 : -1));
+    if (joint.coordinate < 0) {
+      bad(jp + ".coordinate", "expected \"x\", \"y\" or \"angle\", got " + c.dump());
+    }
+    if (!j.contains("motion")) bad(jp + ".motion", "missing: an expression of t or a road");
+    joint.motion = motion(j.at("motion"), jp + ".motion");
+    model_.joints.push_back(joint);
+    return;
+  }
+  only_keys(j, {"type", "name", "bodies", "points", "axis", "angle", "distance"}, jp);
+  if (type == "translational_driver") {
+    joint.kind = JointKind::kTranslationalDriver;
+    if (!j.contains("distance")) bad(jp + ".distance", "missing: an expression of t");
+    if (j.contains("angle")) bad(jp + ".angle", "belongs to an angle driver or a joint");
+    joint.distance = quantity(j.at("distance"), jp + ".distance", true);
+  } else if (j.contains("distance")) {
+    bad(jp + ".distance", "belongs to a translational_driver");
+  }
+  if (type == "revolute") {
+    joint.kind = JointKind::kRevolute;
+  } else if (type == "translational") {
+    joint.kind = JointKind::kTranslational;
+  } else if (type == "angle_driver") {
+    joint.kind = JointKind::kAngleDriver;
+  } else if (type == "fixed") {
+    joint.kind = JointKind::kFixed;
+  } else if (type != "translational_driver") {
+    bad(jp + ".type",
+        "expected \"revolute\", \"translational\", \"angle_driver\", "
+        "\"translational_driver\", \"fixed\" or \"driver\", got " +
+            j.value("type", json()).dump());
+  }
+  const json& bs = j.value("bodies", json());
+  if (!bs.is_array() || bs.size() != 2) bad(jp + ".bodies", "expected [first, second]");
+  joint.a = body_index(bs[0], jp + ".bodies[0]");
+  joint.b = body_index(bs[1], jp + ".bodies[1]");
+  if (joint.a == joint.b) bad(jp + ".bodies", "a joint connects two different bodies");
+  const json pts =
+      j.value("points", json::array({json::array({0.0, 0.0}), json::array({0.0, 0.0})}));
+  if (!pts.is_array() || pts.size() != 2) bad(jp + ".points", "expected [[u, v], [u, v]]");
+  joint.pa = point(joint.a, pts[0], jp + ".points[0]");
+  joint.pb = point(joint.b, pts[1], jp + ".points[1]");
+  joint.axis = quantity(j.value("axis", json(0.0)), jp + ".axis");
+  joint.angle =
+      quantity(j.value("angle", json(0.0)), jp + ".angle", joint.kind == JointKind::kAngleDriver);
+  model_.joints.push_back(joint);
+}
+
+void Parser::read_forces(const json& m, const std::string& path) {
+  const json* forces = nullptr;
+  guarded([&] { forces = &array_at(m, "forces", path); });
+  if (!forces) return;
+  for (size_t i = 0; i < forces->size(); ++i) {
+    guarded([&] { read_force((*forces)[i], i, at(path + ".forces", i)); });
+  }
+}
+
+void Parser::read_force(const json& f, size_t i, const std::string& fp) {
+  Force force;
+  force.name = f.value("name", "force" + std::to_string(i + 1));
+  const std::string type = f.value("type", "");
+  if (type == "spring_damper" || type == "rotational_spring_damper") {
+    only_keys(f,
+              {"type", "name", "bodies", "points", "stiffness", "damping", "length", "angle",
+               "force", "law", "damper"},
+              fp);
+    if (type != "spring_damper" && (f.contains("law") || f.contains("damper"))) {
+      bad(fp, "\"law\" and \"damper\" belong to a spring_damper");
+    }
+    force.kind = type == "spring_damper" ? ForceKind::kSpringDamper : ForceKind::kRotational;
+    const json& bs = f.value("bodies", json());
+    if (!bs.is_array() || bs.size() != 2) bad(fp + ".bodies", "expected [first, second]");
+    force.a = body_index(bs[0], fp + ".bodies[0]");
+    force.b = body_index(bs[1], fp + ".bodies[1]");
+    const json pts =
+        f.value("points", json::array({json::array({0.0, 0.0}), json::array({0.0, 0.0})}));
+    if (!pts.is_array() || pts.size() != 2) bad(fp + ".points", "expected [[u, v], [u, v]]");
+    force.pa = point(force.a, pts[0], fp + ".points[0]");
+    force.pb = point(force.b, pts[1], fp + ".points[1]");
+    force.stiffness = quantity(f.value("stiffness", json(0.0)), fp + ".stiffness");
+    force.damping = quantity(f.value("damping", json(0.0)), fp + ".damping");
+    force.length =
+        quantity(f.value(force.kind == ForceKind::kRotational ? "angle" : "length", json(0.0)),
+                 fp + (force.kind == ForceKind::kRotational ? ".angle" : ".length"));
+    force.preload = quantity(f.value("force", json(0.0)), fp + ".force");
+    if (f.contains("law")) {
+      force.has_law = true;
+      force.law = quantity(f.at("law"), fp + ".law", false, {"d", "v"});
+    }
+    if (f.contains("damper")) {
+      const std::string dp = fp + ".damper";
+      const json& d = f.at("damper");
+      only_keys(d, {"compression", "rebound", "weight"}, dp);
+      force.has_damper = true;
+      for (const char* stage : {"compression", "rebound"}) {
+        const json& b = d.value(stage, json());
+        if (!b.is_array() || b.size() != 4) {
+          bad(dp + "." + stage, "expected [B0, B1, B2, B3] (bleed, preload, blow-off, port)");
+        }
+        Quantity* out = std::string(stage) == "compression" ? force.compression : force.rebound;
+        for (int k = 0; k < 4; ++k) {
+          out[k] = quantity(b[k], dp + "." + stage + "[" + std::to_string(k) + "]");
+        }
+      }
+      force.weight = quantity(d.value("weight", json(1.0)), dp + ".weight", false, {"d"});
+    }
+  } else if (type == "point_force") {
+    only_keys(f, {"type", "name", "body", "point", "force"}, fp);
+    force.kind = ForceKind::kPointForce;
+    force.b = body_index(f.value("body", json()), fp + ".body");
+    if (force.b < 0) bad(fp + ".body", "a force on the ground does nothing");
+    force.pb = point(force.b, f.value("point", json::array({0.0, 0.0})), fp + ".point");
+    const json fv = f.value("force", json());
+    if (!fv.is_array() || fv.size() != 2) bad(fp + ".force", "expected [fx, fy]");
+    force.fx = quantity(fv[0], fp + ".force[0]", true);
+    force.fy = quantity(fv[1], fp + ".force[1]", true);
+  } else {
+    bad(fp + ".type",
+        "expected \"spring_damper\", \"rotational_spring_damper\" or "
+        "\"point_force\", got " +
+            f.value("type", json()).dump());
+  }
+  model_.forces.push_back(force);
+}
+
+void Parser::read_settings(const json& m, const std::string& path) {
+  if (!m.is_object()) return;
+  guarded([&] {
+    if (m.contains("max_step")) {
+      model_.has_max_step = true;
+      model_.max_step = quantity(m.at("max_step"), path + ".max_step");
+    }
+  });
+  guarded([&] {
+    const json g = m.value("gravity", json::array({0.0, -9.81}));
+    if (!g.is_array() || g.size() != 2) bad(path + ".gravity", "expected [gx, gy]");
+    model_.gx = quantity(g[0], path + ".gravity[0]");
+    model_.gy = quantity(g[1], path + ".gravity[1]");
+  });
+  guarded([&] {
+    if (m.contains("baumgarte")) {
+      only_keys(m.at("baumgarte"), {"alpha", "beta"}, path + ".baumgarte");
+      model_.alpha = m.at("baumgarte").value("alpha", model_.alpha);
+      model_.beta = m.at("baumgarte").value("beta", model_.beta);
+    }
+  });
+}
+
+void Parser::read_initial(const json& m, const std::string& path) {
+  const json* init = nullptr;
+  guarded([&] { init = &array_at(m, "initial", path); });
+  if (!init) return;
+  for (size_t i = 0; i < init->size(); ++i) {
+    guarded([&] {
+      const std::string ip = at(path + ".initial", i);
+      only_keys((*init)[i], {"body", "x", "y", "angle"}, ip);
+      const int body = body_index((*init)[i].value("body", json()), ip + ".body");
+      if (body < 0) bad(ip + ".body", "the ground does not move");
+      int count = 0;
+      for (int c = 0; c < 3; ++c) {
+        const char* key = c == 0 ? "x" : (c == 1 ? "y" : "angle");
+        if (!(*init)[i].contains(key)) continue;
+        ++count;
+        const Body& b = model_.bodies[body];
+        model_.initial_conditions.push_back({body, c, quantity((*init)[i].at(key), ip + "." + key),
+                                             c == 0 ? b.vx : (c == 1 ? b.vy : b.omega)});
+      }
+      if (count == 0) bad(ip, "give \"x\", \"y\" or \"angle\"");
+    });
+  }
+}
+
+// The counts of equations, coordinates and initial conditions (read without problems).
+void Parser::check_counts(const json& m, const std::string& path) {
+  const bool has_initial = !array_at(m, "initial", path).empty();
+  guarded([&] {
+    const int m_eq = model_.n_constraints();
+    if (!model_.dynamic && m_eq != model_.nq()) {
+      bad(path + ".joints", "a kinematic model must be driven: " + std::to_string(m_eq) +
+                                " constraint equations for " + std::to_string(model_.nq()) +
+                                " coordinates (add drivers or use \"analysis\": \"dynamic\")");
+    }
+    if (model_.dynamic && m_eq > model_.nq()) {
+      bad(path + ".joints", std::to_string(m_eq) + " constraint equations for " +
+                                std::to_string(model_.nq()) + " coordinates: over-constrained");
+    }
+    if (model_.dynamic && has_initial &&
+        m_eq + static_cast<int>(model_.initial_conditions.size()) != model_.nq()) {
+      bad(path + ".initial", "assembly needs " + std::to_string(model_.nq() - m_eq) +
+                                 " initial conditions (the degrees of freedom), got " +
+                                 std::to_string(model_.initial_conditions.size()));
+    }
+  });
+}
+
+void Parser::read_points(const json& m, const std::string& path) {
+  for (const Body& b : model_.bodies) {
+    for (const char* c : kCoordinates) model_.history_names.push_back(b.name + "." + c);
+  }
+  for (const Force& f : model_.forces) {
+    if (f.kind != ForceKind::kSpringDamper) continue;
+    for (const char* c : {"length", "velocity", "force"})
+      model_.history_names.push_back(f.name + "." + c);
+  }
+  for (const Joint& j : model_.joints) {
+    for (const char* c : {"fx", "fy", "torque"}) model_.history_names.push_back(j.name + "." + c);
+  }
+  const json* markers = nullptr;
+  guarded([&] { markers = &array_at(m, "points", path); });
+  if (!markers) return;
+  for (size_t i = 0; i < markers->size(); ++i) {
+    guarded([&] {
+      const std::string mp = at(path + ".points", i);
+      only_keys((*markers)[i], {"name", "body", "at"}, mp);
+      Marker marker;
+      marker.name = (*markers)[i].value("name", "");
+      if (marker.name.empty()) bad(mp + ".name", "missing");
+      if (std::find(model_.history_names.begin(), model_.history_names.end(), marker.name + ".x") !=
+          model_.history_names.end()) {
+        bad(mp + ".name", "\"" + marker.name + "\" already names a body or another point");
+      }
+      const int body = body_index((*markers)[i].value("body", json()), mp + ".body");
+      marker.at = point(body, (*markers)[i].value("at", json::array({0.0, 0.0})), mp + ".at");
+      model_.markers.push_back(marker);
+      for (const char* c : kPointComponents) model_.history_names.push_back(marker.name + "." + c);
+    });
+  }
+}
+
+void Parser::read_integrals(const json& m, const std::string& path) {
+  // Integrands see the parameters, t and every body coordinate and velocity.
+  expr::Symbols integrand_symbols = model_.symbols;
+  for (const Body& b : model_.bodies) {
+    for (int c = 0; c < 6; ++c)
+      integrand_symbols.variables.push_back(b.name + "_" + kCoordinates[c]);
+  }
+  const json* integrals = nullptr;
+  guarded([&] { integrals = &array_at(m, "integrals", path); });
+  if (!integrals) return;
+  for (size_t i = 0; i < integrals->size(); ++i) {
+    guarded([&] {
+      const std::string ip = at(path + ".integrals", i);
+      only_keys((*integrals)[i], {"name", "integrand"}, ip);
+      Integral integral;
+      integral.name = (*integrals)[i].value("name", "");
+      if (integral.name.empty()) bad(ip + ".name", "missing");
+      if (!model_.dynamic) bad(ip, "integrals need a dynamic analysis");
+      try {
+        integral.integrand =
+            expr::bind(expr::parse((*integrals)[i].value("integrand", "")), integrand_symbols, -1);
+      } catch (const expr::Error& e) {
+        bad(ip + ".integrand", e.what());
+      }
+      model_.integrals.push_back(integral);
+    });
+  }
+}
+
+// What every element reads (for the element-by-element linearisation of a run).
+void Parser::record_reads() {
+  for (Body& b : model_.bodies) {
+    for (const Quantity* q : {&b.mass, &b.inertia, &model_.gx, &model_.gy}) b.reads.add(*q);
+    b.reads.finish();
+  }
+  for (Joint& j : model_.joints) {
+    for (const Quantity* q : {&j.pa.u, &j.pa.v, &j.pb.u, &j.pb.v, &j.axis, &j.angle, &j.distance,
+                              &j.motion.value, &j.motion.speed, &j.motion.start}) {
+      j.reads.add(*q);
+    }
+    for (const Profile& profile : j.motion.profiles) j.reads.add(profile.height);
+    j.reads.finish();
+  }
+  for (Force& f : model_.forces) {
+    for (const Quantity* q : {&f.pa.u, &f.pa.v, &f.pb.u, &f.pb.v, &f.stiffness, &f.damping,
+                              &f.length, &f.preload, &f.fx, &f.fy, &f.law, &f.weight}) {
+      f.reads.add(*q);
+    }
+    for (int k = 0; k < 4; ++k) {
+      f.reads.add(f.compression[k]);
+      f.reads.add(f.rebound[k]);
+    }
+    f.reads.finish();
+  }
+}
+
+}  // namespace
+
+MultibodyModel parse_multibody(const json& section, const std::string& path) {
+  MultibodyModel model;
+  Problems problems;
+  Parser(model, problems).read(section, path);
+  problems.throw_if_any();
+  return model;
+}
+
+}  // namespace sao::sim::multibody
