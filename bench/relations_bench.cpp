@@ -16,7 +16,7 @@
 #include "sao/optimizer/approximation.hpp"
 #include "sao/study/criteria.hpp"
 #include "sao/study/derived_responses.hpp"
-#include "sao/optimizer/driver.hpp"
+#include "sao/optimizer/screening.hpp"
 #include "sao/study/study_loader.hpp"
 #include "sao/optimizer/subproblem.hpp"
 #include "simulators/internal_simulator.hpp"

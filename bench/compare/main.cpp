@@ -24,12 +24,13 @@
 #include <vector>
 
 #include "sao/optimizer/approximation.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/optimizer/subproblem.hpp"
+#include "sao/report/evaluate.hpp"
 #include "sao/study/criteria.hpp"
 #include "sao/study/derived_responses.hpp"
-#include "sao/optimizer/driver.hpp"
-#include "sao/report/evaluate.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
-#include "sao/optimizer/subproblem.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace {
@@ -224,9 +225,9 @@ Row run_sao(const std::string& file) {
   Row row;
   row.study = file;
   row.method = "SAO";
-  const Study study = sao::load_study(sao::read_study_document(file), file);
-  auto simulator = sao::make_study_simulator(study);
-  sao::Driver driver(study, *simulator);
+  const sao::OpenedStudy opened = sao::open_study(file);
+  const sao::Study& study = opened.study;
+  sao::Driver driver(study, *opened.simulator, study.options);
   const auto t0 = std::chrono::steady_clock::now();
   const sao::RunSummary& s = driver.run();
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,13 +1,13 @@
-// Runs a study of problems/ end to end, as `sao run` does: load, apply overrides, pick a
-// start, build the study's simulator (derived responses included), drive to the end.
+// Runs a study of problems/ end to end, as `sao run` does: open it (open_study.hpp: overrides,
+// start, the study's simulator with derived responses) and drive to the end.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "adapters/external_simulator.hpp"
-#include "sao/study/derived_responses.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 
@@ -19,11 +19,8 @@ inline RunSummary run_study(const std::string& relative,
   adapters::register_external_simulator();
   nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + relative);
   for (const auto& o : overrides) apply_override(doc, o);
-  Study study = load_study(doc, relative);
-  if (start > 0) use_start(study, start);
-  auto simulator = make_study_simulator(study);
-  check_against_simulator(study, *simulator);
-  Driver driver(study, *simulator);
+  const OpenedStudy opened = open_study_document(std::move(doc), relative, start);
+  Driver driver(opened.study, *opened.simulator, opened.study.options);
   return driver.run();
 }
 
