@@ -11,6 +11,7 @@
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/optimizer/screening.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"

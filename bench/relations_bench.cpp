@@ -15,6 +15,7 @@
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/optimizer/screening.hpp"
 #include "sao/optimizer/subproblem.hpp"
 #include "sao/study/criteria.hpp"
 #include "sao/study/open_study.hpp"

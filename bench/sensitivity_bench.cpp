@@ -119,7 +119,7 @@ BENCHMARK_CAPTURE(BM_GradientCost, adjoint_checkpoints_100, "adjoint", 100)
 //   build/sao_bench --benchmark_filter=RunCalls
 void BM_RunCalls(benchmark::State& state) {
   const auto model = sao::sim::load_multibody_model(chain());
-  const auto& ode = dynamic_cast<const sao::sim::OdeModel&>(*model);
+  const auto& ode = *model->ode();
   sao::LoadCaseSpec lc;
   lc.name = "swing";
   lc.grid = sao::TimeGrid(0.0, 1.0, 11);

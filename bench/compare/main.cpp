@@ -224,9 +224,9 @@ Row run_sao(const std::string& file) {
   Row row;
   row.study = file;
   row.method = "SAO";
-  const Study study = sao::load_study(sao::read_study_document(file), file);
-  auto simulator = sao::make_study_simulator(study);
-  sao::Driver driver(study, *simulator);
+  const sao::OpenedStudy opened = sao::open_study(file);
+  const sao::Study& study = opened.study;
+  sao::Driver driver(study, *opened.simulator, study.options);
   const auto t0 = std::chrono::steady_clock::now();
   const sao::RunSummary& s = driver.run();
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 
+#include "sao/cli/exit_codes.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
-#include "sao/study/study_loader.hpp"
 #include "sao/store/study_session.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao::cli {
 namespace {
@@ -33,10 +35,12 @@ struct Commands {
 };
 Commands commands;
 
-// Prints the cycle table as records arrive (the start design first).
-class TablePrinter {
+// The one printer of a run's cycles: the study line and the table header before the first
+// record, the start design as row 0 (when the run starts at cycle 1), then one row per cycle
+// (only the converged one when quiet), or one JSON line per cycle.
+class CyclePrinter {
  public:
-  TablePrinter(const StudySession& session, Output output) : session_(session), output_(output) {}
+  CyclePrinter(const StudySession& session, Output output) : session_(session), output_(output) {}
   void operator()(const CycleRecord& record) {
     const Study& study = session_.study();
     if (output_ == Output::kJson) {
@@ -49,11 +53,12 @@ class TablePrinter {
       return;
     }
     if (!header_) {
+      std::cout << "study " << study.name << " (" << study.n_design() << " design variables, "
+                << study.constraints.size() << " constraints, " << study.load_cases.size()
+                << " load case(s))\n";
       std::cout << cycle_table_header(study) << "\n";
       if (record.cycle == 1) {
-        std::cout << cycle_table_start(
-                         study, const_cast<StudySession&>(session_).driver().summary(), record.x0)
-                  << "\n";
+        std::cout << cycle_table_start(study, session_.driver().summary(), record.x0) << "\n";
       }
       header_ = true;
     }
@@ -86,33 +91,23 @@ void print_progress(const BatchProgress& p, Output output) {
             << std::flush;
 }
 
-int exit_code(RunStatus status) {
-  switch (status) {
-    case RunStatus::kConverged:
-      return 0;
-    case RunStatus::kFailed:
-      return 3;
-    default:
-      return 1;
-  }
-}
-
 void print_end(const StudySession& session, const RunSummary& summary, const std::string& dir,
                Output output) {
   const Study& study = session.study();
+  const bool store = session.has_store();
   if (output == Output::kJson) {
     nlohmann::json end = result_to_json(study, summary);
     end.erase("history");
     end["event"] = "end";
     end["reused_analyses"] = summary.reused_analyses;
     end["replayed_cycles"] = session.replayed_cycles();
-    end["store"] = fs::path(dir) / "study.sqlite";
+    if (store) end["store"] = fs::path(dir) / "study.sqlite";
     std::cout << end.dump() << "\n";
     return;
   }
-  std::cout << run_summary_text(study, summary, true);
-  std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv, " << dir
-            << "/study.sqlite\n";
+  std::cout << run_summary_text(study, summary, store);
+  std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv"
+            << (store ? ", " + dir + "/study.sqlite" : "") << "\n";
 }
 
 // The study directory of a store path (results are written beside the store).
@@ -295,64 +290,65 @@ void add_store_commands(CLI::App& app) {
 }
 
 int run_store_commands() {
-  try {
-    if (commands.report && *commands.report) return report_command();
-    if (commands.step && *commands.step) return step_command();
-    if (commands.status && *commands.status) return status_command();
-    if (commands.set && *commands.set) return set_command();
-    if (commands.restart && *commands.restart) return restart_command();
-  } catch (const StudyError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const StoreError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
+  const auto chosen = [](const CLI::App* command) { return command && *command; };
+  if (chosen(commands.report)) return run_guarded(report_command);
+  if (chosen(commands.step)) return run_guarded(step_command);
+  if (chosen(commands.status)) return run_guarded(status_command);
+  if (chosen(commands.set)) return run_guarded(set_command);
+  if (chosen(commands.restart)) return run_guarded(restart_command);
   return -1;
 }
 
-int run_with_store(const std::string& study_or_dir, const std::string& out_dir, int max_cycles,
-                   Output output, const std::vector<std::string>& overrides, int start) {
-  try {
-    std::error_code ec;
-    std::string dir;
-    std::unique_ptr<StudySession> session;
-    if (fs::is_directory(study_or_dir, ec)) {
-      dir = study_or_dir;
-      session = std::make_unique<StudySession>(store_file(dir), false);
-    } else {
-      nlohmann::json document = read_study_document(study_or_dir);
-      for (const auto& assignment : overrides) apply_override(document, assignment);
-      dir = out_dir.empty() ? "out/" + fs::path(study_or_dir).stem().string() : out_dir;
-      fs::create_directories(dir, ec);
-      if (ec) throw StoreError("cannot create the output folder " + dir + ": " + ec.message());
-      session = std::make_unique<StudySession>(store_file(dir), true);
-      session->begin(document, study_or_dir, start);
+namespace {
+
+// The session of a run: a study directory's store (resume), a new store in the output folder,
+// or none (--no-store). Sets `dir` to the folder the results go to.
+std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::string& dir) {
+  std::error_code ec;
+  if (fs::is_directory(request.study, ec)) {
+    if (!request.store) {
+      throw UsageError(request.study + ": a study directory resumes from its store; " +
+                       "--no-store needs a study file");
     }
-    TablePrinter printer(*session, output);
-    auto on_cycle = [&](const CycleRecord& record) {
-      printer(record);
-      // Results are rewritten after every cycle: a killed run keeps what it computed.
-      write_results(dir, session->study(), session->driver().summary());
-    };
-    session->open(max_cycles, on_cycle);
-    session->on_batch = [&](const BatchProgress& p) { print_progress(p, output); };
-    if (output != Output::kJson && session->replayed_cycles() > 0) {
-      std::cout << "resumed: " << session->replayed_cycles()
-                << " cycle(s) replayed from the store with "
-                << session->driver().summary().simulator_runs << " simulator run(s)\n";
-    }
-    const RunSummary& summary = session->run(on_cycle);
-    write_results(dir, session->study(), summary);
-    print_end(*session, summary, dir, output);
-    return exit_code(summary.status);
-  } catch (const StudyError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const StoreError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    dir = request.study;
+    return std::make_unique<StudySession>(store_file(dir), false);
   }
+  nlohmann::json document = read_study_document(request.study);
+  for (const auto& assignment : request.overrides) apply_override(document, assignment);
+  dir =
+      request.out_dir.empty() ? "out/" + fs::path(request.study).stem().string() : request.out_dir;
+  if (!request.store) {
+    return std::make_unique<StudySession>(document, request.study, request.start);
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw StoreError("cannot create the output folder " + dir + ": " + ec.message());
+  auto session = std::make_unique<StudySession>(store_file(dir), true);
+  session->begin(document, request.study, request.start);
+  return session;
+}
+
+}  // namespace
+
+int run_study(const RunRequest& request) {
+  std::string dir;
+  const std::unique_ptr<StudySession> session = open_run_session(request, dir);
+  CyclePrinter printer(*session, request.output);
+  auto on_cycle = [&](const CycleRecord& record) {
+    printer(record);
+    // Results are rewritten after every cycle: a killed run keeps what it computed.
+    write_results(dir, session->study(), session->driver().summary());
+  };
+  session->open(request.max_cycles, on_cycle);
+  session->on_batch = [&](const BatchProgress& p) { print_progress(p, request.output); };
+  if (request.output != Output::kJson && session->replayed_cycles() > 0) {
+    std::cout << "resumed: " << session->replayed_cycles()
+              << " cycle(s) replayed from the store with "
+              << session->driver().summary().simulator_runs << " simulator run(s)\n";
+  }
+  const RunSummary& summary = session->run(on_cycle);
+  write_results(dir, session->study(), summary);
+  print_end(*session, summary, dir, request.output);
+  return exit_code(summary.status);
 }
 
 }  // namespace sao::cli

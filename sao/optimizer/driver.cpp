@@ -7,9 +7,9 @@
 #include <set>
 
 #include "sao/optimizer/approximation.hpp"
-#include "sao/study/criteria.hpp"
 #include "sao/optimizer/multipoint.hpp"
 #include "sao/optimizer/screening.hpp"
+#include "sao/study/criteria.hpp"
 
 namespace sao {
 namespace {
@@ -20,16 +20,6 @@ std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x) {
 
 bool uses_responses(const Criterion& c) {
   return c.program->uses_responses();
-}
-
-// Adds the derivative rows criterion `c` needs at `point` to `wanted` (case, response) -> points:
-// every response value its explicit relation reads there (all points of a reduced history).
-void collect_derivatives(const Criterion& c, int point,
-                         std::map<std::pair<int, int>, std::set<int>>& wanted) {
-  if (!c.program->uses_responses()) return;
-  expr::for_each_response_read(*c.program, point, [&](int response, int load_case, int p) {
-    wanted[{load_case, response}].insert(p);
-  });
 }
 
 bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted) {
@@ -48,40 +38,6 @@ bool covers(const Study& study, const Evaluation& e, const std::vector<Derivativ
 
 }  // namespace
 
-ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
-                           const ResponseModel& exact) {
-  ScreenedStudy out;
-  std::map<std::pair<int, int>, std::set<int>> wanted;
-  collect_derivatives(study.objective.f, 0, wanted);
-  for (size_t j = 0; j < study.constraints.size(); ++j) {
-    const Constraint& c = study.constraints[j];
-    const Eigen::VectorXd g_hat = normalised_history(study, c, x0, exact);
-    std::vector<int> points;
-    if (!c.g.program->uses_responses()) {
-      // Explicit in the variables only (e.g. the movability constraints of a mechanism): exact
-      // and free in the subproblem, so always kept, as the seed does (3.7.2).
-      points.resize(g_hat.size());
-      for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
-    } else if (c.g.time_dependent()) {
-      points =
-          retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
-    } else if (above_cutoff(g_hat(0), options.cutoff)) {
-      points = {0};
-    }
-    if (!points.empty()) ++out.retained_constraints;
-    const double normaliser = constraint_normaliser(study, c, x0);
-    for (int p : points) {
-      out.rows.push_back({static_cast<int>(j), p, normaliser});
-      collect_derivatives(c.g, p, wanted);
-    }
-  }
-  for (const auto& [key, points] : wanted) {
-    out.derivatives.push_back(
-        {key.first, study.responses[key.second].source, {points.begin(), points.end()}});
-  }
-  return out;
-}
-
 const char* to_string(RunStatus status) {
   switch (status) {
     case RunStatus::kRunning:
@@ -98,8 +54,11 @@ const char* to_string(RunStatus status) {
   return "?";
 }
 
-Driver::Driver(const Study& study, Simulator& simulator)
-    : study_(study), simulator_(simulator), options_(study.options.with_noise_applied()) {}
+Driver::Driver(const Study& study, Simulator& simulator, const Options& options)
+    : study_(study),
+      simulator_(simulator),
+      options_(options),
+      noisy_(options.with_noise_applied()) {}
 
 std::vector<const Evaluation*> Driver::analyse_batch(
     const std::vector<Eigen::VectorXd>& xs, const std::vector<DerivativeRequest>& derivatives) {
@@ -298,20 +257,20 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
     weights.push_back(1.0);
   }
   ReuseRule rule;
-  if (options_.least_squares) {
+  if (noisy_.least_squares) {
     rule.plan_points = static_cast<int>(designs.size()) - 1;
     // The noise as a standard deviation: the user's N % is a band of +-2 sigma; without it,
     // the residual RMS of the last fit (noise_from_data); else unknown (0).
-    if (options_.noise > 0.0) {
-      rule.noise = options_.noise / 200.0;
-    } else if (options_.noise_from_data && last_noise_estimate_ > 0.0) {
+    if (noisy_.noise > 0.0) {
+      rule.noise = noisy_.noise / 200.0;
+    } else if (noisy_.noise_from_data && last_noise_estimate_ > 0.0) {
       rule.noise = last_noise_estimate_ / 100.0;
     }
     for (const auto& [key, e] : values_) {
       if (fitted_keys.count(key)) continue;
       const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
       const double w =
-          reuse_weight(b, problem.lower.head(n), problem.upper.head(n), options_.reuse_radius);
+          reuse_weight(b, problem.lower.head(n), problem.upper.head(n), noisy_.reuse_radius);
       if (w <= 0.0) continue;
       designs.push_back(b);
       analyses.push_back(&e);
@@ -344,13 +303,14 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
   return true;
 }
 
+// One cycle: screen at b0, build the approximation inside the subregion, solve the
+// subproblem, then analyse b* and let the move-limit strategy judge the step.
 const CycleRecord& Driver::step() {
   if (!started_) start();
   if (finished()) {
     no_cycle_.message = summary_.message;
     return no_cycle_;
   }
-  const int n = study_.n_design();
   CycleRecord rec;
   rec.cycle = cycle_offset_ + static_cast<int>(summary_.history.size()) + 1;
   rec.x0 = x0_;
@@ -360,48 +320,20 @@ const CycleRecord& Driver::step() {
   const double F0 = criterion_value(study_, study_.objective.f, 0, x0_, exact0);
   rec.F0 = user_objective(study_, F0);
 
-  // Screening and time-point deletion at b0.
-  const ScreenedStudy screened = screen_study(study_, options_, x0_, exact0);
-  ApproximateProblem problem;
-  problem.study = &study_;
-  problem.x0 = x0_;
-  problem.rows = screened.rows;
-  rec.retained_constraints = screened.retained_constraints;
-  rec.retained_rows = static_cast<int>(problem.rows.size());
-  const std::vector<DerivativeRequest>& derivatives = screened.derivatives;
-
-  // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
-  set_subregion(study_, factors_, problem);
-  if (options_.multipoint) {
-    multipoint_subregion(study_, x0_, factors_, direction_, options_.alpha, problem.lower,
-                         problem.upper);
-  }
-
-  // The approximation: sensitivities of what the retained rows and the objective need, or
-  // a fit over plan points (multi-point).
+  std::vector<DerivativeRequest> derivatives;
+  ApproximateProblem problem = screened_problem(exact0, rec, derivatives);
   const bool approximated = !derivatives.empty();
   std::optional<LinearApproximation> approximation;
   Evaluation fitted;
-  if (approximated && options_.multipoint) {
-    std::string failure;
-    if (!fit_plan_points(problem, e0, rec, fitted, failure)) return fail_cycle(rec, failure);
-    approximation.emplace(study_, fitted, x0_);
-    problem.model = &*approximation;
-  } else if (approximated) {
-    const Evaluation* with_gradients = analyse(x0_, derivatives);
-    if (!with_gradients) {
-      return fail_cycle(rec, "sensitivity analysis of b0 failed: " + last_failure_);
-    }
-    approximation.emplace(study_, *with_gradients, x0_);
-    problem.model = &*approximation;
-  } else {
-    problem.model = &exact0;  // no response enters the subproblem
+  std::string failure;
+  if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure)) {
+    return fail_cycle(rec, failure);
   }
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
   // explicit relation makes it nonlinear.
   problem.linear = linear_problem(study_, problem.rows);
-  const SubproblemResult sub = solve_subproblem(problem, options_);
+  const SubproblemResult sub = solve_subproblem(problem, noisy_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
   if (sub.status == SubproblemStatus::kFailed) {
@@ -411,11 +343,74 @@ const CycleRecord& Driver::step() {
   rec.x_opt = x_opt;
   rec.F_approx = user_objective(study_, sub.objective);
 
-  // Move limits and bounds active at b*.
-  CycleFacts facts;
+  CycleFacts facts = active_limits(problem, x_opt, rec);
   facts.F0 = F0;
-  facts.relax = rec.relaxed;
   facts.approximated = approximated;
+  if (noisy_.multipoint) {
+    const int n = study_.n_design();
+    direction_ =
+        next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
+  }
+  judge_step(problem, sub.objective, x_opt, facts, rec);
+  summary_.history.push_back(rec);
+  summary_.cycles = static_cast<int>(summary_.history.size());
+  end_run_if_done(rec);
+  return summary_.history.back();
+}
+
+ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleRecord& rec,
+                                            std::vector<DerivativeRequest>& derivatives) const {
+  // Screening and time-point deletion at b0.
+  ScreenedStudy screened = screen_study(study_, noisy_, x0_, exact0);
+  ApproximateProblem problem;
+  problem.study = &study_;
+  problem.x0 = x0_;
+  problem.rows = screened.rows;
+  rec.retained_constraints = screened.retained_constraints;
+  rec.retained_rows = static_cast<int>(problem.rows.size());
+  derivatives = std::move(screened.derivatives);
+
+  // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
+  set_subregion(study_, factors_, problem);
+  if (noisy_.multipoint) {
+    multipoint_subregion(study_, x0_, factors_, direction_, noisy_.alpha, problem.lower,
+                         problem.upper);
+  }
+  return problem;
+}
+
+bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
+                         const ExactResponses& exact0,
+                         const std::vector<DerivativeRequest>& derivatives, CycleRecord& rec,
+                         std::optional<LinearApproximation>& approximation, Evaluation& fitted,
+                         std::string& failure) {
+  // The approximation: sensitivities of what the retained rows and the objective need, or
+  // a fit over plan points (multi-point).
+  if (derivatives.empty()) {
+    problem.model = &exact0;  // no response enters the subproblem
+    return true;
+  }
+  if (noisy_.multipoint) {
+    if (!fit_plan_points(problem, e0, rec, fitted, failure)) return false;
+    approximation.emplace(study_, fitted, x0_);
+  } else {
+    const Evaluation* with_gradients = analyse(x0_, derivatives);
+    if (!with_gradients) {
+      failure = "sensitivity analysis of b0 failed: " + last_failure_;
+      return false;
+    }
+    approximation.emplace(study_, *with_gradients, x0_);
+  }
+  problem.model = &*approximation;
+  return true;
+}
+
+CycleFacts Driver::active_limits(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt,
+                                 CycleRecord& rec) const {
+  // Move limits and bounds active at b*.
+  const int n = study_.n_design();
+  CycleFacts facts;
+  facts.relax = rec.relaxed;
   facts.delta_b = (x_opt - x0_).head(n);
   facts.move_limit_active.assign(n, false);
   facts.bound_active.assign(n, false);
@@ -429,12 +424,11 @@ const CycleRecord& Driver::step() {
                                  (at_upper && problem.upper(i) < v.upper - tol);
     rec.active_move_limits += facts.move_limit_active[i];
   }
+  return facts;
+}
 
-  if (options_.multipoint) {
-    direction_ =
-        next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
-  }
-
+void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
+                        CycleFacts& facts, CycleRecord& rec) {
   // Analyse b* and measure the approximation.
   const Evaluation* e_opt = analyse(x_opt, {});
   rec.analyses = summary_.analyses;
@@ -443,59 +437,58 @@ const CycleRecord& Driver::step() {
     rec.message =
         "analysis of b* failed (" + last_failure_ + "): cycle rejected, move limits reduced";
     spdlog::warn("cycle {}: {}", rec.cycle, rec.message);
-    rec.next_factors = factors_ * options_.beta1;
-    rec.actions.assign(n, MoveAction::kRejected);
+    rec.next_factors = factors_ * noisy_.beta1;
+    rec.actions.assign(study_.n_design(), MoveAction::kRejected);
     factors_ = rec.next_factors;
-  } else {
-    const ExactResponses exact_opt(study_, *e_opt);
-    if (options_.repair_auxiliary) {
-      repair_auxiliaries(x_opt, exact_opt);
-      rec.x_opt = x_opt;
-    }
-    const double F_opt = criterion_value(study_, study_.objective.f, 0, x_opt, exact_opt);
-    rec.F_opt = user_objective(study_, F_opt);
-    facts.Fopt = F_opt;
-    facts.Ef = std::abs(sub.objective - F_opt) / std::max(std::abs(F_opt), 1e-300) * 100.0;
-    if (!uses_responses(study_.objective.f)) facts.Ef = 0.0;
-    for (const RetainedRow& r : problem.rows) {
-      const Constraint& c = study_.constraints[r.constraint];
-      if (!uses_responses(c.g)) continue;
-      const double diff = criterion_value(study_, c.g, r.point, x_opt, *problem.model) -
-                          criterion_value(study_, c.g, r.point, x_opt, exact_opt);
-      facts.Eg =
-          std::max(facts.Eg, std::abs(diff) / constraint_normaliser(study_, c, x_opt) * 100.0);
-    }
-    facts.V = violation(x_opt, *e_opt);
-    // The noise estimate of the fit sets the noise percentage when the user gave none.
-    Options decision_options = study_.options;
-    if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
-        rec.noise_estimate > 0.0) {
-      decision_options.noise =
-          2.0 * rec.noise_estimate;  // a band of +-2 sigma, as users state noise
-    }
-    const MoveDecision decision =
-        decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
-    rec.accepted = decision.accept;
-    rec.converged = decision.converged;
-    rec.Ef = facts.Ef;
-    rec.Eg = facts.Eg;
-    rec.E = decision.E;
-    rec.V = facts.V;
-    rec.Fchg = decision.Fchg;
-    rec.next_factors = decision.factors;
-    rec.actions = decision.actions;
-    factors_ = decision.factors;
-    if (decision.accept) {
-      previous_ = PreviousCycle{F_opt - F0, facts.delta_b, facts.V};
-      x0_ = x_opt;
-    }
+    return;
   }
-  summary_.history.push_back(rec);
-  summary_.cycles = static_cast<int>(summary_.history.size());
-  if (options_.max_failures > 0 && failures_ >= options_.max_failures && !rec.converged) {
+  const ExactResponses exact_opt(study_, *e_opt);
+  if (noisy_.repair_auxiliary) {
+    repair_auxiliaries(x_opt, exact_opt);
+    rec.x_opt = x_opt;
+  }
+  const double F_opt = criterion_value(study_, study_.objective.f, 0, x_opt, exact_opt);
+  rec.F_opt = user_objective(study_, F_opt);
+  facts.Fopt = F_opt;
+  facts.Ef = std::abs(F_approx - F_opt) / std::max(std::abs(F_opt), 1e-300) * 100.0;
+  if (!uses_responses(study_.objective.f)) facts.Ef = 0.0;
+  for (const RetainedRow& r : problem.rows) {
+    const Constraint& c = study_.constraints[r.constraint];
+    if (!uses_responses(c.g)) continue;
+    const double diff = criterion_value(study_, c.g, r.point, x_opt, *problem.model) -
+                        criterion_value(study_, c.g, r.point, x_opt, exact_opt);
+    facts.Eg = std::max(facts.Eg, std::abs(diff) / constraint_normaliser(study_, c, x_opt) * 100.0);
+  }
+  facts.V = violation(x_opt, *e_opt);
+  // The noise estimate of the fit sets the noise percentage when the user gave none.
+  Options decision_options = options_;
+  if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
+      rec.noise_estimate > 0.0) {
+    decision_options.noise = 2.0 * rec.noise_estimate;  // a band of +-2 sigma, as users state noise
+  }
+  const MoveDecision decision =
+      decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
+  rec.accepted = decision.accept;
+  rec.converged = decision.converged;
+  rec.Ef = facts.Ef;
+  rec.Eg = facts.Eg;
+  rec.E = decision.E;
+  rec.V = facts.V;
+  rec.Fchg = decision.Fchg;
+  rec.next_factors = decision.factors;
+  rec.actions = decision.actions;
+  factors_ = decision.factors;
+  if (decision.accept) {
+    previous_ = PreviousCycle{F_opt - facts.F0, facts.delta_b, facts.V};
+    x0_ = x_opt;
+  }
+}
+
+void Driver::end_run_if_done(const CycleRecord& rec) {
+  if (noisy_.max_failures > 0 && failures_ >= noisy_.max_failures && !rec.converged) {
     finish(RunStatus::kFailed,
            std::to_string(failures_) + " failed analyses (settings.max_failures = " +
-               std::to_string(options_.max_failures) + "); the last: " + last_failure_);
+               std::to_string(noisy_.max_failures) + "); the last: " + last_failure_);
   } else if (rec.converged) {
     std::string message = "converged in " + std::to_string(rec.cycle) + " cycles";
     if (failures_ > 0) {
@@ -508,18 +501,17 @@ const CycleRecord& Driver::step() {
       spdlog::warn("{}", message);
     }
     finish(RunStatus::kConverged, message);
-  } else if (cycle_offset_ + summary_.cycles >= options_.max_cycles) {
+  } else if (cycle_offset_ + summary_.cycles >= noisy_.max_cycles) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));
-    if (v > options_.vioacc) {
+    if (v > noisy_.vioacc) {
       finish(RunStatus::kInfeasible,
-             "cycle limit " + std::to_string(options_.max_cycles) +
+             "cycle limit " + std::to_string(noisy_.max_cycles) +
                  " reached without a feasible design (V = " + std::to_string(v) + " %)");
     } else {
       finish(RunStatus::kCycleLimit,
-             "cycle limit " + std::to_string(options_.max_cycles) + " reached before convergence");
+             "cycle limit " + std::to_string(noisy_.max_cycles) + " reached before convergence");
     }
   }
-  return summary_.history.back();
 }
 
 // --- study store and interactive use ---
@@ -543,11 +535,12 @@ bool Driver::reuse_stored(const std::vector<double>& key, const Eigen::VectorXd&
   return false;
 }
 
-void Driver::reload_options() {
-  options_ = study_.options.with_noise_applied();
+void Driver::set_options(const Options& options) {
+  options_ = options;
+  noisy_ = options.with_noise_applied();
   const bool limit_ended =
       summary_.status == RunStatus::kCycleLimit || summary_.status == RunStatus::kInfeasible;
-  if (limit_ended && cycle_offset_ + summary_.cycles < options_.max_cycles) {
+  if (limit_ended && cycle_offset_ + summary_.cycles < noisy_.max_cycles) {
     summary_.status = RunStatus::kRunning;
     summary_.message.clear();
   }

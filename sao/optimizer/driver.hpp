@@ -6,6 +6,8 @@
 // analyse b*, compute Ef, Eg, V, and let the move-limit strategy accept, converge or shrink.
 // A rejected cycle repeats from b0 with its analysis and sensitivities.
 //
+// The study is immutable; the settings the driver follows are its own Options, given at
+// construction and replaceable between cycles (set_options: `sao set`, `--max-cycles`).
 // step() runs one cycle (for interactive, cycle-by-cycle use); run() loops it. Run-time
 // failures never throw out of step()/run(): they end in the summary with status `failed`.
 #pragma once
@@ -16,11 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "sao/seam/analysis_store.hpp"
+#include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/move_limits.hpp"
+#include "sao/optimizer/subproblem.hpp"
+#include "sao/seam/analysis_store.hpp"
 #include "sao/seam/simulator.hpp"
 #include "sao/study/study.hpp"
-#include "sao/optimizer/subproblem.hpp"
 
 namespace sao {
 
@@ -50,16 +53,6 @@ struct CycleRecord {
   std::string message;           // anything unusual in this cycle
 };
 
-// The screening step of a cycle applied to a whole study at x0 (SPEC 2.2): the retained
-// (constraint, time point) rows, and the sensitivities they and the objective need.
-struct ScreenedStudy {
-  std::vector<RetainedRow> rows;
-  int retained_constraints = 0;
-  std::vector<DerivativeRequest> derivatives;  // empty: nothing to approximate
-};
-ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
-                           const ResponseModel& exact);
-
 enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed };
 const char* to_string(RunStatus status);
 
@@ -82,8 +75,9 @@ struct RunSummary {
 
 class Driver {
  public:
-  // The study and the simulator must outlive the driver.
-  Driver(const Study& study, Simulator& simulator);
+  // The study and the simulator must outlive the driver. `options` are the settings to follow
+  // (usually study.options, with --max-cycles applied); the noise is applied here.
+  Driver(const Study& study, Simulator& simulator, const Options& options);
 
   // Runs one cycle; returns its record. Call only while !finished().
   const CycleRecord& step();
@@ -96,9 +90,10 @@ class Driver {
   // Analyses are looked up in `store` before the simulator runs, and saved to it as they
   // arrive. The store must outlive the driver; nullptr: in-memory caches only.
   void set_store(AnalysisStore* store) { store_ = store; }
-  // Re-reads study.options (changed by the caller between cycles). Reopens a run that ended
-  // on the cycle limit when the new limit allows more cycles.
-  void reload_options();
+  // Replaces the settings for the next cycles (as given to the constructor). Reopens a run that
+  // ended on the cycle limit when the new limit allows more cycles.
+  void set_options(const Options& options);
+  const Options& options() const { return options_; }
   // Move-limit factors for the next cycle (size n_design).
   void set_move_factors(const Eigen::VectorXd& factors);
   const Eigen::VectorXd& move_factors() const { return factors_; }
@@ -126,6 +121,25 @@ class Driver {
   // over them (and, for least squares, earlier analyses near the subregion).
   bool fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
                        Evaluation& fitted, std::string& failure);
+  // The steps of one cycle (step()), in order.
+  // Screening at b0 and the subregion; `derivatives`: the sensitivities the rows need.
+  ApproximateProblem screened_problem(const ExactResponses& exact0, CycleRecord& rec,
+                                      std::vector<DerivativeRequest>& derivatives) const;
+  // Sets problem.model: exact0 when nothing is approximated, else a LinearApproximation from
+  // the sensitivities at b0 or (multi-point) the fit. False with `failure` when that failed.
+  bool approximate(ApproximateProblem& problem, const Evaluation& e0, const ExactResponses& exact0,
+                   const std::vector<DerivativeRequest>& derivatives, CycleRecord& rec,
+                   std::optional<LinearApproximation>& approximation, Evaluation& fitted,
+                   std::string& failure);
+  // Move limits and bounds active at b* (counted in rec.active_move_limits).
+  CycleFacts active_limits(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt,
+                           CycleRecord& rec) const;
+  // Analyses b*, measures Ef, Eg, V and applies the move-limit strategy (accept, converge,
+  // resize); a failed analysis rejects the cycle.
+  void judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
+                  CycleFacts& facts, CycleRecord& rec);
+  // Ends the run after a cycle: too many failures, converged, or the cycle limit.
+  void end_run_if_done(const CycleRecord& rec);
   // Ends the run as failed inside a cycle, keeping the cycle's record.
   const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
   double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
@@ -134,7 +148,8 @@ class Driver {
 
   const Study& study_;
   Simulator& simulator_;
-  Options options_;                                      // noise applied
+  Options options_;                                      // as given
+  Options noisy_;                                        // options_ with the noise applied
   std::map<std::vector<double>, Evaluation> values_;     // analyses by design
   std::map<std::vector<double>, Evaluation> gradients_;  // analyses with sensitivities
   Eigen::VectorXd x0_;

@@ -2,11 +2,25 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
+#include "sao/study/criteria.hpp"
+
 namespace sao {
 namespace {
+
+// Adds the derivative rows criterion `c` needs at `point` to `wanted` (case, response) -> points:
+// every response value its explicit relation reads there (all points of a reduced history).
+void collect_derivatives(const Criterion& c, int point,
+                         std::map<std::pair<int, int>, std::set<int>>& wanted) {
+  if (!c.program->uses_responses()) return;
+  expr::for_each_response_read(*c.program, point, [&](int response, int load_case, int p) {
+    wanted[{load_case, response}].insert(p);
+  });
+}
 
 // A maximal run of equal values, first..last inclusive.
 struct Run {
@@ -71,6 +85,40 @@ std::vector<int> retained_time_points(const Eigen::VectorXd& g_hat, double cutof
     if (keep[p]) points.push_back(p);
   }
   return points;
+}
+
+ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
+                           const ResponseModel& exact) {
+  ScreenedStudy out;
+  std::map<std::pair<int, int>, std::set<int>> wanted;
+  collect_derivatives(study.objective.f, 0, wanted);
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    const Constraint& c = study.constraints[j];
+    const Eigen::VectorXd g_hat = normalised_history(study, c, x0, exact);
+    std::vector<int> points;
+    if (!c.g.program->uses_responses()) {
+      // Explicit in the variables only (e.g. the movability constraints of a mechanism): exact
+      // and free in the subproblem, so always kept, as the seed does (3.7.2).
+      points.resize(g_hat.size());
+      for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
+    } else if (c.g.time_dependent()) {
+      points =
+          retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
+    } else if (above_cutoff(g_hat(0), options.cutoff)) {
+      points = {0};
+    }
+    if (!points.empty()) ++out.retained_constraints;
+    const double normaliser = constraint_normaliser(study, c, x0);
+    for (int p : points) {
+      out.rows.push_back({static_cast<int>(j), p, normaliser});
+      collect_derivatives(c.g, p, wanted);
+    }
+  }
+  for (const auto& [key, points] : wanted) {
+    out.derivatives.push_back(
+        {key.first, study.responses[key.second].source, {points.begin(), points.end()}});
+  }
+  return out;
 }
 
 }  // namespace sao

@@ -4,11 +4,16 @@
 // (g_hat = (g - c)/|c|, sign flipped for >=, `scale` instead of |c| when c = 0) and only the
 // ones near or beyond their bound enter this cycle's subproblem. For a time-dependent
 // constraint only the time points around its critical local maxima are kept. These are pure
-// functions of the normalised values, so they are tested on synthetic histories.
+// functions of the normalised values, so they are tested on synthetic histories;
+// screen_study applies them to a whole study at b0.
 #pragma once
 
 #include <Eigen/Dense>
 #include <vector>
+
+#include "sao/optimizer/subproblem.hpp"
+#include "sao/study/options.hpp"
+#include "sao/study/study.hpp"
 
 namespace sao {
 
@@ -33,5 +38,15 @@ std::vector<int> local_maxima(const Eigen::VectorXd& g_hat);
 // std::invalid_argument when neighbours < 0.
 std::vector<int> retained_time_points(const Eigen::VectorXd& g_hat, double cutoff, int neighbours,
                                       bool regionalisation);
+
+// The screening step of a cycle applied to a whole study at x0 (SPEC 2.2): the retained
+// (constraint, time point) rows, and the sensitivities they and the objective need.
+struct ScreenedStudy {
+  std::vector<RetainedRow> rows;
+  int retained_constraints = 0;
+  std::vector<DerivativeRequest> derivatives;  // empty: nothing to approximate
+};
+ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
+                           const ResponseModel& exact);
 
 }  // namespace sao

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "sao/optimizer/screening.hpp"
 #include "sao/report/svg_plot.hpp"
 #include "sao/study/criteria.hpp"
 

@@ -5,25 +5,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sao/optimizer/cycle_record_json.hpp"
+
 namespace sao {
 namespace {
-
-std::vector<std::string> variable_names(const Study& study) {
-  std::vector<std::string> names;
-  for (const auto& v : study.design) names.push_back(v.name);
-  for (const auto& a : study.auxiliaries) names.push_back(a.name);
-  return names;
-}
 
 nlohmann::json named(const Study& study, const Eigen::VectorXd& x) {
   nlohmann::json out = nlohmann::json::object();
   const auto names = variable_names(study);
   for (int i = 0; i < x.size() && i < static_cast<int>(names.size()); ++i) out[names[i]] = x(i);
   return out;
-}
-
-std::vector<double> as_vector(const Eigen::VectorXd& v) {
-  return {v.data(), v.data() + v.size()};
 }
 
 std::string design_cells(const Eigen::VectorXd& x) {
@@ -83,33 +74,7 @@ std::string run_summary_text(const Study& study, const RunSummary& summary, bool
 }
 
 nlohmann::json cycle_to_json(const Study& study, const CycleRecord& r) {
-  nlohmann::json actions = nlohmann::json::array();
-  for (MoveAction a : r.actions) actions.push_back(to_string(a));
-  return {{"cycle", r.cycle},
-          {"accepted", r.accepted},
-          {"converged", r.converged},
-          {"relaxed", r.relaxed},
-          {"subproblem", r.subproblem},
-          {"active_move_limits", r.active_move_limits},
-          {"retained_constraints", r.retained_constraints},
-          {"retained_rows", r.retained_rows},
-          {"b0", named(study, r.x0)},
-          {"b_opt", named(study, r.x_opt)},
-          {"F0", r.F0},
-          {"F_opt", r.F_opt},
-          {"F_approx", r.F_approx},
-          {"Ef", r.Ef},
-          {"Eg", r.Eg},
-          {"E", r.E},
-          {"V", r.V},
-          {"Fchg", r.Fchg},
-          {"move_factors", as_vector(r.factors)},
-          {"next_move_factors", as_vector(r.next_factors)},
-          {"move_actions", actions},
-          {"analyses", r.analyses},
-          {"fit_points", r.fit_points},
-          {"noise_estimate", r.noise_estimate},
-          {"message", r.message}};
+  return cycle_record_to_json(r, variable_names(study));
 }
 
 nlohmann::json result_to_json(const Study& study, const RunSummary& s) {

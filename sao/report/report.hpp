@@ -24,6 +24,7 @@ std::string cycle_table_start(const Study& study, const RunSummary& summary,
 // (with the analyses re-used from the study store when `store`).
 std::string run_summary_text(const Study& study, const RunSummary& summary, bool store);
 
+// One cycle in the one JSON form of a record (cycle_record_json.hpp).
 nlohmann::json cycle_to_json(const Study& study, const CycleRecord& record);
 nlohmann::json result_to_json(const Study& study, const RunSummary& summary);
 std::string history_csv(const Study& study, const RunSummary& summary);

@@ -15,7 +15,8 @@ namespace sao {
 namespace {
 
 constexpr const char* kFormat = "sao-study-store";
-constexpr int kVersion = 1;
+// 2: cycle records in the one JSON form of cycle_record_json.hpp, with their variable names.
+constexpr int kVersion = 2;
 
 // --- binary encoding: little helpers over a byte string ---
 
@@ -103,29 +104,6 @@ std::string now_utc() {
 double unix_seconds() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-// JSON has no NaN or infinity: those numbers are written as strings.
-nlohmann::json number(double v) {
-  if (std::isfinite(v)) return v;
-  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-double number(const nlohmann::json& j) {
-  if (j.is_number()) return j.get<double>();
-  const std::string s = j.get<std::string>();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  return std::numeric_limits<double>::quiet_NaN();
-}
-nlohmann::json vector_json(const Eigen::VectorXd& v) {
-  nlohmann::json out = nlohmann::json::array();
-  for (int i = 0; i < v.size(); ++i) out.push_back(number(v(i)));
-  return out;
-}
-Eigen::VectorXd vector_from(const nlohmann::json& j) {
-  Eigen::VectorXd v(j.size());
-  for (size_t i = 0; i < j.size(); ++i) v(static_cast<int>(i)) = number(j[i]);
-  return v;
 }
 
 std::string design_blob(const Eigen::VectorXd& design) {
@@ -227,8 +205,8 @@ std::string simulator_inputs_hash(const Study& study, const std::string& fingerp
   if (!fingerprint.empty()) inputs["fingerprint"] = fingerprint;  // files the simulator reads
   nlohmann::json cases = nlohmann::json::array();
   for (const LoadCaseSpec& c : study.load_cases) {
-    nlohmann::json grid = {{"start", number(c.grid.start)},
-                           {"end", number(c.grid.end)},
+    nlohmann::json grid = {{"start", exact_number(c.grid.start)},
+                           {"end", exact_number(c.grid.end)},
                            {"points", c.grid.points},
                            {"values", c.grid.values}};
     cases.push_back({{"name", c.name}, {"grid", grid}, {"parameters", c.parameters}});
@@ -320,66 +298,6 @@ Evaluation decode_evaluation(const std::string& bytes) {
   }
   if (!r.done()) throw StoreError("stored analysis: trailing bytes");
   return e;
-}
-
-nlohmann::json record_to_json(const CycleRecord& r) {
-  nlohmann::json actions = nlohmann::json::array();
-  for (MoveAction a : r.actions) actions.push_back(static_cast<int>(a));
-  return {{"cycle", r.cycle},
-          {"accepted", r.accepted},
-          {"converged", r.converged},
-          {"relaxed", r.relaxed},
-          {"subproblem", r.subproblem},
-          {"active_move_limits", r.active_move_limits},
-          {"retained_constraints", r.retained_constraints},
-          {"retained_rows", r.retained_rows},
-          {"x0", vector_json(r.x0)},
-          {"x_opt", vector_json(r.x_opt)},
-          {"F0", number(r.F0)},
-          {"F_opt", number(r.F_opt)},
-          {"F_approx", number(r.F_approx)},
-          {"Ef", number(r.Ef)},
-          {"Eg", number(r.Eg)},
-          {"E", number(r.E)},
-          {"V", number(r.V)},
-          {"Fchg", number(r.Fchg)},
-          {"factors", vector_json(r.factors)},
-          {"next_factors", vector_json(r.next_factors)},
-          {"actions", actions},
-          {"analyses", r.analyses},
-          {"fit_points", r.fit_points},
-          {"noise_estimate", number(r.noise_estimate)},
-          {"message", r.message}};
-}
-
-CycleRecord record_from_json(const nlohmann::json& j) {
-  CycleRecord r;
-  r.cycle = j.at("cycle").get<int>();
-  r.accepted = j.at("accepted").get<bool>();
-  r.converged = j.at("converged").get<bool>();
-  r.relaxed = j.at("relaxed").get<bool>();
-  r.subproblem = j.at("subproblem").get<std::string>();
-  r.active_move_limits = j.at("active_move_limits").get<int>();
-  r.retained_constraints = j.at("retained_constraints").get<int>();
-  r.retained_rows = j.at("retained_rows").get<int>();
-  r.x0 = vector_from(j.at("x0"));
-  r.x_opt = vector_from(j.at("x_opt"));
-  r.F0 = number(j.at("F0"));
-  r.F_opt = number(j.at("F_opt"));
-  r.F_approx = number(j.at("F_approx"));
-  r.Ef = number(j.at("Ef"));
-  r.Eg = number(j.at("Eg"));
-  r.E = number(j.at("E"));
-  r.V = number(j.at("V"));
-  r.Fchg = number(j.at("Fchg"));
-  r.factors = vector_from(j.at("factors"));
-  r.next_factors = vector_from(j.at("next_factors"));
-  for (const auto& a : j.at("actions")) r.actions.push_back(static_cast<MoveAction>(a.get<int>()));
-  r.analyses = j.at("analyses").get<int>();
-  r.fit_points = j.at("fit_points").get<int>();
-  r.noise_estimate = number(j.at("noise_estimate"));
-  r.message = j.at("message").get<std::string>();
-  return r;
 }
 
 // --- the store ---
@@ -488,7 +406,7 @@ std::vector<Evaluation> StudyStore::lookup(const Eigen::VectorXd& design, bool g
 void StudyStore::save(const Eigen::VectorXd& design,
                       const std::vector<DerivativeRequest>& derivatives, const Evaluation& e) {
   nlohmann::json named = nlohmann::json::array();
-  for (int i = 0; i < design.size(); ++i) named.push_back(number(design(i)));
+  for (int i = 0; i < design.size(); ++i) named.push_back(exact_number(design(i)));
   Statement q(db_,
               "INSERT INTO analyses (inputs_hash, design, design_json, gradients, derivatives, ok, "
               "message, runs, seconds, finished, branch, result) "
@@ -601,13 +519,17 @@ std::vector<SettingChange> StudyStore::setting_changes(int branch) const {
   return out;
 }
 
-void StudyStore::save_cycle(int branch, const CycleRecord& record, const nlohmann::json& settings) {
+void StudyStore::save_cycle(int branch, const CycleRecord& record,
+                            const std::vector<std::string>& variables,
+                            const nlohmann::json& settings) {
+  const nlohmann::json stored = {{"variables", variables},
+                                 {"record", cycle_record_to_json(record, variables)}};
   Statement q(db_,
               "INSERT OR REPLACE INTO cycles (branch, cycle, record, settings, created) "
               "VALUES (?1, ?2, ?3, ?4, ?5)");
   q.bind(1, branch)
       .bind(2, record.cycle)
-      .bind(3, record_to_json(record).dump())
+      .bind(3, stored.dump())
       .bind(4, settings.dump())
       .bind(5, now_utc());
   q.run();
@@ -619,9 +541,11 @@ std::vector<StoredCycle> StudyStore::cycles(int branch) const {
   std::vector<StoredCycle> out;
   while (q.row()) {
     try {
-      out.push_back({branch, record_from_json(nlohmann::json::parse(q.text(0))),
+      const nlohmann::json stored = nlohmann::json::parse(q.text(0));
+      const auto variables = stored.at("variables").get<std::vector<std::string>>();
+      out.push_back({branch, cycle_record_from_json(stored.at("record"), variables),
                      nlohmann::json::parse(q.text(1))});
-    } catch (const nlohmann::json::exception& e) {
+    } catch (const std::exception& e) {
       throw StoreError(path_ + ": stored cycle of branch " + std::to_string(branch) +
                        " is unreadable: " + e.what());
     }

@@ -9,7 +9,8 @@
 //   - the study definitions used (the JSON documents, overrides applied);
 //   - branches: the root run and every restart (`sao restart DIR --from-cycle K`);
 //   - settings changes made between cycles (`sao set`), per branch and cycle;
-//   - every cycle record, with the settings in force in that cycle.
+//   - every cycle record (the JSON form of result.json, cycle_record_json.hpp), with the
+//     settings in force in that cycle.
 // Each analysis and each cycle is one transaction (WAL journal), so a process killed at any
 // instant loses at most the analyses still running. As an AnalysisStore it is the driver's
 // analysis cache across processes: an analysis is reused when the design is bitwise equal and
@@ -25,8 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "sao/seam/analysis_store.hpp"
+#include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/seam/analysis_store.hpp"
 #include "sao/study/study.hpp"
 
 struct sqlite3;
@@ -47,10 +49,6 @@ std::string simulator_inputs_hash(const Study& study, const std::string& fingerp
 std::string encode_evaluation(const Evaluation& evaluation);
 // Throws StoreError when the bytes are not an encoded evaluation.
 Evaluation decode_evaluation(const std::string& bytes);
-
-// A cycle record as JSON with every vector and number exact (round trip: bitwise equal).
-nlohmann::json record_to_json(const CycleRecord& record);
-CycleRecord record_from_json(const nlohmann::json& json);
 
 struct StoredStudy {
   int id = 0;
@@ -85,7 +83,8 @@ class StudyStore final : public AnalysisStore {
  public:
   // Opens the store at `path`. With `create`, a missing (or empty) file becomes a new store;
   // otherwise a missing file is an error. Throws StoreError naming the file and what is wrong
-  // (not a SQLite file, corrupted, not a study store, newer format) without writing to it.
+  // (not a SQLite file, corrupted, not a study store, another format version: stores written
+  // before the one cycle-record form are version 1) without writing to it.
   StudyStore(const std::string& path, bool create);
   ~StudyStore() override;
   StudyStore(const StudyStore&) = delete;
@@ -118,8 +117,10 @@ class StudyStore final : public AnalysisStore {
   void add_setting_changes(int branch, int cycle, const std::vector<std::string>& assignments);
   std::vector<SettingChange> setting_changes(int branch) const;
 
-  // Cycle records, in cycle order.
-  void save_cycle(int branch, const CycleRecord& record, const nlohmann::json& settings);
+  // Cycle records, in cycle order, stored exactly in the form of cycle_record_json.hpp with
+  // `variables` (variable_names of the branch's study) to read them back.
+  void save_cycle(int branch, const CycleRecord& record, const std::vector<std::string>& variables,
+                  const nlohmann::json& settings);
   std::vector<StoredCycle> cycles(int branch) const;
   void delete_cycles_from(int branch, int cycle);
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -43,15 +44,6 @@ bool same_record(const CycleRecord& a, const CycleRecord& b) {
     if (!(a.x_opt(i) == b.x_opt(i))) return false;
   }
   return true;
-}
-
-void build_simulator(const Study& study, std::unique_ptr<Simulator>& simulator) {
-  try {
-    simulator = make_study_simulator(study);
-  } catch (const std::invalid_argument& e) {
-    throw StudyError(study.file, {e.what()});
-  }
-  check_against_simulator(study, *simulator);
 }
 
 // Reports each batch to the session's on_batch callback.
@@ -105,19 +97,20 @@ StudySession::StudySession(const std::string& store_path, bool create)
   }
 }
 
+StudySession::StudySession(const nlohmann::json& document, const std::string& source, int start)
+    : document_(document), source_(source), start_(start) {}
+
 StudySession::~StudySession() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
 void StudySession::begin(const nlohmann::json& document, const std::string& source, int start) {
+  require_store();
   const int current = store_->current_branch();
   if (current == 0) {
     // Validate before storing anything.
-    Study study = load_study(document, source);
-    if (start > 0) use_start(study, start);
-    std::unique_ptr<Simulator> simulator;
-    build_simulator(study, simulator);
-    store_->use_inputs(simulator_inputs_hash(study, simulator->fingerprint()));
+    const OpenedStudy opened = open_study_document(document, source, start);
+    store_->use_inputs(simulator_inputs_hash(opened.study, opened.simulator->fingerprint()));
     store_->add_branch(0, 0, store_->add_study(document, source, start));
     return;
   }
@@ -129,7 +122,12 @@ void StudySession::begin(const nlohmann::json& document, const std::string& sour
   }
 }
 
+void StudySession::require_store() const {
+  if (!store_) throw std::logic_error("StudySession: no study store in this session");
+}
+
 std::vector<CycleRecord> StudySession::lineage(int branch) const {
+  require_store();
   const BranchInfo info = store_->branch(branch);
   std::vector<CycleRecord> out;
   if (info.parent > 0) {
@@ -142,59 +140,75 @@ std::vector<CycleRecord> StudySession::lineage(int branch) const {
 }
 
 void StudySession::open(int max_cycles, const std::function<void(const CycleRecord&)>& on_cycle) {
-  branch_ = store_->current_branch();
-  if (branch_ == 0) throw StoreError(store_->path() + ": the store holds no study yet");
-  const BranchInfo info = store_->branch(branch_);
-  const StoredStudy stored = store_->study(info.study);
-  document_ = stored.document;
-  source_ = stored.source;
-  start_ = stored.start;
+  BranchInfo info;
+  if (store_) {
+    branch_ = store_->current_branch();
+    if (branch_ == 0) throw StoreError(store_->path() + ": the store holds no study yet");
+    info = store_->branch(branch_);
+    const StoredStudy stored = store_->study(info.study);
+    document_ = stored.document;
+    source_ = stored.source;
+    start_ = stored.start;
+  }
   max_cycles_ = max_cycles;
-  study_ = std::make_unique<Study>(load_study(document_, source_));
-  if (start_ > 0) use_start(*study_, start_);
-  if (max_cycles_ > 0) study_->options.max_cycles = max_cycles_;
-  build_simulator(*study_, inner_simulator_);
+  OpenedStudy opened = open_study_document(document_, source_, start_);
+  study_ = std::make_unique<Study>(std::move(opened.study));
+  inner_simulator_ = std::move(opened.simulator);
+  variables_ = variable_names(*study_);
+  options_ = settings_with_limit(study_->options);
   simulator_ = std::make_unique<ProgressSimulator>(*inner_simulator_, on_batch);
+  driver_ = std::make_unique<Driver>(*study_, *simulator_, options_);
+  replayed_ = 0;
+  if (!store_) return;
   store_->use_inputs(simulator_inputs_hash(*study_, inner_simulator_->fingerprint()));
   store_->branch_for_saves = branch_;
-  driver_ = std::make_unique<Driver>(*study_, *simulator_);
   driver_->set_store(store_.get());
   changes_ = store_->setting_changes(branch_);
-  replayed_ = 0;
-
-  if (info.parent > 0) {
-    // A restarted branch starts from the accepted design after cycle K of its parent.
-    const CycleRecord* from = nullptr;
-    const std::vector<CycleRecord> before = lineage(info.parent);
-    for (const CycleRecord& r : before) {
-      if (r.cycle == info.from_cycle) from = &r;
-    }
-    if (!from) {
-      throw StoreError(store_->path() + ": branch " + std::to_string(branch_) +
-                       " starts after cycle " + std::to_string(info.from_cycle) +
-                       ", which its parent does not hold");
-    }
-    const int n = study_->n_design();
-    const Eigen::VectorXd& accepted = from->accepted ? from->x_opt : from->x0;
-    Eigen::VectorXd x(study_->n_total());
-    for (int i = 0; i < n; ++i) {
-      const DesignVariable& v = study_->design[i];
-      x(i) = std::clamp(accepted(i), v.lower, v.upper);  // bounds may have changed
-    }
-    for (int a = 0; a < study_->n_aux(); ++a) {
-      x(n + a) =
-          accepted.size() == study_->n_total() ? accepted(n + a) : study_->auxiliaries[a].initial;
-    }
-    // The strategy's memory: the last accepted cycle up to K (user sign turned back).
-    std::optional<PreviousCycle> previous;
-    for (const CycleRecord& r : before) {
-      if (r.cycle > info.from_cycle || !r.accepted || r.x_opt.size() == 0) continue;
-      const double sign = study_->objective.maximize ? -1.0 : 1.0;
-      previous = PreviousCycle{sign * r.F_opt - sign * r.F0, (r.x_opt - r.x0).head(n), r.V};
-    }
-    driver_->start_at(x, from->next_factors, info.from_cycle + 1, previous);
+  if (info.parent > 0) start_restarted_branch(info);
+  replay(on_cycle);
+  // Ready for the next cycle: changes made for it apply now (a raised max_cycles reopens a
+  // run that ended on the cycle limit).
+  apply_changes(next_cycle());
+  if (driver_->finished()) {
+    store_->set_branch_status(branch_, to_string(driver_->summary().status),
+                              driver_->summary().message);
   }
+}
 
+void StudySession::start_restarted_branch(const BranchInfo& info) {
+  // A restarted branch starts from the accepted design after cycle K of its parent.
+  const CycleRecord* from = nullptr;
+  const std::vector<CycleRecord> before = lineage(info.parent);
+  for (const CycleRecord& r : before) {
+    if (r.cycle == info.from_cycle) from = &r;
+  }
+  if (!from) {
+    throw StoreError(store_->path() + ": branch " + std::to_string(branch_) +
+                     " starts after cycle " + std::to_string(info.from_cycle) +
+                     ", which its parent does not hold");
+  }
+  const int n = study_->n_design();
+  const Eigen::VectorXd& accepted = from->accepted ? from->x_opt : from->x0;
+  Eigen::VectorXd x(study_->n_total());
+  for (int i = 0; i < n; ++i) {
+    const DesignVariable& v = study_->design[i];
+    x(i) = std::clamp(accepted(i), v.lower, v.upper);  // bounds may have changed
+  }
+  for (int a = 0; a < study_->n_aux(); ++a) {
+    x(n + a) =
+        accepted.size() == study_->n_total() ? accepted(n + a) : study_->auxiliaries[a].initial;
+  }
+  // The strategy's memory: the last accepted cycle up to K (user sign turned back).
+  std::optional<PreviousCycle> previous;
+  for (const CycleRecord& r : before) {
+    if (r.cycle > info.from_cycle || !r.accepted || r.x_opt.size() == 0) continue;
+    const double sign = study_->objective.maximize ? -1.0 : 1.0;
+    previous = PreviousCycle{sign * r.F_opt - sign * r.F0, (r.x_opt - r.x0).head(n), r.V};
+  }
+  driver_->start_at(x, from->next_factors, info.from_cycle + 1, previous);
+}
+
+void StudySession::replay(const std::function<void(const CycleRecord&)>& on_cycle) {
   for (const StoredCycle& stored_cycle : store_->cycles(branch_)) {
     apply_changes(stored_cycle.record.cycle);
     if (driver_->finished()) break;
@@ -212,13 +226,6 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
     }
     ++replayed_;
     if (on_cycle) on_cycle(r);
-  }
-  // Ready for the next cycle: changes made for it apply now (a raised max_cycles reopens a
-  // run that ended on the cycle limit).
-  apply_changes(next_cycle());
-  if (driver_->finished()) {
-    store_->set_branch_status(branch_, to_string(driver_->summary().status),
-                              driver_->summary().message);
   }
 }
 
@@ -244,9 +251,8 @@ void StudySession::apply_changes(int cycle) {
     }
   }
   if (settings_changed) {
-    study_->options = load_study(document_, source_).options;
-    if (max_cycles_ > 0) study_->options.max_cycles = max_cycles_;
-    driver_->reload_options();
+    options_ = settings_with_limit(load_study(document_, source_).options);
+    driver_->set_options(options_);
   }
 }
 
@@ -255,16 +261,23 @@ nlohmann::json StudySession::settings_in_force() const {
 }
 
 void StudySession::finish_cycle(const CycleRecord& record) {
+  if (!store_) return;
   nlohmann::json settings = {
       {"settings", settings_in_force()},
       {"move_factors",
        std::vector<double>(record.factors.data(), record.factors.data() + record.factors.size())}};
-  store_->save_cycle(branch_, record, settings);
+  store_->save_cycle(branch_, record, variables_, settings);
   const RunSummary& s = driver_->summary();
   store_->set_branch_status(branch_, to_string(s.status), s.message);
 }
 
+Options StudySession::settings_with_limit(Options options) const {
+  if (max_cycles_ > 0) options.max_cycles = max_cycles_;
+  return options;
+}
+
 int StudySession::next_cycle() const {
+  if (!store_) return static_cast<int>(driver_->summary().history.size()) + 1;
   return store_->branch(branch_).from_cycle + static_cast<int>(driver_->summary().history.size()) +
          1;
 }
@@ -287,6 +300,7 @@ const RunSummary& StudySession::run(const std::function<void(const CycleRecord&)
 }
 
 int StudySession::set(const std::vector<std::string>& assignments) {
+  require_store();
   if (!driver_) throw std::logic_error("StudySession::set before open");
   const int next = next_cycle();
   // Validate on the document as it will be in the next cycle: the earlier changes for that
@@ -349,6 +363,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
 
 int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& document,
                           const std::string& source) {
+  require_store();
   if (!driver_) throw std::logic_error("StudySession::restart before open");
   const std::vector<CycleRecord> history = lineage(branch_);
   bool found = false;
@@ -379,9 +394,8 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
       }
     }
   }
-  Study study = load_study(new_document, new_source);
-  std::unique_ptr<Simulator> simulator;
-  build_simulator(study, simulator);
+  const OpenedStudy opened = open_study_document(new_document, new_source);
+  const Study& study = opened.study;
   if (study.n_design() != study_->n_design()) {
     throw StudyError(new_source, {"design_variables: a restarted branch keeps the " +
                                   std::to_string(study_->n_design()) + " design variables, got " +
@@ -395,7 +409,7 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
                         study.design[i].name + "\""});
     }
   }
-  store_->use_inputs(simulator_inputs_hash(study, simulator->fingerprint()));
+  store_->use_inputs(simulator_inputs_hash(study, opened.simulator->fingerprint()));
   const int id = store_->add_study(new_document, new_source, 0);
   return store_->add_branch(owner.id, from_cycle, id);  // the branch that ran cycle K
 }

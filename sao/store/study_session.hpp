@@ -1,11 +1,13 @@
-// A study directory used across processes: the store (store.hpp) plus the driver rebuilt from it.
+// A run of a study as the commands drive it: its driver, and (usually) the study directory's
+// store (store.hpp) that keeps it across processes.
 //
-// The driver's state is never serialised: it is rebuilt by replay. Opening a session loads the
-// current branch's study, builds its simulator and a Driver reading every analysis from the
-// store, and re-runs the stored cycles (applying the stored `sao set` changes before the
-// cycle they were made for). The driver is deterministic, so the replay reaches the same
+// The driver's state is never serialised: it is rebuilt by replay. Opening a session opens the
+// current branch's study (open_study.hpp) with its simulator and builds a Driver reading every
+// analysis from the store, and re-runs the stored cycles (applying the stored `sao set` changes
+// before the cycle they were made for). The driver is deterministic, so the replay reaches the same
 // state with no simulator run; a cycle killed half-way re-uses the analyses it had finished.
-// `sao run DIR` (resume), `sao step`, `sao set`, `sao restart` and `sao status` are thin
+// Without a store (`sao run --no-store`) the session is the driver of one process only.
+// `sao run` (with resume), `sao step`, `sao set`, `sao restart` and `sao report` are thin
 // layers over this class.
 #pragma once
 
@@ -36,16 +38,23 @@ class StudySession {
   // Opens the store (`create`: a missing one is created, empty) and takes its lock (a
   // StoreError when another process holds it).
   StudySession(const std::string& store_path, bool create);
+  // A session without a store for `document` (overrides applied; `start` as `--start`):
+  // open() and run() only, nothing is kept.
+  StudySession(const nlohmann::json& document, const std::string& source, int start);
   ~StudySession();
+  StudySession(const StudySession&) = delete;
+  StudySession& operator=(const StudySession&) = delete;
 
   // Makes `document` (overrides applied; `start` as `--start`) the root study when the store
   // holds none yet. When it holds one, the document must be the root study's: otherwise a
   // StoreError says so (use `sao restart --study` for a reformulation).
   void begin(const nlohmann::json& document, const std::string& source, int start);
-  bool has_study() const { return store_->current_branch() > 0; }
+  bool has_study() const { return store_ && store_->current_branch() > 0; }
+  bool has_store() const { return store_ != nullptr; }
 
-  // Loads the current branch and replays its stored cycles; `on_cycle` sees each replayed
-  // record. `max_cycles` > 0 overrides settings.max_cycles. Throws StudyError / StoreError.
+  // Opens the current branch's study (or the document of a session without a store) and
+  // replays its stored cycles; `on_cycle` sees each replayed record. `max_cycles` > 0
+  // overrides settings.max_cycles. Throws StudyError / StoreError.
   void open(int max_cycles = 0, const std::function<void(const CycleRecord&)>& on_cycle = {});
   // One new cycle (applies the settings changes made for it, stores the record).
   const CycleRecord& step();
@@ -67,19 +76,26 @@ class StudySession {
   // Called before and after every simulator batch (not for analyses taken from the store).
   std::function<void(const BatchProgress&)> on_batch;
 
-  StudyStore& store() { return *store_; }
+  StudyStore& store() { return *store_; }  // has_store() only
   const Study& study() const { return *study_; }
+  // The settings the driver follows: the study's, with the `sao set` changes and max_cycles.
+  const Options& options() const { return options_; }
   Driver& driver() { return *driver_; }
+  const Driver& driver() const { return *driver_; }
   int branch() const { return branch_; }
   int replayed_cycles() const { return replayed_; }
   // Records of `branch` with its ancestors' cycles up to where it branched off.
   std::vector<CycleRecord> lineage(int branch) const;
 
  private:
+  void require_store() const;  // std::logic_error without one
+  void start_restarted_branch(const BranchInfo& info);
+  void replay(const std::function<void(const CycleRecord&)>& on_cycle);
   void apply_changes(int cycle);
   int next_cycle() const;  // number of the cycle step() runs next
   nlohmann::json settings_in_force() const;
   void finish_cycle(const CycleRecord& record);
+  Options settings_with_limit(Options options) const;  // max_cycles_ applied
 
   std::unique_ptr<StudyStore> store_;
   int branch_ = 0;
@@ -87,7 +103,9 @@ class StudySession {
   std::string source_;
   int start_ = 0;
   int max_cycles_ = 0;
-  std::unique_ptr<Study> study_;
+  std::unique_ptr<Study> study_;  // as loaded: the settings in force are options_
+  std::vector<std::string> variables_;
+  Options options_;
   std::unique_ptr<Simulator> inner_simulator_;  // the study's simulator
   std::unique_ptr<Simulator> simulator_;        // inner_simulator_ with progress reports
   std::unique_ptr<Driver> driver_;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sao/seam/worker_pool.hpp"
+#include "sao/store/shared_cache.hpp"
 #include "sao/store/store.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
@@ -40,25 +41,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
   if (!text.empty() && text.back() == sep) parts.push_back("");
   return parts;
-}
-
-// Rows of `old` that `fresh` lacks (NaN) are copied into it.
-void merge_gradients(Evaluation& fresh, const Evaluation& old) {
-  for (size_t c = 0; c < fresh.cases.size() && c < old.cases.size(); ++c) {
-    for (const auto& [name, g_old] : old.cases[c].gradients) {
-      auto& grads = fresh.cases[c].gradients;
-      auto it = grads.find(name);
-      if (it == grads.end()) {
-        grads[name] = g_old;
-        continue;
-      }
-      Eigen::MatrixXd& g = it->second;
-      if (g.rows() != g_old.rows() || g.cols() != g_old.cols()) continue;
-      for (Eigen::Index k = 0; k < g.rows(); ++k) {
-        if (!g.row(k).allFinite() && g_old.row(k).allFinite()) g.row(k) = g_old.row(k);
-      }
-    }
-  }
 }
 
 std::string format_value(double v) {
@@ -97,31 +79,6 @@ SweepRange parse_sweep_range(const std::string& text) {
   return r;
 }
 
-std::vector<Evaluation> SharedAnalysisCache::lookup(const Eigen::VectorXd& design, bool gradients) {
-  const std::vector<double> key(design.data(), design.data() + design.size());
-  std::lock_guard lock(mutex_);
-  std::vector<Evaluation> out;
-  if (auto it = gradients_.find(key); it != gradients_.end()) out.push_back(it->second);
-  if (!gradients) {
-    if (auto it = values_.find(key); it != values_.end()) out.insert(out.begin(), it->second);
-  }
-  return out;
-}
-
-void SharedAnalysisCache::save(const Eigen::VectorXd& design,
-                               const std::vector<DerivativeRequest>& derivatives,
-                               const Evaluation& evaluation) {
-  if (!evaluation.ok) return;  // a failure may be transient (a time limit): never reused
-  const std::vector<double> key(design.data(), design.data() + design.size());
-  std::lock_guard lock(mutex_);
-  if (!derivatives.empty() && evaluation.has_gradients) {
-    Evaluation merged = evaluation;
-    if (auto it = gradients_.find(key); it != gradients_.end()) merge_gradients(merged, it->second);
-    gradients_[key] = std::move(merged);
-  }
-  values_.emplace(key, evaluation);
-}
-
 SweepResult run_sweep(const SweepOptions& options,
                       const std::function<void(const SweepMember&, int, int)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -145,20 +102,20 @@ SweepResult run_sweep(const SweepOptions& options,
       nlohmann::json document = base;
       for (const auto& o : options.overrides) apply_override(document, o);
       apply_override(document, options.range.key + "=" + format_value(m.value));
-      Study study = load_study(document, options.study_file);
-      if (m.start > 0) use_start(study, m.start);
-      if (options.max_cycles > 0) study.options.max_cycles = options.max_cycles;
-      auto simulator = make_study_simulator(study);
-      check_against_simulator(study, *simulator);
+      OpenedStudy opened = open_study_document(std::move(document), options.study_file, m.start);
+      const Study& study = opened.study;
+      Simulator& simulator = *opened.simulator;
+      Options settings = study.options;
+      if (options.max_cycles > 0) settings.max_cycles = options.max_cycles;
       // Members share analyses when their simulator inputs are the same (the store's key).
       std::shared_ptr<SharedAnalysisCache> cache;
       {
         std::lock_guard lock(mutex);
-        auto& slot = caches[simulator_inputs_hash(study, simulator->fingerprint())];
+        auto& slot = caches[simulator_inputs_hash(study, simulator.fingerprint())];
         if (!slot) slot = std::make_shared<SharedAnalysisCache>();
         cache = slot;
       }
-      Driver driver(study, *simulator);
+      Driver driver(study, simulator, settings);
       driver.set_store(cache.get());
       m.summary = driver.run();
     } catch (const std::exception& e) {

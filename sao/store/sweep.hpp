@@ -3,20 +3,18 @@
 // The seed's truck damper study drew a compromise curve (the best largest deflection against
 // the acceleration bound) by re-running the study over a range of bounds from several starts.
 // A sweep does that: one member per (value, start), members run in parallel, and analyses are
-// shared between members through one in-memory AnalysisStore (SharedAnalysisCache), so a
+// shared between members through one in-memory AnalysisStore (shared_cache.hpp), so a
 // design analysed by one member (the common start design, to begin with) is not run again.
 #pragma once
 
-#include <map>
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
-#include "sao/seam/analysis_store.hpp"
 #include "sao/optimizer/driver.hpp"
-#include "sao/seam/simulator.hpp"
 #include "sao/report/svg_plot.hpp"
+#include "sao/seam/simulator.hpp"
 
 namespace sao {
 
@@ -27,21 +25,6 @@ struct SweepRange {
 };
 // Throws std::invalid_argument naming what is wrong.
 SweepRange parse_sweep_range(const std::string& text);
-
-// Analyses shared by the members of a sweep with the same simulator inputs: the driver's
-// AnalysisStore seam, in memory and thread-safe (the SQLite study store is the persistent
-// one). A design's values are kept once; its sensitivity rows are merged as members ask for
-// more; failed analyses are not kept.
-class SharedAnalysisCache final : public AnalysisStore {
- public:
-  std::vector<Evaluation> lookup(const Eigen::VectorXd& design, bool gradients) override;
-  void save(const Eigen::VectorXd& design, const std::vector<DerivativeRequest>& derivatives,
-            const Evaluation& evaluation) override;
-
- private:
-  std::mutex mutex_;
-  std::map<std::vector<double>, Evaluation> values_, gradients_;
-};
 
 struct SweepOptions {
   std::string study_file;

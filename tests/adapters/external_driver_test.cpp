@@ -57,7 +57,7 @@ RunSummary run_with(const std::vector<std::string>& mode, const std::string& nam
   const Study study = load_study(doc, (dir / "study.json").string());
   auto simulator = make_study_simulator(study);
   check_against_simulator(study, *simulator);
-  Driver driver(study, *simulator);
+  Driver driver(study, *simulator, study.options);
   return driver.run();
 }
 

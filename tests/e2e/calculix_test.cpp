@@ -27,8 +27,8 @@ TEST(CalculixE2E, CcxAgreesWithBeamTheoryAtTheStartDesign) {
   nlohmann::json doc =
       read_study_document(std::string(SAO_SOURCE_DIR) + "/problems/cantilever-calculix/mass.json");
   apply_override(doc, "simulator.run_directory=" + run_directory());
-  const Study study = load_study(doc, "problems/cantilever-calculix/mass.json");
-  auto simulator = make_study_simulator(study);
+  const OpenedStudy opened = open_study_document(doc, "problems/cantilever-calculix/mass.json");
+  Simulator* simulator = opened.simulator.get();
   EvaluationRequest request;
   request.design = Eigen::Vector2d(20.0, 40.0);
   const Evaluation e = simulator->evaluate({request}).front();

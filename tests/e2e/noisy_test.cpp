@@ -28,8 +28,9 @@ DesignSummary smooth_summary(const RunSummary& r) {
   nlohmann::json doc =
       read_study_document(std::string(SAO_SOURCE_DIR) + "/problems/impact-absorber/noisy.json");
   apply_override(doc, "load_cases.0.parameters.noise=0");
-  const Study study = load_study(doc, "noisy.json");
-  auto simulator = make_study_simulator(study);
+  const OpenedStudy opened = open_study_document(doc, "noisy.json");
+  const Study& study = opened.study;
+  Simulator* simulator = opened.simulator.get();
   const std::vector<Evaluation> e = simulator->evaluate({{r.x.head(study.n_design()), {}}});
   EXPECT_TRUE(e.at(0).ok) << e.at(0).message;
   return summarise_design(study, e.at(0), r.x);

@@ -1,5 +1,5 @@
-// Runs a study of problems/ end to end, as `sao run` does: load, apply overrides, pick a
-// start, build the study's simulator (derived responses included), drive to the end.
+// Runs a study of problems/ end to end, as `sao run` does: open it (open_study.hpp: overrides,
+// start, the study's simulator with derived responses) and drive to the end.
 #pragma once
 
 #include <string>
@@ -19,11 +19,8 @@ inline RunSummary run_study(const std::string& relative,
   adapters::register_external_simulator();
   nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + relative);
   for (const auto& o : overrides) apply_override(doc, o);
-  Study study = load_study(doc, relative);
-  if (start > 0) use_start(study, start);
-  auto simulator = make_study_simulator(study);
-  check_against_simulator(study, *simulator);
-  Driver driver(study, *simulator);
+  const OpenedStudy opened = open_study_document(std::move(doc), relative, start);
+  Driver driver(opened.study, *opened.simulator, opened.study.options);
   return driver.run();
 }
 

@@ -392,10 +392,11 @@ TEST(StoreCli, ReplayDifferingFromTheStoredRecordIsReportedAndRepaired) {
                 .code,
             0);
   const nlohmann::json before = read_json(dir / "x" / "result.json");
-  execute(store,
-          "UPDATE cycles SET record = json_set(record, '$.x_opt[0]', 0.123) WHERE cycle = 3");
+  execute(
+      store,
+      "UPDATE cycles SET record = json_set(record, '$.record.b_opt.b1', 0.123) WHERE cycle = 3");
   ASSERT_EQ(query(store,
-                  "SELECT COUNT(*) FROM cycles WHERE json_extract(record, '$.x_opt[0]') = "
+                  "SELECT COUNT(*) FROM cycles WHERE json_extract(record, '$.record.b_opt.b1') = "
                   "0.123"),
             1);
   const Output resumed = sao("run " + (dir / "x").string());
@@ -405,7 +406,7 @@ TEST(StoreCli, ReplayDifferingFromTheStoredRecordIsReportedAndRepaired) {
       << resumed.text;
   EXPECT_NE(resumed.text.find("0 simulator runs"), std::string::npos) << resumed.text;
   EXPECT_EQ(query(store,
-                  "SELECT COUNT(*) FROM cycles WHERE json_extract(record, '$.x_opt[0]') = "
+                  "SELECT COUNT(*) FROM cycles WHERE json_extract(record, '$.record.b_opt.b1') = "
                   "0.123"),
             0);
   const nlohmann::json after = read_json(dir / "x" / "result.json");

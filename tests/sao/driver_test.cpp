@@ -41,7 +41,7 @@ FakeSimulator product_simulator() {
 TEST(Driver, RelaxationFromInfeasibleStartRecoversFeasibility) {
   const Study s = product_study();
   FakeSimulator sim = product_simulator();
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
   ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
   ASSERT_FALSE(r.history.empty());
@@ -73,7 +73,7 @@ TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
                       [](const Eigen::VectorXd& b) {
                         return Eigen::VectorXd::Constant(1, 4 * std::pow(b(0), 3)).eval();
                       }}});
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();
   EXPECT_FALSE(first.accepted);
   EXPECT_NEAR(first.x_opt(0), 1.9, 1e-9);
@@ -95,7 +95,7 @@ TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
   const Study s = product_study();
   FakeSimulator sim = product_simulator();
   sim.fail_when = [](const Eigen::VectorXd& b) { return b(0) > 1.3 && b(0) < 1.5; };
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();
   EXPECT_FALSE(first.accepted);
   EXPECT_NE(first.message.find("fake failure"), std::string::npos) << first.message;
@@ -109,7 +109,7 @@ TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
   const Study s = product_study();
   FakeSimulator sim = product_simulator();
   sim.fail_when = [](const Eigen::VectorXd&) { return true; };
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
   EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_NE(r.message.find("start design"), std::string::npos) << r.message;
@@ -119,7 +119,7 @@ TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
 TEST(Driver, FailedSensitivityAnalysisEndsTheRunKeepingItsHistory) {
   const Study s = product_study();
   FakeSimulator sim = product_simulator();
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   driver.step();
   driver.step();
   sim.fail_gradients = true;
@@ -158,7 +158,7 @@ TEST(Driver, MultipointFitInReciprocalVariableIsExactForCOverB) {
                       [](const Eigen::VectorXd&) -> Eigen::VectorXd {
                         throw std::logic_error("no gradients");
                       }}});
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();
   EXPECT_EQ(first.fit_points, 2);  // b0 and one plan point
   EXPECT_LT(first.Eg, 1e-9);
@@ -190,7 +190,7 @@ TEST(Driver, MultipointWithIntermediateResponsesKeepsTheRelationExact) {
   };
   FakeSimulator sim({{"r1", [](const Eigen::VectorXd& b) { return b(0) + b(1); }, no_gradient},
                      {"r2", [](const Eigen::VectorXd& b) { return b(0) - b(1); }, no_gradient}});
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
   ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
   EXPECT_NEAR(r.x(0), 2.0, 1e-6);
@@ -203,11 +203,32 @@ TEST(Driver, CycleLimitEndsWithAClearStatus) {
   Study s = product_study();
   s.options.max_cycles = 2;
   FakeSimulator sim = product_simulator();
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
   EXPECT_EQ(r.cycles, 2);
   EXPECT_TRUE(r.status == RunStatus::kCycleLimit || r.status == RunStatus::kInfeasible);
   EXPECT_NE(r.message.find("cycle limit 2"), std::string::npos) << r.message;
+}
+
+// Settings changed between cycles go in as options; the study stays as loaded.
+TEST(Driver, SetOptionsReopensARunEndedOnTheCycleLimit) {
+  const Study s = product_study();
+  Options limited = s.options;
+  limited.max_cycles = 1;
+  FakeSimulator sim = product_simulator();
+  Driver driver(s, sim, limited);
+  driver.run();
+  ASSERT_EQ(driver.summary().cycles, 1);
+  ASSERT_TRUE(driver.finished());
+  Options more = s.options;
+  more.max_cycles = 3;
+  driver.set_options(more);
+  EXPECT_FALSE(driver.finished());
+  EXPECT_EQ(driver.options().max_cycles, 3);
+  const RunSummary& r = driver.run();
+  EXPECT_GT(r.cycles, 1);
+  EXPECT_LE(r.cycles, 3);
+  EXPECT_EQ(s.options.max_cycles, product_study().options.max_cycles);
 }
 
 TEST(Driver, NoFeasibleDesignEndsInfeasible) {
@@ -221,7 +242,7 @@ TEST(Driver, NoFeasibleDesignEndsInfeasible) {
   const Study s = load_study(d);
   FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return b(0); },
                       [](const Eigen::VectorXd&) { return Eigen::VectorXd::Ones(1).eval(); }}});
-  Driver driver(s, sim);
+  Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
   EXPECT_EQ(r.status, RunStatus::kInfeasible);
   EXPECT_NEAR(r.x(0), 10.0, 1e-9);  // as close as the bounds allow

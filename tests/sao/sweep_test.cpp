@@ -1,4 +1,5 @@
 #include "sao/store/sweep.hpp"
+#include "sao/store/shared_cache.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,0 +1,161 @@
+#include "sao/optimizer/cycle_record_json.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace sao {
+namespace {
+
+double number_from(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  const std::string s = j.get<std::string>();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  throw std::invalid_argument("\"" + s + "\" is not a number");
+}
+
+nlohmann::json named(const Eigen::VectorXd& x, const std::vector<std::string>& names) {
+  nlohmann::json out = nlohmann::json::object();
+  for (int i = 0; i < x.size() && i < static_cast<int>(names.size()); ++i) {
+    out[names[i]] = exact_number(x(i));
+  }
+  return out;
+}
+
+Eigen::VectorXd named_from(const nlohmann::json& j, const std::vector<std::string>& names) {
+  if (!j.is_object()) throw std::invalid_argument("expected an object of variables");
+  std::vector<double> values;
+  for (const std::string& name : names) {
+    auto it = j.find(name);
+    if (it == j.end()) break;
+    values.push_back(number_from(*it));
+  }
+  if (values.size() != j.size()) throw std::invalid_argument("unknown or missing variables");
+  return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+}
+
+nlohmann::json numbers(const Eigen::VectorXd& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0; i < v.size(); ++i) out.push_back(exact_number(v(i)));
+  return out;
+}
+
+Eigen::VectorXd numbers_from(const nlohmann::json& j) {
+  if (!j.is_array()) throw std::invalid_argument("expected an array of numbers");
+  Eigen::VectorXd v(static_cast<Eigen::Index>(j.size()));
+  for (size_t i = 0; i < j.size(); ++i) v(static_cast<Eigen::Index>(i)) = number_from(j[i]);
+  return v;
+}
+
+MoveAction action_from(const std::string& name) {
+  for (MoveAction a :
+       {MoveAction::kKept, MoveAction::kRejected, MoveAction::kOscillation, MoveAction::kWorse,
+        MoveAction::kEnlarged, MoveAction::kShrunk, MoveAction::kConverged}) {
+    if (name == to_string(a)) return a;
+  }
+  throw std::invalid_argument("unknown move action \"" + name + "\"");
+}
+
+// Reads one key, naming it in any error.
+template <typename Read>
+void read(const nlohmann::json& j, const char* key, Read&& apply) {
+  try {
+    apply(j.at(key));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("cycle record: \"") + key + "\": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> variable_names(const Study& study) {
+  std::vector<std::string> names;
+  for (const auto& v : study.design) names.push_back(v.name);
+  for (const auto& a : study.auxiliaries) names.push_back(a.name);
+  return names;
+}
+
+nlohmann::json exact_number(double value) {
+  if (std::isfinite(value)) return value;
+  return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+}
+
+nlohmann::json cycle_record_to_json(const CycleRecord& r,
+                                    const std::vector<std::string>& variables) {
+  nlohmann::json actions = nlohmann::json::array();
+  for (MoveAction a : r.actions) actions.push_back(to_string(a));
+  return {{"cycle", r.cycle},
+          {"accepted", r.accepted},
+          {"converged", r.converged},
+          {"relaxed", r.relaxed},
+          {"subproblem", r.subproblem},
+          {"active_move_limits", r.active_move_limits},
+          {"retained_constraints", r.retained_constraints},
+          {"retained_rows", r.retained_rows},
+          {"b0", named(r.x0, variables)},
+          {"b_opt", named(r.x_opt, variables)},
+          {"F0", exact_number(r.F0)},
+          {"F_opt", exact_number(r.F_opt)},
+          {"F_approx", exact_number(r.F_approx)},
+          {"Ef", exact_number(r.Ef)},
+          {"Eg", exact_number(r.Eg)},
+          {"E", exact_number(r.E)},
+          {"V", exact_number(r.V)},
+          {"Fchg", exact_number(r.Fchg)},
+          {"move_factors", numbers(r.factors)},
+          {"next_move_factors", numbers(r.next_factors)},
+          {"move_actions", actions},
+          {"analyses", r.analyses},
+          {"fit_points", r.fit_points},
+          {"noise_estimate", exact_number(r.noise_estimate)},
+          {"message", r.message}};
+}
+
+CycleRecord cycle_record_from_json(const nlohmann::json& j,
+                                   const std::vector<std::string>& variables) {
+  if (!j.is_object()) throw std::invalid_argument("cycle record: not a JSON object");
+  CycleRecord r;
+  auto integer = [&](const char* key, int& to) {
+    read(j, key, [&](auto& v) { to = v.template get<int>(); });
+  };
+  auto flag = [&](const char* key, bool& to) {
+    read(j, key, [&](auto& v) { to = v.template get<bool>(); });
+  };
+  auto real = [&](const char* key, double& to) {
+    read(j, key, [&](auto& v) { to = number_from(v); });
+  };
+  integer("cycle", r.cycle);
+  flag("accepted", r.accepted);
+  flag("converged", r.converged);
+  flag("relaxed", r.relaxed);
+  read(j, "subproblem", [&](auto& v) { r.subproblem = v.template get<std::string>(); });
+  integer("active_move_limits", r.active_move_limits);
+  integer("retained_constraints", r.retained_constraints);
+  integer("retained_rows", r.retained_rows);
+  read(j, "b0", [&](auto& v) { r.x0 = named_from(v, variables); });
+  read(j, "b_opt", [&](auto& v) { r.x_opt = named_from(v, variables); });
+  real("F0", r.F0);
+  real("F_opt", r.F_opt);
+  real("F_approx", r.F_approx);
+  real("Ef", r.Ef);
+  real("Eg", r.Eg);
+  real("E", r.E);
+  real("V", r.V);
+  real("Fchg", r.Fchg);
+  read(j, "move_factors", [&](auto& v) { r.factors = numbers_from(v); });
+  read(j, "next_move_factors", [&](auto& v) { r.next_factors = numbers_from(v); });
+  read(j, "move_actions", [&](auto& v) {
+    if (!v.is_array()) throw std::invalid_argument("expected an array of names");
+    for (const auto& a : v) r.actions.push_back(action_from(a.template get<std::string>()));
+  });
+  integer("analyses", r.analyses);
+  integer("fit_points", r.fit_points);
+  real("noise_estimate", r.noise_estimate);
+  read(j, "message", [&](auto& v) { r.message = v.template get<std::string>(); });
+  return r;
+}
+
+}  // namespace sao
