@@ -9,7 +9,7 @@
 #include <fstream>
 #include <limits>
 
-#include "fake_simulator.hpp"
+#include "tests/sao/fake_simulator.hpp"
 #include "sao/study/study_loader.hpp"
 #include "tests/support.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "fake_simulator.hpp"
+#include "tests/sao/fake_simulator.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao {
