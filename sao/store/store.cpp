@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -16,7 +17,11 @@ namespace {
 
 constexpr const char* kFormat = "sao-study-store";
 // 2: cycle records in the one JSON form of cycle_record_json.hpp, with their variable names.
+// Stores of version 1 (sao 0.1) are still read: their analyses are encoded as in version 2, and
+// their cycle rows are read by cycle_from_version_1; opening one marks it version 2, since new
+// rows are written in the new form.
 constexpr int kVersion = 2;
+constexpr int kOldestReadable = 1;
 
 // --- binary encoding: little helpers over a byte string ---
 
@@ -300,6 +305,50 @@ Evaluation decode_evaluation(const std::string& bytes) {
   return e;
 }
 
+// A cycle row of a version-1 store: the record's fields under their C++ names, vectors as
+// arrays, non-finite numbers as "nan", "inf", "-inf". Read only, to resume runs stored by 0.1.
+CycleRecord cycle_from_version_1(const nlohmann::json& j) {
+  auto number = [](const nlohmann::json& v) {
+    if (v.is_number()) return v.get<double>();
+    const std::string s = v.get<std::string>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  };
+  auto vector = [&](const nlohmann::json& v) {
+    Eigen::VectorXd out(static_cast<Eigen::Index>(v.size()));
+    for (size_t i = 0; i < v.size(); ++i) out(static_cast<Eigen::Index>(i)) = number(v.at(i));
+    return out;
+  };
+  CycleRecord r;
+  r.cycle = j.at("cycle").get<int>();
+  r.accepted = j.at("accepted").get<bool>();
+  r.converged = j.at("converged").get<bool>();
+  r.relaxed = j.at("relaxed").get<bool>();
+  r.subproblem = j.at("subproblem").get<std::string>();
+  r.active_move_limits = j.at("active_move_limits").get<int>();
+  r.retained_constraints = j.at("retained_constraints").get<int>();
+  r.retained_rows = j.at("retained_rows").get<int>();
+  r.x0 = vector(j.at("x0"));
+  r.x_opt = vector(j.at("x_opt"));
+  r.F0 = number(j.at("F0"));
+  r.F_opt = number(j.at("F_opt"));
+  r.F_approx = number(j.at("F_approx"));
+  r.Ef = number(j.at("Ef"));
+  r.Eg = number(j.at("Eg"));
+  r.E = number(j.at("E"));
+  r.V = number(j.at("V"));
+  r.Fchg = number(j.at("Fchg"));
+  r.factors = vector(j.at("factors"));
+  r.next_factors = vector(j.at("next_factors"));
+  for (const auto& a : j.at("actions")) r.actions.push_back(static_cast<MoveAction>(a.get<int>()));
+  r.analyses = j.at("analyses").get<int>();
+  r.fit_points = j.at("fit_points").get<int>();
+  r.noise_estimate = number(j.at("noise_estimate"));
+  r.message = j.at("message").get<std::string>();
+  return r;
+}
+
 // --- the store ---
 
 StudyStore::StudyStore(const std::string& path, bool create) : path_(path) {
@@ -355,10 +404,11 @@ StudyStore::StudyStore(const std::string& path, bool create) : path_(path) {
         throw StoreError(path + ": not a study store (an SQLite database of another program); " +
                          "nothing was changed");
       }
-      if (version != std::to_string(kVersion)) {
+      const int found = std::atoi(version.c_str());
+      if (found < kOldestReadable || found > kVersion || version != std::to_string(found)) {
         throw StoreError(path + ": study store format version " + version +
-                         ", this program reads " + std::to_string(kVersion) +
-                         "; nothing was changed");
+                         ", this program reads " + std::to_string(kOldestReadable) + " to " +
+                         std::to_string(kVersion) + "; nothing was changed");
       }
       {
         Statement check(db_, "PRAGMA quick_check");
@@ -369,6 +419,11 @@ StudyStore::StudyStore(const std::string& path, bool create) : path_(path) {
         }
       }
       exec("PRAGMA journal_mode=WAL");
+      if (found < kVersion) {  // rows written from now on are of the current form
+        Statement(db_, "UPDATE meta SET value = ?1 WHERE key = 'version'")
+            .bind(1, std::to_string(kVersion))
+            .run();
+      }
     }
     // NORMAL in WAL mode: a killed process loses nothing committed (a power loss may lose the
     // last transactions, never the consistency).
@@ -542,9 +597,14 @@ std::vector<StoredCycle> StudyStore::cycles(int branch) const {
   while (q.row()) {
     try {
       const nlohmann::json stored = nlohmann::json::parse(q.text(0));
-      const auto variables = stored.at("variables").get<std::vector<std::string>>();
-      out.push_back({branch, cycle_record_from_json(stored.at("record"), variables),
-                     nlohmann::json::parse(q.text(1))});
+      CycleRecord record;
+      if (stored.contains("record")) {
+        const auto variables = stored.at("variables").get<std::vector<std::string>>();
+        record = cycle_record_from_json(stored.at("record"), variables);
+      } else {
+        record = cycle_from_version_1(stored);  // written by a version-1 store
+      }
+      out.push_back({branch, std::move(record), nlohmann::json::parse(q.text(1))});
     } catch (const std::exception& e) {
       throw StoreError(path_ + ": stored cycle of branch " + std::to_string(branch) +
                        " is unreadable: " + e.what());

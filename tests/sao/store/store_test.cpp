@@ -9,8 +9,8 @@
 #include <fstream>
 #include <limits>
 
-#include "tests/sao/fake_simulator.hpp"
 #include "sao/study/study_loader.hpp"
+#include "tests/sao/fake_simulator.hpp"
 #include "tests/support.hpp"
 
 namespace sao {
@@ -239,6 +239,80 @@ TEST(StudyStore, BranchesSettingsAndCyclesPersist) {
   EXPECT_EQ(changes[0].cycle, 2);
   EXPECT_EQ(changes[1].assignment, "cutoff=0.6");
   EXPECT_THROW(StudyStore((dir / "missing.sqlite").string(), false), StoreError);
+}
+
+TEST(StudyStore, VersionOneStoresAreReadAndMarkedVersionTwo) {
+  // A store written by sao 0.1: meta version 1, cycle rows in that version's record form.
+  const fs::path dir = scratch("version-1");
+  const std::string path = (dir / "study.sqlite").string();
+  int root = 0;
+  {
+    StudyStore store(path, true);
+    const int s = store.add_study(product_document(), "product.json", 0);
+    root = store.add_branch(0, 0, s);
+  }
+  const std::string v1 =
+      R"({"cycle":1,"accepted":true,"converged":false,"relaxed":false,"subproblem":"optimal",)"
+      R"("active_move_limits":2,"retained_constraints":1,"retained_rows":3,"x0":[1.0,1.0],)"
+      R"("x_opt":[1.4,"nan"],"F0":1.0,"F_opt":1.96,"F_approx":1.9,"Ef":3.1,"Eg":0.5,"E":3.1,)"
+      R"("V":"-inf","Fchg":96.0,"factors":[0.4,0.4],"next_factors":[0.4,0.2],"actions":[1,2],)"
+      R"("analyses":2,"fit_points":0,"noise_estimate":-1.0,"message":"old"})";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const std::string sql =
+      "UPDATE meta SET value = '1' WHERE key = 'version';"
+      "INSERT INTO cycles (branch, cycle, record, settings, created) VALUES (" +
+      std::to_string(root) + ", 1, '" + v1 + "', '{}', 'then');";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  StudyStore store(path, false);
+  const auto cycles = store.cycles(root);
+  ASSERT_EQ(cycles.size(), 1u);
+  const CycleRecord& r = cycles[0].record;
+  EXPECT_EQ(r.cycle, 1);
+  EXPECT_TRUE(r.accepted);
+  EXPECT_EQ(r.retained_rows, 3);
+  EXPECT_EQ(r.x_opt(0), 1.4);
+  EXPECT_TRUE(std::isnan(r.x_opt(1)));
+  EXPECT_EQ(r.V, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(r.next_factors, Eigen::Vector2d(0.4, 0.2));
+  ASSERT_EQ(r.actions.size(), 2u);
+  EXPECT_EQ(r.message, "old");
+  // New rows go in the current form next to the old one, and the store says so.
+  CycleRecord next = r;
+  next.cycle = 2;
+  store.save_cycle(root, next, {"a", "b"}, nlohmann::json::object());
+  EXPECT_EQ(store.cycles(root).size(), 2u);
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  std::string version;
+  sqlite3_exec(
+      db, "SELECT value FROM meta WHERE key = 'version'",
+      [](void* out, int, char** values, char**) {
+        *static_cast<std::string*>(out) = values[0];
+        return 0;
+      },
+      &version, nullptr);
+  sqlite3_close(db);
+  EXPECT_EQ(version, "2");
+}
+
+TEST(StudyStore, NewerVersionsAreRefusedUntouched) {
+  const fs::path dir = scratch("version-9");
+  const std::string path = (dir / "study.sqlite").string();
+  { StudyStore store(path, true); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "UPDATE meta SET value = '9' WHERE key = 'version'", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  try {
+    StudyStore store(path, false);
+    FAIL() << "expected a StoreError";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("format version 9, this program reads 1 to 2"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
