@@ -314,7 +314,12 @@ int main(int argc, char** argv) {
   add_study_commands(app, arguments);
   add_sweep(app, arguments);
   sao::cli::add_store_commands(app);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version print and exit 0; every other command-line error is bad input.
+    return app.exit(e) == 0 ? sao::cli::kOk : sao::cli::kBadInput;
+  }
 
   auto logger = spdlog::stderr_color_mt("sao");
   spdlog::set_default_logger(logger);
