@@ -99,7 +99,10 @@ std::vector<ShownDesign> first_and_last(StudySession& session,
 
 // Constraint j over time at each design: g, the points the screening retains, and the bound
 // when it is an auxiliary variable.
-std::string constraint_plot(const Study& study, size_t j, const std::vector<ShownDesign>& designs) {
+// `options`: the settings in force (sao set changes included), whose cutoff and neighbours the
+// retained points follow.
+std::string constraint_plot(const Study& study, const Options& options, size_t j,
+                            const std::vector<ShownDesign>& designs) {
   const Constraint& c = study.constraints[j];
   int load_case = 0;
   expr::for_each_response_read(*c.g.program, 0, [&](int, int lc, int) { load_case = lc; });
@@ -119,7 +122,7 @@ std::string constraint_plot(const Study& study, size_t j, const std::vector<Show
     }
     PlotSeries kept{
         designs[d].label + ": retained points", {}, {}, plot_colour(d), false, true, false};
-    for (const RetainedRow& row : screen_study(study, study.options, x, exact).rows) {
+    for (const RetainedRow& row : screen_study(study, options, x, exact).rows) {
       if (row.constraint != static_cast<int>(j)) continue;
       kept.x.push_back(s.x[row.point]);
       kept.y.push_back(s.y[row.point]);
@@ -148,7 +151,7 @@ std::string constraint_plots(StudySession& session, const Study& study,
   for (size_t j = 0; j < study.constraints.size(); ++j) {
     const Constraint& c = study.constraints[j];
     if (!c.g.time_dependent() || !c.g.program->uses_responses()) continue;
-    histories += constraint_plot(study, j, designs);
+    histories += constraint_plot(study, session.options(), j, designs);
   }
   if (histories.empty()) return "";
   return "<section><h2>Time-dependent constraints</h2>\n<p>The constraint function g(t) at "
