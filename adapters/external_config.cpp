@@ -35,7 +35,7 @@ std::string indexed(const std::string& path, size_t i) {
 // "" after recording a problem.
 std::string target_name(const json& v, const std::string& path, Problems& problems) {
   if (!v.is_string() || v.get<std::string>().empty()) {
-    problems.add(path, "expected a file name, got " + v.dump());
+    problems.add(path, "expected a file name, got " + json_excerpt(v));
     return {};
   }
   const std::string name = v.get<std::string>();
@@ -171,13 +171,13 @@ void SectionReader::read_command() {
     problems_.add(path,
                   "expected a list [program, arguments...] (no shell is used; set \"shell\": "
                   "true to run a command line), got " +
-                      command.dump());
+                      json_excerpt(command));
     return;
   }
   bool program_named = true;
   for (size_t i = 0; i < command.size(); ++i) {
     if (!command[i].is_string() || (i == 0 && command[i].get<std::string>().empty())) {
-      problems_.add(indexed(path, i), "expected a string, got " + command[i].dump());
+      problems_.add(indexed(path, i), "expected a string, got " + json_excerpt(command[i]));
       if (i == 0) program_named = false;
     } else if (i > 0) {
       st.arguments.push_back(command[i].get<std::string>());
@@ -214,7 +214,7 @@ void SectionReader::read_environment() {
     } else if (value.is_number()) {
       st.environment[key] = value.dump();
     } else {
-      problems_.add(path + "." + key, "expected a string or a number, got " + value.dump());
+      problems_.add(path + "." + key, "expected a string or a number, got " + json_excerpt(value));
     }
   }
 }
@@ -230,9 +230,9 @@ void SectionReader::read_run_settings() {
     if (k == "failed" || k == "all") {
       st.keep = k == "all" ? Keep::kAll : Keep::kFailed;
     } else {
-      problems_.add(
-          section_.at("keep"),
-          "expected \"failed\" (run directories of failed runs only) or \"all\", got " + k.dump());
+      problems_.add(section_.at("keep"),
+                    "expected \"failed\" (run directories of failed runs only) or \"all\", got " +
+                        json_excerpt(k));
     }
   }
   if (section_.has("exit_codes")) {
@@ -245,7 +245,8 @@ void SectionReader::read_run_settings() {
       for (size_t i = 0; i < codes.size(); ++i) {
         const json& c = codes[i];
         if (!c.is_number_integer() || c.get<long>() < 0 || c.get<long>() > 255) {
-          problems_.add(indexed(path, i), "expected an integer in [0, 255], got " + c.dump());
+          problems_.add(indexed(path, i),
+                        "expected an integer in [0, 255], got " + json_excerpt(c));
         } else {
           st.exit_codes.push_back(c.get<int>());
         }
@@ -257,7 +258,7 @@ void SectionReader::read_run_settings() {
     if (!d.is_array() || d.size() != 2 || !d[0].is_string() || !d[1].is_string() ||
         d[0].get<std::string>().empty() || d[1].get<std::string>().empty()) {
       problems_.add(section_.at("delimiters"),
-                    "expected [open, close], two non-empty strings, got " + d.dump());
+                    "expected [open, close], two non-empty strings, got " + json_excerpt(d));
       delimiters_ok_ = false;
     } else {
       st.delimiters = {d[0].get<std::string>(), d[1].get<std::string>()};
@@ -276,7 +277,7 @@ void SectionReader::read_gradients() {
     } else {
       problems_.add(
           g.at("method"),
-          "expected \"forward\" or \"central\" (finite differences), got " + method.dump());
+          "expected \"forward\" or \"central\" (finite differences), got " + json_excerpt(method));
     }
   }
   st.relative_step = g.positive("step").value_or(st.relative_step);
@@ -301,7 +302,7 @@ void SectionReader::read_names() {
       } else if (taken.count(key)) {
         problems_.add(path, "\"" + key + "\" is also a design variable");
       } else if (!value.is_number() || !std::isfinite(value.get<double>())) {
-        problems_.add(path, "expected a number, got " + value.dump());
+        problems_.add(path, "expected a number, got " + json_excerpt(value));
       } else {
         config_.constants[key] = value.get<double>();
         taken.insert(key);
@@ -324,7 +325,7 @@ void SectionReader::read_names() {
         continue;
       }
       if (!value.is_string()) {
-        problems_.add(path, "expected an expression (a string), got " + value.dump());
+        problems_.add(path, "expected an expression (a string), got " + json_excerpt(value));
         continue;
       }
       try {
@@ -440,7 +441,7 @@ bool SectionReader::read_template(const json& entry, const std::string& path,
       auto it = std::find_if(cases.begin(), cases.end(),
                              [&](const LoadCaseSpec& l) { return name == l.name; });
       if (it == cases.end()) {
-        problems_.add(t.at("load_cases"), "unknown load case " + name.dump());
+        problems_.add(t.at("load_cases"), "unknown load case " + json_excerpt(name));
       } else {
         tf.cases[static_cast<size_t>(it - cases.begin())] = true;
       }

@@ -146,7 +146,8 @@ void read_json_spec(JsonReader& e, OutputSpec& s) {
       } catch (const json::exception&) {
       }
     }
-    e.problems().add(e.at(key), "expected a JSON pointer such as \"/a/b/0\", got " + v.dump());
+    e.problems().add(e.at(key),
+                     "expected a JSON pointer such as \"/a/b/0\", got " + json_excerpt(v));
     return {};
   };
   s.pointer = pointer("pointer");
@@ -168,7 +169,8 @@ void read_column(JsonReader& e, const char* key, std::string& name, int& index) 
   } else if (v.is_number_integer() && v.get<long>() >= 1 && v.get<long>() < 100000) {
     index = v.get<int>();
   } else {
-    e.problems().add(e.at(key), "expected a column name or a 1-based index, got " + v.dump());
+    e.problems().add(e.at(key),
+                     "expected a column name or a 1-based index, got " + json_excerpt(v));
   }
 }
 
@@ -369,7 +371,7 @@ std::string json_number(const Source& src, const json& v, const std::string& whe
     if (parse_number(v.get<std::string>(), out, error)) return {};
     return src.who + ", " + where + ": " + error;
   }
-  return src.who + ", " + where + ": expected a finite number, got " + v.dump();
+  return src.who + ", " + where + ": expected a finite number, got " + json_excerpt(v);
 }
 
 // "json": a number at a pointer (scalar), arrays of times and values (history).

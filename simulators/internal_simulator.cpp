@@ -25,7 +25,7 @@ const json& object_at(JsonReader& section, const std::string& key) {
   if (!section.has(key)) return empty;
   const json& v = section.raw(key);
   if (v.is_object()) return v;
-  section.problems().add(section.at(key), "expected an object, got " + v.dump());
+  section.problems().add(section.at(key), "expected an object, got " + json_excerpt(v));
   return empty;
 }
 
@@ -41,8 +41,8 @@ long integer(JsonReader& section, const std::string& key, long fallback, long mi
   const json& v = section.raw(key);
   const double d = v.is_number() ? v.get<double>() : NAN;
   if (!(d >= static_cast<double>(minimum)) || d != std::floor(d) || d > 1e15) {
-    section.problems().add(
-        section.at(key), "expected an integer >= " + std::to_string(minimum) + ", got " + v.dump());
+    section.problems().add(section.at(key), "expected an integer >= " + std::to_string(minimum) +
+                                                ", got " + json_excerpt(v));
     return fallback;
   }
   return static_cast<long>(d);
@@ -68,7 +68,7 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
       g.problems().add(g.at("method"),
                        "expected \"forward\", \"central\", \"direct\", \"adjoint\" or "
                        "\"auto\", got " +
-                           m.dump());
+                           json_excerpt(m));
     }
     out.central = out.method == GradientMethod::kCentral;
   }
@@ -93,7 +93,7 @@ InternalSettings parse_settings(JsonReader& s) {
       out.integrator.method = Multistep::kAdams;
     } else {
       s.problems().add(s.at("integrator"),
-                       "expected \"bdf\" (stiff) or \"adams\" (non-stiff), got " + m.dump());
+                       "expected \"bdf\" (stiff) or \"adams\" (non-stiff), got " + json_excerpt(m));
     }
   }
   parse_gradients(s, out);
@@ -118,7 +118,7 @@ void check_mappings(const json& mapping, const json& constants, const Model& mod
       problems.add(path, "unknown; " + has);
     } else if (!value.is_string() || !design_index(value.get<std::string>())) {
       problems.add(path, "expected the name of a design variable (" + joined(design_names) +
-                             "), got " + value.dump());
+                             "), got " + json_excerpt(value));
     }
   }
   for (const auto& [key, value] : constants.items()) {
@@ -126,7 +126,7 @@ void check_mappings(const json& mapping, const json& constants, const Model& mod
     if (!known(key)) {
       problems.add(path, "unknown; " + has);
     } else if (!value.is_number() || !std::isfinite(value.get<double>())) {
-      problems.add(path, "expected a number, got " + value.dump());
+      problems.add(path, "expected a number, got " + json_excerpt(value));
     } else if (mapping.contains(key)) {
       problems.add(path, "also mapped by simulator.parameters." + key);
     } else if (design_index(key)) {
@@ -205,7 +205,8 @@ const Model* InternalSimulator::read_model(JsonReader& s) {
   }
   const json& name = s.raw("model");
   if (!name.is_string()) {
-    s.problems().add("simulator.model", "expected a string, got " + name.dump() + "; " + known);
+    s.problems().add("simulator.model",
+                     "expected a string, got " + json_excerpt(name) + "; " + known);
     return nullptr;
   }
   if (name == "multibody") {
@@ -226,7 +227,7 @@ const Model* InternalSimulator::read_model(JsonReader& s) {
   const Model* model = find_model(name.get<std::string>());
   if (!model) {
     s.problems().add("simulator.model",
-                     "unknown model " + name.dump() + " (" + known + ", or multibody)");
+                     "unknown model " + json_excerpt(name) + " (" + known + ", or multibody)");
   }
   return model;
 }

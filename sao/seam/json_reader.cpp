@@ -1,6 +1,7 @@
 #include "sao/seam/json_reader.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 namespace sao {
 
@@ -33,6 +34,70 @@ std::string json_type_name(const json& v) {
   if (v.is_array()) return "an array";
   if (v.is_object()) return "an object";
   return "null";
+}
+
+std::string json_excerpt(const json& v) {
+  if (v.is_array() || v.is_object()) {
+    return json_type_name(v) + " of " + std::to_string(v.size()) +
+           (v.size() == 1 ? " entry" : " entries");
+  }
+  std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
+int json_depth(const json& value, int limit, std::string* path) {
+  struct Level {
+    const json* node;
+    int depth;
+    std::string path;
+  };
+  std::vector<Level> pending{{&value, 0, ""}};
+  int deepest = 0;
+  while (!pending.empty()) {
+    Level level = std::move(pending.back());
+    pending.pop_back();
+    if (!level.node->is_structured()) continue;
+    if (level.depth + 1 > deepest) {
+      deepest = level.depth + 1;
+      if (path) *path = level.path;
+    }
+    if (deepest > limit) break;
+    if (level.node->is_array()) {
+      for (size_t i = 0; i < level.node->size(); ++i) {
+        pending.push_back(
+            {&(*level.node)[i], level.depth + 1, level.path + "[" + std::to_string(i) + "]"});
+      }
+    } else {
+      for (const auto& [key, child] : level.node->items()) {
+        pending.push_back(
+            {&child, level.depth + 1, level.path.empty() ? key : level.path + "." + key});
+      }
+    }
+  }
+  return deepest;
+}
+
+namespace {
+// Control characters as \u00XX (line breaks kept where `keep_lines`: multi-line messages).
+std::string printable(const std::string& text, bool keep_lines) {
+  std::string out;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) < 0x20 || c == 0x7f) && !(keep_lines && c == '\n')) {
+      char code[8];
+      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned char>(c));
+      out += code;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void Problems::add(const std::string& path, const std::string& what) {
+  const std::string p = printable(path, false), w = printable(what, true);
+  list_.push_back(p.empty() ? w : p + ": " + w);
 }
 
 SectionError::SectionError(std::vector<std::string> problems)
@@ -93,7 +158,7 @@ std::optional<double> JsonReader::positive(const std::string& key, bool allow_ze
   if (!std::isfinite(d) || d < 0 || (d == 0 && !allow_zero)) {
     problems_.add(
         at(key), std::string(allow_zero ? "expected a number >= 0" : "expected a positive number") +
-                     ", got " + v.dump());
+                     ", got " + json_excerpt(v));
     return std::nullopt;
   }
   return d;
@@ -104,13 +169,13 @@ std::optional<long> JsonReader::integer(const std::string& key, long minimum, lo
   const json& v = object_.at(key);
   const double d = v.is_number() ? v.get<double>() : NAN;
   if (!std::isfinite(d) || d != std::floor(d)) {
-    problems_.add(at(key), "expected an integer, got " + v.dump());
+    problems_.add(at(key), "expected an integer, got " + json_excerpt(v));
     return std::nullopt;
   }
   if (d < static_cast<double>(minimum) || d > static_cast<double>(maximum)) {
     std::string range = d < static_cast<double>(minimum) ? ">= " + std::to_string(minimum)
                                                          : "<= " + std::to_string(maximum);
-    problems_.add(at(key), "expected an integer " + range + ", got " + v.dump());
+    problems_.add(at(key), "expected an integer " + range + ", got " + json_excerpt(v));
     return std::nullopt;
   }
   return static_cast<long>(d);
@@ -150,7 +215,7 @@ std::optional<std::string> JsonReader::choice(const std::string& key,
   }
   std::vector<std::string> quoted;
   for (const std::string& c : choices) quoted.push_back("\"" + c + "\"");
-  problems_.add(at(key), "expected one of " + joined(quoted) + ", got " + v.dump());
+  problems_.add(at(key), "expected one of " + joined(quoted) + ", got " + json_excerpt(v));
   return std::nullopt;
 }
 

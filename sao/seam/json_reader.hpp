@@ -25,6 +25,16 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 // "a number", "a string", "an object", ... for messages.
 std::string json_type_name(const nlohmann::json& value);
 
+// A value as a message shows it: scalars as JSON (cut to 80 characters), arrays and objects
+// by their kind and size ("an array of 3 entries"), so that a message stays short whatever the
+// value holds.
+std::string json_excerpt(const nlohmann::json& value);
+
+// The deepest nesting of arrays and objects in `value` (a scalar: 0), found without recursion
+// and looked for no deeper than limit + 1. `path` receives where the deepest level seen was
+// first reached ("a.b[2]").
+int json_depth(const nlohmann::json& value, int limit, std::string* path = nullptr);
+
 // Thrown by section parsers (simulator factories): every problem found, each "path: what".
 // what() is the problems joined by newlines.
 class SectionError : public std::invalid_argument {
@@ -39,9 +49,8 @@ class SectionError : public std::invalid_argument {
 // The problems found so far, in the order found.
 class Problems {
  public:
-  void add(const std::string& path, const std::string& what) {
-    list_.push_back(path.empty() ? what : path + ": " + what);
-  }
+  // Control characters (a NUL in a key) are shown as \u00XX, so a message is never cut short.
+  void add(const std::string& path, const std::string& what);
   bool empty() const { return list_.empty(); }
   size_t size() const { return list_.size(); }
   const std::vector<std::string>& list() const { return list_; }

@@ -22,6 +22,11 @@ void read_time_grid(const json& node, const std::string& path, TimeGrid& grid, P
       problems.add(path, "give either \"values\" or \"start\"/\"end\"/\"points\", not both");
     }
     if (expect_array(values, t.at("values"), problems)) {
+      if (values.size() > kMaxGridPoints) {
+        problems.add(t.at("values"), "more than " + std::to_string(kMaxGridPoints) +
+                                         " times (the limit of one load case's grid)");
+        return;
+      }
       for (size_t i = 0; i < values.size(); ++i) {
         if (!values[i].is_number() || !std::isfinite(values[i].get<double>())) {
           problems.add(indexed(t.at("values"), i),
@@ -45,8 +50,11 @@ void read_time_grid(const json& node, const std::string& path, TimeGrid& grid, P
   } else {
     grid.start = t.number_or("start", 0.0);
     grid.end = t.number("end", true).value_or(1.0);
-    grid.points = t.integer("points").value_or(0);
-    if (grid.points < 2) problems.add(t.at("points"), "expected an integer >= 2");
+    if (t.has("points")) {
+      grid.points = static_cast<int>(t.integer("points", 2, kMaxGridPoints).value_or(2));
+    } else {
+      problems.add(t.at("points"), "missing (expected an integer >= 2)");
+    }
     if (!(grid.end > grid.start)) problems.add(t.at("end"), "must be > start");
   }
   t.finish();

@@ -200,14 +200,16 @@ void read_objective(const json& node, Study& study, Problems& problems) {
     return;
   }
   if (q->abs) problems.add(r.at(kind) + ".abs", "not allowed in a minimize/maximize objective");
-  if (cases_of(*q, study).size() > 1) {
+  const std::vector<int> cases = cases_of(*q, study);
+  if (cases.empty()) return;  // no load case: reported where the load cases are read
+  if (cases.size() > 1) {
     problems.add(r.at(kind),
                  "names a response without its load case and the study has several: write "
                  "name@case, or give \"case\"");
     return;
   }
   obj.maximize = kind == "maximize";
-  auto f = make_criterion(*q, cases_of(*q, study)[0], obj.maximize ? -1.0 : 1.0, study, problems);
+  auto f = make_criterion(*q, cases[0], obj.maximize ? -1.0 : 1.0, study, problems);
   if (!f) return;
   if (f->time_dependent()) {
     problems.add(r.at(kind),

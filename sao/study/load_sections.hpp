@@ -14,6 +14,11 @@
 
 namespace sao::loading {
 
+// Limits of a study file (docs/study-format.md, "Limits"): far beyond real studies, so that a
+// malformed or hostile file gets a message instead of exhausting the stack or the memory.
+constexpr int kMaxNesting = 64;             // levels of arrays and objects
+constexpr long kMaxGridPoints = 1'000'000;  // points of one load case's time grid
+
 // --- helpers shared by the sections (study_loader.cpp) ---
 
 // A number as printed in messages (shortest of the stream's default format).

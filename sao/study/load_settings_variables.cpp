@@ -134,7 +134,7 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
             problems.add(r.at("intermediate"),
                          "expected \"identity\", \"reciprocal\", \"area\", {\"power\": a} with a "
                          "!= 0 or {\"expression\": \"...\"} of the variable, got " +
-                             im.dump());
+                             json_excerpt(im));
           }
         }
         if (auto d = r.integer("direction")) {

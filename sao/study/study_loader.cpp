@@ -66,6 +66,12 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   Study study;
   study.file = source;
   if (!document.is_object()) throw StudyError(source, {"(top level): expected an object"});
+  std::string deepest;
+  if (json_depth(document, loading::kMaxNesting, &deepest) > loading::kMaxNesting) {
+    throw StudyError(source, {(deepest.empty() ? std::string("(top level)") : deepest) +
+                              ": arrays and objects nested more than " +
+                              std::to_string(loading::kMaxNesting) + " levels deep"});
+  }
   JsonReader top(document, "", problems);
   study.name = top.string("name", false).value_or(source);
   study.description = top.string("description", false).value_or("");
@@ -128,6 +134,11 @@ nlohmann::json read_study_document(const std::string& path) {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw StudyError(path, {std::string("not valid JSON: ") + e.what()});
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond the range of a double
+    throw StudyError(path,
+                     {std::string("a number out of range (at most about 1.8e308): ") + e.what()});
+  } catch (const nlohmann::json::exception& e) {
+    throw StudyError(path, {std::string("not readable as JSON: ") + e.what()});
   }
 }
 
@@ -146,7 +157,11 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
   const std::string text = assignment.substr(eq + 1);
   nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
   if (value.is_discarded()) value = text;
-  document[nlohmann::json::json_pointer(pointer)] = value;
+  try {
+    document[nlohmann::json::json_pointer(pointer)] = value;
+  } catch (const nlohmann::json::exception& e) {  // e.g. a key below a number
+    throw StudyError("--set", {"\"" + assignment + "\": cannot set that entry (" + e.what() + ")"});
+  }
 }
 
 void use_start(Study& study, int k) {

@@ -27,7 +27,8 @@ const json& array_at(const json& o, const std::string& key, const std::string& p
     if (required) bad(path + "." + key, "missing");
     return empty;
   }
-  if (!o.at(key).is_array()) bad(path + "." + key, "expected an array, got " + o.at(key).dump());
+  if (!o.at(key).is_array())
+    bad(path + "." + key, "expected an array, got " + json_excerpt(o.at(key)));
   return o.at(key);
 }
 
@@ -55,7 +56,7 @@ class Parser {
   }
   // An object with no keys but `known` (each other key is a problem).
   void only_keys(const json& o, std::initializer_list<const char*> known, const std::string& path) {
-    if (!o.is_object()) bad(path, "expected an object, got " + o.dump());
+    if (!o.is_object()) bad(path, "expected an object, got " + json_excerpt(o));
     JsonReader reader(o, path, problems_);
     reader.known(known);
     reader.finish();
@@ -92,7 +93,7 @@ Quantity Parser::quantity(const json& v, const std::string& path, bool time,
     if (!std::isfinite(q.constant)) bad(path, "expected a finite number");
     return q;
   }
-  if (!v.is_string()) bad(path, "expected a number or an expression, got " + v.dump());
+  if (!v.is_string()) bad(path, "expected a number or an expression, got " + json_excerpt(v));
   expr::Symbols symbols = model_.symbols;
   symbols.variables.insert(symbols.variables.end(), extra.begin(), extra.end());
   try {
@@ -150,7 +151,7 @@ Motion Parser::motion(const json& v, const std::string& path) {
         const json& row = table[k];
         const std::string kp = rp + ".table[" + std::to_string(k) + "]";
         if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_number()) {
-          bad(kp, "expected [x, h], got " + row.dump());
+          bad(kp, "expected [x, h], got " + json_excerpt(row));
         }
         xs.push_back(row[0].get<double>());
         hs.push_back(row[1].get<double>());
@@ -171,7 +172,7 @@ Motion Parser::motion(const json& v, const std::string& path) {
       bad(path + ".select",
           "expected the name of a load-case parameter declared in "
           "\"load_parameters\", got " +
-              sel.dump());
+              json_excerpt(sel));
     }
     m.select = sel.get<std::string>();
     m.select_default =
@@ -189,7 +190,7 @@ Motion Parser::motion(const json& v, const std::string& path) {
 }
 
 int Parser::body_index(const json& v, const std::string& path) const {
-  if (!v.is_string()) bad(path, "expected a body name, got " + v.dump());
+  if (!v.is_string()) bad(path, "expected a body name, got " + json_excerpt(v));
   const std::string name = v.get<std::string>();
   if (name == "ground") return -1;
   for (size_t i = 0; i < model_.bodies.size(); ++i) {
@@ -201,7 +202,7 @@ int Parser::body_index(const json& v, const std::string& path) const {
 }
 
 Point Parser::point(int body, const json& v, const std::string& path) {
-  if (!v.is_array() || v.size() != 2) bad(path, "expected [u, v], got " + v.dump());
+  if (!v.is_array() || v.size() != 2) bad(path, "expected [u, v], got " + json_excerpt(v));
   Point pt;
   pt.body = body;
   pt.u = quantity(v[0], path + "[0]");
@@ -236,7 +237,7 @@ void Parser::read_symbols(const json& m, const std::string& path) {
         model_.dynamic = false;
       } else if (m.at("analysis") != "dynamic") {
         bad(path + ".analysis",
-            "expected \"dynamic\" or \"kinematic\", got " + m.at("analysis").dump());
+            "expected \"dynamic\" or \"kinematic\", got " + json_excerpt(m.at("analysis")));
       }
     }
   });
@@ -339,7 +340,7 @@ void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
     const json c = j.value("coordinate", json());
     joint.coordinate = c == "x" ? 0 : (c == "y" ? 1 : (c == "angle" ? 2 : -1));
     if (joint.coordinate < 0) {
-      bad(jp + ".coordinate", "expected \"x\", \"y\" or \"angle\", got " + c.dump());
+      bad(jp + ".coordinate", "expected \"x\", \"y\" or \"angle\", got " + json_excerpt(c));
     }
     if (!j.contains("motion")) bad(jp + ".motion", "missing: an expression of t or a road");
     joint.motion = motion(j.at("motion"), jp + ".motion");
@@ -367,7 +368,7 @@ void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
     bad(jp + ".type",
         "expected \"revolute\", \"translational\", \"angle_driver\", "
         "\"translational_driver\", \"fixed\" or \"driver\", got " +
-            j.value("type", json()).dump());
+            json_excerpt(j.value("type", json())));
   }
   const json& bs = j.value("bodies", json());
   if (!bs.is_array() || bs.size() != 2) bad(jp + ".bodies", "expected [first, second]");
@@ -457,7 +458,7 @@ void Parser::read_force(const json& f, size_t i, const std::string& fp) {
     bad(fp + ".type",
         "expected \"spring_damper\", \"rotational_spring_damper\" or "
         "\"point_force\", got " +
-            f.value("type", json()).dump());
+            json_excerpt(f.value("type", json())));
   }
   model_.forces.push_back(force);
 }

@@ -74,5 +74,20 @@ TEST(JsonReader, ANonObjectIsOneProblemAndReadsAsEmpty) {
   EXPECT_EQ(problems.list()[0], "simulator: expected an object, got an array");
 }
 
+TEST(JsonReader, ValuesInMessagesStayShort) {
+  EXPECT_EQ(json_excerpt(json(2.5)), "2.5");
+  EXPECT_EQ(json_excerpt(json("fast")), "\"fast\"");
+  EXPECT_EQ(json_excerpt(json::array({1, 2, 3})), "an array of 3 entries");
+  EXPECT_EQ(json_excerpt(json::object({{"a", 1}})), "an object of 1 entry");
+  EXPECT_EQ(json_excerpt(json(std::string(30000, 'x'))).size(), 80u);
+  json deep = json::array();
+  for (int i = 0; i < 100000; ++i) deep = json::array({std::move(deep)});
+  std::string path;
+  EXPECT_EQ(json_depth(deep, 64, &path), 65);
+  EXPECT_EQ(path.size(), 64u * 3);  // "[0]" per level, stopped past the limit
+  EXPECT_EQ(json_depth(json(1.0), 64), 0);
+  EXPECT_EQ(json_depth(json::object({{"a", json::array({1})}}), 64), 2);
+}
+
 }  // namespace
 }  // namespace sao

@@ -346,5 +346,78 @@ TEST(StudyLoaderRelations, NamesMustBeUniqueAndUsableInExpressions) {
   EXPECT_THAT(first_problem_with(d, "load_cases[0].name"), HasSubstr("cannot be used"));
 }
 
+// --- malformed files: a path-precise problem, never a crash (issue 18, loading) ---
+
+TEST(StudyLoaderMalformed, AnObjectiveWithoutLoadCasesIsAProblem) {
+  for (const json& cases : {json(), json(false), json(3), json::array()}) {
+    for (const json& objective :
+         {json{{"name", "f"}, {"minimize", "acc"}}, json{{"minimize", {{"response", "acc"}}}},
+          json{{"minimize", "max(acc)"}}}) {
+      json doc = base_study();
+      doc["objective"] = objective;
+      if (cases.is_null()) {
+        doc.erase("load_cases");
+      } else {
+        doc["load_cases"] = cases;
+      }
+      EXPECT_THAT(first_problem_with(doc, "load_cases"), HasSubstr("load_cases"))
+          << objective.dump() << " with load_cases " << cases.dump();
+    }
+  }
+}
+
+TEST(StudyLoaderMalformed, DeepNestingIsRefusedWithItsPath) {
+  json deep = json::array();
+  for (int i = 0; i < 100000; ++i) deep = json::array({std::move(deep)});
+  json doc = base_study();
+  doc["settings"] = {{"cutoff", std::move(deep)}};
+  const std::string p = first_problem_with(doc, "nested more than 64 levels");
+  EXPECT_THAT(p, HasSubstr("settings.cutoff[0][0]"));
+  EXPECT_LT(p.size(), 1000u);
+}
+
+TEST(StudyLoaderMalformed, NumbersBeyondDoubleRangeAreBadInput) {
+  const std::string file = ::testing::TempDir() + "/huge-number.json";
+  std::string text = base_study().dump();
+  text.replace(text.find("\"upper\":1.0"), 11, "\"upper\":1e309");
+  std::ofstream(file) << text;
+  try {
+    read_study_document(file);
+    FAIL() << "expected a StudyError";
+  } catch (const StudyError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("a number out of range"));
+    EXPECT_THAT(e.what(), HasSubstr("1e309"));
+  }
+}
+
+TEST(StudyLoaderMalformed, GridsAboveTheLimitAreRefusedBeforeAllocating) {
+  json doc = base_study();
+  doc["load_cases"][0]["time"]["points"] = 1e9;
+  EXPECT_THAT(first_problem_with(doc, "time.points"),
+              HasSubstr("expected an integer <= 1000000, got 1000000000"));
+  doc["load_cases"][0]["time"] = {{"values", json::array()}};
+  for (int i = 0; i < 1000001; ++i) doc["load_cases"][0]["time"]["values"].push_back(i);
+  EXPECT_THAT(first_problem_with(doc, "time.values"), HasSubstr("more than 1000000 times"));
+}
+
+TEST(StudyLoaderMalformed, ControlCharactersInKeysDoNotCutTheListShort) {
+  json doc = base_study();
+  doc["settings"] = {{std::string("cut\0off", 7), 1}, {"zzz", 2}};
+  try {
+    load_study(doc, "test.json");
+    FAIL() << "expected a StudyError";
+  } catch (const StudyError& e) {
+    ASSERT_EQ(e.problems().size(), 2u) << e.what();
+    EXPECT_THAT(e.problems()[0], HasSubstr("settings.cut\\u0000off: unknown key"));
+    EXPECT_THAT(e.problems()[1], HasSubstr("settings.zzz: unknown key"));
+    EXPECT_EQ(std::string(e.what()).find('\0'), std::string::npos);
+  }
+}
+
+TEST(StudyLoaderMalformed, AnOverrideThatCannotBeSetIsAStudyError) {
+  json doc = base_study();
+  EXPECT_THROW(apply_override(doc, "name.x=1"), StudyError);  // a key below a string
+}
+
 }  // namespace
 }  // namespace sao
