@@ -1,9 +1,14 @@
 #include "adapters/parsers.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -16,25 +21,70 @@ using nlohmann::json;
 // The largest line, column, group or count a response entry accepts.
 constexpr long kMaxIndex = 1000000000;
 
-// The file as lines (without '\n' and a trailing '\r').
-bool read_lines(const std::filesystem::path& file, std::vector<std::string>& lines) {
-  std::ifstream in(file);
-  if (!in) return false;
+// Outputs are read only from regular files inside the run directory: a symbolic link, a FIFO
+// (which would block the reader forever), a device or a directory is refused, and so is a file
+// over kMaxOutputBytes. Returns "" or why not.
+constexpr long long kMaxOutputBytes = 256LL << 20;
+
+std::string read_text(const std::filesystem::path& file, const std::filesystem::path& directory,
+                      std::string& text) {
+  std::error_code ec;
+  const std::filesystem::path inside = std::filesystem::weakly_canonical(directory, ec);
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
+  const auto rel = resolved.lexically_relative(inside);
+  if (ec || rel.empty() || *rel.begin() == "..") {
+    return "resolves outside the run directory (through a symbolic link or \"..\")";
+  }
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) return "is a symbolic link: outputs are read only from regular files";
+    return "missing (not written by the code)";
+  }
+  struct stat st {};
+  std::string why;
+  if (::fstat(fd, &st) != 0) {
+    why = std::string("cannot be read: ") + std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    why = S_ISFIFO(st.st_mode)  ? "is a FIFO, not a regular file"
+          : S_ISDIR(st.st_mode) ? "is a directory, not a regular file"
+                                : "is not a regular file (a device or socket)";
+  } else if (st.st_size > kMaxOutputBytes) {
+    why = "is " + std::to_string(st.st_size >> 20) + " MiB, over the limit of " +
+          std::to_string(kMaxOutputBytes >> 20) + " MiB for an output file";
+  } else {
+    text.clear();
+    text.reserve(static_cast<size_t>(st.st_size));
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        why = std::string("cannot be read: ") + std::strerror(errno);
+        break;
+      }
+      if (n == 0) break;
+      if (static_cast<long long>(text.size()) + n > kMaxOutputBytes) {
+        why = "grew over the limit of " + std::to_string(kMaxOutputBytes >> 20) +
+              " MiB while being read";
+        break;
+      }
+      text.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return why;
+}
+
+// The text as lines (without '\n' and a trailing '\r').
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(std::move(line));
   }
-  return true;
-}
-
-bool read_text(const std::filesystem::path& file, std::string& text) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  text = s.str();
-  return true;
+  return lines;
 }
 
 std::vector<std::string> fields(const std::string& line) {
@@ -305,6 +355,7 @@ namespace {
 // Where a response is read from, for messages: "response "f": file out.txt".
 struct Source {
   const OutputSpec& spec;
+  std::filesystem::path directory;  // the run directory
   std::filesystem::path file;
   std::string who;
   std::string at_line(int line) const { return who + ", line " + std::to_string(line) + ": "; }
@@ -325,7 +376,9 @@ std::string store_history(const Source& src, const std::vector<double>& times,
 std::string read_regex(const Source& src, const TimeGrid& grid, CaseResult& result) {
   const OutputSpec& spec = src.spec;
   std::string text;
-  if (!read_text(src.file, text)) return src.who + ": missing (not written by the code)";
+  if (const std::string why = read_text(src.file, src.directory, text); !why.empty()) {
+    return src.who + ": " + why;
+  }
   if (!spec.history) {
     std::smatch chosen;
     bool found = false;
@@ -378,7 +431,9 @@ std::string json_number(const Source& src, const json& v, const std::string& whe
 std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& result) {
   const OutputSpec& spec = src.spec;
   std::string text;
-  if (!read_text(src.file, text)) return src.who + ": missing (not written by the code)";
+  if (const std::string why = read_text(src.file, src.directory, text); !why.empty()) {
+    return src.who + ": " + why;
+  }
   json doc;
   try {
     doc = json::parse(text);
@@ -495,12 +550,15 @@ std::string read_columns(const Source& src, const std::vector<std::string>& line
 
 std::string read_output(const OutputSpec& spec, const std::filesystem::path& directory,
                         const TimeGrid& grid, CaseResult& result) {
-  const Source src{spec, directory / spec.file,
+  const Source src{spec, directory, directory / spec.file,
                    "response \"" + spec.name + "\": file " + spec.file};
   if (spec.parser == Parser::kRegex) return read_regex(src, grid, result);
   if (spec.parser == Parser::kJson) return read_json(src, grid, result);
-  std::vector<std::string> lines;
-  if (!read_lines(src.file, lines)) return src.who + ": missing (not written by the code)";
+  std::string text;
+  if (const std::string why = read_text(src.file, src.directory, text); !why.empty()) {
+    return src.who + ": " + why;
+  }
+  const std::vector<std::string> lines = lines_of(text);
   if (spec.parser == Parser::kCell) return read_cell(src, lines, result);
   return read_columns(src, lines, grid, result);
 }

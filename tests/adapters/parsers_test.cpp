@@ -2,7 +2,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 
@@ -229,4 +231,46 @@ TEST(ParserSpecs, UnknownKeysAndBadEntriesNameTheirPath) {
 }
 
 }  // namespace
+// Outputs are read only from regular files inside the run directory (issue 18).
+TEST_F(Parsers, OutputsAreReadOnlyFromRegularFilesInTheRunDirectory) {
+  const json entry = {{"name", "f"},      {"kind", "scalar"}, {"file", "out.txt"},
+                      {"parser", "cell"}, {"line", 1},        {"column", 1}};
+  CaseResult r;
+  // A FIFO would block a plain reader forever: refused at once.
+  ASSERT_EQ(::mkfifo((dir_ / "out.txt").c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(read(entry, r), HasSubstr("file out.txt: is a FIFO, not a regular file"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  fs::remove(dir_ / "out.txt");
+  // A symbolic link, to a file outside or inside: refused.
+  const fs::path outside = dir_.parent_path() / "outside-secret.txt";
+  std::ofstream(outside) << "42\n";
+  fs::create_symlink(outside, dir_ / "out.txt");
+  EXPECT_THAT(read(entry, r), HasSubstr("resolves outside the run directory"));
+  fs::remove(dir_ / "out.txt");
+  write("real.txt", "42\n");
+  fs::create_symlink(dir_ / "real.txt", dir_ / "out.txt");
+  EXPECT_THAT(read(entry, r), HasSubstr("is a symbolic link"));
+  fs::remove(dir_ / "out.txt");
+  // A directory: refused; a regular file: read.
+  fs::create_directory(dir_ / "out.txt");
+  EXPECT_THAT(read(entry, r), HasSubstr("is a directory"));
+  fs::remove(dir_ / "out.txt");
+  write("out.txt", "3.5\n");
+  EXPECT_EQ(read(entry, r), "");
+  EXPECT_EQ(r.scalars.at("f"), 3.5);
+}
+
+TEST_F(Parsers, OutputsOverTheSizeLimitAreRefusedWithoutReading) {
+  const json entry = {{"name", "f"},      {"kind", "scalar"}, {"file", "big.txt"},
+                      {"parser", "cell"}, {"line", 1},        {"column", 1}};
+  {
+    std::ofstream big(dir_ / "big.txt");
+    big << "1.0\n";
+  }
+  fs::resize_file(dir_ / "big.txt", (256ull << 20) + 1);  // sparse: no disk used
+  CaseResult r;
+  EXPECT_THAT(read(entry, r), HasSubstr("over the limit of 256 MiB"));
+}
+
 }  // namespace sao::adapters
