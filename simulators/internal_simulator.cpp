@@ -29,11 +29,6 @@ const json& object_at(JsonReader& section, const std::string& key) {
   return empty;
 }
 
-// A positive finite number, or the fallback (with a problem when the value is not one).
-double positive_number(JsonReader& section, const std::string& key, double fallback) {
-  return section.positive(key).value_or(fallback);
-}
-
 // An integer >= minimum (1e5 is accepted as 100000), or the fallback (with a problem when the
 // value is not one).
 long integer(JsonReader& section, const std::string& key, long fallback, long minimum) {
@@ -72,7 +67,7 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
     }
     out.central = out.method == GradientMethod::kCentral;
   }
-  out.relative_step = positive_number(g, "step", out.relative_step);
+  out.relative_step = g.positive("step").value_or(out.relative_step);
   out.integrator.checkpoint_steps =
       integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1);
   g.finish();
@@ -80,10 +75,10 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
 
 InternalSettings parse_settings(JsonReader& s) {
   InternalSettings out;
-  out.integrator.rtol = positive_number(s, "rtol", out.integrator.rtol);
-  out.integrator.atol = positive_number(s, "atol", out.integrator.atol);
+  out.integrator.rtol = s.positive("rtol").value_or(out.integrator.rtol);
+  out.integrator.atol = s.positive("atol").value_or(out.integrator.atol);
   out.integrator.max_steps = integer(s, "max_steps", out.integrator.max_steps, 1);
-  if (s.has("max_step")) out.integrator.max_step = positive_number(s, "max_step", 1.0);
+  if (s.has("max_step")) out.integrator.max_step = s.positive("max_step").value_or(1.0);
   out.workers = read_workers(s, out.workers, "threads");
   if (s.has("integrator")) {
     const json& m = s.raw("integrator");

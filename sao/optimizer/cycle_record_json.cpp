@@ -5,9 +5,8 @@
 #include <stdexcept>
 
 namespace sao {
-namespace {
 
-double number_from(const nlohmann::json& j) {
+double exact_number_from(const nlohmann::json& j) {
   if (j.is_number()) return j.get<double>();
   if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
   const std::string s = j.get<std::string>();
@@ -16,6 +15,15 @@ double number_from(const nlohmann::json& j) {
   if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
   throw std::invalid_argument("\"" + s + "\" is not a number");
 }
+
+Eigen::VectorXd exact_numbers_from(const nlohmann::json& j) {
+  if (!j.is_array()) throw std::invalid_argument("expected an array of numbers");
+  Eigen::VectorXd v(static_cast<Eigen::Index>(j.size()));
+  for (size_t i = 0; i < j.size(); ++i) v(static_cast<Eigen::Index>(i)) = exact_number_from(j[i]);
+  return v;
+}
+
+namespace {
 
 nlohmann::json named(const Eigen::VectorXd& x, const std::vector<std::string>& names) {
   nlohmann::json out = nlohmann::json::object();
@@ -31,7 +39,7 @@ Eigen::VectorXd named_from(const nlohmann::json& j, const std::vector<std::strin
   for (const std::string& name : names) {
     auto it = j.find(name);
     if (it == j.end()) break;
-    values.push_back(number_from(*it));
+    values.push_back(exact_number_from(*it));
   }
   if (values.size() != j.size()) throw std::invalid_argument("unknown or missing variables");
   return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
@@ -41,13 +49,6 @@ nlohmann::json numbers(const Eigen::VectorXd& v) {
   nlohmann::json out = nlohmann::json::array();
   for (int i = 0; i < v.size(); ++i) out.push_back(exact_number(v(i)));
   return out;
-}
-
-Eigen::VectorXd numbers_from(const nlohmann::json& j) {
-  if (!j.is_array()) throw std::invalid_argument("expected an array of numbers");
-  Eigen::VectorXd v(static_cast<Eigen::Index>(j.size()));
-  for (size_t i = 0; i < j.size(); ++i) v(static_cast<Eigen::Index>(i)) = number_from(j[i]);
-  return v;
 }
 
 MoveAction action_from(const std::string& name) {
@@ -125,7 +126,7 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
     read(j, key, [&](auto& v) { to = v.template get<bool>(); });
   };
   auto real = [&](const char* key, double& to) {
-    read(j, key, [&](auto& v) { to = number_from(v); });
+    read(j, key, [&](auto& v) { to = exact_number_from(v); });
   };
   integer("cycle", r.cycle);
   flag("accepted", r.accepted);
@@ -145,8 +146,8 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   real("E", r.E);
   real("V", r.V);
   real("Fchg", r.Fchg);
-  read(j, "move_factors", [&](auto& v) { r.factors = numbers_from(v); });
-  read(j, "next_move_factors", [&](auto& v) { r.next_factors = numbers_from(v); });
+  read(j, "move_factors", [&](auto& v) { r.factors = exact_numbers_from(v); });
+  read(j, "next_move_factors", [&](auto& v) { r.next_factors = exact_numbers_from(v); });
   read(j, "move_actions", [&](auto& v) {
     if (!v.is_array()) throw std::invalid_argument("expected an array of names");
     for (const auto& a : v) r.actions.push_back(action_from(a.template get<std::string>()));

@@ -30,5 +30,9 @@ CycleRecord cycle_record_from_json(const nlohmann::json& json,
 
 // A number of the form above: finite as a JSON number, else "nan", "inf" or "-inf".
 nlohmann::json exact_number(double value);
+// The inverse (null reads as NaN); throws std::invalid_argument for any other string.
+double exact_number_from(const nlohmann::json& value);
+// An array of such numbers.
+Eigen::VectorXd exact_numbers_from(const nlohmann::json& values);
 
 }  // namespace sao

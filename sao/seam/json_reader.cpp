@@ -65,11 +65,13 @@ int json_depth(const json& value, int limit, std::string* path) {
     if (deepest > limit) break;
     if (level.node->is_array()) {
       for (size_t i = 0; i < level.node->size(); ++i) {
+        if (!(*level.node)[i].is_structured()) continue;  // no deeper: no path built for it
         pending.push_back(
             {&(*level.node)[i], level.depth + 1, level.path + "[" + std::to_string(i) + "]"});
       }
     } else {
       for (const auto& [key, child] : level.node->items()) {
+        if (!child.is_structured()) continue;
         pending.push_back(
             {&child, level.depth + 1, level.path.empty() ? key : level.path + "." + key});
       }

@@ -308,18 +308,6 @@ Evaluation decode_evaluation(const std::string& bytes) {
 // A cycle row of a version-1 store: the record's fields under their C++ names, vectors as
 // arrays, non-finite numbers as "nan", "inf", "-inf". Read only, to resume runs stored by 0.1.
 CycleRecord cycle_from_version_1(const nlohmann::json& j) {
-  auto number = [](const nlohmann::json& v) {
-    if (v.is_number()) return v.get<double>();
-    const std::string s = v.get<std::string>();
-    if (s == "inf") return std::numeric_limits<double>::infinity();
-    if (s == "-inf") return -std::numeric_limits<double>::infinity();
-    return std::numeric_limits<double>::quiet_NaN();
-  };
-  auto vector = [&](const nlohmann::json& v) {
-    Eigen::VectorXd out(static_cast<Eigen::Index>(v.size()));
-    for (size_t i = 0; i < v.size(); ++i) out(static_cast<Eigen::Index>(i)) = number(v.at(i));
-    return out;
-  };
   CycleRecord r;
   r.cycle = j.at("cycle").get<int>();
   r.accepted = j.at("accepted").get<bool>();
@@ -329,22 +317,22 @@ CycleRecord cycle_from_version_1(const nlohmann::json& j) {
   r.active_move_limits = j.at("active_move_limits").get<int>();
   r.retained_constraints = j.at("retained_constraints").get<int>();
   r.retained_rows = j.at("retained_rows").get<int>();
-  r.x0 = vector(j.at("x0"));
-  r.x_opt = vector(j.at("x_opt"));
-  r.F0 = number(j.at("F0"));
-  r.F_opt = number(j.at("F_opt"));
-  r.F_approx = number(j.at("F_approx"));
-  r.Ef = number(j.at("Ef"));
-  r.Eg = number(j.at("Eg"));
-  r.E = number(j.at("E"));
-  r.V = number(j.at("V"));
-  r.Fchg = number(j.at("Fchg"));
-  r.factors = vector(j.at("factors"));
-  r.next_factors = vector(j.at("next_factors"));
+  r.x0 = exact_numbers_from(j.at("x0"));
+  r.x_opt = exact_numbers_from(j.at("x_opt"));
+  r.F0 = exact_number_from(j.at("F0"));
+  r.F_opt = exact_number_from(j.at("F_opt"));
+  r.F_approx = exact_number_from(j.at("F_approx"));
+  r.Ef = exact_number_from(j.at("Ef"));
+  r.Eg = exact_number_from(j.at("Eg"));
+  r.E = exact_number_from(j.at("E"));
+  r.V = exact_number_from(j.at("V"));
+  r.Fchg = exact_number_from(j.at("Fchg"));
+  r.factors = exact_numbers_from(j.at("factors"));
+  r.next_factors = exact_numbers_from(j.at("next_factors"));
   for (const auto& a : j.at("actions")) r.actions.push_back(static_cast<MoveAction>(a.get<int>()));
   r.analyses = j.at("analyses").get<int>();
   r.fit_points = j.at("fit_points").get<int>();
-  r.noise_estimate = number(j.at("noise_estimate"));
+  r.noise_estimate = exact_number_from(j.at("noise_estimate"));
   r.message = j.at("message").get<std::string>();
   return r;
 }
