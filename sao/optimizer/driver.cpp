@@ -36,6 +36,63 @@ bool covers(const Study& study, const Evaluation& e, const std::vector<Derivativ
   return true;
 }
 
+// Names the first response value (or requested derivative) that is NaN or infinite: such an
+// analysis is failed, never used (a NaN compares false with every bound and would pass).
+std::string non_finite(const Study& study, const Evaluation& e,
+                       const std::vector<DerivativeRequest>& wanted) {
+  for (size_t c = 0; c < e.cases.size(); ++c) {
+    const std::string where = " in load case \"" + study.load_cases[c].name + "\"";
+    for (const auto& [name, v] : e.cases[c].scalars) {
+      if (!std::isfinite(v)) return "response \"" + name + "\" is " + std::to_string(v) + where;
+    }
+    for (const auto& [name, h] : e.cases[c].histories) {
+      for (Eigen::Index p = 0; p < h.size(); ++p) {
+        if (std::isfinite(h(p))) continue;
+        return "response \"" + name + "\" is " + std::to_string(h(p)) + " at time point " +
+               std::to_string(p) + where;
+      }
+    }
+  }
+  for (const DerivativeRequest& r : wanted) {
+    const auto& gradients = e.cases[r.load_case].gradients;
+    auto it = gradients.find(r.response);
+    if (it == gradients.end()) continue;
+    std::vector<int> rows = r.time_indices;
+    if (rows.empty()) {
+      for (Eigen::Index p = 0; p < it->second.rows(); ++p) rows.push_back(static_cast<int>(p));
+    }
+    for (int p : rows) {
+      if (p < it->second.rows() && !it->second.row(p).allFinite()) {
+        return "the gradient of response \"" + r.response + "\" at time point " +
+               std::to_string(p) + " in load case \"" + study.load_cases[r.load_case].name +
+               "\" is not finite";
+      }
+    }
+  }
+  return {};
+}
+
+// Names the objective or constraint that is NaN or infinite at x although every response is
+// finite (an explicit relation outside its domain, e.g. sqrt of a negative value).
+std::string non_finite_criteria(const Study& study, const Eigen::VectorXd& x, const Evaluation& e) {
+  const ExactResponses exact(study, e);
+  const double f = criterion_value(study, study.objective.f, 0, x, exact);
+  if (!std::isfinite(f)) {
+    return "the objective (" + study.objective.path + ") is " + std::to_string(f) +
+           " although every response is finite";
+  }
+  for (const Constraint& c : study.constraints) {
+    const Eigen::VectorXd g = normalised_history(study, c, x, exact);
+    for (Eigen::Index p = 0; p < g.size(); ++p) {
+      if (std::isfinite(g(p))) continue;
+      return "constraint \"" + c.name + "\" (" + c.path + ") is " + std::to_string(g(p)) +
+             (g.size() > 1 ? " at time point " + std::to_string(p) : std::string()) +
+             " although every response is finite";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 const char* to_string(RunStatus status) {
@@ -70,13 +127,18 @@ std::vector<const Evaluation*> Driver::analyse_batch(
   };
   // One simulator batch for every design not analysed yet (each design once).
   std::vector<std::vector<double>> keys;
+  std::vector<const Eigen::VectorXd*> full;  // the variables of each request (auxiliaries too)
   std::vector<EvaluationRequest> requests;
   for (const Eigen::VectorXd& x : xs) {
     std::vector<double> key = design_key(study_, x);
     if (cached(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
     if (reuse_stored(key, x, derivatives)) continue;
     keys.push_back(key);
-    requests.push_back({x.head(study_.n_design()), derivatives});
+    full.push_back(&x);
+    // Finite differences need not run b again when its values are known (the cycle's b0).
+    auto known = derivatives.empty() ? values_.end() : values_.find(key);
+    requests.push_back({x.head(study_.n_design()), derivatives,
+                        known != values_.end() ? &known->second : nullptr});
   }
   std::map<std::vector<double>, const Evaluation*> fresh;
   if (!requests.empty()) {
@@ -97,8 +159,12 @@ std::vector<const Evaluation*> Driver::analyse_batch(
       } else if (e.cases.size() != study_.load_cases.size()) {
         failure = "the simulator returned " + std::to_string(e.cases.size()) +
                   " load cases, expected " + std::to_string(study_.load_cases.size());
-      } else if (!derivatives.empty() && !covers(study_, e, derivatives)) {
-        failure = "the simulator did not return the requested sensitivities";
+      } else {
+        failure = non_finite(study_, e, derivatives);
+        if (failure.empty()) failure = non_finite_criteria(study_, *full[r], e);
+        if (failure.empty() && !derivatives.empty() && !covers(study_, e, derivatives)) {
+          failure = "the simulator did not return the requested sensitivities";
+        }
       }
       if (!failure.empty()) {
         last_failure_ = failure;
@@ -521,6 +587,7 @@ bool Driver::reuse_stored(const std::vector<double>& key, const Eigen::VectorXd&
   if (!store_) return false;
   for (Evaluation& e : store_->lookup(x.head(study_.n_design()), !derivatives.empty())) {
     if (!e.ok || e.cases.size() != study_.load_cases.size()) continue;
+    if (!non_finite(study_, e, derivatives).empty()) continue;
     if (!derivatives.empty() && !covers(study_, e, derivatives)) continue;
     // Counted as the simulator path counts it, so that a replay gives the same records.
     ++summary_.reused_analyses;

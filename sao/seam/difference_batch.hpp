@@ -1,7 +1,8 @@
 // The one batch of simulator runs behind Simulator::evaluate, shared by the internal
 // simulator and the external-code adapter.
 //
-// A batch of requests becomes a plan of runs: per request and load case the nominal run, then,
+// A batch of requests becomes a plan of runs: per request and load case the nominal run (not
+// run again when the request carries the values at its design, EvaluationRequest::values), then,
 // when the request asks for derivatives and they come from finite differences, one run per
 // design variable with b_i + h (and b_i - h for central differences), h = (1 + |b_i|) p, the
 // step rule (4.10) of seed 003. When the simulator computes derivatives itself (direct or
@@ -39,6 +40,9 @@ struct BatchRun {
   double step = 0.0;  // signed perturbation; a runner that retries may change it (halving)
   // Set when the simulator computes the request's derivatives in this one run.
   const std::vector<DerivativeRequest>* derivatives = nullptr;
+
+  // The nominal values came with the request (EvaluationRequest::values): not run.
+  bool known = false;
 
   // Filled by the runner.
   bool ok = false;

@@ -42,9 +42,15 @@ struct DerivativeRequest {
   std::vector<int> time_indices;
 };
 
+struct Evaluation;
+
 struct EvaluationRequest {
   Eigen::VectorXd design;                      // design variables only (never auxiliaries)
   std::vector<DerivativeRequest> derivatives;  // empty: values only
+  // The values at `design` when the caller already holds them (an earlier analysis of the same
+  // design): a simulator taking derivatives by finite differences then runs only the
+  // perturbed designs, and returns these values as the nominal ones. Null: none.
+  const Evaluation* values = nullptr;
 };
 
 // Results for one load case.

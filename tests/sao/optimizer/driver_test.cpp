@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "tests/sao/fake_simulator.hpp"
 #include "sao/study/study_loader.hpp"
@@ -103,6 +104,38 @@ TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
   const RunSummary& r = driver.run();
   EXPECT_EQ(r.status, RunStatus::kConverged) << r.message;
   EXPECT_NEAR(r.x(0), 2.0, 1e-3);
+}
+
+// A NaN response, or a constraint whose relation is NaN although the responses are finite, is
+// a failed analysis naming what was not finite: never a value compared with a bound.
+TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
+  const Study s = product_study();
+  FakeSimulator sim(
+      {{"r",
+        [](const Eigen::VectorXd& b) {
+          return b(0) > 1.3 ? std::numeric_limits<double>::quiet_NaN() : b(0) * b(1);
+        },
+        [](const Eigen::VectorXd& b) { return Eigen::Vector2d(b(1), b(0)).eval(); }}});
+  Driver driver(s, sim, s.options);
+  const CycleRecord first = driver.step();
+  EXPECT_FALSE(first.accepted);
+  EXPECT_NE(first.message.find("response \"r\" is nan"), std::string::npos) << first.message;
+
+  nlohmann::json d = {
+      {"design_variables", {variable("b1", 0.1, 10, 1, 0.4), variable("b2", 0.1, 10, 1, 0.4)}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", "b1 + b2"}}},
+      {"constraints", {{{"name", "root"}, {"of", "sqrt(5 - r)"}, {"upper", 3.0}}}},
+      {"simulator", {{"type", "fake"}}}};
+  const Study with_root = load_study(d);
+  FakeSimulator big({{"r", [](const Eigen::VectorXd&) { return 6.0; },
+                      [](const Eigen::VectorXd&) { return Eigen::Vector2d(0, 0).eval(); }}});
+  Driver start(with_root, big, with_root.options);
+  const RunSummary& r = start.run();
+  EXPECT_EQ(r.status, RunStatus::kFailed);
+  EXPECT_NE(r.message.find("constraint \"root\""), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("nan"), std::string::npos) << r.message;
 }
 
 TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {

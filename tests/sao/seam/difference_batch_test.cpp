@@ -48,6 +48,43 @@ TEST(DifferenceBatch, PlansTheNominalAndOnePerturbationPerVariable) {
   EXPECT_EQ(seen, 4);
 }
 
+TEST(DifferenceBatch, KnownNominalValuesAreNotRunAgain) {
+  // The values at b from an earlier analysis: only the perturbed designs run, and the
+  // gradients are the same as with the nominal run.
+  std::vector<EvaluationRequest> first(1);
+  first[0].design = Eigen::Vector2d(1.0, 2.0);
+  const Evaluation values = run_batch(first, 2, 2, {false, 1e-6}, false, 0, quadratic).front();
+  std::vector<EvaluationRequest> batch(1);
+  batch[0].design = first[0].design;
+  batch[0].derivatives.push_back({0, "f", {}});
+  const Evaluation fresh = run_batch(batch, 2, 2, {false, 1e-6}, false, 0, quadratic).front();
+  batch[0].values = &values;
+  std::mutex mutex;
+  int nominal_runs = 0;
+  const Evaluation reused =
+      run_batch(batch, 2, 2, {false, 1e-6}, false, 2, [&](BatchRun& run) {
+        if (run.variable < 0) {
+          std::lock_guard lock(mutex);
+          ++nominal_runs;
+        }
+        quadratic(run);
+      }).front();
+  ASSERT_TRUE(reused.ok);
+  EXPECT_EQ(nominal_runs, 0);
+  EXPECT_EQ(reused.cost.runs, 2 * 2);  // the two perturbations per load case only
+  EXPECT_EQ(fresh.cost.runs, 2 * 3);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(reused.cases[c].scalars.at("f"), fresh.cases[c].scalars.at("f"));
+    EXPECT_EQ(reused.cases[c].gradients.at("f"), fresh.cases[c].gradients.at("f"));
+    EXPECT_EQ(reused.cases[c].gradients.at("h"), fresh.cases[c].gradients.at("h"));
+  }
+  // A failed earlier analysis is no substitute: the nominal runs.
+  Evaluation failed = values;
+  failed.ok = false;
+  batch[0].values = &failed;
+  EXPECT_EQ(run_batch(batch, 2, 2, {false, 1e-6}, false, 0, quadratic).front().cost.runs, 2 * 3);
+}
+
 TEST(DifferenceBatch, ForwardAndCentralQuotients) {
   std::vector<EvaluationRequest> batch(1);
   batch[0].design = Eigen::Vector2d(1.0, 2.0);
