@@ -9,6 +9,7 @@
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/multipoint.hpp"
 #include "sao/optimizer/screening.hpp"
+#include "sao/optimizer/trust_region.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao {
@@ -107,6 +108,8 @@ const char* to_string(RunStatus status) {
       return "infeasible";
     case RunStatus::kFailed:
       return "failed";
+    case RunStatus::kStalled:
+      return "stalled";
   }
   return "?";
 }
@@ -211,6 +214,10 @@ double Driver::violation(const Eigen::VectorXd& x, const Evaluation& evaluation)
 }
 
 void Driver::finish(RunStatus status, const std::string& message) {
+  summary_.optimality.at_final_design =
+      summary_.optimality.computed && summary_.history.size() > 0 &&
+      summary_.history.back().cycle == summary_.optimality.cycle &&
+      summary_.history.back().x0 == x0_;
   summary_.status = status;
   summary_.message = message;
   summary_.x = x0_;
@@ -396,6 +403,28 @@ const CycleRecord& Driver::step() {
     return fail_cycle(rec, failure);
   }
 
+  // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
+  // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
+  rec.V = violation(x0_, e0);
+  if (!noisy_.multipoint) {
+    measure_optimality(problem, rec);
+    if (!noisy_.seed_strategy && optimality_.computed && rec.V <= noisy_.vioacc &&
+        optimality_.residual <= noisy_.kkt_tolerance) {
+      rec.converged = true;
+      rec.x_opt = x0_;
+      rec.F_opt = rec.F_approx = rec.F0;
+      rec.next_factors = factors_;
+      rec.actions.assign(study_.n_design(), MoveAction::kConverged);
+      rec.analyses = summary_.analyses;
+      rec.message = "b0 satisfies the first-order conditions (residual " +
+                    std::to_string(optimality_.residual) + ")";
+      summary_.history.push_back(rec);
+      summary_.cycles = static_cast<int>(summary_.history.size());
+      end_run_if_done(rec);
+      return summary_.history.back();
+    }
+  }
+
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
   // explicit relation makes it nonlinear.
   problem.linear = linear_problem(study_, problem.rows);
@@ -408,8 +437,13 @@ const CycleRecord& Driver::step() {
   Eigen::VectorXd x_opt = sub.x.cwiseMax(problem.lower).cwiseMin(problem.upper);
   rec.x_opt = x_opt;
   rec.F_approx = user_objective(study_, sub.objective);
+  log_subproblem(problem, sub, x_opt, rec);
 
   CycleFacts facts = active_limits(problem, x_opt, rec);
+  summary_.optimality.on_move_limit.clear();
+  for (int i = 0; i < study_.n_design(); ++i) {
+    if (facts.move_limit_active[i]) summary_.optimality.on_move_limit.push_back(study_.design[i].name);
+  }
   facts.F0 = F0;
   facts.approximated = approximated;
   if (noisy_.multipoint) {
@@ -417,7 +451,11 @@ const CycleRecord& Driver::step() {
     direction_ =
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
-  judge_step(problem, sub.objective, x_opt, facts, rec);
+  if (noisy_.seed_strategy) {
+    judge_step(problem, sub.objective, x_opt, facts, rec);
+  } else {
+    judge_trust_region(problem, sub, x_opt, facts, rec);
+  }
   summary_.history.push_back(rec);
   summary_.cycles = static_cast<int>(summary_.history.size());
   end_run_if_done(rec);
@@ -493,8 +531,9 @@ CycleFacts Driver::active_limits(const ApproximateProblem& problem, const Eigen:
   return facts;
 }
 
-void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
-                        CycleFacts& facts, CycleRecord& rec) {
+const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, double F_approx,
+                                           Eigen::VectorXd& x_opt, CycleFacts& facts,
+                                           CycleRecord& rec) {
   // Analyse b* and measure the approximation.
   const Evaluation* e_opt = analyse(x_opt, {});
   rec.analyses = summary_.analyses;
@@ -506,7 +545,7 @@ void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eige
     rec.next_factors = factors_ * noisy_.beta1;
     rec.actions.assign(study_.n_design(), MoveAction::kRejected);
     factors_ = rec.next_factors;
-    return;
+    return nullptr;
   }
   const ExactResponses exact_opt(study_, *e_opt);
   if (noisy_.repair_auxiliary) {
@@ -526,6 +565,15 @@ void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eige
     facts.Eg = std::max(facts.Eg, std::abs(diff) / constraint_normaliser(study_, c, x_opt) * 100.0);
   }
   facts.V = violation(x_opt, *e_opt);
+  rec.Ef = facts.Ef;
+  rec.Eg = facts.Eg;
+  rec.V = facts.V;
+  return e_opt;
+}
+
+void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
+                        CycleFacts& facts, CycleRecord& rec) {
+  if (!analyse_proposal(problem, F_approx, x_opt, facts, rec)) return;
   // The noise estimate of the fit sets the noise percentage when the user gave none.
   Options decision_options = options_;
   if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
@@ -536,16 +584,13 @@ void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eige
       decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
   rec.accepted = decision.accept;
   rec.converged = decision.converged;
-  rec.Ef = facts.Ef;
-  rec.Eg = facts.Eg;
   rec.E = decision.E;
-  rec.V = facts.V;
   rec.Fchg = decision.Fchg;
   rec.next_factors = decision.factors;
   rec.actions = decision.actions;
   factors_ = decision.factors;
   if (decision.accept) {
-    previous_ = PreviousCycle{F_opt - facts.F0, facts.delta_b, facts.V};
+    previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
     x0_ = x_opt;
   }
 }
@@ -567,6 +612,12 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
       spdlog::warn("{}", message);
     }
     finish(RunStatus::kConverged, message);
+  } else if (!noisy_.seed_strategy && !stall_.empty()) {
+    finish(RunStatus::kStalled, "stalled: " + stall_ + "; " + describe_optimality());
+  } else if (!noisy_.seed_strategy && factors_.maxCoeff() < noisy_.min_move_factor) {
+    finish(RunStatus::kStalled, "stalled: every move limit shrank below min_move_limit (" +
+                                    std::to_string(noisy_.min_move_factor) + "); " +
+                                    describe_optimality());
   } else if (cycle_offset_ + summary_.cycles >= noisy_.max_cycles) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));
     if (v > noisy_.vioacc) {

@@ -20,6 +20,7 @@
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/move_limits.hpp"
+#include "sao/optimizer/optimality.hpp"
 #include "sao/optimizer/subproblem.hpp"
 #include "sao/seam/analysis_store.hpp"
 #include "sao/seam/simulator.hpp"
@@ -51,10 +52,32 @@ struct CycleRecord {
   int fit_points = 0;            // multi-point: designs in the fit (b0 + plan points + re-used)
   double noise_estimate = -1.0;  // multi-point: noise from the fit's residuals, %; < 0: none
   std::string message;           // anything unusual in this cycle
+  double kkt_residual = -1.0;    // first-order residual at b0 (optimality.hpp); < 0: none
+  double ratio = 0.0;            // trust region: actual / predicted merit improvement
 };
 
-enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed };
+// kStalled: the run cannot go on usefully (move limits collapsed, or no predicted
+// improvement) at a design that does not satisfy the first-order conditions.
+enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed, kStalled };
 const char* to_string(RunStatus status);
+
+// The first-order optimality measured last (optimality.hpp), as result.json reports it.
+struct FinalOptimality {
+  bool computed = false;
+  double residual = 0.0;
+  double tolerance = 0.0;
+  int cycle = 0;                  // measured at the start design of this cycle
+  bool at_final_design = false;   // that design is the final one
+  struct Active {
+    std::string name;             // constraint name
+    int point = 0;                // time point
+    double g_hat = 0.0;           // normalised value there
+    double multiplier = 0.0;      // lambda (units of F per unit of g_hat)
+  };
+  std::vector<Active> constraints;
+  std::vector<std::string> at_lower, at_upper;  // variables on a bound
+  std::vector<std::string> on_move_limit;       // design variables on a move limit (last b*)
+};
 
 struct RunSummary {
   RunStatus status = RunStatus::kRunning;
@@ -71,6 +94,7 @@ struct RunSummary {
   double start_objective = 0.0;
   double start_violation = 0.0;
   std::vector<CycleRecord> history;
+  FinalOptimality optimality;
 };
 
 class Driver {
@@ -138,6 +162,22 @@ class Driver {
   // resize); a failed analysis rejects the cycle.
   void judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
                   CycleFacts& facts, CycleRecord& rec);
+  // First-order optimality at b0 from the cycle's gradients (the approximation is exact in
+  // value and gradient there); updates the penalty of the merit function.
+  void measure_optimality(const ApproximateProblem& problem, CycleRecord& rec);
+  // The trust-region strategy's judgement of b* (trust_region.hpp).
+  void judge_trust_region(const ApproximateProblem& problem, const SubproblemResult& sub,
+                          Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
+  // Analyses b* and fills F_opt, Ef, Eg, V of the record and facts; null when it failed
+  // (the cycle is then rejected and the factors shrunk).
+  const Evaluation* analyse_proposal(const ApproximateProblem& problem, double F_approx,
+                                     Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
+  // --log debug: the subproblem's solver, status, active rows and step; a proposal equal to
+  // b0 is logged as a warning with the subproblem's status, and noted in the record.
+  void log_subproblem(const ApproximateProblem& problem, const SubproblemResult& sub,
+                      const Eigen::VectorXd& x_opt, CycleRecord& rec) const;
+  // Why the run stopped where it did, in words: residual, active constraints and limits.
+  std::string describe_optimality() const;
   // Ends the run after a cycle: too many failures, converged, or the cycle limit.
   void end_run_if_done(const CycleRecord& rec);
   // Ends the run as failed inside a cycle, keeping the cycle's record.
@@ -164,6 +204,12 @@ class Driver {
   AnalysisStore* store_ = nullptr;
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
+  double gradient_reference_ = 0.0;  // ||s (.) dF/dx||_inf at the first measured b0
+  double penalty_ = 0.0;             // mu of the merit function (trust_region.hpp)
+  Optimality optimality_;            // measured at the start of the last cycle
+  int optimality_cycle_ = 0;         // the cycle it was measured in
+  std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
+  std::string stall_;                // why the trust-region strategy cannot go on ("" : it can)
 };
 
 }  // namespace sao

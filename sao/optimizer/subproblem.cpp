@@ -60,6 +60,11 @@ bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows) {
   });
 }
 
+double move_half_width(const DesignVariable& v, double factor, double b0) {
+  return v.range_sizing ? 0.5 * factor * (v.upper - v.lower)  // (3.27)
+                        : factor * std::abs(b0);              // (3.20)
+}
+
 void set_subregion(const Study& study, const Eigen::VectorXd& factors,
                    ApproximateProblem& problem) {
   const int n = study.n_design();
@@ -68,8 +73,7 @@ void set_subregion(const Study& study, const Eigen::VectorXd& factors,
   for (int i = 0; i < n; ++i) {
     const DesignVariable& v = study.design[i];
     const double b0 = problem.x0(i);
-    const double half = v.range_sizing ? 0.5 * factors(i) * (v.upper - v.lower)  // (3.27)
-                                       : factors(i) * std::abs(b0);              // (3.20)
+    const double half = move_half_width(v, factors(i), b0);
     problem.lower(i) = std::clamp(b0 - half, v.lower, v.upper);
     problem.upper(i) = std::clamp(b0 + half, v.lower, v.upper);
   }
@@ -196,14 +200,23 @@ SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
 struct NlpContext {
   const ApproximateProblem* problem;
   bool relaxed;
-  double beta;
+  double beta;  // relaxed: weight of b_r; 0: phase 1, minimise b_r alone
   int nx;
+  double level = 0.0;  // phase 1, second stage: rows g_hat~ <= level
 };
 
 double nlp_objective(unsigned, const double* x, double* grad, void* data) {
   const auto& c = *static_cast<const NlpContext*>(data);
   const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
   // Relaxed: F~/beta + b_r, the same minimiser as F~ + beta b_r, better scaled for NLopt.
+  // Phase 1 (beta = 0): b_r alone.
+  if (c.relaxed && c.beta == 0.0) {
+    if (grad) {
+      std::fill(grad, grad + c.nx, 0.0);
+      grad[c.nx] = 1.0;
+    }
+    return x[c.nx];
+  }
   const double scale = c.relaxed ? 1.0 / c.beta : 1.0;
   if (grad) {
     Eigen::Map<Eigen::VectorXd>(grad, c.nx) = scale * c.problem->objective_gradient(X);
@@ -218,7 +231,7 @@ void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* g
   Eigen::MatrixXd jacobian;
   const Eigen::VectorXd values = c.problem->row_values(X, grad ? &jacobian : nullptr);
   for (unsigned i = 0; i < m; ++i) {
-    result[i] = values(i) - (c.relaxed ? x[c.nx] : 0.0);
+    result[i] = values(i) - (c.relaxed ? x[c.nx] : c.level);
     if (!grad) continue;
     Eigen::Map<Eigen::VectorXd>(grad + i * n, c.nx) = jacobian.row(i).transpose();
     if (c.relaxed) grad[i * n + c.nx] = -1.0;
@@ -227,12 +240,12 @@ void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* g
 
 constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
 
-SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, bool mma,
-                       Eigen::VectorXd& x, double& relaxation, std::string& message) {
+SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
+                       bool mma, Eigen::VectorXd& x, double& relaxation, std::string& message) {
   const int nx = static_cast<int>(problem.x0.size());
   const int n = nx + (relaxed ? 1 : 0);
   const unsigned m = static_cast<unsigned>(problem.rows.size());
-  NlpContext context{&problem, relaxed, beta, nx};
+  NlpContext context{&problem, relaxed, beta, nx, level};
   std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> opt(
       nlopt_create(mma ? NLOPT_LD_MMA : NLOPT_LD_SLSQP, n), nlopt_destroy);
   std::vector<double> lo(n), up(n), start(n);
@@ -268,6 +281,7 @@ SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double b
   // The relaxation is what the rows need at x (any b_r above it is feasible by definition).
   relaxation = relaxed ? std::max(0.0, worst) : 0.0;
   if (relaxed) worst = 0.0;
+  worst -= level;
   const bool usable = r > 0 || r == NLOPT_ROUNDOFF_LIMITED;
   if (!usable && !std::isfinite(f)) {
     message = std::string("NLopt ended with ") + nlopt_result_to_string(r);
@@ -287,14 +301,20 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
   SubproblemResult result;
   const double beta =
       options.relaxation_weight * std::max(std::abs(problem.objective(problem.x0)), 1.0);
-  // One rule for both solvers: solve; if infeasible, solve the relaxed problem (3.5-3.8).
-  std::function<SolveOutcome(bool relaxed)> solve;
+  // One rule for both solvers: solve; if infeasible, either the seed's relaxed problem
+  // (3.5-3.8) with weight beta, or phase 1: the least violation b_r* first (weight 0: b_r
+  // alone), then the best objective with every row g_hat~ <= b_r*.
+  // solve(relaxed, weight, level): level shifts every row (g_hat~ <= level).
+  std::function<SolveOutcome(bool, double, double)> solve;
   Eigen::MatrixXd A;
   Eigen::VectorXd c, rhs;
+  result.solver = !problem.linear || options.force_nlp
+                      ? (options.use_mma ? "NLopt MMA" : "NLopt SLSQP")
+                      : "GLPK simplex";
   if (!problem.linear || options.force_nlp) {
-    solve = [&](bool relaxed) {
-      return solve_nlp(problem, relaxed, beta, options.use_mma, result.x, result.relaxation,
-                       result.message);
+    solve = [&](bool relaxed, double weight, double level) {
+      return solve_nlp(problem, relaxed, weight, level, options.use_mma, result.x,
+                       result.relaxation, result.message);
     };
   } else {
     // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
@@ -302,15 +322,31 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
     c = problem.objective_gradient(x0);
     const Eigen::VectorXd values = problem.row_values(x0, &A);
     rhs = A * x0 - values;
-    solve = [&](bool relaxed) {
-      return solve_lp(c, A, rhs, problem.lower, problem.upper, relaxed, beta, result.x,
-                      result.relaxation, result.message);
+    solve = [&](bool relaxed, double weight, double level) {
+      const Eigen::VectorXd cost = relaxed && weight == 0.0 ? Eigen::VectorXd::Zero(c.size()) : c;
+      const Eigen::VectorXd shifted = (rhs.array() + level).matrix();
+      return solve_lp(cost, A, shifted, problem.lower, problem.upper, relaxed,
+                      weight == 0.0 ? 1.0 : weight, result.x, result.relaxation, result.message);
     };
   }
-  SolveOutcome outcome = solve(false);
-  if (outcome == SolveOutcome::kInfeasible) {
-    outcome = solve(true);
+  SolveOutcome outcome = solve(false, 0.0, 0.0);
+  if (outcome == SolveOutcome::kInfeasible && !options.feasibility_first) {
+    outcome = solve(true, beta, 0.0);
     if (outcome == SolveOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
+  } else if (outcome == SolveOutcome::kInfeasible) {
+    outcome = solve(true, 0.0, 0.0);
+    if (outcome == SolveOutcome::kOptimal) {
+      const Eigen::VectorXd least = result.x;
+      const double level = result.relaxation;
+      // The second stage may fail numerically at the very edge: the first stage's design
+      // then stands (it is feasible for the level by construction).
+      const double slack = 1e-8 * (1.0 + level);
+      if (solve(false, 0.0, level + slack) != SolveOutcome::kOptimal) result.x = least;
+      result.relaxation = level;
+      result.message.clear();
+      outcome = SolveOutcome::kOptimal;
+      result.status = SubproblemStatus::kRelaxed;
+    }
   } else if (outcome == SolveOutcome::kOptimal) {
     result.status = SubproblemStatus::kOptimal;
   }

@@ -5,9 +5,11 @@
 // retained constraint rows g_hat~_j(x) <= 0, each with a value and a gradient at any x. When
 // every function is linear the LP path (GLPK) reads the coefficients from one gradient
 // evaluation at x0; the NLP path (NLopt, with explicit relations) calls the same functions.
-// If the subproblem is infeasible, the relaxed problem
+// If the subproblem is infeasible, it is solved in two stages (options.feasibility_first,
+// phase 1): the least b_r with g_hat~_j <= b_r inside the subregion, then the least F~ with
+// g_hat~_j <= b_r (plus 1e-8 (1 + b_r)). With the seed's strategy, the relaxed problem
 //   minimise F~ + beta b_r  s.t.  g_hat~_j <= b_r,  b_r >= 0
-// is solved instead and the result is marked relaxed.
+// is solved instead. Either way the result is marked relaxed.
 #pragma once
 
 #include <Eigen/Dense>
@@ -47,6 +49,10 @@ struct ApproximateProblem {
 // identity intermediate variables, and linear explicit relations in the objective and rows.
 bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows);
 
+// Half the width of variable v's subregion around b0 for move-limit factor m, before the
+// bounds: m |b0| (3.20), or m (upper - lower) / 2 with range sizing (3.27).
+double move_half_width(const DesignVariable& v, double factor, double b0);
+
 // Builds the subregion of (3.20)-(3.22) or (3.27) around x0 for design variables with
 // move-limit factors m, intersected with the bounds; auxiliaries keep their own bounds.
 void set_subregion(const Study& study, const Eigen::VectorXd& factors, ApproximateProblem& problem);
@@ -58,7 +64,8 @@ struct SubproblemResult {
   SubproblemStatus status = SubproblemStatus::kFailed;
   Eigen::VectorXd x;        // the proposed optimum b* (full vector)
   double objective = 0.0;   // F~(x)
-  double relaxation = 0.0;  // b_r when relaxed
+  double relaxation = 0.0;  // b_r when relaxed (phase 1: the least violation of the subregion)
+  std::string solver;       // "GLPK simplex", "NLopt SLSQP" or "NLopt MMA"
   std::string message;      // why it failed
 };
 

@@ -77,6 +77,23 @@ nlohmann::json cycle_to_json(const Study& study, const CycleRecord& r) {
   return cycle_record_to_json(r, variable_names(study));
 }
 
+nlohmann::json optimality_to_json(const FinalOptimality& f) {
+  if (!f.computed) return nullptr;
+  nlohmann::json active = nlohmann::json::array();
+  for (const auto& a : f.constraints) {
+    active.push_back({{"name", a.name}, {"point", a.point}, {"g_hat", a.g_hat},
+                      {"multiplier", a.multiplier}});
+  }
+  return {{"residual", f.residual},
+          {"tolerance", f.tolerance},
+          {"measured_in_cycle", f.cycle},
+          {"at_final_design", f.at_final_design},
+          {"active_constraints", active},
+          {"at_lower_bound", f.at_lower},
+          {"at_upper_bound", f.at_upper},
+          {"on_move_limit", f.on_move_limit}};
+}
+
 nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
   nlohmann::json history = nlohmann::json::array();
   for (const auto& r : s.history) history.push_back(cycle_to_json(study, r));
@@ -92,6 +109,7 @@ nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
           {"sensitivity_analyses", s.sensitivity_analyses},
           {"simulator_runs", s.simulator_runs},
           {"simulator_seconds", s.simulator_seconds},
+          {"optimality", optimality_to_json(s.optimality)},
           {"history", history}};
 }
 

@@ -26,6 +26,8 @@ std::string run_summary_text(const Study& study, const RunSummary& summary, bool
 
 // One cycle in the one JSON form of a record (cycle_record_json.hpp).
 nlohmann::json cycle_to_json(const Study& study, const CycleRecord& record);
+// The first-order optimality of result.json (null when it was not measured).
+nlohmann::json optimality_to_json(const FinalOptimality& optimality);
 nlohmann::json result_to_json(const Study& study, const RunSummary& summary);
 std::string history_csv(const Study& study, const RunSummary& summary);
 

@@ -71,7 +71,8 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
       {"beta1", &options.beta1},     {"beta2", &options.beta2},
       {"beta3", &options.beta3},     {"beta4", &options.beta4},
       {"beta5", &options.beta5},     {"relaxation_weight", &options.relaxation_weight},
-      {"move_limit", &default_move},
+      {"move_limit", &default_move},  {"kkt_tolerance", &options.kkt_tolerance},
+      {"min_move_limit", &options.min_move_factor},
   };
   for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
   if (auto v = r.integer("neighbours")) options.neighbours = *v;
@@ -97,6 +98,9 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   choice("fit", "interpolation", "least_squares", options.least_squares);
   choice("subproblem", "auto", "nlp", options.force_nlp);
   choice("nlp_algorithm", "slsqp", "mma", options.use_mma);
+  options.seed_strategy = options.multipoint;
+  choice("strategy", "trust_region", "seed", options.seed_strategy);
+  options.feasibility_first = !options.seed_strategy;
   options.require_free_move_limits = options.multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
   r.finish();

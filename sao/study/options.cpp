@@ -39,6 +39,12 @@ std::string Options::validate() const {
   if (neighbours < 0) {
     return rule("neighbours", "must be >= 0, got " + std::to_string(neighbours));
   }
+  if (!(kkt_tolerance > 0.0)) {
+    return rule("kkt_tolerance", "must be > 0, got " + number(kkt_tolerance));
+  }
+  if (!(min_move_factor > 0.0)) {
+    return rule("min_move_limit", "must be > 0, got " + number(min_move_factor));
+  }
 
   struct Field {
     const char* key;

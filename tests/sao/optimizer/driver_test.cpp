@@ -67,7 +67,8 @@ TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
                       {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
                       {"objective", {{"maximize", {{"variable", "b1"}}}}},
                       {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
-                      {"settings", {{"cutoff", 0.0}}},  // keep r = 1 (g_hat = -0.94) in
+                      // keep r = 1 (g_hat = -0.94) in; appendix A's errmax rejection
+                      {"settings", {{"cutoff", 0.0}, {"strategy", "seed"}}},
                       {"simulator", {{"type", "fake"}}}};
   const Study s = load_study(d);
   FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return std::pow(b(0), 4); },
@@ -92,8 +93,12 @@ TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
   EXPECT_NEAR(r.x(0), 2.0, 1e-3);
 }
 
+// Appendix A crosses the failing band (1.3, 1.5) of b1; the trust-region strategy stops at
+// its edge (the failures shrink every factor, its successes grow them back into the band).
 TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
-  const Study s = product_study();
+  Study s = product_study();
+  s.options.seed_strategy = true;
+  s.options.feasibility_first = false;
   FakeSimulator sim = product_simulator();
   sim.fail_when = [](const Eigen::VectorXd& b) { return b(0) > 1.3 && b(0) < 1.5; };
   Driver driver(s, sim, s.options);

@@ -119,11 +119,36 @@ TEST(Subproblem, InfeasibleLpIsRelaxed) {
                                {{{"of", {{"response", "r"}}}, {"lower", 10.0}}});
   Assembled a{s, linear_response(2.0, 1.0, 1.0), nullptr, {}};
   assemble(a, 0.4);
-  const SubproblemResult r = solve_subproblem(a.problem, Options{});
-  ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
-  EXPECT_NEAR(r.x(0), 1.4, 1e-9);
-  EXPECT_NEAR(r.x(1), 1.4, 1e-9);
-  EXPECT_NEAR(r.relaxation, (10.0 - 2.8) / 10.0, 1e-9);  // normalised remaining violation
+  for (bool phase1 : {true, false}) {  // two stages, or the seed's weighted relaxation
+    Options o;
+    o.feasibility_first = phase1;
+    const SubproblemResult r = solve_subproblem(a.problem, o);
+    ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
+    EXPECT_NEAR(r.x(0), 1.4, 1e-6);
+    EXPECT_NEAR(r.x(1), 1.4, 1e-9);
+    EXPECT_NEAR(r.relaxation, (10.0 - 2.8) / 10.0, 1e-9);  // normalised remaining violation
+  }
+}
+
+// Phase 1 with a correct objective (LP and NLP): every row decreases in b1 and b2, the
+// objective prefers small b2. Stage 1 finds the least violation the subregion allows, stage 2
+// the best objective at that violation: b1 at its upper move limit carries the feasibility,
+// and b2 stays where the objective wants it, as long as the violation does not grow. Never b0.
+TEST(Subproblem, PhaseOneMovesTowardFeasibilityWithTheRightObjective) {
+  // r = 10 b1 - 0 b2 (response 2 + 10 (b1 - 1)), r >= 100: at (1, 1) g_hat = 9 (10-fold).
+  Study s = two_variable_study({{"minimize", "b2 - 0.001 * b1"}},
+                               {{{"of", {{"response", "r"}}}, {"lower", 100.0}}});
+  Assembled a{s, linear_response(10.0, 10.0, 0.0), nullptr, {}};
+  assemble(a, 0.4);
+  for (bool nlp : {false, true}) {
+    Options o;
+    o.force_nlp = nlp;
+    const SubproblemResult r = solve_subproblem(a.problem, o);
+    ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
+    EXPECT_NEAR(r.x(0), 1.4, 1e-6) << (nlp ? "nlp" : "lp");  // toward feasibility
+    EXPECT_NEAR(r.x(1), 0.6, 1e-6) << (nlp ? "nlp" : "lp");  // and the objective's choice
+    EXPECT_NEAR(r.relaxation, (100.0 - 14.0) / 100.0, 1e-6);
+  }
 }
 
 // The NLP path on the hand-solved LP: both NLopt algorithms find the same vertex.
@@ -148,13 +173,16 @@ TEST(Subproblem, NlpRelaxesAnInfeasibleProblem) {
                                {{{"of", {{"response", "r"}}}, {"lower", 10.0}}});
   Assembled a{s, linear_response(2.0, 1.0, 1.0), nullptr, {}};
   assemble(a, 0.4);
-  Options o;
-  o.force_nlp = true;
-  const SubproblemResult r = solve_subproblem(a.problem, o);
-  ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
-  EXPECT_NEAR(r.x(0), 1.4, 1e-6);
-  EXPECT_NEAR(r.x(1), 1.4, 1e-6);
-  EXPECT_NEAR(r.relaxation, (10.0 - 2.8) / 10.0, 1e-6);
+  for (bool phase1 : {true, false}) {
+    Options o;
+    o.force_nlp = true;
+    o.feasibility_first = phase1;
+    const SubproblemResult r = solve_subproblem(a.problem, o);
+    ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
+    EXPECT_NEAR(r.x(0), 1.4, 1e-6);
+    EXPECT_NEAR(r.x(1), 1.4, 1e-6);
+    EXPECT_NEAR(r.relaxation, (10.0 - 2.8) / 10.0, 1e-6);
+  }
 }
 
 // Nonlinear in b: r = 3 / b1 approximated in the reciprocal variable is exact, so the NLP

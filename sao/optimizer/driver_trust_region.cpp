@@ -1,0 +1,186 @@
+// The driver's trust-region strategy and honest termination (issue 17): the first-order
+// optimality at each cycle's b0, the merit judgement of b*, the subproblem's debug log and
+// the words a stalled run ends with. The cycle itself is in driver.cpp.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/optimizer/trust_region.hpp"
+
+namespace sao {
+namespace {
+
+std::string row_name(const Study& study, const RetainedRow& row) {
+  const Constraint& c = study.constraints[row.constraint];
+  return c.g.time_dependent() ? c.name + "[" + std::to_string(row.point) + "]" : c.name;
+}
+
+std::string short_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
+
+}  // namespace
+
+void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& rec) {
+  const int n = study_.n_design();
+  OptimalityInput in;
+  in.x = x0_;
+  in.lower.resize(study_.n_total());
+  in.upper.resize(study_.n_total());
+  for (int i = 0; i < n; ++i) {
+    in.lower(i) = study_.design[i].lower;
+    in.upper(i) = study_.design[i].upper;
+  }
+  for (int a = 0; a < study_.n_aux(); ++a) {
+    in.lower(n + a) = study_.auxiliaries[a].lower;
+    in.upper(n + a) = study_.auxiliaries[a].upper;
+  }
+  // The approximation is exact in value and gradient at b0: these are the true gradients.
+  in.objective_gradient = problem.objective_gradient(x0_);
+  in.row_values = problem.row_values(x0_, &in.row_jacobian);
+  in.reference = gradient_reference_;
+  in.active_tolerance = std::max(1e-3, noisy_.vioacc / 100.0);
+  optimality_ = first_order_optimality(in);
+  optimality_cycle_ = rec.cycle;
+  if (!optimality_.computed) {
+    spdlog::warn("cycle {}: first-order optimality not measured: {}", rec.cycle,
+                 optimality_.message);
+    return;
+  }
+  if (gradient_reference_ == 0.0) gradient_reference_ = optimality_.gradient_scale;
+  // Complementarity: a multiplier on a row that is not quite active counts in the residual.
+  const double D = std::max(kReferenceShare * gradient_reference_, optimality_.gradient_scale);
+  double sum = 0.0;
+  for (size_t a = 0; a < optimality_.active_rows.size(); ++a) {
+    const double lambda = optimality_.multipliers[a];
+    sum += lambda;
+    const double slack = std::abs(in.row_values(optimality_.active_rows[a]));
+    if (D > 0.0) optimality_.residual = std::max(optimality_.residual, lambda * slack / D);
+  }
+  rec.kkt_residual = optimality_.residual;
+  // What result.json reports (names, not indices: the rows change from cycle to cycle).
+  FinalOptimality& f = summary_.optimality;
+  const auto names = variable_names(study_);
+  f.computed = true;
+  f.residual = optimality_.residual;
+  f.tolerance = noisy_.kkt_tolerance;
+  f.cycle = rec.cycle;
+  f.constraints.clear();
+  for (size_t a = 0; a < optimality_.active_rows.size(); ++a) {
+    const int r = optimality_.active_rows[a];
+    f.constraints.push_back({row_name(study_, problem.rows[r]), problem.rows[r].point, in.row_values(r), optimality_.multipliers[a]});
+  }
+  f.at_lower.clear();
+  f.at_upper.clear();
+  for (int i : optimality_.at_lower) f.at_lower.push_back(names[i]);
+  for (int i : optimality_.at_upper) f.at_upper.push_back(names[i]);
+  // The exact penalty needs mu above the sum of the multipliers; D keeps it in the units of F.
+  penalty_ = std::max({penalty_, 2.0 * sum, D});
+  spdlog::debug("cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g})",
+                rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_);
+}
+
+void Driver::log_subproblem(const ApproximateProblem& problem, const SubproblemResult& sub,
+                            const Eigen::VectorXd& x_opt, CycleRecord& rec) const {
+  const int n = study_.n_design();
+  const double step = (x_opt - x0_).head(n).cwiseAbs().maxCoeff();
+  if (spdlog::should_log(spdlog::level::debug)) {
+    std::string active;
+    if (!problem.rows.empty()) {
+      const Eigen::VectorXd g = problem.row_values(x_opt);
+      for (size_t r = 0; r < problem.rows.size(); ++r) {
+        if (g(static_cast<Eigen::Index>(r)) < -1e-6) continue;
+        active += (active.empty() ? "" : ", ") + row_name(study_, problem.rows[r]);
+      }
+    }
+    spdlog::debug("cycle {}: subproblem {} {}{}, F~ = {:.6g}, step max |b* - b0| = {:.3g}, "
+                  "active rows: {}",
+                  rec.cycle, sub.solver, to_string(sub.status),
+                  sub.status == SubproblemStatus::kRelaxed
+                      ? " (least violation " + short_number(sub.relaxation) + ")"
+                      : std::string(),
+                  sub.objective, step, active.empty() ? "none" : active);
+  }
+  if (step == 0.0) {
+    rec.message = "the subproblem (" + sub.solver + ", " + to_string(sub.status) +
+                  ") proposed b0 again";
+    spdlog::warn("cycle {}: {}", rec.cycle, rec.message);
+  }
+}
+
+void Driver::judge_trust_region(const ApproximateProblem& problem, const SubproblemResult& sub,
+                                Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec) {
+  const int n = study_.n_design();
+  const double h0 = std::max(0.0, rec.V / 100.0);  // rec.V is V(b0) until b* is analysed
+  const double h_pred =
+      problem.rows.empty() ? 0.0 : std::max(0.0, problem.row_values(x_opt).maxCoeff());
+  const Eigen::VectorXd b0 = x0_.head(n);
+  if (!analyse_proposal(problem, sub.objective, x_opt, facts, rec)) return;
+  const double h_opt = std::max(0.0, facts.V / 100.0);
+  TrustRegionFacts t;
+  t.phase1 = sub.status == SubproblemStatus::kRelaxed;
+  if (t.phase1) {
+    t.actual = h0 - h_opt;
+    t.predicted = h0 - h_pred;
+  } else {
+    t.actual = (facts.F0 - facts.Fopt) + penalty_ * (h0 - h_opt);
+    t.predicted = (facts.F0 - sub.objective) + penalty_ * (h0 - h_pred);
+  }
+  t.move_limit_active = facts.move_limit_active;
+  t.bound_active = facts.bound_active;
+  t.used.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const double half = move_half_width(study_.design[i], factors_(i), b0(i));
+    t.used(i) = half > 0.0 ? std::min(1.0, std::abs(facts.delta_b(i)) / half) : 1.0;
+  }
+  const TrustRegionDecision d = decide_trust_region(noisy_, t, factors_);
+  rec.accepted = d.accept;
+  rec.ratio = d.ratio;
+  rec.E = std::max(facts.Ef, facts.Eg);
+  rec.Fchg = std::abs(facts.Fopt - facts.F0) / std::max(std::abs(facts.F0), 1e-300) * 100.0;
+  rec.next_factors = d.factors;
+  rec.actions = d.actions;
+  factors_ = d.factors;
+  const double scale = std::abs(facts.F0) + penalty_ + 1e-300;
+  if (!(t.predicted > 1e-12 * scale) && !t.phase1) {
+    // No design of the subregion is predicted to be better than b0: the approximate problem
+    // is stationary there, but b0 did not pass the first-order test (gradients too coarse?).
+    stall_ = "the subproblem predicts no improvement at b0";
+  }
+  spdlog::debug("cycle {}: {} step, actual / predicted improvement {:.4g} / {:.4g} = {:.3g}: {}",
+                rec.cycle, t.phase1 ? "feasibility" : "merit", t.actual, t.predicted, d.ratio,
+                d.accept ? "accepted" : "rejected");
+  if (d.accept) {
+    previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
+    x0_ = x_opt;
+  }
+}
+
+std::string Driver::describe_optimality() const {
+  if (!optimality_.computed) return "first-order optimality not measured";
+  std::string text = "first-order residual " + short_number(optimality_.residual) +
+                     " (kkt_tolerance " + short_number(noisy_.kkt_tolerance) +
+                     ") at the start of cycle " + std::to_string(optimality_cycle_);
+  auto list = [&](const char* what, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    text += std::string("; ") + what + ": ";
+    for (size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+  };
+  const FinalOptimality& f = summary_.optimality;
+  std::vector<std::string> rows;
+  for (const auto& a : f.constraints) {
+    rows.push_back(a.name + " (multiplier " + short_number(a.multiplier) + ")");
+  }
+  list("active constraints", rows);
+  list("on lower bounds", f.at_lower);
+  list("on upper bounds", f.at_upper);
+  list("on move limits", f.on_move_limit);
+  return text;
+}
+
+}  // namespace sao

@@ -1,0 +1,107 @@
+#include "sao/optimizer/optimality.hpp"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace sao {
+
+Eigen::VectorXd variable_sizes(const Eigen::VectorXd& x, const Eigen::VectorXd& lower,
+                               const Eigen::VectorXd& upper) {
+  Eigen::VectorXd s(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    const double range = upper(i) - lower(i);
+    if (std::isfinite(range) && range > 0.0) {
+      s(i) = std::clamp(std::abs(x(i)), 0.01 * range, range);
+    } else {
+      s(i) = std::max(std::abs(x(i)), 1.0);
+    }
+  }
+  return s;
+}
+
+double scaled_gradient_norm(const Eigen::VectorXd& gradient, const Eigen::VectorXd& sizes) {
+  return gradient.size() == 0 ? 0.0 : gradient.cwiseProduct(sizes).cwiseAbs().maxCoeff();
+}
+
+namespace {
+
+struct GlpkDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+}  // namespace
+
+Optimality first_order_optimality(const OptimalityInput& in) {
+  Optimality out;
+  const auto n = in.x.size();
+  const Eigen::VectorXd s = variable_sizes(in.x, in.lower, in.upper);
+  out.gradient_scale = scaled_gradient_norm(in.objective_gradient, s);
+  const double D = std::max(out.gradient_scale, kReferenceShare * in.reference);
+  for (Eigen::Index j = 0; j < in.row_values.size(); ++j) {
+    if (in.row_values(j) >= -in.active_tolerance) out.active_rows.push_back(static_cast<int>(j));
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double range = in.upper(i) - in.lower(i);
+    const double tol = 1e-9 * std::max(1.0, std::isfinite(range) ? range : std::abs(in.x(i)));
+    if (std::isfinite(in.lower(i)) && in.x(i) <= in.lower(i) + tol)
+      out.at_lower.push_back(static_cast<int>(i));
+    if (std::isfinite(in.upper(i)) && in.x(i) >= in.upper(i) - tol)
+      out.at_upper.push_back(static_cast<int>(i));
+  }
+  out.computed = true;
+  if (!(D > 0.0)) {  // the objective does not depend on the variables: every point is optimal
+    out.multipliers.assign(out.active_rows.size(), 0.0);
+    return out;
+  }
+  // Columns: lambda (active rows), mu_lower, mu_upper, t. Rows: +-R_i - t <= -+w_i dF_i.
+  const int k = static_cast<int>(out.active_rows.size());
+  const int nl = static_cast<int>(out.at_lower.size()), nu = static_cast<int>(out.at_upper.size());
+  const int t = k + nl + nu + 1;
+  std::unique_ptr<glp_prob, GlpkDeleter> lp(glp_create_prob());
+  glp_set_obj_dir(lp.get(), GLP_MIN);
+  glp_add_cols(lp.get(), t);
+  for (int c = 1; c <= t; ++c) glp_set_col_bnds(lp.get(), c, GLP_LO, 0.0, 0.0);
+  glp_set_obj_coef(lp.get(), t, 1.0);
+  glp_add_rows(lp.get(), static_cast<int>(2 * n));
+  std::vector<int> ia{0}, ja{0};
+  std::vector<double> ar{0.0};
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double w = s(i) / D;
+    for (int sign : {1, -1}) {
+      const int row = static_cast<int>(2 * i) + (sign > 0 ? 1 : 2);
+      glp_set_row_bnds(lp.get(), row, GLP_UP, 0.0, -sign * w * in.objective_gradient(i));
+      auto add = [&](int col, double value) {
+        if (value == 0.0) return;
+        ia.push_back(row);
+        ja.push_back(col);
+        ar.push_back(value);
+      };
+      for (int a = 0; a < k; ++a) add(a + 1, sign * w * in.row_jacobian(out.active_rows[a], i));
+      for (int a = 0; a < nl; ++a) add(k + a + 1, out.at_lower[a] == i ? -sign * w : 0.0);
+      for (int a = 0; a < nu; ++a) add(k + nl + a + 1, out.at_upper[a] == i ? sign * w : 0.0);
+      add(t, -1.0);
+    }
+  }
+  glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  int ret = glp_simplex(lp.get(), &parm);
+  if (ret != 0 || glp_get_status(lp.get()) != GLP_OPT) {
+    glp_std_basis(lp.get());
+    ret = glp_exact(lp.get(), &parm);
+  }
+  if (ret != 0 || glp_get_status(lp.get()) != GLP_OPT) {
+    out.computed = false;
+    out.message = "the multiplier estimate (GLPK) did not solve (code " + std::to_string(ret) + ")";
+    return out;
+  }
+  out.residual = glp_get_col_prim(lp.get(), t);
+  for (int a = 0; a < k; ++a) out.multipliers.push_back(glp_get_col_prim(lp.get(), a + 1));
+  return out;
+}
+
+}  // namespace sao

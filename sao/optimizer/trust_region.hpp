@@ -1,0 +1,54 @@
+// The trust-region move-limit strategy (the default; `"strategy": "seed"` selects appendix A,
+// move_limits.hpp), as a pure function.
+//
+// After b* is analysed, the step is judged by a merit function, the exact penalty
+//   Phi(x) = F(x) + mu h(x),   h(x) = max(0, max_j g_hat_j(x))   (normalised violation)
+// with mu above the sum of the constraint multipliers (optimality.hpp), so that a step is
+// accepted when it improves the objective without giving up feasibility, or improves
+// feasibility. rho = (Phi(b0) - Phi(b*)) / (Phi(b0) - Phi~(b*)) compares the actual with the
+// predicted improvement (Phi~: the approximations, exact at b0). When the subproblem had to be
+// relaxed (no design of the subregion satisfies the approximate constraints), the cycle is a
+// feasibility step and rho compares the violation h alone (phase 1).
+//
+//   rho <  eta (1e-2):  rejected; every factor shrinks below the step taken:
+//                       m_i := beta1 max(u, 0.1) m_i, u = the largest fraction of its
+//                       half-width any variable used
+//   rho <  0.25:        accepted; every factor m_i := beta4 m_i
+//   rho >  0.75:        accepted; the factors of variables on their move limit (not on a
+//                       bound) grow, m_i := 2 m_i, up to max_factor
+//   otherwise:          accepted, factors kept
+#pragma once
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "sao/optimizer/move_limits.hpp"
+#include "sao/study/options.hpp"
+
+namespace sao {
+
+struct TrustRegionFacts {
+  double actual = 0.0;     // Phi(b0) - Phi(b*) (phase 1: h(b0) - h(b*))
+  double predicted = 0.0;  // Phi(b0) - Phi~(b*) (phase 1: h(b0) - h~(b*))
+  bool phase1 = false;
+  std::vector<bool> move_limit_active;  // per design variable, at b*
+  std::vector<bool> bound_active;       // per design variable, at b*
+  Eigen::VectorXd used;                 // |b*_i - b0_i| / half-width of the subregion, in [0, 1]
+};
+
+struct TrustRegionDecision {
+  bool accept = false;
+  double ratio = 0.0;  // rho
+  Eigen::VectorXd factors;
+  std::vector<MoveAction> actions;
+};
+
+constexpr double kAcceptRatio = 1e-2;  // eta
+constexpr double kMaxFactor = 1.0;     // largest move-limit factor the strategy grows to
+constexpr double kGrowRatio = 0.75;    // rho above which factors on their move limit grow
+
+// Throws std::invalid_argument when the per-variable vectors do not match `factors`.
+TrustRegionDecision decide_trust_region(const Options& options, const TrustRegionFacts& facts,
+                                        const Eigen::VectorXd& factors);
+
+}  // namespace sao
