@@ -283,8 +283,8 @@ TEST(Driver, NoFeasibleDesignEndsInfeasible) {
   Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
   EXPECT_EQ(r.status, RunStatus::kInfeasible);
-  EXPECT_NEAR(r.x(0), 10.0, 1e-9);  // as close as the bounds allow
-  EXPECT_NEAR(r.max_violation, 90.0, 1e-6);
+  EXPECT_NEAR(r.x(0), 10.0, 1e-5);  // as close as the bounds allow (phase 1 keeps 1e-8 slack)
+  EXPECT_NEAR(r.max_violation, 90.0, 1e-4);
 }
 
 }  // namespace

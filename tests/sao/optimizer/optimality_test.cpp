@@ -1,0 +1,91 @@
+#include "sao/optimizer/optimality.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace sao {
+namespace {
+
+// min b1 + b2 s.t. g_hat = (4 - b1 b2) / 4 <= 0, bounds [0.1, 10]: the KKT point is (2, 2)
+// with multiplier 2.
+OptimalityInput product_problem(double b1, double b2, double objective_factor = 1.0) {
+  OptimalityInput in;
+  in.x = Eigen::Vector2d(b1, b2);
+  in.lower = Eigen::Vector2d(0.1, 0.1);
+  in.upper = Eigen::Vector2d(10.0, 10.0);
+  in.objective_gradient = objective_factor * Eigen::Vector2d(1.0, 1.0);
+  in.row_values = Eigen::VectorXd::Constant(1, (4.0 - b1 * b2) / 4.0);
+  in.row_jacobian = Eigen::RowVector2d(-b2 / 4.0, -b1 / 4.0);
+  return in;
+}
+
+TEST(Optimality, ZeroAtAKktPointWithItsMultiplier) {
+  const Optimality o = first_order_optimality(product_problem(2.0, 2.0));
+  ASSERT_TRUE(o.computed) << o.message;
+  EXPECT_NEAR(o.residual, 0.0, 1e-12);
+  ASSERT_EQ(o.active_rows.size(), 1u);
+  EXPECT_NEAR(o.multipliers[0], 2.0, 1e-9);
+  EXPECT_TRUE(o.at_lower.empty());
+  EXPECT_TRUE(o.at_upper.empty());
+}
+
+TEST(Optimality, PositiveAtAFeasiblePointThatIsNotOptimal) {
+  // (1, 4) is on the constraint too, but its normal (-1, -0.25) cannot cancel (1, 1).
+  const Optimality o = first_order_optimality(product_problem(1.0, 4.0));
+  ASSERT_TRUE(o.computed);
+  EXPECT_GT(o.residual, 0.1);
+}
+
+TEST(Optimality, InactiveRowsDoNotCountAndInteriorPointsNeedAZeroGradient) {
+  OptimalityInput in = product_problem(3.0, 3.0);  // g_hat = -1.25: inactive
+  const Optimality o = first_order_optimality(in);
+  EXPECT_TRUE(o.active_rows.empty());
+  EXPECT_NEAR(o.residual, 1.0, 1e-12);  // the whole (scaled) objective gradient remains
+}
+
+TEST(Optimality, DoesNotDependOnTheUnitsOrAConstantOfTheObjective) {
+  const double a = first_order_optimality(product_problem(1.0, 4.0)).residual;
+  const double b = first_order_optimality(product_problem(1.0, 4.0, 1e4)).residual;
+  EXPECT_NEAR(a, b, 1e-12);
+  // Variables in other units: b = 1000 b' (bounds, gradients and rows transformed alike).
+  OptimalityInput in = product_problem(1.0, 4.0);
+  in.x *= 1000.0;
+  in.lower *= 1000.0;
+  in.upper *= 1000.0;
+  in.objective_gradient /= 1000.0;
+  in.row_jacobian /= 1000.0;
+  EXPECT_NEAR(first_order_optimality(in).residual, a, 1e-12);
+}
+
+TEST(Optimality, BoundsTakeMultipliersOfTheRightSignOnly) {
+  OptimalityInput in;
+  in.x = Eigen::VectorXd::Constant(1, 1.0);
+  in.lower = Eigen::VectorXd::Constant(1, 1.0);
+  in.upper = Eigen::VectorXd::Constant(1, 5.0);
+  in.objective_gradient = Eigen::VectorXd::Constant(1, 2.0);  // min 2x: optimal at the lower bound
+  in.row_values.resize(0);
+  in.row_jacobian.resize(0, 1);
+  Optimality o = first_order_optimality(in);
+  EXPECT_EQ(o.at_lower, std::vector<int>{0});
+  EXPECT_NEAR(o.residual, 0.0, 1e-12);
+  in.objective_gradient(0) = -2.0;  // max 2x at the lower bound: not optimal
+  o = first_order_optimality(in);
+  EXPECT_NEAR(o.residual, 1.0, 1e-12);
+  in.x(0) = 5.0;  // at the upper bound it is
+  o = first_order_optimality(in);
+  EXPECT_EQ(o.at_upper, std::vector<int>{0});
+  EXPECT_NEAR(o.residual, 0.0, 1e-12);
+}
+
+TEST(Optimality, UnboundedVariablesUseTheirOwnSize) {
+  const Eigen::VectorXd s =
+      variable_sizes(Eigen::Vector3d(200.0, 0.001, 5.0),
+                     Eigen::Vector3d(-INFINITY, -INFINITY, 0.0), Eigen::Vector3d(INFINITY, 1.0, 10.0));
+  EXPECT_DOUBLE_EQ(s(0), 200.0);
+  EXPECT_DOUBLE_EQ(s(1), 1.0);
+  EXPECT_DOUBLE_EQ(s(2), 5.0);
+}
+
+}  // namespace
+}  // namespace sao

@@ -1,0 +1,62 @@
+#include "sao/optimizer/trust_region.hpp"
+
+#include <gtest/gtest.h>
+
+namespace sao {
+namespace {
+
+TrustRegionFacts facts(double actual, double predicted, bool on_limit = true, bool on_bound = false,
+                       double used = 1.0) {
+  TrustRegionFacts f;
+  f.actual = actual;
+  f.predicted = predicted;
+  f.move_limit_active = {on_limit, false};
+  f.bound_active = {on_bound, false};
+  f.used = Eigen::Vector2d(used, used);
+  return f;
+}
+
+const Eigen::Vector2d m(0.4, 0.2);
+
+TEST(TrustRegion, AcceptsWhatImprovesAsPredictedAndGrowsLimitsThatHeldTheStep) {
+  const TrustRegionDecision d = decide_trust_region(Options{}, facts(0.9, 1.0), m);
+  EXPECT_TRUE(d.accept);
+  EXPECT_DOUBLE_EQ(d.ratio, 0.9);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.8);  // on its move limit: doubled
+  EXPECT_DOUBLE_EQ(d.factors(1), 0.2);  // free: kept
+  EXPECT_EQ(d.actions[0], MoveAction::kEnlarged);
+  // Never beyond kMaxFactor, and not when the variable sits on a bound.
+  EXPECT_DOUBLE_EQ(decide_trust_region(Options{}, facts(1, 1), Eigen::Vector2d(0.8, 0.2)).factors(0),
+                   kMaxFactor);
+  EXPECT_DOUBLE_EQ(decide_trust_region(Options{}, facts(1, 1, true, true), m).factors(0), 0.4);
+}
+
+TEST(TrustRegion, RejectsWhatGetsWorseAndShrinksBelowTheStepTaken) {
+  TrustRegionDecision d = decide_trust_region(Options{}, facts(-0.1, 1.0), m);
+  EXPECT_FALSE(d.accept);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.4 * 0.5);
+  EXPECT_EQ(d.actions[1], MoveAction::kRejected);
+  // A step that used only 20 % of its half-width: the region shrinks below it.
+  d = decide_trust_region(Options{}, facts(-0.1, 1.0, false, false, 0.2), m);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.4 * 0.5 * 0.2);
+  // Improvement far below the prediction (rho < eta) is rejected too.
+  EXPECT_FALSE(decide_trust_region(Options{}, facts(0.001, 1.0), m).accept);
+  // No predicted improvement: nothing to accept.
+  EXPECT_FALSE(decide_trust_region(Options{}, facts(0.1, 0.0), m).accept);
+}
+
+TEST(TrustRegion, PoorAgreementAcceptsButShrinks) {
+  const TrustRegionDecision d = decide_trust_region(Options{}, facts(0.1, 1.0), m);
+  EXPECT_TRUE(d.accept);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.4 * Options{}.beta4);
+  EXPECT_DOUBLE_EQ(d.factors(1), 0.2 * Options{}.beta4);
+}
+
+TEST(TrustRegion, SizesMustMatch) {
+  TrustRegionFacts f = facts(1, 1);
+  f.used.resize(1);
+  EXPECT_THROW(decide_trust_region(Options{}, f, m), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sao
