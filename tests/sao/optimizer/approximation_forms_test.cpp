@@ -334,6 +334,40 @@ TEST(ApproximationForms, PerResponseFormsAndTheLinearFormUnchanged) {
   EXPECT_THROW(a->value(0, 1, 0, x), std::logic_error);
 }
 
+TEST(ApproximationForms, EveryPointOfAHistoryHasItsOwnApproximation) {
+  // h(t_j) = (j + 1) b^4 on 3 points; the gradient of point 1 was not requested (NaN).
+  nlohmann::json d = {
+      {"design_variables", {{{"name", "b1"}, {"lower", 0.5}, {"upper", 4.0}, {"initial", 1.0}}}},
+      {"load_cases", {{{"name", "only"}, {"time", {{"end", 1.0}, {"points", 3}}}}}},
+      {"responses", {{{"name", "h"}, {"kind", "history"}}}},
+      {"objective", {{"minimize_max", {{"response", "h"}}}, {"auxiliary", "a"}}},
+      {"auxiliary_variables", {{{"name", "a"}, {"initial", 0.0}}}},
+      {"settings", {{"form", "conservative"}}},
+      {"simulator", {{"type", "none"}}}};
+  const Study s = load_study(d);
+  const auto analyse_h = [](double b, bool gradients) {
+    Evaluation e;
+    e.cases.resize(1);
+    e.has_gradients = gradients;
+    e.cases[0].histories["h"] = Eigen::Vector3d(1, 2, 3) * std::pow(b, 4);
+    if (gradients) {
+      e.cases[0].gradients["h"] = Eigen::Vector3d(4, std::nan(""), 12) * std::pow(b, 3);
+    }
+    return e;
+  };
+  const Evaluation e = analyse_h(1.5, true);
+  const VectorXd x0 = point({1.5, 0.0}), x_star = point({2.0, 0.0});
+  ApproximationMemory memory;
+  const auto a = make_approximation(s, e, x0, point({0.5}), point({4.0}), memory);
+  EXPECT_NEAR(a->value(0, 0, 0, x0), std::pow(1.5, 4), 1e-12);
+  EXPECT_NEAR(a->value(0, 0, 2, x0), 3 * std::pow(1.5, 4), 1e-12);
+  EXPECT_THROW(a->value(0, 0, 1, x0), std::logic_error);
+  EXPECT_EQ(a->conservative_keys().size(), 2u);
+  EXPECT_EQ(update_conservatism(memory, *a, x_star, analyse_h(2.0, false)), 2);
+  EXPECT_EQ(memory.rho.size(), 2u);
+  EXPECT_GT(memory.rho.at({0, 0, 2}), memory.rho.at({0, 0, 0}));  // the larger miss
+}
+
 TEST(ApproximationForms, RememberKeepsTheStartWithGradientsForTheNextCycle) {
   const Study s = make_study(2, "quadratic");
   ApproximationMemory memory;
