@@ -116,6 +116,7 @@ void read_responses(const json& node, Study& study, Problems& problems) {
         } else if (kind != "scalar") {
           problems.add(r.at("kind"), "expected \"scalar\" or \"history\", got \"" + kind + "\"");
         }
+        d.form = read_form(r);
         r.finish();
         study.responses.push_back(d);
       });

@@ -101,11 +101,27 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.seed_strategy = options.multipoint;
   choice("strategy", "trust_region", "seed", options.seed_strategy);
   options.feasibility_first = !options.seed_strategy;
+  if (auto v = read_form(r)) options.form = *v;
+  options.min_curvature = r.number_or("min_curvature", options.min_curvature);
+  options.max_curvature = r.number_or("max_curvature", options.max_curvature);
   options.require_free_move_limits = options.multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
   r.finish();
   if (default_move <= 0)
     problems.add("settings.move_limit", "must be > 0, got " + number_text(default_move));
+}
+
+std::optional<ApproximationForm> read_form(JsonReader& r) {
+  const auto word = r.string("form", false);
+  if (!word) return std::nullopt;
+  ApproximationForm form = ApproximationForm::kLinear;
+  if (!parse_approximation_form(*word, form)) {
+    r.problems().add(
+        r.at("form"),
+        "expected \"linear\", \"conservative\" or \"quadratic\", got \"" + *word + "\"");
+    return std::nullopt;
+  }
+  return form;
 }
 
 void read_design(const json& node, Study& study, double default_move, Problems& problems) {

@@ -1,5 +1,6 @@
 #include "sao/study/options.hpp"
 
+#include <cmath>
 #include <sstream>
 
 namespace sao {
@@ -92,7 +93,37 @@ std::string Options::validate() const {
   if (!(relaxation_weight > 0.0)) {
     return rule("relaxation_weight", "must be > 0, got " + number(relaxation_weight));
   }
+  if (!(max_curvature > 0.0 && std::isfinite(max_curvature)))
+    return rule("max_curvature", "must be finite and > 0, got " + number(max_curvature));
+  if (!(min_curvature >= -max_curvature && min_curvature <= max_curvature)) {
+    return rule("min_curvature", "must be in [-max_curvature, max_curvature] = [" +
+                                     number(-max_curvature) + ", " + number(max_curvature) +
+                                     "], got " + number(min_curvature));
+  }
   return "";
+}
+
+bool parse_approximation_form(const std::string& word, ApproximationForm& form) {
+  for (ApproximationForm f : {ApproximationForm::kLinear, ApproximationForm::kConservative,
+                              ApproximationForm::kQuadratic}) {
+    if (word == approximation_form_name(f)) {
+      form = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* approximation_form_name(ApproximationForm form) {
+  switch (form) {
+    case ApproximationForm::kConservative:
+      return "conservative";
+    case ApproximationForm::kQuadratic:
+      return "quadratic";
+    case ApproximationForm::kLinear:
+      break;
+  }
+  return "linear";
 }
 
 }  // namespace sao

@@ -9,6 +9,14 @@
 
 namespace sao {
 
+// Shape of the approximation of one response value (sao/optimizer/approximation_forms.hpp):
+// linear in the intermediate variables, conservative convex separable (CCSA/MMA-type), or
+// diagonal quadratic with curvature from the previous cycle.
+enum class ApproximationForm { kLinear, kConservative, kQuadratic };
+// "linear" | "conservative" | "quadratic"; false for any other word.
+bool parse_approximation_form(const std::string& word, ApproximationForm& form);
+const char* approximation_form_name(ApproximationForm form);
+
 struct Options {
   // --- screening (SPEC 2.2) ---
   double cutoff = 0.7;          // retain a constraint when g_hat >= -(1 - cutoff)
@@ -73,6 +81,15 @@ struct Options {
   // --- subproblem solver ---
   bool force_nlp = false;  // "subproblem": "auto" (LP when linear, else NLP) | "nlp"
   bool use_mma = false;    // "nlp_algorithm": "slsqp" (default) | "mma" (NLopt)
+
+  // --- approximation forms (issue 17.4; sao/optimizer/approximation_forms.hpp) ---
+  // "form": the shape of every response's approximation unless responses[i].form says
+  // otherwise. Independent of `approximation` (where the data comes from).
+  ApproximationForm form = ApproximationForm::kLinear;
+  // Quadratic form: each curvature, normalised as c_k w_k^2 / S (w_k the range of the
+  // intermediate variable, S the response's scale), is kept in [min_curvature, max_curvature].
+  double min_curvature = 0.0;
+  double max_curvature = 1e3;
 
   // Adds `noise` to each percentage (call once, after loading).
   Options with_noise_applied() const;

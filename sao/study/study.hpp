@@ -67,6 +67,8 @@ struct ResponseDef {
   // response (derived_responses.hpp). One program per load case; empty for simulator responses.
   std::vector<expr::ProgramPtr> derived;
   std::string expression;
+  // Shape of this response's approximation ("form"); none: the study's settings.form.
+  std::optional<ApproximationForm> form;
 };
 
 // A criterion function g(x) of the full variable vector x = (design, auxiliaries) and the

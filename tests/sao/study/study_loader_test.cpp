@@ -187,6 +187,42 @@ TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
       HasSubstr("settings.fit: expected \"interpolation\" or \"least_squares\", got \"lsq\""));
 }
 
+TEST(StudyLoader, ApproximationFormsStudyWideAndPerResponse) {
+  json d = base_study();
+  EXPECT_EQ(load_study(d).options.form, ApproximationForm::kLinear);  // the default
+  EXPECT_FALSE(load_study(d).responses[0].form.has_value());
+  d["settings"] = {{"form", "quadratic"}, {"min_curvature", -1.0}, {"max_curvature", 50.0}};
+  d["responses"][1]["form"] = "conservative";
+  d["responses"][2]["form"] = "linear";
+  const Study s = load_study(d);
+  EXPECT_EQ(s.options.form, ApproximationForm::kQuadratic);
+  EXPECT_DOUBLE_EQ(s.options.min_curvature, -1.0);
+  EXPECT_DOUBLE_EQ(s.options.max_curvature, 50.0);
+  EXPECT_FALSE(s.responses[0].form.has_value());
+  EXPECT_EQ(s.responses[1].form, ApproximationForm::kConservative);
+  EXPECT_EQ(s.responses[2].form, ApproximationForm::kLinear);
+  EXPECT_FALSE(s.options.multipoint);  // `approximation` (the data's source) is independent
+  d["settings"] = {{"form", "mma"}};
+  EXPECT_THAT(first_problem_with(d, "mma"),
+              HasSubstr("settings.form: expected \"linear\", \"conservative\" or "
+                        "\"quadratic\", got \"mma\""));
+  d["settings"] = json::object();
+  d["responses"][1]["form"] = 2;
+  EXPECT_THAT(first_problem_with(d, "responses[1].form"), HasSubstr("responses[1].form"));
+  d["responses"][1]["form"] = "Quadratic";
+  EXPECT_THAT(first_problem_with(d, "Quadratic"),
+              HasSubstr("responses[1].form: expected \"linear\""));
+  d["responses"][1]["form"] = "quadratic";
+  d["settings"] = {{"max_curvature", 0.0}};
+  EXPECT_THAT(first_problem_with(d, "curvature"),
+              HasSubstr("settings.max_curvature: must be finite and > 0"));
+  d["settings"] = {{"min_curvature", 2e3}};
+  EXPECT_THAT(first_problem_with(d, "curvature"),
+              HasSubstr("settings.min_curvature: must be in [-max_curvature, max_curvature]"));
+  d["settings"] = {{"formm", "linear"}};
+  EXPECT_THAT(first_problem_with(d, "formm"), HasSubstr("settings.formm: unknown key"));
+}
+
 TEST(StudyLoader, InvalidOptionCombinationNamesTheSetting) {
   json d = base_study();
   d["settings"] = {{"errsml", 50.0}};

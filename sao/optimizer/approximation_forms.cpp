@@ -1,0 +1,422 @@
+#include "sao/optimizer/approximation_forms.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace sao {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double phi(const Study& study, int k, double b) {
+  const Intermediate& i = study.design[k].intermediate;
+  return i.identity() ? b : i.value(b);
+}
+
+double phi_slope(const Study& study, int k, double b) {
+  const Intermediate& i = study.design[k].intermediate;
+  return i.identity() ? 1.0 : i.slope(b);
+}
+
+// y = phi(b) of the design part of x.
+Eigen::VectorXd to_y(const Study& study, const Eigen::VectorXd& x) {
+  Eigen::VectorXd y(study.n_design());
+  for (int k = 0; k < y.size(); ++k) y(k) = phi(study, k, x(k));
+  return y;
+}
+
+// The gradient rows of a response in one load case (points x n), or null when the analysis
+// has none of that shape.
+const Eigen::MatrixXd* gradient_rows(const Study& study, const Evaluation& e, int response,
+                                     int load_case) {
+  if (!e.has_gradients || load_case >= static_cast<int>(e.cases.size())) return nullptr;
+  const auto& gradients = e.cases[load_case].gradients;
+  auto it = gradients.find(study.responses[response].source);
+  if (it == gradients.end() || it->second.cols() != study.n_design()) return nullptr;
+  return &it->second;
+}
+
+// The slope in y at b of a gradient row in b (NaN entries stay NaN).
+Eigen::RowVectorXd slope_in_y(const Study& study, const Eigen::VectorXd& b,
+                              const Eigen::RowVectorXd& g) {
+  Eigen::RowVectorXd a(g.size());
+  for (int k = 0; k < g.size(); ++k) a(k) = g(k) / phi_slope(study, k, b(k));
+  return a;
+}
+
+// A response value of an analysis, or NaN when the analysis does not hold it.
+double value_or_nan(const Study& study, const Evaluation& e, int response, int load_case,
+                    int point) {
+  if (!e.ok || e.cases.size() != study.load_cases.size()) return kNaN;
+  try {
+    return ExactResponses(study, e).value(response, load_case, point, Eigen::VectorXd());
+  } catch (const std::out_of_range&) {
+    return kNaN;
+  }
+}
+
+// The scale S of a response value: its magnitude plus its change over the ranges w.
+double response_scale(double r, const Eigen::RowVectorXd& a, const Eigen::VectorXd& w) {
+  return std::abs(r) + a.cwiseAbs().dot(w.transpose());
+}
+
+}  // namespace
+
+bool ResponseKey::operator<(const ResponseKey& o) const {
+  if (response != o.response) return response < o.response;
+  if (load_case != o.load_case) return load_case < o.load_case;
+  return point < o.point;
+}
+
+ApproximationForm response_form(const Study& study, int response) {
+  const auto& form = study.responses[response].form;
+  return form ? *form : study.options.form;
+}
+
+bool linear_form(const Study& study) {
+  for (int i = 0; i < static_cast<int>(study.responses.size()); ++i) {
+    if (response_form(study, i) != ApproximationForm::kLinear) return false;
+  }
+  return true;
+}
+
+// The coefficients of one response in one load case, one row per point.
+struct Approximation::Table {
+  ApproximationForm form = ApproximationForm::kLinear;
+  Eigen::VectorXd r0;
+  Eigen::MatrixXd slope;    // a, in y
+  Eigen::MatrixXd first;    // conservative: p
+  Eigen::MatrixXd second;   // conservative: q; quadratic: c
+  Eigen::VectorXd rho;      // conservative
+  std::vector<char> valid;  // the point has a finite gradient at b0
+};
+
+namespace {
+
+// The earlier analysed design the quadratic form takes its curvature from: the newest one
+// that differs from b0 (null when there is none).
+const AnalysedPoint* previous_point(const ApproximationMemory& memory, const Eigen::VectorXd& b0) {
+  for (auto it = memory.points.rbegin(); it != memory.points.rend(); ++it) {
+    if (it->b.size() == b0.size() && it->b != b0) return &*it;
+  }
+  return nullptr;
+}
+
+struct CurvatureLimits {
+  double lower = 0.0, upper = 1e3;  // on c_k w_k^2 / S
+};
+
+// Curvatures c (in y) of one response value with slope a and value r0 at y0, from the
+// earlier point y0 + dy with value r_p and slope a_p (NaN entries: no gradient there).
+Eigen::RowVectorXd curvatures(double r0, const Eigen::RowVectorXd& a, const Eigen::VectorXd& dy,
+                              double r_p, const Eigen::RowVectorXd& a_p, const Eigen::VectorXd& w,
+                              const CurvatureLimits& limits) {
+  Eigen::RowVectorXd c = Eigen::RowVectorXd::Zero(a.size());
+  const double norm2 = dy.cwiseQuotient(w).squaredNorm();
+  if (!std::isfinite(r_p) || !(norm2 > 0.0)) return c;
+  const double spherical = 2.0 * (r_p - r0 - a.dot(dy.transpose())) / norm2;  // c_k w_k^2
+  const bool diagonal = a_p.allFinite();
+  const double scale = response_scale(r0, a, w) + response_scale(r_p, diagonal ? a_p : a, w);
+  for (int k = 0; k < a.size(); ++k) {
+    double scaled = spherical;
+    if (diagonal && std::abs(dy(k)) > 1e-12 * w(k)) scaled = (a_p(k) - a(k)) / dy(k) * w(k) * w(k);
+    scaled = std::clamp(scaled, limits.lower * scale, limits.upper * scale);
+    c(k) = scaled / (w(k) * w(k));
+  }
+  return c;
+}
+
+}  // namespace
+
+Approximation::Approximation(const Study& study, const Evaluation& at_b0, const Eigen::VectorXd& x0,
+                             const Eigen::VectorXd& lower, const Eigen::VectorXd& upper,
+                             const ApproximationMemory& memory)
+    : study_(study), at_b0_(at_b0), linear_(study, at_b0, x0), b0_(x0.head(study.n_design())) {
+  const int n = study.n_design();
+  y0_ = to_y(study, b0_);
+  width_.resize(n);
+  Eigen::VectorXd box_lo(n), box_hi(n);
+  for (int k = 0; k < n; ++k) {
+    const DesignVariable& v = study.design[k];
+    width_(k) = std::max(std::abs(phi(study, k, v.upper) - phi(study, k, v.lower)),
+                         1e-6 * std::max(1.0, std::abs(y0_(k))));
+    const double lo = lower.size() >= n ? lower(k) : v.lower;
+    const double hi = upper.size() >= n ? upper(k) : v.upper;
+    box_lo(k) = std::min(phi(study, k, lo), phi(study, k, hi));
+    box_hi(k) = std::max(phi(study, k, lo), phi(study, k, hi));
+  }
+  bool conservative = false;
+  for (int i = 0; i < static_cast<int>(study.responses.size()); ++i)
+    conservative |= response_form(study, i) == ApproximationForm::kConservative;
+  if (conservative) place_asymptotes(memory, box_lo, box_hi);
+  build_tables(memory);
+}
+
+Approximation::~Approximation() = default;
+
+void Approximation::place_asymptotes(const ApproximationMemory& memory,
+                                     const Eigen::VectorXd& box_lo, const Eigen::VectorXd& box_hi) {
+  const int n = static_cast<int>(y0_.size());
+  const bool known = memory.lower_asymptote.size() == n && memory.upper_asymptote.size() == n &&
+                     !memory.starts.empty();
+  if (known && memory.starts.back() == b0_) {  // the same cycle start again: keep them
+    lower_ = memory.lower_asymptote;
+    upper_ = memory.upper_asymptote;
+  } else if (known && memory.starts.size() >= 2) {  // the oscillation rule
+    const Eigen::VectorXd y1 = to_y(study_, memory.starts.back());
+    const Eigen::VectorXd y2 = to_y(study_, memory.starts[memory.starts.size() - 2]);
+    lower_.resize(n);
+    upper_.resize(n);
+    for (int k = 0; k < n; ++k) {
+      const double turn = (y0_(k) - y1(k)) * (y1(k) - y2(k));
+      const double gamma = turn < 0 ? 0.7 : (turn > 0 ? 1.2 : 1.0);
+      lower_(k) = std::clamp(y0_(k) - gamma * (y1(k) - memory.lower_asymptote(k)),
+                             y0_(k) - 10.0 * width_(k), y0_(k) - 0.01 * width_(k));
+      upper_(k) = std::clamp(y0_(k) + gamma * (memory.upper_asymptote(k) - y1(k)),
+                             y0_(k) + 0.01 * width_(k), y0_(k) + 10.0 * width_(k));
+    }
+  } else {
+    lower_ = y0_ - 0.5 * width_;
+    upper_ = y0_ + 0.5 * width_;
+  }
+  // The subproblem's box inside GCMMA's: lo >= L + 0.1 (y0 - L), hi <= U - 0.1 (U - y0).
+  for (int k = 0; k < n; ++k) {
+    lower_(k) = std::min(lower_(k), y0_(k) - (y0_(k) - box_lo(k)) / 0.9);
+    upper_(k) = std::max(upper_(k), y0_(k) + (box_hi(k) - y0_(k)) / 0.9);
+  }
+}
+
+void Approximation::build_tables(const ApproximationMemory& memory) {
+  const int n = static_cast<int>(y0_.size());
+  const AnalysedPoint* earlier = previous_point(memory, b0_);
+  const bool same_start = !memory.starts.empty() && memory.starts.back() == b0_;
+  const CurvatureLimits limits{study_.options.min_curvature, study_.options.max_curvature};
+  tables_.resize(study_.responses.size());
+  for (int i = 0; i < static_cast<int>(study_.responses.size()); ++i) {
+    const ApproximationForm form = response_form(study_, i);
+    if (form == ApproximationForm::kLinear) continue;
+    for (int c = 0; c < static_cast<int>(study_.load_cases.size()); ++c) {
+      auto t = std::make_unique<Table>();
+      t->form = form;
+      const Eigen::MatrixXd* rows = gradient_rows(study_, at_b0_, i, c);
+      const Eigen::MatrixXd* rows_p =
+          earlier ? gradient_rows(study_, earlier->evaluation, i, c) : nullptr;
+      const int points = rows ? static_cast<int>(rows->rows()) : 0;
+      t->r0 = Eigen::VectorXd::Zero(points);
+      t->slope = t->first = t->second = Eigen::MatrixXd::Zero(points, n);
+      t->rho = Eigen::VectorXd::Zero(points);
+      t->valid.assign(points, 0);
+      for (int j = 0; j < points; ++j) {
+        if (!rows->row(j).allFinite()) continue;
+        t->valid[j] = 1;
+        t->r0(j) = value_or_nan(study_, at_b0_, i, c, j);
+        const Eigen::RowVectorXd a = slope_in_y(study_, b0_, rows->row(j));
+        t->slope.row(j) = a;
+        if (form == ApproximationForm::kQuadratic && earlier) {
+          const Eigen::VectorXd dy = to_y(study_, earlier->b) - y0_;
+          const double r_p = value_or_nan(study_, earlier->evaluation, i, c, j);
+          const Eigen::RowVectorXd a_p = rows_p && j < rows_p->rows()
+                                             ? slope_in_y(study_, earlier->b, rows_p->row(j))
+                                             : Eigen::RowVectorXd::Constant(n, kNaN);
+          t->second.row(j) = curvatures(t->r0(j), a, dy, r_p, a_p, width_, limits);
+        } else if (form == ApproximationForm::kConservative) {
+          t->rho(j) = initial_rho(memory, {i, c, j}, t->r0(j), a, same_start);
+          Eigen::RowVectorXd p, q;
+          conservative_terms(a, t->rho(j), p, q);
+          t->first.row(j) = p;
+          t->second.row(j) = q;
+        }
+      }
+      tables_[i].push_back(std::move(t));
+    }
+  }
+}
+
+double Approximation::initial_rho(const ApproximationMemory& memory, const ResponseKey& key,
+                                  double r0, const Eigen::RowVectorXd& a, bool same_start) const {
+  auto it = memory.rho.find(key);
+  if (same_start && it != memory.rho.end()) return it->second;
+  const double scale = response_scale(r0, a, width_);
+  double rho = std::max(0.1 / static_cast<double>(a.size()) * a.cwiseAbs().dot(width_.transpose()),
+                        scale > 0 ? 1e-6 * scale : 1e-6);
+  if (it != memory.rho.end()) rho = std::max(rho, 0.1 * it->second);
+  return rho;
+}
+
+void Approximation::conservative_terms(const Eigen::RowVectorXd& a, double rho,
+                                       Eigen::RowVectorXd& p, Eigen::RowVectorXd& q) const {
+  p.resize(a.size());
+  q.resize(a.size());
+  for (int k = 0; k < a.size(); ++k) {
+    const double plus = std::max(a(k), 0.0), minus = std::max(-a(k), 0.0);
+    const double to_upper = upper_(k) - y0_(k), to_lower = y0_(k) - lower_(k);
+    p(k) = to_upper * to_upper * (1.001 * plus + 0.001 * minus + rho / width_(k));
+    q(k) = to_lower * to_lower * (0.001 * plus + 1.001 * minus + rho / width_(k));
+  }
+}
+
+const Approximation::Table& Approximation::table(int response, int load_case, int point) const {
+  const auto& per_case = tables_[response];
+  const Table* t =
+      load_case < static_cast<int>(per_case.size()) ? per_case[load_case].get() : nullptr;
+  if (!t || point >= static_cast<int>(t->valid.size()) || !t->valid[point]) {
+    throw std::logic_error("Approximation: no gradient of \"" + study_.responses[response].source +
+                           "\" point " + std::to_string(point) +
+                           " was computed or it is not finite");
+  }
+  return *t;
+}
+
+double Approximation::value(int response, int load_case, int point,
+                            const Eigen::VectorXd& x) const {
+  if (tables_[response].empty()) return linear_.value(response, load_case, point, x);
+  const Table& t = table(response, load_case, point);
+  double r = t.r0(point);
+  for (int k = 0; k < y0_.size(); ++k) {
+    const double y = phi(study_, k, x(k)), dy = y - y0_(k);
+    if (t.form == ApproximationForm::kQuadratic) {
+      r += (t.slope(point, k) + 0.5 * t.second(point, k) * dy) * dy;
+      continue;
+    }
+    if (!(y > lower_(k) && y < upper_(k))) return kInf;
+    r += t.first(point, k) * dy / ((upper_(k) - y) * (upper_(k) - y0_(k))) -
+         t.second(point, k) * dy / ((y - lower_(k)) * (y0_(k) - lower_(k)));
+  }
+  return r;
+}
+
+void Approximation::add_gradient(int response, int load_case, int point, const Eigen::VectorXd& x,
+                                 double coef, Eigen::Ref<Eigen::VectorXd> grad) const {
+  if (tables_[response].empty()) {
+    linear_.add_gradient(response, load_case, point, x, coef, grad);
+    return;
+  }
+  const Table& t = table(response, load_case, point);
+  for (int k = 0; k < y0_.size(); ++k) {
+    const double y = phi(study_, k, x(k)), dy = y - y0_(k);
+    double dr_dy = 0.0;
+    if (t.form == ApproximationForm::kQuadratic) {
+      dr_dy = t.slope(point, k) + t.second(point, k) * dy;
+    } else {
+      const double to_upper = upper_(k) - y, to_lower = y - lower_(k);
+      dr_dy =
+          t.first(point, k) / (to_upper * to_upper) - t.second(point, k) / (to_lower * to_lower);
+    }
+    grad(k) += coef * dr_dy * phi_slope(study_, k, x(k));
+  }
+}
+
+double Approximation::rho(const ResponseKey& key) const {
+  const auto& per_case = tables_[key.response];
+  if (key.load_case >= static_cast<int>(per_case.size())) return kNaN;
+  const Table& t = *per_case[key.load_case];
+  if (t.form != ApproximationForm::kConservative || key.point >= static_cast<int>(t.valid.size()) ||
+      !t.valid[key.point])
+    return kNaN;
+  return t.rho(key.point);
+}
+
+Eigen::VectorXd Approximation::curvature(const ResponseKey& key) const {
+  const auto& per_case = tables_[key.response];
+  if (key.load_case >= static_cast<int>(per_case.size())) return {};
+  const Table& t = *per_case[key.load_case];
+  if (t.form != ApproximationForm::kQuadratic || key.point >= static_cast<int>(t.valid.size()) ||
+      !t.valid[key.point])
+    return {};
+  return t.second.row(key.point).transpose();
+}
+
+std::vector<ResponseKey> Approximation::conservative_keys() const {
+  std::vector<ResponseKey> keys;
+  for (int i = 0; i < static_cast<int>(tables_.size()); ++i) {
+    for (int c = 0; c < static_cast<int>(tables_[i].size()); ++c) {
+      const Table& t = *tables_[i][c];
+      if (t.form != ApproximationForm::kConservative) continue;
+      for (int j = 0; j < static_cast<int>(t.valid.size()); ++j)
+        if (t.valid[j]) keys.push_back({i, c, j});
+    }
+  }
+  return keys;
+}
+
+double Approximation::distance(const Eigen::VectorXd& x) const {
+  if (lower_.size() == 0) return 0.0;
+  double d = 0.0;
+  for (int k = 0; k < y0_.size(); ++k) {
+    const double y = phi(study_, k, x(k)), dy = y - y0_(k);
+    if (!(y > lower_(k) && y < upper_(k))) return kInf;
+    d += (upper_(k) - lower_(k)) * dy * dy / ((upper_(k) - y) * (y - lower_(k)) * width_(k));
+  }
+  return d;
+}
+
+bool Approximation::uses(ApproximationForm form) const {
+  for (int i = 0; i < static_cast<int>(study_.responses.size()); ++i)
+    if (response_form(study_, i) == form) return true;
+  return false;
+}
+
+std::unique_ptr<Approximation> make_approximation(const Study& study, const Evaluation& at_b0,
+                                                  const Eigen::VectorXd& x0,
+                                                  const Eigen::VectorXd& lower,
+                                                  const Eigen::VectorXd& upper,
+                                                  const ApproximationMemory& memory) {
+  return std::make_unique<Approximation>(study, at_b0, x0, lower, upper, memory);
+}
+
+int update_conservatism(ApproximationMemory& memory, const Approximation& used,
+                        const Eigen::VectorXd& x_star, const Evaluation& at_star) {
+  if (!used.uses(ApproximationForm::kConservative)) return 0;
+  const Eigen::VectorXd& b0 = used.b0();
+  if (memory.starts.empty() || memory.starts.back() != b0) {
+    memory.starts.push_back(b0);
+    if (memory.starts.size() > 2) memory.starts.erase(memory.starts.begin());
+    memory.rho.clear();
+  }
+  memory.lower_asymptote = used.lower_asymptote();
+  memory.upper_asymptote = used.upper_asymptote();
+  const double d = used.distance(x_star);
+  int raised = 0;
+  for (const ResponseKey& key : used.conservative_keys()) {
+    double rho = used.rho(key);
+    const double truth =
+        value_or_nan(used.study(), at_star, key.response, key.load_case, key.point);
+    const double approx = used.value(key.response, key.load_case, key.point, x_star);
+    const double tolerance = 1e-10 * (std::abs(truth) + std::abs(approx));
+    if (std::isfinite(truth) && std::isfinite(approx) && d > 0 && std::isfinite(d) &&
+        truth > approx + tolerance) {
+      rho = std::min(1.1 * (rho + (truth - approx) / d), 10.0 * rho);
+      ++raised;
+    }
+    memory.rho[key] = rho;
+  }
+  return raised;
+}
+
+namespace {
+
+void keep_point(ApproximationMemory& memory, const Eigen::VectorXd& b, const Evaluation& e) {
+  if (!memory.points.empty() && memory.points.back().b == b) {
+    // The same design again (a proposal that became the next start): keep its gradients.
+    if (e.has_gradients || !memory.points.back().evaluation.has_gradients)
+      memory.points.back() = {b, e};
+  } else {
+    memory.points.push_back({b, e});
+  }
+  if (memory.points.size() > 2) memory.points.erase(memory.points.begin());
+}
+
+}  // namespace
+
+void remember(ApproximationMemory& memory, const Approximation& used, const Eigen::VectorXd& x_star,
+              const Evaluation& at_star) {
+  update_conservatism(memory, used, x_star, at_star);
+  if (!used.uses(ApproximationForm::kQuadratic)) return;
+  keep_point(memory, used.b0(), used.at_b0());
+  if (at_star.ok) keep_point(memory, x_star.head(used.b0().size()), at_star);
+}
+
+}  // namespace sao

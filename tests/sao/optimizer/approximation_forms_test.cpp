@@ -1,0 +1,390 @@
+#include "sao/optimizer/approximation_forms.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sao/study/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+using Eigen::VectorXd;
+
+// A response as a function of the design with its exact gradient.
+struct Function {
+  std::string name;
+  std::function<double(const VectorXd&)> value;
+  std::function<VectorXd(const VectorXd&)> gradient;
+};
+
+// n (1 or 2) variables b1, b2 in [0.5, 4] (initial 1), scalar responses r and s, objective
+// `objective`.
+Study make_study(int n, const std::string& form, const nlohmann::json& intermediate = nullptr,
+                 const std::string& objective = "r") {
+  nlohmann::json d = {
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}, {{"name", "s"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", objective}}},
+      {"settings", {{"form", form}}},
+      {"simulator", {{"type", "none"}}}};
+  for (int k = 0; k < n; ++k) {
+    const char* names[] = {"b1", "b2"};
+    nlohmann::json v = {{"name", names[k]}, {"lower", 0.5}, {"upper", 4.0}, {"initial", 1.0}};
+    if (!intermediate.is_null()) v["intermediate"] = intermediate;
+    d["design_variables"].push_back(v);
+  }
+  return load_study(d);
+}
+
+Evaluation analyse(const std::vector<Function>& functions, const VectorXd& b, bool gradients) {
+  Evaluation e;
+  e.cases.resize(1);
+  e.has_gradients = gradients;
+  for (const Function& f : functions) {
+    e.cases[0].scalars[f.name] = f.value(b);
+    if (gradients) e.cases[0].gradients[f.name] = f.gradient(b).transpose();
+  }
+  return e;
+}
+
+VectorXd point(std::initializer_list<double> values) {
+  VectorXd v(static_cast<int>(values.size()));
+  int k = 0;
+  for (double x : values) v(k++) = x;
+  return v;
+}
+
+// A separable quadratic in b: 1 + 2 b1 - b2 + 1.5 b1^2 + 0.25 b2^2, and its constant twin s.
+const Function kQuadratic{
+    "r",
+    [](const VectorXd& b) { return 1 + 2 * b(0) - b(1) + 1.5 * b(0) * b(0) + 0.25 * b(1) * b(1); },
+    [](const VectorXd& b) {
+      return point({2 + 3 * b(0), -1 + 0.5 * b(1)});
+    }};
+const Function kConstant{"s", [](const VectorXd&) { return 5.0; },
+                         [](const VectorXd& b) { return VectorXd::Zero(b.size()).eval(); }};
+
+// Entry by entry (a norm of the difference of two 2-vectors trips GCC 12's -Warray-bounds in
+// Eigen).
+void expect_close(const VectorXd& a, const VectorXd& b, double tolerance) {
+  ASSERT_EQ(a.size(), b.size());
+  for (int k = 0; k < a.size(); ++k) EXPECT_NEAR(a(k), b(k), tolerance) << k;
+}
+
+// The approximation's gradient against central differences of its value.
+void expect_consistent_gradient(const ResponseModel& a, const VectorXd& x) {
+  VectorXd g = VectorXd::Zero(x.size());
+  a.add_gradient(0, 0, 0, x, 1.0, g);
+  for (int k = 0; k < x.size(); ++k) {
+    const double h = 1e-6;
+    VectorXd up = x, down = x;
+    up(k) += h;
+    down(k) -= h;
+    EXPECT_NEAR(g(k), (a.value(0, 0, 0, up) - a.value(0, 0, 0, down)) / (2 * h), 1e-5) << k;
+  }
+}
+
+TEST(ApproximationForms, QuadraticIsExactForASeparableQuadraticAfterOnePreviousPoint) {
+  const Study s = make_study(2, "quadratic");
+  const VectorXd b0 = point({1.0, 1.0}), bp = point({2.0, 3.0});
+  ApproximationMemory memory;
+  memory.points.push_back({bp, analyse({kQuadratic, kConstant}, bp, true)});
+  const Evaluation e = analyse({kQuadratic, kConstant}, b0, true);
+  const auto a = make_approximation(s, e, b0, VectorXd(), VectorXd(), memory);
+  EXPECT_NEAR(a->curvature({0, 0, 0})(0), 3.0, 1e-12);
+  EXPECT_NEAR(a->curvature({0, 0, 0})(1), 0.5, 1e-12);
+  for (const VectorXd& x : {point({0.5, 4.0}), point({3.0, 0.7}), point({1.2, 2.2})}) {
+    EXPECT_NEAR(a->value(0, 0, 0, x), kQuadratic.value(x), 1e-12);
+    VectorXd g = VectorXd::Zero(2);
+    a->add_gradient(0, 0, 0, x, 1.0, g);
+    expect_close(g, kQuadratic.gradient(x), 1e-12);
+  }
+}
+
+TEST(ApproximationForms, QuadraticWithoutPreviousPointIsTheLinearApproximation) {
+  const Study s = make_study(2, "quadratic");
+  const VectorXd b0 = point({1.0, 2.0});
+  const Evaluation e = analyse({kQuadratic, kConstant}, b0, true);
+  const auto a = make_approximation(s, e, b0, VectorXd(), VectorXd(), ApproximationMemory{});
+  const LinearApproximation linear(s, e, b0);
+  const VectorXd x = point({3.0, 0.6});
+  EXPECT_DOUBLE_EQ(a->value(0, 0, 0, x), linear.value(0, 0, 0, x));
+  EXPECT_EQ(a->curvature({0, 0, 0}), VectorXd::Zero(2));
+}
+
+TEST(ApproximationForms, SphericalCurvatureFromTheValueAlone) {
+  // One variable: r = 2 + (b - 1)^2 has c = 2 from r(b_p) alone (no gradient at b_p).
+  const Function f{"r", [](const VectorXd& b) { return 2 + (b(0) - 1) * (b(0) - 1); },
+                   [](const VectorXd& b) { return point({2 * (b(0) - 1)}); }};
+  const Study s = make_study(1, "quadratic");
+  ApproximationMemory memory;
+  memory.points.push_back({point({3.0}), analyse({f, kConstant}, point({3.0}), false)});
+  const Evaluation e = analyse({f, kConstant}, point({1.5}), true);
+  const auto a = make_approximation(s, e, point({1.5}), VectorXd(), VectorXd(), memory);
+  EXPECT_NEAR(a->curvature({0, 0, 0})(0), 2.0, 1e-12);
+  EXPECT_NEAR(a->value(0, 0, 0, point({0.6})), f.value(point({0.6})), 1e-12);
+}
+
+TEST(ApproximationForms, CurvatureIsFlooredAndCapped) {
+  // r = -b^2 is concave: floored at 0 by default (the linear approximation) ...
+  const Function concave{"r", [](const VectorXd& b) { return -b(0) * b(0); },
+                         [](const VectorXd& b) { return point({-2 * b(0)}); }};
+  ApproximationMemory memory;
+  memory.points.push_back({point({2.0}), analyse({concave, kConstant}, point({2.0}), true)});
+  const Evaluation e = analyse({concave, kConstant}, point({1.0}), true);
+  Study s = make_study(1, "quadratic");
+  EXPECT_EQ(make_approximation(s, e, point({1.0}), VectorXd(), VectorXd(), memory)
+                ->curvature({0, 0, 0})(0),
+            0.0);
+  // ... exact with a negative floor ...
+  s.options.min_curvature = -10.0;
+  EXPECT_NEAR(make_approximation(s, e, point({1.0}), VectorXd(), VectorXd(), memory)
+                  ->curvature({0, 0, 0})(0),
+              -2.0, 1e-12);
+  // ... and a wild curvature is capped at max_curvature S / w^2, S = |r0| + |a| w + |r_p| +
+  // |a_p| w (w = 3.5: the range of b), here with a jump of 1e6 at b_p.
+  const Function jump{"r", [](const VectorXd& b) { return b(0) > 1.5 ? 1e6 : b(0); },
+                      [](const VectorXd&) { return point({1.0}); }};
+  memory.points[0] = {point({1.01}), analyse({jump, kConstant}, point({2.0}), false)};
+  s.options.max_curvature = 10.0;
+  const Evaluation ej = analyse({jump, kConstant}, point({1.0}), true);
+  const double w = 3.5, scale = 1 + w + 1e6 + w;
+  EXPECT_NEAR(make_approximation(s, ej, point({1.0}), VectorXd(), VectorXd(), memory)
+                  ->curvature({0, 0, 0})(0),
+              10.0 * scale / (w * w), 1e-6);
+}
+
+TEST(ApproximationForms, QuadraticInReciprocalVariables) {
+  // r = 3/b + 2/b^2 = 3 y + 2 y^2 in y = 1/b: exact after one previous point with gradients.
+  const Function f{
+      "r", [](const VectorXd& b) { return 3 / b(0) + 2 / (b(0) * b(0)); },
+      [](const VectorXd& b) { return point({-3 / (b(0) * b(0)) - 4 / (b(0) * b(0) * b(0))}); }};
+  const Study s = make_study(1, "quadratic", "reciprocal");
+  ApproximationMemory memory;
+  memory.points.push_back({point({2.5}), analyse({f, kConstant}, point({2.5}), true)});
+  const Evaluation e = analyse({f, kConstant}, point({1.0}), true);
+  const auto a = make_approximation(s, e, point({1.0}), VectorXd(), VectorXd(), memory);
+  for (double b : {0.5, 1.7, 4.0}) {
+    EXPECT_NEAR(a->value(0, 0, 0, point({b})), f.value(point({b})), 1e-12) << b;
+    expect_consistent_gradient(*a, point({b}));
+  }
+}
+
+// A non-convex response for the conservative form.
+const Function kWavy{"r", [](const VectorXd& b) { return std::sin(2 * b(0)) + b(1) * b(1) * b(1); },
+                     [](const VectorXd& b) {
+                       return point({2 * std::cos(2 * b(0)), 3 * b(1) * b(1)});
+                     }};
+
+TEST(ApproximationForms, ConservativeIsExactInValueAndGradientAtB0AndConvex) {
+  for (const nlohmann::json& intermediate : {nlohmann::json(), nlohmann::json("reciprocal")}) {
+    const Study s = make_study(2, "conservative", intermediate);
+    const VectorXd b0 = point({1.2, 1.5});
+    const Evaluation e = analyse({kWavy, kConstant}, b0, true);
+    const auto a =
+        make_approximation(s, e, b0, point({0.5, 0.5}), point({4.0, 4.0}), ApproximationMemory{});
+    EXPECT_NEAR(a->value(0, 0, 0, b0), kWavy.value(b0), 1e-12);
+    VectorXd g = VectorXd::Zero(2);
+    a->add_gradient(0, 0, 0, b0, 1.0, g);
+    expect_close(g, kWavy.gradient(b0), 1e-12);
+    expect_consistent_gradient(*a, point({3.0, 0.8}));
+    // Convex in y along lines through the box: second differences >= 0.
+    const auto y = [&](double t) {  // y(t) from y(0.5, 4) to y(4, 0.5), mapped back to b
+      VectorXd b(2);
+      for (int k = 0; k < 2; ++k) {
+        const Intermediate& phi = s.design[k].intermediate;
+        const double from = phi.value(k == 0 ? 0.5 : 4.0), to = phi.value(k == 0 ? 4.0 : 0.5);
+        const double target = from + t * (to - from);
+        b(k) = phi.identity() ? target : 1.0 / target;
+      }
+      return a->value(0, 0, 0, b);
+    };
+    for (double t = 0.05; t < 0.95; t += 0.05)
+      EXPECT_GE(y(t - 0.05) + y(t + 0.05) - 2 * y(t), -1e-12) << t;
+  }
+}
+
+TEST(ApproximationForms, ConservatismRhoRaisedUntilTheProposalIsCovered) {
+  const Study s = make_study(2, "conservative");
+  const VectorXd b0 = point({1.2, 1.5}), box_lo = point({0.5, 0.5}), box_hi = point({4.0, 4.0});
+  const Evaluation e = analyse({kWavy, kConstant}, b0, true);
+  ApproximationMemory memory;
+  // b2 = 2.5: b^3 grows faster than the approximation, which is not conservative there.
+  const VectorXd b_star = point({1.2, 2.5});
+  const Evaluation at_star = analyse({kWavy, kConstant}, b_star, false);
+  auto a = make_approximation(s, e, b0, box_lo, box_hi, memory);
+  ASSERT_LT(a->value(0, 0, 0, b_star), kWavy.value(b_star));
+  const double rho = a->rho({0, 0, 0});
+  EXPECT_EQ(update_conservatism(memory, *a, b_star, at_star), 1);
+  EXPECT_GT(memory.rho.at({0, 0, 0}), rho);
+  EXPECT_EQ(update_conservatism(memory, *a, b_star, at_star), 1);  // idempotent
+  const auto again = make_approximation(s, e, b0, box_lo, box_hi, memory);
+  EXPECT_DOUBLE_EQ(again->rho({0, 0, 0}), memory.rho.at({0, 0, 0}));
+  EXPECT_EQ(again->lower_asymptote(), a->lower_asymptote());  // the same start keeps them
+  EXPECT_GE(again->value(0, 0, 0, b_star), kWavy.value(b_star));
+  // Still exact at b0, and larger elsewhere than with the smaller rho.
+  EXPECT_NEAR(again->value(0, 0, 0, b0), kWavy.value(b0), 1e-12);
+  EXPECT_GT(again->value(0, 0, 0, point({2.0, 1.0})), a->value(0, 0, 0, point({2.0, 1.0})));
+  // A conservative proposal changes nothing.
+  ApproximationMemory kept = memory;
+  EXPECT_EQ(update_conservatism(kept, *again, b_star, at_star), 0);
+  EXPECT_EQ(kept.rho.at({0, 0, 0}), memory.rho.at({0, 0, 0}));
+  // At the next start rho falls back to a tenth (or the initial value from the slopes).
+  const VectorXd b1 = point({1.3, 1.6});
+  const auto next =
+      make_approximation(s, analyse({kWavy, kConstant}, b1, true), b1, box_lo, box_hi, memory);
+  EXPECT_LT(next->rho({0, 0, 0}), memory.rho.at({0, 0, 0}));
+  EXPECT_GE(next->rho({0, 0, 0}), 0.1 * memory.rho.at({0, 0, 0}));
+}
+
+TEST(ApproximationForms, TheTenfoldCapNeedsSeveralUpdatesForAFarMiss) {
+  const Function steep{"r", [](const VectorXd& b) { return std::exp(4 * b(0)); },
+                       [](const VectorXd& b) { return point({4 * std::exp(4 * b(0))}); }};
+  const Study s = make_study(1, "conservative");
+  const Evaluation e = analyse({steep, kConstant}, point({1.0}), true);
+  const VectorXd b_star = point({3.9});
+  const Evaluation at_star = analyse({steep, kConstant}, b_star, false);
+  ApproximationMemory memory;
+  int updates = 0;
+  for (; updates < 20; ++updates) {
+    const auto a = make_approximation(s, e, point({1.0}), point({0.5}), point({4.0}), memory);
+    if (a->value(0, 0, 0, b_star) >= steep.value(b_star)) break;
+    update_conservatism(memory, *a, b_star, at_star);
+  }
+  EXPECT_GT(updates, 0);
+  EXPECT_LT(updates, 20);
+}
+
+TEST(ApproximationForms, AsymptotesFollowTheOscillationRuleAndStayOutsideTheBox) {
+  const Study s = make_study(1, "conservative");
+  const Function f{"r", [](const VectorXd& b) { return b(0); },
+                   [](const VectorXd&) { return point({1.0}); }};
+  ApproximationMemory memory;
+  const VectorXd lo = point({0.5}), hi = point({4.0});
+  const auto cycle = [&](double b) {
+    const Evaluation e = analyse({f, kConstant}, point({b}), true);
+    auto a = make_approximation(s, e, point({b}), lo, hi, memory);
+    remember(memory, *a, point({b}), e);
+    return std::make_pair(a->lower_asymptote()(0), a->upper_asymptote()(0));
+  };
+  const double w = 3.5;
+  // First two starts: 0.5 w away, pushed outside the box: L <= 0.5 - (b - 0.5) / 9 ...
+  auto [l1, u1] = cycle(1.0);
+  EXPECT_DOUBLE_EQ(u1, 1.0 + (4.0 - 1.0) / 0.9);  // 0.5 w = 1.75 would cut the box
+  EXPECT_DOUBLE_EQ(l1, 1.0 - 0.5 * w);
+  auto [l2, u2] = cycle(1.5);
+  EXPECT_DOUBLE_EQ(l2, 1.5 - 0.5 * w);
+  // Monotone: 1.2 times wider; then a turn: 0.7 times.
+  auto [l3, u3] = cycle(2.0);
+  EXPECT_DOUBLE_EQ(l3, 2.0 - 1.2 * (1.5 - l2));
+  EXPECT_DOUBLE_EQ(u3, std::max(2.0 + 1.2 * (u2 - 1.5), 2.0 + 2.0 / 0.9));
+  auto [l4, u4] = cycle(1.8);
+  EXPECT_DOUBLE_EQ(l4, std::min(1.8 - 0.7 * (2.0 - l3), 1.8 - (1.8 - 0.5) / 0.9));
+  EXPECT_DOUBLE_EQ(u4, std::max(1.8 + 0.7 * (u3 - 2.0), 1.8 + (4.0 - 1.8) / 0.9));
+}
+
+TEST(ApproximationForms, ExplicitRelationsStayExactOnEveryForm) {
+  for (const char* form : {"linear", "quadratic", "conservative"}) {
+    const Study s = make_study(2, form, "reciprocal", "r^2 + s * b1");
+    const VectorXd b0 = point({1.2, 1.5});
+    ApproximationMemory memory;
+    memory.points.push_back(
+        {point({2.0, 2.0}), analyse({kWavy, kConstant}, point({2.0, 2.0}), true)});
+    const Evaluation e = analyse({kWavy, kConstant}, b0, true);
+    const auto a = make_approximation(s, e, b0, point({0.5, 0.5}), point({4.0, 4.0}), memory);
+    const VectorXd x = point({2.5, 0.9});
+    const double r = a->value(0, 0, 0, x), sv = a->value(1, 0, 0, x);
+    EXPECT_NEAR(criterion_value(s, s.objective.f, 0, x, *a), r * r + sv * x(0), 1e-12) << form;
+    VectorXd g = VectorXd::Zero(2), gr = VectorXd::Zero(2), gs = VectorXd::Zero(2);
+    add_criterion_gradient(s, s.objective.f, 0, x, *a, g);
+    a->add_gradient(0, 0, 0, x, 1.0, gr);
+    a->add_gradient(1, 0, 0, x, 1.0, gs);
+    const VectorXd expected = 2 * r * gr + x(0) * gs + point({sv, 0.0});
+    SCOPED_TRACE(form);
+    expect_close(g, expected, 1e-10);
+  }
+}
+
+TEST(ApproximationForms, PerResponseFormsAndTheLinearFormUnchanged) {
+  nlohmann::json d = {{"design_variables",
+                       {{{"name", "b1"}, {"lower", 0.5}, {"upper", 4.0}, {"initial", 1.0}},
+                        {{"name", "b2"}, {"lower", 0.5}, {"upper", 4.0}, {"initial", 1.0}}}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses",
+                       {{{"name", "r"}, {"kind", "scalar"}, {"form", "conservative"}},
+                        {{"name", "s"}, {"kind", "scalar"}}}},
+                      {"objective", {{"minimize", "r + s"}}},
+                      {"simulator", {{"type", "none"}}}};
+  const Study s = load_study(d);
+  EXPECT_EQ(response_form(s, 0), ApproximationForm::kConservative);
+  EXPECT_EQ(response_form(s, 1), ApproximationForm::kLinear);
+  EXPECT_FALSE(linear_form(s));
+  EXPECT_TRUE(linear_form(make_study(1, "linear")));
+  const VectorXd b0 = point({1.2, 1.5}), x = point({2.0, 0.7});
+  const Function twin{"s", kWavy.value, kWavy.gradient};
+  const Evaluation e = analyse({kWavy, twin}, b0, true);
+  const auto a = make_approximation(s, e, b0, VectorXd(), VectorXd(), ApproximationMemory{});
+  const LinearApproximation linear(s, e, b0);
+  EXPECT_EQ(a->value(1, 0, 0, x), linear.value(1, 0, 0, x));  // bit for bit
+  EXPECT_NE(a->value(0, 0, 0, x), linear.value(0, 0, 0, x));
+  EXPECT_TRUE(std::isnan(a->rho({1, 0, 0})));
+  EXPECT_THROW(a->value(0, 1, 0, x), std::logic_error);
+}
+
+TEST(ApproximationForms, EveryPointOfAHistoryHasItsOwnApproximation) {
+  // h(t_j) = (j + 1) b^4 on 3 points; the gradient of point 1 was not requested (NaN).
+  nlohmann::json d = {
+      {"design_variables", {{{"name", "b1"}, {"lower", 0.5}, {"upper", 4.0}, {"initial", 1.0}}}},
+      {"load_cases", {{{"name", "only"}, {"time", {{"end", 1.0}, {"points", 3}}}}}},
+      {"responses", {{{"name", "h"}, {"kind", "history"}}}},
+      {"objective", {{"minimize_max", {{"response", "h"}}}, {"auxiliary", "a"}}},
+      {"auxiliary_variables", {{{"name", "a"}, {"initial", 0.0}}}},
+      {"settings", {{"form", "conservative"}}},
+      {"simulator", {{"type", "none"}}}};
+  const Study s = load_study(d);
+  const auto analyse_h = [](double b, bool gradients) {
+    Evaluation e;
+    e.cases.resize(1);
+    e.has_gradients = gradients;
+    e.cases[0].histories["h"] = Eigen::Vector3d(1, 2, 3) * std::pow(b, 4);
+    if (gradients) {
+      e.cases[0].gradients["h"] = Eigen::Vector3d(4, std::nan(""), 12) * std::pow(b, 3);
+    }
+    return e;
+  };
+  const Evaluation e = analyse_h(1.5, true);
+  const VectorXd x0 = point({1.5, 0.0}), x_star = point({2.0, 0.0});
+  ApproximationMemory memory;
+  const auto a = make_approximation(s, e, x0, point({0.5}), point({4.0}), memory);
+  EXPECT_NEAR(a->value(0, 0, 0, x0), std::pow(1.5, 4), 1e-12);
+  EXPECT_NEAR(a->value(0, 0, 2, x0), 3 * std::pow(1.5, 4), 1e-12);
+  EXPECT_THROW(a->value(0, 0, 1, x0), std::logic_error);
+  EXPECT_EQ(a->conservative_keys().size(), 2u);
+  EXPECT_EQ(update_conservatism(memory, *a, x_star, analyse_h(2.0, false)), 2);
+  EXPECT_EQ(memory.rho.size(), 2u);
+  EXPECT_GT(memory.rho.at({0, 0, 2}), memory.rho.at({0, 0, 0}));  // the larger miss
+}
+
+TEST(ApproximationForms, RememberKeepsTheStartWithGradientsForTheNextCycle) {
+  const Study s = make_study(2, "quadratic");
+  ApproximationMemory memory;
+  const VectorXd b0 = point({1.0, 1.0}), b1 = point({2.0, 3.0});
+  const Evaluation e0 = analyse({kQuadratic, kConstant}, b0, true);
+  const auto first = make_approximation(s, e0, b0, VectorXd(), VectorXd(), memory);
+  remember(memory, *first, b1, analyse({kQuadratic, kConstant}, b1, false));
+  ASSERT_EQ(memory.points.size(), 2u);
+  // Accepted: b1 is the next start; the curvature comes from b0 with its gradients (exact).
+  const Evaluation e1 = analyse({kQuadratic, kConstant}, b1, true);
+  const auto second = make_approximation(s, e1, b1, VectorXd(), VectorXd(), memory);
+  EXPECT_NEAR(second->value(0, 0, 0, point({0.7, 3.9})), kQuadratic.value(point({0.7, 3.9})),
+              1e-12);
+  remember(memory, *second, b0, analyse({kQuadratic, kConstant}, b0, false));
+  ASSERT_EQ(memory.points.size(), 2u);
+  EXPECT_TRUE(memory.points[0].evaluation.has_gradients);  // b1, with its gradients kept
+}
+
+}  // namespace
+}  // namespace sao
