@@ -112,6 +112,8 @@ nlohmann::json cycle_record_to_json(const CycleRecord& r,
           {"analyses", r.analyses},
           {"fit_points", r.fit_points},
           {"noise_estimate", exact_number(r.noise_estimate)},
+          {"kkt_residual", exact_number(r.kkt_residual)},
+          {"ratio", exact_number(r.ratio)},
           {"message", r.message}};
 }
 
@@ -155,6 +157,9 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   integer("analyses", r.analyses);
   integer("fit_points", r.fit_points);
   real("noise_estimate", r.noise_estimate);
+  // Records written before the trust-region strategy have neither.
+  if (j.contains("kkt_residual")) real("kkt_residual", r.kkt_residual);
+  if (j.contains("ratio")) real("ratio", r.ratio);
   read(j, "message", [&](auto& v) { r.message = v.template get<std::string>(); });
   return r;
 }

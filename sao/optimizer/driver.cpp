@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sao/optimizer/approximation.hpp"
+#include "sao/optimizer/approximation_forms.hpp"
 #include "sao/optimizer/multipoint.hpp"
 #include "sao/optimizer/screening.hpp"
 #include "sao/optimizer/trust_region.hpp"
@@ -396,7 +397,7 @@ const CycleRecord& Driver::step() {
   std::vector<DerivativeRequest> derivatives;
   ApproximateProblem problem = screened_problem(exact0, rec, derivatives);
   const bool approximated = !derivatives.empty();
-  std::optional<LinearApproximation> approximation;
+  std::unique_ptr<Approximation> approximation;
   Evaluation fitted;
   std::string failure;
   if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure)) {
@@ -405,14 +406,15 @@ const CycleRecord& Driver::step() {
 
   // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
-  rec.V = violation(x0_, e0);
+  const double V0 = violation(x0_, e0);
   if (!noisy_.multipoint) {
     measure_optimality(problem, rec);
-    if (!noisy_.seed_strategy && optimality_.computed && rec.V <= noisy_.vioacc &&
+    if (!noisy_.seed_strategy && optimality_.computed && V0 <= noisy_.vioacc &&
         optimality_.residual <= noisy_.kkt_tolerance) {
       rec.converged = true;
       rec.x_opt = x0_;
       rec.F_opt = rec.F_approx = rec.F0;
+      rec.V = V0;
       rec.next_factors = factors_;
       rec.actions.assign(study_.n_design(), MoveAction::kConverged);
       rec.analyses = summary_.analyses;
@@ -427,7 +429,7 @@ const CycleRecord& Driver::step() {
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
   // explicit relation makes it nonlinear.
-  problem.linear = linear_problem(study_, problem.rows);
+  problem.linear = linear_problem(study_, problem.rows) && linear_form(study_);
   const SubproblemResult sub = solve_subproblem(problem, noisy_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
@@ -442,9 +444,11 @@ const CycleRecord& Driver::step() {
   CycleFacts facts = active_limits(problem, x_opt, rec);
   summary_.optimality.on_move_limit.clear();
   for (int i = 0; i < study_.n_design(); ++i) {
-    if (facts.move_limit_active[i]) summary_.optimality.on_move_limit.push_back(study_.design[i].name);
+    if (facts.move_limit_active[i])
+      summary_.optimality.on_move_limit.push_back(study_.design[i].name);
   }
   facts.F0 = F0;
+  facts.V0 = V0;
   facts.approximated = approximated;
   if (noisy_.multipoint) {
     const int n = study_.n_design();
@@ -486,7 +490,7 @@ ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleR
 bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
                          const ExactResponses& exact0,
                          const std::vector<DerivativeRequest>& derivatives, CycleRecord& rec,
-                         std::optional<LinearApproximation>& approximation, Evaluation& fitted,
+                         std::unique_ptr<Approximation>& approximation, Evaluation& fitted,
                          std::string& failure) {
   // The approximation: sensitivities of what the retained rows and the objective need, or
   // a fit over plan points (multi-point).
@@ -496,16 +500,17 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
   }
   if (noisy_.multipoint) {
     if (!fit_plan_points(problem, e0, rec, fitted, failure)) return false;
-    approximation.emplace(study_, fitted, x0_);
+    approximation = make_approximation(study_, fitted, x0_, problem.lower, problem.upper, memory_);
   } else {
     const Evaluation* with_gradients = analyse(x0_, derivatives);
     if (!with_gradients) {
       failure = "sensitivity analysis of b0 failed: " + last_failure_;
       return false;
     }
-    approximation.emplace(study_, *with_gradients, x0_);
+    approximation =
+        make_approximation(study_, *with_gradients, x0_, problem.lower, problem.upper, memory_);
   }
-  problem.model = &*approximation;
+  problem.model = approximation.get();
   return true;
 }
 
@@ -546,6 +551,10 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
     rec.actions.assign(study_.n_design(), MoveAction::kRejected);
     factors_ = rec.next_factors;
     return nullptr;
+  }
+  // The forms beyond linear learn from b*: curvature (quadratic), conservatism (rho).
+  if (const auto* used = dynamic_cast<const Approximation*>(problem.model)) {
+    remember(memory_, *used, x_opt, *e_opt);
   }
   const ExactResponses exact_opt(study_, *e_opt);
   if (noisy_.repair_auxiliary) {

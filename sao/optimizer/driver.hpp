@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sao/optimizer/approximation.hpp"
+#include "sao/optimizer/approximation_forms.hpp"
 #include "sao/optimizer/move_limits.hpp"
 #include "sao/optimizer/optimality.hpp"
 #include "sao/optimizer/subproblem.hpp"
@@ -66,13 +67,13 @@ struct FinalOptimality {
   bool computed = false;
   double residual = 0.0;
   double tolerance = 0.0;
-  int cycle = 0;                  // measured at the start design of this cycle
-  bool at_final_design = false;   // that design is the final one
+  int cycle = 0;                 // measured at the start design of this cycle
+  bool at_final_design = false;  // that design is the final one
   struct Active {
-    std::string name;             // constraint name
-    int point = 0;                // time point
-    double g_hat = 0.0;           // normalised value there
-    double multiplier = 0.0;      // lambda (units of F per unit of g_hat)
+    std::string name;         // constraint name
+    int point = 0;            // time point
+    double g_hat = 0.0;       // normalised value there
+    double multiplier = 0.0;  // lambda (units of F per unit of g_hat)
   };
   std::vector<Active> constraints;
   std::vector<std::string> at_lower, at_upper;  // variables on a bound
@@ -149,11 +150,12 @@ class Driver {
   // Screening at b0 and the subregion; `derivatives`: the sensitivities the rows need.
   ApproximateProblem screened_problem(const ExactResponses& exact0, CycleRecord& rec,
                                       std::vector<DerivativeRequest>& derivatives) const;
-  // Sets problem.model: exact0 when nothing is approximated, else a LinearApproximation from
-  // the sensitivities at b0 or (multi-point) the fit. False with `failure` when that failed.
+  // Sets problem.model: exact0 when nothing is approximated, else the cycle's Approximation
+  // (approximation_forms.hpp) from the sensitivities at b0 or (multi-point) the fit. False with
+  // `failure` when that failed.
   bool approximate(ApproximateProblem& problem, const Evaluation& e0, const ExactResponses& exact0,
                    const std::vector<DerivativeRequest>& derivatives, CycleRecord& rec,
-                   std::optional<LinearApproximation>& approximation, Evaluation& fitted,
+                   std::unique_ptr<Approximation>& approximation, Evaluation& fitted,
                    std::string& failure);
   // Move limits and bounds active at b* (counted in rec.active_move_limits).
   CycleFacts active_limits(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt,
@@ -207,9 +209,10 @@ class Driver {
   double gradient_reference_ = 0.0;  // ||s (.) dF/dx||_inf at the first measured b0
   double penalty_ = 0.0;             // mu of the merit function (trust_region.hpp)
   Optimality optimality_;            // measured at the start of the last cycle
+  ApproximationMemory memory_;       // what the approximation forms learnt from earlier cycles
   int optimality_cycle_ = 0;         // the cycle it was measured in
   std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
-  std::string stall_;                // why the trust-region strategy cannot go on ("" : it can)
+  std::string stall_;  // why the trust-region strategy cannot go on ("" : it can)
 };
 
 }  // namespace sao

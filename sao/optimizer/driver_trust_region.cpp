@@ -44,6 +44,7 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
   in.objective_gradient = problem.objective_gradient(x0_);
   in.row_values = problem.row_values(x0_, &in.row_jacobian);
   in.reference = gradient_reference_;
+  in.objective = problem.objective(x0_);
   in.active_tolerance = std::max(1e-3, noisy_.vioacc / 100.0);
   optimality_ = first_order_optimality(in);
   optimality_cycle_ = rec.cycle;
@@ -52,9 +53,12 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
                  optimality_.message);
     return;
   }
-  if (gradient_reference_ == 0.0) gradient_reference_ = optimality_.gradient_scale;
+  if (gradient_reference_ == 0.0) {
+    gradient_reference_ = optimality_.gradient_scale;
+    if (optimality_.gradient_scale > 0.0) optimality_ = first_order_optimality(in);  // with D
+  }
   // Complementarity: a multiplier on a row that is not quite active counts in the residual.
-  const double D = std::max(kReferenceShare * gradient_reference_, optimality_.gradient_scale);
+  const double D = optimality_.normaliser;
   double sum = 0.0;
   for (size_t a = 0; a < optimality_.active_rows.size(); ++a) {
     const double lambda = optimality_.multipliers[a];
@@ -73,7 +77,8 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
   f.constraints.clear();
   for (size_t a = 0; a < optimality_.active_rows.size(); ++a) {
     const int r = optimality_.active_rows[a];
-    f.constraints.push_back({row_name(study_, problem.rows[r]), problem.rows[r].point, in.row_values(r), optimality_.multipliers[a]});
+    f.constraints.push_back({row_name(study_, problem.rows[r]), problem.rows[r].point,
+                             in.row_values(r), optimality_.multipliers[a]});
   }
   f.at_lower.clear();
   f.at_upper.clear();
@@ -98,17 +103,18 @@ void Driver::log_subproblem(const ApproximateProblem& problem, const SubproblemR
         active += (active.empty() ? "" : ", ") + row_name(study_, problem.rows[r]);
       }
     }
-    spdlog::debug("cycle {}: subproblem {} {}{}, F~ = {:.6g}, step max |b* - b0| = {:.3g}, "
-                  "active rows: {}",
-                  rec.cycle, sub.solver, to_string(sub.status),
-                  sub.status == SubproblemStatus::kRelaxed
-                      ? " (least violation " + short_number(sub.relaxation) + ")"
-                      : std::string(),
-                  sub.objective, step, active.empty() ? "none" : active);
+    spdlog::debug(
+        "cycle {}: subproblem {} {}{}, F~ = {:.6g}, step max |b* - b0| = {:.3g}, "
+        "active rows: {}",
+        rec.cycle, sub.solver, to_string(sub.status),
+        sub.status == SubproblemStatus::kRelaxed
+            ? " (least violation " + short_number(sub.relaxation) + ")"
+            : std::string(),
+        sub.objective, step, active.empty() ? "none" : active);
   }
   if (step == 0.0) {
-    rec.message = "the subproblem (" + sub.solver + ", " + to_string(sub.status) +
-                  ") proposed b0 again";
+    rec.message =
+        "the subproblem (" + sub.solver + ", " + to_string(sub.status) + ") proposed b0 again";
     spdlog::warn("cycle {}: {}", rec.cycle, rec.message);
   }
 }
@@ -116,7 +122,7 @@ void Driver::log_subproblem(const ApproximateProblem& problem, const SubproblemR
 void Driver::judge_trust_region(const ApproximateProblem& problem, const SubproblemResult& sub,
                                 Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec) {
   const int n = study_.n_design();
-  const double h0 = std::max(0.0, rec.V / 100.0);  // rec.V is V(b0) until b* is analysed
+  const double h0 = std::max(0.0, facts.V0 / 100.0);
   const double h_pred =
       problem.rows.empty() ? 0.0 : std::max(0.0, problem.row_values(x_opt).maxCoeff());
   const Eigen::VectorXd b0 = x0_.head(n);

@@ -34,6 +34,7 @@ struct CycleFacts {
   double Ef = 0.0;
   double Eg = 0.0;
   double V = 0.0;                       // max violation over all constraints, percent
+  double V0 = 0.0;                      // the same at b0 (the trust-region strategy's merit)
   bool approximated = true;             // false: no approximated function, E = 0
   bool relax = false;                   // the subproblem was relaxed
   Eigen::VectorXd delta_b;              // b* - b0, design variables only

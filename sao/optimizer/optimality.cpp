@@ -26,6 +26,11 @@ double scaled_gradient_norm(const Eigen::VectorXd& gradient, const Eigen::Vector
   return gradient.size() == 0 ? 0.0 : gradient.cwiseProduct(sizes).cwiseAbs().maxCoeff();
 }
 
+double residual_normaliser(double gradient_scale, double objective, double reference) {
+  return std::max(gradient_scale,
+                  std::clamp(std::abs(objective), kReferenceShare * reference, reference));
+}
+
 namespace {
 
 struct GlpkDeleter {
@@ -39,7 +44,8 @@ Optimality first_order_optimality(const OptimalityInput& in) {
   const auto n = in.x.size();
   const Eigen::VectorXd s = variable_sizes(in.x, in.lower, in.upper);
   out.gradient_scale = scaled_gradient_norm(in.objective_gradient, s);
-  const double D = std::max(out.gradient_scale, kReferenceShare * in.reference);
+  const double D = residual_normaliser(out.gradient_scale, in.objective, in.reference);
+  out.normaliser = D;
   for (Eigen::Index j = 0; j < in.row_values.size(); ++j) {
     if (in.row_values(j) >= -in.active_tolerance) out.active_rows.push_back(static_cast<int>(j));
   }

@@ -11,9 +11,12 @@
 // over the rows that are active at x (g_hat_j >= -active_tolerance) and the bounds that are
 // active (x_i at lower_i or upper_i). s_i is a characteristic size of variable i (its range,
 // or |x_i| when that is smaller, never below 1 % of the range; max(|x_i|, 1) without bounds),
-// so r does not depend on the units of the variables; D = max(||s (.) dF/dx||_inf here,
-// 1 % of it at the start), so r does not depend on the units or an added constant of the
-// objective, and an unconstrained optimum (dF/dx -> 0) is measured against the start. The
+// so r does not depend on the units of the variables;
+//   D = max(||s (.) dF/dx||_inf here, |F| kept between 1 % and 100 % of ||s (.) dF/dx||_inf
+//           at the start),
+// so r does not depend on the units of the objective, a large added constant cannot make it
+// small (|F| counts at most as much as the start's gradient), and at an unconstrained optimum
+// (dF/dx -> 0) the gradient is measured against |F|, or 1 % of the start's when F -> 0. The
 // minimisation is a small LP (GLPK). r = 0 at a KKT point; the multipliers lambda are in
 // units of F per unit of g_hat.
 #pragma once
@@ -33,17 +36,19 @@ struct OptimalityInput {
   Eigen::VectorXd row_values;          // g_hat of the rows at x
   Eigen::MatrixXd row_jacobian;        // d g_hat / dx, one row each
   double reference = 0.0;              // ||s (.) dF/dx||_inf at the start (0: none)
+  double objective = 0.0;              // F at x
   double active_tolerance = 1e-3;      // g_hat >= -this counts as active
 };
 
 struct Optimality {
   bool computed = false;
-  double residual = 0.0;          // r above
-  double gradient_scale = 0.0;    // ||s (.) dF/dx||_inf at x
-  std::vector<int> active_rows;   // indices of the active rows
-  std::vector<double> multipliers;  // lambda, one per active row
+  double residual = 0.0;                // r above
+  double gradient_scale = 0.0;          // ||s (.) dF/dx||_inf at x
+  double normaliser = 0.0;              // D
+  std::vector<int> active_rows;         // indices of the active rows
+  std::vector<double> multipliers;      // lambda, one per active row
   std::vector<int> at_lower, at_upper;  // variables at their lower / upper bound
-  std::string message;            // why it could not be computed
+  std::string message;                  // why it could not be computed
 };
 
 // Characteristic size s_i of each variable (see above).
@@ -52,6 +57,9 @@ Eigen::VectorXd variable_sizes(const Eigen::VectorXd& x, const Eigen::VectorXd& 
 
 // ||s (.) g||_inf.
 double scaled_gradient_norm(const Eigen::VectorXd& gradient, const Eigen::VectorXd& sizes);
+
+// D of the residual (above).
+double residual_normaliser(double gradient_scale, double objective, double reference);
 
 // The residual, the multipliers of the active rows and the active bounds at input.x.
 Optimality first_order_optimality(const OptimalityInput& input);

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "sao/study/criteria.hpp"
 #include "sao/report/svg_plot.hpp"
+#include "sao/study/criteria.hpp"
 
 namespace sao {
 

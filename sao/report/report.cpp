@@ -81,17 +81,13 @@ nlohmann::json optimality_to_json(const FinalOptimality& f) {
   if (!f.computed) return nullptr;
   nlohmann::json active = nlohmann::json::array();
   for (const auto& a : f.constraints) {
-    active.push_back({{"name", a.name}, {"point", a.point}, {"g_hat", a.g_hat},
-                      {"multiplier", a.multiplier}});
+    active.push_back(
+        {{"name", a.name}, {"point", a.point}, {"g_hat", a.g_hat}, {"multiplier", a.multiplier}});
   }
-  return {{"residual", f.residual},
-          {"tolerance", f.tolerance},
-          {"measured_in_cycle", f.cycle},
-          {"at_final_design", f.at_final_design},
-          {"active_constraints", active},
-          {"at_lower_bound", f.at_lower},
-          {"at_upper_bound", f.at_upper},
-          {"on_move_limit", f.on_move_limit}};
+  return {{"residual", f.residual},       {"tolerance", f.tolerance},
+          {"measured_in_cycle", f.cycle}, {"at_final_design", f.at_final_design},
+          {"active_constraints", active}, {"at_lower_bound", f.at_lower},
+          {"at_upper_bound", f.at_upper}, {"on_move_limit", f.on_move_limit}};
 }
 
 nlohmann::json result_to_json(const Study& study, const RunSummary& s) {

@@ -95,10 +95,9 @@ std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, i
   std::vector<PlannedRequest> requests;
   std::vector<BatchRun> runs =
       plan(batch, load_cases, design_variables, differences, analytic, requests);
-  parallel_for(runs.size(), static_cast<size_t>(std::max(workers, 0)),
-               [&](size_t j) {
-                 if (!runs[j].known) run(runs[j]);
-               });
+  parallel_for(runs.size(), static_cast<size_t>(std::max(workers, 0)), [&](size_t j) {
+    if (!runs[j].known) run(runs[j]);
+  });
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -33,6 +33,8 @@ CycleRecord awkward_record() {
   r.converged = false;
   r.relaxed = true;
   r.subproblem = "relaxed";
+  r.kkt_residual = 3.0e-7;
+  r.ratio = 0.1 + 0.2;
   r.active_move_limits = 2;
   r.retained_constraints = 3;
   r.retained_rows = 17;
@@ -68,9 +70,10 @@ void expect_exact(const CycleRecord& a, const CycleRecord& b) {
   EXPECT_EQ(a.retained_rows, b.retained_rows);
   EXPECT_TRUE(bitwise_equal(a.x0, b.x0));
   EXPECT_TRUE(bitwise_equal(a.x_opt, b.x_opt));
-  for (auto field : {&CycleRecord::F0, &CycleRecord::F_opt, &CycleRecord::F_approx,
-                     &CycleRecord::Ef, &CycleRecord::Eg, &CycleRecord::E, &CycleRecord::V,
-                     &CycleRecord::Fchg, &CycleRecord::noise_estimate}) {
+  for (auto field :
+       {&CycleRecord::F0, &CycleRecord::F_opt, &CycleRecord::F_approx, &CycleRecord::Ef,
+        &CycleRecord::Eg, &CycleRecord::E, &CycleRecord::V, &CycleRecord::Fchg,
+        &CycleRecord::noise_estimate, &CycleRecord::kkt_residual, &CycleRecord::ratio}) {
     EXPECT_TRUE(bitwise_equal(a.*field, b.*field)) << a.*field << " vs " << b.*field;
   }
   EXPECT_TRUE(bitwise_equal(a.factors, b.factors));
@@ -79,6 +82,19 @@ void expect_exact(const CycleRecord& a, const CycleRecord& b) {
   EXPECT_EQ(a.analyses, b.analyses);
   EXPECT_EQ(a.fit_points, b.fit_points);
   EXPECT_EQ(a.message, b.message);
+}
+
+TEST(CycleRecordJson, RecordsWithoutTheTrustRegionFieldsStillRead) {
+  CycleRecord r = awkward_record();
+  r.kkt_residual = 0.125;
+  r.ratio = 0.5;
+  nlohmann::json j = cycle_record_to_json(r, kNames);
+  EXPECT_EQ(j["kkt_residual"], 0.125);
+  j.erase("kkt_residual");
+  j.erase("ratio");
+  const CycleRecord old = cycle_record_from_json(j, kNames);
+  EXPECT_EQ(old.kkt_residual, -1.0);  // not measured
+  EXPECT_EQ(old.ratio, 0.0);
 }
 
 TEST(CycleRecordJson, RoundTripThroughTextIsBitwise) {

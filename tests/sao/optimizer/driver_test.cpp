@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "tests/sao/fake_simulator.hpp"
 #include "sao/study/study_loader.hpp"
+#include "tests/sao/fake_simulator.hpp"
 
 namespace sao {
 namespace {

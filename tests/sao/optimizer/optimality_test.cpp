@@ -80,8 +80,8 @@ TEST(Optimality, BoundsTakeMultipliersOfTheRightSignOnly) {
 
 TEST(Optimality, UnboundedVariablesUseTheirOwnSize) {
   const Eigen::VectorXd s =
-      variable_sizes(Eigen::Vector3d(200.0, 0.001, 5.0),
-                     Eigen::Vector3d(-INFINITY, -INFINITY, 0.0), Eigen::Vector3d(INFINITY, 1.0, 10.0));
+      variable_sizes(Eigen::Vector3d(200.0, 0.001, 5.0), Eigen::Vector3d(-INFINITY, -INFINITY, 0.0),
+                     Eigen::Vector3d(INFINITY, 1.0, 10.0));
   EXPECT_DOUBLE_EQ(s(0), 200.0);
   EXPECT_DOUBLE_EQ(s(1), 1.0);
   EXPECT_DOUBLE_EQ(s(2), 5.0);

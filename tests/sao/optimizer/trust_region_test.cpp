@@ -26,8 +26,9 @@ TEST(TrustRegion, AcceptsWhatImprovesAsPredictedAndGrowsLimitsThatHeldTheStep) {
   EXPECT_DOUBLE_EQ(d.factors(1), 0.2);  // free: kept
   EXPECT_EQ(d.actions[0], MoveAction::kEnlarged);
   // Never beyond kMaxFactor, and not when the variable sits on a bound.
-  EXPECT_DOUBLE_EQ(decide_trust_region(Options{}, facts(1, 1), Eigen::Vector2d(0.8, 0.2)).factors(0),
-                   kMaxFactor);
+  EXPECT_DOUBLE_EQ(
+      decide_trust_region(Options{}, facts(1, 1), Eigen::Vector2d(0.8, 0.2)).factors(0),
+      kMaxFactor);
   EXPECT_DOUBLE_EQ(decide_trust_region(Options{}, facts(1, 1, true, true), m).factors(0), 0.4);
 }
 
