@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -40,6 +41,12 @@ std::vector<Known> read_optima(const std::string& directory) {
     throw std::runtime_error(path + ": " + e.what());
   }
   return out;
+}
+
+std::string identifier(const Known& known) {
+  std::string name = known.problem;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 double f_error(double f, double f_star) {

@@ -33,6 +33,9 @@ inline std::ostream& operator<<(std::ostream& out, const Known& k) {
   return out << k.problem;
 }
 
+// A problem's name as an identifier ('-' becomes '_'), e.g. for test names.
+std::string identifier(const Known& known);
+
 // Throws std::runtime_error when the manifest is missing or malformed.
 std::vector<Known> read_optima(const std::string& directory);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "simulators/internal_simulator.hpp"
 #include "simulators/models/functions.hpp"
@@ -24,13 +25,13 @@ SimulatorSetup setup(const json& functions, const json& extra = json::object()) 
   return s;
 }
 
-std::string construction_error(const SimulatorSetup& s) {
-  try {
-    InternalSimulator sim(s);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
+// The message of the section's construction error.
+::testing::Matcher<std::function<void()>> fails_with(const std::string& text) {
+  return ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr(text));
+}
+
+void construct(const SimulatorSetup& s) {
+  InternalSimulator sim(s);
 }
 
 TEST(FunctionsModel, ParametersAreTheNamesTheExpressionsRead) {
@@ -79,18 +80,18 @@ TEST(FunctionsModel, ANonFiniteValueIsAFailedAnalysisNamingTheFunction) {
 }
 
 TEST(FunctionsModel, SectionProblemsNameTheirPath) {
-  EXPECT_THAT(construction_error(setup({{"f", "x1 +"}, {"g", 3}})),
-              testing::AllOf(HasSubstr("simulator.functions.f: column"),
-                             HasSubstr("simulator.functions.g: expected an expression")));
-  EXPECT_THAT(construction_error(setup(json::object())),
-              HasSubstr("simulator.functions: missing or empty"));
-  EXPECT_THAT(construction_error(setup({{"f", "x1 + y"}})),
-              HasSubstr("model parameter \"y\" is not mapped"));
-  EXPECT_THAT(construction_error(setup({{"f", "x1"}}, {{"gradients", {{"method", "adjoint"}}}})),
-              HasSubstr("closed-form"));
+  const SimulatorSetup bad = setup({{"f", "x1 +"}, {"g", 3}});
+  EXPECT_THAT([&] { construct(bad); }, fails_with("simulator.functions.f: column"));
+  EXPECT_THAT([&] { construct(bad); }, fails_with("simulator.functions.g: expected an expression"));
+  const SimulatorSetup empty = setup(json::object());
+  EXPECT_THAT([&] { construct(empty); }, fails_with("simulator.functions: missing or empty"));
+  const SimulatorSetup unmapped = setup({{"f", "x1 + y"}});
+  EXPECT_THAT([&] { construct(unmapped); }, fails_with("model parameter \"y\" is not mapped"));
+  const SimulatorSetup adjoint = setup({{"f", "x1"}}, {{"gradients", {{"method", "adjoint"}}}});
+  EXPECT_THAT([&] { construct(adjoint); }, fails_with("closed-form"));
   SimulatorSetup other = setup({{"f", "x1"}});
   other.section["model"] = "oscillator";
-  EXPECT_THAT(construction_error(other), HasSubstr("simulator.functions: only with"));
+  EXPECT_THAT([&] { construct(other); }, fails_with("simulator.functions: only with"));
 }
 
 }  // namespace

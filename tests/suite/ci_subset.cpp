@@ -33,11 +33,7 @@ TEST_P(SuiteCi, SaoSolvesAndIsHonest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteCi, ::testing::ValuesIn(ci_problems()),
-                         [](const ::testing::TestParamInfo<Known>& info) {
-                           std::string name = info.param.problem;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return identifier(info.param); });
 
 }  // namespace
 }  // namespace sao::suite

@@ -73,11 +73,7 @@ TEST_P(SuiteOptimum, IsFeasibleWithTheStatedValueAndLocallyOptimal) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteOptimum, ::testing::ValuesIn(problems()),
-                         [](const ::testing::TestParamInfo<Known>& info) {
-                           std::string name = info.param.problem;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return identifier(info.param); });
 
 }  // namespace
 }  // namespace sao::suite
