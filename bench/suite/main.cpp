@@ -5,7 +5,8 @@
 //
 //   build/sao_suite [--subset ci|all] [--path internal|adapter|both]
 //                   [--methods sao,slsqp,mma,cobyla] [--problems hs-010,hs-071]
-//                   [--max-evals N] [--max-time S] [--dir problems/suite] > table.md
+//                   [--max-evals N] [--max-time S] [--dir problems/suite]
+//                   [--set settings.objacc=0.1] > table.md
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -32,7 +33,7 @@ using sao::suite::Path;
 struct Options {
   std::string subset = "all", path = "both", dir = SAO_SOURCE_DIR "/problems/suite";
   std::vector<std::string> methods{"sao", "slsqp", "mma", "cobyla"}, problems;
-  sao::suite::RunSettings run{500, 120, SAO_FUNCTIONS_EVAL, ""};
+  sao::suite::RunSettings run{500, 120, SAO_FUNCTIONS_EVAL, "", {}};
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -48,7 +49,8 @@ const char* kUsage =
     "usage: sao_suite [--subset ci|all] [--path internal|adapter|both]\n"
     "                 [--methods sao,slsqp,mma,cobyla] [--problems NAME,...]\n"
     "                 [--max-evals N (500)] [--max-time S (120)] [--dir problems/suite]\n"
-    "                 [--evaluator PATH (sao_functions_eval)]\n";
+    "                 [--set settings.objacc=0.1 ...] [--evaluator PATH (sao_functions_eval)]\n"
+    "  --set: an override applied to every study (as sao run --set), for every method\n";
 
 // Returns -1 to go on, else the exit code.
 int parse(int argc, char** argv, Options& o) {
@@ -69,6 +71,8 @@ int parse(int argc, char** argv, Options& o) {
       o.run.max_time = std::stod(argv[++i]);
     } else if (a == "--dir" && value) {
       o.dir = argv[++i];
+    } else if (a == "--set" && value) {
+      o.run.overrides.push_back(argv[++i]);
     } else if (a == "--evaluator" && value) {
       o.run.evaluator = argv[++i];
     } else if (a == "-h" || a == "--help") {

@@ -141,6 +141,7 @@ Outcome run_problem(const std::string& directory, const Known& known, const std:
   o.method = method;
   try {
     json document = read_study_document(file);
+    for (const std::string& assignment : settings.overrides) apply_override(document, assignment);
     std::string source = file;
     if (path == Path::kAdapter) {
       const std::string scratch = settings.scratch + "/" + known.problem;

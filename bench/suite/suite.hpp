@@ -60,10 +60,11 @@ struct Outcome {
 };
 
 struct RunSettings {
-  int max_evals = 500;    // NLopt evaluation limit per run
-  double max_time = 120;  // NLopt time limit per run, s
-  std::string evaluator;  // sao_functions_eval, for the adapter path
-  std::string scratch;    // folder for the adapter path's studies and runs
+  int max_evals = 500;                 // NLopt evaluation limit per run
+  double max_time = 120;               // NLopt time limit per run, s
+  std::string evaluator;               // sao_functions_eval, for the adapter path
+  std::string scratch;                 // folder for the adapter path's studies and runs
+  std::vector<std::string> overrides;  // "path.to.key=value", applied to every study
 };
 
 // One problem with one method ("sao", "slsqp", "mma", "cobyla") on one path.
