@@ -11,6 +11,7 @@
 
 #include "sao/seam/difference_batch.hpp"
 #include "sao/seam/json_reader.hpp"
+#include "simulators/models/functions.hpp"
 #include "simulators/multibody/multibody.hpp"
 #include "simulators/sensitivities/sensitivities.hpp"
 
@@ -173,10 +174,13 @@ void check_load_cases(const std::vector<LoadCaseSpec>& load_cases, const Model& 
   const auto known = model.load_parameters();
   std::vector<std::string> known_names;
   for (const auto& [key, value] : known) known_names.push_back(key);
+  const auto responses = model.responses();
+  const bool histories = std::any_of(responses.begin(), responses.end(),
+                                     [](const ResponseInfo& r) { return r.history; });
   for (size_t c = 0; c < load_cases.size(); ++c) {
     const std::string path = "load_cases[" + std::to_string(c) + "]";
     const TimeGrid& g = load_cases[c].grid;
-    if (g.points < 2 || !(g.end > g.start)) {
+    if (histories && (g.points < 2 || !(g.end > g.start))) {
       std::ostringstream got;
       got << g.points << " points on [" << g.start << ", " << g.end << "]";
       problems.add(path + ".grid", "expected >= 2 points and end > start, got " + got.str());
@@ -219,20 +223,48 @@ const Model* InternalSimulator::read_model(JsonReader& s) {
   }
   if (s.has("multibody"))
     s.problems().add("simulator.multibody", "only with \"model\": \"multibody\"");
+  if (name == "functions") return read_functions(s);
+  if (s.has("functions"))
+    s.problems().add("simulator.functions", "only with \"model\": \"functions\"");
   const Model* model = find_model(name.get<std::string>());
   if (!model) {
-    s.problems().add("simulator.model",
-                     "unknown model " + json_excerpt(name) + " (" + known + ", or multibody)");
+    s.problems().add("simulator.model", "unknown model " + json_excerpt(name) + " (" + known +
+                                            ", functions or multibody)");
   }
   return model;
+}
+
+const Model* InternalSimulator::read_functions(JsonReader& s) {
+  const json& functions = object_at(s, "functions");
+  if (functions.empty()) {
+    s.problems().add("simulator.functions",
+                     "missing or empty: the responses of \"model\": \"functions\" as "
+                     "{\"name\": \"expression\"}");
+    return nullptr;
+  }
+  std::vector<FunctionsModel::Function> list;
+  for (const auto& [key, value] : functions.items()) {
+    if (value.is_string()) {
+      list.emplace_back(key, value.get<std::string>());
+    } else {
+      s.problems().add("simulator.functions." + key,
+                       "expected an expression (a string), got " + json_excerpt(value));
+    }
+  }
+  const size_t before = s.problems().size();
+  owned_model_ = std::make_unique<FunctionsModel>(
+      list, [&](const std::string& function, const std::string& problem) {
+        s.problems().add("simulator.functions." + function, problem);
+      });
+  return s.problems().size() == before ? owned_model_.get() : nullptr;
 }
 
 InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
     : design_names_(setup.design_names), load_cases_(setup.load_cases) {
   Problems problems;
   JsonReader s(setup.section, "simulator", problems);
-  s.known({"type", "model", "multibody", "parameters", "constants", "rtol", "atol", "max_steps",
-           "max_step", "integrator", "gradients", "workers", "threads"});
+  s.known({"type", "model", "multibody", "functions", "parameters", "constants", "rtol", "atol",
+           "max_steps", "max_step", "integrator", "gradients", "workers", "threads"});
   model_ = read_model(s);
   settings_ = parse_settings(s);
   const bool analytic = settings_.method == GradientMethod::kDirect ||

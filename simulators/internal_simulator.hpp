@@ -71,12 +71,14 @@ class InternalSimulator final : public Simulator {
   // The model named by simulator.model (and described by simulator.multibody), or null with
   // the problem recorded.
   const Model* read_model(JsonReader& section);
+  // The model of "model": "functions" from simulator.functions, or null with the problems.
+  const Model* read_functions(JsonReader& section);
   void run(BatchRun& job) const;
   // A run with direct or adjoint derivatives (simulators/sensitivities/).
   void run_sensitivities(BatchRun& job) const;
 
   const Model* model_ = nullptr;
-  std::unique_ptr<Model> owned_model_;  // a model described in the section (multibody)
+  std::unique_ptr<Model> owned_model_;  // a model described in the section (multibody, functions)
   InternalSettings settings_;
   std::vector<std::string> design_names_;
   std::vector<LoadCaseSpec> load_cases_;

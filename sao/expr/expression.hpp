@@ -58,6 +58,9 @@ AstPtr number_node(double value);
 AstPtr product(AstPtr a, AstPtr b);
 // Readable text of a tree (for messages and reports).
 std::string to_text(const AstPtr& ast);
+// The names the tree reads (not the functions it calls), sorted, without repeats: what a
+// caller must give meaning to before binding it (e.g. the parameters of a closed-form model).
+std::vector<std::string> names_read(const AstPtr& ast);
 
 // What names mean. A name is looked up as a variable, a response, a constant, a data array,
 // a relation, then the built-ins `t` (time of the load case) and `pi`.

@@ -1,4 +1,5 @@
 // Parsing: expression text -> Ast (syntax only), and Ast -> readable text.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -289,6 +290,20 @@ std::string to_text(const AstPtr& ast) {
       return to_text(ast->args[0]) + "[" + std::to_string(static_cast<long>(ast->number)) + "]";
   }
   return "?";
+}
+
+std::vector<std::string> names_read(const AstPtr& ast) {
+  std::vector<std::string> names;
+  std::vector<const Ast*> open{ast.get()};
+  while (!open.empty()) {
+    const Ast* a = open.back();
+    open.pop_back();
+    if (a->kind == Ast::Kind::kName) names.push_back(a->name);
+    for (const AstPtr& arg : a->args) open.push_back(arg.get());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 }  // namespace sao::expr

@@ -93,7 +93,7 @@ TEST(InternalSimulator, BadSectionsNameTheirPath) {
   const std::vector<std::pair<json, std::string>> cases = {
       {{{"model", "pendulum"}},
        "simulator.model: unknown model \"pendulum\" (known models: impact-absorber, "
-       "oscillator, quarter-car, slider-crank-path, or multibody)"},
+       "oscillator, quarter-car, slider-crank-path, functions or multibody)"},
       {{{"model", 3}}, "simulator.model: expected a string"},
       {{{"rtoll", 1e-6}}, "simulator.rtoll: unknown key"},
       {{{"rtol", "tight"}}, "simulator.rtol: expected a positive number"},

@@ -1,0 +1,62 @@
+// A study coupled directly to NLopt, without SAO: the benchmark baselines of sao_compare
+// (bench/compare/main.cpp) and sao_suite (bench/suite/).
+//
+// The direct coupling sees the study as the SAO driver does: the objective and every
+// constraint at every time point (normalised at the start as the driver normalises them,
+// g_hat = s (g - c) / N), the bounds, the auxiliary variables of the bound formulation as
+// ordinary variables. Function values and gradients at a design come from one analysis (cached
+// by design, as the driver caches them): `analyses` counts designs analysed, `gradients` the
+// analyses with sensitivities, `runs` every simulator execution (finite-difference
+// perturbations included). Stopping: relative change of the objective below `ftol` (the
+// study's objacc when 0), of the variables below 1e-6, constraint tolerance vioacc (from the
+// study's settings), the evaluation limit or the time limit.
+#pragma once
+
+#include <nlopt.h>
+
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "sao/seam/simulator.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao::bench {
+
+struct DirectSettings {
+  nlopt_algorithm algorithm = NLOPT_LD_SLSQP;  // gradients from the simulator unless COBYLA
+  int max_evals = 300;
+  double ftol = 0;      // relative objective tolerance; 0: the study's objacc
+  double max_time = 0;  // seconds; 0: no limit
+};
+
+struct DirectResult {
+  std::string status;  // "converged", "eval limit", "time limit", "failed (code)", with a
+                       // note when analyses failed on the way
+  Eigen::VectorXd x;   // the final design (design and auxiliary variables)
+  double objective = NAN, violation = NAN, seconds = 0;  // user sign; max violation in %
+  int analyses = 0, gradients = 0, runs = 0;
+};
+
+// Minimises the study from its start with NLopt on `simulator` (the study's own or a
+// wrapper of it); objective and violation at the final design from one more analysis,
+// which is not counted.
+DirectResult run_direct(const Study& study, Simulator& simulator, const DirectSettings& settings);
+
+// A simulator that counts what another one runs: every execution of every batch (the
+// Evaluation's cost.runs, perturbations included), whoever asks. The benchmarks give it to
+// SAO and to the direct couplings alike, so runs are counted the same way for every method.
+class CountingSimulator final : public Simulator {
+ public:
+  explicit CountingSimulator(Simulator& inner) : inner_(inner) {}
+  std::vector<ResponseInfo> responses() const override { return inner_.responses(); }
+  std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
+  std::string fingerprint() const override { return inner_.fingerprint(); }
+  int runs() const { return runs_; }
+
+ private:
+  Simulator& inner_;
+  int runs_ = 0;
+};
+
+}  // namespace sao::bench

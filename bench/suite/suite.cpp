@@ -1,0 +1,161 @@
+#include "bench/suite/suite.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "bench/compare/direct_coupling.hpp"
+#include "sao/optimizer/driver.hpp"
+#include "sao/study/open_study.hpp"
+#include "sao/study/study_loader.hpp"
+#include "simulators/models/functions.hpp"
+
+namespace sao::suite {
+
+using nlohmann::json;
+
+std::vector<Known> read_optima(const std::string& directory) {
+  const std::string path = directory + "/optima.json";
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read " + path);
+  std::vector<Known> out;
+  try {
+    const json doc = json::parse(file);
+    for (const json& e : doc.at("problems")) {
+      Known k;
+      k.problem = e.at("problem").get<std::string>();
+      k.n = e.at("n").get<int>();
+      k.m = e.at("m").get<int>();
+      k.f = e.at("f").get<double>();
+      k.x = e.at("x").get<std::vector<double>>();
+      k.ci = e.value("ci", false);
+      k.tags = e.value("tags", std::vector<std::string>{});
+      out.push_back(std::move(k));
+    }
+  } catch (const json::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  return out;
+}
+
+std::string identifier(const Known& known) {
+  std::string name = known.problem;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+double f_error(double f, double f_star) {
+  return std::abs(f - f_star) / std::max(1.0, std::abs(f_star));
+}
+
+bool solved(double f, double violation_percent, double f_star) {
+  return f_error(f, f_star) <= 1e-4 && violation_percent <= 0.01;
+}
+
+json external_variant(const json& internal, const std::string& evaluator,
+                      const std::string& directory) {
+  const json& section = internal.at("simulator");
+  std::vector<sao::sim::FunctionsModel::Function> functions;
+  for (const auto& [name, text] : section.at("functions").items())
+    functions.emplace_back(name, text.get<std::string>());
+  const sao::sim::FunctionsModel model(functions, [](const std::string& f, const std::string& why) {
+    throw std::runtime_error("function " + f + ": " + why);
+  });
+  const json mapping = section.value("parameters", json::object());
+  const json constants = section.value("constants", json::object());
+  std::string text = "# sao_functions_eval input, written by the external adapter\n";
+  for (const std::string& p : model.parameters()) {
+    const std::string source = mapping.contains(p) ? mapping.at(p).get<std::string>() : p;
+    text += "parameter " + p + " = {{" + source + "}}\n";
+  }
+  json responses = json::array();
+  for (const auto& [name, expression] : functions) {
+    text += "function " + name + " = " + expression + "\n";
+    responses.push_back({{"name", name},
+                         {"kind", "scalar"},
+                         {"file", "responses.json"},
+                         {"parser", "json"},
+                         {"pointer", "/" + name}});
+  }
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory + "/functions.tpl") << text;
+  json external = {{"type", "external"},
+                   {"command", {evaluator, "input.txt", "responses.json"}},
+                   {"workers", 2},
+                   {"timeout", 60},
+                   {"run_directory", directory + "/runs"},
+                   {"templates", {{{"file", "functions.tpl"}, {"target", "input.txt"}}}},
+                   {"responses", responses}};
+  if (!constants.empty()) external["constants"] = constants;
+  if (section.contains("gradients")) external["gradients"] = section.at("gradients");
+  json variant = internal;
+  variant["simulator"] = external;
+  return variant;
+}
+
+namespace {
+
+void judge(Outcome& o, const Known& known) {
+  o.solved = std::isfinite(o.f) && solved(o.f, o.violation, known.f);
+  o.honest = o.status != "converged" || o.solved;
+}
+
+Outcome run_method(const Study& study, Simulator& simulator, const std::string& method,
+                   const RunSettings& settings) {
+  bench::CountingSimulator counting(simulator);
+  Outcome o;
+  o.method = method;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (method == "sao") {
+    Driver driver(study, counting, study.options);
+    const RunSummary& s = driver.run();
+    o.status = to_string(s.status);
+    o.f = s.objective;
+    o.violation = s.max_violation;
+  } else {
+    const nlopt_algorithm algorithm = method == "slsqp" ? NLOPT_LD_SLSQP
+                                      : method == "mma" ? NLOPT_LD_MMA
+                                                        : NLOPT_LN_COBYLA;
+    const bench::DirectResult r =
+        bench::run_direct(study, counting, {algorithm, settings.max_evals, 0, settings.max_time});
+    o.status = r.status;
+    o.f = r.objective;
+    o.violation = r.violation;
+  }
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  o.runs = counting.runs();
+  return o;
+}
+
+}  // namespace
+
+Outcome run_problem(const std::string& directory, const Known& known, const std::string& method,
+                    Path path, const RunSettings& settings) {
+  const std::string file = directory + "/" + known.problem + ".json";
+  Outcome o;
+  o.method = method;
+  try {
+    json document = read_study_document(file);
+    for (const std::string& assignment : settings.overrides) apply_override(document, assignment);
+    std::string source = file;
+    if (path == Path::kAdapter) {
+      const std::string scratch = settings.scratch + "/" + known.problem;
+      document = external_variant(document, settings.evaluator, scratch);
+      source = scratch + "/" + known.problem + ".json";
+      std::ofstream(source) << document.dump(2) << "\n";
+    }
+    const OpenedStudy opened = open_study_document(document, source);
+    o = run_method(opened.study, *opened.simulator, method, settings);
+  } catch (const std::exception& e) {
+    o.status = std::string("error: ") + e.what();
+  }
+  judge(o, known);
+  return o;
+}
+
+}  // namespace sao::suite

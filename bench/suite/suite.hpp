@@ -1,0 +1,74 @@
+// The benchmark suite (problems/suite/): constrained problems with known optima, each one study
+// of the "functions" model, run with the SAO driver and with NLopt coupled directly
+// (bench/compare/direct_coupling.hpp), in-process or through the external-code adapter with
+// one process of sao_functions_eval per evaluation. Used by sao_suite (the table of
+// docs/benchmarks.md) and by the tests of tests/suite/.
+//
+// Counting is the same for every method: every simulator execution, perturbations included
+// (CountingSimulator), each method with its own cache of analyses by design (the driver's, or
+// the direct coupling's).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sao/study/study.hpp"
+
+namespace sao::suite {
+
+// One entry of problems/suite/optima.json.
+struct Known {
+  std::string problem;  // the study file is <dir>/<problem>.json
+  int n = 0, m = 0;     // variables; inequality rows (an equality is two)
+  double f = 0;         // f* = f(x*)
+  std::vector<double> x;
+  bool ci = false;  // in the fast subset
+  std::vector<std::string> tags;
+};
+
+// Test output names a problem by its name.
+inline std::ostream& operator<<(std::ostream& out, const Known& k) {
+  return out << k.problem;
+}
+
+// A problem's name as an identifier ('-' becomes '_'), e.g. for test names.
+std::string identifier(const Known& known);
+
+// Throws std::runtime_error when the manifest is missing or malformed.
+std::vector<Known> read_optima(const std::string& directory);
+
+// The accuracy a run must reach: |f - f*| <= 1e-4 max(1, |f*|) and violation <= 0.01 %.
+double f_error(double f, double f_star);
+bool solved(double f, double violation_percent, double f_star);
+
+// The study document with its internal "functions" simulator replaced by the external adapter
+// running `evaluator` (sao_functions_eval) once per evaluation: the template it needs is written
+// into `directory`, which is also the study's folder (pass `directory`/<problem>.json as its
+// source) and holds the run directories. Gradient settings are kept.
+nlohmann::json external_variant(const nlohmann::json& internal, const std::string& evaluator,
+                                const std::string& directory);
+
+enum class Path { kInternal, kAdapter };
+
+struct Outcome {
+  std::string method, status;
+  double f = NAN, violation = NAN, seconds = 0;  // violation in %
+  int runs = 0;
+  bool solved = false, honest = true;  // honest: "converged" only when solved
+};
+
+struct RunSettings {
+  int max_evals = 500;                 // NLopt evaluation limit per run
+  double max_time = 120;               // NLopt time limit per run, s
+  std::string evaluator;               // sao_functions_eval, for the adapter path
+  std::string scratch;                 // folder for the adapter path's studies and runs
+  std::vector<std::string> overrides;  // "path.to.key=value", applied to every study
+};
+
+// One problem with one method ("sao", "slsqp", "mma", "cobyla") on one path.
+Outcome run_problem(const std::string& directory, const Known& known, const std::string& method,
+                    Path path, const RunSettings& settings);
+
+}  // namespace sao::suite
