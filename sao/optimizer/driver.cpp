@@ -479,7 +479,7 @@ ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleR
   derivatives = std::move(screened.derivatives);
 
   // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
-  set_subregion(study_, factors_, problem);
+  set_subregion(study_, factors_, problem, !noisy_.seed_strategy);
   if (noisy_.multipoint) {
     multipoint_subregion(study_, x0_, factors_, direction_, noisy_.alpha, problem.lower,
                          problem.upper);
@@ -621,10 +621,8 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
       spdlog::warn("{}", message);
     }
     finish(RunStatus::kConverged, message);
-  } else if (!noisy_.seed_strategy && !stall_.empty()) {
-    finish(RunStatus::kStalled, "stalled: " + stall_ + "; " + describe_optimality());
   } else if (!noisy_.seed_strategy && factors_.maxCoeff() < noisy_.min_move_factor) {
-    finish(RunStatus::kStalled, "stalled: every move limit shrank below min_move_limit (" +
+    finish(RunStatus::kStalled, "every move limit shrank below min_move_limit (" +
                                     std::to_string(noisy_.min_move_factor) + "); " +
                                     describe_optimality());
   } else if (cycle_offset_ + summary_.cycles >= noisy_.max_cycles) {

@@ -212,7 +212,6 @@ class Driver {
   ApproximationMemory memory_;       // what the approximation forms learnt from earlier cycles
   int optimality_cycle_ = 0;         // the cycle it was measured in
   std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
-  std::string stall_;  // why the trust-region strategy cannot go on ("" : it can)
 };
 
 }  // namespace sao

@@ -13,6 +13,10 @@
 namespace sao {
 namespace {
 
+// With a non-binding subregion that offers no improvement, the residual may exceed
+// kkt_tolerance by this factor (rows counted as active within active_tolerance).
+constexpr double kModelTolerance = 10.0;
+
 std::string row_name(const Study& study, const RetainedRow& row) {
   const Constraint& c = study.constraints[row.constraint];
   return c.g.time_dependent() ? c.name + "[" + std::to_string(row.point) + "]" : c.name;
@@ -141,7 +145,7 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   t.bound_active = facts.bound_active;
   t.used.resize(n);
   for (int i = 0; i < n; ++i) {
-    const double half = move_half_width(study_.design[i], factors_(i), b0(i));
+    const double half = move_half_width(study_.design[i], factors_(i), b0(i), true);
     t.used(i) = half > 0.0 ? std::min(1.0, std::abs(facts.delta_b(i)) / half) : 1.0;
   }
   const TrustRegionDecision d = decide_trust_region(noisy_, t, factors_);
@@ -154,9 +158,20 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   factors_ = d.factors;
   const double scale = std::abs(facts.F0) + penalty_ + 1e-300;
   if (!(t.predicted > 1e-12 * scale) && !t.phase1) {
-    // No design of the subregion is predicted to be better than b0: the approximate problem
-    // is stationary there, but b0 did not pass the first-order test (gradients too coarse?).
-    stall_ = "the subproblem predicts no improvement at b0";
+    // No design of the subregion is predicted to be better than b0. The approximations are
+    // exact in value and gradient at b0, so when the subregion did not hold the step back
+    // (the "non-binding subregion") and the residual is near its tolerance (the
+    // multiplier estimate counts rows within active_tolerance of their bound), b0 is a
+    // first-order point as far as its gradients tell: converged if b0 is feasible. Otherwise
+    // the step is rejected like any other; the region shrinks until min_move_limit.
+    const bool free = std::none_of(facts.move_limit_active.begin(), facts.move_limit_active.end(),
+                                   [](bool a) { return a; });
+    if (free && facts.V0 <= noisy_.vioacc && optimality_.computed &&
+        optimality_.residual <= kModelTolerance * noisy_.kkt_tolerance) {
+      rec.converged = true;
+      rec.message = "no design of the subregion improves on b0 (first-order residual " +
+                    short_number(optimality_.residual) + ")";
+    }
   }
   spdlog::debug("cycle {}: {} step, actual / predicted improvement {:.4g} / {:.4g} = {:.3g}: {}",
                 rec.cycle, t.phase1 ? "feasibility" : "merit", t.actual, t.predicted, d.ratio,

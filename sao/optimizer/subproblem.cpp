@@ -60,20 +60,22 @@ bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows) {
   });
 }
 
-double move_half_width(const DesignVariable& v, double factor, double b0) {
-  return v.range_sizing ? 0.5 * factor * (v.upper - v.lower)  // (3.27)
-                        : factor * std::abs(b0);              // (3.20)
+double move_half_width(const DesignVariable& v, double factor, double b0, bool floored) {
+  if (v.range_sizing) return 0.5 * factor * (v.upper - v.lower);  // (3.27)
+  const double range = v.upper - v.lower;
+  const double floor = floored && std::isfinite(range) ? kRelativeSizeFloor * range : 0.0;
+  return factor * std::max(std::abs(b0), floor);  // (3.20)
 }
 
-void set_subregion(const Study& study, const Eigen::VectorXd& factors,
-                   ApproximateProblem& problem) {
+void set_subregion(const Study& study, const Eigen::VectorXd& factors, ApproximateProblem& problem,
+                   bool floored) {
   const int n = study.n_design();
   problem.lower.resize(study.n_total());
   problem.upper.resize(study.n_total());
   for (int i = 0; i < n; ++i) {
     const DesignVariable& v = study.design[i];
     const double b0 = problem.x0(i);
-    const double half = move_half_width(v, factors(i), b0);
+    const double half = move_half_width(v, factors(i), b0, floored);
     problem.lower(i) = std::clamp(b0 - half, v.lower, v.upper);
     problem.upper(i) = std::clamp(b0 + half, v.lower, v.upper);
   }

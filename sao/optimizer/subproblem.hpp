@@ -50,12 +50,16 @@ struct ApproximateProblem {
 bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows);
 
 // Half the width of variable v's subregion around b0 for move-limit factor m, before the
-// bounds: m |b0| (3.20), or m (upper - lower) / 2 with range sizing (3.27).
-double move_half_width(const DesignVariable& v, double factor, double b0);
+// bounds: m |b0| (3.20), or m (upper - lower) / 2 with range sizing (3.27). `floored` (the
+// trust-region strategy): m max(|b0|, 0.1 (upper - lower)), so that a relative subregion does
+// not vanish as a variable approaches zero (it would crawl there, or across it, geometrically).
+constexpr double kRelativeSizeFloor = 0.1;
+double move_half_width(const DesignVariable& v, double factor, double b0, bool floored = false);
 
 // Builds the subregion of (3.20)-(3.22) or (3.27) around x0 for design variables with
 // move-limit factors m, intersected with the bounds; auxiliaries keep their own bounds.
-void set_subregion(const Study& study, const Eigen::VectorXd& factors, ApproximateProblem& problem);
+void set_subregion(const Study& study, const Eigen::VectorXd& factors, ApproximateProblem& problem,
+                   bool floored = false);
 
 enum class SubproblemStatus { kOptimal, kRelaxed, kFailed };
 const char* to_string(SubproblemStatus status);

@@ -71,10 +71,13 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
       {"beta1", &options.beta1},     {"beta2", &options.beta2},
       {"beta3", &options.beta3},     {"beta4", &options.beta4},
       {"beta5", &options.beta5},     {"relaxation_weight", &options.relaxation_weight},
-      {"move_limit", &default_move},  {"kkt_tolerance", &options.kkt_tolerance},
+      {"move_limit", &default_move},
       {"min_move_limit", &options.min_move_factor},
   };
   for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
+  // The first-order tolerance follows the objective accuracy unless given: objacc 0.1 %
+  // (the default) gives 1e-4, which keeps the objective within about objacc of its optimum.
+  options.kkt_tolerance = r.number_or("kkt_tolerance", options.objacc / 1000.0);
   if (auto v = r.integer("neighbours")) options.neighbours = *v;
   if (auto v = r.integer("max_cycles")) options.max_cycles = *v;
   if (auto v = r.integer("max_failures")) options.max_failures = *v;

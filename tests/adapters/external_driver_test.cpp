@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 
 // min x^2 + y^2 subject to x y >= 1 from (2, 2): the optimum is x = y = 1, f = 2.
 RunSummary run_with(const std::vector<std::string>& mode, const std::string& name,
-                    const json& settings = {{"max_cycles", 40}}) {
+                    const json& settings = {{"max_cycles", 40}, {"form", "quadratic"}}) {
   adapters::register_external_simulator();
   const fs::path dir = fs::path(SAO_BINARY_DIR) / "adapter-tests" / name;
   fs::remove_all(dir);

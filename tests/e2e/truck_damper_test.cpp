@@ -27,9 +27,9 @@ TEST(TruckDamperE2E, ConvergesWithTheAccelerationBoundHeld) {
 TEST(TruckDamperE2E, ForwardDifferencesWithTheSeedsStepAgree) {
   const RunSummary direct =
       run_study("problems/truck-damper/quarter-car.json", {"settings.strategy=\"seed\""});
-  const RunSummary fd = run_study("problems/truck-damper/quarter-car.json",
-                                  {R"(simulator.gradients={"method":"forward","step":1e-3})",
-                                   "settings.strategy=\"seed\""});
+  const RunSummary fd = run_study(
+      "problems/truck-damper/quarter-car.json",
+      {R"(simulator.gradients={"method":"forward","step":1e-3})", "settings.strategy=\"seed\""});
   ASSERT_EQ(fd.status, RunStatus::kConverged) << fd.message;
   EXPECT_NEAR(fd.objective, direct.objective, 1e-4);
   EXPECT_EQ(fd.cycles, direct.cycles);

@@ -20,7 +20,8 @@ nlohmann::json variable(const std::string& name, double lower, double upper, dou
       {"name", name}, {"lower", lower}, {"upper", upper}, {"initial", initial}, {"move_limit", m}};
 }
 
-// min b1 + b2 s.t. r = b1 b2 >= 4: optimum (2, 2), F = 4.
+// min b1 + b2 s.t. r = b1 b2 >= 4: optimum (2, 2), F = 4. Quadratic approximations: linear
+// ones zigzag between the vertices of the linearised constraint with the trust-region strategy.
 Study product_study() {
   nlohmann::json d = {
       {"design_variables", {variable("b1", 0.1, 10, 1, 0.4), variable("b2", 0.1, 10, 1, 0.4)}},
@@ -28,7 +29,7 @@ Study product_study() {
       {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
       {"objective", {{"minimize", "b1 + b2"}}},
       {"constraints", {{{"of", {{"response", "r"}}}, {"lower", 4.0}}}},
-      {"settings", {{"objacc", 1e-4}, {"vioacc", 1e-4}}},
+      {"settings", {{"objacc", 1e-4}, {"vioacc", 1e-4}, {"form", "quadratic"}}},
       {"simulator", {{"type", "fake"}}}};
   return load_study(d);
 }
@@ -99,6 +100,7 @@ TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
   Study s = product_study();
   s.options.seed_strategy = true;
   s.options.feasibility_first = false;
+  s.options.form = ApproximationForm::kLinear;
   FakeSimulator sim = product_simulator();
   sim.fail_when = [](const Eigen::VectorXd& b) { return b(0) > 1.3 && b(0) < 1.5; };
   Driver driver(s, sim, s.options);

@@ -39,7 +39,7 @@ nlohmann::json product_document() {
           {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
           {"objective", {{"minimize", "b1 + b2"}}},
           {"constraints", {{{"of", {{"response", "r"}}}, {"lower", 4.0}}}},
-          {"settings", {{"objacc", 1e-4}, {"vioacc", 1e-4}}},
+          {"settings", {{"objacc", 1e-4}, {"vioacc", 1e-4}, {"strategy", "seed"}}},
           {"simulator", {{"type", "fake"}}}};
 }
 
