@@ -68,7 +68,12 @@ class DirectProblem {
     auto& cache = with_gradients ? with_gradients_ : values_;
     if (auto it = cache.find(key); it != cache.end()) return &it->second;
     EvaluationRequest r{b, {}};
-    if (with_gradients) r.derivatives = all_derivatives_;
+    if (with_gradients) {
+      r.derivatives = all_derivatives_;
+      // The same economy as the driver's: finite differences at a design whose values are
+      // cached do not run the nominal again.
+      if (auto known = values_.find(key); known != values_.end()) r.values = &known->second;
+    }
     Evaluation e = simulator_.evaluate({r}).front();
     runs_ += e.cost.runs;
     if (!e.ok) {
