@@ -205,11 +205,18 @@ struct NlpContext {
   double beta;  // relaxed: weight of b_r; 0: phase 1, minimise b_r alone
   int nx;
   double level = 0.0;  // phase 1, second stage: rows g_hat~ <= level
+  // The variables NLopt sees: x = offset + width (.) z (identity unless scaled), and the
+  // objective multiplied by `objective_scale`.
+  Eigen::VectorXd offset, width;
+  double objective_scale = 1.0;
+  Eigen::VectorXd to_x(const double* z) const {
+    return offset + width.cwiseProduct(Eigen::Map<const Eigen::VectorXd>(z, nx));
+  }
 };
 
 double nlp_objective(unsigned, const double* x, double* grad, void* data) {
   const auto& c = *static_cast<const NlpContext*>(data);
-  const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
+  const Eigen::VectorXd X = c.to_x(x);
   // Relaxed: F~/beta + b_r, the same minimiser as F~ + beta b_r, better scaled for NLopt.
   // Phase 1 (beta = 0): b_r alone.
   if (c.relaxed && c.beta == 0.0) {
@@ -219,9 +226,10 @@ double nlp_objective(unsigned, const double* x, double* grad, void* data) {
     }
     return x[c.nx];
   }
-  const double scale = c.relaxed ? 1.0 / c.beta : 1.0;
+  const double scale = c.relaxed ? 1.0 / c.beta : c.objective_scale;
   if (grad) {
-    Eigen::Map<Eigen::VectorXd>(grad, c.nx) = scale * c.problem->objective_gradient(X);
+    Eigen::Map<Eigen::VectorXd>(grad, c.nx) =
+        scale * c.width.cwiseProduct(c.problem->objective_gradient(X));
     if (c.relaxed) grad[c.nx] = 1.0;
   }
   return scale * c.problem->objective(X) + (c.relaxed ? x[c.nx] : 0.0);
@@ -229,25 +237,50 @@ double nlp_objective(unsigned, const double* x, double* grad, void* data) {
 
 void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* grad, void* data) {
   const auto& c = *static_cast<const NlpContext*>(data);
-  const Eigen::VectorXd X = Eigen::Map<const Eigen::VectorXd>(x, c.nx);
+  const Eigen::VectorXd X = c.to_x(x);
   Eigen::MatrixXd jacobian;
   const Eigen::VectorXd values = c.problem->row_values(X, grad ? &jacobian : nullptr);
   for (unsigned i = 0; i < m; ++i) {
     result[i] = values(i) - (c.relaxed ? x[c.nx] : c.level);
     if (!grad) continue;
-    Eigen::Map<Eigen::VectorXd>(grad + i * n, c.nx) = jacobian.row(i).transpose();
+    Eigen::Map<Eigen::VectorXd>(grad + i * n, c.nx) =
+        c.width.cwiseProduct(jacobian.row(i).transpose());
     if (c.relaxed) grad[i * n + c.nx] = -1.0;
   }
 }
 
 constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
 
+// Scaled (the trust-region strategy): every variable with a finite subregion maps onto [0, 1]
+// and the objective is divided by its largest change over the box to first order, so that
+// SLSQP's first quasi-Newton steps fit the problem whatever its units.
+void scale_nlp(const ApproximateProblem& problem, bool scaled, NlpContext& c) {
+  c.offset = Eigen::VectorXd::Zero(c.nx);
+  c.width = Eigen::VectorXd::Ones(c.nx);
+  if (!scaled) return;
+  for (int j = 0; j < c.nx; ++j) {
+    const double lo = problem.lower(j), up = problem.upper(j);
+    if (std::isfinite(lo) && std::isfinite(up) && up > lo) {
+      c.offset(j) = lo;
+      c.width(j) = up - lo;
+    } else {
+      c.offset(j) = problem.x0(j);
+      c.width(j) = std::max(std::abs(problem.x0(j)), 1.0);
+    }
+  }
+  const double change =
+      c.width.cwiseProduct(problem.objective_gradient(problem.x0)).cwiseAbs().maxCoeff();
+  if (change > 0.0 && std::isfinite(change)) c.objective_scale = 1.0 / change;
+}
+
 SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
-                       bool mma, Eigen::VectorXd& x, double& relaxation, std::string& message) {
+                       bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
+                       std::string& message) {
   const int nx = static_cast<int>(problem.x0.size());
   const int n = nx + (relaxed ? 1 : 0);
   const unsigned m = static_cast<unsigned>(problem.rows.size());
   NlpContext context{&problem, relaxed, beta, nx, level};
+  scale_nlp(problem, scaled, context);
   std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> opt(
       nlopt_create(mma ? NLOPT_LD_MMA : NLOPT_LD_SLSQP, n), nlopt_destroy);
   std::vector<double> lo(n), up(n), start(n);
@@ -260,11 +293,14 @@ SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double b
     if (mma && !std::isfinite(lo[j])) lo[j] = problem.x0(j) - reach;
     if (mma && !std::isfinite(up[j])) up[j] = problem.x0(j) + reach;
     start[j] = std::clamp(problem.x0(j), lo[j], up[j]);
+    lo[j] = (lo[j] - context.offset(j)) / context.width(j);
+    up[j] = (up[j] - context.offset(j)) / context.width(j);
+    start[j] = std::clamp((start[j] - context.offset(j)) / context.width(j), lo[j], up[j]);
   }
   if (relaxed) {
     lo[nx] = 0.0;
     up[nx] = mma ? 1e6 : HUGE_VAL;
-    const Eigen::VectorXd X = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
+    const Eigen::VectorXd X = context.to_x(start.data());
     start[nx] = m > 0 ? std::max(0.0, problem.row_values(X).maxCoeff()) : 0.0;
   }
   nlopt_set_lower_bounds(opt.get(), lo.data());
@@ -278,7 +314,7 @@ SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double b
   nlopt_set_maxeval(opt.get(), 1000);
   double f = 0.0;
   const nlopt_result r = nlopt_optimize(opt.get(), start.data(), &f);
-  x = Eigen::Map<Eigen::VectorXd>(start.data(), nx);
+  x = context.to_x(start.data());
   double worst = m > 0 ? problem.row_values(x).maxCoeff() : -HUGE_VAL;
   // The relaxation is what the rows need at x (any b_r above it is feasible by definition).
   relaxation = relaxed ? std::max(0.0, worst) : 0.0;
@@ -315,8 +351,8 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
                       : "GLPK simplex";
   if (!problem.linear || options.force_nlp) {
     solve = [&](bool relaxed, double weight, double level) {
-      return solve_nlp(problem, relaxed, weight, level, options.use_mma, result.x,
-                       result.relaxation, result.message);
+      return solve_nlp(problem, relaxed, weight, level, options.use_mma, options.feasibility_first,
+                       result.x, result.relaxation, result.message);
     };
   } else {
     // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).
