@@ -469,7 +469,7 @@ const CycleRecord& Driver::step() {
 ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleRecord& rec,
                                             std::vector<DerivativeRequest>& derivatives) const {
   // Screening and time-point deletion at b0.
-  ScreenedStudy screened = screen_study(study_, noisy_, x0_, exact0);
+  ScreenedStudy screened = screen_study(study_, noisy_, x0_, exact0, violated_by_rejected_);
   ApproximateProblem problem;
   problem.study = &study_;
   problem.x0 = x0_;

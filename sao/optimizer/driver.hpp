@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -209,8 +210,12 @@ class Driver {
   double gradient_reference_ = 0.0;  // ||s (.) dF/dx||_inf at the first measured b0
   double penalty_ = 0.0;             // mu of the merit function (trust_region.hpp)
   Optimality optimality_;            // measured at the start of the last cycle
-  ApproximationMemory memory_;       // what the approximation forms learnt from earlier cycles
-  int optimality_cycle_ = 0;         // the cycle it was measured in
+  ApproximationMemory memory_;
+  // Trust region: the (constraint -> time points) a rejected proposal from the current b0
+  // violated; screening keeps them until a step is accepted.
+  std::map<int, std::set<int>>
+      violated_by_rejected_;  // what the approximation forms learnt from earlier cycles
+  int optimality_cycle_ = 0;  // the cycle it was measured in
   std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
 };
 

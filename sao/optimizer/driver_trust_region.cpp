@@ -130,7 +130,8 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   const double h_pred =
       problem.rows.empty() ? 0.0 : std::max(0.0, problem.row_values(x_opt).maxCoeff());
   const Eigen::VectorXd b0 = x0_.head(n);
-  if (!analyse_proposal(problem, sub.objective, x_opt, facts, rec)) return;
+  const Evaluation* e_opt = analyse_proposal(problem, sub.objective, x_opt, facts, rec);
+  if (!e_opt) return;
   const double h_opt = std::max(0.0, facts.V / 100.0);
   TrustRegionFacts t;
   t.phase1 = sub.status == SubproblemStatus::kRelaxed;
@@ -179,6 +180,17 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   if (d.accept) {
     previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
     x0_ = x_opt;
+    violated_by_rejected_.clear();
+  } else {
+    // Never screen out a constraint the rejected proposal violated: the next subproblem
+    // from the same b0 would otherwise propose the same violation again.
+    const ExactResponses exact(study_, *e_opt);
+    for (size_t j = 0; j < study_.constraints.size(); ++j) {
+      const Eigen::VectorXd g = normalised_history(study_, study_.constraints[j], x_opt, exact);
+      for (Eigen::Index p = 0; p < g.size(); ++p) {
+        if (g(p) > 0.0) violated_by_rejected_[static_cast<int>(j)].insert(static_cast<int>(p));
+      }
+    }
   }
 }
 

@@ -88,7 +88,8 @@ std::vector<int> retained_time_points(const Eigen::VectorXd& g_hat, double cutof
 }
 
 ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
-                           const ResponseModel& exact) {
+                           const ResponseModel& exact,
+                           const std::map<int, std::set<int>>& also_retain) {
   ScreenedStudy out;
   std::map<std::pair<int, int>, std::set<int>> wanted;
   collect_derivatives(study.objective.f, 0, wanted);
@@ -106,6 +107,13 @@ ScreenedStudy screen_study(const Study& study, const Options& options, const Eig
           retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
     } else if (above_cutoff(g_hat(0), options.cutoff)) {
       points = {0};
+    }
+    if (auto extra = also_retain.find(static_cast<int>(j)); extra != also_retain.end()) {
+      std::set<int> merged(points.begin(), points.end());
+      for (int p : extra->second) {
+        if (p >= 0 && p < g_hat.size()) merged.insert(p);
+      }
+      points.assign(merged.begin(), merged.end());
     }
     if (!points.empty()) ++out.retained_constraints;
     const double normaliser = constraint_normaliser(study, c, x0);

@@ -145,6 +145,31 @@ TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
   EXPECT_NE(r.message.find("nan"), std::string::npos) << r.message;
 }
 
+// Trust region: a constraint far inside its bound at b0 is screened out; when the proposal
+// violates it and is rejected, the next cycle from the same b0 keeps it.
+TEST(Driver, AConstraintViolatedByARejectedProposalIsNotScreenedOut) {
+  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 2.0)}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"maximize", {{"variable", "b1"}}}}},
+                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
+                      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return std::pow(b(0), 4); },
+                      [](const Eigen::VectorXd& b) {
+                        return Eigen::VectorXd::Constant(1, 4 * std::pow(b(0), 3)).eval();
+                      }}});
+  Driver driver(s, sim, s.options);
+  const CycleRecord first = driver.step();  // r = 1 at b0: g_hat = -0.94, screened out
+  EXPECT_EQ(first.retained_constraints, 0);
+  EXPECT_NEAR(first.x_opt(0), 3.0, 1e-9);  // r = 81: violated 4-fold
+  ASSERT_FALSE(first.accepted);
+  const CycleRecord second = driver.step();
+  EXPECT_DOUBLE_EQ(second.x0(0), 1.0);
+  EXPECT_EQ(second.retained_constraints, 1);
+  EXPECT_LE(second.x_opt(0), 2.0 + 1e-9);
+}
+
 TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
   const Study s = product_study();
   FakeSimulator sim = product_simulator();
