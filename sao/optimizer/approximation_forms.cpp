@@ -72,8 +72,12 @@ bool ResponseKey::operator<(const ResponseKey& o) const {
 }
 
 ApproximationForm response_form(const Study& study, int response) {
-  const auto& form = study.responses[response].form;
-  return form ? *form : study.options.form;
+  const auto& own = study.responses[response].form;
+  const ApproximationForm form = own ? *own : study.options.form;
+  if (form != ApproximationForm::kAuto) return form;
+  if (study.options.seed_strategy || study.options.multipoint) return ApproximationForm::kLinear;
+  return study.responses[response].history ? ApproximationForm::kLinear
+                                           : ApproximationForm::kQuadratic;
 }
 
 bool linear_form(const Study& study) {

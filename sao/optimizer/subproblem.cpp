@@ -200,10 +200,10 @@ SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
 // The NLP path: NLopt (SLSQP or MMA) on the same functions, with exact gradients. With
 // `relaxed`, the last variable is b_r: minimise F~ + beta b_r s.t. g_hat~_i - b_r <= 0.
 struct NlpContext {
-  const ApproximateProblem* problem;
-  bool relaxed;
-  double beta;  // relaxed: weight of b_r; 0: phase 1, minimise b_r alone
-  int nx;
+  const ApproximateProblem* problem = nullptr;
+  bool relaxed = false;
+  double beta = 0.0;  // relaxed: weight of b_r; 0: phase 1, minimise b_r alone
+  int nx = 0;
   double level = 0.0;  // phase 1, second stage: rows g_hat~ <= level
   // The variables NLopt sees: x = offset + width (.) z (identity unless scaled), and the
   // objective multiplied by `objective_scale`.
@@ -279,7 +279,12 @@ SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double b
   const int nx = static_cast<int>(problem.x0.size());
   const int n = nx + (relaxed ? 1 : 0);
   const unsigned m = static_cast<unsigned>(problem.rows.size());
-  NlpContext context{&problem, relaxed, beta, nx, level};
+  NlpContext context;
+  context.problem = &problem;
+  context.relaxed = relaxed;
+  context.beta = beta;
+  context.nx = nx;
+  context.level = level;
   scale_nlp(problem, scaled, context);
   std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> opt(
       nlopt_create(mma ? NLOPT_LD_MMA : NLOPT_LD_SLSQP, n), nlopt_destroy);

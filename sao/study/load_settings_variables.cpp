@@ -71,8 +71,7 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
       {"beta1", &options.beta1},     {"beta2", &options.beta2},
       {"beta3", &options.beta3},     {"beta4", &options.beta4},
       {"beta5", &options.beta5},     {"relaxation_weight", &options.relaxation_weight},
-      {"move_limit", &default_move},
-      {"min_move_limit", &options.min_move_factor},
+      {"move_limit", &default_move}, {"min_move_limit", &options.min_move_factor},
   };
   for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
   // The first-order tolerance follows the objective accuracy unless given: objacc 0.1 %
@@ -121,7 +120,7 @@ std::optional<ApproximationForm> read_form(JsonReader& r) {
   if (!parse_approximation_form(*word, form)) {
     r.problems().add(
         r.at("form"),
-        "expected \"linear\", \"conservative\" or \"quadratic\", got \"" + *word + "\"");
+        "expected \"auto\", \"linear\", \"conservative\" or \"quadratic\", got \"" + *word + "\"");
     return std::nullopt;
   }
   return form;

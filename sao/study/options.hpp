@@ -11,9 +11,12 @@ namespace sao {
 
 // Shape of the approximation of one response value (sao/optimizer/approximation_forms.hpp):
 // linear in the intermediate variables, conservative convex separable (CCSA/MMA-type), or
-// diagonal quadratic with curvature from the previous cycle.
-enum class ApproximationForm { kLinear, kConservative, kQuadratic };
-// "linear" | "conservative" | "quadratic"; false for any other word.
+// diagonal quadratic with curvature from the previous cycle; or auto (the default): quadratic
+// for scalar responses and linear for histories with the trust-region strategy (a time point's
+// curvature from one earlier design is unreliable where peaks move in time), linear with the
+// seed's strategy and for multi-point studies (response_form resolves it).
+enum class ApproximationForm { kLinear, kConservative, kQuadratic, kAuto };
+// "linear" | "conservative" | "quadratic" | "auto"; false for any other word.
 bool parse_approximation_form(const std::string& word, ApproximationForm& form);
 const char* approximation_form_name(ApproximationForm form);
 
@@ -85,7 +88,7 @@ struct Options {
   // --- approximation forms (issue 17.4; sao/optimizer/approximation_forms.hpp) ---
   // "form": the shape of every response's approximation unless responses[i].form says
   // otherwise. Independent of `approximation` (where the data comes from).
-  ApproximationForm form = ApproximationForm::kLinear;
+  ApproximationForm form = ApproximationForm::kAuto;
   // Quadratic form: each curvature, normalised as c_k w_k^2 / S (w_k the range of the
   // intermediate variable, S the response's scale), is kept in [min_curvature, max_curvature].
   double min_curvature = 0.0;

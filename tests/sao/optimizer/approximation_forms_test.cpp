@@ -318,6 +318,12 @@ TEST(ApproximationForms, PerResponseFormsAndTheLinearFormUnchanged) {
                         {{"name", "s"}, {"kind", "scalar"}}}},
                       {"objective", {{"minimize", "r + s"}}},
                       {"simulator", {{"type", "none"}}}};
+  // The default "auto": quadratic for a scalar with the trust-region strategy, linear with
+  // the seed's strategy.
+  EXPECT_EQ(response_form(load_study(d), 1), ApproximationForm::kQuadratic);
+  d["settings"] = {{"strategy", "seed"}};
+  EXPECT_EQ(response_form(load_study(d), 1), ApproximationForm::kLinear);
+  d["settings"] = {{"form", "linear"}};
   const Study s = load_study(d);
   EXPECT_EQ(response_form(s, 0), ApproximationForm::kConservative);
   EXPECT_EQ(response_form(s, 1), ApproximationForm::kLinear);

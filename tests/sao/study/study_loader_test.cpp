@@ -189,7 +189,7 @@ TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
 
 TEST(StudyLoader, ApproximationFormsStudyWideAndPerResponse) {
   json d = base_study();
-  EXPECT_EQ(load_study(d).options.form, ApproximationForm::kLinear);  // the default
+  EXPECT_EQ(load_study(d).options.form, ApproximationForm::kAuto);  // the default
   EXPECT_FALSE(load_study(d).responses[0].form.has_value());
   d["settings"] = {{"form", "quadratic"}, {"min_curvature", -1.0}, {"max_curvature", 50.0}};
   d["responses"][1]["form"] = "conservative";
@@ -204,14 +204,14 @@ TEST(StudyLoader, ApproximationFormsStudyWideAndPerResponse) {
   EXPECT_FALSE(s.options.multipoint);  // `approximation` (the data's source) is independent
   d["settings"] = {{"form", "mma"}};
   EXPECT_THAT(first_problem_with(d, "mma"),
-              HasSubstr("settings.form: expected \"linear\", \"conservative\" or "
+              HasSubstr("settings.form: expected \"auto\", \"linear\", \"conservative\" or "
                         "\"quadratic\", got \"mma\""));
   d["settings"] = json::object();
   d["responses"][1]["form"] = 2;
   EXPECT_THAT(first_problem_with(d, "responses[1].form"), HasSubstr("responses[1].form"));
   d["responses"][1]["form"] = "Quadratic";
   EXPECT_THAT(first_problem_with(d, "Quadratic"),
-              HasSubstr("responses[1].form: expected \"linear\""));
+              HasSubstr("responses[1].form: expected \"auto\", \"linear\""));
   d["responses"][1]["form"] = "quadratic";
   d["settings"] = {{"max_curvature", 0.0}};
   EXPECT_THAT(first_problem_with(d, "curvature"),
