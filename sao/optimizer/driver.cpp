@@ -409,22 +409,7 @@ const CycleRecord& Driver::step() {
   const double V0 = violation(x0_, e0);
   if (!noisy_.multipoint) {
     measure_optimality(problem, rec);
-    if (!noisy_.seed_strategy && optimality_.computed && V0 <= noisy_.vioacc &&
-        optimality_.residual <= noisy_.kkt_tolerance) {
-      rec.converged = true;
-      rec.x_opt = x0_;
-      rec.F_opt = rec.F_approx = rec.F0;
-      rec.V = V0;
-      rec.next_factors = factors_;
-      rec.actions.assign(study_.n_design(), MoveAction::kConverged);
-      rec.analyses = summary_.analyses;
-      rec.message = "b0 satisfies the first-order conditions (residual " +
-                    std::to_string(optimality_.residual) + ")";
-      summary_.history.push_back(rec);
-      summary_.cycles = static_cast<int>(summary_.history.size());
-      end_run_if_done(rec);
-      return summary_.history.back();
-    }
+    if (converged_at_b0(V0, rec)) return close_cycle(rec);
   }
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
@@ -460,6 +445,10 @@ const CycleRecord& Driver::step() {
   } else {
     judge_trust_region(problem, sub, x_opt, facts, rec);
   }
+  return close_cycle(rec);
+}
+
+const CycleRecord& Driver::close_cycle(const CycleRecord& rec) {
   summary_.history.push_back(rec);
   summary_.cycles = static_cast<int>(summary_.history.size());
   end_run_if_done(rec);

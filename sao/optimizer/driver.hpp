@@ -168,6 +168,11 @@ class Driver {
   // First-order optimality at b0 from the cycle's gradients (the approximation is exact in
   // value and gradient there); updates the penalty of the merit function.
   void measure_optimality(const ApproximateProblem& problem, CycleRecord& rec);
+  // Trust region: when b0 is feasible and its residual is below kkt_tolerance, fills `rec` as
+  // the converged cycle (no proposal, no analysis) and returns true.
+  bool converged_at_b0(double V0, CycleRecord& rec);
+  // Records the finished cycle and ends the run if it is done; returns the stored record.
+  const CycleRecord& close_cycle(const CycleRecord& rec);
   // The trust-region strategy's judgement of b* (trust_region.hpp).
   void judge_trust_region(const ApproximateProblem& problem, const SubproblemResult& sub,
                           Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);

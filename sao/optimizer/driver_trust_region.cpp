@@ -31,19 +31,9 @@ std::string short_number(double v) {
 }  // namespace
 
 void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& rec) {
-  const int n = study_.n_design();
   OptimalityInput in;
   in.x = x0_;
-  in.lower.resize(study_.n_total());
-  in.upper.resize(study_.n_total());
-  for (int i = 0; i < n; ++i) {
-    in.lower(i) = study_.design[i].lower;
-    in.upper(i) = study_.design[i].upper;
-  }
-  for (int a = 0; a < study_.n_aux(); ++a) {
-    in.lower(n + a) = study_.auxiliaries[a].lower;
-    in.upper(n + a) = study_.auxiliaries[a].upper;
-  }
+  study_.variable_bounds(in.lower, in.upper);
   // The approximation is exact in value and gradient at b0: these are the true gradients.
   in.objective_gradient = problem.objective_gradient(x0_);
   in.row_values = problem.row_values(x0_, &in.row_jacobian);
@@ -57,10 +47,7 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
                  optimality_.message);
     return;
   }
-  if (gradient_reference_ == 0.0) {
-    gradient_reference_ = optimality_.gradient_scale;
-    if (optimality_.gradient_scale > 0.0) optimality_ = first_order_optimality(in);  // with D
-  }
+  if (gradient_reference_ == 0.0) gradient_reference_ = optimality_.gradient_scale;
   // Complementarity: a multiplier on a row that is not quite active counts in the residual.
   const double D = optimality_.normaliser;
   double sum = 0.0;
@@ -92,6 +79,23 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
   penalty_ = std::max({penalty_, 2.0 * sum, D});
   spdlog::debug("cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g})",
                 rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_);
+}
+
+bool Driver::converged_at_b0(double V0, CycleRecord& rec) {
+  if (noisy_.seed_strategy || !optimality_.computed || V0 > noisy_.vioacc ||
+      optimality_.residual > noisy_.kkt_tolerance) {
+    return false;
+  }
+  rec.converged = true;
+  rec.x_opt = x0_;
+  rec.F_opt = rec.F_approx = rec.F0;
+  rec.V = V0;
+  rec.next_factors = factors_;
+  rec.actions.assign(study_.n_design(), MoveAction::kConverged);
+  rec.analyses = summary_.analyses;
+  rec.message = "b0 satisfies the first-order conditions (residual " +
+                short_number(optimality_.residual) + ")";
+  return true;
 }
 
 void Driver::log_subproblem(const ApproximateProblem& problem, const SubproblemResult& sub,

@@ -1,10 +1,10 @@
 #include "sao/optimizer/optimality.hpp"
 
-#include <glpk.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
+
+#include "sao/optimizer/glpk_problem.hpp"
 
 namespace sao {
 
@@ -31,20 +31,15 @@ double residual_normaliser(double gradient_scale, double objective, double refer
                   std::clamp(std::abs(objective), kReferenceShare * reference, reference));
 }
 
-namespace {
-
-struct GlpkDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
-}  // namespace
+namespace {}  // namespace
 
 Optimality first_order_optimality(const OptimalityInput& in) {
   Optimality out;
   const auto n = in.x.size();
   const Eigen::VectorXd s = variable_sizes(in.x, in.lower, in.upper);
   out.gradient_scale = scaled_gradient_norm(in.objective_gradient, s);
-  const double D = residual_normaliser(out.gradient_scale, in.objective, in.reference);
+  const double reference = in.reference > 0.0 ? in.reference : out.gradient_scale;
+  const double D = residual_normaliser(out.gradient_scale, in.objective, reference);
   out.normaliser = D;
   for (Eigen::Index j = 0; j < in.row_values.size(); ++j) {
     if (in.row_values(j) >= -in.active_tolerance) out.active_rows.push_back(static_cast<int>(j));
@@ -66,7 +61,7 @@ Optimality first_order_optimality(const OptimalityInput& in) {
   const int k = static_cast<int>(out.active_rows.size());
   const int nl = static_cast<int>(out.at_lower.size()), nu = static_cast<int>(out.at_upper.size());
   const int t = k + nl + nu + 1;
-  std::unique_ptr<glp_prob, GlpkDeleter> lp(glp_create_prob());
+  GlpkProblem lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MIN);
   glp_add_cols(lp.get(), t);
   for (int c = 1; c <= t; ++c) glp_set_col_bnds(lp.get(), c, GLP_LO, 0.0, 0.0);

@@ -35,7 +35,7 @@ struct OptimalityInput {
   Eigen::VectorXd objective_gradient;  // dF/dx at x
   Eigen::VectorXd row_values;          // g_hat of the rows at x
   Eigen::MatrixXd row_jacobian;        // d g_hat / dx, one row each
-  double reference = 0.0;              // ||s (.) dF/dx||_inf at the start (0: none)
+  double reference = 0.0;              // ||s (.) dF/dx||_inf at the start (0: x is it)
   double objective = 0.0;              // F at x
   double active_tolerance = 1e-3;      // g_hat >= -this counts as active
 };

@@ -1,6 +1,5 @@
 #include "sao/optimizer/subproblem.hpp"
 
-#include <glpk.h>
 #include <nlopt.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <memory>
 
 #include "sao/optimizer/approximation.hpp"
+#include "sao/optimizer/glpk_problem.hpp"
 
 namespace sao {
 
@@ -69,19 +69,13 @@ double move_half_width(const DesignVariable& v, double factor, double b0, bool f
 
 void set_subregion(const Study& study, const Eigen::VectorXd& factors, ApproximateProblem& problem,
                    bool floored) {
-  const int n = study.n_design();
-  problem.lower.resize(study.n_total());
-  problem.upper.resize(study.n_total());
-  for (int i = 0; i < n; ++i) {
+  study.variable_bounds(problem.lower, problem.upper);  // auxiliaries keep their bounds
+  for (int i = 0; i < study.n_design(); ++i) {
     const DesignVariable& v = study.design[i];
     const double b0 = problem.x0(i);
     const double half = move_half_width(v, factors(i), b0, floored);
     problem.lower(i) = std::clamp(b0 - half, v.lower, v.upper);
     problem.upper(i) = std::clamp(b0 + half, v.lower, v.upper);
-  }
-  for (int a = 0; a < study.n_aux(); ++a) {
-    problem.lower(n + a) = study.auxiliaries[a].lower;
-    problem.upper(n + a) = study.auxiliaries[a].upper;
   }
 }
 
@@ -99,10 +93,6 @@ const char* to_string(SubproblemStatus status) {
 
 namespace {
 
-struct GlpkDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
 enum class SolveOutcome { kOptimal, kInfeasible, kUnbounded, kError };
 
 // Solves min c.x s.t. A x <= rhs (optionally - b_r on every row, b_r >= 0 with cost beta),
@@ -112,7 +102,7 @@ SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
                       const Eigen::VectorXd& upper, bool relaxed, double beta, Eigen::VectorXd& x,
                       double& relaxation, std::string& message) {
   glp_term_out(GLP_OFF);
-  std::unique_ptr<glp_prob, GlpkDeleter> lp(glp_create_prob());
+  GlpkProblem lp(glp_create_prob());
   const int nx = static_cast<int>(c.size());
   const int ncols = nx + (relaxed ? 1 : 0);
   const int nrows = static_cast<int>(A.rows());

@@ -5,6 +5,19 @@
 
 namespace sao {
 
+void Study::variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) const {
+  lower.resize(n_total());
+  upper.resize(n_total());
+  for (int i = 0; i < n_design(); ++i) {
+    lower(i) = design[i].lower;
+    upper(i) = design[i].upper;
+  }
+  for (int a = 0; a < n_aux(); ++a) {
+    lower(n_design() + a) = auxiliaries[a].lower;
+    upper(n_design() + a) = auxiliaries[a].upper;
+  }
+}
+
 int Study::response_index(const std::string& name) const {
   for (size_t i = 0; i < responses.size(); ++i) {
     if (responses[i].name == name) return static_cast<int>(i);

@@ -128,6 +128,9 @@ struct Study {
   int n_total() const { return n_design() + n_aux(); }
   int response_index(const std::string& name) const;  // -1 if unknown
   SimulatorSetup simulator_setup() const;
+  // The bounds of the full variable vector (design variables, then auxiliaries; an open side
+  // is infinite).
+  void variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) const;
 };
 
 }  // namespace sao

@@ -40,6 +40,25 @@ FakeSimulator product_simulator() {
         [](const Eigen::VectorXd& b) { return Eigen::Vector2d(b(1), b(0)).eval(); }}});
 }
 
+// max b1 s.t. r = b1^4 <= 16 from b1 = 1 with move-limit factor m: optimum b1 = 2.
+Study quartic_study(double m, const nlohmann::json& settings) {
+  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, m)}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"maximize", {{"variable", "b1"}}}}},
+                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
+                      {"settings", settings},
+                      {"simulator", {{"type", "fake"}}}};
+  return load_study(d);
+}
+
+FakeSimulator quartic_simulator() {
+  return FakeSimulator({{"r", [](const Eigen::VectorXd& b) { return std::pow(b(0), 4); },
+                         [](const Eigen::VectorXd& b) {
+                           return Eigen::VectorXd::Constant(1, 4 * std::pow(b(0), 3)).eval();
+                         }}});
+}
+
 TEST(Driver, RelaxationFromInfeasibleStartRecoversFeasibility) {
   const Study s = product_study();
   FakeSimulator sim = product_simulator();
@@ -63,19 +82,9 @@ TEST(Driver, RelaxationFromInfeasibleStartRecoversFeasibility) {
 // r~ = 4.6 against r = 13.03 (error 52 % > errmax), so the cycle is rejected and repeated
 // with m = 0.45 from the same b0, without a new sensitivity analysis.
 TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
-  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.9)}},
-                      {"load_cases", {{{"name", "only"}}}},
-                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
-                      {"objective", {{"maximize", {{"variable", "b1"}}}}},
-                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
-                      // keep r = 1 (g_hat = -0.94) in; appendix A's errmax rejection
-                      {"settings", {{"cutoff", 0.0}, {"strategy", "seed"}}},
-                      {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
-  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return std::pow(b(0), 4); },
-                      [](const Eigen::VectorXd& b) {
-                        return Eigen::VectorXd::Constant(1, 4 * std::pow(b(0), 3)).eval();
-                      }}});
+  // keep r = 1 (g_hat = -0.94) in; appendix A's errmax rejection
+  const Study s = quartic_study(0.9, {{"cutoff", 0.0}, {"strategy", "seed"}});
+  FakeSimulator sim = quartic_simulator();
   Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();
   EXPECT_FALSE(first.accepted);
@@ -148,17 +157,8 @@ TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
 // Trust region: a constraint far inside its bound at b0 is screened out; when the proposal
 // violates it and is rejected, the next cycle from the same b0 keeps it.
 TEST(Driver, AConstraintViolatedByARejectedProposalIsNotScreenedOut) {
-  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 2.0)}},
-                      {"load_cases", {{{"name", "only"}}}},
-                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
-                      {"objective", {{"maximize", {{"variable", "b1"}}}}},
-                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
-                      {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
-  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return std::pow(b(0), 4); },
-                      [](const Eigen::VectorXd& b) {
-                        return Eigen::VectorXd::Constant(1, 4 * std::pow(b(0), 3)).eval();
-                      }}});
+  const Study s = quartic_study(2.0, nlohmann::json::object());
+  FakeSimulator sim = quartic_simulator();
   Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();  // r = 1 at b0: g_hat = -0.94, screened out
   EXPECT_EQ(first.retained_constraints, 0);
