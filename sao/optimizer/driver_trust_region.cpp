@@ -148,6 +148,12 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   }
   t.move_limit_active = facts.move_limit_active;
   t.bound_active = facts.bound_active;
+  if (previous_ && !t.phase1) {
+    t.reversed.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      t.reversed[static_cast<size_t>(i)] = facts.delta_b(i) * previous_->delta_b(i) < 0.0;
+    }
+  }
   t.used.resize(n);
   for (int i = 0; i < n; ++i) {
     const double half = move_half_width(study_.design[i], factors_(i), b0(i), true);

@@ -10,7 +10,8 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
                                         const Eigen::VectorXd& factors) {
   const auto n = static_cast<size_t>(factors.size());
   if (facts.move_limit_active.size() != n || facts.bound_active.size() != n ||
-      static_cast<size_t>(facts.used.size()) != n) {
+      static_cast<size_t>(facts.used.size()) != n ||
+      (!facts.reversed.empty() && facts.reversed.size() != n)) {
     throw std::invalid_argument("decide_trust_region: expected " + std::to_string(n) +
                                 " entries per variable (one per move-limit factor)");
   }
@@ -27,7 +28,10 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
   }
   for (size_t i = 0; i < n; ++i) {
     const auto k = static_cast<Eigen::Index>(i);
-    if (d.ratio < 0.25) {
+    if (!facts.reversed.empty() && facts.reversed[i] && d.ratio <= kGrowRatio) {
+      d.factors(k) *= options.beta3;
+      d.actions[i] = MoveAction::kOscillation;
+    } else if (d.ratio < 0.25) {
       d.factors(k) *= options.beta4;
       d.actions[i] = MoveAction::kShrunk;
     } else if (d.ratio > kGrowRatio && facts.move_limit_active[i] && !facts.bound_active[i]) {

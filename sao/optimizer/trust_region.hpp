@@ -17,6 +17,13 @@
 //   rho >  0.75:        accepted; the factors of variables on their move limit (not on a
 //                       bound) grow, m_i := 2 m_i, up to max_factor
 //   otherwise:          accepted, factors kept
+// Per variable, on an accepted step with rho <= 0.75: a variable whose step reversed the
+// direction of the previous accepted step (it oscillates: the approximation overshoots along
+// it, its curvature is not captured) has its factor halved, m_i := beta3 m_i; the others are
+// sized by rho as above. So the region narrows along the directions in which the
+// approximation keeps overshooting and not along those in which it is right. With rho > 0.75
+// the prediction was good and a reversal is the approach to the optimum from the other side:
+// no shrink.
 #pragma once
 
 #include <Eigen/Dense>
@@ -33,6 +40,8 @@ struct TrustRegionFacts {
   bool phase1 = false;
   std::vector<bool> move_limit_active;  // per design variable, at b*
   std::vector<bool> bound_active;       // per design variable, at b*
+  std::vector<bool> reversed;           // per design variable: the step reversed the previous
+                                        // accepted step's direction (empty: none did)
   Eigen::VectorXd used;                 // |b*_i - b0_i| / half-width of the subregion, in [0, 1]
 };
 

@@ -30,7 +30,7 @@ TEST(SliderCrankE2E, ObjectiveApproximatedDirectlyDoesWorse) {
   const RunSummary with = run_study("problems/slider-crank/path.json");
   const RunSummary direct = run_study("problems/slider-crank/path-direct.json");
   EXPECT_GT(direct.analyses, with.analyses);
-  EXPECT_GT(direct.objective, with.objective + 1.0);
+  EXPECT_GT(direct.objective, 1.1 * with.objective);  // at least 10 % worse
 }
 
 // The same study on the planar multibody solver (kinematic analysis by Newton's method)

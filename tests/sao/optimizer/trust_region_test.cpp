@@ -53,9 +53,35 @@ TEST(TrustRegion, PoorAgreementAcceptsButShrinks) {
   EXPECT_DOUBLE_EQ(d.factors(1), 0.2 * Options{}.beta4);
 }
 
+TEST(TrustRegion, AVariableThatReversesItsStepNarrowsUnlessThePredictionWasGood) {
+  // Moderate agreement: the variable that turned back halves, the other keeps its factor.
+  TrustRegionFacts f = facts(0.5, 1.0);
+  f.reversed = {true, false};
+  TrustRegionDecision d = decide_trust_region(Options{}, f, m);
+  EXPECT_TRUE(d.accept);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.4 * Options{}.beta3);
+  EXPECT_EQ(d.actions[0], MoveAction::kOscillation);
+  EXPECT_DOUBLE_EQ(d.factors(1), 0.2);
+  // Poor agreement: the oscillating variable halves, the other shrinks by beta4.
+  f = facts(0.1, 1.0);
+  f.reversed = {false, true};
+  d = decide_trust_region(Options{}, f, m);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.4 * Options{}.beta4);
+  EXPECT_DOUBLE_EQ(d.factors(1), 0.2 * Options{}.beta3);
+  // Good agreement: a reversal is the approach from the other side, the limit still grows.
+  f = facts(0.9, 1.0);
+  f.reversed = {true, true};
+  d = decide_trust_region(Options{}, f, m);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.8);
+  EXPECT_DOUBLE_EQ(d.factors(1), 0.2);
+}
+
 TEST(TrustRegion, SizesMustMatch) {
   TrustRegionFacts f = facts(1, 1);
   f.used.resize(1);
+  EXPECT_THROW(decide_trust_region(Options{}, f, m), std::invalid_argument);
+  f = facts(1, 1);
+  f.reversed = {true};
   EXPECT_THROW(decide_trust_region(Options{}, f, m), std::invalid_argument);
 }
 
