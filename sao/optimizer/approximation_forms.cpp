@@ -145,7 +145,8 @@ Approximation::Approximation(const Study& study, const Evaluation& at_b0, const 
   Eigen::VectorXd box_lo(n), box_hi(n);
   for (int k = 0; k < n; ++k) {
     const DesignVariable& v = study.design[k];
-    width_(k) = std::max(std::abs(phi(study, k, v.upper) - phi(study, k, v.lower)),
+    const auto [from, to] = v.interval(b0_(k));
+    width_(k) = std::max(std::abs(phi(study, k, to) - phi(study, k, from)),
                          1e-6 * std::max(1.0, std::abs(y0_(k))));
     const double lo = lower.size() >= n ? lower(k) : v.lower;
     const double hi = upper.size() >= n ? upper(k) : v.upper;

@@ -514,7 +514,7 @@ CycleFacts Driver::active_limits(const ApproximateProblem& problem, const Eigen:
   facts.bound_active.assign(n, false);
   for (int i = 0; i < n; ++i) {
     const DesignVariable& v = study_.design[i];
-    const double tol = 1e-9 * std::max(1.0, v.upper - v.lower);
+    const double tol = 1e-9 * std::max(1.0, v.span());
     const bool at_lower = x_opt(i) <= problem.lower(i) + tol;
     const bool at_upper = x_opt(i) >= problem.upper(i) - tol;
     facts.bound_active[i] = x_opt(i) <= v.lower + tol || x_opt(i) >= v.upper - tol;

@@ -14,7 +14,7 @@ void multipoint_subregion(const Study& study, const Eigen::VectorXd& b0,
   const int n = study.n_design();
   for (int i = 0; i < n; ++i) {
     const DesignVariable& v = study.design[i];
-    const double s = factors(i) * (v.upper - v.lower);  // (3.27)
+    const double s = factors(i) * v.span();  // (3.27)
     const double d = direction(i) >= 0 ? 1.0 : -1.0;
     lower(i) = std::clamp(b0(i) - 0.5 * (1.0 - d + d * alpha) * s, v.lower, v.upper);  // (3.25)
     upper(i) = std::clamp(b0(i) + 0.5 * (1.0 + d - d * alpha) * s, v.lower, v.upper);  // (3.26)

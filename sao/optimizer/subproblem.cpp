@@ -61,9 +61,8 @@ bool linear_problem(const Study& study, const std::vector<RetainedRow>& rows) {
 }
 
 double move_half_width(const DesignVariable& v, double factor, double b0, bool floored) {
-  if (v.range_sizing) return 0.5 * factor * (v.upper - v.lower);  // (3.27)
-  const double range = v.upper - v.lower;
-  const double floor = floored && std::isfinite(range) ? kRelativeSizeFloor * range : 0.0;
+  if (v.range_sizing) return 0.5 * factor * v.span();  // (3.27)
+  const double floor = floored ? kRelativeSizeFloor * v.span() : 0.0;
   return factor * std::max(std::abs(b0), floor);  // (3.20)
 }
 

@@ -49,9 +49,10 @@ std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& hist
     PlotSeries m{study.design[i].name, {}, {}, plot_colour(i)};
     PlotSeries b{study.design[i].name, {}, {}, plot_colour(i)};
     const DesignVariable& v = study.design[i];
+    const auto [from, to] = v.interval(v.initial);  // unbounded: the span around the start
     if (!history.empty()) {
       b.x.push_back(history.front().cycle - 1);
-      b.y.push_back((history.front().x0(i) - v.lower) / (v.upper - v.lower));
+      b.y.push_back((history.front().x0(i) - from) / (to - from));
     }
     for (const CycleRecord& r : history) {
       if (r.factors.size() > i) {
@@ -61,7 +62,7 @@ std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& hist
       if (r.x_opt.size() > i) {
         const double accepted = r.accepted ? r.x_opt(i) : r.x0(i);
         b.x.push_back(r.cycle);
-        b.y.push_back((accepted - v.lower) / (v.upper - v.lower));
+        b.y.push_back((accepted - from) / (to - from));
       }
     }
     factors.series.push_back(m);

@@ -240,16 +240,23 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
           Sense sense;
         };
         int sides = 0;
+        // "equals": c is the pair c <= q <= c; the subproblem holds both rows (at a feasible
+        // design both are active, and their multipliers make one of free sign).
+        const bool equality = r.has("equals");
+        if (equality && (r.has("upper") || r.has("lower"))) {
+          problems.add(r.at("equals"), "not with \"upper\" or \"lower\" (an equality is both)");
+        }
         for (Side side : {Side{"upper", Sense::kLessEqual}, Side{"lower", Sense::kGreaterEqual}}) {
-          if (!r.has(side.key)) continue;
+          const char* key = equality ? "equals" : side.key;
+          if (!r.has(key)) continue;
           ++sides;
-          const json& b = r.raw(side.key);
+          const json& b = r.raw(key);
           double bound = 0.0;
           int aux = -1;
           if (b.is_string()) {
             aux = auxiliary_index(study, b.get<std::string>());
             if (aux < 0) {
-              problems.add(r.at(side.key),
+              problems.add(r.at(key),
                            "unknown auxiliary variable \"" + b.get<std::string>() + "\"");
               continue;
             }
@@ -260,19 +267,19 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
                            "missing: the bound is 0, so a scale (> 0) must normalise it");
             }
           } else {
-            problems.add(r.at(side.key), "expected a number or an auxiliary variable name, got " +
-                                             json_type_name(b));
+            problems.add(r.at(key), "expected a number or an auxiliary variable name, got " +
+                                        json_type_name(b));
             continue;
           }
           if (!q) continue;
           if (q->abs && side.sense == Sense::kGreaterEqual) {
-            problems.add(r.at("lower"),
+            problems.add(r.at(key),
                          "not allowed with \"abs\" (|q| >= c is not a single constraint)");
             continue;
           }
           add_constraints(*q, name, path, side.sense, bound, aux, scale, study, problems);
         }
-        if (sides == 0) problems.add(path, "give \"upper\", \"lower\" or both");
+        if (sides == 0) problems.add(path, "give \"upper\", \"lower\", both, or \"equals\"");
         r.finish();
       });
 }

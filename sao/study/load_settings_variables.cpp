@@ -133,9 +133,14 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
         JsonReader r(entry, path, problems);
         DesignVariable v;
         v.name = r.string("name", true).value_or("");
-        auto lower = r.number("lower", true);
-        auto upper = r.number("upper", true);
+        // A bound may be omitted (or null): the variable is unbounded on that side.
+        auto lower = r.has("lower") ? r.number("lower") : std::optional<double>(-kInf);
+        auto upper = r.has("upper") ? r.number("upper") : std::optional<double>(kInf);
         auto initial = r.number("initial", true);
+        if (auto size = r.number("size")) {
+          v.size = *size;
+          if (!(*size > 0.0)) problems.add(r.at("size"), "must be > 0, got " + number_text(*size));
+        }
         v.move_factor = r.number_or("move_limit", default_move);
         if (r.has("intermediate")) {
           const json& im = r.raw("intermediate");
@@ -189,11 +194,20 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
               "\"sizing\": \"range\"");
         }
         if (!v.intermediate.expression && v.intermediate.power != 1.0 && lower && *lower <= 0.0) {
-          problems.add(r.at("lower"), "must be > 0 with the intermediate variable b^" +
+          problems.add(r.at("lower"), "must be given and > 0 with the intermediate variable b^" +
                                           number_text(v.intermediate.power));
         }
-        if (v.intermediate.expression && lower && upper && *lower <= *upper) {
+        const bool finite = lower && upper && std::isfinite(*lower) && std::isfinite(*upper);
+        if (v.intermediate.expression && !finite) {
+          problems.add(r.at("intermediate"),
+                       "an intermediate expression needs both bounds (its monotonicity is checked "
+                       "on [lower, upper])");
+        } else if (v.intermediate.expression && lower && upper && *lower <= *upper) {
           check_monotone(v.intermediate, *lower, *upper, r.at("intermediate"), problems);
+        }
+        if (finite && v.size > 0.0) {
+          problems.add(r.at("size"),
+                       "only for a variable without both bounds (the range sizes this one)");
         }
         v.lower = lower.value_or(0);
         v.upper = upper.value_or(0);

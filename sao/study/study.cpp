@@ -1,6 +1,8 @@
 // The Study's own queries (the rest of the Study is data filled by the loader).
 #include "sao/study/study.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace sao {
@@ -16,6 +18,17 @@ void Study::variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) cons
     lower(n_design() + a) = auxiliaries[a].lower;
     upper(n_design() + a) = auxiliaries[a].upper;
   }
+}
+
+double DesignVariable::span() const {
+  if (bounded()) return upper - lower;
+  return 2.0 * (size > 0.0 ? size : std::max(std::abs(initial), 1.0));
+}
+
+std::pair<double, double> DesignVariable::interval(double at) const {
+  if (bounded()) return {lower, upper};
+  const double half = 0.5 * span();
+  return {std::max(lower, at - half), std::min(upper, at + half)};
 }
 
 int Study::response_index(const std::string& name) const {

@@ -10,10 +10,12 @@
 // file format ({"response": "y", "abs": true}) is turned into the same expressions.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sao/expr/expression.hpp"
@@ -36,9 +38,11 @@ struct Intermediate {
 
 struct DesignVariable {
   std::string name;
-  double lower = 0.0;
-  double upper = 0.0;
+  double lower = 0.0;  // -infinity: no lower bound
+  double upper = 0.0;  // +infinity: no upper bound
   double initial = 0.0;
+  // Characteristic size for a variable without both bounds (0: not given, max(|initial|, 1)).
+  double size = 0.0;
   double move_factor = 0.4;  // m_i, initial move-limit factor
   // false: s_i = 2 m_i |b0_i| (3.20); true: s_i = m_i (bu_i - bl_i) (3.27), for variables
   // that may be zero.
@@ -47,6 +51,14 @@ struct DesignVariable {
   // Intermediate design variable b' = phi(b) (3.14) in which responses are approximated
   // linearly (SPEC 4).
   Intermediate intermediate;
+
+  bool bounded() const { return std::isfinite(lower) && std::isfinite(upper); }
+  // The range that sizes move limits, subregion floors and scales: upper - lower, or, for a
+  // variable without both bounds, 2 x its characteristic size.
+  double span() const;
+  // The interval the variable is scaled on: [lower, upper], or, without both bounds, span()
+  // around `at`, cut by the bound that exists.
+  std::pair<double, double> interval(double at) const;
 };
 
 // An auxiliary variable b_{n+1} of the bound formulation: exactly linear, never passed to a

@@ -80,7 +80,7 @@ TEST(Approximation, BadIntermediateVariablesNameTheirPath) {
     load_study(d);
     FAIL();
   } catch (const StudyError& e) {
-    EXPECT_NE(std::string(e.what()).find("design_variables[0].lower: must be > 0"),
+    EXPECT_NE(std::string(e.what()).find("design_variables[0].lower: must be given and > 0"),
               std::string::npos)
         << e.what();
   }

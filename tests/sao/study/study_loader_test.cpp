@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <limits>
+#include <utility>
 
 #include "sao/study/criteria.hpp"
 
@@ -130,6 +133,67 @@ TEST(StudyLoader, InitialOutsideBoundsIsAnError) {
   d["design_variables"][0]["initial"] = 1.5;
   EXPECT_THAT(first_problem_with(d, "initial"),
               HasSubstr("design_variables[0].initial: 1.5 outside the bounds [0.001, 1]"));
+}
+
+TEST(StudyLoader, AVariableMayHaveNoBoundsAndIsSizedByItsCharacteristicSize) {
+  json d = base_study();
+  d["design_variables"][0].erase("lower");
+  d["design_variables"][0].erase("upper");
+  d["design_variables"][1].erase("upper");
+  d["design_variables"][1]["size"] = 0.5;
+  const Study s = load_study(d);
+  EXPECT_FALSE(s.design[0].bounded());
+  EXPECT_EQ(s.design[0].lower, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(s.design[0].upper, std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(s.design[0].span(), 2.0);  // 2 max(|initial| = 1, 1)
+  EXPECT_DOUBLE_EQ(s.design[1].lower, 0.001);
+  EXPECT_DOUBLE_EQ(s.design[1].span(), 1.0);  // 2 x size
+  EXPECT_EQ(s.design[1].interval(0.3), std::make_pair(0.001, 0.8));
+}
+
+TEST(StudyLoader, TheSizeOfAnUnboundedVariableIsChecked) {
+  json d = base_study();
+  d["design_variables"][0]["size"] = 0.5;  // both bounds given
+  EXPECT_THAT(first_problem_with(d, "size"),
+              HasSubstr("design_variables[0].size: only for a variable without both bounds"));
+  d["design_variables"][0].erase("upper");
+  d["design_variables"][0]["size"] = -1.0;
+  EXPECT_THAT(first_problem_with(d, "size"), HasSubstr("design_variables[0].size: must be > 0"));
+  d = base_study();
+  d["design_variables"][0].erase("lower");
+  d["design_variables"][0]["intermediate"] = "reciprocal";
+  EXPECT_THAT(first_problem_with(d, "lower"), HasSubstr("must be given and > 0"));
+  d["design_variables"][0]["intermediate"] = {{"expression", "log(b1)"}};
+  EXPECT_THAT(first_problem_with(d, "intermediate"), HasSubstr("needs both bounds"));
+}
+
+TEST(StudyLoader, AnEqualityIsBothSidesOfOneConstraint) {
+  json d = base_study();
+  d["constraints"] = json::parse(R"([{"name": "peak", "of": "peak", "equals": 2.0}])");
+  const Study s = load_study(d);
+  std::vector<const Constraint*> peak;  // the others are the bound formulation's rows
+  for (const Constraint& c : s.constraints) {
+    if (c.name.rfind("peak", 0) == 0) peak.push_back(&c);
+  }
+  ASSERT_EQ(peak.size(), 2u);
+  EXPECT_EQ(peak[0]->sense, Sense::kLessEqual);
+  EXPECT_EQ(peak[1]->sense, Sense::kGreaterEqual);
+  EXPECT_DOUBLE_EQ(peak[0]->bound, 2.0);
+  EXPECT_DOUBLE_EQ(peak[1]->bound, 2.0);
+  d["constraints"][0]["upper"] = 3.0;
+  EXPECT_THAT(first_problem_with(d, "equals"),
+              HasSubstr("constraints[0].equals: not with \"upper\" or \"lower\""));
+  d["constraints"][0].erase("upper");
+  d["constraints"][0]["equals"] = 0.0;  // needs a scale; said once, not once per side
+  try {
+    load_study(d);
+    ADD_FAILURE() << "loaded";
+  } catch (const StudyError& e) {
+    EXPECT_EQ(
+        std::count_if(e.problems().begin(), e.problems().end(),
+                      [](const std::string& p) { return p.find("scale") != std::string::npos; }),
+        1);
+  }
 }
 
 TEST(StudyLoader, ZeroBoundWithoutScaleIsAnError) {
