@@ -124,20 +124,24 @@ void print_table(const char* title, const std::vector<Result>& results, const Op
     std::printf("| %s | %d | %d | %s | %s | %.10g | %.2e | %.2g | %d | %s | %s |\n",
                 r.known->problem.c_str(), r.known->n, r.known->m, name(x.method), x.status.c_str(),
                 x.f, sao::suite::f_error(x.f, r.known->f), x.violation, x.runs,
-                x.solved ? "yes" : "no", x.honest ? "yes" : "**no**");
+                x.solved ? "yes" : (x.local ? "local minimum" : "no"), x.honest ? "yes" : "**no**");
   }
-  std::printf("\n| method | solved | dishonest `converged` | runs (sum) |\n|---|---|---|---|\n");
+  std::printf(
+      "\n| method | solved | at a known local minimum | dishonest `converged` | runs (sum) |\n"
+      "|---|---|---|---|---|\n");
   for (const std::string& m : o.methods) {
-    int solved = 0, dishonest = 0, problems = 0;
+    int solved = 0, local = 0, dishonest = 0, problems = 0;
     long runs = 0;
     for (const Result& r : results) {
       if (r.outcome.method != m) continue;
       ++problems;
       solved += r.outcome.solved;
+      local += r.outcome.local;
       dishonest += !r.outcome.honest;
       runs += r.outcome.runs;
     }
-    std::printf("| %s | %d of %d | %d | %ld |\n", name(m), solved, problems, dishonest, runs);
+    std::printf("| %s | %d of %d | %d | %d | %ld |\n", name(m), solved, problems, local, dishonest,
+                runs);
   }
 }
 

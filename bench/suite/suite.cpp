@@ -35,6 +35,9 @@ std::vector<Known> read_optima(const std::string& directory) {
       k.x = e.at("x").get<std::vector<double>>();
       k.ci = e.value("ci", false);
       k.tags = e.value("tags", std::vector<std::string>{});
+      for (const json& l : e.value("local_minima", json::array())) {
+        k.local_minima.push_back({l.at("f").get<double>(), l.at("x").get<std::vector<double>>()});
+      }
       out.push_back(std::move(k));
     }
   } catch (const json::exception& e) {
@@ -102,7 +105,10 @@ namespace {
 
 void judge(Outcome& o, const Known& known) {
   o.solved = std::isfinite(o.f) && solved(o.f, o.violation, known.f);
-  o.honest = o.status != "converged" || o.solved;
+  o.local = !o.solved && std::isfinite(o.f) &&
+            std::any_of(known.local_minima.begin(), known.local_minima.end(),
+                        [&](const Known::Local& l) { return solved(o.f, o.violation, l.f); });
+  o.honest = o.status != "converged" || o.solved || o.local;
 }
 
 Outcome run_method(const Study& study, Simulator& simulator, const std::string& method,

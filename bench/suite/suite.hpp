@@ -26,6 +26,14 @@ struct Known {
   std::vector<double> x;
   bool ci = false;  // in the fast subset
   std::vector<std::string> tags;
+  // Other local minima, from the literature or found by a run and checked by
+  // tests/suite/optima_check.cpp (first-order points that SLSQP started next to them does
+  // not leave): "converged" at one is honest (its first-order conditions hold) but not solved.
+  struct Local {
+    double f = 0;
+    std::vector<double> x;
+  };
+  std::vector<Local> local_minima;
 };
 
 // Test output names a problem by its name.
@@ -56,7 +64,8 @@ struct Outcome {
   std::string method, status;
   double f = NAN, violation = NAN, seconds = 0;  // violation in %
   int runs = 0;
-  bool solved = false, honest = true;  // honest: "converged" only when solved
+  bool solved = false, honest = true;  // honest: "converged" only when solved or at a known
+  bool local = false;                  // local minimum; local: at one of those, not solved
 };
 
 struct RunSettings {
