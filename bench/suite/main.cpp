@@ -6,7 +6,9 @@
 //   build/sao_suite [--subset ci|all] [--path internal|adapter|both]
 //                   [--methods sao,slsqp,mma,cobyla] [--problems hs-010,hs-071]
 //                   [--max-evals N] [--max-time S] [--dir problems/suite]
-//                   [--set settings.objacc=0.1] > table.md
+//                   [--set settings.objacc=0.1] [--starts infeasible] > table.md
+//   --starts infeasible: every problem from a start violating its constraints 10-fold (found
+//   from x* by suite::infeasible_start), in process: reached feasibility, honest, solved.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -33,7 +35,8 @@ using sao::suite::Path;
 struct Options {
   std::string subset = "all", path = "both", dir = SAO_SOURCE_DIR "/problems/suite";
   std::vector<std::string> methods{"sao", "slsqp", "mma", "cobyla"}, problems;
-  sao::suite::RunSettings run{500, 120, SAO_FUNCTIONS_EVAL, "", {}};
+  bool infeasible_starts = false;
+  sao::suite::RunSettings run{500, 120, SAO_FUNCTIONS_EVAL, "", {}, {}};
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -50,7 +53,9 @@ const char* kUsage =
     "                 [--methods sao,slsqp,mma,cobyla] [--problems NAME,...]\n"
     "                 [--max-evals N (500)] [--max-time S (120)] [--dir problems/suite]\n"
     "                 [--set settings.objacc=0.1 ...] [--evaluator PATH (sao_functions_eval)]\n"
-    "  --set: an override applied to every study (as sao run --set), for every method\n";
+    "                 [--starts infeasible]\n"
+    "  --set: an override applied to every study (as sao run --set), for every method\n"
+    "  --starts infeasible: each problem from a start violating it 10-fold, in process\n";
 
 // Returns -1 to go on, else the exit code.
 int parse(int argc, char** argv, Options& o) {
@@ -73,6 +78,9 @@ int parse(int argc, char** argv, Options& o) {
       o.dir = argv[++i];
     } else if (a == "--set" && value) {
       o.run.overrides.push_back(argv[++i]);
+    } else if (a == "--starts" && value && std::string(argv[i + 1]) == "infeasible") {
+      o.infeasible_starts = true;
+      ++i;
     } else if (a == "--evaluator" && value) {
       o.run.evaluator = argv[++i];
     } else if (a == "-h" || a == "--help") {
@@ -192,6 +200,53 @@ std::vector<Result> run_path(Path path, const std::vector<Known>& problems, cons
 
 }  // namespace
 
+// Every problem from a start violating it 10-fold, every method, in process.
+void run_infeasible_starts(const std::vector<Known>& problems, const Options& o) {
+  std::printf(
+      "\n#### From starts violating the constraints 10-fold (in process)\n\n"
+      "| problem | start violation [%%] | method | status | f error | max violation [%%] | "
+      "feasible | solved | honest | b0 again | runs |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n");
+  int found = 0, feasible = 0, solved = 0, local = 0, honest = 0, again = 0, sao_runs = 0;
+  for (const Known& k : problems) {
+    double start_violation = NAN;
+    sao::suite::RunSettings run = o.run;
+    try {
+      run.start = sao::suite::infeasible_start(o.dir, k, 10.0, &start_violation);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", k.problem.c_str(), e.what());
+    }
+    if (run.start.empty()) {
+      std::printf("| %s | no violating start found | | | | | | | | | |\n", k.problem.c_str());
+      continue;
+    }
+    found += start_violation >= 1000.0;
+    for (const std::string& m : o.methods) {
+      const Outcome x = sao::suite::run_problem(o.dir, k, m, Path::kInternal, run);
+      const bool reached = x.violation <= 0.01;
+      std::printf("| %s | %.3g | %s | %s | %.2e | %.2g | %s | %s | %s | %d | %d |\n",
+                  k.problem.c_str(), start_violation, name(m), x.status.c_str(),
+                  sao::suite::f_error(x.f, k.f), x.violation, reached ? "yes" : "**no**",
+                  x.solved ? "yes" : (x.local ? "local minimum" : "no"),
+                  x.honest ? "yes" : "**no**", x.b0_again, x.runs);
+      std::fflush(stdout);
+      if (m != "sao") continue;
+      feasible += reached;
+      solved += x.solved;
+      local += x.local;
+      honest += x.honest;
+      again += x.b0_again;
+      sao_runs += x.runs;
+    }
+  }
+  std::printf(
+      "\nSAO on %zu problems, %d of them from starts violating 10-fold or more (the others from "
+      "the most violating start inside the bounds): feasible at the end %d, solved %d, at a "
+      "known local minimum %d, honest %d, cycles proposing b0 again %d (each logged with the "
+      "subproblem's status), runs %d.\n",
+      problems.size(), found, feasible, solved, local, honest, again, sao_runs);
+}
+
 int main(int argc, char** argv) {
   Options o;
   if (const int code = parse(argc, argv, o); code >= 0) return code;
@@ -213,6 +268,12 @@ int main(int argc, char** argv) {
                        ("sao-suite-" + std::to_string(static_cast<long>(getpid())));
   o.run.scratch = scratch.string();
   const auto t0 = std::chrono::steady_clock::now();
+  if (o.infeasible_starts) {
+    run_infeasible_starts(problems, o);
+    std::printf("\n%zu problems, %.0f s.\n", problems.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return 0;
+  }
   for (Path path : {Path::kInternal, Path::kAdapter}) {
     const bool internal = path == Path::kInternal;
     if (o.path != "both" && o.path != (internal ? "internal" : "adapter")) continue;

@@ -11,6 +11,8 @@
 
 #include "bench/compare/direct_coupling.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/report/evaluate.hpp"
+#include "sao/study/criteria.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/models/functions.hpp"
@@ -120,6 +122,10 @@ Outcome run_method(const Study& study, Simulator& simulator, const std::string& 
   if (method == "sao") {
     Driver driver(study, counting, study.options);
     const RunSummary& s = driver.run();
+    o.b0_again = static_cast<int>(
+        std::count_if(s.history.begin(), s.history.end(), [](const CycleRecord& r) {
+          return r.message.find("proposed b0 again") != std::string::npos;
+        }));
     o.status = to_string(s.status);
     o.f = s.objective;
     o.violation = s.max_violation;
@@ -155,6 +161,12 @@ Outcome run_problem(const std::string& directory, const Known& known, const std:
       source = scratch + "/" + known.problem + ".json";
       std::ofstream(source) << document.dump(2) << "\n";
     }
+    if (!settings.start.empty()) {
+      json& variables = document.at("design_variables");
+      for (size_t i = 0; i < variables.size() && i < settings.start.size(); ++i) {
+        variables[i]["initial"] = settings.start[i];
+      }
+    }
     const OpenedStudy opened = open_study_document(document, source);
     o = run_method(opened.study, *opened.simulator, method, settings);
   } catch (const std::exception& e) {
@@ -162,6 +174,52 @@ Outcome run_problem(const std::string& directory, const Known& known, const std:
   }
   judge(o, known);
   return o;
+}
+
+std::vector<double> infeasible_start(const std::string& directory, const Known& known, double fold,
+                                     double* violation) {
+  const OpenedStudy opened = open_study(directory + "/" + known.problem + ".json");
+  const Study& study = opened.study;
+  const int n = study.n_design();
+  const Eigen::VectorXd x_star = Eigen::Map<const Eigen::VectorXd>(known.x.data(), n);
+  std::vector<double> most;  // the most violating start seen, when none reaches `fold`
+  double most_violation = 0.0;
+  // 16 sign patterns over all variables, then each variable alone, both ways.
+  for (int pattern = 0; pattern < 16 + 2 * n; ++pattern) {
+    Eigen::VectorXd direction = Eigen::VectorXd::Zero(n);
+    for (int i = 0; i < n; ++i) {
+      const int alone = (pattern - 16) / 2;
+      const double sign = pattern < 16 ? ((pattern >> (i % 4)) & 1 ? -1.0 : 1.0)
+                          : alone == i ? (pattern % 2 ? -1.0 : 1.0)
+                                       : 0.0;
+      direction(i) = sign * (1.0 + std::abs(x_star(i)));
+    }
+    for (double t = 0.01; t < 1e4; t *= 2.0) {
+      Eigen::VectorXd x = x_star + t * direction;
+      bool zero = false;  // a relative move limit cannot start from 0 (the loader says so)
+      for (int i = 0; i < n; ++i) {
+        x(i) = std::clamp(x(i), study.design[i].lower, study.design[i].upper);
+        zero = zero || (x(i) == 0.0 && !study.design[i].range_sizing);
+      }
+      if (zero) continue;
+      Eigen::VectorXd full = initial_variables(study);
+      full.head(n) = x;
+      const Evaluation e = opened.simulator->evaluate({{full, {}}}).front();
+      if (!e.ok) break;
+      const ExactResponses exact(study, e);
+      const double v = max_violation(study, full, exact);
+      if (std::isfinite(v) && v >= 100.0 * fold) {
+        if (violation) *violation = v;
+        return std::vector<double>(x.data(), x.data() + n);
+      }
+      if (std::isfinite(v) && v > most_violation) {
+        most_violation = v;
+        most.assign(x.data(), x.data() + n);
+      }
+    }
+  }
+  if (violation) *violation = most_violation;
+  return most;
 }
 
 }  // namespace sao::suite

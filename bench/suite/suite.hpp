@@ -66,6 +66,7 @@ struct Outcome {
   int runs = 0;
   bool solved = false, honest = true;  // honest: "converged" only when solved or at a known
   bool local = false;                  // local minimum; local: at one of those, not solved
+  int b0_again = 0;  // SAO: cycles whose subproblem proposed the cycle start again (logged)
 };
 
 struct RunSettings {
@@ -74,7 +75,17 @@ struct RunSettings {
   std::string evaluator;               // sao_functions_eval, for the adapter path
   std::string scratch;                 // folder for the adapter path's studies and runs
   std::vector<std::string> overrides;  // "path.to.key=value", applied to every study
+  std::vector<double> start;           // non-empty: the design variables' start instead
 };
+
+// A start violating the problem's constraints `fold`-fold (largest g_hat >= fold), inside the
+// bounds: from x* along deterministic directions (16 sign patterns over all variables, then
+// each variable alone both ways), the distance doubled from 1 % of (1 + |x*|) until the violation
+// is reached. When no such start lies inside the bounds (the box itself limits the violation,
+// e.g. HS 71), the most violating start seen; empty when none violates at all. The violation
+// of the start returned, in %, through `violation`.
+std::vector<double> infeasible_start(const std::string& directory, const Known& known, double fold,
+                                     double* violation);
 
 // One problem with one method ("sao", "slsqp", "mma", "cobyla") on one path.
 Outcome run_problem(const std::string& directory, const Known& known, const std::string& method,

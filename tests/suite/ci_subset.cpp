@@ -46,6 +46,25 @@ TEST_P(SuiteCi, SaoSolvesAndIsHonest) {
   }
 }
 
+// From a start violating the constraints 10-fold (or, where the bounds do not allow that, the
+// most violating start inside them): feasible at the end, and honest.
+TEST_P(SuiteCi, SaoReachesFeasibilityFromAnInfeasibleStart) {
+  const Known& k = GetParam();
+  RunSettings settings;
+  double start_violation = 0.0;
+  settings.start = infeasible_start(SAO_SOURCE_DIR "/problems/suite", k, 10.0, &start_violation);
+  ASSERT_FALSE(settings.start.empty()) << k.problem << ": no violating start";
+  ASSERT_GT(start_violation, 10.0) << k.problem;
+  const Outcome o =
+      run_problem(SAO_SOURCE_DIR "/problems/suite", k, "sao", Path::kInternal, settings);
+  const std::string what = k.problem + " from a start violating " +
+                           std::to_string(start_violation) + " %: status " + o.status +
+                           ", violation " + std::to_string(o.violation) + " %";
+  EXPECT_LE(o.violation, 0.01) << what;
+  EXPECT_TRUE(o.honest) << what;
+  EXPECT_EQ(o.b0_again, 0) << what;
+}
+
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteCi, ::testing::ValuesIn(ci_problems()),
                          [](const auto& info) { return identifier(info.param); });
 
