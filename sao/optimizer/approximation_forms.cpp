@@ -90,6 +90,7 @@ bool linear_form(const Study& study) {
 // The coefficients of one response in one load case, one row per point.
 struct Approximation::Table {
   ApproximationForm form = ApproximationForm::kLinear;
+  double direction = 1.0;  // conservative: +1 from above (r~ >= r), -1 from below
   Eigen::VectorXd r0;
   Eigen::MatrixXd slope;    // a, in y
   Eigen::MatrixXd first;    // conservative: p
@@ -99,6 +100,41 @@ struct Approximation::Table {
 };
 
 namespace {
+
+// The exact responses at b0 with one response shifted by `delta` at every point and load case.
+class Shifted final : public ResponseModel {
+ public:
+  Shifted(const Study& study, const Evaluation& e, int response, double delta)
+      : exact_(study, e), response_(response), delta_(delta) {}
+  double value(int response, int load_case, int point, const Eigen::VectorXd& x) const override {
+    const double v = exact_.value(response, load_case, point, x);
+    return response == response_ ? v + delta_ : v;
+  }
+  void add_gradient(int, int, int, const Eigen::VectorXd&, double,
+                    Eigen::Ref<Eigen::VectorXd>) const override {
+    throw std::logic_error("Shifted: values only");
+  }
+
+ private:
+  ExactResponses exact_;
+  int response_;
+  double delta_;
+};
+
+// Every criterion value at x, in the direction it must not grow: the objective (minimised) and
+// each constraint point's g_hat sign (+ for <=, - for >=).
+Eigen::VectorXd criteria_values(const Study& study, const Eigen::VectorXd& x,
+                                const ResponseModel& model) {
+  std::vector<double> out;
+  const Eigen::VectorXd f = criterion_values(study, study.objective.f, x, model);
+  out.insert(out.end(), f.data(), f.data() + f.size());
+  for (const Constraint& c : study.constraints) {
+    const double sign = c.sense == Sense::kLessEqual ? 1.0 : -1.0;
+    const Eigen::VectorXd g = criterion_values(study, c.g, x, model);
+    for (Eigen::Index p = 0; p < g.size(); ++p) out.push_back(sign * g(p));
+  }
+  return Eigen::Map<const Eigen::VectorXd>(out.data(), static_cast<Eigen::Index>(out.size()));
+}
 
 // The earlier analysed design the quadratic form takes its curvature from: the newest one
 // that differs from b0 (null when there is none).
@@ -156,11 +192,45 @@ Approximation::Approximation(const Study& study, const Evaluation& at_b0, const 
   bool conservative = false;
   for (int i = 0; i < static_cast<int>(study.responses.size()); ++i)
     conservative |= response_form(study, i) == ApproximationForm::kConservative;
-  if (conservative) place_asymptotes(memory, box_lo, box_hi);
+  directions_.assign(study.responses.size(), 1.0);
+  if (conservative) {
+    place_asymptotes(memory, box_lo, box_hi);
+    find_directions(x0);
+  }
   build_tables(memory);
 }
 
 Approximation::~Approximation() = default;
+
+void Approximation::find_directions(const Eigen::VectorXd& x0) {
+  const ExactResponses exact(study_, at_b0_);
+  Eigen::VectorXd base;
+  try {
+    base = criteria_values(study_, x0, exact);
+  } catch (const std::exception&) {
+    return;  // a value missing at b0: every direction stays "from above"
+  }
+  for (int i = 0; i < static_cast<int>(study_.responses.size()); ++i) {
+    if (response_form(study_, i) != ApproximationForm::kConservative) continue;
+    double size = 0.0;
+    for (int c = 0; c < static_cast<int>(study_.load_cases.size()); ++c) {
+      const Eigen::MatrixXd* rows = gradient_rows(study_, at_b0_, i, c);
+      for (int j = 0; rows && j < rows->rows(); ++j)
+        size = std::max(size, std::abs(value_or_nan(study_, at_b0_, i, c, j)));
+    }
+    const double delta = 1e-6 * std::max(1.0, std::isfinite(size) ? size : 1.0);
+    Eigen::VectorXd shifted;
+    try {
+      shifted = criteria_values(study_, x0, Shifted(study_, at_b0_, i, delta));
+    } catch (const std::exception&) {
+      continue;
+    }
+    const Eigen::ArrayXd change = (shifted - base).array();
+    const double tolerance = 1e-12 * (base.cwiseAbs().maxCoeff() + 1.0);
+    const bool grows = (change > tolerance).any(), falls = (change < -tolerance).any();
+    if (falls && !grows) directions_[static_cast<size_t>(i)] = -1.0;
+  }
+}
 
 void Approximation::place_asymptotes(const ApproximationMemory& memory,
                                      const Eigen::VectorXd& box_lo, const Eigen::VectorXd& box_hi) {
@@ -228,9 +298,10 @@ void Approximation::build_tables(const ApproximationMemory& memory) {
                                              : Eigen::RowVectorXd::Constant(n, kNaN);
           t->second.row(j) = curvatures(t->r0(j), a, dy, r_p, a_p, width_, limits);
         } else if (form == ApproximationForm::kConservative) {
+          t->direction = directions_[static_cast<size_t>(i)];
           t->rho(j) = initial_rho(memory, {i, c, j}, t->r0(j), a, same_start);
           Eigen::RowVectorXd p, q;
-          conservative_terms(a, t->rho(j), p, q);
+          conservative_terms(t->direction * a, t->rho(j), p, q);  // of direction * r
           t->first.row(j) = p;
           t->second.row(j) = q;
         }
@@ -286,9 +357,9 @@ double Approximation::value(int response, int load_case, int point,
       r += (t.slope(point, k) + 0.5 * t.second(point, k) * dy) * dy;
       continue;
     }
-    if (!(y > lower_(k) && y < upper_(k))) return kInf;
-    r += t.first(point, k) * dy / ((upper_(k) - y) * (upper_(k) - y0_(k))) -
-         t.second(point, k) * dy / ((y - lower_(k)) * (y0_(k) - lower_(k)));
+    if (!(y > lower_(k) && y < upper_(k))) return t.direction * kInf;
+    r += t.direction * (t.first(point, k) * dy / ((upper_(k) - y) * (upper_(k) - y0_(k))) -
+                        t.second(point, k) * dy / ((y - lower_(k)) * (y0_(k) - lower_(k))));
   }
   return r;
 }
@@ -307,11 +378,15 @@ void Approximation::add_gradient(int response, int load_case, int point, const E
       dr_dy = t.slope(point, k) + t.second(point, k) * dy;
     } else {
       const double to_upper = upper_(k) - y, to_lower = y - lower_(k);
-      dr_dy =
-          t.first(point, k) / (to_upper * to_upper) - t.second(point, k) / (to_lower * to_lower);
+      dr_dy = t.direction * (t.first(point, k) / (to_upper * to_upper) -
+                             t.second(point, k) / (to_lower * to_lower));
     }
     grad(k) += coef * dr_dy * phi_slope(study_, k, x(k));
   }
+}
+
+double Approximation::direction(int response) const {
+  return directions_.at(static_cast<size_t>(response));
 }
 
 double Approximation::rho(const ResponseKey& key) const {
@@ -391,9 +466,10 @@ int update_conservatism(ApproximationMemory& memory, const Approximation& used,
         value_or_nan(used.study(), at_star, key.response, key.load_case, key.point);
     const double approx = used.value(key.response, key.load_case, key.point, x_star);
     const double tolerance = 1e-10 * (std::abs(truth) + std::abs(approx));
+    const double miss = used.direction(key.response) * (truth - approx);  // > 0: not covered
     if (std::isfinite(truth) && std::isfinite(approx) && d > 0 && std::isfinite(d) &&
-        truth > approx + tolerance) {
-      rho = std::min(1.1 * (rho + (truth - approx) / d), 10.0 * rho);
+        miss > tolerance) {
+      rho = std::min(1.1 * (rho + miss / d), 10.0 * rho);
       ++raised;
     }
     memory.rho[key] = rho;

@@ -46,9 +46,12 @@
 //   update after analysing b*: where r(b*) > r~(b*) + 1e-10 (|r(b*)| + |r~(b*)|),
 //   delta = (r(b*) - r~(b*)) / d(y*), rho <- min(1.1 (rho + delta), 10 rho) (the paper's
 //   rule: 1.1 makes r~(b*) >= r(b*) unless the 10 rho cap binds, when several rejected cycles
-//   raise it further). Conservatism is upward (r~ >= r at b*): the right side for responses
-//   bounded from above or minimised, the usual case. A response bounded from below (a
-//   `lower` constraint) gets no such guarantee from rho (an open point).
+//   raise it further). Conservatism is upward (r~ >= r at b*) for responses bounded from
+//   above or minimised, the usual case. A response whose increase can only lower the
+//   objective and every constraint's g_hat at b0 (bounded by `lower`, or maximised: found by
+//   shifting it in the criteria at b0) is approximated from below instead: the same form
+//   applied to -r (r~ = r0 - [terms of -a], concave), and rho raised where r(b*) < r~(b*).
+//   A response that enters both ways keeps the upward form.
 #pragma once
 
 #include <map>
@@ -116,6 +119,11 @@ class Approximation final : public ResponseModel {
   const Eigen::VectorXd& lower_asymptote() const { return lower_; }
   const Eigen::VectorXd& upper_asymptote() const { return upper_; }
   double rho(const ResponseKey& key) const;
+  // Conservative form: +1 when a response is approximated from above (r~ >= r at the points
+  // the rho update has seen), -1 from below: -1 when raising it can only lower (never raise)
+  // the objective and every constraint's g_hat at b0 (a response bounded by `lower`, or
+  // maximised), +1 otherwise.
+  double direction(int response) const;
   double distance(const Eigen::VectorXd& x) const;
   // Quadratic form: the curvatures c (in y) of a response value (empty when it has none).
   Eigen::VectorXd curvature(const ResponseKey& key) const;
@@ -130,6 +138,7 @@ class Approximation final : public ResponseModel {
   void place_asymptotes(const ApproximationMemory& memory, const Eigen::VectorXd& box_lo,
                         const Eigen::VectorXd& box_hi);
   void build_tables(const ApproximationMemory& memory);
+  void find_directions(const Eigen::VectorXd& x0);
   double initial_rho(const ApproximationMemory& memory, const ResponseKey& key, double r0,
                      const Eigen::RowVectorXd& a, bool same_start) const;
   void conservative_terms(const Eigen::RowVectorXd& a, double rho, Eigen::RowVectorXd& p,
@@ -140,6 +149,7 @@ class Approximation final : public ResponseModel {
   LinearApproximation linear_;
   Eigen::VectorXd b0_, y0_, width_;
   Eigen::VectorXd lower_, upper_;                            // asymptotes in y
+  std::vector<double> directions_;                           // per response, +1 or -1
   std::vector<std::vector<std::unique_ptr<Table>>> tables_;  // [response][load case]
 };
 

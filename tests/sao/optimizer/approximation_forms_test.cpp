@@ -240,6 +240,60 @@ TEST(ApproximationForms, ConservatismRhoRaisedUntilTheProposalIsCovered) {
   EXPECT_GE(next->rho({0, 0, 0}), 0.1 * memory.rho.at({0, 0, 0}));
 }
 
+// r (approximated conservatively) and s (constant) in 2 variables, with the given objective and
+// constraints.
+Study study_with(const nlohmann::json& objective, const nlohmann::json& constraints) {
+  nlohmann::json d = {
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}, {{"name", "s"}, {"kind", "scalar"}}}},
+      {"objective", objective},
+      {"constraints", constraints},
+      {"settings", {{"form", "conservative"}}},
+      {"simulator", {{"type", "none"}}}};
+  for (const char* name : {"b1", "b2"})
+    d["design_variables"].push_back(
+        {{"name", name}, {"lower", 0.5}, {"upper", 4.0}, {"initial", 1.0}});
+  return load_study(d);
+}
+
+TEST(ApproximationForms, AResponseBoundedFromBelowIsApproximatedFromBelow) {
+  const Function mirror{"r", [](const VectorXd& b) { return -kWavy.value(b); },
+                        [](const VectorXd& b) { return (-kWavy.gradient(b)).eval(); }};
+  const nlohmann::json lower = {{{"of", "r"}, {"lower", -100}}};
+  const Study below = study_with({{"minimize", "s"}}, lower);
+  const Study above = make_study(2, "conservative");  // minimises r
+  const VectorXd b0 = point({1.2, 1.5}), box_lo = point({0.5, 0.5}), box_hi = point({4.0, 4.0});
+  const Evaluation e_mirror = analyse({mirror, kConstant}, b0, true);
+  const Evaluation e_wavy = analyse({kWavy, kConstant}, b0, true);
+  ApproximationMemory m_below, m_above;
+  auto a = make_approximation(below, e_mirror, b0, box_lo, box_hi, m_below);
+  auto up = make_approximation(above, e_wavy, b0, box_lo, box_hi, m_above);
+  EXPECT_EQ(a->direction(0), -1.0);
+  EXPECT_EQ(up->direction(0), 1.0);
+  // The mirror image of the upward form of -r: concave, exact at b0.
+  for (const VectorXd& x : {b0, point({3.0, 0.8}), point({0.7, 3.5})})
+    EXPECT_NEAR(a->value(0, 0, 0, x), -up->value(0, 0, 0, x), 1e-12);
+  expect_consistent_gradient(*a, point({3.0, 0.8}));
+  // Where r~ is above r at b*, rho is raised until r~ <= r there.
+  const VectorXd b_star = point({1.2, 2.5});
+  const Evaluation at_star = analyse({mirror, kConstant}, b_star, false);
+  ASSERT_GT(a->value(0, 0, 0, b_star), mirror.value(b_star));
+  EXPECT_EQ(update_conservatism(m_below, *a, b_star, at_star), 1);
+  const auto again = make_approximation(below, e_mirror, b0, box_lo, box_hi, m_below);
+  EXPECT_LE(again->value(0, 0, 0, b_star), mirror.value(b_star));
+  EXPECT_NEAR(again->value(0, 0, 0, b0), mirror.value(b0), 1e-12);
+  // Maximising r is the same direction; a response that enters both ways stays upward.
+  const Evaluation e = analyse({kWavy, kConstant}, b0, true);
+  EXPECT_EQ(make_approximation(study_with({{"maximize", "r"}}, nlohmann::json::array()), e, b0,
+                               box_lo, box_hi, ApproximationMemory{})
+                ->direction(0),
+            -1.0);
+  EXPECT_EQ(make_approximation(study_with({{"minimize", "r"}}, lower), e, b0, box_lo, box_hi,
+                               ApproximationMemory{})
+                ->direction(0),
+            1.0);
+}
+
 TEST(ApproximationForms, TheTenfoldCapNeedsSeveralUpdatesForAFarMiss) {
   const Function steep{"r", [](const VectorXd& b) { return std::exp(4 * b(0)); },
                        [](const VectorXd& b) { return point({4 * std::exp(4 * b(0))}); }};
