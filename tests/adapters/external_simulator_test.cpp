@@ -272,7 +272,7 @@ TEST_F(External, AHangingCodeIsKilledWithEverythingItStarted) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_FALSE(e.ok);
   EXPECT_THAT(e.message, HasSubstr("fake_code: timed out after 0.5"));
-  EXPECT_THAT(e.message, HasSubstr("(process group killed)"));
+  EXPECT_THAT(e.message, HasSubstr("(process tree killed)"));
   EXPECT_LT(seconds, 10.0);
   // The grandchild (a process the code started) is gone too.
   const fs::path run = run_directory_of(e.message);
@@ -394,6 +394,119 @@ TEST_F(External, AShellOnlyWhenTheStudyAsksAndThenWithoutValues) {
   const Evaluation e = evaluate_one(s, request(2, 0));
   ASSERT_TRUE(e.ok) << e.message;
   EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("f"), 4.0);
+}
+
+// Issue 18: a template written over stdout.txt, or a support file over a template, meant that
+// the design never reached the code (it "converged in 1 cycle"). Now an error naming both.
+TEST_F(External, TargetsThatCollideWithTheCaptureFilesOrEachOtherAreErrors) {
+  std::ofstream(dir_ / "s.dat") << "x";
+  EXPECT_THAT(
+      construction_error(
+          section({"ok"}, {{"templates", {{{"file", "input.tpl"}, {"target", "stdout.txt"}}}}})),
+      HasSubstr("simulator.templates[0]: target \"stdout.txt\" is also written by the code's "
+                "stdout"));
+  EXPECT_THAT(construction_error(section(
+                  {"ok"}, {{"support_files", {{{"file", "s.dat"}, {"target", "stderr.txt"}}}}})),
+              HasSubstr("simulator.support_files[0]: target \"stderr.txt\" is also written by the "
+                        "code's stderr"));
+  EXPECT_THAT(construction_error(section(
+                  {"ok"}, {{"support_files", {{{"file", "s.dat"}, {"target", "input.txt"}}}}})),
+              HasSubstr("simulator.support_files[0]: target \"input.txt\" is also written by "
+                        "simulator.templates[0]"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"support_files", {"s.dat", "s.dat"}}})),
+              HasSubstr("simulator.support_files[1]: target \"s.dat\" is also written by "
+                        "simulator.support_files[0]"));
+  EXPECT_THAT(
+      construction_error(section({"ok"}, {{"support_files",
+                                           {{{"file", "s.dat"}, {"target", "sub//s.dat"}},
+                                            "s.dat",
+                                            {{"file", "s.dat"}, {"target", "sub/s.dat"}}}}})),
+      HasSubstr("simulator.support_files[2]: target \"sub/s.dat\" is also written by "
+                "simulator.support_files[0]"));
+}
+
+// Issue 18: a support file that is not UTF-8 text (a binary) aborted the run before any
+// analysis: the fingerprint of the input files, hashed by the store as JSON text, held its raw
+// bytes ("invalid UTF-8 byte", an uncaught type_error). It is copied as bytes and fingerprinted.
+TEST_F(External, ABinarySupportFileIsCopiedAsBytes) {
+  std::string bytes;
+  for (int i = 0; i < 256; ++i) bytes.push_back(static_cast<char>(255 - i));
+  std::ofstream(dir_ / "code.bin", std::ios::binary) << bytes;
+  const json s = section({"ok"}, {{"keep", "all"}, {"support_files", {"code.bin"}}});
+  ExternalSimulator sim(setup(s));
+  const std::string fingerprint = sim.fingerprint();
+  EXPECT_NO_THROW((void)json(fingerprint).dump());  // as simulator_inputs_hash uses it
+  ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
+  EXPECT_EQ(read_file(sim.session_directory() / "000001-case0" / "code.bin"), bytes);
+  bytes[7] = 'x';
+  std::ofstream(dir_ / "code.bin", std::ios::binary) << bytes;
+  EXPECT_NE(ExternalSimulator(setup(s)).fingerprint(), fingerprint);
+}
+
+// --- trust (docs/trust.md): where a study may read and write, what the code inherits --------
+
+TEST_F(External, ARunDirectoryOutsideTheStudyFolderNeedsTheOptIn) {
+  const fs::path outside = dir_.parent_path() / (dir_.filename().string() + "-outside-runs");
+  fs::remove_all(outside);
+  EXPECT_THAT(construction_error(section({"ok"}, {{"run_directory", outside.string()}})),
+              HasSubstr("simulator.run_directory: \"" + outside.string() +
+                        "\" lies outside the study's folder"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"run_directory", "../../x"}})),
+              HasSubstr("set \"allow_outside_run_directory\": true"));
+  // Inside the study's folder (absolute or not) and plain relative names need nothing.
+  EXPECT_EQ(construction_error(section({"ok"}, {{"run_directory", (dir_ / "a/../b").string()}})),
+            "no error");
+  EXPECT_EQ(construction_error(section({"ok"}, {{"run_directory", "sao-runs"}})), "no error");
+  const Evaluation e = evaluate_one(section({"ok"}, {{"run_directory", outside.string()},
+                                                     {"allow_outside_run_directory", true},
+                                                     {"keep", "all"}}),
+                                    request(1, 1));
+  EXPECT_TRUE(e.ok) << e.message;
+  EXPECT_TRUE(fs::exists(outside));
+  fs::remove_all(outside);
+}
+
+TEST_F(External, InputFilesOutsideTheStudyFolderNeedTheOptIn) {
+  const fs::path outside = dir_.parent_path() / (dir_.filename().string() + "-outside.dat");
+  std::ofstream(outside) << "secret\n";
+  fs::create_symlink(outside, dir_ / "link.dat");
+  for (const std::string& file :
+       {outside.string(), "../" + outside.filename().string(), std::string("link.dat")}) {
+    SCOPED_TRACE(file);
+    EXPECT_THAT(construction_error(section({"ok"}, {{"support_files", {file}}})),
+                HasSubstr("simulator.support_files[0]: \""));
+    EXPECT_THAT(construction_error(section({"ok"}, {{"support_files", {file}}})),
+                HasSubstr("lies outside the study's folder"));
+  }
+  EXPECT_THAT(
+      construction_error(section({"ok"}, {{"templates",
+                                           {{{"file", outside.string()}, {"target", "a.txt"}},
+                                            {{"file", "input.tpl"}, {"target", "input.txt"}}}}})),
+      HasSubstr("simulator.templates[0].file: \"" + outside.string() +
+                "\" lies outside the study's folder"));
+  const json allowed =
+      section({"ok"}, {{"support_files", {"link.dat"}}, {"allow_outside_input_files", true}});
+  EXPECT_EQ(construction_error(allowed), "no error");
+  EXPECT_TRUE(evaluate_one(allowed, request(1, 1)).ok);
+  fs::remove(outside);
+}
+
+TEST_F(External, AnEnvironmentAllowlistPassesOnlyTheNamedVariables) {
+  ::setenv("SAO_TEST_VAR", "from sao", 1);
+  json s = section({"env"}, {{"keep", "all"}, {"environment_allowlist", {"PATH"}}});
+  ExternalSimulator sim(setup(s));
+  ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
+  EXPECT_EQ(read_file(sim.session_directory() / "000001-case0" / "env.txt"), "(unset)\n");
+  s["environment_allowlist"] = {"PATH", "SAO_TEST_VAR"};
+  ExternalSimulator listed(setup(s));
+  ASSERT_TRUE(listed.evaluate({request(1, 1)}).front().ok);
+  EXPECT_EQ(read_file(listed.session_directory() / "000001-case0" / "env.txt"), "from sao\n");
+  ::unsetenv("SAO_TEST_VAR");
+  EXPECT_THAT(construction_error(section({"ok"}, {{"environment_allowlist", {"A B"}}})),
+              HasSubstr("simulator.environment_allowlist[0]: expected a variable name"));
+  EXPECT_THAT(construction_error(section(
+                  {"ok"}, {{"environment_allowlist", {"PATH"}}, {"inherit_environment", false}})),
+              HasSubstr("simulator.environment_allowlist: with \"inherit_environment\": false"));
 }
 
 // --- the section is checked before any run ---------------------------------------------------

@@ -10,7 +10,9 @@
 //   (writes nothing), partial (the history stops at t = 0.5), nan, exit3 (a message on
 //   stderr and exit status 3), sleep S (sleeps S seconds, then ok), fail_above X (exit 2 when
 //   x > X, else ok), fail_between A B (exit 2 when A < x < B), args (writes its arguments to
-//   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok).
+//   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok), setsid (starts a
+//   child that calls setsid(), leaving the process group, writes its pid to setsid.pid and
+//   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset) and goes on as ok).
 #include <unistd.h>
 
 #include <chrono>
@@ -40,6 +42,19 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::seconds(1000));
     return 0;
+  }
+  if (mode == "setsid") {
+    if (fork() == 0) {
+      setsid();
+      std::ofstream("setsid.pid") << getpid() << "\n";
+      std::this_thread::sleep_for(std::chrono::seconds(1000));
+      return 0;
+    }
+    for (int i = 0; i < 500 && !std::ifstream("setsid.pid"); ++i) {  // the child is running
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const char* pause = std::getenv("SAO_FAKE_SLEEP");
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause ? std::atof(pause) : 0.0));
   }
   if (mode == "sleep" && argc > 2) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
