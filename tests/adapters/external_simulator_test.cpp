@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/adapters/process_helpers.hpp"
 #include "tests/support.hpp"
 
 namespace sao::adapters {
@@ -22,6 +23,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 using sao::testing::read_file;
+using namespace sao::adapters::tree_helpers;  // NOLINT: the helpers of process_helpers.hpp
 
 // The folder of the run named in a failure message ("run directory /...: ").
 fs::path run_directory_of(const std::string& message) {
@@ -441,6 +443,60 @@ TEST_F(External, ABinarySupportFileIsCopiedAsBytes) {
   bytes[7] = 'x';
   std::ofstream(dir_ / "code.bin", std::ios::binary) << bytes;
   EXPECT_NE(ExternalSimulator(setup(s)).fingerprint(), fingerprint);
+}
+
+// --- process trees (process_tree.hpp): setsid() children, leftovers of a killed sao ---------
+
+TEST_F(External, ACodesChildThatCalledSetsidIsKilledWhenTheRunSucceeds) {
+  ExternalSimulator sim(setup(section({"setsid"}, {{"keep", "all"}})));
+  const Evaluation e = sim.evaluate({request(1, 2)}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  const pid_t escaped = pid_in(sim.session_directory() / "000001-case0" / "setsid.pid");
+  ASSERT_GT(escaped, 0);
+  // Killed by its cookie, re-parented to this process (a subreaper) and reaped: no zombie.
+  EXPECT_TRUE(gone(escaped)) << "process " << escaped << " survived the run";
+}
+
+TEST_F(External, ACodesChildThatCalledSetsidIsKilledOnATimeOut) {
+  ExternalSimulator sim(setup(
+      section({"setsid"},
+              {{"keep", "all"}, {"timeout", 0.5}, {"environment", {{"SAO_FAKE_SLEEP", "30"}}}})));
+  const auto start = std::chrono::steady_clock::now();
+  const Evaluation e = sim.evaluate({request(1, 2)}).front();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_FALSE(e.ok);
+  EXPECT_THAT(e.message, HasSubstr("timed out after 0.5"));
+  const pid_t escaped = pid_in(sim.session_directory() / "000001-case0" / "setsid.pid");
+  ASSERT_GT(escaped, 0);
+  EXPECT_TRUE(gone(escaped)) << "process " << escaped << " survived the time-out";
+}
+
+// A `sao` killed by SIGKILL leaves the processes its code started; the next run series under
+// the same run directory finds them (their owner is dead) and kills them before it runs.
+TEST_F(External, LeftoversOfAKilledSaoAreKilledBeforeTheNextRuns) {
+  const fs::path runs = dir_ / "runs";
+  fs::create_directories(runs / "20260101-000000-1");
+  fs::create_directories(runs / "20260101-000000-2");
+  std::ofstream(runs / "20260101-000000-1.owner") << "999999999 12345\n";     // dead
+  std::ofstream(runs / "20260101-000000-2.owner") << owner_marker() << "\n";  // alive (this)
+  const pid_t orphan = start_marked_sleeper((runs / "20260101-000000-1" / "000003-case0").string());
+  const pid_t unmarked =
+      start_marked_sleeper((runs / "20260101-000000-3" / "000001-case0").string());
+  const pid_t owned = start_marked_sleeper((runs / "20260101-000000-2" / "000001-case0").string());
+  ASSERT_TRUE(orphan > 0 && unmarked > 0 && owned > 0);
+  EXPECT_FALSE(owner_alive("999999999 12345"));
+  EXPECT_TRUE(owner_alive(owner_marker()));
+
+  ExternalSimulator sim(setup(section({"ok"})));
+  EXPECT_TRUE(sim.evaluate({request(1, 2)}).front().ok);
+  EXPECT_TRUE(gone(orphan)) << "the leftover of a dead owner survived";
+  EXPECT_TRUE(gone(unmarked)) << "a leftover without an owner marker survived";
+  EXPECT_TRUE(exists(owned)) << "a run of a live sao was killed";
+  ::kill(owned, SIGKILL);
+  ::waitpid(owned, nullptr, 0);
+  // The new session names its owner while it lives.
+  const std::string marker = sao::testing::read_file(sim.session_directory().string() + ".owner");
+  EXPECT_EQ(marker, owner_marker() + "\n");
 }
 
 // --- trust (docs/trust.md): where a study may read and write, what the code inherits --------

@@ -278,6 +278,15 @@ TEST_F(Parsers, OutputsOverTheSizeLimitAreRefusedWithoutReading) {
 namespace sao::adapters {
 namespace {
 
+// A response read by a regular expression from `file`.
+json regex_entry(const std::string& name, const std::string& kind, const std::string& file,
+                 const std::string& pattern, bool last = false) {
+  json e = {
+      {"name", name}, {"kind", kind}, {"file", file}, {"parser", "regex"}, {"pattern", pattern}};
+  if (last) e["occurrence"] = "last";
+  return e;
+}
+
 // Regular expressions are RE2's: linear time, no recursion (issue 18: a 30 000-character token
 // crashed std::regex with a stack overflow in a worker thread).
 TEST_F(Parsers, LongTokensAndPathologicalPatternsAreMatchedInLinearTime) {
@@ -285,21 +294,10 @@ TEST_F(Parsers, LongTokensAndPathologicalPatternsAreMatchedInLinearTime) {
   write("out.txt", "f = " + token + "\n" + std::string(40000, 'x') + "\n");
   CaseResult r;
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(read({{"name", "f"},
-                  {"kind", "scalar"},
-                  {"file", "out.txt"},
-                  {"parser", "regex"},
-                  {"pattern", "f = (\\S+)"}},
-                 r),
-            "");
+  EXPECT_EQ(read(regex_entry("f", "scalar", "out.txt", "f = (\\S+)"), r), "");
   EXPECT_EQ(r.scalars.at("f"), 1.0);
   // Exponential for a backtracking engine; here one pass over the text.
-  EXPECT_THAT(read({{"name", "g"},
-                    {"kind", "scalar"},
-                    {"file", "out.txt"},
-                    {"parser", "regex"},
-                    {"pattern", "((x+x+)+y)"}},
-                   r),
+  EXPECT_THAT(read(regex_entry("g", "scalar", "out.txt", "((x+x+)+y)"), r),
               HasSubstr("no match of /((x+x+)+y)/"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
@@ -320,30 +318,14 @@ TEST_F(Parsers, AHundredMegabyteOutputIsParsedWithinSeconds) {
   ASSERT_GT(fs::file_size(dir_ / "big.txt"), 100'000'000u);
   CaseResult r;
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(read({{"name", "m"},
-                  {"kind", "scalar"},
-                  {"file", "big.txt"},
-                  {"parser", "regex"},
-                  {"pattern", "mass = (\\S+)"},
-                  {"occurrence", "last"}},
-                 r),
-            "");
+  EXPECT_EQ(read(regex_entry("m", "scalar", "big.txt", "mass = (\\S+)", true), r), "");
   EXPECT_EQ(r.scalars.at("m"), 2.5);
-  EXPECT_EQ(read({{"name", "h"},
-                  {"kind", "history"},
-                  {"file", "big.txt"},
-                  {"parser", "regex"},
-                  {"pattern", "t (\\S+) u (\\S+)"}},
-                 r, TimeGrid(0.0, 0.9, 10)),
-            "");
+  EXPECT_EQ(
+      read(regex_entry("h", "history", "big.txt", "t (\\S+) u (\\S+)"), r, TimeGrid(0.0, 0.9, 10)),
+      "");
   EXPECT_NEAR(r.histories.at("h")(9), 900000.0, 1e-6);
   // A wrong number on the last of a million lines is named by its line.
-  EXPECT_THAT(read({{"name", "c"},
-                    {"kind", "scalar"},
-                    {"file", "big.txt"},
-                    {"parser", "regex"},
-                    {"pattern", "(mass) ="}},
-                   r),
+  EXPECT_THAT(read(regex_entry("c", "scalar", "big.txt", "(mass) ="), r),
               HasSubstr("line 1000001: \"mass\" is not a number"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
   fs::remove(dir_ / "big.txt");
@@ -351,12 +333,8 @@ TEST_F(Parsers, AHundredMegabyteOutputIsParsedWithinSeconds) {
 
 TEST(ParserSpecs, APatternRe2RejectsIsALoadTimeErrorNamingResponseAndPattern) {
   try {
-    parse_output_spec({{"name", "f"},
-                       {"kind", "scalar"},
-                       {"file", "r"},
-                       {"parser", "regex"},
-                       {"pattern", "(\\d+)(?=px)"}},  // a look-ahead: not in RE2
-                      "simulator.responses[1]");
+    // A look-ahead: not in RE2.
+    parse_output_spec(regex_entry("f", "scalar", "r", "(\\d+)(?=px)"), "simulator.responses[1]");
     ADD_FAILURE() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("simulator.responses[1].pattern: response \"f\": pattern "
