@@ -4,9 +4,10 @@
 # flight, and no process of the runs may survive:
 #   kill  SIGKILL (cannot be caught): the code's own children survive it; the next
 #         `sao run DIR` must report them ("left over") and kill them before its runs;
-#   int   SIGINT: `sao` kills every run's tree itself and exits 3, at once.
+#   int, term, hup   SIGINT, SIGTERM, SIGHUP: `sao` kills every run's tree itself and exits 3,
+#         at once.
 # The processes of the runs are those whose environment has SAO_RUN_ID under the run directory.
-#   kill_test.sh SAO FAKE_CODE SCRATCH kill|int
+#   kill_test.sh SAO FAKE_CODE SCRATCH kill|int|term|hup
 set -u
 sao=$1 fake=$2 work=$3 mode=$4
 set -m  # background jobs in their own process group, SIGINT not ignored
@@ -53,17 +54,22 @@ done
 before=$(run_pids)
 echo "kill_test ($mode): processes of the runs in flight: $before"
 
-if [ "$mode" = int ]; then
-  kill -INT "$sao_pid"
+if [ "$mode" != kill ]; then
+  signal=$(echo "$mode" | tr a-z A-Z)
+  kill -"$signal" "$sao_pid"
   wait "$sao_pid"
   code=$?
   left=$(run_pids)
   cat "$work/first.err" >&2
-  [ "$code" -eq 3 ] || fail "exit code $code after SIGINT, expected 3"
-  grep -q "interrupted by SIGINT: killed [1-9][0-9]* process(es)" "$work/first.err" ||
+  [ "$code" -eq 3 ] || fail "exit code $code after SIG$signal, expected 3"
+  grep -q "interrupted by SIG$signal: killed [1-9][0-9]* process(es)" "$work/first.err" ||
     fail "no message about the interruption"
-  [ -z "$left" ] || fail "processes of the runs survived SIGINT: $left"
-  echo "kill_test (int): sao exited 3, no process of the runs left"
+  [ -z "$left" ] || fail "processes of the runs survived SIG$signal: $left"
+  # The study and its store are kept: the run resumes and ends.
+  SAO_FAKE_SLEEP=0 "$sao" run "$work/out" >"$work/resume.out" 2>"$work/resume.err"
+  code=$?
+  [ "$code" -le 1 ] || fail "the resumed run exited $code: $(cat "$work/resume.err")"
+  echo "kill_test ($mode): sao exited 3, no process of the runs left; the resumed run exited $code"
   exit 0
 fi
 
