@@ -271,14 +271,13 @@ void SectionReader::read_run_settings() {
   const bool outside_ok = section_.boolean("allow_outside_run_directory").value_or(false);
   if (auto folder = section_.string("run_directory")) {
     st.run_directory = *folder;
-    // A relative path without ".." stays under the folder `sao` is started in (the user's
-    // choice); any other must lie inside the study's folder unless the study opts out.
-    const fs::path p(*folder);
-    const bool climbs =
-        std::any_of(p.begin(), p.end(), [](const fs::path& part) { return part == ".."; });
-    if ((p.is_absolute() || climbs) && !lies_inside(p, base_) && !outside_ok) {
+    // Run directories go under the study's folder or the folder `sao` is started in (the
+    // user's choice), anywhere else only when the study opts out.
+    const fs::path here = fs::current_path();
+    if (!lies_inside(*folder, base_) && !lies_inside(*folder, here) && !outside_ok) {
       problems_.add(section_.at("run_directory"),
                     "\"" + *folder + "\" lies outside the study's folder " + base_.string() +
+                        " and the current folder " + here.string() +
                         ": set \"allow_outside_run_directory\": true to write there "
                         "(docs/trust.md)");
     }

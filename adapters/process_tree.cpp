@@ -241,7 +241,7 @@ std::vector<std::string> kill_leftovers(const std::string& run_directory,
     line << session << ": pid(s)";
     std::set<std::string> cookies;
     for (const MarkedProcess& p : found) {
-      line << " " << p.pid;
+      line << " " << p.pid << " (" << fs::path(p.value).filename().string() << ")";
       cookies.insert(p.value);
     }
     for (const std::string& cookie : cookies) kill_run_tree(cookie);

@@ -81,9 +81,9 @@ bool owner_alive(const std::string& marker);
 
 // Processes left over from an earlier `sao` that was killed: their SAO_RUN_ID lies under
 // `run_directory`, and the owner marker of their session folder (the file <session folder> +
-// `marker_suffix`) names a process that is dead (or is missing). Kills them and returns a line per
-// session
-// ("<session folder>: pids 123 456") for a warning; empty when there were none.
+// `marker_suffix`) names a process that is dead (or is missing). Kills them and returns a line
+// per session, "<session folder>: pid(s) 123 (000004-case0) 456 (000005-case0)" (each pid with
+// its run directory), for a warning; empty when there were none.
 std::vector<std::string> kill_leftovers(const std::string& run_directory,
                                         const std::string& marker_suffix);
 

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -502,12 +503,16 @@ TEST_F(External, LeftoversOfAKilledSaoAreKilledBeforeTheNextRuns) {
 // --- trust (docs/trust.md): where a study may read and write, what the code inherits --------
 
 TEST_F(External, ARunDirectoryOutsideTheStudyFolderNeedsTheOptIn) {
-  const fs::path outside = dir_.parent_path() / (dir_.filename().string() + "-outside-runs");
+  // Outside the study's folder and the current folder (the source tree or the build folder).
+  const fs::path outside =
+      fs::temp_directory_path() / ("sao-outside-runs-" + std::to_string(::getpid()));
   fs::remove_all(outside);
   EXPECT_THAT(construction_error(section({"ok"}, {{"run_directory", outside.string()}})),
               HasSubstr("simulator.run_directory: \"" + outside.string() +
                         "\" lies outside the study's folder"));
-  EXPECT_THAT(construction_error(section({"ok"}, {{"run_directory", "../../x"}})),
+  const std::string climbing =
+      fs::relative(fs::path("/") / "sao-nowhere", fs::current_path()).string();  // ../../..
+  EXPECT_THAT(construction_error(section({"ok"}, {{"run_directory", climbing}})),
               HasSubstr("set \"allow_outside_run_directory\": true"));
   // Inside the study's folder (absolute or not) and plain relative names need nothing.
   EXPECT_EQ(construction_error(section({"ok"}, {{"run_directory", (dir_ / "a/../b").string()}})),

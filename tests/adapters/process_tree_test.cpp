@@ -44,7 +44,8 @@ TEST(ProcessTree, KillLeftoversReportsSessionAndPids) {
   ASSERT_GT(orphan, 0);
   const std::vector<std::string> report = kill_leftovers(runs.string(), ".owner");
   ASSERT_EQ(report.size(), 1u);
-  EXPECT_EQ(report[0], (runs / "old").string() + ": pid(s) " + std::to_string(orphan));
+  EXPECT_EQ(report[0],
+            (runs / "old").string() + ": pid(s) " + std::to_string(orphan) + " (000001-case1)");
   EXPECT_TRUE(gone(orphan));
 }
 
