@@ -145,6 +145,18 @@ bool lies_inside(const std::filesystem::path& path, const std::filesystem::path&
   return !ec && !rel.empty() && *rel.begin() != "..";
 }
 
+namespace {
+
+// A token for a message: quoted, and cut after 40 characters ("123...(40008 characters)") so
+// that a huge token does not become a huge message.
+std::string quoted(const std::string& token) {
+  constexpr size_t kShown = 40;
+  if (token.size() <= kShown) return "\"" + token + "\"";
+  return "\"" + token.substr(0, kShown) + "...\" (" + std::to_string(token.size()) + " characters)";
+}
+
+}  // namespace
+
 bool parse_number(const std::string& token, double& value, std::string& error) {
   std::string t = token;
   // Fortran double precision exponents: 1.5D+03.
@@ -159,12 +171,12 @@ bool parse_number(const std::string& token, double& value, std::string& error) {
   errno = 0;
   value = std::strtod(t.c_str(), &end);
   if (end == t.c_str() || *end != '\0') {
-    error = "\"" + token + "\" is not a number";
+    error = quoted(token) + " is not a number";
     return false;
   }
   if (!std::isfinite(value) || errno == ERANGE) {
     if (errno == ERANGE && std::isfinite(value)) return true;  // an underflow to ~0
-    error = "\"" + token + "\" is not finite";
+    error = quoted(token) + " is not finite";
     return false;
   }
   return true;

@@ -292,6 +292,16 @@ TEST_F(External, AHangingCodeIsKilledWithEverythingItStarted) {
   EXPECT_FALSE(alive) << "process " << child << " survived the time-out";
 }
 
+// Issue 18: a token of 30 000+ characters crashed std::regex (SIGSEGV) in a worker thread.
+TEST_F(External, ATokenOfFortyThousandCharactersIsReadInAWorkerThread) {
+  ExternalSimulator sim(setup(section({"long_token"}, {{"workers", 2}})));
+  const auto out = sim.evaluate({request(1.0, 2.0), request(2.0, 2.0)});
+  ASSERT_TRUE(out[0].ok) << out[0].message;
+  ASSERT_TRUE(out[1].ok) << out[1].message;
+  EXPECT_DOUBLE_EQ(out[0].cases[0].scalars.at("f"), 5.0);
+  EXPECT_DOUBLE_EQ(out[1].cases[0].scalars.at("f"), 8.0);
+}
+
 TEST_F(External, OneFailedDesignLosesNothingElseOfTheBatch) {
   ExternalSimulator sim(setup(section({"fail_above", "2"}, {{"workers", 2}})));
   const auto out = sim.evaluate({request(1.0, 0.0), request(3.0, 0.0), request(1.5, 1.0)});

@@ -297,6 +297,11 @@ TEST_F(Parsers, LongTokensAndPathologicalPatternsAreMatchedInLinearTime) {
   EXPECT_EQ(read(regex_entry("f", "scalar", "out.txt", "f = (\\S+)"), r), "");
   EXPECT_EQ(r.scalars.at("f"), 1.0);
   // Exponential for a backtracking engine; here one pass over the text.
+  // A message quotes only the start of a huge token.
+  write("huge.txt", "f = " + std::string(40000, '9') + "\n");
+  EXPECT_EQ(read(regex_entry("f", "scalar", "huge.txt", "f = (\\S+)"), r),
+            "response \"f\": file huge.txt, line 1: \"" + std::string(40, '9') +
+                "...\" (40000 characters) is not finite");
   EXPECT_THAT(read(regex_entry("g", "scalar", "out.txt", "((x+x+)+y)"), r),
               HasSubstr("no match of /((x+x+)+y)/"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));

@@ -12,7 +12,8 @@
 //   x > X, else ok), fail_between A B (exit 2 when A < x < B), args (writes its arguments to
 //   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok), setsid (starts a
 //   child that calls setsid(), leaving the process group, writes its pid to setsid.pid and
-//   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset) and goes on as ok).
+//   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset) and goes on as ok),
+//   long_token (f followed by 40 000 zeros: one token of 40 000+ characters).
 #include <unistd.h>
 
 #include <chrono>
@@ -88,6 +89,9 @@ int main(int argc, char** argv) {
       r << "f = 1.2.3x\n";
     } else if (mode == "nan") {
       r << "f = nan\n";
+    } else if (mode == "long_token") {  // 40 000 more digits: issue 18 crashed std::regex
+      r << "f = " << std::fixed << x * x + y * y << std::string(40000, '0') << "\n";
+      r << std::defaultfloat;
     } else {
       r << "f = " << x * x + y * y << "\n";
     }
