@@ -39,20 +39,33 @@ cat >"$work/study.json" <<EOF
   }
 }
 EOF
-fail() { echo "kill_test ($mode): FAIL: $*" >&2; exit 1; }
+sao_pid=
+fail() {  # nothing of the test is left running
+  echo "kill_test ($mode): FAIL: $*" >&2
+  [ -n "$sao_pid" ] && kill -KILL "$sao_pid" 2>/dev/null
+  for pid in $(run_pids); do kill -KILL "$pid" 2>/dev/null; done
+  exit 1
+}
 run_pids() {  # pids of processes of the runs
   grep -lzF "SAO_RUN_ID=$runs/" /proc/[0-9]*/environ 2>/dev/null | sed 's|/proc/\([0-9]*\)/environ|\1|' | sort -n | tr '\n' ' '
 }
 
-SAO_FAKE_SLEEP=30 "$sao" run "$work/study.json" --out "$work/out" 2>"$work/first.err" &
+# The start design's three runs (nominal and two finite differences) are fast and stored; the
+# runs after them sleep 30 s, and are in flight when the signal comes.
+SAO_FAKE_SLEEP=30 SAO_FAKE_COUNT="$work/count" SAO_FAKE_FAST=3 \
+  "$sao" run "$work/study.json" --out "$work/out" >"$work/first.out" 2>"$work/first.err" &
 sao_pid=$!
-for _ in $(seq 200); do  # the runs in flight, with their setsid children
-  [ "$(ls "$runs"/*/*/setsid.pid 2>/dev/null | wc -l)" -ge 1 ] && break
+slow_started() {  # a run past the fast ones has counted itself (its setsid child is running)
+  [ "$(stat -c %s "$work/count" 2>/dev/null || echo 0)" -gt 3 ]
+}
+for _ in $(seq 200); do
+  slow_started && break
   sleep 0.05
 done
-[ "$(ls "$runs"/*/*/setsid.pid 2>/dev/null | wc -l)" -ge 1 ] || fail "no runs in flight after 10 s"
+slow_started || fail "no slow run in flight after 10 s"
 before=$(run_pids)
 echo "kill_test ($mode): processes of the runs in flight: $before"
+[ -n "$before" ] || fail "no process of the runs found"
 
 if [ "$mode" != kill ]; then
   signal=$(echo "$mode" | tr a-z A-Z)
@@ -65,11 +78,15 @@ if [ "$mode" != kill ]; then
   grep -q "interrupted by SIG$signal: killed [1-9][0-9]* process(es)" "$work/first.err" ||
     fail "no message about the interruption"
   [ -z "$left" ] || fail "processes of the runs survived SIG$signal: $left"
-  # The study and its store are kept: the run resumes and ends.
+  # The study and its store are kept: the run resumes with the analysis finished before the
+  # signal, and ends.
   SAO_FAKE_SLEEP=0 "$sao" run "$work/out" >"$work/resume.out" 2>"$work/resume.err"
   code=$?
   [ "$code" -le 1 ] || fail "the resumed run exited $code: $(cat "$work/resume.err")"
-  echo "kill_test ($mode): sao exited 3, no process of the runs left; the resumed run exited $code"
+  reused=$(sed -n 's/.* \([0-9][0-9]*\) analyses re-used from the store.*/\1/p' "$work/resume.out")
+  [ "${reused:-0}" -ge 1 ] || fail "the resumed run re-used no stored analysis: $(tail -3 "$work/resume.out")"
+  echo "kill_test ($mode): sao exited 3, no process of the runs left; the resumed run re-used" \
+    "$reused stored analysis(es) and exited $code"
   exit 0
 fi
 

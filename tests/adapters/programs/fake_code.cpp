@@ -12,7 +12,8 @@
 //   x > X, else ok), fail_between A B (exit 2 when A < x < B), args (writes its arguments to
 //   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok), setsid (starts a
 //   child that calls setsid(), leaving the process group, writes its pid to setsid.pid and
-//   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset) and goes on as ok),
+//   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset; with SAO_FAKE_COUNT and
+//   SAO_FAKE_FAST, only after the first $SAO_FAKE_FAST runs) and goes on as ok),
 //   long_token (f followed by 40 000 zeros: one token of 40 000+ characters).
 #include <unistd.h>
 
@@ -54,8 +55,19 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 500 && !std::ifstream("setsid.pid"); ++i) {  // the child is running
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    // With SAO_FAKE_COUNT=file, only runs after the first $SAO_FAKE_FAST ones sleep: each run
+    // appends one byte to the file, and the file's size is the run's number.
+    bool sleeps = true;
+    if (const char* count = std::getenv("SAO_FAKE_COUNT")) {
+      { std::ofstream(count, std::ios::app) << '.'; }
+      std::ifstream in(count, std::ios::ate);
+      const char* fast = std::getenv("SAO_FAKE_FAST");
+      sleeps = static_cast<long>(in.tellg()) > (fast ? std::atol(fast) : 0);
+    }
     const char* pause = std::getenv("SAO_FAKE_SLEEP");
-    std::this_thread::sleep_for(std::chrono::duration<double>(pause ? std::atof(pause) : 0.0));
+    if (sleeps) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(pause ? std::atof(pause) : 0.0));
+    }
   }
   if (mode == "sleep" && argc > 2) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
