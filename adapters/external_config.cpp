@@ -96,9 +96,27 @@ class SectionReader {
 
   void read(bool is_object) {
     if (!is_object) return;  // the reader has said so; nothing else is worth reporting
-    section_.known({"type", "command", "shell", "environment", "inherit_environment", "timeout",
-                    "workers", "run_directory", "keep", "exit_codes", "delimiters", "constants",
-                    "values", "templates", "support_files", "responses", "gradients"});
+    section_.known({"type",
+                    "command",
+                    "shell",
+                    "environment",
+                    "inherit_environment",
+                    "environment_allowlist",
+                    "timeout",
+                    "workers",
+                    "run_directory",
+                    "allow_outside_run_directory",
+                    "allow_outside_input_files",
+                    "keep",
+                    "exit_codes",
+                    "delimiters",
+                    "constants",
+                    "values",
+                    "templates",
+                    "support_files",
+                    "responses",
+                    "gradients"});
+    outside_files_ok_ = section_.boolean("allow_outside_input_files").value_or(false);
     read_command();
     read_environment();
     read_run_settings();
@@ -125,6 +143,12 @@ class SectionReader {
   void check_use();
   void read_support_files();
   void read_responses();
+  // Whether an input file (template, support file) at `path` may be read: inside the study's
+  // folder (symbolic links resolved), or anywhere with "allow_outside_input_files".
+  bool input_file_allowed(const fs::path& file, const std::string& path);
+  // Records that `path` writes `target`; a problem when something else writes it already.
+  // `shared` targets (templates of other load cases) may repeat among themselves.
+  void claim_target(const std::string& target, const std::string& path, bool shared);
   // The same problem found in several load cases is reported once.
   void add_once(const std::string& path, const std::string& what) {
     const std::string problem = path + ": " + what;
@@ -140,6 +164,10 @@ class SectionReader {
   std::map<std::string, std::string> value_texts_;               // name -> expression
   std::vector<std::pair<std::string, expr::AstPtr>> relations_;  // parsed "values"
   std::set<std::string> used_;  // names that some template's placeholder uses
+  // Files written into a run directory before the code runs: target -> who writes it.
+  std::map<std::string, std::string> writers_ = {{kStdoutFile, "the code's stdout"},
+                                                 {kStderrFile, "the code's stderr"}};
+  bool outside_files_ok_ = false;  // "allow_outside_input_files"
   bool delimiters_ok_ = true;
   bool names_ok_ = true;
   bool templates_ok_ = true;
@@ -199,6 +227,22 @@ void SectionReader::read_command() {
 void SectionReader::read_environment() {
   ExternalSettings& st = config_.settings;
   st.inherit_environment = section_.boolean("inherit_environment").value_or(true);
+  if (section_.has("environment_allowlist")) {
+    const std::string path = section_.at("environment_allowlist");
+    const json& names = section_.raw("environment_allowlist");
+    if (!names.is_array() || names.empty()) {
+      problems_.add(path, "expected a list of variable names, e.g. [\"PATH\", \"HOME\"]");
+    } else if (section_.has("inherit_environment") && !st.inherit_environment) {
+      problems_.add(path, "with \"inherit_environment\": false nothing is inherited: remove one");
+    }
+    for (size_t i = 0; names.is_array() && i < names.size(); ++i) {
+      if (names[i].is_string() && is_identifier(names[i].get<std::string>())) {
+        st.environment_allowlist.push_back(names[i].get<std::string>());
+      } else {
+        problems_.add(indexed(path, i), "expected a variable name, got " + json_excerpt(names[i]));
+      }
+    }
+  }
   if (!section_.has("environment")) return;
   const std::string path = section_.at("environment");
   const json& env = section_.raw("environment");
@@ -224,7 +268,20 @@ void SectionReader::read_run_settings() {
   ExternalSettings& st = config_.settings;
   st.timeout_seconds = section_.positive("timeout", true).value_or(st.timeout_seconds);
   st.workers = read_workers(section_, st.workers);
-  if (auto folder = section_.string("run_directory")) st.run_directory = *folder;
+  const bool outside_ok = section_.boolean("allow_outside_run_directory").value_or(false);
+  if (auto folder = section_.string("run_directory")) {
+    st.run_directory = *folder;
+    // Run directories go under the study's folder or the folder `sao` is started in (the
+    // user's choice), anywhere else only when the study opts out.
+    const fs::path here = fs::current_path();
+    if (!lies_inside(*folder, base_) && !lies_inside(*folder, here) && !outside_ok) {
+      problems_.add(section_.at("run_directory"),
+                    "\"" + *folder + "\" lies outside the study's folder " + base_.string() +
+                        " and the current folder " + here.string() +
+                        ": set \"allow_outside_run_directory\": true to write there "
+                        "(docs/trust.md)");
+    }
+  }
   if (section_.has("keep")) {
     const json& k = section_.raw("keep");
     if (k == "failed" || k == "all") {
@@ -417,8 +474,9 @@ bool SectionReader::read_template(const json& entry, const std::string& path,
   } else {
     file = t.string("file");
   }
+  if (file) tf.source = base_ / *file;
+  if (file && !input_file_allowed(tf.source, t.at("file"))) file.reset();
   if (file) {
-    tf.source = base_ / *file;
     std::ifstream in(tf.source, std::ios::binary);
     if (!in || fs::is_directory(tf.source)) {
       problems_.add(t.at("file"), "cannot read \"" + tf.source.string() + "\"");
@@ -448,6 +506,7 @@ bool SectionReader::read_template(const json& entry, const std::string& path,
     }
   }
   t.finish();
+  if (!tf.target.empty()) claim_target(tf.target, path, true);
   for (size_t c = 0; c < cases.size() && !tf.target.empty(); ++c) {
     if (tf.cases[c] && !targets.insert(std::to_string(c) + "/" + tf.target).second) {
       problems_.add(t.at("target"), "\"" + tf.target + "\" is written twice in load case \"" +
@@ -557,12 +616,33 @@ void SectionReader::read_support_files() {
       problems_.add(path, "expected a file name or {\"file\": ..., \"target\": ...}");
       continue;
     }
+    if (!sf.target.empty()) claim_target(sf.target, path, false);
+    if (!input_file_allowed(sf.source, path)) continue;
     if (!fs::is_regular_file(sf.source)) {
       problems_.add(path, "no file \"" + sf.source.string() + "\"");
     } else if (!sf.target.empty()) {
       config_.support.push_back(std::move(sf));
     }
   }
+}
+
+bool SectionReader::input_file_allowed(const fs::path& file, const std::string& path) {
+  if (outside_files_ok_ || lies_inside(file, base_)) return true;
+  problems_.add(path, "\"" + file.lexically_normal().string() +
+                          "\" lies outside the study's folder " + base_.string() +
+                          " (through \"..\", an absolute path or a symbolic link): set "
+                          "\"allow_outside_input_files\": true to read it (docs/trust.md)");
+  return false;
+}
+
+void SectionReader::claim_target(const std::string& target, const std::string& path, bool shared) {
+  const std::string key = fs::path(target).lexically_normal().string();
+  const auto [it, fresh] = writers_.emplace(key, path);
+  if (fresh) return;
+  const bool both_templates = shared && it->second.find(".templates[") != std::string::npos;
+  if (both_templates) return;  // checked per load case (read_template)
+  problems_.add(path, "target \"" + target + "\" is also written by " + it->second +
+                          ": one of them would silently replace the other");
 }
 
 // How each response is read (parsers.hpp); names are unique.

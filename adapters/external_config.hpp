@@ -23,6 +23,11 @@ namespace sao::adapters {
 
 enum class Keep { kFailed, kAll };
 
+// Where the code's stdout and stderr go in its run directory: no template or support file may
+// be written there.
+inline constexpr const char* kStdoutFile = "stdout.txt";
+inline constexpr const char* kStderrFile = "stderr.txt";
+
 // How the code is run and its derivatives taken.
 struct ExternalSettings {
   std::filesystem::path program;  // resolved when the section is read
@@ -30,6 +35,9 @@ struct ExternalSettings {
   bool shell = false;
   std::map<std::string, std::string> environment;
   bool inherit_environment = true;
+  // Only these variables of sao's environment reach the code (with `environment`); empty: all
+  // of them when inherit_environment, none otherwise.
+  std::vector<std::string> environment_allowlist;
   double timeout_seconds = 3600.0;                   // 0: none
   int workers = 1;                                   // concurrent runs of a batch (0: one per core)
   std::filesystem::path run_directory = "sao-runs";  // each sao run gets a subfolder

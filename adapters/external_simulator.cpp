@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "adapters/process.hpp"
+#include "adapters/process_tree.hpp"
 
 namespace sao::adapters {
 namespace {
@@ -55,12 +56,13 @@ ExternalSimulator::ExternalSimulator(ExternalConfig config) : config_(std::move(
   static std::atomic<int> instances{0};
   const int instance = instances++;
   if (instance > 0) session << "-" << instance;
-  session_ = fs::absolute(config_.settings.run_directory) / session.str();
+  session_ = fs::absolute(config_.settings.run_directory).lexically_normal() / session.str();
 }
 
 ExternalSimulator::~ExternalSimulator() {
   // An empty session folder (every run succeeded and was removed) is not left behind.
   std::error_code ec;
+  fs::remove(owner_file(), ec);
   if (fs::is_directory(session_, ec) && fs::is_empty(session_, ec)) fs::remove(session_, ec);
 }
 
@@ -148,10 +150,12 @@ bool ExternalSimulator::run_once(BatchRun& job, const Eigen::VectorXd& design) {
     spec.arguments = config_.settings.arguments;
     spec.environment = config_.settings.environment;
     spec.inherit_environment = config_.settings.inherit_environment;
+    spec.environment_allowlist = config_.settings.environment_allowlist;
     spec.directory = dir;
-    spec.stdout_file = dir / "stdout.txt";
-    spec.stderr_file = dir / "stderr.txt";
+    spec.stdout_file = dir / kStdoutFile;
+    spec.stderr_file = dir / kStderrFile;
     spec.timeout_seconds = config_.settings.timeout_seconds;
+    spec.run_id = dir.string();
     const ProcessResult r = run_process(spec);
     const bool exit_ok =
         r.started && !r.timed_out && !r.signaled &&
@@ -214,11 +218,34 @@ void ExternalSimulator::run(BatchRun& job) {
                                             : std::string());
 }
 
+void ExternalSimulator::start_session() {
+  // Orphans of the runs are re-parented to this process and reaped, not left as zombies.
+  become_subreaper();
+  // Runs left over from a `sao` killed by SIGKILL (which cannot be caught) would keep licences,
+  // cores and files busy: found by their cookie under this run directory, whose session's
+  // owner is dead, reported and killed before any run starts.
+  for (const std::string& session :
+       kill_leftovers(fs::absolute(config_.settings.run_directory).lexically_normal().string(),
+                      kOwnerSuffix)) {
+    spdlog::warn(
+        "external simulator: killed processes left over from an earlier sao that was killed "
+        "({})",
+        session);
+  }
+  fs::create_directories(session_);
+  std::ofstream(owner_file()) << owner_marker() << "\n";
+}
+
 std::vector<Evaluation> ExternalSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
   const std::vector<ResponseInfo> known = responses();
   for (const EvaluationRequest& request : batch) {
     check_request(request, "ExternalSimulator", config_.design_names.size(), config_.load_cases,
                   known);
+  }
+  try {
+    std::call_once(session_started_, [&] { start_session(); });
+  } catch (const std::exception& e) {  // the runs will name the folder when they fail
+    spdlog::warn("external simulator: cannot prepare {}: {}", session_.string(), e.what());
   }
   // The pool: `workers` runs at a time; each run writes only its own slot.
   return run_batch(batch, static_cast<int>(config_.load_cases.size()),
@@ -235,9 +262,20 @@ void register_external_simulator() {
 
 std::string ExternalSimulator::fingerprint() const {
   std::string out;
+  // The store hashes the fingerprint as JSON text, which must be UTF-8: a file that is not
+  // (a binary support file) enters as hexadecimal digits; text files as they are, so that
+  // stores made before keep matching.
   auto add = [&](const std::filesystem::path& source, const std::string& target) {
     std::ifstream in(source, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    try {
+      (void)nlohmann::json(bytes).dump();
+    } catch (const nlohmann::json::type_error&) {  // invalid UTF-8
+      std::ostringstream hex;
+      hex << "hex:" << std::hex << std::setfill('0');
+      for (const unsigned char c : bytes) hex << std::setw(2) << static_cast<int>(c);
+      bytes = hex.str();
+    }
     out += target + '\0' + std::to_string(bytes.size()) + '\0' + bytes;
   };
   for (const TemplateFile& t : config_.templates) add(t.source, "template:" + t.target);

@@ -4,7 +4,8 @@
 //      replaced by values of design variables, explicit relations of them, constants and
 //      load-case parameters (templates.hpp), and copies the declared support files;
 //   2. runs the command (an argument list, no shell unless "shell": true) with its
-//      environment and a time limit that kills the whole process group (process.hpp);
+//      environment and a time limit that kills the whole process tree (process.hpp,
+//      process_tree.hpp);
 //   3. reads the responses from the files the code wrote (parsers.hpp);
 //   4. removes the directory on success unless the study keeps them; failures always keep it.
 // The study section is read and checked before, into an ExternalConfig (external_config.hpp).
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,13 @@ class ExternalSimulator final : public Simulator {
   const std::filesystem::path& session_directory() const { return session_; }
 
  private:
+  // Beside the session folder, <session>.owner names the `sao` process that owns it (pid and
+  // start time) while it runs (process_tree.hpp).
+  static constexpr const char* kOwnerSuffix = ".owner";
+  std::filesystem::path owner_file() const { return session_.string() + kOwnerSuffix; }
+
+  // Before the first run: leftovers of a killed `sao` killed, the owner marker written.
+  void start_session();
   void run(BatchRun& job);
   bool run_once(BatchRun& job, const Eigen::VectorXd& design);
   // The text of every template of load case c for a design ("" for other cases' templates).
@@ -59,6 +68,7 @@ class ExternalSimulator final : public Simulator {
   ExternalConfig config_;
   std::filesystem::path session_;
   std::atomic<long> counter_{0};
+  std::once_flag session_started_;
 };
 
 // Registers the factory of type "external" with sao::register_simulator (idempotent).

@@ -1,6 +1,7 @@
 #include "adapters/parsers.hpp"
 
 #include <fcntl.h>
+#include <re2/re2.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,11 +29,7 @@ constexpr long long kMaxOutputBytes = 256LL << 20;
 
 std::string read_text(const std::filesystem::path& file, const std::filesystem::path& directory,
                       std::string& text) {
-  std::error_code ec;
-  const std::filesystem::path inside = std::filesystem::weakly_canonical(directory, ec);
-  const std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
-  const auto rel = resolved.lexically_relative(inside);
-  if (ec || rel.empty() || *rel.begin() == "..") {
+  if (!lies_inside(file, directory)) {
     return "resolves outside the run directory (through a symbolic link or \"..\")";
   }
   const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -95,8 +92,67 @@ std::vector<std::string> fields(const std::string& line) {
   return out;
 }
 
-int line_of(const std::string& text, size_t offset) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
+// Line numbers of offsets that only grow (the matches of a pattern, in order): each byte of the
+// text is counted once, so numbering every match of a large file stays linear.
+class LineCounter {
+ public:
+  explicit LineCounter(const std::string& text) : text_(text) {}
+  int line_of(size_t offset) {
+    line_ +=
+        static_cast<int>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(counted_),
+                                    text_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    counted_ = offset;
+    return line_;
+  }
+
+ private:
+  const std::string& text_;
+  size_t counted_ = 0;
+  int line_ = 1;
+};
+
+// Every match of `re` in `text`, in order, as its groups (0: the whole match); `visit` returns
+// false to stop. Empty matches advance by one byte.
+template <class Visit>
+void for_each_match(const re2::RE2& re, const std::string& text, Visit visit) {
+  const int groups = re.NumberOfCapturingGroups() + 1;
+  std::vector<re2::StringPiece> match(static_cast<size_t>(groups));
+  const re2::StringPiece whole(text);
+  size_t start = 0;
+  while (start <= text.size() &&
+         re.Match(whole, start, text.size(), re2::RE2::UNANCHORED, match.data(), groups)) {
+    if (!visit(match)) return;
+    const size_t begin = static_cast<size_t>(match[0].data() - text.data());
+    const size_t end = begin + match[0].size();
+    start = end > begin ? end : end + 1;
+  }
+}
+
+std::string group_text(const std::vector<re2::StringPiece>& match, int group) {
+  const re2::StringPiece& g = match[static_cast<size_t>(group)];
+  return g.data() ? std::string(g.data(), g.size()) : std::string();
+}
+
+}  // namespace
+
+bool lies_inside(const std::filesystem::path& path, const std::filesystem::path& folder) {
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::weakly_canonical(folder, ec);
+  if (ec) return false;
+  const std::filesystem::path resolved =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
+  const std::filesystem::path rel = resolved.lexically_relative(base);
+  return !ec && !rel.empty() && *rel.begin() != "..";
+}
+
+namespace {
+
+// A token for a message: quoted, and cut after 40 characters ("123...(40008 characters)") so
+// that a huge token does not become a huge message.
+std::string quoted(const std::string& token) {
+  constexpr size_t kShown = 40;
+  if (token.size() <= kShown) return "\"" + token + "\"";
+  return "\"" + token.substr(0, kShown) + "...\" (" + std::to_string(token.size()) + " characters)";
 }
 
 }  // namespace
@@ -115,12 +171,12 @@ bool parse_number(const std::string& token, double& value, std::string& error) {
   errno = 0;
   value = std::strtod(t.c_str(), &end);
   if (end == t.c_str() || *end != '\0') {
-    error = "\"" + token + "\" is not a number";
+    error = quoted(token) + " is not a number";
     return false;
   }
   if (!std::isfinite(value) || errno == ERANGE) {
     if (errno == ERANGE && std::isfinite(value)) return true;  // an underflow to ~0
-    error = "\"" + token + "\" is not finite";
+    error = quoted(token) + " is not finite";
     return false;
   }
   return true;
@@ -133,17 +189,24 @@ void read_regex_spec(JsonReader& e, OutputSpec& s) {
   s.parser = Parser::kRegex;
   bool compiled = false;
   if (!e.has("pattern")) {
-    e.problems().add(e.at("pattern"), "missing: an ECMAScript regular expression");
+    e.problems().add(e.at("pattern"), "missing: a regular expression (RE2 syntax)");
   } else if (auto pattern = e.string("pattern")) {
     s.pattern = *pattern;
-    try {
-      s.regex = std::regex(s.pattern, std::regex::ECMAScript);
+    // Bytes (Latin-1), as the output files are read: a literal UTF-8 character in the pattern
+    // still matches its bytes, and a file that is not UTF-8 is matched all the same.
+    re2::RE2::Options options(re2::RE2::Latin1);
+    options.set_log_errors(false);
+    auto re = std::make_shared<const re2::RE2>(s.pattern, options);
+    if (re->ok()) {
+      s.regex = std::move(re);
       compiled = true;
-    } catch (const std::regex_error& err) {
-      e.problems().add(e.at("pattern"), std::string("not a regular expression: ") + err.what());
+    } else {
+      e.problems().add(e.at("pattern"),
+                       "response \"" + s.name + "\": pattern /" + s.pattern +
+                           "/ is not a regular expression RE2 accepts: " + re->error());
     }
   }
-  const int groups = compiled ? static_cast<int>(s.regex.mark_count()) : 0;
+  const int groups = compiled ? s.regex->NumberOfCapturingGroups() : 0;
   auto group = [&](const char* key, int fallback) {
     const bool given = e.has(key);
     const std::optional<long> g = e.integer(key, 1, kMaxIndex);
@@ -379,37 +442,39 @@ std::string read_regex(const Source& src, const TimeGrid& grid, CaseResult& resu
   if (const std::string why = read_text(src.file, src.directory, text); !why.empty()) {
     return src.who + ": " + why;
   }
+  LineCounter lines(text);
   if (!spec.history) {
-    std::smatch chosen;
+    std::string chosen;
+    int line = 0;
     bool found = false;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), spec.regex);
-         it != std::sregex_iterator(); ++it) {
-      chosen = *it;
+    for_each_match(*spec.regex, text, [&](const std::vector<re2::StringPiece>& m) {
+      chosen = group_text(m, spec.group);
+      line = lines.line_of(static_cast<size_t>(m[0].data() - text.data()));
       found = true;
-      if (!spec.last) break;
-    }
+      return spec.last;
+    });
     if (!found) return src.who + ": no match of /" + spec.pattern + "/";
-    const int line = line_of(text, static_cast<size_t>(chosen.position(0)));
     double v = 0.0;
     std::string error;
-    if (!parse_number(chosen.str(spec.group), v, error)) return src.at_line(line) + error;
+    if (!parse_number(chosen, v, error)) return src.at_line(line) + error;
     result.scalars[spec.name] = v;
     return {};
   }
   std::vector<double> times, values;
   int last_line = 0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), spec.regex);
-       it != std::sregex_iterator(); ++it) {
-    last_line = line_of(text, static_cast<size_t>(it->position(0)));
+  std::string error;
+  for_each_match(*spec.regex, text, [&](const std::vector<re2::StringPiece>& m) {
+    last_line = lines.line_of(static_cast<size_t>(m[0].data() - text.data()));
     double t = 0.0, v = 0.0;
-    std::string error;
-    if (!parse_number(it->str(spec.time_group), t, error) ||
-        !parse_number(it->str(spec.value_group), v, error)) {
-      return src.at_line(last_line) + error;
+    if (!parse_number(group_text(m, spec.time_group), t, error) ||
+        !parse_number(group_text(m, spec.value_group), v, error)) {
+      return false;
     }
     times.push_back(t);
     values.push_back(v);
-  }
+    return true;
+  });
+  if (!error.empty()) return src.at_line(last_line) + error;
   if (times.empty()) return src.who + ": no match of /" + spec.pattern + "/";
   return store_history(src, times, values, grid, src.at_line(last_line), result);
 }

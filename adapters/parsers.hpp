@@ -8,17 +8,25 @@
 // Histories are resampled (linear interpolation) onto the load case's grid when the code's
 // grid differs, so nominal and perturbed runs always give values at the same times.
 //
+// Regular expressions are RE2's (linear in the text, no recursion: a 30 000-character token or
+// a 100 MB file cannot blow the stack or take super-linear time); a pattern RE2 rejects is an
+// error when the study is loaded, naming the response and the pattern.
+//
 // A missing file, key or column, an unparsable number, NaN/Inf, a history that does not
 // cover the grid: read_output returns a message naming the response, the file and the line.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <string>
 
 #include "sao/seam/json_reader.hpp"
 #include "sao/seam/simulator.hpp"
+
+namespace re2 {
+class RE2;
+}
 
 namespace sao::adapters {
 
@@ -31,11 +39,11 @@ struct OutputSpec {
   Parser parser = Parser::kRegex;
   // regex
   std::string pattern;
-  std::regex regex;
-  int group = 1;        // scalar: the capture group of the value
-  bool last = false;    // scalar: the last match instead of the first
-  int time_group = 1;   // history
-  int value_group = 2;  // history
+  std::shared_ptr<const re2::RE2> regex;  // RE2 syntax, bytes (Latin-1): linear time
+  int group = 1;                          // scalar: the capture group of the value
+  bool last = false;                      // scalar: the last match instead of the first
+  int time_group = 1;                     // history
+  int value_group = 2;                    // history
   // cell: 1-based line (negative: from the end), 1-based column
   int line = 1;
   int column = 1;
@@ -62,6 +70,10 @@ OutputSpec parse_output_spec(const nlohmann::json& entry, const std::string& pat
 // Returns "" or a failure message.
 std::string read_output(const OutputSpec& spec, const std::filesystem::path& directory,
                         const TimeGrid& grid, CaseResult& result);
+
+// Whether `path` lies inside `folder` once both are resolved (symbolic links and "..", as far
+// as they exist).
+bool lies_inside(const std::filesystem::path& path, const std::filesystem::path& folder);
 
 // Parses a number as a code writes it ("1.5", "-2e3", Fortran "1.5D+03"); false for
 // anything else and for NaN or infinity (then `error` says which).

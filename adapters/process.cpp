@@ -1,17 +1,48 @@
 #include "adapters/process.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <thread>
 
+#include "adapters/process_tree.hpp"
+
 namespace sao::adapters {
 
 namespace bp = boost::process;
+
+namespace {
+
+// The program dies with the thread of `sao` that started it (PR_SET_PDEATHSIG), also when `sao`
+// is killed by SIGKILL; if `sao` died before the call, the program does not run at all.
+struct DieWithParent : boost::process::extend::handler {
+  pid_t parent = ::getpid();
+  template <class Executor>
+  void on_exec_setup(Executor&) const {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (::getppid() != parent) ::_exit(127);
+  }
+};
+
+// The exit status of the program into `result`, after the wait.
+void set_status(int status, ProcessResult& result) {
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signaled = true;
+    result.signal = WTERMSIG(status);
+  }
+}
+
+}  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult result;
@@ -19,21 +50,33 @@ ProcessResult run_process(const ProcessSpec& spec) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  bp::environment env = spec.inherit_environment
-                            ? bp::environment(boost::this_process::environment())
-                            : bp::environment();
+  const bool inherit_all = spec.inherit_environment && spec.environment_allowlist.empty();
+  bp::environment env =
+      inherit_all ? bp::environment(boost::this_process::environment()) : bp::environment();
+  for (const std::string& name : spec.environment_allowlist) {
+    if (const char* value = std::getenv(name.c_str())) env[name] = value;
+  }
   for (const auto& [key, value] : spec.environment) env[key] = value;
+  if (!spec.run_id.empty()) {
+    env[kRunCookie] = spec.run_id;
+    register_live_run(spec.run_id);
+  }
 
   std::error_code ec;
   bp::group group;
+  // Registered before anything can reap it (reap_orphans leaves registered children alone).
+  ChildRegistry::lock();
   bp::child child(bp::exe = spec.program.string(), bp::args = spec.arguments,
                   bp::start_dir = spec.directory.string(), env,
                   bp::std_out > boost::filesystem::path(spec.stdout_file.string()),
                   bp::std_err > boost::filesystem::path(spec.stderr_file.string()),
-                  bp::std_in < bp::null, group, ec);
-  if (ec || !child.valid()) {
+                  bp::std_in < bp::null, group, DieWithParent{}, ec);
+  const pid_t pid = !ec && child.valid() ? child.id() : 0;
+  ChildRegistry::add_and_unlock(pid);
+  if (pid == 0) {
     result.error = ec ? ec.message() : "no process";
     result.seconds = elapsed();
+    if (!spec.run_id.empty()) unregister_live_run(spec.run_id);
     return result;
   }
   result.started = true;
@@ -53,19 +96,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
-  // Whatever the program left behind in its group goes too (on a time-out: all of it).
+  // Whatever the program left behind goes too (on a time-out: all of it): its process group,
+  // then every process carrying the run's cookie, wherever it went.
   std::error_code ignored;
   group.terminate(ignored);
+  if (!spec.run_id.empty()) kill_run_tree(spec.run_id);
   if (result.timed_out) child.wait(ignored);
-  const int status = child.native_exit_code();
-  if (!result.timed_out) {
-    if (WIFEXITED(status)) {
-      result.exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-      result.signaled = true;
-      result.signal = WTERMSIG(status);
-    }
-  }
+  // Killed because `sao` is being interrupted: not a failure of the code; `sao` exits shortly.
+  while (interrupting()) std::this_thread::sleep_for(std::chrono::seconds(1));
+  ChildRegistry::remove(pid);
+  if (!spec.run_id.empty()) unregister_live_run(spec.run_id);
+  if (!result.timed_out) set_status(child.native_exit_code(), result);
   result.seconds = elapsed();
   return result;
 }
@@ -75,7 +116,7 @@ std::string describe(const ProcessResult& r) {
   if (!r.started) {
     out << "could not start: " << r.error;
   } else if (r.timed_out) {
-    out << "timed out after " << r.seconds << " s (process group killed)";
+    out << "timed out after " << r.seconds << " s (process tree killed)";
   } else if (r.signaled) {
     out << "killed by signal " << r.signal << " (" << strsignal(r.signal) << ")";
   } else {

@@ -18,6 +18,7 @@
 #include <iostream>
 
 #include "adapters/external_simulator.hpp"
+#include "adapters/process_tree.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/report/evaluate.hpp"
@@ -327,5 +328,8 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
   sao::adapters::register_external_simulator();
+  // SIGINT, SIGTERM, SIGHUP: every external run's process tree is killed, exit 3 (failed run;
+  // the analyses stored so far stay stored). docs/trust.md
+  sao::adapters::install_interrupt_handler(sao::cli::kFailed);
   return dispatch(arguments);
 }

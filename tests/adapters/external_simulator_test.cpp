@@ -5,12 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <thread>
 
+#include "tests/adapters/process_helpers.hpp"
 #include "tests/support.hpp"
 
 namespace sao::adapters {
@@ -22,6 +24,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 using sao::testing::read_file;
+using namespace sao::adapters::tree_helpers;  // NOLINT: the helpers of process_helpers.hpp
 
 // The folder of the run named in a failure message ("run directory /...: ").
 fs::path run_directory_of(const std::string& message) {
@@ -272,7 +275,7 @@ TEST_F(External, AHangingCodeIsKilledWithEverythingItStarted) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_FALSE(e.ok);
   EXPECT_THAT(e.message, HasSubstr("fake_code: timed out after 0.5"));
-  EXPECT_THAT(e.message, HasSubstr("(process group killed)"));
+  EXPECT_THAT(e.message, HasSubstr("(process tree killed)"));
   EXPECT_LT(seconds, 10.0);
   // The grandchild (a process the code started) is gone too.
   const fs::path run = run_directory_of(e.message);
@@ -287,6 +290,16 @@ TEST_F(External, AHangingCodeIsKilledWithEverythingItStarted) {
     if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_FALSE(alive) << "process " << child << " survived the time-out";
+}
+
+// Issue 18: a token of 30 000+ characters crashed std::regex (SIGSEGV) in a worker thread.
+TEST_F(External, ATokenOfFortyThousandCharactersIsReadInAWorkerThread) {
+  ExternalSimulator sim(setup(section({"long_token"}, {{"workers", 2}})));
+  const auto out = sim.evaluate({request(1.0, 2.0), request(2.0, 2.0)});
+  ASSERT_TRUE(out[0].ok) << out[0].message;
+  ASSERT_TRUE(out[1].ok) << out[1].message;
+  EXPECT_DOUBLE_EQ(out[0].cases[0].scalars.at("f"), 5.0);
+  EXPECT_DOUBLE_EQ(out[1].cases[0].scalars.at("f"), 8.0);
 }
 
 TEST_F(External, OneFailedDesignLosesNothingElseOfTheBatch) {
@@ -394,6 +407,177 @@ TEST_F(External, AShellOnlyWhenTheStudyAsksAndThenWithoutValues) {
   const Evaluation e = evaluate_one(s, request(2, 0));
   ASSERT_TRUE(e.ok) << e.message;
   EXPECT_DOUBLE_EQ(e.cases[0].scalars.at("f"), 4.0);
+}
+
+// Issue 18: a template written over stdout.txt, or a support file over a template, meant that
+// the design never reached the code (it "converged in 1 cycle"). Now an error naming both.
+TEST_F(External, TargetsThatCollideWithTheCaptureFilesOrEachOtherAreErrors) {
+  std::ofstream(dir_ / "s.dat") << "x";
+  EXPECT_THAT(
+      construction_error(
+          section({"ok"}, {{"templates", {{{"file", "input.tpl"}, {"target", "stdout.txt"}}}}})),
+      HasSubstr("simulator.templates[0]: target \"stdout.txt\" is also written by the code's "
+                "stdout"));
+  EXPECT_THAT(construction_error(section(
+                  {"ok"}, {{"support_files", {{{"file", "s.dat"}, {"target", "stderr.txt"}}}}})),
+              HasSubstr("simulator.support_files[0]: target \"stderr.txt\" is also written by the "
+                        "code's stderr"));
+  EXPECT_THAT(construction_error(section(
+                  {"ok"}, {{"support_files", {{{"file", "s.dat"}, {"target", "input.txt"}}}}})),
+              HasSubstr("simulator.support_files[0]: target \"input.txt\" is also written by "
+                        "simulator.templates[0]"));
+  EXPECT_THAT(construction_error(section({"ok"}, {{"support_files", {"s.dat", "s.dat"}}})),
+              HasSubstr("simulator.support_files[1]: target \"s.dat\" is also written by "
+                        "simulator.support_files[0]"));
+  EXPECT_THAT(
+      construction_error(section({"ok"}, {{"support_files",
+                                           {{{"file", "s.dat"}, {"target", "sub//s.dat"}},
+                                            "s.dat",
+                                            {{"file", "s.dat"}, {"target", "sub/s.dat"}}}}})),
+      HasSubstr("simulator.support_files[2]: target \"sub/s.dat\" is also written by "
+                "simulator.support_files[0]"));
+}
+
+// Issue 18: a support file that is not UTF-8 text (a binary) aborted the run before any
+// analysis: the fingerprint of the input files, hashed by the store as JSON text, held its raw
+// bytes ("invalid UTF-8 byte", an uncaught type_error). It is copied as bytes and fingerprinted.
+TEST_F(External, ABinarySupportFileIsCopiedAsBytes) {
+  std::string bytes;
+  for (int i = 0; i < 256; ++i) bytes.push_back(static_cast<char>(255 - i));
+  std::ofstream(dir_ / "code.bin", std::ios::binary) << bytes;
+  const json s = section({"ok"}, {{"keep", "all"}, {"support_files", {"code.bin"}}});
+  ExternalSimulator sim(setup(s));
+  const std::string fingerprint = sim.fingerprint();
+  EXPECT_NO_THROW((void)json(fingerprint).dump());  // as simulator_inputs_hash uses it
+  ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
+  EXPECT_EQ(read_file(sim.session_directory() / "000001-case0" / "code.bin"), bytes);
+  bytes[7] = 'x';
+  std::ofstream(dir_ / "code.bin", std::ios::binary) << bytes;
+  EXPECT_NE(ExternalSimulator(setup(s)).fingerprint(), fingerprint);
+}
+
+// --- process trees (process_tree.hpp): setsid() children, leftovers of a killed sao ---------
+
+TEST_F(External, ACodesChildThatCalledSetsidIsKilledWhenTheRunSucceeds) {
+  ExternalSimulator sim(setup(section({"setsid"}, {{"keep", "all"}})));
+  const Evaluation e = sim.evaluate({request(1, 2)}).front();
+  ASSERT_TRUE(e.ok) << e.message;
+  const pid_t escaped = pid_in(sim.session_directory() / "000001-case0" / "setsid.pid");
+  ASSERT_GT(escaped, 0);
+  // Killed by its cookie, re-parented to this process (a subreaper) and reaped: no zombie.
+  EXPECT_TRUE(gone(escaped)) << "process " << escaped << " survived the run";
+}
+
+TEST_F(External, ACodesChildThatCalledSetsidIsKilledOnATimeOut) {
+  ExternalSimulator sim(setup(
+      section({"setsid"},
+              {{"keep", "all"}, {"timeout", 0.5}, {"environment", {{"SAO_FAKE_SLEEP", "30"}}}})));
+  const auto start = std::chrono::steady_clock::now();
+  const Evaluation e = sim.evaluate({request(1, 2)}).front();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_FALSE(e.ok);
+  EXPECT_THAT(e.message, HasSubstr("timed out after 0.5"));
+  const pid_t escaped = pid_in(sim.session_directory() / "000001-case0" / "setsid.pid");
+  ASSERT_GT(escaped, 0);
+  EXPECT_TRUE(gone(escaped)) << "process " << escaped << " survived the time-out";
+}
+
+// A `sao` killed by SIGKILL leaves the processes its code started; the next run series under
+// the same run directory finds them (their owner is dead) and kills them before it runs.
+TEST_F(External, LeftoversOfAKilledSaoAreKilledBeforeTheNextRuns) {
+  const fs::path runs = dir_ / "runs";
+  fs::create_directories(runs / "20260101-000000-1");
+  fs::create_directories(runs / "20260101-000000-2");
+  std::ofstream(runs / "20260101-000000-1.owner") << "999999999 12345\n";     // dead
+  std::ofstream(runs / "20260101-000000-2.owner") << owner_marker() << "\n";  // alive (this)
+  const pid_t orphan = start_marked_sleeper((runs / "20260101-000000-1" / "000003-case0").string());
+  const pid_t unmarked =
+      start_marked_sleeper((runs / "20260101-000000-3" / "000001-case0").string());
+  const pid_t owned = start_marked_sleeper((runs / "20260101-000000-2" / "000001-case0").string());
+  ASSERT_TRUE(orphan > 0 && unmarked > 0 && owned > 0);
+  EXPECT_FALSE(owner_alive("999999999 12345"));
+  EXPECT_TRUE(owner_alive(owner_marker()));
+
+  ExternalSimulator sim(setup(section({"ok"})));
+  EXPECT_TRUE(sim.evaluate({request(1, 2)}).front().ok);
+  EXPECT_TRUE(gone(orphan)) << "the leftover of a dead owner survived";
+  EXPECT_TRUE(gone(unmarked)) << "a leftover without an owner marker survived";
+  EXPECT_TRUE(exists(owned)) << "a run of a live sao was killed";
+  ::kill(owned, SIGKILL);
+  ::waitpid(owned, nullptr, 0);
+  // The new session names its owner while it lives.
+  const std::string marker = sao::testing::read_file(sim.session_directory().string() + ".owner");
+  EXPECT_EQ(marker, owner_marker() + "\n");
+}
+
+// --- trust (docs/trust.md): where a study may read and write, what the code inherits --------
+
+TEST_F(External, ARunDirectoryOutsideTheStudyFolderNeedsTheOptIn) {
+  // Outside the study's folder and the current folder (the source tree or the build folder).
+  const fs::path outside =
+      fs::temp_directory_path() / ("sao-outside-runs-" + std::to_string(::getpid()));
+  fs::remove_all(outside);
+  EXPECT_THAT(construction_error(section({"ok"}, {{"run_directory", outside.string()}})),
+              HasSubstr("simulator.run_directory: \"" + outside.string() +
+                        "\" lies outside the study's folder"));
+  const std::string climbing =
+      fs::relative(fs::path("/") / "sao-nowhere", fs::current_path()).string();  // ../../..
+  EXPECT_THAT(construction_error(section({"ok"}, {{"run_directory", climbing}})),
+              HasSubstr("set \"allow_outside_run_directory\": true"));
+  // Inside the study's folder (absolute or not) and plain relative names need nothing.
+  EXPECT_EQ(construction_error(section({"ok"}, {{"run_directory", (dir_ / "a/../b").string()}})),
+            "no error");
+  EXPECT_EQ(construction_error(section({"ok"}, {{"run_directory", "sao-runs"}})), "no error");
+  const Evaluation e = evaluate_one(section({"ok"}, {{"run_directory", outside.string()},
+                                                     {"allow_outside_run_directory", true},
+                                                     {"keep", "all"}}),
+                                    request(1, 1));
+  EXPECT_TRUE(e.ok) << e.message;
+  EXPECT_TRUE(fs::exists(outside));
+  fs::remove_all(outside);
+}
+
+TEST_F(External, InputFilesOutsideTheStudyFolderNeedTheOptIn) {
+  const fs::path outside = dir_.parent_path() / (dir_.filename().string() + "-outside.dat");
+  std::ofstream(outside) << "secret\n";
+  fs::create_symlink(outside, dir_ / "link.dat");
+  for (const std::string& file :
+       {outside.string(), "../" + outside.filename().string(), std::string("link.dat")}) {
+    SCOPED_TRACE(file);
+    EXPECT_THAT(construction_error(section({"ok"}, {{"support_files", {file}}})),
+                HasSubstr("simulator.support_files[0]: \""));
+    EXPECT_THAT(construction_error(section({"ok"}, {{"support_files", {file}}})),
+                HasSubstr("lies outside the study's folder"));
+  }
+  EXPECT_THAT(
+      construction_error(section({"ok"}, {{"templates",
+                                           {{{"file", outside.string()}, {"target", "a.txt"}},
+                                            {{"file", "input.tpl"}, {"target", "input.txt"}}}}})),
+      HasSubstr("simulator.templates[0].file: \"" + outside.string() +
+                "\" lies outside the study's folder"));
+  const json allowed =
+      section({"ok"}, {{"support_files", {"link.dat"}}, {"allow_outside_input_files", true}});
+  EXPECT_EQ(construction_error(allowed), "no error");
+  EXPECT_TRUE(evaluate_one(allowed, request(1, 1)).ok);
+  fs::remove(outside);
+}
+
+TEST_F(External, AnEnvironmentAllowlistPassesOnlyTheNamedVariables) {
+  ::setenv("SAO_TEST_VAR", "from sao", 1);
+  json s = section({"env"}, {{"keep", "all"}, {"environment_allowlist", {"PATH"}}});
+  ExternalSimulator sim(setup(s));
+  ASSERT_TRUE(sim.evaluate({request(1, 1)}).front().ok);
+  EXPECT_EQ(read_file(sim.session_directory() / "000001-case0" / "env.txt"), "(unset)\n");
+  s["environment_allowlist"] = {"PATH", "SAO_TEST_VAR"};
+  ExternalSimulator listed(setup(s));
+  ASSERT_TRUE(listed.evaluate({request(1, 1)}).front().ok);
+  EXPECT_EQ(read_file(listed.session_directory() / "000001-case0" / "env.txt"), "from sao\n");
+  ::unsetenv("SAO_TEST_VAR");
+  EXPECT_THAT(construction_error(section({"ok"}, {{"environment_allowlist", {"A B"}}})),
+              HasSubstr("simulator.environment_allowlist[0]: expected a variable name"));
+  EXPECT_THAT(construction_error(section(
+                  {"ok"}, {{"environment_allowlist", {"PATH"}}, {"inherit_environment", false}})),
+              HasSubstr("simulator.environment_allowlist: with \"inherit_environment\": false"));
 }
 
 // --- the section is checked before any run ---------------------------------------------------

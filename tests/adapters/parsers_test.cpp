@@ -274,3 +274,78 @@ TEST_F(Parsers, OutputsOverTheSizeLimitAreRefusedWithoutReading) {
 }
 
 }  // namespace sao::adapters
+
+namespace sao::adapters {
+namespace {
+
+// A response read by a regular expression from `file`.
+json regex_entry(const std::string& name, const std::string& kind, const std::string& file,
+                 const std::string& pattern, bool last = false) {
+  json e = {
+      {"name", name}, {"kind", kind}, {"file", file}, {"parser", "regex"}, {"pattern", pattern}};
+  if (last) e["occurrence"] = "last";
+  return e;
+}
+
+// Regular expressions are RE2's: linear time, no recursion (issue 18: a 30 000-character token
+// crashed std::regex with a stack overflow in a worker thread).
+TEST_F(Parsers, LongTokensAndPathologicalPatternsAreMatchedInLinearTime) {
+  const std::string token = "1." + std::string(40000, '0');
+  write("out.txt", "f = " + token + "\n" + std::string(40000, 'x') + "\n");
+  CaseResult r;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(read(regex_entry("f", "scalar", "out.txt", "f = (\\S+)"), r), "");
+  EXPECT_EQ(r.scalars.at("f"), 1.0);
+  // Exponential for a backtracking engine; here one pass over the text.
+  // A message quotes only the start of a huge token.
+  write("huge.txt", "f = " + std::string(40000, '9') + "\n");
+  EXPECT_EQ(read(regex_entry("f", "scalar", "huge.txt", "f = (\\S+)"), r),
+            "response \"f\": file huge.txt, line 1: \"" + std::string(40, '9') +
+                "...\" (40000 characters) is not finite");
+  EXPECT_THAT(read(regex_entry("g", "scalar", "out.txt", "((x+x+)+y)"), r),
+              HasSubstr("no match of /((x+x+)+y)/"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST_F(Parsers, AHundredMegabyteOutputIsParsedWithinSeconds) {
+  {
+    std::ofstream out(dir_ / "big.txt");
+    const std::string filler(100, '.');
+    for (int k = 0; k < 1000000; ++k) {  // 101 MB: 10^6 lines of 101 bytes
+      if (k % 100000 == 0) {
+        out << "t " << k / 100000 * 0.1 << " u " << k << "\n";
+      } else {
+        out << filler << "\n";
+      }
+    }
+    out << "mass = 2.5\n";
+  }
+  ASSERT_GT(fs::file_size(dir_ / "big.txt"), 100'000'000u);
+  CaseResult r;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(read(regex_entry("m", "scalar", "big.txt", "mass = (\\S+)", true), r), "");
+  EXPECT_EQ(r.scalars.at("m"), 2.5);
+  EXPECT_EQ(
+      read(regex_entry("h", "history", "big.txt", "t (\\S+) u (\\S+)"), r, TimeGrid(0.0, 0.9, 10)),
+      "");
+  EXPECT_NEAR(r.histories.at("h")(9), 900000.0, 1e-6);
+  // A wrong number on the last of a million lines is named by its line.
+  EXPECT_THAT(read(regex_entry("c", "scalar", "big.txt", "(mass) ="), r),
+              HasSubstr("line 1000001: \"mass\" is not a number"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  fs::remove(dir_ / "big.txt");
+}
+
+TEST(ParserSpecs, APatternRe2RejectsIsALoadTimeErrorNamingResponseAndPattern) {
+  try {
+    // A look-ahead: not in RE2.
+    parse_output_spec(regex_entry("f", "scalar", "r", "(\\d+)(?=px)"), "simulator.responses[1]");
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("simulator.responses[1].pattern: response \"f\": pattern "
+                                    "/(\\d+)(?=px)/ is not a regular expression RE2 accepts"));
+  }
+}
+
+}  // namespace
+}  // namespace sao::adapters

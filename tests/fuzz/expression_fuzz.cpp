@@ -10,7 +10,7 @@
 //   - needs_case() is true exactly when binding without a load case fails, and otherwise
 //     both programs have the same values;
 //   - to_text() parses back to a program with the same shape and values.
-// Built with clang by scripts/fuzz-expressions; built with g++ and run over the checked-in
+// Built with clang by `scripts/fuzz expression`; built with g++ and run over the checked-in
 // corpus (tests/fuzz/corpus/expression) by CTest through expression_corpus_main.cpp.
 #include <cmath>
 #include <cstddef>

@@ -10,7 +10,11 @@
 //   (writes nothing), partial (the history stops at t = 0.5), nan, exit3 (a message on
 //   stderr and exit status 3), sleep S (sleeps S seconds, then ok), fail_above X (exit 2 when
 //   x > X, else ok), fail_between A B (exit 2 when A < x < B), args (writes its arguments to
-//   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok).
+//   args.txt, then ok), env (writes $SAO_TEST_VAR to env.txt, then ok), setsid (starts a
+//   child that calls setsid(), leaving the process group, writes its pid to setsid.pid and
+//   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset; with SAO_FAKE_COUNT and
+//   SAO_FAKE_FAST, only after the first $SAO_FAKE_FAST runs) and goes on as ok),
+//   long_token (f followed by 40 000 zeros: one token of 40 000+ characters).
 #include <unistd.h>
 
 #include <chrono>
@@ -40,6 +44,30 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::seconds(1000));
     return 0;
+  }
+  if (mode == "setsid") {
+    if (fork() == 0) {
+      setsid();
+      std::ofstream("setsid.pid") << getpid() << "\n";
+      std::this_thread::sleep_for(std::chrono::seconds(1000));
+      return 0;
+    }
+    for (int i = 0; i < 500 && !std::ifstream("setsid.pid"); ++i) {  // the child is running
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    // With SAO_FAKE_COUNT=file, only runs after the first $SAO_FAKE_FAST ones sleep: each run
+    // appends one byte to the file, and the file's size is the run's number.
+    bool sleeps = true;
+    if (const char* count = std::getenv("SAO_FAKE_COUNT")) {
+      { std::ofstream(count, std::ios::app) << '.'; }
+      std::ifstream in(count, std::ios::ate);
+      const char* fast = std::getenv("SAO_FAKE_FAST");
+      sleeps = static_cast<long>(in.tellg()) > (fast ? std::atol(fast) : 0);
+    }
+    const char* pause = std::getenv("SAO_FAKE_SLEEP");
+    if (sleeps) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(pause ? std::atof(pause) : 0.0));
+    }
   }
   if (mode == "sleep" && argc > 2) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
@@ -73,6 +101,9 @@ int main(int argc, char** argv) {
       r << "f = 1.2.3x\n";
     } else if (mode == "nan") {
       r << "f = nan\n";
+    } else if (mode == "long_token") {  // 40 000 more digits: issue 18 crashed std::regex
+      r << "f = " << std::fixed << x * x + y * y << std::string(40000, '0') << "\n";
+      r << std::defaultfloat;
     } else {
       r << "f = " << x * x + y * y << "\n";
     }
