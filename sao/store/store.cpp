@@ -222,6 +222,26 @@ std::string sqlite_uri(const std::string& path) {
   return out;
 }
 
+// The start design of a cycle row's text, read as plain JSON (the values of "b0" in the order
+// of "variables"; a version-1 row's "x0"), as a JSON array; "" when it does not read so.
+std::string start_design_text(const std::string& text) {
+  const nlohmann::json stored = nlohmann::json::parse(text, nullptr, false);
+  if (!stored.is_object()) return "";
+  const nlohmann::json& x0 = stored.contains("x0") ? stored["x0"] : nlohmann::json();
+  if (x0.is_array()) return x0.dump();
+  if (!stored.contains("record") || !stored["record"].is_object() ||
+      !stored.contains("variables") || !stored["variables"].is_array()) {
+    return "";
+  }
+  const nlohmann::json& b0 = stored["record"].contains("b0") ? stored["record"]["b0"] : x0;
+  nlohmann::json values = nlohmann::json::array();
+  for (const nlohmann::json& name : stored["variables"]) {
+    if (!b0.is_object() || !name.is_string() || !b0.contains(name.get<std::string>())) return "";
+    values.push_back(b0[name.get<std::string>()]);
+  }
+  return values.dump();
+}
+
 }  // namespace
 
 // --- hashing and encodings ---
@@ -709,17 +729,21 @@ std::vector<DamagedRecord> StudyStore::verify() const {
     if (sum.empty() && !checksums_) continue;
     const bool matches =
         sum == cycle_checksum(d.branch, static_cast<int>(d.row), q.text(2), q.text(3));
-    try {
-      const CycleRecord r = decode_cycle_record(q.text(2));
-      nlohmann::json x0 = nlohmann::json::array();
-      for (int i = 0; i < r.x0.size(); ++i) x0.push_back(exact_number(r.x0(i)));
-      d.design = x0.dump();
-      const nlohmann::json settings = nlohmann::json::parse(q.text(3));  // must read too
-      (void)settings;
-      if (!matches) d.reason = sum.empty() ? "no checksum" : "checksum mismatch";
-    } catch (const std::exception& e) {
-      d.reason =
-          std::string(matches ? "" : "checksum mismatch, ") + "cannot be decoded: " + e.what();
+    if (!matches) {
+      // Not trusted, so not decoded: its start design read as plain JSON, to name it.
+      d.reason = sum.empty() ? "no checksum" : "checksum mismatch";
+      d.design = start_design_text(q.text(2));
+    } else {
+      try {
+        const CycleRecord r = decode_cycle_record(q.text(2));
+        nlohmann::json x0 = nlohmann::json::array();
+        for (int i = 0; i < r.x0.size(); ++i) x0.push_back(exact_number(r.x0(i)));
+        d.design = x0.dump();
+        const nlohmann::json settings = nlohmann::json::parse(q.text(3));  // must read too
+        (void)settings;
+      } catch (const std::exception& e) {
+        d.reason = std::string("cannot be decoded: ") + e.what();
+      }
     }
     if (!d.reason.empty()) out.push_back(std::move(d));
   }

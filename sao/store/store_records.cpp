@@ -73,6 +73,7 @@ class Reader {
   }
   void bytes(void* p, size_t n) {
     need(n);
+    if (n == 0) return;  // an empty vector's data() may be null: no memcpy (found by fuzzing)
     std::memcpy(p, in_.data() + pos_, n);
     pos_ += n;
   }

@@ -29,30 +29,11 @@ using Output = sao::testing::CommandOutput;
 const std::string kStudy = kProblems + "impact-absorber/max-acceleration.json";
 const std::string kBadStudy = std::string(SAO_SOURCE_DIR) + "/tests/data/bad-study.json";
 
-// A study whose external code always fails (every analysis fails: exit 3).
+// A study whose external code always fails (every analysis fails: exit 3), with its run
+// folders in `dir`.
 std::string failing_study(const fs::path& dir) {
-  const nlohmann::json doc = {{"design_variables",
-                               {{{"name", "x"}, {"lower", 0.2}, {"upper", 3.0}, {"initial", 2.0}},
-                                {{"name", "y"}, {"lower", 0.2}, {"upper", 3.0}, {"initial", 2.0}}}},
-                              {"load_cases", {{{"name", "static"}}}},
-                              {"responses", {{{"name", "f"}, {"kind", "scalar"}}}},
-                              {"objective", {{"minimize", "f"}}},
-                              {"settings", {{"max_cycles", 3}}},
-                              {"simulator",
-                               {{"type", "external"},
-                                {"command", {"sh", "-c", "exit 7"}},
-                                {"run_directory", (dir / "runs").string()},
-                                {"templates", {{{"file", "input.tpl"}, {"target", "input.txt"}}}},
-                                {"responses",
-                                 {{{"name", "f"},
-                                   {"kind", "scalar"},
-                                   {"file", "result.txt"},
-                                   {"parser", "regex"},
-                                   {"pattern", "f = (\\S+)"}}}}}}};
-  std::ofstream(dir / "input.tpl") << "x {{x}}\ny {{y}}\n";
-  const fs::path file = dir / "failing.json";
-  std::ofstream(file) << doc.dump(2);
-  return file.string();
+  return std::string(SAO_SOURCE_DIR) + "/tests/data/failing-code/study.json --set " +
+         "simulator.run_directory=" + (dir / "runs").string();
 }
 
 struct Case {
