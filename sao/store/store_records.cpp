@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/store/store.hpp"
@@ -83,18 +84,35 @@ class Reader {
 
 constexpr uint32_t kEvaluationTag = 0x53414f45;  // "SAOE"
 
+// An int of a stored record: an integer number within int's range (a float such as 1e40 would
+// not convert; found by fuzzing), else a StoreError.
+int integer(const nlohmann::json& value, const char* what) {
+  if (!value.is_number_integer()) {
+    throw StoreError(std::string("stored cycle: ") + what + " is not an integer");
+  }
+  constexpr long long kMin = std::numeric_limits<int>::min();
+  constexpr long long kMax = std::numeric_limits<int>::max();
+  const bool in_range =
+      value.is_number_unsigned()
+          ? value.get<unsigned long long>() <= static_cast<unsigned long long>(kMax)
+          : value.get<long long>() >= kMin && value.get<long long>() <= kMax;
+  if (!in_range) throw StoreError(std::string("stored cycle: ") + what + " is out of range");
+  const long long v = value.get<long long>();
+  return static_cast<int>(v);
+}
+
 // A cycle row of a version-1 store: the record's fields under their C++ names, vectors as
 // arrays, non-finite numbers as "nan", "inf", "-inf". Read only, to resume runs stored by 0.1.
 CycleRecord cycle_from_version_1(const nlohmann::json& j) {
   CycleRecord r;
-  r.cycle = j.at("cycle").get<int>();
+  r.cycle = integer(j.at("cycle"), "cycle");
   r.accepted = j.at("accepted").get<bool>();
   r.converged = j.at("converged").get<bool>();
   r.relaxed = j.at("relaxed").get<bool>();
   r.subproblem = j.at("subproblem").get<std::string>();
-  r.active_move_limits = j.at("active_move_limits").get<int>();
-  r.retained_constraints = j.at("retained_constraints").get<int>();
-  r.retained_rows = j.at("retained_rows").get<int>();
+  r.active_move_limits = integer(j.at("active_move_limits"), "active_move_limits");
+  r.retained_constraints = integer(j.at("retained_constraints"), "retained_constraints");
+  r.retained_rows = integer(j.at("retained_rows"), "retained_rows");
   r.x0 = exact_numbers_from(j.at("x0"));
   r.x_opt = exact_numbers_from(j.at("x_opt"));
   r.F0 = exact_number_from(j.at("F0"));
@@ -107,9 +125,10 @@ CycleRecord cycle_from_version_1(const nlohmann::json& j) {
   r.Fchg = exact_number_from(j.at("Fchg"));
   r.factors = exact_numbers_from(j.at("factors"));
   r.next_factors = exact_numbers_from(j.at("next_factors"));
-  for (const auto& a : j.at("actions")) r.actions.push_back(static_cast<MoveAction>(a.get<int>()));
-  r.analyses = j.at("analyses").get<int>();
-  r.fit_points = j.at("fit_points").get<int>();
+  for (const auto& a : j.at("actions"))
+    r.actions.push_back(static_cast<MoveAction>(integer(a, "actions")));
+  r.analyses = integer(j.at("analyses"), "analyses");
+  r.fit_points = integer(j.at("fit_points"), "fit_points");
   r.noise_estimate = exact_number_from(j.at("noise_estimate"));
   r.message = j.at("message").get<std::string>();
   return r;
