@@ -19,12 +19,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using sao::testing::as_unprivileged;
-using sao::testing::contains;
-using sao::testing::kProblems;
-using sao::testing::kSao;
-using sao::testing::sao;
-using Output = sao::testing::CommandOutput;
+using namespace sao::testing;  // query(), execute(), kProblems, ...
+using sao::testing::sao;       // the function, before the namespace sao
+using Output = CommandOutput;
 
 const std::string kStudy = kProblems + "impact-absorber/max-acceleration.json";
 const std::string kBadStudy = std::string(SAO_SOURCE_DIR) + "/tests/data/bad-study.json";
@@ -53,7 +50,7 @@ void expect_cases(const std::vector<Case>& cases) {
 }
 
 TEST(ExitCodes, StudyFileCommands) {
-  const fs::path dir = sao::testing::scratch_directory("test-exit-codes");
+  const fs::path dir = scratch_directory("test-exit-codes");
   const std::string failing = failing_study(dir);
   const std::string psi = kProblems + "oscillator/psi.json";
   expect_cases({
@@ -86,7 +83,7 @@ TEST(ExitCodes, StudyFileCommands) {
 }
 
 TEST(ExitCodes, StoreCommands) {
-  const fs::path dir = sao::testing::scratch_directory("test-exit-codes");
+  const fs::path dir = scratch_directory("test-exit-codes");
   const std::string d = (dir / "s").string();
   const std::string limited = (dir / "limited").string();
   // The cycle limit in the stored study (--max-cycles is not stored): step says the run ended.
@@ -132,10 +129,10 @@ TEST(ExitCodes, StoreCommands) {
 }
 
 TEST(ExitCodes, ReadOnlyStoresAreReadByStatusAndReportAndRefusedForWriting) {
-  const fs::path dir = sao::testing::scratch_directory("test-exit-codes");
+  const fs::path dir = scratch_directory("test-exit-codes");
   const fs::path ro = dir / "ro";
   ASSERT_EQ(sao("run " + kStudy + " -q --out " + ro.string()).code, 0);
-  const std::string before = sao::testing::read_file(ro / "study.sqlite");
+  const std::string before = read_file(ro / "study.sqlite");
   // A read-only folder (and file) for the user running sao: owned by root when the tests run
   // as root (sao then runs as nobody), else without write permission.
   fs::permissions(ro / "study.sqlite",
@@ -154,18 +151,18 @@ TEST(ExitCodes, ReadOnlyStoresAreReadByStatusAndReportAndRefusedForWriting) {
       {user + kSao + " run " + ro.string(), 3, "read-only"},
   };
   for (const Case& c : cases) {
-    const Output o = sao::testing::run_command(c.args + " 2>&1");
+    const Output o = run_command(c.args + " 2>&1");
     EXPECT_EQ(o.code, c.code) << c.args << "\n" << o.text;
     EXPECT_TRUE(contains(o.text, c.says)) << c.args << "\n" << o.text;
   }
   EXPECT_TRUE(fs::exists(out));
   fs::remove(out);
   fs::permissions(ro, fs::perms::owner_all, fs::perm_options::add);
-  EXPECT_EQ(sao::testing::read_file(ro / "study.sqlite"), before);
+  EXPECT_EQ(read_file(ro / "study.sqlite"), before);
   // A store file nobody may read: an I/O error naming it, not "not a store".
   fs::permissions(ro / "study.sqlite", fs::perms::none);
   if (!user.empty() || ::geteuid() != 0) {
-    const Output o = sao::testing::run_command(user + kSao + " status " + ro.string() + " 2>&1");
+    const Output o = run_command(user + kSao + " status " + ro.string() + " 2>&1");
     EXPECT_EQ(o.code, 3) << o.text;
     EXPECT_TRUE(contains(o.text, "permission denied")) << o.text;
   }
@@ -173,12 +170,11 @@ TEST(ExitCodes, ReadOnlyStoresAreReadByStatusAndReportAndRefusedForWriting) {
 }
 
 TEST(ExitCodes, AFullDiskIsAnIoErrorAndKeepsTheResults) {
-  const fs::path dir = sao::testing::scratch_directory("test-exit-codes");
+  const fs::path dir = scratch_directory("test-exit-codes");
   // A file size limit stands for a full disk (the store cannot grow, result.json cannot be
   // written): exit 3 with an I/O message, never "bad input".
-  const Output o =
-      sao::testing::run_command("bash -c \"trap '' XFSZ; ulimit -f 100; " + kSao + " run " +
-                                kStudy + " -q --out " + (dir / "full").string() + "\" 2>&1");
+  const Output o = run_command("bash -c \"trap '' XFSZ; ulimit -f 100; " + kSao + " run " + kStudy +
+                               " -q --out " + (dir / "full").string() + "\" 2>&1");
   EXPECT_EQ(o.code, 3) << o.text;
   EXPECT_TRUE(contains(o.text, "disk full") || contains(o.text, "I/O error")) << o.text;
   EXPECT_FALSE(contains(o.text, "not a study store")) << o.text;
@@ -187,17 +183,17 @@ TEST(ExitCodes, AFullDiskIsAnIoErrorAndKeepsTheResults) {
   const Output resumed = sao("run " + (dir / "full").string() + " -q");
   EXPECT_EQ(resumed.code, 0) << resumed.text;
   ASSERT_EQ(sao("run " + kStudy + " -q --out " + (dir / "room").string()).code, 0);
-  EXPECT_EQ(sao::testing::read_json(dir / "full" / "result.json")["design"],
-            sao::testing::read_json(dir / "room" / "result.json")["design"]);
+  EXPECT_EQ(read_json(dir / "full" / "result.json")["design"],
+            read_json(dir / "room" / "result.json")["design"]);
 }
 
 TEST(ExitCodes, TwoRunsCreatingOneFolderAtOnce) {
-  const fs::path dir = sao::testing::scratch_directory("test-exit-codes");
+  const fs::path dir = scratch_directory("test-exit-codes");
   for (int k = 0; k < 3; ++k) {
     const std::string out = (dir / ("both-" + std::to_string(k))).string();
     const std::string command = kSao + " run " + kStudy + " -q --out " + out;
-    const Output o = sao::testing::run_command("(" + command + " & " + command +
-                                               "; wait $!; echo \"first $?\") 2>&1; echo");
+    const Output o =
+        run_command("(" + command + " & " + command + "; wait $!; echo \"first $?\") 2>&1; echo");
     // One of them runs, the other runs too (after it) or is told the store is busy; never an
     // SQLite error about the schema.
     EXPECT_FALSE(contains(o.text, "already exists")) << o.text;

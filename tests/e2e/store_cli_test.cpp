@@ -29,21 +29,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using sao::testing::execute;
-using sao::testing::kProblems;
-using sao::testing::kSao;
-using sao::testing::query;
-using sao::testing::read_json;
-using sao::testing::sao;
+using namespace sao::testing;  // query(), execute(), kProblems, ...
+using sao::testing::sao;       // the function, before the namespace sao
 
 fs::path scratch(const std::string& name) {
-  return sao::testing::scratch_directory("test-store-cli", name);
+  return scratch_directory("test-store-cli", name);
 }
 
-using Output = sao::testing::CommandOutput;
+using Output = CommandOutput;
 
 pid_t spawn(const std::vector<std::string>& args) {
-  return sao::testing::spawn_sao(args);
+  return spawn_sao(args);
 }
 
 size_t count_lines(const std::string& text, const std::string& containing) {
@@ -231,19 +227,19 @@ TEST(StoreCli, ForeignOrCorruptedStoreIsRefusedAndNotOverwritten) {
   fs::create_directories(out);
   const fs::path store = out / "study.sqlite";
   std::ofstream(store) << "these are somebody's notes, not a database\n";
-  const std::string before = sao::testing::read_file(store);
+  const std::string before = read_file(store);
   const Output run =
       sao("run " + kProblems + "impact-absorber/max-acceleration.json --out " + out.string());
   EXPECT_EQ(run.code, 2);
   EXPECT_NE(run.text.find("not a study store"), std::string::npos) << run.text;
-  EXPECT_EQ(sao::testing::read_file(store), before);
+  EXPECT_EQ(read_file(store), before);
   EXPECT_FALSE(fs::exists(out / "result.json"));
   for (const std::string command : {"status ", "step ", "set ", "report "}) {
     const std::string extra = command == "set " ? " cutoff=0.5" : "";
     const Output o = sao(command + store.string() + extra);
     EXPECT_EQ(o.code, 2) << command << o.text;
     EXPECT_NE(o.text.find("not a study store"), std::string::npos) << command << o.text;
-    EXPECT_EQ(sao::testing::read_file(store), before) << command;
+    EXPECT_EQ(read_file(store), before) << command;
   }
   // A store of another study in the output folder is not taken over either.
   const fs::path other = dir / "other";
@@ -251,12 +247,12 @@ TEST(StoreCli, ForeignOrCorruptedStoreIsRefusedAndNotOverwritten) {
       sao("run " + kProblems + "impact-absorber/max-acceleration.json -q --out " + other.string())
           .code,
       0);
-  const std::string other_before = sao::testing::read_file(other / "study.sqlite");
+  const std::string other_before = read_file(other / "study.sqlite");
   const Output mixed =
       sao("run " + kProblems + "impact-absorber/comfort.json -q --out " + other.string());
   EXPECT_EQ(mixed.code, 2);
   EXPECT_NE(mixed.text.find("holds another study"), std::string::npos) << mixed.text;
-  EXPECT_EQ(sao::testing::read_file(other / "study.sqlite"), other_before);
+  EXPECT_EQ(read_file(other / "study.sqlite"), other_before);
 }
 
 }  // namespace
@@ -352,8 +348,8 @@ TEST(StoreCli, ReplayDifferingFromTheStoredRecordIsReportedAndRepaired) {
   {
     // A record written with a valid checksum but another b* (as by a changed program): the
     // checksum holds, the replay tells the difference.
-    sao::StudyStore writer(store.string(), false);
-    for (sao::StoredCycle c : writer.cycles(1)) {
+    ::sao::StudyStore writer(store.string(), false);
+    for (::sao::StoredCycle c : writer.cycles(1)) {
       if (c.record.cycle != 3) continue;
       c.record.x_opt(0) = 0.123;
       writer.save_cycle(1, c.record, {"b1", "b2", "b3"}, c.settings);

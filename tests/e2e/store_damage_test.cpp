@@ -12,13 +12,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using sao::testing::contains;
-using sao::testing::execute;
-using sao::testing::kProblems;
-using sao::testing::query;
-using sao::testing::read_json;
-using sao::testing::sao;
-using Output = sao::testing::CommandOutput;
+using namespace sao::testing;  // query(), execute(), kProblems, ...
+using sao::testing::sao;       // the function, before the namespace sao
+using Output = CommandOutput;
 
 const std::string kStudy = kProblems + "impact-absorber/max-acceleration.json";
 
@@ -29,7 +25,7 @@ void converged_run(const fs::path& dir) {
 }
 
 TEST(StoreDamage, AlteredTruncatedAndDeletedRecordsAreNamedAndTheRunEndsAtTheSameDesign) {
-  const fs::path dir = sao::testing::scratch_directory("test-store-damage");
+  const fs::path dir = scratch_directory("test-store-damage");
   converged_run(dir / "reference");
   converged_run(dir / "damaged");
   const fs::path store = dir / "damaged" / "study.sqlite";
@@ -97,11 +93,11 @@ TEST(StoreDamage, AlteredTruncatedAndDeletedRecordsAreNamedAndTheRunEndsAtTheSam
 }
 
 TEST(StoreDamage, AFailingResumeLeavesTheConvergedResultsAsTheyWere) {
-  const fs::path dir = sao::testing::scratch_directory("test-store-damage");
+  const fs::path dir = scratch_directory("test-store-damage");
   converged_run(dir / "x");
   const fs::path store = dir / "x" / "study.sqlite";
-  const std::string result = sao::testing::read_file(dir / "x" / "result.json");
-  const std::string history = sao::testing::read_file(dir / "x" / "history.csv");
+  const std::string result = read_file(dir / "x" / "result.json");
+  const std::string history = read_file(dir / "x" / "history.csv");
   // A stored settings change the replay cannot apply: the resume fails in the third cycle,
   // after two cycles were replayed (they used to be written over the converged results).
   execute(store,
@@ -110,8 +106,8 @@ TEST(StoreDamage, AFailingResumeLeavesTheConvergedResultsAsTheyWere) {
   const Output resumed = sao("run " + (dir / "x").string());
   EXPECT_NE(resumed.code, 0) << resumed.text;
   EXPECT_TRUE(contains(resumed.text, "error: ")) << resumed.text;
-  EXPECT_EQ(sao::testing::read_file(dir / "x" / "result.json"), result);
-  EXPECT_EQ(sao::testing::read_file(dir / "x" / "history.csv"), history);
+  EXPECT_EQ(read_file(dir / "x" / "result.json"), result);
+  EXPECT_EQ(read_file(dir / "x" / "history.csv"), history);
   // No temporary file left beside them.
   for (const auto& entry : fs::directory_iterator(dir / "x")) {
     EXPECT_NE(entry.path().filename().string().front(), '.') << entry.path();

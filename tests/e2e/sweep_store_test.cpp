@@ -20,8 +20,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using sao::testing::kProblems;
-using sao::testing::query;
+using namespace sao::testing;  // query(), execute(), kProblems, ...
+using sao::testing::sao;       // the function, before the namespace sao
 
 // Three members of the slow multibody impact absorber (about 2 s each), one at a time.
 std::vector<std::string> sweep_args(const fs::path& out) {
@@ -34,7 +34,7 @@ std::vector<std::string> sweep_args(const fs::path& out) {
 }
 
 int run_sao(const std::vector<std::string>& args, double kill_after = -1) {
-  const pid_t pid = sao::testing::spawn_sao(args);
+  const pid_t pid = spawn_sao(args);
   if (kill_after >= 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(kill_after));
     kill(pid, SIGKILL);
@@ -90,7 +90,7 @@ int repeated(const fs::path& out) {
 }
 
 TEST(SweepStore, AKilledSweepResumesKeepingEveryFinishedMemberAndAnalysis) {
-  const fs::path dir = sao::testing::scratch_directory("test-sweep-store");
+  const fs::path dir = scratch_directory("test-sweep-store");
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(run_sao(sweep_args(dir / "reference")), 0);
   const double duration =
@@ -118,8 +118,8 @@ TEST(SweepStore, AKilledSweepResumesKeepingEveryFinishedMemberAndAnalysis) {
   EXPECT_EQ(repeated(dir / "killed"), 0);
   EXPECT_EQ(repeated(dir / "reference"), 0);
   // The same members' results.
-  EXPECT_EQ(sao::testing::read_file(dir / "killed" / "compromise.csv"),
-            sao::testing::read_file(dir / "reference" / "compromise.csv"));
+  EXPECT_EQ(read_file(dir / "killed" / "compromise.csv"),
+            read_file(dir / "reference" / "compromise.csv"));
 }
 
 }  // namespace
