@@ -1,7 +1,9 @@
 // The exit codes of every `sao` command, and the one place where errors become them:
 // 0 converged (run) or valid; 1 a run that ended without convergence (cycle limit,
-// infeasible); 2 bad input (study file, command line, study store); 3 a failed run, analysis,
-// or file that could not be written.
+// infeasible, stalled); 2 bad input or usage (study file, command line, a file that is not a
+// study store); 3 a failed run or analysis, or I/O: a file that could not be written, a store
+// that is busy (another sao), read-only for a command that writes, or on a full disk.
+// The README's table of exit codes is the user's form of this.
 #pragma once
 
 #include <functional>
@@ -34,10 +36,14 @@ inline int exit_code(RunStatus status) {
 }
 
 // Runs one command and returns its exit code; an exception is printed as "error: ..." and
-// mapped: StudyError, StoreError and UsageError to 2, anything else to 3.
+// mapped: StoreIoError to 3 first, then StudyError, StoreError and UsageError to 2, anything
+// else (FileWriteError, a failed analysis, ...) to 3.
 inline int run_guarded(const std::function<int()>& command) {
   try {
     return command();
+  } catch (const StoreIoError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kFailed;
   } catch (const StudyError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kBadInput;

@@ -153,6 +153,7 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
       out_dir.empty()
           ? "out/" + std::filesystem::path(options.study_file).stem().string() + "-sweep"
           : out_dir;
+  options.store_dir = dir + "/members";  // one study store per member: a killed sweep resumes
   std::printf("%-12s %5s %-10s %12s %9s %6s %8s %8s\n", "value", "start", "status", "objective",
               "V[%]", "cycles", "analyses", "runs");
   const sao::SweepResult result = sao::run_sweep(options, print_sweep_member);
@@ -161,8 +162,10 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
       doc.contains("objective") ? doc["objective"].value("name", "objective") : "objective";
   sao::write_sweep(dir, options, result, references, objective_name);
   int failed = 0;
-  for (const auto& m : result.members) failed += !m.error.empty();
-  std::printf("\n%zu members, %d simulator runs, %d analyses shared between members, %.1f s\n",
+  for (const auto& m : result.members) {
+    failed += !m.error.empty() || m.summary.status == sao::RunStatus::kFailed;
+  }
+  std::printf("\n%zu members, %d simulator runs, %d analyses shared or stored, %.1f s\n",
               result.members.size(), result.simulator_runs, result.cache_hits, result.wall_seconds);
   std::cout << "written    " << dir << "/sweep.csv, " << dir << "/compromise.csv, " << dir
             << "/compromise.svg\n";

@@ -1,10 +1,10 @@
 #include "sao/cli/store_commands.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,6 +12,7 @@
 #include "sao/cli/exit_codes.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
+#include "sao/store/atomic_file.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -92,7 +93,7 @@ void print_progress(const BatchProgress& p, Output output) {
 }
 
 void print_end(const StudySession& session, const RunSummary& summary, const std::string& dir,
-               Output output) {
+               Output output, bool written) {
   const Study& study = session.study();
   const bool store = session.has_store();
   if (output == Output::kJson) {
@@ -106,14 +107,39 @@ void print_end(const StudySession& session, const RunSummary& summary, const std
     return;
   }
   std::cout << run_summary_text(study, summary, store);
-  std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv"
-            << (store ? ", " + dir + "/study.sqlite" : "") << "\n";
+  if (written) {
+    std::cout << "written    " << dir << "/result.json, " << dir << "/history.csv"
+              << (store ? ", " + dir + "/study.sqlite" : "") << "\n";
+  } else {
+    std::cout << "kept       " << dir << "/result.json, " << dir
+              << "/history.csv (the converged run's)\n";
+  }
 }
 
 // The study directory of a store path (results are written beside the store).
 std::string directory_of(const std::string& store) {
   const fs::path parent = fs::path(store).parent_path();
   return parent.empty() ? "." : parent.string();
+}
+
+// Writes DIR/result.json and DIR/history.csv (atomically, write_results) for the session's run,
+// except over the results of a converged run (the branch was converged when the session
+// opened) by a run that is not (yet) converged: a resume that failed, or one still rebuilding
+// damaged records. `final`: the run has ended. Returns whether the files were written.
+bool write_run_results(const StudySession& session, const std::string& dir, bool final) {
+  const RunSummary& s = session.driver().summary();
+  const bool keep = session.status_at_open() == "converged" && s.status != RunStatus::kConverged;
+  if (keep) {
+    if (final) {
+      spdlog::warn(
+          "{}/result.json and history.csv of the converged run are kept: this run "
+          "ended {}: {}",
+          dir, to_string(s.status), s.message);
+    }
+    return false;
+  }
+  write_results(dir, session.study(), s);
+  return true;
 }
 
 int step_command() {
@@ -157,12 +183,27 @@ int step_command() {
       std::cout << "run ended: " << to_string(s.status) << ": " << s.message << "\n";
     }
   }
-  write_results(directory_of(session.store().path()), session.study(), s);
+  write_run_results(session, directory_of(session.store().path()), session.driver().finished());
   return 0;
 }
 
+// Names every damaged record of a store opened read-only (status: nothing is removed).
+void print_damaged(const StudyStore& store) {
+  if (store.unchecked_rows() > 0) {
+    std::cout << "store written before checksums: its " << store.unchecked_rows()
+              << " records are read as they are (a run adds checksums)\n";
+  }
+  for (const DamagedRecord& d : store.verify()) {
+    std::cout << "damaged    " << d.table << " row " << d.row;
+    if (d.table == "cycles") std::cout << " of branch " << d.branch;
+    if (!d.design.empty()) std::cout << ", design " << d.design.substr(0, 200);
+    std::cout << ": " << d.reason << " (not trusted; the next run re-analyses or rebuilds it)\n";
+  }
+}
+
 int status_command() {
-  StudyStore store(store_file(commands.dir), false);
+  StudyStore store(store_file(commands.dir), StoreAccess::kReadOnly);
+  print_damaged(store);
   const int current = store.current_branch();
   if (current == 0) {
     std::cout << store.path() << ": no study yet\n";
@@ -227,15 +268,13 @@ int restart_command() {
 }
 
 int report_command() {
-  StudySession session(store_file(commands.dir), false);
+  StudySession session(store_file(commands.dir), StoreAccess::kReadOnly);
   session.open();
   const std::string file =
       commands.report_file.empty()
           ? (fs::path(directory_of(session.store().path())) / "report.html").string()
           : commands.report_file;
-  std::ofstream out(file);
-  out << html_report(session);
-  if (!out) throw StoreError("cannot write " + file);
+  write_file_atomically(file, html_report(session));
   std::cout << "written    " << file << "\n";
   return 0;
 }
@@ -321,7 +360,7 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
     return std::make_unique<StudySession>(document, request.study, request.start);
   }
   fs::create_directories(dir, ec);
-  if (ec) throw StoreError("cannot create the output folder " + dir + ": " + ec.message());
+  if (ec) throw StoreIoError("cannot create the output folder " + dir + ": " + ec.message());
   auto session = std::make_unique<StudySession>(store_file(dir), true);
   session->begin(document, request.study, request.start);
   return session;
@@ -333,12 +372,13 @@ int run_study(const RunRequest& request) {
   std::string dir;
   const std::unique_ptr<StudySession> session = open_run_session(request, dir);
   CyclePrinter printer(*session, request.output);
+  // The replay prints its cycles but writes nothing: the results are written once it has
+  // succeeded, then after every new cycle (a killed run keeps what it computed).
+  session->open(request.max_cycles, [&](const CycleRecord& record) { printer(record); });
   auto on_cycle = [&](const CycleRecord& record) {
     printer(record);
-    // Results are rewritten after every cycle: a killed run keeps what it computed.
-    write_results(dir, session->study(), session->driver().summary());
+    write_run_results(*session, dir, false);
   };
-  session->open(request.max_cycles, on_cycle);
   session->on_batch = [&](const BatchProgress& p) { print_progress(p, request.output); };
   if (request.output != Output::kJson && session->replayed_cycles() > 0) {
     std::cout << "resumed: " << session->replayed_cycles()
@@ -346,8 +386,8 @@ int run_study(const RunRequest& request) {
               << session->driver().summary().simulator_runs << " simulator run(s)\n";
   }
   const RunSummary& summary = session->run(on_cycle);
-  write_results(dir, session->study(), summary);
-  print_end(*session, summary, dir, request.output);
+  const bool written = write_run_results(*session, dir, true);
+  print_end(*session, summary, dir, request.output, written);
   return exit_code(summary.status);
 }
 

@@ -122,7 +122,18 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   if (!j.is_object()) throw std::invalid_argument("cycle record: not a JSON object");
   CycleRecord r;
   auto integer = [&](const char* key, int& to) {
-    read(j, key, [&](auto& v) { to = v.template get<int>(); });
+    read(j, key, [&](auto& v) {
+      // nlohmann's get<int> converts a float or an out-of-range integer without a check
+      // (undefined behaviour, found by the store-record fuzzer): only integers that fit.
+      if (!v.is_number_integer()) throw std::invalid_argument("expected an integer");
+      const bool fits = v.is_number_unsigned()
+                            ? v.template get<unsigned long long>() <=
+                                  static_cast<unsigned long long>(std::numeric_limits<int>::max())
+                            : v.template get<long long>() >= std::numeric_limits<int>::min() &&
+                                  v.template get<long long>() <= std::numeric_limits<int>::max();
+      if (!fits) throw std::invalid_argument("integer out of range");
+      to = static_cast<int>(v.template get<long long>());
+    });
   };
   auto flag = [&](const char* key, bool& to) {
     read(j, key, [&](auto& v) { to = v.template get<bool>(); });

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/store/atomic_file.hpp"
 
 namespace sao {
 namespace {
@@ -133,14 +134,9 @@ void write_results(const std::string& dir, const Study& study, const RunSummary&
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
-  auto write = [](const std::filesystem::path& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-  };
   const std::filesystem::path base(dir);
-  write(base / "result.json", result_to_json(study, summary).dump(2) + "\n");
-  write(base / "history.csv", history_csv(study, summary));
+  write_file_atomically(base / "result.json", result_to_json(study, summary).dump(2) + "\n");
+  write_file_atomically(base / "history.csv", history_csv(study, summary));
 }
 
 }  // namespace sao

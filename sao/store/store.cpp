@@ -1,6 +1,7 @@
 #include "sao/store/store.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -11,82 +12,21 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <tuple>
+
+#include "sao/store/store_records.hpp"
 
 namespace sao {
 namespace {
 
 constexpr const char* kFormat = "sao-study-store";
 // 2: cycle records in the one JSON form of cycle_record_json.hpp, with their variable names.
+// 3: a checksum per analysis and cycle row.
 // Stores of version 1 (sao 0.1) are still read: their analyses are encoded as in version 2, and
-// their cycle rows are read by cycle_from_version_1; opening one marks it version 2, since new
-// rows are written in the new form.
-constexpr int kVersion = 2;
+// their cycle rows are read by decode_cycle_record. Opening a version 1 or 2 store for writing
+// adds the checksum column and the checksums of its rows and marks it version 3.
+constexpr int kVersion = 3;
 constexpr int kOldestReadable = 1;
-
-// --- binary encoding: little helpers over a byte string ---
-
-class Writer {
- public:
-  void u32(uint32_t v) { bytes(&v, sizeof v); }
-  void f64(double v) { bytes(&v, sizeof v); }
-  void str(const std::string& s) {
-    u32(static_cast<uint32_t>(s.size()));
-    out_.append(s);
-  }
-  void vec(const double* data, size_t n) {
-    u32(static_cast<uint32_t>(n));
-    bytes(data, n * sizeof(double));
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  void bytes(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
-  std::string out_;
-};
-
-class Reader {
- public:
-  explicit Reader(const std::string& in) : in_(in) {}
-  uint32_t u32() {
-    uint32_t v;
-    bytes(&v, sizeof v);
-    return v;
-  }
-  double f64() {
-    double v;
-    bytes(&v, sizeof v);
-    return v;
-  }
-  std::string str() {
-    const uint32_t n = u32();
-    need(n);
-    std::string s = in_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  std::vector<double> vec() {
-    const uint32_t n = u32();
-    need(static_cast<size_t>(n) * sizeof(double));
-    std::vector<double> v(n);
-    bytes(v.data(), n * sizeof(double));
-    return v;
-  }
-  bool done() const { return pos_ == in_.size(); }
-
- private:
-  void need(size_t n) const {
-    if (in_.size() - pos_ < n) throw StoreError("stored analysis: truncated record");
-  }
-  void bytes(void* p, size_t n) {
-    need(n);
-    std::memcpy(p, in_.data() + pos_, n);
-    pos_ += n;
-  }
-  const std::string& in_;
-  size_t pos_ = 0;
-};
-
-constexpr uint32_t kEvaluationTag = 0x53414f45;  // "SAOE"
 
 uint64_t fnv1a(const std::string& text) {
   uint64_t h = 1469598103934665603ull;
@@ -125,6 +65,29 @@ nlohmann::json derivatives_json(const std::vector<DerivativeRequest>& derivative
   return out;
 }
 
+// An SQLite error as StoreIoError when it stops the store being used now (disk full, I/O,
+// read-only, busy), else as StoreError; both name the store's file.
+[[noreturn]] void throw_sqlite_error(sqlite3* db, const std::string& what) {
+  const char* file = sqlite3_db_filename(db, "main");
+  const std::string where = std::string(file && *file ? file : "study store") + ": ";
+  const std::string detail = what + ": " + sqlite3_errmsg(db);
+  switch (sqlite3_errcode(db) & 0xff) {
+    case SQLITE_FULL:
+      throw StoreIoError(where + "disk full, the store cannot grow (" + detail + ")");
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+      throw StoreIoError(where + "I/O error (" + detail + ")");
+    case SQLITE_READONLY:
+      throw StoreIoError(where + "read-only (" + detail +
+                         "); `sao status` and `sao report` can read it");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      throw StoreIoError(where + "busy, in use by another process (" + detail + ")");
+    default:
+      throw StoreError(where + detail);
+  }
+}
+
 // A prepared statement with RAII; errors become StoreError naming the store.
 class Statement {
  public:
@@ -134,6 +97,10 @@ class Statement {
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement& bind(int i, int v) {
     check(sqlite3_bind_int(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind64(int i, long long v) {
+    check(sqlite3_bind_int64(stmt_, i, v));
     return *this;
   }
   Statement& bind(int i, double v) {
@@ -160,6 +127,7 @@ class Statement {
     }
   }
   int integer(int c) const { return sqlite3_column_int(stmt_, c); }
+  long long integer64(int c) const { return sqlite3_column_int64(stmt_, c); }
   double real(int c) const { return sqlite3_column_double(stmt_, c); }
   std::string text(int c) const {
     const auto* p = sqlite3_column_blob(stmt_, c);
@@ -170,9 +138,7 @@ class Statement {
   void check(int rc) {
     if (rc != SQLITE_OK) fail("bind");
   }
-  [[noreturn]] void fail(const char* what) const {
-    throw StoreError(std::string("study store: ") + what + ": " + sqlite3_errmsg(db_));
-  }
+  [[noreturn]] void fail(const char* what) const { throw_sqlite_error(db_, what); }
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
@@ -190,15 +156,91 @@ CREATE TABLE analyses (
   id INTEGER PRIMARY KEY, inputs_hash TEXT NOT NULL, design BLOB NOT NULL,
   design_json TEXT NOT NULL, gradients INTEGER NOT NULL, derivatives TEXT NOT NULL,
   ok INTEGER NOT NULL, message TEXT NOT NULL, runs INTEGER NOT NULL, seconds REAL NOT NULL,
-  finished REAL NOT NULL, branch INTEGER NOT NULL, result BLOB NOT NULL);
+  finished REAL NOT NULL, branch INTEGER NOT NULL, result BLOB NOT NULL,
+  checksum TEXT NOT NULL DEFAULT '');
 CREATE INDEX analyses_by_design ON analyses (inputs_hash, design);
 CREATE TABLE settings_changes (
   id INTEGER PRIMARY KEY, branch INTEGER NOT NULL, cycle INTEGER NOT NULL,
   assignment TEXT NOT NULL, created TEXT NOT NULL);
 CREATE TABLE cycles (
   branch INTEGER NOT NULL, cycle INTEGER NOT NULL, record TEXT NOT NULL, settings TEXT NOT NULL,
-  created TEXT NOT NULL, PRIMARY KEY (branch, cycle));
+  created TEXT NOT NULL, checksum TEXT NOT NULL DEFAULT '', PRIMARY KEY (branch, cycle));
 )sql";
+
+// The columns an analysis' checksum covers (all but id, finished and the checksum), in order.
+constexpr const char* kAnalysisFields =
+    "inputs_hash, design, design_json, gradients, derivatives, ok, message, runs, seconds, "
+    "branch, result";
+
+// A REAL column's bits as SQLite gives them back (NaN is stored as NULL, -0 as 0).
+std::string exact_text(double v) {
+  if (v == 0.0 || std::isnan(v)) v = 0.0;
+  return std::string(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// The checksum of an analysis: the values of kAnalysisFields in order, integers in decimal.
+std::string analysis_checksum(std::vector<std::string> fields, int gradients, int ok, int runs,
+                              double seconds, int branch) {
+  fields.insert(fields.begin() + 3, std::to_string(gradients));
+  fields.insert(fields.begin() + 5, std::to_string(ok));
+  fields.insert(fields.begin() + 7, std::to_string(runs));
+  fields.insert(fields.begin() + 8, exact_text(seconds));
+  fields.insert(fields.begin() + 9, std::to_string(branch));
+  return record_checksum({fields.begin(), fields.end()});
+}
+
+// The checksum of the analysis whose kAnalysisFields start at column `first` of `q`.
+std::string analysis_checksum(const Statement& q, int first) {
+  return analysis_checksum({q.text(first), q.text(first + 1), q.text(first + 2), q.text(first + 4),
+                            q.text(first + 6), q.text(first + 10)},
+                           q.integer(first + 3), q.integer(first + 5), q.integer(first + 7),
+                           q.real(first + 8), q.integer(first + 9));
+}
+
+std::string cycle_checksum(int branch, int cycle, const std::string& record,
+                           const std::string& settings) {
+  const std::string b = std::to_string(branch), c = std::to_string(cycle);
+  return record_checksum({b, c, record, settings});
+}
+
+bool access_denied(const std::string& path) {
+  return ::access(path.c_str(), R_OK) != 0;
+}
+
+// file:PATH for SQLite's URI names, with the characters URIs reserve escaped.
+std::string sqlite_uri(const std::string& path) {
+  std::string out = "file:";
+  for (unsigned char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// The start design of a cycle row's text, read as plain JSON (the values of "b0" in the order
+// of "variables"; a version-1 row's "x0"), as a JSON array; "" when it does not read so.
+std::string start_design_text(const std::string& text) {
+  const nlohmann::json stored = nlohmann::json::parse(text, nullptr, false);
+  if (!stored.is_object()) return "";
+  const nlohmann::json& x0 = stored.contains("x0") ? stored["x0"] : nlohmann::json();
+  if (x0.is_array()) return x0.dump();
+  if (!stored.contains("record") || !stored["record"].is_object() ||
+      !stored.contains("variables") || !stored["variables"].is_array()) {
+    return "";
+  }
+  const nlohmann::json& b0 = stored["record"].contains("b0") ? stored["record"]["b0"] : x0;
+  nlohmann::json values = nlohmann::json::array();
+  for (const nlohmann::json& name : stored["variables"]) {
+    if (!b0.is_object() || !name.is_string() || !b0.contains(name.get<std::string>())) return "";
+    values.push_back(b0[name.get<std::string>()]);
+  }
+  return values.dump();
+}
 
 }  // namespace
 
@@ -240,106 +282,13 @@ std::string simulator_inputs_hash(const Study& study, const std::string& fingerp
   return hex;
 }
 
-std::string encode_evaluation(const Evaluation& e) {
-  Writer w;
-  w.u32(kEvaluationTag);
-  w.u32(e.ok ? 1 : 0);
-  w.str(e.message);
-  w.u32(e.has_gradients ? 1 : 0);
-  w.f64(e.cost.wall_seconds);
-  w.u32(static_cast<uint32_t>(e.cost.runs));
-  w.u32(static_cast<uint32_t>(e.cases.size()));
-  for (const CaseResult& c : e.cases) {
-    w.u32(static_cast<uint32_t>(c.scalars.size()));
-    for (const auto& [name, v] : c.scalars) {
-      w.str(name);
-      w.f64(v);
-    }
-    w.u32(static_cast<uint32_t>(c.histories.size()));
-    for (const auto& [name, h] : c.histories) {
-      w.str(name);
-      w.vec(h.data(), h.size());
-    }
-    w.u32(static_cast<uint32_t>(c.gradients.size()));
-    for (const auto& [name, g] : c.gradients) {
-      w.str(name);
-      w.u32(static_cast<uint32_t>(g.rows()));
-      w.u32(static_cast<uint32_t>(g.cols()));
-      w.vec(g.data(), g.size());  // column-major, as Eigen stores it
-    }
-  }
-  return w.take();
-}
-
-Evaluation decode_evaluation(const std::string& bytes) {
-  Reader r(bytes);
-  if (r.u32() != kEvaluationTag) throw StoreError("stored analysis: unknown encoding");
-  Evaluation e;
-  e.ok = r.u32() != 0;
-  e.message = r.str();
-  e.has_gradients = r.u32() != 0;
-  e.cost.wall_seconds = r.f64();
-  e.cost.runs = static_cast<int>(r.u32());
-  e.cases.resize(r.u32());
-  for (CaseResult& c : e.cases) {
-    for (uint32_t n = r.u32(); n > 0; --n) {
-      std::string name = r.str();
-      c.scalars[name] = r.f64();
-    }
-    for (uint32_t n = r.u32(); n > 0; --n) {
-      std::string name = r.str();
-      const std::vector<double> v = r.vec();
-      c.histories[name] = Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
-    }
-    for (uint32_t n = r.u32(); n > 0; --n) {
-      std::string name = r.str();
-      const uint32_t rows = r.u32(), cols = r.u32();
-      const std::vector<double> v = r.vec();
-      if (v.size() != static_cast<size_t>(rows) * cols) {
-        throw StoreError("stored analysis: gradient of " + name + " has a wrong size");
-      }
-      c.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
-    }
-  }
-  if (!r.done()) throw StoreError("stored analysis: trailing bytes");
-  return e;
-}
-
-// A cycle row of a version-1 store: the record's fields under their C++ names, vectors as
-// arrays, non-finite numbers as "nan", "inf", "-inf". Read only, to resume runs stored by 0.1.
-CycleRecord cycle_from_version_1(const nlohmann::json& j) {
-  CycleRecord r;
-  r.cycle = j.at("cycle").get<int>();
-  r.accepted = j.at("accepted").get<bool>();
-  r.converged = j.at("converged").get<bool>();
-  r.relaxed = j.at("relaxed").get<bool>();
-  r.subproblem = j.at("subproblem").get<std::string>();
-  r.active_move_limits = j.at("active_move_limits").get<int>();
-  r.retained_constraints = j.at("retained_constraints").get<int>();
-  r.retained_rows = j.at("retained_rows").get<int>();
-  r.x0 = exact_numbers_from(j.at("x0"));
-  r.x_opt = exact_numbers_from(j.at("x_opt"));
-  r.F0 = exact_number_from(j.at("F0"));
-  r.F_opt = exact_number_from(j.at("F_opt"));
-  r.F_approx = exact_number_from(j.at("F_approx"));
-  r.Ef = exact_number_from(j.at("Ef"));
-  r.Eg = exact_number_from(j.at("Eg"));
-  r.E = exact_number_from(j.at("E"));
-  r.V = exact_number_from(j.at("V"));
-  r.Fchg = exact_number_from(j.at("Fchg"));
-  r.factors = exact_numbers_from(j.at("factors"));
-  r.next_factors = exact_numbers_from(j.at("next_factors"));
-  for (const auto& a : j.at("actions")) r.actions.push_back(static_cast<MoveAction>(a.get<int>()));
-  r.analyses = j.at("analyses").get<int>();
-  r.fit_points = j.at("fit_points").get<int>();
-  r.noise_estimate = exact_number_from(j.at("noise_estimate"));
-  r.message = j.at("message").get<std::string>();
-  return r;
-}
-
 // --- the store ---
 
-StudyStore::StudyStore(const std::string& path, bool create) : path_(path) {
+StudyStore::StudyStore(const std::string& path, bool create)
+    : StudyStore(path, create ? StoreAccess::kCreate : StoreAccess::kReadWrite) {}
+
+StudyStore::StudyStore(const std::string& path, StoreAccess access)
+    : path_(path), read_only_(access == StoreAccess::kReadOnly) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
@@ -347,12 +296,18 @@ StudyStore::StudyStore(const std::string& path, bool create) : path_(path) {
   if (exists && !fs::is_regular_file(path, ec)) {
     throw StoreError(path + ": not a study store (not a regular file)");
   }
-  if (!exists && !create) throw StoreError(path + ": no study store here");
+  if (!exists && access != StoreAccess::kCreate) throw StoreError(path + ": no study store here");
+  if (empty && access != StoreAccess::kCreate) {
+    throw StoreError(path + ": not a study store (an empty file); nothing was changed");
+  }
   if (exists && !empty) {
     // Read the header ourselves: SQLite would happily treat some foreign files as databases.
     char header[16] = {};
     std::ifstream in(path, std::ios::binary);
     in.read(header, sizeof header);
+    if (!in && in.gcount() == 0 && access_denied(path)) {
+      throw StoreIoError(path + ": cannot read the study store (permission denied)");
+    }
     if (!in || std::memcmp(header, "SQLite format 3", 16) != 0) {
       throw StoreError(path +
                        ": not a study store (not an SQLite database: a foreign or corrupted "
@@ -360,67 +315,151 @@ StudyStore::StudyStore(const std::string& path, bool create) : path_(path) {
     }
   }
   const bool fresh = !exists || empty;
-  const int flags = SQLITE_OPEN_READWRITE | (fresh ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw StoreError(path + ": cannot open the study store: " + why);
-  }
-  sqlite3_busy_timeout(db_, 10000);
   try {
-    if (fresh) {
-      exec("PRAGMA journal_mode=WAL");
-      exec("BEGIN IMMEDIATE");
-      exec(kSchema);
-      Statement(db_, "INSERT INTO meta VALUES ('format', ?1)").bind(1, std::string(kFormat)).run();
-      Statement(db_, "INSERT INTO meta VALUES ('version', ?1)")
-          .bind(1, std::to_string(kVersion))
-          .run();
-      Statement(db_, "INSERT INTO meta VALUES ('created', ?1)").bind(1, now_utc()).run();
-      exec("COMMIT");
+    open_database(fresh, access);
+    if (fresh || (access == StoreAccess::kCreate && holds_no_table())) {
+      create_schema();  // a new store, or one whose creation was cut short (nothing in it)
     } else {
-      // Validate before anything writes (setting the journal mode writes the header).
-      std::string format, version;
-      try {
-        Statement q(db_, "SELECT key, value FROM meta WHERE key IN ('format', 'version')");
-        while (q.row()) (q.text(0) == "format" ? format : version) = q.text(1);
-      } catch (const StoreError& e) {
-        throw StoreError(path + ": not a study store (" + e.what() + "); nothing was changed");
-      }
-      if (format != kFormat) {
-        throw StoreError(path + ": not a study store (an SQLite database of another program); " +
-                         "nothing was changed");
-      }
-      const int found = std::atoi(version.c_str());
-      if (found < kOldestReadable || found > kVersion || version != std::to_string(found)) {
-        throw StoreError(path + ": study store format version " + version +
-                         ", this program reads " + std::to_string(kOldestReadable) + " to " +
-                         std::to_string(kVersion) + "; nothing was changed");
-      }
-      {
-        Statement check(db_, "PRAGMA quick_check");
-        const std::string verdict = check.row() ? check.text(0) : "no answer";
-        if (verdict != "ok") {
-          throw StoreError(path + ": study store is corrupted (" + verdict +
-                           "); nothing was changed");
-        }
-      }
-      exec("PRAGMA journal_mode=WAL");
-      if (found < kVersion) {  // rows written from now on are of the current form
-        Statement(db_, "UPDATE meta SET value = ?1 WHERE key = 'version'")
-            .bind(1, std::to_string(kVersion))
-            .run();
-      }
+      validate_existing(access);
     }
     // NORMAL in WAL mode: a killed process loses nothing committed (a power loss may lose the
     // last transactions, never the consistency).
-    exec("PRAGMA synchronous=NORMAL");
+    if (!read_only_) exec("PRAGMA synchronous=NORMAL");
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
     throw;
   }
+}
+
+void StudyStore::open_database(bool fresh, StoreAccess access) {
+  auto open = [&](const std::string& name, int flags) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      const bool io = rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_FULL;
+      if (io) throw StoreIoError(path_ + ": cannot open the study store: " + why);
+      throw StoreError(path_ + ": cannot open the study store: " + why);
+    }
+    sqlite3_busy_timeout(db_, 10000);
+  };
+  if (read_only_) {
+    open(path_, SQLITE_OPEN_READONLY);
+    // A WAL store in a read-only folder cannot get its shared-memory file: read it as an
+    // immutable file then (nobody can write it there either).
+    if (sqlite3_exec(db_, "SELECT 1 FROM sqlite_master LIMIT 1", nullptr, nullptr, nullptr) !=
+        SQLITE_OK) {
+      open(sqlite_uri(path_) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    }
+    return;
+  }
+  open(path_, SQLITE_OPEN_READWRITE | (fresh ? SQLITE_OPEN_CREATE : 0));
+  if (access != StoreAccess::kReadOnly && sqlite3_db_readonly(db_, "main") == 1) {
+    throw StoreIoError(path_ +
+                       ": the study store is read-only (file permissions); `sao status` and `sao "
+                       "report` can read it, this command needs to write it");
+  }
+}
+
+bool StudyStore::holds_no_table() const {
+  Statement q(db_, "SELECT COUNT(*) FROM sqlite_master");
+  return q.row() && q.integer(0) == 0;
+}
+
+void StudyStore::create_schema() {
+  exec("PRAGMA journal_mode=WAL");
+  exec("BEGIN IMMEDIATE");
+  exec(kSchema);
+  Statement(db_, "INSERT INTO meta VALUES ('format', ?1)").bind(1, std::string(kFormat)).run();
+  Statement(db_, "INSERT INTO meta VALUES ('version', ?1)").bind(1, std::to_string(kVersion)).run();
+  Statement(db_, "INSERT INTO meta VALUES ('created', ?1)").bind(1, now_utc()).run();
+  exec("COMMIT");
+}
+
+void StudyStore::validate_existing(StoreAccess access) {
+  // Validate before anything writes (setting the journal mode writes the header).
+  std::string format, version;
+  try {
+    Statement q(db_, "SELECT key, value FROM meta WHERE key IN ('format', 'version')");
+    while (q.row()) (q.text(0) == "format" ? format : version) = q.text(1);
+  } catch (const StoreIoError&) {
+    throw;
+  } catch (const StoreError& e) {
+    throw StoreError(path_ + ": not a study store (" + e.what() + "); nothing was changed");
+  }
+  if (format != kFormat) {
+    throw StoreError(path_ + ": not a study store (an SQLite database of another program); " +
+                     "nothing was changed");
+  }
+  const int found = std::atoi(version.c_str());
+  if (found < kOldestReadable || found > kVersion || version != std::to_string(found)) {
+    throw StoreError(path_ + ": study store format version " + version + ", this program reads " +
+                     std::to_string(kOldestReadable) + " to " + std::to_string(kVersion) +
+                     "; nothing was changed");
+  }
+  {
+    Statement check(db_, "PRAGMA quick_check");
+    const std::string verdict = check.row() ? check.text(0) : "no answer";
+    if (verdict != "ok") {
+      throw StoreError(path_ + ": study store is corrupted (" + verdict + "); nothing was changed");
+    }
+  }
+  if (access == StoreAccess::kReadOnly) {
+    checksums_ = found >= 3;
+    if (!checksums_) {
+      Statement q(db_, "SELECT (SELECT COUNT(*) FROM analyses) + (SELECT COUNT(*) FROM cycles)");
+      unchecked_rows_ = q.row() ? q.integer(0) : 0;
+    }
+    return;
+  }
+  exec("PRAGMA journal_mode=WAL");
+  if (found < kVersion) add_checksums(found);  // rows written from now on are of this form
+}
+
+void StudyStore::add_checksums(int version) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    exec(
+        "ALTER TABLE analyses ADD COLUMN checksum TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE cycles ADD COLUMN checksum TEXT NOT NULL DEFAULT ''");
+    std::vector<std::pair<long long, std::string>> sums;
+    {
+      Statement q(db_, (std::string("SELECT id, ") + kAnalysisFields + " FROM analyses").c_str());
+      while (q.row()) sums.emplace_back(q.integer64(0), analysis_checksum(q, 1));
+    }
+    for (const auto& [id, sum] : sums) {
+      Statement(db_, "UPDATE analyses SET checksum = ?1 WHERE id = ?2")
+          .bind(1, sum)
+          .bind64(2, id)
+          .run();
+    }
+    unchecked_rows_ = static_cast<int>(sums.size());
+    Statement cycles(db_, "SELECT branch, cycle, record, settings FROM cycles");
+    std::vector<std::tuple<int, int, std::string>> cycle_sums;
+    while (cycles.row()) {
+      cycle_sums.emplace_back(
+          cycles.integer(0), cycles.integer(1),
+          cycle_checksum(cycles.integer(0), cycles.integer(1), cycles.text(2), cycles.text(3)));
+    }
+    for (const auto& [branch, cycle, sum] : cycle_sums) {
+      Statement(db_, "UPDATE cycles SET checksum = ?1 WHERE branch = ?2 AND cycle = ?3")
+          .bind(1, sum)
+          .bind(2, branch)
+          .bind(3, cycle)
+          .run();
+    }
+    unchecked_rows_ += static_cast<int>(cycle_sums.size());
+    Statement(db_, "UPDATE meta SET value = ?1 WHERE key = 'version'")
+        .bind(1, std::to_string(kVersion))
+        .run();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  (void)version;
 }
 
 StudyStore::~StudyStore() {
@@ -430,42 +469,60 @@ StudyStore::~StudyStore() {
 void StudyStore::exec(const char* sql) const {
   char* error = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    const std::string what = error ? error : sqlite3_errmsg(db_);
     sqlite3_free(error);
-    throw StoreError(path_ + ": " + what);
+    throw_sqlite_error(db_, "exec");
   }
 }
 
 std::vector<Evaluation> StudyStore::lookup(const Eigen::VectorXd& design, bool gradients) {
-  Statement q(db_,
-              "SELECT result FROM analyses WHERE inputs_hash = ?1 AND design = ?2 AND ok = 1 "
-              "AND gradients >= ?3 ORDER BY gradients ASC, id DESC");
+  const std::string sql = std::string("SELECT ") + checksum_column() + ", " + kAnalysisFields +
+                          " FROM analyses WHERE inputs_hash = ?1 AND design = ?2 AND ok = 1 AND "
+                          "gradients >= ?3 ORDER BY gradients ASC, id DESC";
+  Statement q(db_, sql.c_str());
   q.bind(1, inputs_).blob(2, design_blob(design)).bind(3, gradients ? 1 : 0);
   std::vector<Evaluation> out;
-  while (q.row()) out.push_back(decode_evaluation(q.text(0)));
+  while (q.row()) {
+    // A row that fails its checksum or does not decode is not trusted (verify() names it):
+    // the design is analysed again.
+    const std::string sum = q.text(0);
+    if (!sum.empty() || checksums_) {
+      if (sum != analysis_checksum(q, 1)) continue;
+    }
+    try {
+      out.push_back(decode_evaluation(q.text(11)));
+    } catch (const StoreError&) {
+    }
+  }
   return out;
 }
 
 void StudyStore::save(const Eigen::VectorXd& design,
                       const std::vector<DerivativeRequest>& derivatives, const Evaluation& e) {
+  if (read_only_) return;  // a read-only store (status, report) keeps nothing new
   nlohmann::json named = nlohmann::json::array();
   for (int i = 0; i < design.size(); ++i) named.push_back(exact_number(design(i)));
+  const std::string blob = design_blob(design), json = named.dump(),
+                    requested = derivatives_json(derivatives).dump(), result = encode_evaluation(e);
+  const std::string sum = analysis_checksum({inputs_, blob, json, requested, e.message, result},
+                                            e.has_gradients ? 1 : 0, e.ok ? 1 : 0, e.cost.runs,
+                                            e.cost.wall_seconds, branch_for_saves);
   Statement q(db_,
               "INSERT INTO analyses (inputs_hash, design, design_json, gradients, derivatives, ok, "
-              "message, runs, seconds, finished, branch, result) "
-              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+              "message, runs, seconds, finished, branch, result, checksum) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   q.bind(1, inputs_)
-      .blob(2, design_blob(design))
-      .bind(3, named.dump())
+      .blob(2, blob)
+      .bind(3, json)
       .bind(4, e.has_gradients ? 1 : 0)
-      .bind(5, derivatives_json(derivatives).dump())
+      .bind(5, requested)
       .bind(6, e.ok ? 1 : 0)
       .bind(7, e.message)
       .bind(8, e.cost.runs)
       .bind(9, e.cost.wall_seconds)
       .bind(10, unix_seconds())
       .bind(11, branch_for_saves)
-      .blob(12, encode_evaluation(e));
+      .blob(12, result)
+      .bind(13, sum);
   q.run();  // one statement: its own transaction
 }
 
@@ -529,6 +586,7 @@ int StudyStore::current_branch() const {
 
 void StudyStore::set_branch_status(int branch, const std::string& status,
                                    const std::string& message) {
+  if (read_only_) return;
   Statement q(db_, "UPDATE branches SET status = ?1, message = ?2 WHERE id = ?3");
   q.bind(1, status).bind(2, message).bind(3, branch);
   q.run();
@@ -567,44 +625,150 @@ void StudyStore::save_cycle(int branch, const CycleRecord& record,
                             const nlohmann::json& settings) {
   const nlohmann::json stored = {{"variables", variables},
                                  {"record", cycle_record_to_json(record, variables)}};
+  const std::string text = stored.dump(), settings_text = settings.dump();
   Statement q(db_,
-              "INSERT OR REPLACE INTO cycles (branch, cycle, record, settings, created) "
-              "VALUES (?1, ?2, ?3, ?4, ?5)");
+              "INSERT OR REPLACE INTO cycles (branch, cycle, record, settings, created, checksum) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   q.bind(1, branch)
       .bind(2, record.cycle)
-      .bind(3, stored.dump())
-      .bind(4, settings.dump())
-      .bind(5, now_utc());
+      .bind(3, text)
+      .bind(4, settings_text)
+      .bind(5, now_utc())
+      .bind(6, cycle_checksum(branch, record.cycle, text, settings_text));
   q.run();
 }
 
 std::vector<StoredCycle> StudyStore::cycles(int branch) const {
-  Statement q(db_, "SELECT record, settings FROM cycles WHERE branch = ?1 ORDER BY cycle");
+  const std::string sql = "SELECT record, settings, cycle, " + checksum_column() +
+                          " FROM cycles WHERE branch = ?1 ORDER BY cycle";
+  Statement q(db_, sql.c_str());
   q.bind(1, branch);
   std::vector<StoredCycle> out;
   while (q.row()) {
+    // A damaged record (verify() names it) is left out: the replay rebuilds it.
+    const std::string sum = q.text(3);
+    if ((!sum.empty() || checksums_) &&
+        sum != cycle_checksum(branch, q.integer(2), q.text(0), q.text(1))) {
+      continue;
+    }
     try {
-      const nlohmann::json stored = nlohmann::json::parse(q.text(0));
-      CycleRecord record;
-      if (stored.contains("record")) {
-        const auto variables = stored.at("variables").get<std::vector<std::string>>();
-        record = cycle_record_from_json(stored.at("record"), variables);
-      } else {
-        record = cycle_from_version_1(stored);  // written by a version-1 store
-      }
+      CycleRecord record = decode_cycle_record(q.text(0));
       out.push_back({branch, std::move(record), nlohmann::json::parse(q.text(1))});
-    } catch (const std::exception& e) {
-      throw StoreError(path_ + ": stored cycle of branch " + std::to_string(branch) +
-                       " is unreadable: " + e.what());
+    } catch (const std::exception&) {
     }
   }
   return out;
 }
 
 void StudyStore::delete_cycles_from(int branch, int cycle) {
+  if (read_only_) return;
   Statement q(db_, "DELETE FROM cycles WHERE branch = ?1 AND cycle >= ?2");
   q.bind(1, branch).bind(2, cycle);
   q.run();
+}
+
+std::vector<StoredAnalysis> StudyStore::analyses() const {
+  const std::string sql = "SELECT " + checksum_column() + ", " + kAnalysisFields +
+                          " FROM analyses WHERE ok = 1 ORDER BY id";
+  Statement q(db_, sql.c_str());
+  std::vector<StoredAnalysis> out;
+  while (q.row()) {
+    const std::string sum = q.text(0);
+    if ((!sum.empty() || checksums_) && sum != analysis_checksum(q, 1)) continue;
+    const std::string blob = q.text(2);
+    if (blob.size() % sizeof(double) != 0) continue;
+    StoredAnalysis a;
+    a.inputs_hash = q.text(1);
+    a.design.resize(static_cast<Eigen::Index>(blob.size() / sizeof(double)));
+    std::memcpy(a.design.data(), blob.data(), blob.size());
+    try {
+      a.evaluation = decode_evaluation(q.text(11));
+    } catch (const StoreError&) {
+      continue;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+int StudyStore::last_cycle(int branch) const {
+  Statement q(db_, "SELECT COALESCE(MAX(cycle), 0) FROM cycles WHERE branch = ?1");
+  q.bind(1, branch);
+  return q.row() ? q.integer(0) : 0;
+}
+
+std::vector<DamagedRecord> StudyStore::verify() const {
+  std::vector<DamagedRecord> out;
+  {
+    const std::string sql =
+        "SELECT id, " + checksum_column() + ", " + kAnalysisFields + " FROM analyses ORDER BY id";
+    Statement q(db_, sql.c_str());
+    while (q.row()) {
+      DamagedRecord d{"analyses", q.integer64(0), q.integer(11), q.text(4), ""};
+      const std::string sum = q.text(1);
+      if (sum.empty() && !checksums_) continue;  // a store from before checksums
+      if (sum != analysis_checksum(q, 2)) {
+        d.reason = sum.empty() ? "no checksum" : "checksum mismatch";
+      } else {
+        try {
+          (void)decode_evaluation(q.text(12));
+        } catch (const StoreError& e) {
+          d.reason = std::string("cannot be decoded: ") + e.what();
+        }
+      }
+      if (!d.reason.empty()) out.push_back(std::move(d));
+    }
+  }
+  const std::string sql = "SELECT branch, cycle, record, settings, " + checksum_column() +
+                          " FROM cycles ORDER BY "
+                          "branch, cycle";
+  Statement q(db_, sql.c_str());
+  while (q.row()) {
+    DamagedRecord d{"cycles", q.integer(1), q.integer(0), "", ""};
+    const std::string sum = q.text(4);
+    if (sum.empty() && !checksums_) continue;
+    const bool matches =
+        sum == cycle_checksum(d.branch, static_cast<int>(d.row), q.text(2), q.text(3));
+    if (!matches) {
+      // Not trusted, so not decoded: its start design read as plain JSON, to name it.
+      d.reason = sum.empty() ? "no checksum" : "checksum mismatch";
+      d.design = start_design_text(q.text(2));
+    } else {
+      try {
+        const CycleRecord r = decode_cycle_record(q.text(2));
+        nlohmann::json x0 = nlohmann::json::array();
+        for (int i = 0; i < r.x0.size(); ++i) x0.push_back(exact_number(r.x0(i)));
+        d.design = x0.dump();
+        const nlohmann::json settings = nlohmann::json::parse(q.text(3));  // must read too
+        (void)settings;
+      } catch (const std::exception& e) {
+        d.reason = std::string("cannot be decoded: ") + e.what();
+      }
+    }
+    if (!d.reason.empty()) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void StudyStore::remove(const std::vector<DamagedRecord>& damaged) {
+  if (read_only_ || damaged.empty()) return;
+  exec("BEGIN IMMEDIATE");
+  try {
+    for (const DamagedRecord& d : damaged) {
+      if (d.table == "analyses") {
+        Statement(db_, "DELETE FROM analyses WHERE id = ?1").bind64(1, d.row).run();
+      } else {
+        Statement(db_, "DELETE FROM cycles WHERE branch = ?1 AND cycle = ?2")
+            .bind(1, d.branch)
+            .bind(2, static_cast<int>(d.row))
+            .run();
+      }
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 int StudyStore::analysis_count() const {

@@ -16,8 +16,17 @@
 // analysis cache across processes: an analysis is reused when the design is bitwise equal and
 // the simulator inputs hash matches.
 //
-// A file that is not a study store (another SQLite database, a corrupted file, any other
-// file) is refused with a StoreError before anything is written to it.
+// A file that is not a study store (another SQLite database, a corrupted file, an empty or any
+// other file) is refused with a StoreError before anything is written to it.
+//
+// Every analysis row and every cycle row carries a checksum (SHA-256, OpenSSL, of all its
+// columns but the time it was written). verify() names every row that fails it or does not
+// decode; lookup() and cycles() never return such a row, so a damaged analysis is analysed
+// again and a damaged cycle record is rebuilt by the replay. Stores written before checksums
+// (versions 1 and 2) are read as they are; opened for writing, they get checksums (version 3).
+//
+// Errors: StoreError for what is wrong with the file (bad input, exit 2), StoreIoError for what
+// stops the store being used now (in use, read-only, disk full, an I/O error: exit 3).
 #pragma once
 
 #include <memory>
@@ -40,6 +49,24 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The store cannot be used now: locked by another process, read-only, disk full, I/O error.
+class StoreIoError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+// How a store is opened: to read only (status, report: no lock, nothing written, works on a
+// read-only file or folder), to read and write, or to write and create it when missing.
+enum class StoreAccess { kReadOnly, kReadWrite, kCreate };
+
+// A stored row that is not trusted: it fails its checksum or cannot be decoded.
+struct DamagedRecord {
+  std::string table;   // "analyses" or "cycles"
+  long long row = 0;   // the analysis id, or the cycle number
+  int branch = 0;      // the branch of a cycle record (or of the analysis' run)
+  std::string design;  // analyses: the design as stored (JSON array); cycles: x0 if readable
+  std::string reason;  // "checksum mismatch", "cannot be decoded: ..."
+};
 // A hash (16 hex digits) of what determines an analysis besides the design: the study's
 // simulator section, its load cases, the design variable names and the derived-response
 // definitions (with the constants, data and relations they may read).
@@ -55,6 +82,13 @@ struct StoredStudy {
   nlohmann::json document;  // the study file's JSON, command-line overrides applied
   std::string source;       // the file it came from (for messages and relative paths)
   int start = 0;            // the `--start K` used (0: the initial values)
+};
+
+// A stored analysis as a whole (StudyStore::analyses).
+struct StoredAnalysis {
+  std::string inputs_hash;
+  Eigen::VectorXd design;
+  Evaluation evaluation;
 };
 
 struct BranchInfo {
@@ -86,11 +120,20 @@ class StudyStore final : public AnalysisStore {
   // (not a SQLite file, corrupted, not a study store, another format version: stores written
   // before the one cycle-record form are version 1) without writing to it.
   StudyStore(const std::string& path, bool create);
+  StudyStore(const std::string& path, StoreAccess access);
   ~StudyStore() override;
   StudyStore(const StudyStore&) = delete;
   StudyStore& operator=(const StudyStore&) = delete;
 
   const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
+  // Stores written before checksums: rows without one (read as they are); 0 for others.
+  int unchecked_rows() const { return unchecked_rows_; }
+
+  // Every analysis and cycle row that fails its checksum or cannot be decoded.
+  std::vector<DamagedRecord> verify() const;
+  // Deletes those rows (a writable store only), so that they are analysed or rebuilt again.
+  void remove(const std::vector<DamagedRecord>& damaged);
 
   // The simulator inputs (simulator_inputs_hash) of the analyses looked up and saved from now
   // on; analyses stored under another hash are never reused.
@@ -123,16 +166,29 @@ class StudyStore final : public AnalysisStore {
                   const nlohmann::json& settings);
   std::vector<StoredCycle> cycles(int branch) const;
   void delete_cycles_from(int branch, int cycle);
+  int last_cycle(int branch) const;  // the highest cycle number stored (any row; 0: none)
+
+  // Every successful analysis that passes its checksum and decodes, in the order stored.
+  std::vector<StoredAnalysis> analyses() const;
 
   // Counts over the whole store.
   int analysis_count() const;
   int simulator_runs() const;  // sum of the stored analyses' runs
 
  private:
+  void open_database(bool fresh, StoreAccess access);
+  void create_schema();
+  bool holds_no_table() const;
+  void validate_existing(StoreAccess access);
+  void add_checksums(int version);  // a store of version 1 or 2 opened for writing
   void exec(const char* sql) const;
+  std::string checksum_column() const { return checksums_ ? "checksum" : "''"; }
   sqlite3* db_ = nullptr;
   std::string path_;
   std::string inputs_;
+  bool read_only_ = false;
+  bool checksums_ = true;  // false: a store of version 1 or 2 opened read-only
+  int unchecked_rows_ = 0;
 };
 
 }  // namespace sao

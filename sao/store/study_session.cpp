@@ -1,12 +1,15 @@
 #include "sao/store/study_session.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 #include "sao/optimizer/cycle_record_json.hpp"
@@ -46,14 +49,39 @@ bool same_record(const CycleRecord& a, const CycleRecord& b) {
   return true;
 }
 
-// Reports each batch to the session's on_batch callback.
+// "b1=0.5, b2=1" for a design's values and the variable names (the values alone when the
+// numbers differ).
+std::string design_text(const Eigen::VectorXd& x, const std::vector<std::string>& names) {
+  std::string out;
+  for (int i = 0; i < x.size(); ++i) {
+    if (i) out += ", ";
+    if (static_cast<size_t>(x.size()) <= names.size()) out += names[i] + "=";
+    out += fmt::format("{}", x(i));  // the shortest text that reads back to the same double
+  }
+  return out;
+}
+
+// Reports each batch to the session's on_batch callback; during the replay, names each
+// analysis it has to run (the store should have held it).
 class ProgressSimulator final : public Simulator {
  public:
-  ProgressSimulator(Simulator& inner, const std::function<void(const BatchProgress&)>& report)
-      : inner_(inner), report_(report), started_(std::chrono::steady_clock::now()) {}
+  ProgressSimulator(Simulator& inner, const std::function<void(const BatchProgress&)>& report,
+                    const bool& replaying, const std::vector<std::string>& names)
+      : inner_(inner),
+        report_(report),
+        replaying_(replaying),
+        names_(names),
+        started_(std::chrono::steady_clock::now()) {}
   std::vector<ResponseInfo> responses() const override { return inner_.responses(); }
   std::string fingerprint() const override { return inner_.fingerprint(); }
   std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override {
+    for (const EvaluationRequest& r : batch) {
+      if (!replaying_) break;
+      spdlog::warn(
+          "replay: the analysis of design ({}){} is not in the store (deleted or "
+          "damaged record): analysed again",
+          design_text(r.design, names_), r.derivatives.empty() ? "" : " with sensitivities");
+    }
     notify(static_cast<int>(batch.size()));
     std::vector<Evaluation> out = inner_.evaluate(batch);
     finished_ += static_cast<int>(batch.size());
@@ -69,6 +97,8 @@ class ProgressSimulator final : public Simulator {
   }
   Simulator& inner_;
   const std::function<void(const BatchProgress&)>& report_;
+  const bool& replaying_;
+  const std::vector<std::string>& names_;
   std::chrono::steady_clock::time_point started_;
   int finished_ = 0;
 };
@@ -84,16 +114,39 @@ std::string store_file(const std::string& dir_or_file) {
 }
 
 StudySession::StudySession(const std::string& store_path, bool create)
-    : store_(std::make_unique<StudyStore>(store_path, create)) {
-  // One process at a time works on a study: two would both run the next cycle. The lock goes
-  // with the process, so a killed run leaves none behind.
-  const std::string lock = store_path + ".lock";
-  lock_fd_ = ::open(lock.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) throw StoreError(lock + ": cannot open the lock file");
-  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(lock_fd_);
+    : StudySession(store_path, create ? StoreAccess::kCreate : StoreAccess::kReadWrite) {}
+
+StudySession::StudySession(const std::string& store_path, StoreAccess access) {
+  if (access != StoreAccess::kReadOnly) {
+    std::error_code ec;
+    if (access != StoreAccess::kCreate && !std::filesystem::exists(store_path, ec)) {
+      throw StoreError(store_path + ": no study store here");
+    }
+    // One process at a time works on a study: two would both run the next cycle (or both
+    // create the store). The lock goes with the process, so a killed run leaves none behind.
+    const std::string lock = store_path + ".lock";
+    lock_fd_ = ::open(lock.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    // A lock file this user may only read (another user's) still locks: flock needs no write.
+    if (lock_fd_ < 0 && errno == EACCES) lock_fd_ = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+    if (lock_fd_ < 0) {
+      throw StoreIoError(lock + ": cannot create the lock file: " + std::strerror(errno) +
+                         " (a read-only folder? `sao status` and `sao report` can read the " +
+                         "store, this command needs to write it)");
+    }
+    if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(lock_fd_);
+      lock_fd_ = -1;
+      throw StoreIoError(store_path +
+                         ": busy, in use by another sao process; try again when "
+                         "it has ended");
+    }
+  }
+  try {
+    store_ = std::make_unique<StudyStore>(store_path, access);
+  } catch (...) {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
     lock_fd_ = -1;
-    throw StoreError(store_path + ": in use by another sao process");
+    throw;
   }
 }
 
@@ -145,6 +198,7 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
     branch_ = store_->current_branch();
     if (branch_ == 0) throw StoreError(store_->path() + ": the store holds no study yet");
     info = store_->branch(branch_);
+    status_at_open_ = info.status;
     const StoredStudy stored = store_->study(info.study);
     document_ = stored.document;
     source_ = stored.source;
@@ -156,16 +210,36 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
   inner_simulator_ = std::move(opened.simulator);
   variables_ = variable_names(*study_);
   options_ = settings_with_limit(study_->options);
-  simulator_ = std::make_unique<ProgressSimulator>(*inner_simulator_, on_batch);
+  simulator_ =
+      std::make_unique<ProgressSimulator>(*inner_simulator_, on_batch, replaying_, variables_);
   driver_ = std::make_unique<Driver>(*study_, *simulator_, options_);
   replayed_ = 0;
   if (!store_) return;
   store_->use_inputs(simulator_inputs_hash(*study_, inner_simulator_->fingerprint()));
   store_->branch_for_saves = branch_;
-  driver_->set_store(store_.get());
+  if (make_analysis_store_) analysis_store_ = make_analysis_store_(*store_);
+  driver_->set_store(analysis_store_ ? analysis_store_.get() : store_.get());
   changes_ = store_->setting_changes(branch_);
+  stored_last_cycle_ = store_->last_cycle(branch_);
+  check_records();
   if (info.parent > 0) start_restarted_branch(info);
-  replay(on_cycle);
+  replaying_ = true;
+  try {
+    replay(on_cycle);
+  } catch (...) {
+    replaying_ = false;
+    throw;
+  }
+  replaying_ = false;
+  // A converged branch replays to its end; when it does not, records are missing (a branch
+  // that ended on a cycle limit may be reopened by a higher limit).
+  if (status_at_open_ == "converged" && !driver_->finished()) {
+    spdlog::warn(
+        "{}: branch {} ended ({}) but its stored cycle records stop after cycle {}: "
+        "the later records are missing (deleted or damaged) and are rebuilt from the "
+        "stored analyses",
+        store_->path(), branch_, status_at_open_, next_cycle() - 1);
+  }
   // Ready for the next cycle: changes made for it apply now (a raised max_cycles reopens a
   // run that ended on the cycle limit).
   apply_changes(next_cycle());
@@ -208,8 +282,47 @@ void StudySession::start_restarted_branch(const BranchInfo& info) {
   driver_->start_at(x, from->next_factors, info.from_cycle + 1, previous);
 }
 
+void StudySession::check_records() {
+  if (store_->unchecked_rows() > 0) {
+    spdlog::warn("{}: a store written before checksums: its {} records are read as they are{}",
+                 store_->path(), store_->unchecked_rows(),
+                 store_->read_only() ? "" : "; checksums added to them now");
+  }
+  const std::vector<DamagedRecord> damaged = store_->verify();
+  for (const DamagedRecord& d : damaged) {
+    const std::string what =
+        d.table == "analyses"
+            ? fmt::format("analyses row {} (design {})", d.row, named_design(d.design))
+            : fmt::format("cycles row of branch {}, cycle {}{}", d.branch, d.row,
+                          d.design.empty() ? "" : " (start design " + named_design(d.design) + ")");
+    spdlog::warn("{}: {}: {}; not trusted{}", store_->path(), what, d.reason,
+                 store_->read_only()     ? ""
+                 : d.table == "analyses" ? ", removed: the design is analysed again when needed"
+                                         : ", removed: the replay rebuilds it");
+  }
+  store_->remove(damaged);
+}
+
+std::string StudySession::named_design(const std::string& values) const {
+  try {
+    const Eigen::VectorXd x = exact_numbers_from(nlohmann::json::parse(values));
+    return design_text(x, variables_);
+  } catch (const std::exception&) {
+    return values.substr(0, 200);  // as stored, when it does not read back
+  }
+}
+
 void StudySession::replay(const std::function<void(const CycleRecord&)>& on_cycle) {
   for (const StoredCycle& stored_cycle : store_->cycles(branch_)) {
+    const int expected = next_cycle();
+    if (stored_cycle.record.cycle != expected) {
+      spdlog::warn(
+          "{}: the record of cycle {} of branch {} is missing (deleted or damaged); "
+          "cycles {} on are rebuilt from the stored analyses",
+          store_->path(), expected, branch_, expected);
+      store_->delete_cycles_from(branch_, expected);
+      break;
+    }
     apply_changes(stored_cycle.record.cycle);
     if (driver_->finished()) break;
     const CycleRecord& r = driver_->step();
@@ -240,7 +353,14 @@ void StudySession::apply_changes(int cycle) {
         m.resize(study_->n_design());
         for (int i = 0; i < study_->n_design(); ++i) m(i) = study_->design[i].move_factor;
       }
-      const double value = std::stod(a.value);
+      double value = 0.0;
+      try {
+        value = std::stod(a.value);
+      } catch (const std::exception&) {
+        throw StoreError(store_->path() + ": the stored settings change \"" + c.assignment +
+                         "\" before cycle " + std::to_string(cycle) + " of branch " +
+                         std::to_string(branch_) + " is not a number (a damaged store?)");
+      }
       for (int i = 0; i < study_->n_design(); ++i) {
         if (a.key == "move_limit" || a.key == "move_limit." + study_->design[i].name) m(i) = value;
       }
@@ -261,7 +381,7 @@ nlohmann::json StudySession::settings_in_force() const {
 }
 
 void StudySession::finish_cycle(const CycleRecord& record) {
-  if (!store_) return;
+  if (!store_ || store_->read_only()) return;
   nlohmann::json settings = {
       {"settings", settings_in_force()},
       {"move_factors",
@@ -286,7 +406,11 @@ const CycleRecord& StudySession::step() {
   if (!driver_) throw std::logic_error("StudySession::step before open");
   apply_changes(next_cycle());                      // again: set() may have added some since open()
   if (driver_->finished()) return driver_->step();  // the record that says why nothing ran
+  // Until the run is back where it was (cycle records deleted or damaged are rebuilt), an
+  // analysis the simulator runs is one the store should have held: named.
+  replaying_ = store_ && (next_cycle() <= stored_last_cycle_ || status_at_open_ == "converged");
   const CycleRecord& r = driver_->step();
+  replaying_ = false;
   finish_cycle(r);
   return r;
 }

@@ -36,8 +36,11 @@ std::string store_file(const std::string& dir_or_file);
 class StudySession {
  public:
   // Opens the store (`create`: a missing one is created, empty) and takes its lock (a
-  // StoreError when another process holds it).
+  // StoreIoError when another process holds it). The lock is taken before the store is opened,
+  // so two processes creating one store do not race. A read-only session (status, report)
+  // takes no lock and writes nothing: it reads a store in a read-only file or folder too.
   StudySession(const std::string& store_path, bool create);
+  StudySession(const std::string& store_path, StoreAccess access);
   // A session without a store for `document` (overrides applied; `start` as `--start`):
   // open() and run() only, nothing is kept.
   StudySession(const nlohmann::json& document, const std::string& source, int start);
@@ -55,6 +58,10 @@ class StudySession {
   // Opens the current branch's study (or the document of a session without a store) and
   // replays its stored cycles; `on_cycle` sees each replayed record. `max_cycles` > 0
   // overrides settings.max_cycles. Throws StudyError / StoreError.
+  // Before the replay, every stored record is checked (StudyStore::verify): each damaged one is
+  // named in a warning and, in a writable session, removed, so that its analysis is run again or
+  // its cycle record rebuilt. An analysis the replay has to run (a record deleted or damaged) is
+  // named too, and a missing cycle record ends the replay there: the cycles from it are rebuilt.
   void open(int max_cycles = 0, const std::function<void(const CycleRecord&)>& on_cycle = {});
   // One new cycle (applies the settings changes made for it, stores the record).
   const CycleRecord& step();
@@ -73,6 +80,12 @@ class StudySession {
   int restart(int from_cycle, const std::optional<nlohmann::json>& document,
               const std::string& source);
 
+  // The driver's analyses from a store built on this session's (a sweep member's store with
+  // the other members' analyses, sweep.cpp) instead of the session's store alone. Before open().
+  void share_analyses(std::function<std::unique_ptr<AnalysisStore>(StudyStore&)> make) {
+    make_analysis_store_ = std::move(make);
+  }
+
   // Called before and after every simulator batch (not for analyses taken from the store).
   std::function<void(const BatchProgress&)> on_batch;
 
@@ -84,6 +97,10 @@ class StudySession {
   const Driver& driver() const { return *driver_; }
   int branch() const { return branch_; }
   int replayed_cycles() const { return replayed_; }
+  // The status of the branch as stored before open() (converged, cycle limit, ...; "" for a
+  // session without a store): a resume of a converged run must not replace its results with
+  // those of a run that failed.
+  const std::string& status_at_open() const { return status_at_open_; }
   // Records of `branch` with its ancestors' cycles up to where it branched off.
   std::vector<CycleRecord> lineage(int branch) const;
 
@@ -91,6 +108,8 @@ class StudySession {
   void require_store() const;  // std::logic_error without one
   void start_restarted_branch(const BranchInfo& info);
   void replay(const std::function<void(const CycleRecord&)>& on_cycle);
+  void check_records();  // StudyStore::verify, each damaged record named and removed
+  std::string named_design(const std::string& values) const;
   void apply_changes(int cycle);
   int next_cycle() const;  // number of the cycle step() runs next
   nlohmann::json settings_in_force() const;
@@ -109,9 +128,14 @@ class StudySession {
   std::unique_ptr<Simulator> inner_simulator_;  // the study's simulator
   std::unique_ptr<Simulator> simulator_;        // inner_simulator_ with progress reports
   std::unique_ptr<Driver> driver_;
+  std::function<std::unique_ptr<AnalysisStore>(StudyStore&)> make_analysis_store_;
+  std::unique_ptr<AnalysisStore> analysis_store_;  // made by make_analysis_store_
   std::vector<SettingChange> changes_;
   int replayed_ = 0;
-  int lock_fd_ = -1;  // flock on STORE.lock while this session lives
+  bool replaying_ = false;  // the replay is running: a simulator run means a missing record
+  std::string status_at_open_;
+  int stored_last_cycle_ = 0;  // the branch's last cycle record when the session opened
+  int lock_fd_ = -1;           // flock on STORE.lock while this session lives
 };
 
 }  // namespace sao

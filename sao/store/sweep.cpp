@@ -6,14 +6,15 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "sao/seam/worker_pool.hpp"
+#include "sao/store/atomic_file.hpp"
 #include "sao/store/shared_cache.hpp"
 #include "sao/store/store.hpp"
+#include "sao/store/study_session.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -48,6 +49,70 @@ std::string format_value(double v) {
   s.precision(10);
   s << v;
   return s.str();
+}
+
+// A member's analyses: its own study store first, then those of the other members; what the
+// simulator delivers goes to both. An analysis found only among the other members' is copied
+// into the member's store (0 runs: it was not run for this member).
+class MemberStore final : public AnalysisStore {
+ public:
+  MemberStore(StudyStore& own, SharedAnalysisCache& shared) : own_(own), shared_(shared) {}
+  std::vector<Evaluation> lookup(const Eigen::VectorXd& design, bool gradients) override {
+    std::vector<Evaluation> out = own_.lookup(design, gradients);
+    if (!out.empty()) return out;
+    out = shared_.lookup(design, gradients);
+    for (const Evaluation& e : out) {
+      Evaluation copy = e;
+      copy.cost = {};
+      own_.save(design, {}, copy);
+    }
+    return out;
+  }
+  void save(const Eigen::VectorXd& design, const std::vector<DerivativeRequest>& derivatives,
+            const Evaluation& evaluation) override {
+    own_.save(design, derivatives, evaluation);
+    shared_.save(design, derivatives, evaluation);
+  }
+
+ private:
+  StudyStore& own_;
+  SharedAnalysisCache& shared_;
+};
+
+// A member on its own study store: created, or resumed by replay.
+RunSummary run_stored_member(const std::string& folder, const nlohmann::json& document,
+                             const SweepOptions& options, int start, SharedAnalysisCache& shared) {
+  std::filesystem::create_directories(folder);
+  StudySession session(store_file(folder), StoreAccess::kCreate);
+  session.begin(document, options.study_file, start);
+  session.share_analyses([&shared](StudyStore& own) -> std::unique_ptr<AnalysisStore> {
+    return std::make_unique<MemberStore>(own, shared);
+  });
+  session.open(options.max_cycles);
+  return session.run();
+}
+
+// Every analysis stored by the members in `store_dir`, into the shared cache of its simulator
+// inputs. A store that cannot be read is left to its member (which names the problem).
+void prime_caches(const std::string& store_dir,
+                  std::map<std::string, std::shared_ptr<SharedAnalysisCache>>& caches) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(store_dir, ec)) return;
+  for (const auto& entry : std::filesystem::directory_iterator(store_dir, ec)) {
+    const std::string path = store_file(entry.path().string());
+    if (!std::filesystem::is_regular_file(path, ec)) continue;
+    try {
+      const StudyStore store(path, StoreAccess::kReadOnly);
+      for (const StoredAnalysis& a : store.analyses()) {
+        auto& slot = caches[a.inputs_hash];
+        if (!slot) slot = std::make_shared<SharedAnalysisCache>();
+        // The cache keeps sensitivities for a save with derivative requests.
+        const std::vector<DerivativeRequest> rows(a.evaluation.has_gradients ? 1 : 0);
+        slot->save(a.design, rows, a.evaluation);
+      }
+    } catch (const StoreError&) {
+    }
+  }
 }
 
 }  // namespace
@@ -102,7 +167,7 @@ SweepResult run_sweep(const SweepOptions& options,
       nlohmann::json document = base;
       for (const auto& o : options.overrides) apply_override(document, o);
       apply_override(document, options.range.key + "=" + format_value(m.value));
-      OpenedStudy opened = open_study_document(std::move(document), options.study_file, m.start);
+      OpenedStudy opened = open_study_document(document, options.study_file, m.start);
       const Study& study = opened.study;
       Simulator& simulator = *opened.simulator;
       Options settings = study.options;
@@ -115,6 +180,12 @@ SweepResult run_sweep(const SweepOptions& options,
         if (!slot) slot = std::make_shared<SharedAnalysisCache>();
         cache = slot;
       }
+      if (!options.store_dir.empty()) {
+        const std::string folder = options.store_dir + "/value-" + format_value(m.value) +
+                                   "-start-" + std::to_string(m.start);
+        m.summary = run_stored_member(folder, document, options, m.start, *cache);
+        return;
+      }
       Driver driver(study, simulator, settings);
       driver.set_store(cache.get());
       m.summary = driver.run();
@@ -122,6 +193,10 @@ SweepResult run_sweep(const SweepOptions& options,
       m.error = e.what();
     }
   };
+
+  // A sweep run again: the analyses its members stored are shared from the start, so that a
+  // member never run before finds those of the members that ran.
+  if (!options.store_dir.empty()) prime_caches(options.store_dir, caches);
 
   const size_t jobs = static_cast<size_t>(std::max(options.jobs, 0));  // 0: cores
   parallel_for(result.members.size(), jobs, [&](size_t i) {
@@ -156,7 +231,7 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
                  const std::vector<ReferencePoint>& references, const std::string& objective_name) {
   std::filesystem::create_directories(dir);
   {
-    std::ofstream csv(dir + "/sweep.csv");
+    std::ostringstream csv;
     csv << options.range.key << ",start,status,objective,max_violation,cycles,analyses,"
         << "sensitivity_analyses,simulator_runs,design,message\n";
     csv.precision(10);
@@ -174,10 +249,11 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
           << "," << s.sensitivity_analyses << "," << s.simulator_runs << "," << design << ","
           << message << "\n";
     }
+    write_file_atomically(dir + "/sweep.csv", csv.str());
   }
   const auto curve = compromise_curve(result);
   {
-    std::ofstream csv(dir + "/compromise.csv");
+    std::ostringstream csv;
     csv << options.range.key << "," << objective_name << ",start\n";
     csv.precision(10);
     for (const CurvePoint& p : curve) {
@@ -186,6 +262,7 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
     for (const ReferencePoint& r : references) {
       csv << r.value << "," << r.objective << "," << r.label << "\n";
     }
+    write_file_atomically(dir + "/compromise.csv", csv.str());
   }
   Plot plot;
   plot.title = "compromise curve";
@@ -217,8 +294,7 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
                            true,
                            false});
   }
-  std::ofstream svg(dir + "/compromise.svg");
-  svg << svg_file(plot, 720, 420);
+  write_file_atomically(dir + "/compromise.svg", svg_file(plot, 720, 420));
 }
 
 }  // namespace sao

@@ -5,6 +5,11 @@
 // A sweep does that: one member per (value, start), members run in parallel, and analyses are
 // shared between members through one in-memory AnalysisStore (shared_cache.hpp), so a
 // design analysed by one member (the common start design, to begin with) is not run again.
+// With a store folder (`sao sweep` uses OUT/members), each member runs in a StudySession on
+// its own study store (OUT/members/value-V-start-K/study.sqlite): a killed sweep run again
+// replays its finished members and resumes the others, repeating no stored analysis. An
+// analysis a member takes from another member is copied into its own store (with 0 runs), so
+// that every member's store holds all it used.
 #pragma once
 
 #include <functional>
@@ -33,6 +38,7 @@ struct SweepOptions {
   int starts = 1;  // 1: the study's initial design; k > 1: also its "starts" 1..k-1
   int jobs = 0;    // members run at once; 0: the number of cores
   int max_cycles = 0;
+  std::string store_dir;  // "": nothing kept; else one study store per member in it
 };
 
 struct SweepMember {
@@ -45,7 +51,7 @@ struct SweepMember {
 struct SweepResult {
   std::vector<SweepMember> members;  // ordered by value, then start
   int simulator_runs = 0;            // every run of every member
-  int cache_hits = 0;                // analyses a member took from the shared cache
+  int cache_hits = 0;                // analyses a member took from the shared cache or its store
   double wall_seconds = 0.0;
 };
 

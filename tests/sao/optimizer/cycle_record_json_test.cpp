@@ -157,6 +157,17 @@ TEST(CycleRecordJson, MalformedRecordsNameTheKey) {
   j["b0"]["unknown"] = 1.0;
   EXPECT_THROW(cycle_record_from_json(j, kNames), std::invalid_argument);
   EXPECT_THROW(cycle_record_from_json(nlohmann::json::array(), kNames), std::invalid_argument);
+  // Counts must be integers that fit (a float or a huge number was converted unchecked).
+  for (const nlohmann::json& bad :
+       {nlohmann::json(3.377e10), nlohmann::json(2.5), nlohmann::json(1ULL << 40),
+        nlohmann::json(-(1LL << 40)), nlohmann::json(18446744073709551615ULL)}) {
+    j = cycle_record_to_json(awkward_record(), kNames);
+    j["cycle"] = bad;
+    EXPECT_THROW(cycle_record_from_json(j, kNames), std::invalid_argument) << bad;
+  }
+  j = cycle_record_to_json(awkward_record(), kNames);
+  j["cycle"] = -7;
+  EXPECT_EQ(cycle_record_from_json(j, kNames).cycle, -7);
 }
 
 TEST(CycleRecordJson, TheStoreKeepsRecordsExactly) {

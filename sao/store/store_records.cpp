@@ -1,0 +1,234 @@
+#include "sao/store/store_records.hpp"
+
+#include <openssl/evp.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/store/store.hpp"
+
+namespace sao {
+namespace {
+
+// --- binary encoding: little helpers over a byte string ---
+
+class Writer {
+ public:
+  void u32(uint32_t v) { bytes(&v, sizeof v); }
+  void f64(double v) { bytes(&v, sizeof v); }
+  void str(const std::string& s) {
+    u32(static_cast<uint32_t>(s.size()));
+    out_.append(s);
+  }
+  void vec(const double* data, size_t n) {
+    u32(static_cast<uint32_t>(n));
+    bytes(data, n * sizeof(double));
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void bytes(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& in) : in_(in) {}
+  uint32_t u32() {
+    uint32_t v;
+    bytes(&v, sizeof v);
+    return v;
+  }
+  double f64() {
+    double v;
+    bytes(&v, sizeof v);
+    return v;
+  }
+  std::string str() {
+    const uint32_t n = u32();
+    need(n);
+    std::string s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  std::vector<double> vec() {
+    const uint32_t n = u32();
+    need(static_cast<size_t>(n) * sizeof(double));
+    std::vector<double> v(n);
+    bytes(v.data(), n * sizeof(double));
+    return v;
+  }
+  // A count of items of at least `item_bytes` each: never more than the bytes left can hold.
+  uint32_t count(size_t item_bytes) {
+    const uint32_t n = u32();
+    need(static_cast<size_t>(n) * item_bytes);
+    return n;
+  }
+  bool done() const { return pos_ == in_.size(); }
+
+ private:
+  void need(size_t n) const {
+    if (in_.size() - pos_ < n) throw StoreError("stored analysis: truncated record");
+  }
+  void bytes(void* p, size_t n) {
+    need(n);
+    if (n == 0) return;  // an empty vector's data() may be null: no memcpy (found by fuzzing)
+    std::memcpy(p, in_.data() + pos_, n);
+    pos_ += n;
+  }
+  const std::string& in_;
+  size_t pos_ = 0;
+};
+
+constexpr uint32_t kEvaluationTag = 0x53414f45;  // "SAOE"
+
+// An int of a stored record: an integer number within int's range (a float such as 1e40 would
+// not convert; found by fuzzing), else a StoreError.
+int integer(const nlohmann::json& value, const char* what) {
+  if (!value.is_number_integer()) {
+    throw StoreError(std::string("stored cycle: ") + what + " is not an integer");
+  }
+  constexpr long long kMin = std::numeric_limits<int>::min();
+  constexpr long long kMax = std::numeric_limits<int>::max();
+  const bool in_range =
+      value.is_number_unsigned()
+          ? value.get<unsigned long long>() <= static_cast<unsigned long long>(kMax)
+          : value.get<long long>() >= kMin && value.get<long long>() <= kMax;
+  if (!in_range) throw StoreError(std::string("stored cycle: ") + what + " is out of range");
+  const long long v = value.get<long long>();
+  return static_cast<int>(v);
+}
+
+// A cycle row of a version-1 store: the record's fields under their C++ names, vectors as
+// arrays, non-finite numbers as "nan", "inf", "-inf". Read only, to resume runs stored by 0.1.
+CycleRecord cycle_from_version_1(const nlohmann::json& j) {
+  CycleRecord r;
+  r.cycle = integer(j.at("cycle"), "cycle");
+  r.accepted = j.at("accepted").get<bool>();
+  r.converged = j.at("converged").get<bool>();
+  r.relaxed = j.at("relaxed").get<bool>();
+  r.subproblem = j.at("subproblem").get<std::string>();
+  r.active_move_limits = integer(j.at("active_move_limits"), "active_move_limits");
+  r.retained_constraints = integer(j.at("retained_constraints"), "retained_constraints");
+  r.retained_rows = integer(j.at("retained_rows"), "retained_rows");
+  r.x0 = exact_numbers_from(j.at("x0"));
+  r.x_opt = exact_numbers_from(j.at("x_opt"));
+  r.F0 = exact_number_from(j.at("F0"));
+  r.F_opt = exact_number_from(j.at("F_opt"));
+  r.F_approx = exact_number_from(j.at("F_approx"));
+  r.Ef = exact_number_from(j.at("Ef"));
+  r.Eg = exact_number_from(j.at("Eg"));
+  r.E = exact_number_from(j.at("E"));
+  r.V = exact_number_from(j.at("V"));
+  r.Fchg = exact_number_from(j.at("Fchg"));
+  r.factors = exact_numbers_from(j.at("factors"));
+  r.next_factors = exact_numbers_from(j.at("next_factors"));
+  for (const auto& a : j.at("actions"))
+    r.actions.push_back(static_cast<MoveAction>(integer(a, "actions")));
+  r.analyses = integer(j.at("analyses"), "analyses");
+  r.fit_points = integer(j.at("fit_points"), "fit_points");
+  r.noise_estimate = exact_number_from(j.at("noise_estimate"));
+  r.message = j.at("message").get<std::string>();
+  return r;
+}
+
+}  // namespace
+
+std::string encode_evaluation(const Evaluation& e) {
+  Writer w;
+  w.u32(kEvaluationTag);
+  w.u32(e.ok ? 1 : 0);
+  w.str(e.message);
+  w.u32(e.has_gradients ? 1 : 0);
+  w.f64(e.cost.wall_seconds);
+  w.u32(static_cast<uint32_t>(e.cost.runs));
+  w.u32(static_cast<uint32_t>(e.cases.size()));
+  for (const CaseResult& c : e.cases) {
+    w.u32(static_cast<uint32_t>(c.scalars.size()));
+    for (const auto& [name, v] : c.scalars) {
+      w.str(name);
+      w.f64(v);
+    }
+    w.u32(static_cast<uint32_t>(c.histories.size()));
+    for (const auto& [name, h] : c.histories) {
+      w.str(name);
+      w.vec(h.data(), h.size());
+    }
+    w.u32(static_cast<uint32_t>(c.gradients.size()));
+    for (const auto& [name, g] : c.gradients) {
+      w.str(name);
+      w.u32(static_cast<uint32_t>(g.rows()));
+      w.u32(static_cast<uint32_t>(g.cols()));
+      w.vec(g.data(), g.size());  // column-major, as Eigen stores it
+    }
+  }
+  return w.take();
+}
+
+Evaluation decode_evaluation(const std::string& bytes) {
+  Reader r(bytes);
+  if (r.u32() != kEvaluationTag) throw StoreError("stored analysis: unknown encoding");
+  Evaluation e;
+  e.ok = r.u32() != 0;
+  e.message = r.str();
+  e.has_gradients = r.u32() != 0;
+  e.cost.wall_seconds = r.f64();
+  e.cost.runs = static_cast<int>(r.u32());
+  e.cases.resize(r.count(12));  // three counts per case
+  for (CaseResult& c : e.cases) {
+    for (uint32_t n = r.u32(); n > 0; --n) {
+      std::string name = r.str();
+      c.scalars[name] = r.f64();
+    }
+    for (uint32_t n = r.u32(); n > 0; --n) {
+      std::string name = r.str();
+      const std::vector<double> v = r.vec();
+      c.histories[name] = Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
+    }
+    for (uint32_t n = r.u32(); n > 0; --n) {
+      std::string name = r.str();
+      const uint32_t rows = r.u32(), cols = r.u32();
+      const std::vector<double> v = r.vec();
+      if (v.size() != static_cast<size_t>(rows) * cols) {
+        throw StoreError("stored analysis: gradient of " + name + " has a wrong size");
+      }
+      c.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
+    }
+  }
+  if (!r.done()) throw StoreError("stored analysis: trailing bytes");
+  return e;
+}
+
+std::string record_checksum(const std::vector<std::string_view>& fields) {
+  EVP_MD_CTX* context = EVP_MD_CTX_new();
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  bool ok = context && EVP_DigestInit_ex(context, EVP_sha256(), nullptr) == 1;
+  for (std::string_view field : fields) {
+    const uint64_t n = field.size();
+    ok = ok && EVP_DigestUpdate(context, &n, sizeof n) == 1;
+    ok = ok && EVP_DigestUpdate(context, field.data(), field.size()) == 1;
+  }
+  ok = ok && EVP_DigestFinal_ex(context, digest, &size) == 1;
+  EVP_MD_CTX_free(context);
+  if (!ok) throw StoreError("study store: SHA-256 (OpenSSL) failed");
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
+CycleRecord decode_cycle_record(const std::string& text) {
+  const nlohmann::json stored = nlohmann::json::parse(text);
+  if (!stored.is_object()) throw StoreError("stored cycle: not a JSON object");
+  if (!stored.contains("record")) return cycle_from_version_1(stored);  // a version-1 store
+  const auto variables = stored.at("variables").get<std::vector<std::string>>();
+  return cycle_record_from_json(stored.at("record"), variables);
+}
+
+}  // namespace sao

@@ -1,0 +1,208 @@
+// Every command of `sao` (build/sao --help) producing each exit code it can produce
+// (README, "Exit codes"; sao/cli/exit_codes.hpp): 0 converged or valid, 1 not converged,
+// 2 bad input or usage, 3 failed analyses or I/O. Also the store's I/O cases: busy, read-only
+// file or folder, a full disk (a file size limit), two runs creating one folder at once.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/store_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sao::testing;  // query(), execute(), kProblems, ...
+using sao::testing::sao;       // the function, before the namespace sao
+using Output = CommandOutput;
+
+const std::string kStudy = kProblems + "impact-absorber/max-acceleration.json";
+const std::string kBadStudy = std::string(SAO_SOURCE_DIR) + "/tests/data/bad-study.json";
+
+// A study whose external code always fails (every analysis fails: exit 3), with its run
+// folders in `dir`.
+std::string failing_study(const fs::path& dir) {
+  return std::string(SAO_SOURCE_DIR) + "/tests/data/failing-code/study.json --set " +
+         "simulator.run_directory=" + (dir / "runs").string();
+}
+
+struct Case {
+  std::string args;
+  int code;
+  std::string says;  // part of the output
+};
+
+// Runs `sao ARGS` for each case (after `prefix`, e.g. as_unprivileged()) and checks its code
+// and output.
+void expect_cases(const std::vector<Case>& cases, const std::string& prefix = "") {
+  for (const Case& c : cases) {
+    const Output o = run_command(prefix + kSao + " " + c.args + " 2>&1");
+    EXPECT_EQ(o.code, c.code) << prefix << "sao " << c.args << "\n" << o.text;
+    EXPECT_TRUE(contains(o.text, c.says))
+        << prefix << "sao " << c.args << ": expected \"" << c.says << "\" in\n"
+        << o.text;
+  }
+}
+
+TEST(ExitCodes, StudyFileCommands) {
+  const fs::path dir = scratch_directory("test-exit-codes");
+  const std::string failing = failing_study(dir);
+  const std::string psi = kProblems + "oscillator/psi.json";
+  expect_cases({
+      {"check " + kStudy, 0, "valid"},
+      {"check " + kBadStudy, 2, "3 problem(s)"},
+      {"check " + (dir / "missing.json").string(), 2, "missing.json"},
+      {"check", 2, "study is required"},
+      {"check-gradient " + psi + " --point 2", 0, "reference"},
+      {"check-gradient " + kBadStudy, 2, "problem(s)"},
+      {"check-gradient " + failing, 3, "error: "},
+      {"evaluate " + kStudy, 0, "objective"},
+      {"evaluate " + kBadStudy, 2, "problem(s)"},
+      {"evaluate " + failing, 3, "failed"},
+      {"run " + kStudy + " -q --out " + (dir / "run0").string(), 0, "converged"},
+      {"run " + kStudy + " -q --max-cycles 1 --out " + (dir / "run1").string(), 1, "cycle limit"},
+      {"run " + kBadStudy + " --out " + (dir / "run2").string(), 2, "problem(s)"},
+      {"run --no-such-option " + kStudy, 2, "no-such-option"},
+      {"run " + failing + " -q --out " + (dir / "run3").string(), 3, "failed"},
+      {"run " + kStudy + " -q --out /dev/null/x", 3, "cannot create the output folder"},
+      {"sweep " + kStudy + " --vary constraints.0.upper=0.9,1 --jobs 1 --out " +
+           (dir / "sweep0").string(),
+       0, "2 members"},
+      {"sweep " + kStudy + " --vary constraints.0.upper=oops", 2, "not a number"},
+      {"sweep " + failing + " --vary settings.max_cycles=2,3 --jobs 1 --out " +
+           (dir / "sweep3").string(),
+       3, "failed"},
+      {"--no-such-command", 2, "subcommand"},
+      {"--help", 0, "Subcommands"},
+  });
+}
+
+TEST(ExitCodes, StoreCommands) {
+  const fs::path dir = scratch_directory("test-exit-codes");
+  const std::string d = (dir / "s").string();
+  const std::string limited = (dir / "limited").string();
+  // The cycle limit in the stored study (--max-cycles is not stored): step says the run ended.
+  ASSERT_EQ(sao("run " + kStudy + " -q --set settings.max_cycles=2 --out " + limited).code, 1);
+  const fs::path notes = dir / "notes.txt";
+  std::ofstream(notes) << "not a store\n";
+  const fs::path empty = dir / "empty.sqlite";
+  std::ofstream(empty).close();
+  // result.json cannot be written (a folder of that name): I/O, exit 3, no abort.
+  fs::create_directories(dir / "unwritable" / "result.json");
+  expect_cases({
+      {"run " + kStudy + " -q --out " + (dir / "unwritable").string(), 3,
+       "cannot write " + (dir / "unwritable" / "result.json").string()},
+      {"step " + d + " --study " + kStudy, 0, "branch 1, cycle 1"},
+      {"step " + limited, 1, "run ended: "},
+      {"step " + notes.string(), 2, "not a study store"},
+      {"step " + (dir / "nowhere").string(), 2, "no study store here"},
+      {"status " + d, 0, "* branch 1"},
+      {"status " + empty.string(), 2, "not a study store (an empty file)"},
+      {"status " + notes.string(), 2, "not a study store"},
+      {"set " + d + " cutoff=0.5", 0, "from cycle 2"},
+      {"set " + d + " cuttoff=0.5", 2, "unknown key"},
+      {"restart " + d + " --from-cycle 1", 0, "branch 2"},
+      {"restart " + d + " --from-cycle 99", 2, "not a cycle of the current history"},
+      {"report " + d, 0, "report.html"},
+      {"report " + notes.string(), 2, "not a study store"},
+      {"report " + d + " --out " + (dir / "missing" / "r.html").string(), 3, "cannot write"},
+  });
+  // `status` on an empty file did not make it a store.
+  EXPECT_EQ(fs::file_size(empty), 0u);
+  // Busy: another process holds the study's lock.
+  const int fd = ::open((d + "/study.sqlite.lock").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+  expect_cases({
+      {"step " + d, 3, "busy, in use by another sao process"},
+      {"set " + d + " cutoff=0.6", 3, "busy"},
+      {"restart " + d + " --from-cycle 1", 3, "busy"},
+      {"run " + d, 3, "busy"},
+      {"status " + d, 0, "* branch 2"},  // readers need no lock
+  });
+  ::close(fd);
+}
+
+TEST(ExitCodes, ReadOnlyStoresAreReadByStatusAndReportAndRefusedForWriting) {
+  const fs::path dir = scratch_directory("test-exit-codes");
+  const fs::path ro = dir / "ro";
+  ASSERT_EQ(sao("run " + kStudy + " -q --out " + ro.string()).code, 0);
+  const std::string before = read_file(ro / "study.sqlite");
+  // A read-only folder (and file) for the user running sao: owned by root when the tests run
+  // as root (sao then runs as nobody), else without write permission.
+  fs::permissions(ro / "study.sqlite",
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                          fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const std::string user = as_unprivileged();
+  const std::string out = (fs::temp_directory_path() / "sao-exit-codes-report.html").string();
+  fs::remove(out);
+  expect_cases({{"status " + ro.string(), 0, "* branch 1"},
+                {"report " + ro.string() + " --out " + out, 0, "written"},
+                {"step " + ro.string(), 3, "read-only"},
+                {"set " + ro.string() + " cutoff=0.5", 3, "read-only"},
+                {"restart " + ro.string() + " --from-cycle 1", 3, "read-only"},
+                {"run " + ro.string(), 3, "read-only"}},
+               user);
+  EXPECT_TRUE(fs::exists(out));
+  fs::remove(out);
+  fs::permissions(ro, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(read_file(ro / "study.sqlite"), before);
+  // A read-only store file in a folder the user may write (the lock can be taken): named as
+  // read-only too, for a command that writes; read by status.
+  fs::permissions(ro, fs::perms::all);
+  fs::permissions(ro / "study.sqlite",
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  expect_cases(
+      {{"set " + ro.string() + " cutoff=0.5", 3, "the study store is read-only (file permissions)"},
+       {"status " + ro.string(), 0, "* branch 1"}},
+      user);
+  EXPECT_EQ(read_file(ro / "study.sqlite"), before);
+  // A store file nobody may read: an I/O error naming it, not "not a store".
+  fs::permissions(ro / "study.sqlite", fs::perms::none);
+  expect_cases({{"status " + ro.string(), 3, "cannot read the study store (permission denied)"}},
+               user);
+  fs::permissions(ro / "study.sqlite", fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST(ExitCodes, AFullDiskIsAnIoErrorAndKeepsTheResults) {
+  const fs::path dir = scratch_directory("test-exit-codes");
+  // A file size limit stands for a full disk (the store cannot grow, result.json cannot be
+  // written): exit 3 with an I/O message, never "bad input".
+  const Output o = run_command("bash -c \"trap '' XFSZ; ulimit -f 100; " + kSao + " run " + kStudy +
+                               " -q --out " + (dir / "full").string() + "\" 2>&1");
+  EXPECT_EQ(o.code, 3) << o.text;
+  EXPECT_TRUE(contains(o.text, "disk full") || contains(o.text, "I/O error")) << o.text;
+  EXPECT_FALSE(contains(o.text, "not a study store")) << o.text;
+  // The same folder, with room again, resumes to the converged result of a run that never
+  // ran out of room.
+  const Output resumed = sao("run " + (dir / "full").string() + " -q");
+  EXPECT_EQ(resumed.code, 0) << resumed.text;
+  ASSERT_EQ(sao("run " + kStudy + " -q --out " + (dir / "room").string()).code, 0);
+  EXPECT_EQ(read_json(dir / "full" / "result.json")["design"],
+            read_json(dir / "room" / "result.json")["design"]);
+}
+
+TEST(ExitCodes, TwoRunsCreatingOneFolderAtOnce) {
+  const fs::path dir = scratch_directory("test-exit-codes");
+  for (int k = 0; k < 3; ++k) {
+    const std::string out = (dir / ("both-" + std::to_string(k))).string();
+    const std::string command = kSao + " run " + kStudy + " -q --out " + out;
+    const Output o =
+        run_command("(" + command + " & " + command + "; wait $!; echo \"first $?\") 2>&1; echo");
+    // One of them runs, the other runs too (after it) or is told the store is busy; never an
+    // SQLite error about the schema.
+    EXPECT_FALSE(contains(o.text, "already exists")) << o.text;
+    EXPECT_TRUE(contains(o.text, "converged")) << o.text;
+    EXPECT_TRUE(!contains(o.text, "error: ") || contains(o.text, "busy")) << o.text;
+  }
+}
+
+}  // namespace

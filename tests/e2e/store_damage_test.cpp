@@ -1,0 +1,117 @@
+// A study store damaged on disk (issue 18): analyses and cycle records altered, truncated and
+// deleted with SQLite, then the run resumed with the built `sao`. Every damaged record is named,
+// nothing damaged is trusted, the resumed run ends at the uninterrupted run's design, and a
+// resume that fails leaves the converged result.json and history.csv as they were.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/e2e/store_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sao::testing;  // query(), execute(), kProblems, ...
+using sao::testing::sao;       // the function, before the namespace sao
+using Output = CommandOutput;
+
+const std::string kStudy = kProblems + "impact-absorber/max-acceleration.json";
+
+// A converged run of the study in DIR (its store, result.json and history.csv).
+void converged_run(const fs::path& dir) {
+  const Output run = sao("run " + kStudy + " -q --out " + dir.string());
+  ASSERT_EQ(run.code, 0) << run.text;
+}
+
+TEST(StoreDamage, AlteredTruncatedAndDeletedRecordsAreNamedAndTheRunEndsAtTheSameDesign) {
+  const fs::path dir = scratch_directory("test-store-damage");
+  converged_run(dir / "reference");
+  converged_run(dir / "damaged");
+  const fs::path store = dir / "damaged" / "study.sqlite";
+  const int cycles = query(store, "SELECT COUNT(*) FROM cycles");
+  const int analyses = query(store, "SELECT COUNT(*) FROM analyses");
+  ASSERT_GE(cycles, 4);
+  ASSERT_GE(analyses, 6);
+  // Analyses: one value altered (a byte in the middle of the result, still decodable), one
+  // truncated, one deleted. Cycle records: one altered, one truncated, the last one deleted.
+  execute(store,
+          "UPDATE analyses SET result = substr(result, 1, 40) || X'7F' || substr(result, 42) "
+          "WHERE id = 2;"
+          "UPDATE analyses SET result = substr(result, 1, 10) WHERE id = 3;"
+          "DELETE FROM analyses WHERE id = 4;"
+          "UPDATE cycles SET record = json_set(record, '$.record.b_opt.b1', 0.123) "
+          "WHERE cycle = 2;"
+          "UPDATE cycles SET record = substr(record, 1, 30) WHERE cycle = 3;"
+          "DELETE FROM cycles WHERE cycle = (SELECT MAX(cycle) FROM cycles);");
+
+  const Output status = sao("status " + (dir / "damaged").string());
+  EXPECT_EQ(status.code, 0) << status.text;
+  EXPECT_TRUE(contains(status.text, "damaged    analyses row 2, design [")) << status.text;
+  EXPECT_TRUE(contains(status.text, "analyses row 3, design [")) << status.text;
+  EXPECT_TRUE(contains(status.text, "cycles row 2 of branch 1")) << status.text;
+  EXPECT_TRUE(contains(status.text, "cycles row 3 of branch 1")) << status.text;
+
+  const Output resumed = sao("run " + (dir / "damaged").string());
+  ASSERT_EQ(resumed.code, 0) << resumed.text;
+  // Every case named: the two damaged analyses by row and design, the deleted one by design
+  // when the replay needs it, the damaged cycle records by row, the deleted last one.
+  EXPECT_TRUE(contains(resumed.text, "analyses row 2 (design b1=")) << resumed.text;
+  EXPECT_TRUE(contains(resumed.text, "analyses row 3 (design b1=")) << resumed.text;
+  EXPECT_TRUE(contains(resumed.text,
+                       "is not in the store (deleted or damaged record): analysed "
+                       "again"))
+      << resumed.text;
+  EXPECT_TRUE(contains(resumed.text, "cycles row of branch 1, cycle 2")) << resumed.text;
+  EXPECT_TRUE(contains(resumed.text, "cycles row of branch 1, cycle 3")) << resumed.text;
+  EXPECT_TRUE(contains(resumed.text, "the record of cycle 2 of branch 1 is missing"))
+      << resumed.text;
+  // Nothing altered was trusted: the resumed run ends at the uninterrupted run's design, with
+  // the same cycles, and the store holds every cycle again with valid checksums.
+  const nlohmann::json a = read_json(dir / "reference" / "result.json");
+  const nlohmann::json b = read_json(dir / "damaged" / "result.json");
+  EXPECT_EQ(b["status"], "converged");
+  EXPECT_EQ(b["cycles"], a["cycles"]);
+  EXPECT_EQ(b["objective"].get<double>(), a["objective"].get<double>());
+  for (const auto& [name, value] : a["design"].items()) {
+    EXPECT_EQ(b["design"][name].get<double>(), value.get<double>()) << name;
+  }
+  EXPECT_EQ(b["history"], a["history"]);
+  EXPECT_EQ(query(store, "SELECT COUNT(*) FROM cycles"), cycles);
+  EXPECT_EQ(query(store, "SELECT COUNT(*) FROM analyses WHERE checksum = ''"), 0);
+  // The damaged rows were replaced by new analyses, no design analysed twice.
+  EXPECT_LE(query(store, "SELECT COUNT(*) FROM analyses"), analyses);
+  EXPECT_EQ(query(store,
+                  "SELECT COUNT(*) FROM (SELECT 1 FROM analyses GROUP BY inputs_hash, design, "
+                  "derivatives HAVING COUNT(*) > 1)"),
+            0);
+  // A second resume finds nothing to name and runs nothing.
+  const Output again = sao("run " + (dir / "damaged").string());
+  EXPECT_EQ(again.code, 0);
+  EXPECT_FALSE(contains(again.text, "[warning]")) << again.text;
+  EXPECT_TRUE(contains(again.text, "0 simulator runs")) << again.text;
+}
+
+TEST(StoreDamage, AFailingResumeLeavesTheConvergedResultsAsTheyWere) {
+  const fs::path dir = scratch_directory("test-store-damage");
+  converged_run(dir / "x");
+  const fs::path store = dir / "x" / "study.sqlite";
+  const std::string result = read_file(dir / "x" / "result.json");
+  const std::string history = read_file(dir / "x" / "history.csv");
+  // A stored settings change the replay cannot apply: the resume fails in the third cycle,
+  // after two cycles were replayed (they used to be written over the converged results).
+  execute(store,
+          "INSERT INTO settings_changes (branch, cycle, assignment, created) "
+          "VALUES (1, 3, 'move_limit=not-a-number', '2026-01-01T00:00:00Z')");
+  const Output resumed = sao("run " + (dir / "x").string());
+  EXPECT_NE(resumed.code, 0) << resumed.text;
+  EXPECT_TRUE(contains(resumed.text, "error: ")) << resumed.text;
+  EXPECT_EQ(read_file(dir / "x" / "result.json"), result);
+  EXPECT_EQ(read_file(dir / "x" / "history.csv"), history);
+  // No temporary file left beside them.
+  for (const auto& entry : fs::directory_iterator(dir / "x")) {
+    EXPECT_NE(entry.path().filename().string().front(), '.') << entry.path();
+  }
+}
+
+}  // namespace
