@@ -72,6 +72,17 @@ void read(const nlohmann::json& j, const char* key, Read&& apply) {
 
 }  // namespace
 
+int int_from(const nlohmann::json& value) {
+  if (!value.is_number_integer()) throw std::invalid_argument("expected an integer");
+  constexpr long long kMin = std::numeric_limits<int>::min();
+  constexpr long long kMax = std::numeric_limits<int>::max();
+  const bool fits = value.is_number_unsigned()
+                        ? value.get<unsigned long long>() <= static_cast<unsigned long long>(kMax)
+                        : value.get<long long>() >= kMin && value.get<long long>() <= kMax;
+  if (!fits) throw std::invalid_argument("integer out of range");
+  return static_cast<int>(value.get<long long>());
+}
+
 std::vector<std::string> variable_names(const Study& study) {
   std::vector<std::string> names;
   for (const auto& v : study.design) names.push_back(v.name);
@@ -122,18 +133,7 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   if (!j.is_object()) throw std::invalid_argument("cycle record: not a JSON object");
   CycleRecord r;
   auto integer = [&](const char* key, int& to) {
-    read(j, key, [&](auto& v) {
-      // nlohmann's get<int> converts a float or an out-of-range integer without a check
-      // (undefined behaviour, found by the store-record fuzzer): only integers that fit.
-      if (!v.is_number_integer()) throw std::invalid_argument("expected an integer");
-      const bool fits = v.is_number_unsigned()
-                            ? v.template get<unsigned long long>() <=
-                                  static_cast<unsigned long long>(std::numeric_limits<int>::max())
-                            : v.template get<long long>() >= std::numeric_limits<int>::min() &&
-                                  v.template get<long long>() <= std::numeric_limits<int>::max();
-      if (!fits) throw std::invalid_argument("integer out of range");
-      to = static_cast<int>(v.template get<long long>());
-    });
+    read(j, key, [&](auto& v) { to = int_from(v); });
   };
   auto flag = [&](const char* key, bool& to) {
     read(j, key, [&](auto& v) { to = v.template get<bool>(); });

@@ -32,6 +32,9 @@ CycleRecord cycle_record_from_json(const nlohmann::json& json,
 nlohmann::json exact_number(double value);
 // The inverse (null reads as NaN); throws std::invalid_argument for any other string.
 double exact_number_from(const nlohmann::json& value);
+// A count: an integer that fits in int (nlohmann's get<int> converts a float or an
+// out-of-range number unchecked, which is undefined behaviour). Throws std::invalid_argument.
+int int_from(const nlohmann::json& value);
 // An array of such numbers.
 Eigen::VectorXd exact_numbers_from(const nlohmann::json& values);
 

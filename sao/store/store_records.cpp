@@ -87,18 +87,11 @@ constexpr uint32_t kEvaluationTag = 0x53414f45;  // "SAOE"
 // An int of a stored record: an integer number within int's range (a float such as 1e40 would
 // not convert; found by fuzzing), else a StoreError.
 int integer(const nlohmann::json& value, const char* what) {
-  if (!value.is_number_integer()) {
-    throw StoreError(std::string("stored cycle: ") + what + " is not an integer");
+  try {
+    return int_from(value);
+  } catch (const std::invalid_argument& e) {
+    throw StoreError(std::string("stored cycle: ") + what + ": " + e.what());
   }
-  constexpr long long kMin = std::numeric_limits<int>::min();
-  constexpr long long kMax = std::numeric_limits<int>::max();
-  const bool in_range =
-      value.is_number_unsigned()
-          ? value.get<unsigned long long>() <= static_cast<unsigned long long>(kMax)
-          : value.get<long long>() >= kMin && value.get<long long>() <= kMax;
-  if (!in_range) throw StoreError(std::string("stored cycle: ") + what + " is out of range");
-  const long long v = value.get<long long>();
-  return static_cast<int>(v);
 }
 
 // A cycle row of a version-1 store: the record's fields under their C++ names, vectors as
