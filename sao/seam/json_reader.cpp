@@ -47,38 +47,56 @@ std::string json_excerpt(const json& v) {
   return text;
 }
 
-int json_depth(const json& value, int limit, std::string* path) {
+std::string json_beyond(const json& value, const JsonLimits& limits) {
   struct Level {
     const json* node;
-    int depth;
+    int depth;  // of the arrays and objects around it
     std::string path;
   };
+  const auto where = [](const std::string& path) { return path.empty() ? "(top level)" : path; };
+  const auto child_path = [](const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  };
   std::vector<Level> pending{{&value, 0, ""}};
-  int deepest = 0;
   while (!pending.empty()) {
     Level level = std::move(pending.back());
     pending.pop_back();
-    if (!level.node->is_structured()) continue;
-    if (level.depth + 1 > deepest) {
-      deepest = level.depth + 1;
-      if (path) *path = level.path;
+    const json& node = *level.node;
+    if (node.is_string()) {
+      const size_t n = node.get_ref<const std::string&>().size();
+      if (n > limits.length) {
+        return where(level.path) + ": a string of " + std::to_string(n) +
+               " characters, more than " + std::to_string(limits.length);
+      }
+      continue;
     }
-    if (deepest > limit) break;
-    if (level.node->is_array()) {
-      for (size_t i = 0; i < level.node->size(); ++i) {
-        if (!(*level.node)[i].is_structured()) continue;  // no deeper: no path built for it
-        pending.push_back(
-            {&(*level.node)[i], level.depth + 1, level.path + "[" + std::to_string(i) + "]"});
+    if (!node.is_structured()) continue;
+    if (level.depth + 1 > limits.depth) {
+      return where(level.path) + ": arrays and objects nested more than " +
+             std::to_string(limits.depth) + " levels deep";
+    }
+    if (node.size() > limits.entries) {
+      return where(level.path) + ": " + json_type_name(node) + " of " +
+             std::to_string(node.size()) + " entries, more than " + std::to_string(limits.entries);
+    }
+    if (node.is_array()) {
+      for (size_t i = 0; i < node.size(); ++i) {
+        // A number has nothing to check: no path is built for it.
+        if (!node[i].is_structured() && !node[i].is_string()) continue;
+        pending.push_back({&node[i], level.depth + 1, level.path + "[" + std::to_string(i) + "]"});
       }
     } else {
-      for (const auto& [key, child] : level.node->items()) {
-        if (!child.is_structured()) continue;
-        pending.push_back(
-            {&child, level.depth + 1, level.path.empty() ? key : level.path + "." + key});
+      for (const auto& [key, child] : node.items()) {
+        if (key.size() > limits.length) {
+          return where(level.path) + ": a key of " + std::to_string(key.size()) +
+                 " characters, more than " + std::to_string(limits.length);
+        }
+        if (!child.is_structured() && !child.is_string()) continue;
+        pending.push_back({&child, level.depth + 1, child_path(level.path, key)});
       }
     }
   }
-  return deepest;
+  return {};
 }
 
 namespace {

@@ -30,10 +30,17 @@ std::string json_type_name(const nlohmann::json& value);
 // value holds.
 std::string json_excerpt(const nlohmann::json& value);
 
-// The deepest nesting of arrays and objects in `value` (a scalar: 0), found without recursion
-// and looked for no deeper than limit + 1. `path` receives where the deepest level seen was
-// first reached ("a.b[2]").
-int json_depth(const nlohmann::json& value, int limit, std::string* path = nullptr);
+// Sizes a document may not exceed (a hostile file must not exhaust the stack or the memory of
+// the code that reads it).
+struct JsonLimits {
+  int depth = 64;            // nesting of arrays and objects
+  size_t entries = 1000000;  // of one array or object
+  size_t length = 1000000;   // characters of one string or key
+};
+// The first place where `value` goes beyond `limits`, as "PATH: what" ("(top level)" for the
+// document itself); empty when it stays within them. Found without recursion, looking no
+// deeper than limits.depth + 1.
+std::string json_beyond(const nlohmann::json& value, const JsonLimits& limits);
 
 // Thrown by section parsers (simulator factories): every problem found, each "path: what".
 // what() is the problems joined by newlines.

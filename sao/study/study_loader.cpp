@@ -3,6 +3,7 @@
 #include "sao/study/study_loader.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -66,11 +67,12 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   Study study;
   study.file = source;
   if (!document.is_object()) throw StudyError(source, {"(top level): expected an object"});
-  std::string deepest;
-  if (json_depth(document, loading::kMaxNesting, &deepest) > loading::kMaxNesting) {
-    throw StudyError(source, {(deepest.empty() ? std::string("(top level)") : deepest) +
-                              ": arrays and objects nested more than " +
-                              std::to_string(loading::kMaxNesting) + " levels deep"});
+  JsonLimits limits;
+  limits.depth = loading::kMaxNesting;
+  limits.entries = loading::kMaxEntries;
+  limits.length = loading::kMaxStringLength;
+  if (std::string beyond = json_beyond(document, limits); !beyond.empty()) {
+    throw StudyError(source, {beyond});
   }
   JsonReader top(document, "", problems);
   study.name = top.string("name", false).value_or(source);
@@ -128,6 +130,13 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
 }
 
 nlohmann::json read_study_document(const std::string& path) {
+  std::error_code error;
+  const auto bytes = std::filesystem::file_size(path, error);
+  if (!error && bytes > loading::kMaxFileBytes) {
+    throw StudyError(path,
+                     {"a file of " + std::to_string(bytes) + " bytes, more than the " +
+                      std::to_string(loading::kMaxFileBytes >> 20) + " MiB a study file may have"});
+  }
   std::ifstream in(path);
   if (!in) throw StudyError(path, {"cannot open the file"});
   try {

@@ -80,13 +80,32 @@ TEST(JsonReader, ValuesInMessagesStayShort) {
   EXPECT_EQ(json_excerpt(json::array({1, 2, 3})), "an array of 3 entries");
   EXPECT_EQ(json_excerpt(json::object({{"a", 1}})), "an object of 1 entry");
   EXPECT_EQ(json_excerpt(json(std::string(30000, 'x'))).size(), 80u);
+}
+
+TEST(JsonReader, DocumentsBeyondTheLimitsAreNamedWhere) {
+  const JsonLimits limits;  // 64 levels, 1e6 entries, 1e6 characters
   json deep = json::array();
   for (int i = 0; i < 100000; ++i) deep = json::array({std::move(deep)});
-  std::string path;
-  EXPECT_EQ(json_depth(deep, 64, &path), 65);
-  EXPECT_EQ(path.size(), 64u * 3);  // "[0]" per level, stopped past the limit
-  EXPECT_EQ(json_depth(json(1.0), 64), 0);
-  EXPECT_EQ(json_depth(json::object({{"a", json::array({1})}}), 64), 2);
+  const std::string message = json_beyond(deep, limits);
+  EXPECT_EQ(message.find("[0][0]"), 0u) << message;
+  EXPECT_NE(message.find(": arrays and objects nested more than 64 levels deep"),
+            std::string::npos);
+  EXPECT_EQ(message.find(":"), 64u * 3);  // "[0]" per level, stopped past the limit
+  EXPECT_EQ(json_beyond(json(1.0), limits), "");
+  json ok = json::object({{"a", json::array({1, "x"})}});
+  for (int i = 0; i < 62; ++i) ok = json::array({std::move(ok)});  // 64 levels: allowed
+  EXPECT_EQ(json_beyond(ok, limits), "");
+  JsonLimits small;
+  small.entries = 3;
+  small.length = 5;
+  EXPECT_EQ(json_beyond(json::object({{"a", {{"b", json::array({1, 2, 3, 4})}}}}), small),
+            "a.b: an array of 4 entries, more than 3");
+  EXPECT_EQ(json_beyond(json::object({{"a", json::array({"abc", "abcdef"})}}), small),
+            "a[1]: a string of 6 characters, more than 5");
+  EXPECT_EQ(json_beyond(json::object({{"abcdef", 1}}), small),
+            "(top level): a key of 6 characters, more than 5");
+  EXPECT_EQ(json_beyond(json(std::string(6, 'x')), small),
+            "(top level): a string of 6 characters, more than 5");
 }
 
 }  // namespace

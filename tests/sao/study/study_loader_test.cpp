@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <utility>
@@ -497,7 +498,30 @@ TEST(StudyLoaderMalformed, GridsAboveTheLimitAreRefusedBeforeAllocating) {
               HasSubstr("expected an integer <= 1000000, got 1000000000"));
   doc["load_cases"][0]["time"] = {{"values", json::array()}};
   for (int i = 0; i < 1000001; ++i) doc["load_cases"][0]["time"]["values"].push_back(i);
-  EXPECT_THAT(first_problem_with(doc, "time.values"), HasSubstr("more than 1000000 times"));
+  // Caught by the document limit on the entries of one array, before the grid is read.
+  EXPECT_THAT(first_problem_with(doc, "time.values"),
+              HasSubstr("load_cases[0].time.values: an array of 1000001 entries, more than "
+                        "1000000"));
+}
+
+TEST(StudyLoaderMalformed, LongStringsAndLargeFilesAreRefused) {
+  json doc = base_study();
+  doc["description"] = std::string(1000001, 'x');
+  EXPECT_THAT(first_problem_with(doc, "description"),
+              HasSubstr("description: a string of 1000001 characters, more than 1000000"));
+  const std::string file = testing::TempDir() + "/huge-study.json";
+  {
+    std::ofstream out(file);
+    out << base_study().dump();
+    out << std::string(65 << 20, ' ');  // 65 MiB of trailing blanks: valid JSON
+  }
+  try {
+    load_study_file(file);
+    ADD_FAILURE() << "loaded";
+  } catch (const StudyError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("more than the 64 MiB a study file may have"));
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(StudyLoaderMalformed, ControlCharactersInKeysDoNotCutTheListShort) {
