@@ -504,6 +504,8 @@ std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& resul
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return src.who + ": not valid JSON (" + e.what() + ")";
+  } catch (const json::exception& e) {  // e.g. a number beyond the range of a double
+    return src.who + ": not readable as JSON (" + e.what() + ")";
   }
   auto at = [&](const std::string& pointer, const json*& out) -> std::string {
     const json::json_pointer p(pointer);

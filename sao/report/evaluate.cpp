@@ -117,7 +117,7 @@ Eigen::VectorXd variables_from_result(const Study& study, const std::string& res
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // not JSON, or a number beyond a double
     throw std::invalid_argument(result_file + ": not JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("design") || !doc["design"].is_object()) {

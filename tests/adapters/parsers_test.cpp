@@ -152,6 +152,14 @@ TEST_F(Parsers, EveryFailureNamesResponseFileAndLine) {
                     {"pointer", "/a"}},
                    r),
               HasSubstr("response \"a\": file j.json: not valid JSON"));
+  write("j.json", "{\"a\": 475E9091}");  // beyond a double (found by the parsers fuzzer)
+  EXPECT_THAT(read({{"name", "a"},
+                    {"kind", "scalar"},
+                    {"file", "j.json"},
+                    {"parser", "json"},
+                    {"pointer", "/a"}},
+                   r),
+              HasSubstr("response \"a\": file j.json: not readable as JSON"));
   write("j.json", "{\"a\": null}");
   EXPECT_EQ(read({{"name", "a"},
                   {"kind", "scalar"},
