@@ -144,22 +144,12 @@ TEST_F(Parsers, EveryFailureNamesResponseFileAndLine) {
   write("h.txt", "0 1\n0.5 inf\n1 2\n");
   EXPECT_EQ(read(history, r), "response \"u\": file h.txt, line 2: \"inf\" is not finite");
 
+  const json at_a = {
+      {"name", "a"}, {"kind", "scalar"}, {"file", "j.json"}, {"parser", "json"}, {"pointer", "/a"}};
   write("j.json", "{\"a\": 1");
-  EXPECT_THAT(read({{"name", "a"},
-                    {"kind", "scalar"},
-                    {"file", "j.json"},
-                    {"parser", "json"},
-                    {"pointer", "/a"}},
-                   r),
-              HasSubstr("response \"a\": file j.json: not valid JSON"));
+  EXPECT_THAT(read(at_a, r), HasSubstr("response \"a\": file j.json: not valid JSON"));
   write("j.json", "{\"a\": 475E9091}");  // beyond a double (found by the parsers fuzzer)
-  EXPECT_THAT(read({{"name", "a"},
-                    {"kind", "scalar"},
-                    {"file", "j.json"},
-                    {"parser", "json"},
-                    {"pointer", "/a"}},
-                   r),
-              HasSubstr("response \"a\": file j.json: not readable as JSON"));
+  EXPECT_THAT(read(at_a, r), HasSubstr("response \"a\": file j.json: not readable as JSON"));
   write("j.json", "{\"a\": null}");
   EXPECT_EQ(read({{"name", "a"},
                   {"kind", "scalar"},
