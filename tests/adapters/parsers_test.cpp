@@ -150,6 +150,10 @@ TEST_F(Parsers, EveryFailureNamesResponseFileAndLine) {
   EXPECT_THAT(read(at_a, r), HasSubstr("response \"a\": file j.json: not valid JSON"));
   write("j.json", "{\"a\": 475E9091}");  // beyond a double (found by the parsers fuzzer)
   EXPECT_THAT(read(at_a, r), HasSubstr("response \"a\": file j.json: not readable as JSON"));
+  write("j.json", "[]");  // an empty token on an array: contains() says yes, at() throws
+  json at_empty_token = at_a;
+  at_empty_token["pointer"] = "//h";
+  EXPECT_EQ(read(at_empty_token, r), "response \"a\": file j.json: no value at //h");
   write("j.json", "{\"a\": null}");
   EXPECT_EQ(read({{"name", "a"},
                   {"kind", "scalar"},
