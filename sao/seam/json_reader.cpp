@@ -1,6 +1,5 @@
 #include "sao/seam/json_reader.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -118,9 +117,7 @@ std::string printable(const std::string& text, bool keep_lines) {
 
 void Problems::add(const std::string& path, const std::string& what) {
   const std::string p = printable(path, false), w = printable(what, true);
-  std::string line = p.empty() ? w : p + ": " + w;
-  // Once is enough (e.g. the bound of an equality, read for both of its sides).
-  if (std::find(list_.begin(), list_.end(), line) == list_.end()) list_.push_back(std::move(line));
+  list_.push_back(p.empty() ? w : p + ": " + w);
 }
 
 SectionError::SectionError(std::vector<std::string> problems)

@@ -31,7 +31,7 @@ std::string json_type_name(const nlohmann::json& value);
 std::string json_excerpt(const nlohmann::json& value);
 
 // Sizes a document may not exceed (a hostile file must not exhaust the stack or the memory of
-// the code that reads it).
+// the code that reads it). The defaults are a study file's (docs/study-format.md, "Limits").
 struct JsonLimits {
   int depth = 64;            // nesting of arrays and objects
   size_t entries = 1000000;  // of one array or object

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "sao/study/load_sections.hpp"
 
@@ -235,28 +236,28 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
         }
         const double scale = r.number_or("scale", 0.0);
         if (scale < 0) problems.add(r.at("scale"), "must be > 0");
-        struct Side {
-          const char* key;
-          Sense sense;
-        };
-        int sides = 0;
         // "equals": c is the pair c <= q <= c; the subproblem holds both rows (at a feasible
         // design both are active, and their multipliers make one of free sign).
-        const bool equality = r.has("equals");
-        if (equality && (r.has("upper") || r.has("lower"))) {
+        struct Side {
+          const char* key;
+          std::vector<Sense> senses;
+        };
+        if (r.has("equals") && (r.has("upper") || r.has("lower"))) {
           problems.add(r.at("equals"), "not with \"upper\" or \"lower\" (an equality is both)");
         }
-        for (Side side : {Side{"upper", Sense::kLessEqual}, Side{"lower", Sense::kGreaterEqual}}) {
-          const char* key = equality ? "equals" : side.key;
-          if (!r.has(key)) continue;
+        int sides = 0;
+        for (const Side& side :
+             {Side{"upper", {Sense::kLessEqual}}, Side{"lower", {Sense::kGreaterEqual}},
+              Side{"equals", {Sense::kLessEqual, Sense::kGreaterEqual}}}) {
+          if (!r.has(side.key)) continue;
           ++sides;
-          const json& b = r.raw(key);
+          const json& b = r.raw(side.key);
           double bound = 0.0;
           int aux = -1;
           if (b.is_string()) {
             aux = auxiliary_index(study, b.get<std::string>());
             if (aux < 0) {
-              problems.add(r.at(key),
+              problems.add(r.at(side.key),
                            "unknown auxiliary variable \"" + b.get<std::string>() + "\"");
               continue;
             }
@@ -267,17 +268,19 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
                            "missing: the bound is 0, so a scale (> 0) must normalise it");
             }
           } else {
-            problems.add(r.at(key), "expected a number or an auxiliary variable name, got " +
-                                        json_type_name(b));
+            problems.add(r.at(side.key), "expected a number or an auxiliary variable name, got " +
+                                             json_type_name(b));
             continue;
           }
           if (!q) continue;
-          if (q->abs && side.sense == Sense::kGreaterEqual) {
-            problems.add(r.at(key),
+          if (q->abs && side.senses.back() == Sense::kGreaterEqual) {
+            problems.add(r.at(side.key),
                          "not allowed with \"abs\" (|q| >= c is not a single constraint)");
             continue;
           }
-          add_constraints(*q, name, path, side.sense, bound, aux, scale, study, problems);
+          for (const Sense sense : side.senses) {
+            add_constraints(*q, name, path, sense, bound, aux, scale, study, problems);
+          }
         }
         if (sides == 0) problems.add(path, "give \"upper\", \"lower\", both, or \"equals\"");
         r.finish();

@@ -5,7 +5,6 @@
 // relations may use: load_cases_responses.cpp; objective and constraints: load_criteria.cpp.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,9 +17,6 @@ namespace sao::loading {
 
 // Limits of a study file (docs/study-format.md, "Limits"): far beyond real studies, so that a
 // malformed or hostile file gets a message instead of exhausting the stack or the memory.
-constexpr int kMaxNesting = 64;                 // levels of arrays and objects
-constexpr size_t kMaxEntries = 1'000'000;       // of one array or object
-constexpr size_t kMaxStringLength = 1'000'000;  // characters of one string or key
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{64} << 20;  // of a study file
 constexpr long kMaxGridPoints = 1'000'000;  // points of one load case's time grid
 

@@ -67,11 +67,8 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   Study study;
   study.file = source;
   if (!document.is_object()) throw StudyError(source, {"(top level): expected an object"});
-  JsonLimits limits;
-  limits.depth = loading::kMaxNesting;
-  limits.entries = loading::kMaxEntries;
-  limits.length = loading::kMaxStringLength;
-  if (std::string beyond = json_beyond(document, limits); !beyond.empty()) {
+  // JsonLimits' defaults are the limits of a study file (docs/study-format.md).
+  if (std::string beyond = json_beyond(document, JsonLimits{}); !beyond.empty()) {
     throw StudyError(source, {beyond});
   }
   JsonReader top(document, "", problems);
