@@ -122,7 +122,8 @@ class Shifted final : public ResponseModel {
 };
 
 // Every criterion value at x, in the direction it must not grow: the objective (minimised) and
-// each constraint point's g_hat sign (+ for <=, - for >=).
+// each constraint point's g_hat sign (+ for <=, - for >=). Unnormalised: the change a shift of
+// a response makes is compared with one tolerance of the criteria's own size.
 Eigen::VectorXd criteria_values(const Study& study, const Eigen::VectorXd& x,
                                 const ResponseModel& model) {
   std::vector<double> out;
@@ -189,11 +190,8 @@ Approximation::Approximation(const Study& study, const Evaluation& at_b0, const 
     box_lo(k) = std::min(phi(study, k, lo), phi(study, k, hi));
     box_hi(k) = std::max(phi(study, k, lo), phi(study, k, hi));
   }
-  bool conservative = false;
-  for (int i = 0; i < static_cast<int>(study.responses.size()); ++i)
-    conservative |= response_form(study, i) == ApproximationForm::kConservative;
   directions_.assign(study.responses.size(), 1.0);
-  if (conservative) {
+  if (uses(ApproximationForm::kConservative)) {
     place_asymptotes(memory, box_lo, box_hi);
     find_directions(x0);
   }
