@@ -225,7 +225,7 @@ void ExternalSimulator::start_session() {
   // cores and files busy: found by their cookie under this run directory, whose session's
   // owner is dead, reported and killed before any run starts.
   for (const std::string& session :
-       kill_leftovers(fs::absolute(config_.settings.run_directory).lexically_normal().string(),
+       kill_leftovers(session_.parent_path().string(),  // the run directory
                       kOwnerSuffix)) {
     spdlog::warn(
         "external simulator: killed processes left over from an earlier sao that was killed "
