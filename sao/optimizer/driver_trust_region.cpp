@@ -151,7 +151,7 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   if (previous_ && !t.phase1) {
     t.reversed.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
-      t.reversed[static_cast<size_t>(i)] = facts.delta_b(i) * previous_->delta_b(i) < 0.0;
+      t.reversed[static_cast<size_t>(i)] = previous_->reversed_by(facts.delta_b, i);
     }
   }
   t.used.resize(n);

@@ -87,7 +87,7 @@ MoveDecision decide_move_limits(const Options& options, const CycleFacts& cycle,
   const bool large_error = E > o.errlrg || (V > o.violrg && !relax);
   d.actions.assign(n, MoveAction::kKept);
   for (long long i = 0; i < n; ++i) {
-    const bool bdrchg = previous && cycle.delta_b[i] * previous->delta_b[i] < 0.0;
+    const bool bdrchg = previous && previous->reversed_by(cycle.delta_b, i);
     MoveAction& action = d.actions[i];
     if (bdrchg && (Fdrchg || Fchg < o.beta2 * o.objacc) && !relax) {
       action = MoveAction::kOscillation;

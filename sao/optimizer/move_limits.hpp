@@ -47,6 +47,12 @@ struct PreviousCycle {
   double dF = 0.0;          // Fopt - F0 of that cycle
   Eigen::VectorXd delta_b;  // its b* - b0
   double V = 0.0;
+
+  // Whether a step of variable i reverses this cycle's step of it (the seed's bdrchg; the
+  // trust region's per-variable oscillation).
+  bool reversed_by(const Eigen::VectorXd& step, Eigen::Index i) const {
+    return step(i) * delta_b(i) < 0.0;
+  }
 };
 
 struct MoveDecision {
