@@ -75,8 +75,12 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
   f.at_upper.clear();
   for (int i : optimality_.at_lower) f.at_lower.push_back(names[i]);
   for (int i : optimality_.at_upper) f.at_upper.push_back(names[i]);
-  // The exact penalty needs mu above the sum of the multipliers; D keeps it in the units of F.
-  penalty_ = std::max({penalty_, 2.0 * sum, D});
+  // The exact penalty needs mu above the sum of the multipliers (twice it, for a margin). The
+  // floor, a share of D (the units of F), penalises violation before any multiplier is known;
+  // it is small so that it does not outweigh the multipliers: a penalty far above them judges
+  // the second-order violation of each step along an active constraint as a loss and keeps the
+  // region small (the truck study crept at ratios of 0.2-0.7 with mu = D).
+  penalty_ = std::max({penalty_, 2.0 * sum, kPenaltyFloor * D});
   spdlog::debug("cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g})",
                 rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_);
 }
@@ -146,6 +150,7 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
     t.actual = (facts.F0 - facts.Fopt) + penalty_ * (h0 - h_opt);
     t.predicted = (facts.F0 - sub.objective) + penalty_ * (h0 - h_pred);
   }
+  t.beyond_violation_limit = !t.phase1 && facts.V > std::max(noisy_.viomax, facts.V0);
   t.move_limit_active = facts.move_limit_active;
   t.bound_active = facts.bound_active;
   if (previous_ && !t.phase1) {
@@ -184,9 +189,10 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
                     short_number(optimality_.residual) + ")";
     }
   }
-  spdlog::debug("cycle {}: {} step, actual / predicted improvement {:.4g} / {:.4g} = {:.3g}: {}",
+  spdlog::debug("cycle {}: {} step, actual / predicted improvement {:.4g} / {:.4g} = {:.3g}: {}{}",
                 rec.cycle, t.phase1 ? "feasibility" : "merit", t.actual, t.predicted, d.ratio,
-                d.accept ? "accepted" : "rejected");
+                d.accept ? "accepted" : "rejected",
+                t.beyond_violation_limit ? " (violation beyond viomax and b0's)" : "");
   if (d.accept) {
     previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
     x0_ = x_opt;

@@ -18,7 +18,7 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
   TrustRegionDecision d;
   d.factors = factors;
   d.ratio = facts.predicted > 0.0 ? facts.actual / facts.predicted : -1.0;
-  d.accept = facts.actual > 0.0 && d.ratio >= kAcceptRatio;
+  d.accept = facts.actual > 0.0 && d.ratio >= kAcceptRatio && !facts.beyond_violation_limit;
   d.actions.assign(n, MoveAction::kKept);
   if (!d.accept) {
     const double u = std::clamp(facts.used.size() ? facts.used.maxCoeff() : 1.0, 0.1, 1.0);

@@ -3,7 +3,8 @@
 //
 // After b* is analysed, the step is judged by a merit function, the exact penalty
 //   Phi(x) = F(x) + mu h(x),   h(x) = max(0, max_j g_hat_j(x))   (normalised violation)
-// with mu above the sum of the constraint multipliers (optimality.hpp), so that a step is
+// with mu twice the largest sum of the constraint multipliers seen so far (optimality.hpp),
+// and at least kPenaltyFloor D (D: the residual normaliser, in the units of F), so that a step is
 // accepted when it improves the objective without giving up feasibility, or improves
 // feasibility. rho = (Phi(b0) - Phi(b*)) / (Phi(b0) - Phi~(b*)) compares the actual with the
 // predicted improvement (Phi~: the approximations, exact at b0). When the subproblem had to be
@@ -17,6 +18,11 @@
 //   rho >  0.75:        accepted; the factors of variables on their move limit (not on a
 //                       bound) grow, m_i := 2 m_i, up to max_factor
 //   otherwise:          accepted, factors kept
+// Whatever rho, a step (not phase 1) whose violation V exceeds both `viomax` and b0's is rejected:
+// the upper bound on the violation of a filter method. The penalty mu is kept small (near the
+// multipliers) so that steps along active constraints are not judged by their second-order
+// violation; without this bound, a step whose approximation wrongly predicted feasibility
+// could then be accepted with a large violation for its objective gain.
 // Per variable, on an accepted step with rho <= 0.75: a variable whose step reversed the
 // direction of the previous accepted step (it oscillates: the approximation overshoots along
 // it, its curvature is not captured) has its factor halved, m_i := beta3 m_i; the others are
@@ -43,6 +49,7 @@ struct TrustRegionFacts {
   std::vector<bool> reversed;           // per design variable: the step reversed the previous
                                         // accepted step's direction (empty: none did)
   Eigen::VectorXd used;                 // |b*_i - b0_i| / half-width of the subregion, in [0, 1]
+  bool beyond_violation_limit = false;  // b* violates by more than viomax and more than b0 did
 };
 
 struct TrustRegionDecision {
@@ -55,6 +62,7 @@ struct TrustRegionDecision {
 constexpr double kAcceptRatio = 1e-2;  // eta
 constexpr double kMaxFactor = 1.0;     // largest move-limit factor the strategy grows to
 constexpr double kGrowRatio = 0.75;    // rho above which factors on their move limit grow
+constexpr double kPenaltyFloor = 0.1;  // mu >= this share of the residual normaliser D
 
 // Throws std::invalid_argument when the per-variable vectors do not match `factors`.
 TrustRegionDecision decide_trust_region(const Options& options, const TrustRegionFacts& facts,

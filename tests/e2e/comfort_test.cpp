@@ -4,6 +4,9 @@
 // same study with the objective approximated directly (a derived response).
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "tests/e2e/run_study.hpp"
 
 namespace sao {
@@ -21,13 +24,21 @@ TEST(ComfortE2E, IntermediateResponseReachesTheVerifiedOptimum) {
   EXPECT_LE(r.sensitivity_analyses, 9);
 }
 
+// The seed's claim (3.7.1), with the seed's strategy (docs/results.md, scripts/relations-table):
+// 9 analyses against 12. The trust region (the default) needs 9 either way: it is not worse
+// with the intermediate response, and no longer better.
 TEST(ComfortE2E, ObjectiveApproximatedDirectlyNeedsMoreAnalyses) {
-  const RunSummary with = run_study("problems/impact-absorber/comfort.json");
-  const RunSummary direct = run_study("problems/impact-absorber/comfort-direct.json");
+  const std::vector<std::string> seed = {"settings.strategy=\"seed\""};
+  const RunSummary with = run_study("problems/impact-absorber/comfort.json", seed);
+  const RunSummary direct = run_study("problems/impact-absorber/comfort-direct.json", seed);
   ASSERT_EQ(direct.status, RunStatus::kConverged) << direct.message;
   EXPECT_NEAR(direct.objective, 0.03812, 2e-4);
   EXPECT_NEAR(direct.x(0), 0.0985, 1e-3);
   EXPECT_GT(direct.analyses, with.analyses);
+  const RunSummary tr_with = run_study("problems/impact-absorber/comfort.json");
+  const RunSummary tr_direct = run_study("problems/impact-absorber/comfort-direct.json");
+  ASSERT_EQ(tr_direct.status, RunStatus::kConverged) << tr_direct.message;
+  EXPECT_GE(tr_direct.analyses, tr_with.analyses);
 }
 
 // Direct and adjoint sensitivities (and the automatic choice) follow the same path as the

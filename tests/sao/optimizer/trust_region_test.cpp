@@ -46,6 +46,19 @@ TEST(TrustRegion, RejectsWhatGetsWorseAndShrinksBelowTheStepTaken) {
   EXPECT_FALSE(decide_trust_region(Options{}, facts(0.1, 0.0), m).accept);
 }
 
+// The filter's upper bound on the violation: a step that improves the merit (a small penalty,
+// a large objective gain) is still rejected when it violates by more than viomax and more than
+// b0 did, and the region shrinks as for any rejection.
+TEST(TrustRegion, AStepBeyondTheViolationLimitIsRejectedWhateverItsRatio) {
+  TrustRegionFacts f = facts(1.0, 1.0);
+  f.beyond_violation_limit = true;
+  const TrustRegionDecision d = decide_trust_region(Options{}, f, m);
+  EXPECT_FALSE(d.accept);
+  EXPECT_DOUBLE_EQ(d.ratio, 1.0);
+  EXPECT_DOUBLE_EQ(d.factors(0), 0.4 * 0.5);
+  EXPECT_EQ(d.actions[0], MoveAction::kRejected);
+}
+
 TEST(TrustRegion, PoorAgreementAcceptsButShrinks) {
   const TrustRegionDecision d = decide_trust_region(Options{}, facts(0.1, 1.0), m);
   EXPECT_TRUE(d.accept);
