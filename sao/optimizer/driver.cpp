@@ -260,9 +260,24 @@ void Driver::analyse_start() {
     return;
   }
   const ExactResponses exact(study_, *e);
+  if (!noisy_.seed_strategy) normalise_by_start(x0_, exact);
   summary_.start_objective =
       user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
   summary_.start_violation = violation(x0_, *e);
+}
+
+void Driver::normalise_by_start(const Eigen::VectorXd& x, const ResponseModel& exact) {
+  for (Constraint& c : study_.constraints) {
+    if (c.bound_auxiliary >= 0 || std::abs(c.bound) > kZeroBound) continue;
+    const double N = constraint_normaliser(study_, c, x);
+    const double largest = normalised_history(study_, c, x, exact).cwiseAbs().maxCoeff() * N;
+    if (std::isfinite(largest) && largest > N) {
+      spdlog::debug(
+          "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale {:.6g})",
+          c.name, largest, N);
+      c.scale = largest;
+    }
+  }
 }
 
 const RunSummary& Driver::run(const std::function<void(const CycleRecord&)>& on_cycle) {

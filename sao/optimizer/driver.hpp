@@ -191,10 +191,15 @@ class Driver {
   // Ends the run as failed inside a cycle, keeping the cycle's record.
   const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
   double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
+  // Trust region: each constraint bounded by 0 is normalised by the larger of its `scale` and
+  // the largest |g| of the start design (criteria.hpp: constraint_normaliser).
+  void normalise_by_start(const Eigen::VectorXd& x, const ResponseModel& exact);
   // settings.repair_auxiliary: auxiliaries of the bound formulation set from the analysis.
   void repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const;
 
-  const Study& study_;
+  // A copy: with the trust-region strategy, analyse_start() raises the normaliser (`scale`) of
+  // each constraint with a zero bound to the largest |g| at the start design.
+  Study study_;
   Simulator& simulator_;
   Options options_;                                      // as given
   Options noisy_;                                        // options_ with the noise applied

@@ -1,7 +1,8 @@
 // Constraint screening and time-point deletion (SPEC 2.2, seed 003 section 3.5.2).
 //
 // Second box of the flow: after b0 is analysed, every constraint is normalised
-// (g_hat = (g - c)/|c|, sign flipped for >=, `scale` instead of |c| when c = 0) and only the
+// (g_hat = (g - c)/|c|, sign flipped for >=, `scale` instead of |c| when c = 0, raised by the
+// trust region to the start's largest |g|: Driver::normalise_by_start) and only the
 // ones near or beyond their bound enter this cycle's subproblem. For a time-dependent
 // constraint only the time points around its critical local maxima are kept. These are pure
 // functions of the normalised values, so they are tested on synthetic histories;

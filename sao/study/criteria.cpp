@@ -99,7 +99,7 @@ double constraint_bound(const Study& study, const Constraint& constraint,
 double constraint_normaliser(const Study& study, const Constraint& constraint,
                              const Eigen::VectorXd& x) {
   const double c = std::abs(constraint_bound(study, constraint, x));
-  if (c > 1e-12) return c;
+  if (c > kZeroBound) return c;
   return constraint.scale > 0 ? constraint.scale : 1.0;
 }
 

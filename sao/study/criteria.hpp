@@ -51,6 +51,8 @@ void add_criterion_gradient(const Study& study, const Criterion& criterion, int 
 
 // The bound c of a constraint at x (a number, or an auxiliary variable).
 double constraint_bound(const Study& study, const Constraint& constraint, const Eigen::VectorXd& x);
+// A bound of at most this magnitude is zero: the constraint is normalised by `scale`.
+constexpr double kZeroBound = 1e-12;
 // The normaliser N of g_hat = s (g - c) / N at x: |c|, or `scale` when c is (near) zero.
 double constraint_normaliser(const Study& study, const Constraint& constraint,
                              const Eigen::VectorXd& x);

@@ -170,6 +170,41 @@ TEST(Driver, AConstraintViolatedByARejectedProposalIsNotScreenedOut) {
   EXPECT_LE(second.x_opt(0), 2.0 + 1e-9);
 }
 
+// A constraint bounded by 0 with a `scale` guessed far too small (1, on values of hundreds): the
+// trust region normalises it by its largest |g| at the start (300), so V, Eg and screening see
+// it on the scale of its own changes; the seed strategy keeps the seed's normaliser, `scale`.
+TEST(Driver, AZeroBoundIsNormalisedByTheStartValueUnlessTheScaleIsLarger) {
+  auto study = [](const std::string& strategy, double scale) {
+    nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
+                        {"load_cases", {{{"name", "only"}}}},
+                        {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                        {"objective", {{"minimize", "(b1 - 5)^2"}}},
+                        {"constraints", {{{"of", "r - 400"}, {"upper", 0}, {"scale", scale}}}},
+                        {"settings", {{"strategy", strategy}}},
+                        {"simulator", {{"type", "fake"}}}};
+    return load_study(d);
+  };
+  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return 100.0 * b(0); },
+                      [](const Eigen::VectorXd&) { return Eigen::VectorXd::Constant(1, 100.0); }}});
+  const Study tr = study("trust_region", 1.0);
+  Driver by_start(tr, sim, tr.options);
+  by_start.step();
+  EXPECT_NEAR(by_start.summary().start_violation, -100.0, 1e-9);  // g = -300, N = 300
+  const Study large = study("trust_region", 1000.0);
+  Driver by_scale(large, sim, large.options);
+  by_scale.step();
+  EXPECT_NEAR(by_scale.summary().start_violation, -30.0, 1e-9);  // N = scale = 1000
+  const Study seed = study("seed", 1.0);
+  Driver seeds(seed, sim, seed.options);
+  seeds.step();
+  EXPECT_NEAR(seeds.summary().start_violation, -30000.0, 1e-6);  // N = scale = 1
+  // The optimum b1 = 4 (r = 400) is reached, holding the constraint.
+  Driver run(tr, sim, tr.options);
+  const RunSummary& r = run.run();
+  EXPECT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 4.0, 1e-5);
+}
+
 TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
   const Study s = product_study();
   FakeSimulator sim = product_simulator();
