@@ -100,24 +100,28 @@ sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
   }
   const sao::DesignSummary summary = sao::summarise_design(study, e.front(), x);
   sao::ReferencePoint r{label, 0.0, summary.objective};
-  // "constraints.K.upper": the worst value of the parts of constraint K (its |.| signs and
-  // load cases), found by the JSON path they were defined at.
-  const std::string& key = options.range.key;
-  const auto dot = key.find('.', 12);
-  if (key.rfind("constraints.", 0) == 0 && dot != std::string::npos) {
-    const std::string path = "constraints[" + key.substr(12, dot - 12) + "]";
+  // "constraints.K.upper" (K an index or a name): the worst value of the parts of constraint
+  // K (its |.| signs and load cases), found by the JSON path they were defined at.
+  const std::vector<std::string> parts =
+      sao::resolve_study_path(opened.document, options.range.key, "--vary");
+  if (parts.size() == 3 && parts[0] == "constraints") {
+    const std::string path = "constraints[" + parts[1] + "]";
     double worst = -INFINITY;
     for (size_t i = 0; i < study.constraints.size(); ++i) {
       if (study.constraints[i].path == path) worst = std::max(worst, summary.constraints[i].worst);
     }
     r.value = worst;
   } else {
-    std::string pointer = "/" + key;
-    std::replace(pointer.begin(), pointer.end(), '.', '/');
-    r.value = opened.document.at(nlohmann::json::json_pointer(pointer)).get<double>();
+    nlohmann::json::json_pointer pointer;
+    for (const std::string& part : parts) pointer /= part;
+    if (!opened.document.contains(pointer) || !opened.document.at(pointer).is_number()) {
+      throw sao::cli::UsageError("--vary " + options.range.key +
+                                 ": the study has no number there to place the reference at");
+    }
+    r.value = opened.document.at(pointer).get<double>();
   }
-  std::printf("reference  %s: %s = %.6g, objective %.6g\n", label.c_str(), key.c_str(), r.value,
-              r.objective);
+  std::printf("reference  %s: %s = %.6g, objective %.6g\n", label.c_str(),
+              options.range.key.c_str(), r.value, r.objective);
   return r;
 }
 
@@ -137,6 +141,8 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   } catch (const std::invalid_argument& e) {
     throw sao::cli::UsageError(e.what());
   }
+  (void)sao::resolve_study_path(sao::read_study_document(options.study_file), options.range.key,
+                                "--vary");
   // Every member must open: check the first and the last value before running any.
   for (double v : {options.range.values.front(), options.range.values.back()}) {
     std::vector<std::string> all = options.overrides;

@@ -166,7 +166,7 @@ SweepResult run_sweep(const SweepOptions& options,
     try {
       nlohmann::json document = base;
       for (const auto& o : options.overrides) apply_override(document, o);
-      apply_override(document, options.range.key + "=" + format_value(m.value));
+      apply_override(document, options.range.key + "=" + format_value(m.value), "--vary");
       OpenedStudy opened = open_study_document(document, options.study_file, m.start);
       const Study& study = opened.study;
       Simulator& simulator = *opened.simulator;

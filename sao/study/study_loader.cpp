@@ -152,21 +152,83 @@ Study load_study_file(const std::string& path) {
   return load_study(read_study_document(path), path);
 }
 
-void apply_override(nlohmann::json& document, const std::string& assignment) {
+namespace {
+
+std::string element_names(const nlohmann::json& array) {
+  std::string names;
+  for (size_t i = 0; i < array.size(); ++i) {
+    const nlohmann::json& e = array[i];
+    const bool named = e.is_object() && e.contains("name") && e["name"].is_string();
+    names += (i ? ", " : "") + std::to_string(i) +
+             (named ? " \"" + e["name"].get<std::string>() + "\"" : std::string());
+  }
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+std::vector<std::string> resolve_study_path(const nlohmann::json& document,
+                                            const std::string& dotted, const std::string& source) {
+  std::vector<std::string> parts;
+  std::stringstream path(dotted);
+  for (std::string part; std::getline(path, part, '.');) parts.push_back(part);
+  if (parts.empty() || dotted.back() == '.') {
+    throw StudyError(source, {"\"" + dotted + "\": expected path.to.key"});
+  }
+  const nlohmann::json* node = &document;
+  std::string walked;
+  for (std::string& part : parts) {
+    const std::string where = walked.empty() ? "the study" : "\"" + walked + "\"";
+    if (part.empty()) throw StudyError(source, {"\"" + dotted + "\": an empty name in the path"});
+    if (node == nullptr || node->is_null()) {
+      node = nullptr;  // below a key the override adds: nothing to resolve
+    } else if (node->is_array()) {
+      const bool digits = part.find_first_not_of("0123456789") == std::string::npos;
+      size_t index = node->size();
+      if (digits && part.size() < 10) {
+        index = std::stoul(part);
+      } else {
+        for (size_t i = 0; i < node->size(); ++i) {
+          const nlohmann::json& e = (*node)[i];
+          if (e.is_object() && e.contains("name") && e["name"] == part) index = i;
+        }
+      }
+      if (index >= node->size()) {
+        throw StudyError(source, {"\"" + dotted + "\": " + where + " has no element " +
+                                  (digits ? "at index " : "named ") + "\"" + part +
+                                  "\" (its elements: " + element_names(*node) + ")"});
+      }
+      part = std::to_string(index);
+      node = &(*node)[index];
+    } else if (node->is_object()) {
+      auto it = node->find(part);
+      node = it == node->end() ? nullptr : &*it;
+    } else {
+      throw StudyError(source, {"\"" + dotted + "\": " + where + " is a " + node->type_name() +
+                                ", not an object or a list"});
+    }
+    walked += (walked.empty() ? "" : ".") + part;
+  }
+  return parts;
+}
+
+void apply_override(nlohmann::json& document, const std::string& assignment,
+                    const std::string& source) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw StudyError("--set", {"\"" + assignment + "\": expected path.to.key=value"});
+    throw StudyError(source, {"\"" + assignment + "\": expected path.to.key=value"});
   }
-  std::string pointer;
-  std::stringstream path(assignment.substr(0, eq));
-  for (std::string part; std::getline(path, part, '.');) pointer += "/" + part;
+  nlohmann::json::json_pointer pointer;
+  for (const std::string& part : resolve_study_path(document, assignment.substr(0, eq), source)) {
+    pointer /= part;
+  }
   const std::string text = assignment.substr(eq + 1);
   nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
   if (value.is_discarded()) value = text;
   try {
-    document[nlohmann::json::json_pointer(pointer)] = value;
+    document[pointer] = value;
   } catch (const nlohmann::json::exception& e) {  // e.g. a key below a number
-    throw StudyError("--set", {"\"" + assignment + "\": cannot set that entry (" + e.what() + ")"});
+    throw StudyError(source, {"\"" + assignment + "\": cannot set that entry (" + e.what() + ")"});
   }
 }
 

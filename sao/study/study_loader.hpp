@@ -35,9 +35,21 @@ Study load_study(const nlohmann::json& document, const std::string& source = "<s
 // Reads a study file as JSON (StudyError when unreadable or not JSON, with line and column).
 nlohmann::json read_study_document(const std::string& path);
 
+// The segments of a dotted study path ("constraints.displacement.upper") with every array
+// element named by its index: an element is named by its index or by its "name"
+// ("design_variables.b1.initial" = "design_variables.0.initial"). A key missing from an
+// object is allowed (an override may add it), below it nothing is resolved. Throws StudyError
+// (`source` names the path's origin, e.g. "--set") for a name no element has or an index out
+// of range, listing the element names, and for a key below a number or a string.
+std::vector<std::string> resolve_study_path(const nlohmann::json& document,
+                                            const std::string& dotted, const std::string& source);
+
 // Applies "path.to.key=value" to a study document (value parsed as JSON, else taken as a
-// string), e.g. "settings.noise=2.5". Throws StudyError for a malformed assignment.
-void apply_override(nlohmann::json& document, const std::string& assignment);
+// string), e.g. "settings.noise=2.5" or "constraints.displacement.upper=0.9" (paths as
+// resolve_study_path). Throws StudyError (named by `source`: "--set", "--vary") for a
+// malformed assignment or path.
+void apply_override(nlohmann::json& document, const std::string& assignment,
+                    const std::string& source = "--set");
 
 // Makes start k (1-based, from the study's "starts") the initial design. Throws StudyError
 // when there is no such start.

@@ -545,3 +545,46 @@ TEST(StudyLoaderMalformed, AnOverrideThatCannotBeSetIsAStudyError) {
 
 }  // namespace
 }  // namespace sao
+
+namespace sao {
+namespace {
+
+// Issue 26: list elements by name or index in --set, --vary and sweep paths.
+TEST(StudyPaths, ElementsAreNamedByTheirNameOrTheirIndex) {
+  json doc = base_study();
+  apply_override(doc, "constraints.disp.upper=0.9");
+  EXPECT_DOUBLE_EQ(doc["constraints"][0]["upper"].get<double>(), 0.9);
+  apply_override(doc, "design_variables.b2.initial=0.5");
+  EXPECT_DOUBLE_EQ(doc["design_variables"][1]["initial"].get<double>(), 0.5);
+  apply_override(doc, "design_variables.0.initial=0.25");  // an index still works
+  EXPECT_DOUBLE_EQ(doc["design_variables"][0]["initial"].get<double>(), 0.25);
+  apply_override(doc, "settings.noise=2");  // a missing object is created
+  EXPECT_DOUBLE_EQ(doc["settings"]["noise"].get<double>(), 2.0);
+  EXPECT_EQ(resolve_study_path(doc, "responses.acc.source", "--set"),
+            (std::vector<std::string>{"responses", "1", "source"}));
+}
+
+TEST(StudyPaths, AnUnknownNameOrAnIndexOutOfRangeNamesTheElements) {
+  json doc = base_study();
+  const json before = doc;
+  try {
+    apply_override(doc, "design_variables.b9.upper=2", "--vary");
+    FAIL() << "expected a StudyError";
+  } catch (const StudyError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--vary"));
+    EXPECT_THAT(e.what(), HasSubstr("no element named \"b9\" (its elements: 0 \"b1\", 1 \"b2\")"));
+  }
+  try {
+    apply_override(doc, "constraints.1.upper=2");
+    FAIL() << "expected a StudyError";
+  } catch (const StudyError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no element at index \"1\" (its elements: 0 \"disp\")"));
+  }
+  EXPECT_THROW(apply_override(doc, "constraints..upper=2"), StudyError);
+  EXPECT_THROW(apply_override(doc, "name.x=1"), StudyError);  // below a string
+  EXPECT_THROW(apply_override(doc, "constraints.99999999999999999999.upper=1"), StudyError);
+  EXPECT_EQ(doc, before);  // nothing changed by a failed override
+}
+
+}  // namespace
+}  // namespace sao
