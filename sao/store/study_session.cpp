@@ -459,8 +459,10 @@ int StudySession::set(const std::vector<std::string>& assignments) {
       }
       if (!known) {
         problems.push_back(a.key + ": unknown design variable \"" + name + "\"");
-      } else if (!(value > 0.0) || !std::isfinite(value)) {
-        problems.push_back(a.key + ": must be a number > 0, got " + a.value);
+      } else if (std::isnan(value)) {
+        problems.push_back(a.key + ": expected a number, got " + a.value);
+      } else if (!valid_move_factor(value)) {
+        problems.push_back(a.key + ": " + move_factor_rule(value));
       } else {
         normalised.push_back(a.key + "=" + a.value);
       }

@@ -109,8 +109,8 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.require_free_move_limits = options.multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
   r.finish();
-  if (default_move <= 0)
-    problems.add("settings.move_limit", "must be > 0, got " + number_text(default_move));
+  if (!valid_move_factor(default_move))
+    problems.add("settings.move_limit", move_factor_rule(default_move));
 }
 
 std::optional<ApproximationForm> read_form(JsonReader& r) {
@@ -179,8 +179,8 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
           }
         }
         r.finish();
-        if (v.move_factor <= 0)
-          problems.add(r.at("move_limit"), "must be > 0, got " + number_text(v.move_factor));
+        if (!valid_move_factor(v.move_factor))
+          problems.add(r.at("move_limit"), move_factor_rule(v.move_factor));
         if (lower && upper && *lower > *upper) {
           problems.add(path, "lower " + number_text(*lower) + " > upper " + number_text(*upper));
         } else if (lower && upper && initial && (*initial < *lower || *initial > *upper)) {

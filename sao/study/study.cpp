@@ -3,9 +3,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <string>
 
 namespace sao {
+
+bool valid_move_factor(double m) {
+  return m > 0.0 && m <= 1.0;
+}
+
+std::string move_factor_rule(double m) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", m);
+  return std::string(
+             "must be in (0, 1] (a fraction of |b0|, or of the range with sizing "
+             "\"range\"), got ") +
+         text;
+}
 
 void Study::variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) const {
   lower.resize(n_total());

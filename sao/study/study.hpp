@@ -36,6 +36,12 @@ struct Intermediate {
   double slope(double b) const;  // phi'(b), exact
 };
 
+// A move-limit factor (settings.move_limit, design_variables[].move_limit, `sao set
+// move_limit=...`) is a fraction in (0, 1]: of |b0| with relative sizing, of the range with
+// sizing "range". move_factor_rule says so for a value that is not.
+bool valid_move_factor(double m);
+std::string move_factor_rule(double m);
+
 struct DesignVariable {
   std::string name;
   double lower = 0.0;  // -infinity: no lower bound

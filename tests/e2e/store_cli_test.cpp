@@ -157,10 +157,14 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   }
 
   // Tighten the move limits; invalid settings are refused with their rule, nothing stored.
-  const Output bad = sao("set " + d + " cutoff=2 cuttoff=0.5 move_limit.b9=0.1");
+  const Output bad =
+      sao("set " + d + " cutoff=2 cuttoff=0.5 move_limit.b9=0.1 move_limit.b1=5 move_limit.b2=x");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.text.find("settings.cutoff: must be in [0, 1)"), std::string::npos) << bad.text;
   EXPECT_NE(bad.text.find("move_limit.b9: unknown design variable"), std::string::npos) << bad.text;
+  EXPECT_NE(bad.text.find("move_limit.b1: must be in (0, 1]"), std::string::npos) << bad.text;
+  EXPECT_NE(bad.text.find("move_limit.b2: expected a number, got x"), std::string::npos)
+      << bad.text;
   const Output set = sao("set " + d + " move_limit=0.05 errmax=60");
   ASSERT_EQ(set.code, 0) << set.text;
   EXPECT_NE(set.text.find("from cycle 4"), std::string::npos) << set.text;

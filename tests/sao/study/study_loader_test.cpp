@@ -550,6 +550,19 @@ namespace sao {
 namespace {
 
 // Issue 26: list elements by name or index in --set, --vary and sweep paths.
+TEST(StudyLoaderMalformed, AMoveLimitIsAFractionUpToOne) {
+  json d = base_study();
+  d["design_variables"][1]["move_limit"] = 5.0;
+  EXPECT_THAT(first_problem_with(d, "move_limit"),
+              HasSubstr("design_variables[1].move_limit: must be in (0, 1]"));
+  d = base_study();
+  d["settings"]["move_limit"] = 0.0;
+  EXPECT_THAT(first_problem_with(d, "move_limit"),
+              HasSubstr("settings.move_limit: must be in (0, 1]"));
+  d["settings"]["move_limit"] = 1.0;  // the whole |b0| (or range): allowed
+  EXPECT_NO_THROW(load_study(d));
+}
+
 TEST(StudyPaths, ElementsAreNamedByTheirNameOrTheirIndex) {
   json doc = base_study();
   apply_override(doc, "constraints.disp.upper=0.9");
