@@ -272,15 +272,19 @@ void StudyHost::start_run() {
 void StudyHost::run_cycles() {
   std::string why = "ended";
   try {
+    // At least one cycle: a stop that arrives before the first cycle has begun ends the run
+    // after it, as one that arrives during it.
     for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ensure_open();
+        if (session_->driver().finished()) break;
+        cycle_step();
+      }
       if (stop_) {
         why = "stopped";
         break;
       }
-      std::lock_guard<std::mutex> lock(mutex_);
-      ensure_open();
-      if (session_->driver().finished()) break;
-      cycle_step();
     }
   } catch (...) {
     const auto [status, body] = current_error();

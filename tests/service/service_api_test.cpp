@@ -193,8 +193,11 @@ TEST(ServiceApi, EventsRunStopAndBusy) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(stopped["state"], "idle");
-  EXPECT_EQ(stopped["finished"], false);  // stopped after its first cycle, not converged
-  EXPECT_EQ(stopped["history"].size(), 1u);
+  // Stopped after the cycle under way (the first, or the second on a slow machine), long
+  // before it converges (in 5 cycles).
+  EXPECT_EQ(stopped["finished"], false);
+  EXPECT_GE(stopped["history"].size(), 1u);
+  EXPECT_LE(stopped["history"].size(), 2u);
   const auto again = c.Post(run_base + "/stop", "{}", "application/json");
   EXPECT_EQ(again->status, 409);
   // Run to the end: the study converges; a step after that is refused with the reason.
@@ -222,7 +225,7 @@ TEST(ServiceApi, EventsRunStopAndBusy) {
   const json list = json_of(c.Get("/api/studies"));
   ASSERT_EQ(list["studies"].size(), 2u);
   for (const json& s : list["studies"]) {
-    EXPECT_EQ(s["cycles"], s["id"] == created["id"] ? status["history"].size() : 1u);
+    EXPECT_EQ(s["cycles"], (s["id"] == created["id"] ? status : stopped)["history"].size());
   }
 }
 

@@ -82,7 +82,7 @@ async function refresh() {
 
 function render(s) {
   $("study-title").textContent = s.name;
-  $("study-status").textContent = "branch " + s.branch + ", " + s.state + ", " + s.status +
+  $("study-status").textContent = "branch " + s.branch + "; " + s.state + "; run " + s.status +
     (s.message ? ": " + s.message : "") + "; next cycle " + s.next_cycle +
     (s.pending_settings.length ? "; set for it: " + s.pending_settings.join(", ") : "") +
     "; store: " + s.store.analyses + " analyses, " + s.store.simulator_runs + " simulator runs";
