@@ -107,6 +107,12 @@ class Service::Impl {
     const int threads = options.threads;
     server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server_.set_payload_max_length(options.max_body);
+    // Pollers keep their connection: a new one per few requests overflows the listen queue
+    // (its SYN then waits a second for the retry) when many clients reconnect at once.
+    server_.set_keep_alive_max_count(1000);
+    // A response is written in parts (headers, body): without TCP_NODELAY the second waits for
+    // the client's delayed ACK (some 40 ms) on a kept-alive connection.
+    server_.set_tcp_nodelay(true);
     server_.set_error_handler([](const Request&, Response& res) {
       if (res.body.empty()) {
         reply(res, res.status, {{"message", status_text(res.status)}});
@@ -277,7 +283,7 @@ class Service::Impl {
   }
 
   // Server-sent events: every event after Last-Event-ID (or from now on), a comment every
-  // 10 s when there is none (a closed connection is noticed then).
+  // second when there is none: a closed connection is noticed then, and its thread freed.
   void events(const Request& req, Response& res) {
     const std::shared_ptr<StudyHost> h = host(req);
     long long after = h->events().last_id();
@@ -299,7 +305,7 @@ class Service::Impl {
             first = false;
           } else {
             const std::vector<Event> events =
-                h->events().wait_after(after, std::chrono::seconds(10));
+                h->events().wait_after(after, std::chrono::seconds(1));
             if (h->events().closed()) {
               sink.done();
               return true;
