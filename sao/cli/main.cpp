@@ -316,6 +316,10 @@ void add_serve(CLI::App& app, Arguments& a) {
                         "accept studies whose simulator is \"external\" (they run commands)");
   a.serve_cmd->add_option("--max-body", a.serve.max_body, "largest request body, bytes")
       ->check(CLI::PositiveNumber);
+  a.serve_cmd
+      ->add_option("--threads", a.serve.threads,
+                   "connections served at once (default 128; event streams may hold 3/4)")
+      ->check(CLI::Range(4, 4096));
 }
 
 // The command that was parsed, run and mapped to its exit code.

@@ -9,6 +9,7 @@
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <map>
 
 #include "sao/service/api_error.hpp"
@@ -294,11 +295,18 @@ class Service::Impl {
         throw ApiError(400, "Last-Event-ID: expected an event id");
       }
     }
+    // Each stream holds a thread of the server's pool: beyond three quarters of it, refused,
+    // so that the status and the actions stay served.
+    const auto slot = std::make_shared<StreamSlot>(open_streams_);
+    if (slot->count > options_.threads * 3 / 4) {
+      throw ApiError(503, "too many event streams open (" + std::to_string(slot->count - 1) +
+                              "); poll GET /api/studies/ID instead, or try again later");
+    }
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
     bool first = true;
     res.set_chunked_content_provider(
-        "text/event-stream", [h, after, first](size_t, httplib::DataSink& sink) mutable {
+        "text/event-stream", [h, after, first, slot](size_t, httplib::DataSink& sink) mutable {
           std::string text;
           if (first) {
             text = "retry: 2000\n: events of study " + h->id() + "\n\n";
@@ -320,7 +328,18 @@ class Service::Impl {
         });
   }
 
+  // One open event stream, counted while any copy of its provider lives.
+  struct StreamSlot {
+    std::atomic<int>& open;
+    int count;
+    explicit StreamSlot(std::atomic<int>& counter) : open(counter), count(++counter) {}
+    ~StreamSlot() { --open; }
+    StreamSlot(const StreamSlot&) = delete;
+    StreamSlot& operator=(const StreamSlot&) = delete;
+  };
+
   ServiceOptions options_;
+  std::atomic<int> open_streams_{0};
   StudyRegistry registry_;
   httplib::Server server_;
   int port_ = -1;

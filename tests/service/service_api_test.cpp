@@ -4,6 +4,7 @@
 // analyses and cycles; a run can be stopped; a busy study answers 409.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
 #include <thread>
 
@@ -227,6 +228,76 @@ TEST(ServiceApi, EventsRunStopAndBusy) {
   for (const json& s : list["studies"]) {
     EXPECT_EQ(s["cycles"], (s["id"] == created["id"] ? status : stopped)["history"].size());
   }
+}
+
+// Event streams hold a thread each: beyond 3/4 of --threads a new one is refused (503), and
+// a closed one frees its place within seconds.
+TEST(ServiceApi, EventStreamsAreCapped) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data", {"--threads", "8"});
+  ASSERT_GT(server.port(), 0) << server.line();
+  httplib::Client c = server.client();
+  const json created = post(c, "/api/studies", json::parse(read_file(kStudy)), 201);
+  const std::string events = "/api/studies/" + created.value("id", "") + "/events";
+  std::atomic<bool> stop{false};
+  std::atomic<int> open{0};
+  std::vector<std::thread> streams;
+  for (int k = 0; k < 6; ++k) {
+    streams.emplace_back([&] {
+      httplib::Client s("127.0.0.1", server.port());
+      bool counted = false;
+      s.Get(events.c_str(), [&](const char*, size_t) {
+        if (!counted) ++open;
+        counted = true;
+        return !stop.load();
+      });
+    });
+  }
+  for (int i = 0; i < 100 && open < 6; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(open, 6);
+  const auto refused = c.Get(events.c_str());
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503) << refused->body;
+  EXPECT_NE(json_of(refused).value("message", "").find("too many event streams"),
+            std::string::npos);
+  EXPECT_EQ(c.Get("/api/studies")->status, 200);  // the API is still served
+  stop = true;
+  for (std::thread& t : streams) t.join();
+  bool accepted = false;
+  for (int i = 0; i < 50 && !accepted; ++i) {
+    httplib::Client s("127.0.0.1", server.port());
+    s.Get(events.c_str(), [&](const char*, size_t) {
+      accepted = true;
+      return false;
+    });
+    if (!accepted) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(accepted);
+}
+
+// The studies live in the data folder: a new server on it serves them as they were.
+TEST(ServiceApi, StudiesOutliveTheServer) {
+  const fs::path root = scratch_directory("test-service");
+  json first;
+  std::string base;
+  {
+    ServerProcess server(root / "data");
+    httplib::Client c = server.client();
+    const json created = post(c, "/api/studies", json::parse(read_file(kStudy)), 201);
+    base = "/api/studies/" + created.value("id", "");
+    post(c, base + "/step");
+    post(c, base + "/step");
+    first = json_of(c.Get(base));
+  }
+  ServerProcess server(root / "data");
+  httplib::Client c = server.client();
+  const json again = json_of(c.Get(base));
+  EXPECT_EQ(again["history"], first["history"]);
+  EXPECT_EQ(again["next_cycle"], 3);
+  const json step = post(c, base + "/step");
+  EXPECT_EQ(step["record"]["cycle"], 3);
 }
 
 }  // namespace
