@@ -181,6 +181,9 @@ void listen_events(int port, Current& current, std::atomic<bool>& stop, Totals& 
     });
     if (!r && r.error() != httplib::Error::Canceled) {
       totals.error("events: " + httplib::to_string(r.error()));
+    } else if (r && r->status != 200) {
+      totals.error("events: " + std::to_string(r->status) + " " + r->body);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
 }

@@ -318,7 +318,7 @@ void add_serve(CLI::App& app, Arguments& a) {
       ->check(CLI::PositiveNumber);
   a.serve_cmd
       ->add_option("--threads", a.serve.threads,
-                   "connections served at once (default 128; event streams may hold 3/4)")
+                   "connections served at once (default 256; event streams may hold half)")
       ->check(CLI::Range(4, 4096));
 }
 

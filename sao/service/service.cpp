@@ -284,7 +284,7 @@ class Service::Impl {
   }
 
   // Server-sent events: every event after Last-Event-ID (or from now on), a comment every
-  // second when there is none: a closed connection is noticed then, and its thread freed.
+  // half second when there is none: a closed connection is noticed then, and its thread freed.
   void events(const Request& req, Response& res) {
     const std::shared_ptr<StudyHost> h = host(req);
     long long after = h->events().last_id();
@@ -295,10 +295,10 @@ class Service::Impl {
         throw ApiError(400, "Last-Event-ID: expected an event id");
       }
     }
-    // Each stream holds a thread of the server's pool: beyond three quarters of it, refused,
-    // so that the status and the actions stay served.
+    // Each stream holds a thread of the server's pool: beyond half of it, refused, so that
+    // the status and the actions stay served (kept-alive connections hold threads too).
     const auto slot = std::make_shared<StreamSlot>(open_streams_);
-    if (slot->count > options_.threads * 3 / 4) {
+    if (slot->count > options_.threads / 2) {
       throw ApiError(503, "too many event streams open (" + std::to_string(slot->count - 1) +
                               "); poll GET /api/studies/ID instead, or try again later");
     }
@@ -313,7 +313,7 @@ class Service::Impl {
             first = false;
           } else {
             const std::vector<Event> events =
-                h->events().wait_after(after, std::chrono::seconds(1));
+                h->events().wait_after(after, std::chrono::milliseconds(500));
             if (h->events().closed()) {
               sink.done();
               return true;

@@ -22,7 +22,7 @@ struct ServiceOptions {
   std::string token;  // empty: no authentication (loopback only)
   bool allow_external = false;
   size_t max_body = 4u << 20;  // bytes of a request body
-  int threads = 128;           // connections served at once (each event stream holds one)
+  int threads = 256;           // connections served at once (each event stream holds one)
 };
 
 // An address of this machine only: 127.0.0.0/8, ::1, "localhost".

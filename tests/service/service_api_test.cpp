@@ -230,7 +230,7 @@ TEST(ServiceApi, EventsRunStopAndBusy) {
   }
 }
 
-// Event streams hold a thread each: beyond 3/4 of --threads a new one is refused (503), and
+// Event streams hold a thread each: beyond half of --threads a new one is refused (503), and
 // a closed one frees its place within seconds.
 TEST(ServiceApi, EventStreamsAreCapped) {
   const fs::path root = scratch_directory("test-service");
@@ -242,7 +242,7 @@ TEST(ServiceApi, EventStreamsAreCapped) {
   std::atomic<bool> stop{false};
   std::atomic<int> open{0};
   std::vector<std::thread> streams;
-  for (int k = 0; k < 6; ++k) {
+  for (int k = 0; k < 4; ++k) {
     streams.emplace_back([&] {
       httplib::Client s("127.0.0.1", server.port());
       bool counted = false;
@@ -253,10 +253,10 @@ TEST(ServiceApi, EventStreamsAreCapped) {
       });
     });
   }
-  for (int i = 0; i < 100 && open < 6; ++i) {
+  for (int i = 0; i < 100 && open < 4; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ASSERT_EQ(open, 6);
+  ASSERT_EQ(open, 4);
   const auto refused = c.Get(events.c_str());
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 503) << refused->body;
