@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "sao/seam/json_reader.hpp"
 #include "sao/store/store.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -53,6 +54,11 @@ nlohmann::json parse_body(const std::string& body) {
     value = nlohmann::json::parse(body);
   } catch (const nlohmann::json::exception& e) {
     throw ApiError(400, std::string("the request body is not valid JSON: ") + e.what());
+  }
+  // Before anything copies it (a copy recurses): a document nested a million deep is refused
+  // here with the study file's limits (json_reader.hpp), not by a stack overflow.
+  if (const std::string beyond = json_beyond(value, JsonLimits{}); !beyond.empty()) {
+    throw ApiError(400, "the request body goes beyond the limits of a study file: " + beyond);
   }
   if (!value.is_object()) {
     throw ApiError(400,

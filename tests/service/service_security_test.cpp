@@ -129,6 +129,12 @@ TEST(ServiceSecurity, InvalidStudyGetsTheLoadersProblems) {
   }
   EXPECT_EQ(got, expected);
   EXPECT_EQ(got.size(), 3u);
+  // A document nested a million levels deep (2 MB): refused with the study file's limit, and
+  // the server lives on.
+  const std::string deep = "{\"a\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  expect_error(server.client().Post("/api/studies", deep, "application/json"), 400,
+               "nested more than 64 levels deep");
+  EXPECT_EQ(server.client().Get("/api/studies")->status, 200);
   EXPECT_TRUE(fs::is_empty(root / "data"));
 }
 
