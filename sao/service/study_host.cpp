@@ -317,6 +317,10 @@ nlohmann::json StudyHost::set(const nlohmann::json& body) {
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_open();
   const int cycle = session_->set(assignments);
+  // Opened again, as the next `sao step` opens it: the changes for the next cycle apply at
+  // the end of open(), so that a raised max_cycles reopens a run that ended on the limit.
+  session_.reset();
+  ensure_open();
   const nlohmann::json out = {
       {"branch", session_->branch()}, {"from_cycle", cycle}, {"assignments", assignments}};
   hub_.publish("settings", out);

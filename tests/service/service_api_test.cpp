@@ -230,6 +230,30 @@ TEST(ServiceApi, EventsRunStopAndBusy) {
   }
 }
 
+// A run that ended on its cycle limit refuses a step until max_cycles is raised, as `sao step`.
+TEST(ServiceApi, RaisedCycleLimitReopensTheRun) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  ASSERT_GT(server.port(), 0) << server.line();
+  httplib::Client c = server.client();
+  json study = json::parse(read_file(kStudy));
+  study["settings"]["max_cycles"] = 2;
+  const json created = post(c, "/api/studies", study, 201);
+  const std::string base = "/api/studies/" + created.value("id", "");
+  post(c, base + "/step");
+  EXPECT_EQ(post(c, base + "/step")["status"], "cycle_limit");
+  const auto refused = c.Post(base + "/step", "{}", "application/json");
+  EXPECT_EQ(refused->status, 409);
+  EXPECT_NE(json_of(refused).value("message", "").find("cycle limit"), std::string::npos);
+  const auto patched =
+      c.Patch(base + "/settings", json{{"max_cycles", 3}}.dump(), "application/json");
+  ASSERT_EQ(patched->status, 200) << patched->body;
+  EXPECT_EQ(json_of(c.Get(base))["finished"], false);
+  const json third = post(c, base + "/step");
+  EXPECT_EQ(third["record"]["cycle"], 3);
+  EXPECT_EQ(third["status"], "cycle_limit");
+}
+
 // Event streams hold a thread each: beyond half of --threads a new one is refused (503), and
 // a closed one frees its place within seconds.
 TEST(ServiceApi, EventStreamsAreCapped) {
