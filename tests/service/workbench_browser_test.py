@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The workbench in a real browser (Debian's chromium, chromium-driver, python3-selenium):
-upload the slider-crank study, step, change a move limit, step, restart from cycle 2 with an
-edited study, step, and check the cycle table, the branch list and the plots at each stage.
+with a server that needs a token, enter it, upload the slider-crank study, step, change a move
+limit, step, restart from cycle 2 with an edited study, step, run to the end, and check the
+cycle table, the branch list and the plots at each stage (during the run the table follows the
+event stream, which the page reads with the token).
 
   tests/service/workbench_browser_test.py SAO_COMMAND SOURCE_DIR [--screenshot FILE]
 
@@ -21,8 +23,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
+TOKEN = "workbench-test-token"
+
+
 def start_server(sao, data):
-    server = subprocess.Popen([sao, "serve", "--port", "0", "--data", data],
+    server = subprocess.Popen([sao, "serve", "--port", "0", "--data", data, "--token", TOKEN],
                               stdout=subprocess.PIPE, text=True)
     line = server.stdout.readline()
     match = re.search(r"serving (http://\S+/)", line)
@@ -64,6 +69,10 @@ def check(condition, message):
 def drive(driver, url, study_text):
     driver.get(url)
     wait = WebDriverWait(driver, 60)
+    # The API needs the token: without it the page says so; with it, it lists the studies.
+    wait.until(lambda d: d.find_element(By.ID, "connection").text.startswith("401"))
+    driver.find_element(By.ID, "token").send_keys(TOKEN + "\t")
+    wait.until(lambda d: d.find_element(By.ID, "connection").text == "connected")
     driver.execute_script("document.getElementById('upload-text').value = arguments[0];",
                           study_text)
     driver.find_element(By.ID, "upload").click()
@@ -103,6 +112,11 @@ def drive(driver, url, study_text):
     check(len(plots) == 4, "four plots")
     markers = plots[0].find_elements(By.TAG_NAME, "circle")
     check(len(markers) == 3, "one marker per cycle in the objective plot: %d" % len(markers))
+    # Run to the end: the page learns of the cycles from the event stream only.
+    driver.find_element(By.ID, "run").click()
+    wait.until(lambda d: "idle; run converged" in d.find_element(By.ID, "study-status").text)
+    table = rows(driver)
+    check(len(table) > 3 and table[-1][9].startswith("converged"), "converged: %s" % table[-1:])
     return table
 
 
