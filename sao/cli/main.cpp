@@ -6,6 +6,8 @@
 //   sao check STUDY.json             validate the study (and its simulator section) only
 //   sao evaluate / check-gradient / sweep STUDY.json   one design, the sensitivities, a family
 //   sao run DIR, step, status, set, restart, report   the study store of DIR (store_commands.hpp)
+//   sao serve [--bind A] [--port N] [--data DIR]       the HTTP/JSON API and workbench
+//   (sao/service)
 //
 // Every command opens its study with open_study() and ends through run_guarded(), the one
 // mapping of outcomes and errors to exit codes (exit_codes.hpp).
@@ -23,6 +25,7 @@
 #include "sao/cli/store_commands.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
+#include "sao/service/service.hpp"
 #include "sao/store/sweep.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
@@ -178,6 +181,18 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   return failed ? sao::cli::kFailed : sao::cli::kOk;
 }
 
+// `sao serve`: the service of sao/service/ on the data folder, until interrupted.
+int serve(const sao::service::ServiceOptions& options) {
+  if (const std::string problem = sao::service::check_options(options); !problem.empty()) {
+    throw sao::cli::UsageError(problem);
+  }
+  sao::service::Service service(options);
+  service.bind();
+  std::cout << "serving " << service.url() << " (data " << options.data << ")" << std::endl;
+  service.listen();
+  return sao::cli::kOk;
+}
+
 int check(const std::string& file) {
   const sao::OpenedStudy opened = sao::open_study(file);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
@@ -210,8 +225,9 @@ struct Arguments {
   sao::SweepOptions sweep;
   std::string vary, sweep_out, reference_label = "reference";
   std::vector<std::string> reference_set;
+  sao::service::ServiceOptions serve;
   CLI::App *run_cmd = nullptr, *check_cmd = nullptr, *gradient_cmd = nullptr,
-           *evaluate_cmd = nullptr, *sweep_cmd = nullptr;
+           *evaluate_cmd = nullptr, *sweep_cmd = nullptr, *serve_cmd = nullptr;
 };
 
 void add_run(CLI::App& app, Arguments& a) {
@@ -289,6 +305,29 @@ void add_sweep(CLI::App& app, Arguments& a) {
   a.sweep_cmd->add_option("--reference-label", a.reference_label, "its label (default: reference)");
 }
 
+void add_serve(CLI::App& app, Arguments& a) {
+  a.serve_cmd = app.add_subcommand(
+      "serve", "serve the HTTP/JSON API and the workbench page (docs/service.md)");
+  a.serve_cmd->add_option("--bind", a.serve.bind, "address to listen on (default 127.0.0.1)");
+  a.serve_cmd->add_option("--port", a.serve.port, "port (default 8080; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  a.serve_cmd->add_option("--data", a.serve.data,
+                          "folder of the studies, one folder each (default sao-data)");
+  a.serve_cmd
+      ->add_option("--token", a.serve.token,
+                   "require \"Authorization: Bearer TOKEN\" on every API request (needed "
+                   "for a non-loopback --bind)")
+      ->envname("SAO_SERVICE_TOKEN");
+  a.serve_cmd->add_flag("--allow-external", a.serve.allow_external,
+                        "accept studies whose simulator is \"external\" (they run commands)");
+  a.serve_cmd->add_option("--max-body", a.serve.max_body, "largest request body, bytes")
+      ->check(CLI::PositiveNumber);
+  a.serve_cmd
+      ->add_option("--threads", a.serve.threads,
+                   "connections served at once (default 256; event streams may hold half)")
+      ->check(CLI::Range(4, 4096));
+}
+
 // The command that was parsed, run and mapped to its exit code.
 int dispatch(Arguments& a) {
   const int rc = sao::cli::run_store_commands();
@@ -303,6 +342,7 @@ int dispatch(Arguments& a) {
       a.run.store = !a.no_store;
       return sao::cli::run_study(a.run);
     }
+    if (*a.serve_cmd) return serve(a.serve);
     if (*a.sweep_cmd)
       return sweep(a.sweep, a.vary, a.sweep_out, a.reference_set, a.reference_label);
     if (*a.evaluate_cmd) return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir);
@@ -323,6 +363,7 @@ int main(int argc, char** argv) {
   add_run(app, arguments);
   add_study_commands(app, arguments);
   add_sweep(app, arguments);
+  add_serve(app, arguments);
   sao::cli::add_store_commands(app);
   try {
     app.parse(argc, argv);

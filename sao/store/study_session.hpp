@@ -103,6 +103,10 @@ class StudySession {
   const std::string& status_at_open() const { return status_at_open_; }
   // Records of `branch` with its ancestors' cycles up to where it branched off.
   std::vector<CycleRecord> lineage(int branch) const;
+  // The number of the cycle step() runs next, and the study's "settings" with the changes
+  // applied so far (those set for the next cycle apply when it starts). After open().
+  int next_cycle() const;
+  nlohmann::json settings_in_force() const;
 
  private:
   void require_store() const;  // std::logic_error without one
@@ -111,8 +115,6 @@ class StudySession {
   void check_records();  // StudyStore::verify, each damaged record named and removed
   std::string named_design(const std::string& values) const;
   void apply_changes(int cycle);
-  int next_cycle() const;  // number of the cycle step() runs next
-  nlohmann::json settings_in_force() const;
   void finish_cycle(const CycleRecord& record);
   Options settings_with_limit(Options options) const;  // max_cycles_ applied
 

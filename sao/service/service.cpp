@@ -1,0 +1,363 @@
+#include "sao/service/service.hpp"
+
+// httplib.h includes <resolv.h>, whose macro _res is a parameter name in Eigen's headers.
+#include <httplib.h>
+#undef _res
+
+#include <arpa/inet.h>
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <map>
+
+#include "sao/service/api_error.hpp"
+#include "sao/service/study_registry.hpp"
+#include "sao/service/web_assets.hpp"
+
+namespace sao::service {
+
+bool is_loopback(const std::string& address) {
+  if (address == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, address.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
+}
+
+std::string check_options(const ServiceOptions& options) {
+  if (options.token.empty() && !is_loopback(options.bind)) {
+    return "--bind " + options.bind +
+           " is reachable from other machines: give --token TOKEN (every API request then "
+           "needs \"Authorization: Bearer TOKEN\"), or bind 127.0.0.1";
+  }
+  if (options.port < 0 || options.port > 65535) {
+    return "--port " + std::to_string(options.port) + ": expected 0..65535";
+  }
+  return {};
+}
+
+namespace {
+
+using httplib::Request;
+using httplib::Response;
+using Handler = std::function<void(const Request&, Response&)>;
+
+void reply(Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+// Equal tokens, in time that does not depend on where they differ (nor on their lengths).
+bool same_token(const std::string& given, const std::string& expected) {
+  unsigned char a[SHA256_DIGEST_LENGTH], b[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(given.data()), given.size(), a);
+  SHA256(reinterpret_cast<const unsigned char*>(expected.data()), expected.size(), b);
+  return CRYPTO_memcmp(a, b, sizeof a) == 0;
+}
+
+// The message of an error the server found before any handler (unknown path, body too large).
+std::string status_text(int status) {
+  switch (status) {
+    case 400:
+      return "bad request";
+    case 404:
+      return "not found: the API is under /api/studies (docs/service.md)";
+    case 413:
+      return "request body too large (more than the service's limit)";
+    case 414:
+      return "request URI too long";
+    default:
+      return "HTTP status " + std::to_string(status);
+  }
+}
+
+const char* content_type(const std::string& path) {
+  if (path.ends_with(".html")) return "text/html; charset=utf-8";
+  if (path.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (path.ends_with(".css")) return "text/css; charset=utf-8";
+  if (path.ends_with(".svg")) return "image/svg+xml";
+  return "application/octet-stream";
+}
+
+long query_number(const Request& req, const char* key, long fallback, long lo, long hi) {
+  if (!req.has_param(key)) return fallback;
+  const std::string text = req.get_param_value(key);
+  long value = 0;
+  size_t used = 0;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || value < lo || value > hi) {
+    throw ApiError(400, std::string(key) + ": expected an integer in " + std::to_string(lo) + ".." +
+                            std::to_string(hi));
+  }
+  return value;
+}
+
+}  // namespace
+
+class Service::Impl {
+ public:
+  explicit Impl(const ServiceOptions& options)
+      : options_(options), registry_(options.data, options.allow_external) {
+    const int threads = options.threads;
+    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server_.set_payload_max_length(options.max_body);
+    // Pollers keep their connection: a new one per few requests overflows the listen queue
+    // (its SYN then waits a second for the retry) when many clients reconnect at once.
+    server_.set_keep_alive_max_count(1000);
+    // A response is written in parts (headers, body): without TCP_NODELAY the second waits for
+    // the client's delayed ACK (some 40 ms) on a kept-alive connection.
+    server_.set_tcp_nodelay(true);
+    server_.set_error_handler([](const Request&, Response& res) {
+      if (res.body.empty()) {
+        reply(res, res.status, {{"message", status_text(res.status)}});
+      }
+    });
+    server_.set_exception_handler([](const Request&, Response& res, std::exception_ptr error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (...) {
+        const auto [status, body] = current_error();
+        reply(res, status, body);
+      }
+    });
+    server_.set_pre_routing_handler(
+        [this](const Request& req, Response& res) { return authorise(req, res); });
+    add_pages();
+    add_collection();
+    add_study_routes();
+    add_actions();
+  }
+
+  int bind() {
+    port_ = options_.port == 0
+                ? server_.bind_to_any_port(options_.bind)
+                : (server_.bind_to_port(options_.bind, options_.port) ? options_.port : -1);
+    if (port_ < 0) {
+      throw std::runtime_error("cannot listen on " + options_.bind + " port " +
+                               std::to_string(options_.port) +
+                               " (in use, or not an address of this machine)");
+    }
+    return port_;
+  }
+  void listen() { server_.listen_after_bind(); }
+  void stop() {
+    registry_.shutdown();
+    server_.stop();
+  }
+  std::string url() const {
+    const bool v6 = options_.bind.find(':') != std::string::npos;
+    return "http://" + (v6 ? "[" + options_.bind + "]" : options_.bind) + ":" +
+           std::to_string(port_) + "/";
+  }
+
+ private:
+  httplib::Server::HandlerResponse authorise(const Request& req, Response& res) const {
+    if (options_.token.empty() || !req.path.starts_with("/api/")) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    const std::string header = req.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    if (header.starts_with(prefix) && same_token(header.substr(prefix.size()), options_.token)) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.set_header("WWW-Authenticate", "Bearer");
+    reply(res, 401, {{"message", "missing or wrong token: send \"Authorization: Bearer TOKEN\""}});
+    return httplib::Server::HandlerResponse::Handled;
+  }
+
+  // Every method on `pattern`: those of `handlers`, the others 405 with the allowed ones.
+  void route(const std::string& pattern, const std::map<std::string, Handler>& handlers) {
+    std::string allowed;
+    for (const auto& [method, handler] : handlers)
+      allowed += (allowed.empty() ? "" : ", ") + method;
+    auto make = [&](const std::string& method) -> Handler {
+      const auto it = handlers.find(method);
+      if (it == handlers.end()) {
+        return [allowed, method](const Request&, Response& res) {
+          res.set_header("Allow", allowed);
+          reply(res, 405, {{"message", method + " is not allowed here; allowed: " + allowed}});
+        };
+      }
+      const Handler handler = it->second;
+      return [handler](const Request& req, Response& res) {
+        try {
+          handler(req, res);
+        } catch (...) {
+          const auto [status, body] = current_error();
+          reply(res, status, body);
+        }
+      };
+    };
+    server_.Get(pattern, make("GET"));
+    server_.Post(pattern, make("POST"));
+    server_.Put(pattern, make("PUT"));
+    server_.Patch(pattern, make("PATCH"));
+    server_.Delete(pattern, make("DELETE"));
+  }
+
+  std::shared_ptr<StudyHost> host(const Request& req) const {
+    const std::string id = req.matches[1];
+    std::shared_ptr<StudyHost> found = registry_.find(id);
+    if (!found) throw ApiError(404, "no study \"" + id.substr(0, 64) + "\"");
+    return found;
+  }
+
+  void add_pages() {
+    for (const WebAsset& asset : kWebAssets) {
+      const std::string path = asset.path;
+      const Handler page = [asset](const Request&, Response& res) {
+        res.set_content(reinterpret_cast<const char*>(asset.data), asset.size,
+                        content_type(asset.path));
+        res.set_header(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+      };
+      route(path == "/index.html" ? "/" : path, {{"GET", page}});
+    }
+  }
+
+  void add_collection() {
+    route("/api/studies", {{"GET",
+                            [this](const Request&, Response& res) {
+                              nlohmann::json list = nlohmann::json::array();
+                              for (const auto& h : registry_.all()) list.push_back(h->summary());
+                              reply(res, 200, {{"studies", list}});
+                            }},
+                           {"POST", [this](const Request& req, Response& res) {
+                              const std::shared_ptr<StudyHost> h =
+                                  registry_.create(parse_body(req.body));
+                              res.set_header("Location", "/api/studies/" + h->id());
+                              reply(res, 201, {{"id", h->id()}});
+                            }}});
+  }
+
+  void add_study_routes() {
+    const std::string study = "/api/studies/([^/]+)";
+    route(study, {{"GET", [this](const Request& req, Response& res) {
+                     reply(res, 200, host(req)->status());
+                   }}});
+    route(study + "/analyses", {{"GET", [this](const Request& req, Response& res) {
+                                   const long offset = query_number(req, "offset", 0, 0, 1L << 40);
+                                   const long limit = query_number(req, "limit", 100, 1, 1000);
+                                   reply(res, 200, host(req)->analyses(offset, limit));
+                                 }}});
+    route(study + "/report", {{"GET", [this](const Request& req, Response& res) {
+                                 res.set_content(host(req)->report(), "text/html; charset=utf-8");
+                               }}});
+    route(study + "/events",
+          {{"GET", [this](const Request& req, Response& res) { events(req, res); }}});
+  }
+
+  void add_actions() {
+    const std::string study = "/api/studies/([^/]+)";
+    route(study + "/step", {{"POST", [this](const Request& req, Response& res) {
+                               reply(res, 200, host(req)->step());
+                             }}});
+    route(study + "/run", {{"POST", [this](const Request& req, Response& res) {
+                              host(req)->start_run();
+                              reply(res, 202, {{"state", "running"}});
+                            }}});
+    route(study + "/stop", {{"POST", [this](const Request& req, Response& res) {
+                               if (!host(req)->stop()) throw ApiError(409, "no run under way");
+                               reply(res, 202, {{"stopping", true}});
+                             }}});
+    route(study + "/settings", {{"PATCH", [this](const Request& req, Response& res) {
+                                   reply(res, 200, host(req)->set(parse_body(req.body)));
+                                 }}});
+    route(study + "/restart", {{"POST", [this](const Request& req, Response& res) {
+                                  const std::shared_ptr<StudyHost> h = host(req);
+                                  const nlohmann::json body = parse_body(req.body);
+                                  nlohmann::json admitted;
+                                  if (body.contains("study") && !body["study"].is_null()) {
+                                    admitted = registry_.admit(body["study"], *h);
+                                  }
+                                  reply(res, 201,
+                                        h->restart(body, admitted, StudyRegistry::source_of(*h)));
+                                }}});
+  }
+
+  // Server-sent events: every event after Last-Event-ID (or from now on), a comment every
+  // half second when there is none: a closed connection is noticed then, and its thread freed.
+  void events(const Request& req, Response& res) {
+    const std::shared_ptr<StudyHost> h = host(req);
+    long long after = h->events().last_id();
+    if (req.has_header("Last-Event-ID")) {
+      try {
+        after = std::stoll(req.get_header_value("Last-Event-ID"));
+      } catch (const std::exception&) {
+        throw ApiError(400, "Last-Event-ID: expected an event id");
+      }
+    }
+    // Each stream holds a thread of the server's pool: beyond half of it, refused, so that
+    // the status and the actions stay served (kept-alive connections hold threads too).
+    const auto slot = std::make_shared<StreamSlot>(open_streams_);
+    if (slot->count > options_.threads / 2) {
+      throw ApiError(503, "too many event streams open (" + std::to_string(slot->count - 1) +
+                              "); poll GET /api/studies/ID instead, or try again later");
+    }
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("X-Accel-Buffering", "no");
+    bool first = true;
+    res.set_chunked_content_provider(
+        "text/event-stream", [h, after, first, slot](size_t, httplib::DataSink& sink) mutable {
+          std::string text;
+          if (first) {
+            text = "retry: 2000\n: events of study " + h->id() + "\n\n";
+            first = false;
+          } else {
+            const std::vector<Event> events =
+                h->events().wait_after(after, std::chrono::milliseconds(500));
+            if (h->events().closed()) {
+              sink.done();
+              return true;
+            }
+            for (const Event& e : events) {
+              text += sse_text(e);
+              after = e.id;
+            }
+            if (text.empty()) text = ": keep-alive\n\n";
+          }
+          return sink.write(text.data(), text.size());
+        });
+  }
+
+  // One open event stream, counted while any copy of its provider lives.
+  struct StreamSlot {
+    std::atomic<int>& open;
+    int count;
+    explicit StreamSlot(std::atomic<int>& counter) : open(counter), count(++counter) {}
+    ~StreamSlot() { --open; }
+    StreamSlot(const StreamSlot&) = delete;
+    StreamSlot& operator=(const StreamSlot&) = delete;
+  };
+
+  ServiceOptions options_;
+  std::atomic<int> open_streams_{0};
+  StudyRegistry registry_;
+  httplib::Server server_;
+  int port_ = -1;
+};
+
+Service::Service(const ServiceOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+Service::~Service() = default;
+int Service::bind() {
+  return impl_->bind();
+}
+void Service::listen() {
+  impl_->listen();
+}
+void Service::stop() {
+  impl_->stop();
+}
+std::string Service::url() const {
+  return impl_->url();
+}
+
+}  // namespace sao::service

@@ -1,0 +1,402 @@
+#include "sao/service/study_host.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/report/evaluate.hpp"
+#include "sao/report/html_report.hpp"
+#include "sao/report/report.hpp"
+#include "sao/service/api_error.hpp"
+
+namespace sao::service {
+namespace {
+
+std::vector<double> values(const Eigen::VectorXd& x) {
+  return std::vector<double>(x.data(), x.data() + x.size());
+}
+
+// The design the next cycle starts from: the last accepted one of the history.
+Eigen::VectorXd current_design(const Study& study, const std::vector<CycleRecord>& history) {
+  if (history.empty()) return initial_variables(study);
+  const CycleRecord& r = history.back();
+  return r.accepted && r.x_opt.size() > 0 ? r.x_opt : r.x0;
+}
+
+nlohmann::json branches_json(StudyStore& store) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const BranchInfo& b : store.branches()) {
+    out.push_back({{"id", b.id},
+                   {"parent", b.parent},
+                   {"from_cycle", b.from_cycle},
+                   {"status", b.status},
+                   {"message", b.message},
+                   {"created", b.created}});
+  }
+  return out;
+}
+
+// {"assignments": [...]} or {"key": value, ...} as `sao set` assignments.
+std::vector<std::string> assignments_of(const nlohmann::json& body) {
+  std::vector<std::string> out;
+  if (body.contains("assignments")) {
+    const nlohmann::json& list = body["assignments"];
+    if (!list.is_array() || list.empty() || body.size() != 1) {
+      throw ApiError(400,
+                     "\"assignments\": expected a non-empty list of \"key=value\" strings "
+                     "and nothing else");
+    }
+    for (const nlohmann::json& a : list) {
+      if (!a.is_string()) throw ApiError(400, "\"assignments\": expected strings key=value");
+      out.push_back(a.get<std::string>());
+    }
+    return out;
+  }
+  if (body.empty()) throw ApiError(400, "no setting to change: expected {\"key\": value, ...}");
+  for (const auto& [key, value] : body.items()) {
+    out.push_back(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  }
+  return out;
+}
+
+}  // namespace
+
+// A mutation's hold on the study: refused (409) while another one holds it.
+class StudyHost::Claim {
+ public:
+  Claim(StudyHost& host, const std::string& state) : host_(host) {
+    bool expected = false;
+    if (!host.busy_.compare_exchange_strong(expected, true)) {
+      std::string now;
+      {
+        std::lock_guard<std::mutex> lock(host.snapshot_mutex_);
+        now = host.state_;
+      }
+      throw ApiError(409, "study " + host.id_ + " is busy (" + now +
+                              "): one change at a time; try again when it is idle");
+    }
+    host.set_state(state);
+  }
+  ~Claim() {
+    if (held_) release(host_);
+  }
+  Claim(const Claim&) = delete;
+  Claim& operator=(const Claim&) = delete;
+  // The run's thread releases the study when the run ends.
+  void hand_over() { held_ = false; }
+  static void release(StudyHost& host) {
+    host.set_state("idle");
+    host.busy_ = false;
+  }
+
+ private:
+  StudyHost& host_;
+  bool held_ = true;
+};
+
+StudyHost::StudyHost(std::string id, std::filesystem::path dir)
+    : id_(std::move(id)), dir_(std::move(dir)) {}
+
+StudyHost::~StudyHost() {
+  shutdown();
+}
+
+void StudyHost::shutdown() {
+  stop_ = true;
+  {
+    std::lock_guard<std::mutex> lock(runner_mutex_);
+    if (runner_.joinable()) runner_.join();
+  }
+  hub_.close();
+}
+
+void StudyHost::create(const nlohmann::json& document, const std::string& source) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  {
+    StudySession session(store_path(), true);
+    session.begin(document, source, 0);
+  }
+  ensure_open();
+  refresh();
+}
+
+void StudyHost::ensure_open() {
+  if (session_) return;
+  auto session = std::make_unique<StudySession>(store_path(), false);
+  session->on_batch = [this](const BatchProgress& p) {
+    hub_.publish(
+        "analyses",
+        {{"finished", p.finished}, {"running", p.running}, {"elapsed_seconds", p.elapsed_seconds}});
+  };
+  session->open();
+  session_ = std::move(session);
+}
+
+nlohmann::json StudyHost::snapshot_of() {
+  StudySession& s = *session_;
+  const Study& study = s.study();
+  const RunSummary& summary = s.driver().summary();
+  const std::vector<CycleRecord> lineage = s.lineage(s.branch());
+  nlohmann::json out = {{"id", id_},
+                        {"name", study.name},
+                        {"description", study.description},
+                        {"branch", s.branch()},
+                        {"status", to_string(summary.status)},
+                        {"message", summary.message},
+                        {"finished", s.driver().finished()},
+                        {"next_cycle", s.next_cycle()},
+                        {"settings", s.settings_in_force()}};
+  Eigen::VectorXd factors = s.driver().move_factors();
+  if (factors.size() != study.n_design()) {
+    factors.resize(study.n_design());
+    for (int i = 0; i < study.n_design(); ++i) factors(i) = study.design[i].move_factor;
+  }
+  out["move_factors"] = values(factors);
+  nlohmann::json variables = nlohmann::json::array();
+  for (const DesignVariable& v : study.design) {
+    variables.push_back(
+        {{"name", v.name}, {"lower", v.lower}, {"upper", v.upper}, {"initial", v.initial}});
+  }
+  out["variables"] = variables;
+  out["variable_names"] = variable_names(study);
+  out["design"] = values(current_design(study, lineage));
+  nlohmann::json pending = nlohmann::json::array();
+  for (const SettingChange& c : s.store().setting_changes(s.branch())) {
+    if (c.cycle == s.next_cycle()) pending.push_back(c.assignment);
+  }
+  out["pending_settings"] = pending;
+  nlohmann::json history = nlohmann::json::array();
+  for (const CycleRecord& r : lineage) history.push_back(cycle_to_json(study, r));
+  out["history"] = history;
+  out["branches"] = branches_json(s.store());
+  out["study"] = s.store().study(s.store().branch(s.branch()).study).document;
+  out["store"] = {{"analyses", s.store().analysis_count()},
+                  {"simulator_runs", s.store().simulator_runs()}};
+  out["simulator_runs"] = summary.simulator_runs;
+  out["reused_analyses"] = summary.reused_analyses;
+  return out;
+}
+
+void StudyHost::refresh() {
+  nlohmann::json snapshot = snapshot_of();
+  std::lock_guard<std::mutex> lock(snapshot_mutex_);
+  snapshot["state"] = state_;
+  snapshot_ = std::move(snapshot);
+}
+
+void StudyHost::set_state(const std::string& state) {
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    state_ = state;
+    if (snapshot_.is_object()) snapshot_["state"] = state;
+  }
+  hub_.publish("state", {{"state", state}});
+}
+
+nlohmann::json StudyHost::status() {
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    if (snapshot_.is_object()) return snapshot_;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensure_open();
+  refresh();
+  std::lock_guard<std::mutex> snap(snapshot_mutex_);
+  return snapshot_;
+}
+
+nlohmann::json StudyHost::summary() {
+  nlohmann::json out = {{"id", id_}};
+  try {
+    const nlohmann::json s = status();
+    for (const char* key : {"name", "state", "status", "message", "branch", "next_cycle"}) {
+      out[key] = s[key];
+    }
+    out["cycles"] = s["history"].size();
+  } catch (const std::exception& e) {
+    out["state"] = "error";
+    out["message"] = e.what();
+  }
+  return out;
+}
+
+nlohmann::json StudyHost::cycle_step() {
+  ensure_open();
+  const RunSummary& summary = session_->driver().summary();
+  if (session_->driver().finished()) {
+    throw ApiError(409, "the run has ended: " + std::string(to_string(summary.status)) + ": " +
+                            summary.message +
+                            " (change a setting, e.g. max_cycles, or restart from a cycle)");
+  }
+  const int runs_before = summary.simulator_runs;
+  nlohmann::json out;
+  try {
+    const CycleRecord& r = session_->step();
+    out = {{"branch", session_->branch()},
+           {"record", cycle_to_json(session_->study(), r)},
+           {"simulator_runs", session_->driver().summary().simulator_runs - runs_before},
+           {"status", to_string(session_->driver().summary().status)},
+           {"finished", session_->driver().finished()}};
+  } catch (...) {
+    session_.reset();  // reopened (replayed from the store) by the next request
+    throw;
+  }
+  hub_.publish("cycle", out);
+  refresh();
+  return out;
+}
+
+nlohmann::json StudyHost::step() {
+  Claim claim(*this, "stepping");
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cycle_step();
+}
+
+void StudyHost::start_run() {
+  Claim claim(*this, "running");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ensure_open();
+    if (session_->driver().finished()) {
+      const RunSummary& s = session_->driver().summary();
+      throw ApiError(409,
+                     "the run has ended: " + std::string(to_string(s.status)) + ": " + s.message);
+    }
+  }
+  std::lock_guard<std::mutex> lock(runner_mutex_);
+  if (runner_.joinable()) runner_.join();  // the previous run, ended
+  stop_ = false;
+  runner_ = std::thread([this] { run_cycles(); });
+  claim.hand_over();
+}
+
+void StudyHost::run_cycles() {
+  std::string why = "ended";
+  try {
+    // At least one cycle: a stop that arrives before the first cycle has begun ends the run
+    // after it, as one that arrives during it.
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ensure_open();
+        if (session_->driver().finished()) break;
+        cycle_step();
+      }
+      if (stop_) {
+        why = "stopped";
+        break;
+      }
+    }
+  } catch (...) {
+    const auto [status, body] = current_error();
+    why = "error";
+    hub_.publish("error", body);
+    spdlog::warn("study {}: the run stopped: {}", id_, body.value("message", ""));
+  }
+  nlohmann::json end = {{"reason", why}};
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    if (snapshot_.is_object()) end["status"] = snapshot_["status"];
+  }
+  hub_.publish("run_end", end);
+  Claim::release(*this);
+}
+
+bool StudyHost::stop() {
+  bool running = false;
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    running = state_ == "running";
+  }
+  if (running) stop_ = true;
+  return running;
+}
+
+nlohmann::json StudyHost::set(const nlohmann::json& body) {
+  const std::vector<std::string> assignments = assignments_of(body);
+  Claim claim(*this, "setting");
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensure_open();
+  const int cycle = session_->set(assignments);
+  // Opened again, as the next `sao step` opens it: the changes for the next cycle apply at
+  // the end of open(), so that a raised max_cycles reopens a run that ended on the limit.
+  session_.reset();
+  ensure_open();
+  const nlohmann::json out = {
+      {"branch", session_->branch()}, {"from_cycle", cycle}, {"assignments", assignments}};
+  hub_.publish("settings", out);
+  refresh();
+  return out;
+}
+
+nlohmann::json StudyHost::restart(const nlohmann::json& body, const nlohmann::json& admitted,
+                                  const std::string& source) {
+  if (!body.contains("from_cycle") || !body["from_cycle"].is_number_integer() ||
+      body["from_cycle"].get<long long>() < 1) {
+    throw ApiError(400, "from_cycle: expected a cycle number >= 1");
+  }
+  const int from_cycle = static_cast<int>(
+      std::min<long long>(body["from_cycle"].get<long long>(), std::numeric_limits<int>::max()));
+  Claim claim(*this, "restarting");
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensure_open();
+  if (body.contains("branch") && !body["branch"].is_null()) {
+    // The branch that ran cycle K of the current history (this one or an ancestor).
+    BranchInfo owner = session_->store().branch(session_->branch());
+    while (owner.parent > 0 && from_cycle <= owner.from_cycle) {
+      owner = session_->store().branch(owner.parent);
+    }
+    if (!body["branch"].is_number_integer() || body["branch"].get<long long>() != owner.id) {
+      throw ApiError(400, "branch: cycle " + std::to_string(from_cycle) +
+                              " of the current history was run by branch " +
+                              std::to_string(owner.id) +
+                              "; a restart starts from a cycle of the current branch's history");
+    }
+  }
+  std::optional<nlohmann::json> document;
+  if (!admitted.is_null()) document = admitted;
+  const int branch = session_->restart(from_cycle, document, source);
+  session_.reset();  // the new branch is the current one: opened afresh, as `sao step` would
+  ensure_open();
+  const nlohmann::json out = {{"branch", branch}, {"from_cycle", from_cycle}};
+  hub_.publish("restart", out);
+  refresh();
+  return out;
+}
+
+nlohmann::json StudyHost::analyses(long offset, long limit) const {
+  const StudyStore store(store_path(), StoreAccess::kReadOnly);
+  const std::vector<StoredAnalysis> all = store.analyses();
+  nlohmann::json items = nlohmann::json::array();
+  const long total = static_cast<long>(all.size());
+  for (long i = std::max(0L, offset); i < total && i < offset + limit; ++i) {
+    const StoredAnalysis& a = all[static_cast<size_t>(i)];
+    nlohmann::json cases = nlohmann::json::array();
+    for (const CaseResult& c : a.evaluation.cases) {
+      nlohmann::json scalars = nlohmann::json::object();
+      for (const auto& [name, value] : c.scalars) scalars[name] = exact_number(value);
+      nlohmann::json histories = nlohmann::json::object();
+      for (const auto& [name, h] : c.histories) histories[name] = h.size();
+      cases.push_back({{"scalars", scalars}, {"history_points", histories}});
+    }
+    nlohmann::json design = nlohmann::json::array();
+    for (int k = 0; k < a.design.size(); ++k) design.push_back(exact_number(a.design(k)));
+    items.push_back({{"index", i},
+                     {"design", design},
+                     {"inputs_hash", a.inputs_hash},
+                     {"ok", a.evaluation.ok},
+                     {"message", a.evaluation.message},
+                     {"gradients", a.evaluation.has_gradients},
+                     {"runs", a.evaluation.cost.runs},
+                     {"wall_seconds", a.evaluation.cost.wall_seconds},
+                     {"cases", cases}});
+  }
+  return {{"total", total}, {"offset", offset}, {"limit", limit}, {"analyses", items}};
+}
+
+std::string StudyHost::report() const {
+  StudySession session(store_path(), StoreAccess::kReadOnly);
+  session.open();
+  return html_report(session);
+}
+
+}  // namespace sao::service

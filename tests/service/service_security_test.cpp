@@ -1,0 +1,141 @@
+// The rules of `sao serve` that keep it safe to run: the token, the refusal of a public
+// address without one, the refusal of external-command studies, the body limit, and a clear
+// JSON message with the right status for every malformed request.
+#include <gtest/gtest.h>
+
+#include "tests/service/service_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace sao::testing;
+
+// A 4xx status with a JSON body holding a non-empty message.
+void expect_error(const httplib::Result& r, int status, const std::string& words = {}) {
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, status) << r->body;
+  const json body = json_of(r);
+  ASSERT_TRUE(body.is_object()) << r->body;
+  const std::string message = body.value("message", "");
+  EXPECT_FALSE(message.empty()) << r->body;
+  if (!words.empty()) {
+    EXPECT_NE(message.find(words), std::string::npos) << message;
+  }
+}
+
+TEST(ServiceSecurity, TokenIsRequiredOnTheApi) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data", {"--token", "s3cret-token"});
+  ASSERT_GT(server.port(), 0) << server.line();
+  expect_error(server.client().Get("/api/studies"), 401, "token");
+  expect_error(server.client("s3cret-tokem").Get("/api/studies"), 401, "token");
+  expect_error(server.client("s3cret-token-longer").Get("/api/studies"), 401);
+  expect_error(server.client().Post("/api/studies", "{}", "application/json"), 401);
+  const auto ok = server.client("s3cret-token").Get("/api/studies");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(json_of(ok)["studies"], json::array());
+  // The page holds no data: it is served without the token (it asks for it).
+  const auto page = server.client().Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("<html"), std::string::npos);
+}
+
+TEST(ServiceSecurity, PublicAddressNeedsAToken) {
+  const fs::path root = scratch_directory("test-service");
+  const CommandOutput out = run_command(std::string(SAO_COMMAND) + " serve --bind 0.0.0.0 " +
+                                        "--port 0 --data " + (root / "data").string() + " 2>&1");
+  EXPECT_EQ(out.code, 2) << out.text;
+  EXPECT_NE(out.text.find("--token"), std::string::npos) << out.text;
+  EXPECT_FALSE(fs::exists(root / "data"));  // refused before anything was made
+  // With a token it serves.
+  ServerProcess server(root / "data", {"--bind", "0.0.0.0", "--token", "t"});
+  EXPECT_GT(server.port(), 0) << server.line();
+}
+
+json external_study() {
+  json study = json::parse(read_file(problem_file("slider-crank/path.json")));
+  study["simulator"] = {{"type", "external"}, {"command", {"/bin/true"}}};
+  return study;
+}
+
+TEST(ServiceSecurity, ExternalStudiesAreRefusedUnlessAllowed) {
+  const fs::path root = scratch_directory("test-service");
+  {
+    ServerProcess server(root / "data");
+    const auto r =
+        server.client().Post("/api/studies", external_study().dump(), "application/json");
+    expect_error(r, 403, "--allow-external");
+    EXPECT_EQ(json_of(r)["errors"][0]["path"], "simulator.type");
+    EXPECT_TRUE(fs::is_empty(root / "data"));  // nothing left behind
+  }
+  ServerProcess server(root / "data", {"--allow-external"});
+  json outside = external_study();
+  outside["simulator"]["allow_outside_input_files"] = true;
+  const auto r1 = server.client().Post("/api/studies", outside.dump(), "application/json");
+  expect_error(r1, 403);
+  EXPECT_EQ(json_of(r1)["errors"][0]["path"], "simulator.allow_outside_input_files");
+  json climbing = external_study();
+  climbing["simulator"]["run_directory"] = "../../elsewhere";
+  const auto r2 = server.client().Post("/api/studies", climbing.dump(), "application/json");
+  expect_error(r2, 403);
+  EXPECT_EQ(json_of(r2)["errors"][0]["path"], "simulator.run_directory");
+  // Allowed, it reaches the loader (which finds the section incomplete: no responses).
+  const auto r3 = server.client().Post("/api/studies", external_study().dump(), "application/json");
+  expect_error(r3, 400);
+  EXPECT_FALSE(json_of(r3)["errors"].empty()) << r3->body;
+  EXPECT_TRUE(fs::is_empty(root / "data"));
+}
+
+TEST(ServiceSecurity, BadRequestsGetAStatusAndAMessage) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data", {"--max-body", "100000"});
+  ASSERT_GT(server.port(), 0) << server.line();
+  httplib::Client c = server.client();
+  expect_error(c.Post("/api/studies", std::string(200000, ' '), "application/json"), 413);
+  expect_error(c.Post("/api/studies", "{\"name\": ", "application/json"), 400, "not valid JSON");
+  expect_error(c.Post("/api/studies", "[1, 2]", "application/json"), 400, "JSON object");
+  expect_error(c.Get("/api/studies/0123456789abcdef"), 404, "no study");
+  expect_error(c.Get("/api/studies/..%2F..%2Fetc"), 404);
+  expect_error(c.Post("/api/studies/0123456789abcdef/step", "{}", "application/json"), 404);
+  expect_error(c.Get("/api/nothing-here"), 404);
+  const auto r = c.Delete("/api/studies");
+  expect_error(r, 405, "not allowed");
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, POST");
+}
+
+// An invalid study: 400 with exactly the problems `sao check` names, each split into its JSON
+// path and message.
+TEST(ServiceSecurity, InvalidStudyGetsTheLoadersProblems) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  ASSERT_GT(server.port(), 0) << server.line();
+  const std::string file = std::string(SAO_SOURCE_DIR) + "/tests/data/bad-study.json";
+  const auto r = server.client().Post("/api/studies", read_file(file), "application/json");
+  expect_error(r, 400);
+  const CommandOutput check = run_command(std::string(SAO_COMMAND) + " check " + file + " 2>&1");
+  EXPECT_EQ(check.code, 2);
+  std::vector<std::string> expected;
+  std::istringstream lines(check.text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  ", 0) == 0) expected.push_back(line.substr(2));
+  }
+  std::vector<std::string> got;
+  const json body = json_of(r);
+  for (const json& e : body["errors"]) {
+    got.push_back(e["path"].get<std::string>() + ": " + e["message"].get<std::string>());
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(got.size(), 3u);
+  // A document nested a million levels deep (2 MB): refused with the study file's limit, and
+  // the server lives on.
+  const std::string deep = "{\"a\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  expect_error(server.client().Post("/api/studies", deep, "application/json"), 400,
+               "nested more than 64 levels deep");
+  EXPECT_EQ(server.client().Get("/api/studies")->status, 200);
+  EXPECT_TRUE(fs::is_empty(root / "data"));
+}
+
+}  // namespace

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The workbench in a real browser (Debian's chromium, chromium-driver, python3-selenium):
+with a server that needs a token, enter it, upload the slider-crank study, step, change a move
+limit, step, restart from cycle 2 with an edited study, step, run to the end, and check the
+cycle table, the branch list and the plots at each stage (during the run the table follows the
+event stream, which the page reads with the token).
+
+  tests/service/workbench_browser_test.py SAO_COMMAND SOURCE_DIR [--screenshot FILE]
+
+Chromium runs headless with a fresh profile and no background network traffic."""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+
+TOKEN = "workbench-test-token"
+
+
+def start_server(sao, data):
+    server = subprocess.Popen([sao, "serve", "--port", "0", "--data", data, "--token", TOKEN],
+                              stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    match = re.search(r"serving (http://\S+/)", line)
+    if not match:
+        server.kill()
+        sys.exit("sao serve did not start: " + line)
+    return server, match.group(1)
+
+
+def browser(profile):
+    options = webdriver.ChromeOptions()
+    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--user-data-dir=" + profile, "--window-size=1400,1300"]:
+        options.add_argument(flag)
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"),
+                            options=options)
+
+
+def rows(driver):
+    """The cycle table's cells, read at once (the page re-renders it on every event)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#cycles tbody tr')]"
+        ".map(tr => [...tr.cells].map(td => td.textContent));")
+
+
+def wait_rows(driver, count):
+    table = []
+    WebDriverWait(driver, 60).until(lambda d: len(table.__setitem__(slice(None), rows(d)) or table) == count)
+    return table
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def drive(driver, url, study_text):
+    driver.get(url)
+    wait = WebDriverWait(driver, 60)
+    # The API needs the token: without it the page says so; with it, it lists the studies.
+    wait.until(lambda d: d.find_element(By.ID, "connection").text.startswith("401"))
+    driver.find_element(By.ID, "token").send_keys(TOKEN + "\t")
+    wait.until(lambda d: d.find_element(By.ID, "connection").text == "connected")
+    driver.execute_script("document.getElementById('upload-text').value = arguments[0];",
+                          study_text)
+    driver.find_element(By.ID, "upload").click()
+    wait.until(lambda d: d.find_element(By.ID, "study-title").text == json.loads(study_text)["name"])
+    check(len(rows(driver)) == 0, "a new study has no cycle")
+    for n in (1, 2):
+        driver.find_element(By.ID, "step").click()
+        table = wait_rows(driver, n)
+    check([r[0] for r in table] == ["1", "2"], "cycles 1 and 2 in the table: %s" % table)
+    # Halve b1's move limit: shown as set for cycle 3, then used by it.
+    factors = [float(f) for f in table[-1][8].split()]
+    Select(driver.find_element(By.ID, "ml-variable")).select_by_visible_text("b1")
+    driver.find_element(By.ID, "ml-value").send_keys(str(factors[0] / 2))
+    driver.find_element(By.ID, "ml-set").click()
+    wait.until(lambda d: "set for it: move_limit.b1=" in d.find_element(By.ID, "study-status").text)
+    driver.find_element(By.ID, "step").click()
+    table = wait_rows(driver, 3)
+    check(abs(float(table[2][8].split()[0]) - factors[0] / 2) < 1e-3 * factors[0],
+          "cycle 3 used the halved move limit: %s" % table[2])
+    # Restart from cycle 2 with another lower bound of b3, edited in the page.
+    study = json.loads(driver.find_element(By.ID, "restart-study").get_attribute("value"))
+    study["design_variables"][2]["lower"] = -40
+    driver.execute_script(
+        "const t = document.getElementById('restart-study'); t.value = arguments[0];"
+        "t.dispatchEvent(new Event('input'));", json.dumps(study, indent=2))
+    driver.find_element(By.ID, "restart-cycle").send_keys("2")
+    driver.find_element(By.ID, "restart").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#branches li")) == 2)
+    table = wait_rows(driver, 2)
+    driver.find_element(By.ID, "step").click()
+    table = wait_rows(driver, 3)
+    branches = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#branches li")]
+    check(branches[1].startswith("* branch 2 (from branch 1 after cycle 2)"), str(branches))
+    check(driver.find_element(By.ID, "action-errors").text == "",
+          "no error: " + driver.find_element(By.ID, "action-errors").text)
+    plots = driver.find_elements(By.CSS_SELECTOR, "#plots svg")
+    check(len(plots) == 4, "four plots")
+    markers = plots[0].find_elements(By.TAG_NAME, "circle")
+    check(len(markers) == 3, "one marker per cycle in the objective plot: %d" % len(markers))
+    # Run to the end: the page learns of the cycles from the event stream only.
+    driver.find_element(By.ID, "run").click()
+    wait.until(lambda d: "idle; run converged" in d.find_element(By.ID, "study-status").text)
+    table = rows(driver)
+    check(len(table) > 3 and table[-1][9].startswith("converged"), "converged: %s" % table[-1:])
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sao")
+    parser.add_argument("source")
+    parser.add_argument("--screenshot")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="sao-workbench-")
+    server, url = start_server(args.sao, os.path.join(work, "data"))
+    driver = None
+    try:
+        driver = browser(os.path.join(work, "profile"))
+        with open(os.path.join(args.source, "problems/slider-crank/path.json")) as f:
+            table = drive(driver, url, f.read())
+        if args.screenshot:
+            driver.save_screenshot(args.screenshot)
+        print("workbench: upload, 2 steps, move limit, step, restart, step: table", table)
+    finally:
+        if driver:
+            driver.quit()
+        server.terminate()
+        server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
