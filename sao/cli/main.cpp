@@ -19,6 +19,7 @@
 
 #include "adapters/external_simulator.hpp"
 #include "adapters/process_tree.hpp"
+#include "adapters/slurm_executor.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/report/evaluate.hpp"
@@ -195,7 +196,8 @@ struct Arguments {
   std::string level = "warn";
   sao::cli::RunRequest run;
   bool quiet = false, json = false, no_store = false;
-  std::string file;  // check, check-gradient, evaluate
+  std::string executor;  // run --executor TYPE: simulator.executor.type overridden
+  std::string file;      // check, check-gradient, evaluate
   std::vector<std::string> overrides;
   int start = 0;
   sao::GradientCheckOptions gradient;
@@ -220,6 +222,11 @@ void add_run(CLI::App& app, Arguments& a) {
   a.run_cmd->add_flag("--no-store", a.no_store,
                       "keep no study store (DIR/study.sqlite): no resume");
   a.run_cmd->add_flag("--json", a.json, "progress and results as JSON lines");
+  a.run_cmd
+      ->add_option("--executor", a.executor,
+                   "where the analyses run: local (the worker pool) or slurm (batch jobs); "
+                   "overrides simulator.executor.type (docs/cluster.md)")
+      ->check(CLI::IsMember({"local", "slurm"}));
   add_study_overrides(a.run_cmd, a.overrides, a.start);
 }
 
@@ -293,6 +300,7 @@ int dispatch(Arguments& a) {
                      : a.quiet ? sao::cli::Output::kQuiet
                                : sao::cli::Output::kTable;
       a.run.overrides = a.overrides;
+      if (!a.executor.empty()) a.run.overrides.push_back("simulator.executor.type=" + a.executor);
       a.run.start = a.start;
       a.run.store = !a.no_store;
       return sao::cli::run_study(a.run);
@@ -331,6 +339,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
   sao::adapters::register_external_simulator();
+  sao::adapters::register_slurm_executor();
   // SIGINT, SIGTERM, SIGHUP: every external run's process tree is killed, exit 3 (failed run;
   // the analyses stored so far stay stored). docs/trust.md
   sao::adapters::install_interrupt_handler(sao::cli::kFailed);

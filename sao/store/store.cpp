@@ -248,7 +248,10 @@ std::string start_design_text(const std::string& text) {
 
 std::string simulator_inputs_hash(const Study& study, const std::string& fingerprint) {
   nlohmann::json inputs;
-  inputs["simulator"] = study.simulator;
+  // Where the runs execute (simulator.executor: local or a cluster) does not change them.
+  nlohmann::json simulator = study.simulator;
+  if (simulator.is_object()) simulator.erase("executor");
+  inputs["simulator"] = simulator;
   if (!fingerprint.empty()) inputs["fingerprint"] = fingerprint;  // files the simulator reads
   nlohmann::json cases = nlohmann::json::array();
   for (const LoadCaseSpec& c : study.load_cases) {
@@ -376,6 +379,52 @@ void StudyStore::create_schema() {
   Statement(db_, "INSERT INTO meta VALUES ('version', ?1)").bind(1, std::to_string(kVersion)).run();
   Statement(db_, "INSERT INTO meta VALUES ('created', ?1)").bind(1, now_utc()).run();
   exec("COMMIT");
+  create_jobs_table();
+}
+
+void StudyStore::create_jobs_table() {
+  // Version 3 stores without it read as before; older programs ignore the table.
+  exec(
+      "CREATE TABLE IF NOT EXISTS jobs (inputs_hash TEXT NOT NULL, key TEXT NOT NULL, "
+      "job_id TEXT NOT NULL, directory TEXT NOT NULL, submitted TEXT NOT NULL, "
+      "PRIMARY KEY (inputs_hash, key))");
+}
+
+std::optional<JobLedger::Entry> StudyStore::find_job(const std::string& key) {
+  if (read_only_) return std::nullopt;
+  Statement q(db_, "SELECT job_id, directory FROM jobs WHERE inputs_hash = ?1 AND key = ?2");
+  q.bind(1, inputs_).bind(2, key);
+  if (!q.row()) return std::nullopt;
+  return Entry{q.text(0), q.text(1)};
+}
+
+void StudyStore::record_jobs(const std::vector<std::pair<std::string, Entry>>& jobs) {
+  if (read_only_ || jobs.empty()) return;
+  exec("BEGIN IMMEDIATE");
+  try {
+    const std::string now = now_utc();
+    for (const auto& [key, entry] : jobs) {
+      Statement(db_, "INSERT OR REPLACE INTO jobs VALUES (?1, ?2, ?3, ?4, ?5)")
+          .bind(1, inputs_)
+          .bind(2, key)
+          .bind(3, entry.job_id)
+          .bind(4, entry.directory)
+          .bind(5, now)
+          .run();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+int StudyStore::job_count() const {
+  if (sqlite3_exec(db_, "SELECT 1 FROM jobs LIMIT 1", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return 0;
+  }
+  Statement q(db_, "SELECT COUNT(*) FROM jobs");
+  return q.row() ? q.integer(0) : 0;
 }
 
 void StudyStore::validate_existing(StoreAccess access) {
@@ -416,6 +465,7 @@ void StudyStore::validate_existing(StoreAccess access) {
   }
   exec("PRAGMA journal_mode=WAL");
   if (found < kVersion) add_checksums(found);  // rows written from now on are of this form
+  create_jobs_table();
 }
 
 void StudyStore::add_checksums(int version) {
