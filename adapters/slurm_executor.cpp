@@ -379,7 +379,7 @@ std::vector<JobOutcome> SlurmExecutor::execute(const std::vector<JobSpec>& jobs,
       o.message = w.id;  // the reason
     } else if (w.timed_out) {
       o.message = "timed out after " + std::to_string(static_cast<long>(w.timeout)) + " s (job " +
-                  w.id + " cancelled with scancel)";
+                  w.id + " TIMEOUT, cancelled with scancel)";
     } else if ((w.state == "COMPLETED" || w.state == "FAILED") && (status >> o.exit_code)) {
       o.ran = true;
     } else if (w.state == "UNKNOWN") {
