@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "adapters/external_simulator.hpp"
@@ -24,6 +25,8 @@
 #include "sao/cli/store_commands.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
+#include "sao/seam/analysis_request.hpp"
+#include "sao/store/atomic_file.hpp"
 #include "sao/store/sweep.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
@@ -173,6 +176,33 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   return failed ? sao::cli::kFailed : sao::cli::kOk;
 }
 
+// The worker of a batch executor (docs/cluster.md): one request file in, one evaluation file
+// out (exact doubles). Exit 0 with a successful evaluation, 3 with a failed one (written too),
+// 2 for a request that cannot be read.
+int analyse(const std::string& request_file, const std::string& out_file) {
+  nlohmann::json document;
+  {
+    std::ifstream in(request_file);
+    document = nlohmann::json::parse(in, nullptr, false);
+  }
+  if (document.is_discarded()) {
+    throw sao::cli::UsageError(request_file + ": not a JSON document");
+  }
+  sao::SimulatorSetup setup;
+  sao::EvaluationRequest request;
+  sao::Evaluation values;
+  std::unique_ptr<sao::Simulator> simulator;
+  try {
+    sao::read_request_document(document, setup, request, values);
+    simulator = sao::make_simulator(setup);
+  } catch (const std::invalid_argument& e) {  // SectionError too
+    throw sao::cli::UsageError(request_file + ": " + e.what());
+  }
+  const std::vector<sao::Evaluation> e = simulator->evaluate({request});
+  sao::write_file_atomically(out_file, sao::evaluation_document(e.front()).dump());
+  return e.front().ok ? sao::cli::kOk : sao::cli::kFailed;
+}
+
 int check(const std::string& file) {
   const sao::OpenedStudy opened = sao::open_study(file);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
@@ -196,8 +226,9 @@ struct Arguments {
   std::string level = "warn";
   sao::cli::RunRequest run;
   bool quiet = false, json = false, no_store = false;
-  std::string executor;  // run --executor TYPE: simulator.executor.type overridden
-  std::string file;      // check, check-gradient, evaluate
+  std::string executor;             // run --executor TYPE: simulator.executor.type overridden
+  std::string request, evaluation;  // analyse
+  std::string file;                 // check, check-gradient, evaluate
   std::vector<std::string> overrides;
   int start = 0;
   sao::GradientCheckOptions gradient;
@@ -207,7 +238,7 @@ struct Arguments {
   std::string vary, sweep_out, reference_label = "reference";
   std::vector<std::string> reference_set;
   CLI::App *run_cmd = nullptr, *check_cmd = nullptr, *gradient_cmd = nullptr,
-           *evaluate_cmd = nullptr, *sweep_cmd = nullptr;
+           *evaluate_cmd = nullptr, *sweep_cmd = nullptr, *analyse_cmd = nullptr;
 };
 
 void add_run(CLI::App& app, Arguments& a) {
@@ -246,6 +277,16 @@ void add_study_commands(CLI::App& app, Arguments& a) {
       ->add_option("--step", a.gradient.relative_step,
                    "largest relative perturbation dp0 / (1 + |b|)")
       ->check(CLI::PositiveNumber);
+
+  a.analyse_cmd = app.add_subcommand(
+      "analyse",
+      "evaluate one analysis request file and write the evaluation (the worker of a batch "
+      "executor, docs/cluster.md)");
+  a.analyse_cmd->add_option("request", a.request, "request file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  a.analyse_cmd->add_option("evaluation", a.evaluation, "evaluation file to write (JSON)")
+      ->required();
 
   a.evaluate_cmd = app.add_subcommand(
       "evaluate",
@@ -307,6 +348,7 @@ int dispatch(Arguments& a) {
     }
     if (*a.sweep_cmd)
       return sweep(a.sweep, a.vary, a.sweep_out, a.reference_set, a.reference_label);
+    if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
     if (*a.evaluate_cmd) return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir);
     if (*a.gradient_cmd) return check_gradient(a.file, a.overrides, a.start, a.gradient);
     return check(a.file);

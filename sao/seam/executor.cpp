@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -60,6 +61,7 @@ ExecutorSettings read_executor_settings(JsonReader& section) {
   s.cpus = static_cast<int>(e.integer("cpus", 1, 4096).value_or(s.cpus));
   s.max_jobs = static_cast<int>(e.integer("max_jobs", 0, 1000000).value_or(s.max_jobs));
   if (auto p = e.positive("poll")) s.poll_seconds = *p;
+  if (auto d = e.string("directory")) s.directory = *d;
   const nlohmann::json& extra = e.array("extra");
   for (size_t i = 0; i < extra.size(); ++i) {
     if (extra[i].is_string() && !extra[i].get<std::string>().empty()) {

@@ -46,6 +46,9 @@ struct ExecutorSettings {
   std::vector<std::string> extra;  // further sbatch arguments, verbatim, one argument each
   int max_jobs = 0;                // tasks of one batch running at once (0: no limit)
   double poll_seconds = 0.5;       // pause between two looks at the queue
+  // Where a simulator without run directories of its own (internal) writes its jobs' folders
+  // (relative to the current folder; it must be shared by the nodes).
+  std::string directory = "sao-jobs";
   bool local() const { return type == "local"; }
 };
 

@@ -382,51 +382,6 @@ void StudyStore::create_schema() {
   create_jobs_table();
 }
 
-void StudyStore::create_jobs_table() {
-  // Version 3 stores without it read as before; older programs ignore the table.
-  exec(
-      "CREATE TABLE IF NOT EXISTS jobs (inputs_hash TEXT NOT NULL, key TEXT NOT NULL, "
-      "job_id TEXT NOT NULL, directory TEXT NOT NULL, submitted TEXT NOT NULL, "
-      "PRIMARY KEY (inputs_hash, key))");
-}
-
-std::optional<JobLedger::Entry> StudyStore::find_job(const std::string& key) {
-  if (read_only_) return std::nullopt;
-  Statement q(db_, "SELECT job_id, directory FROM jobs WHERE inputs_hash = ?1 AND key = ?2");
-  q.bind(1, inputs_).bind(2, key);
-  if (!q.row()) return std::nullopt;
-  return Entry{q.text(0), q.text(1)};
-}
-
-void StudyStore::record_jobs(const std::vector<std::pair<std::string, Entry>>& jobs) {
-  if (read_only_ || jobs.empty()) return;
-  exec("BEGIN IMMEDIATE");
-  try {
-    const std::string now = now_utc();
-    for (const auto& [key, entry] : jobs) {
-      Statement(db_, "INSERT OR REPLACE INTO jobs VALUES (?1, ?2, ?3, ?4, ?5)")
-          .bind(1, inputs_)
-          .bind(2, key)
-          .bind(3, entry.job_id)
-          .bind(4, entry.directory)
-          .bind(5, now)
-          .run();
-    }
-    exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
-}
-
-int StudyStore::job_count() const {
-  if (sqlite3_exec(db_, "SELECT 1 FROM jobs LIMIT 1", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return 0;
-  }
-  Statement q(db_, "SELECT COUNT(*) FROM jobs");
-  return q.row() ? q.integer(0) : 0;
-}
-
 void StudyStore::validate_existing(StoreAccess access) {
   // Validate before anything writes (setting the journal mode writes the header).
   std::string format, version;

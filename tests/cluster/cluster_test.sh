@@ -3,6 +3,8 @@
 #   calculix  problems/cantilever-calculix with the SLURM executor gives the local executor's
 #             result (same design, same counts); one array task per run: the job ids in the
 #             store are the tasks squeue knows for those arrays, as many as simulator runs
+#   internal  the same for an internal study (problems/impact-absorber): each request one task
+#             running `sao analyse REQUEST.json OUT.json`
 #   cancel    a job cancelled from outside (scancel) is a failed analysis naming the job and
 #             CANCELLED
 #   timeout   a job past the simulator's timeout is cancelled by sao and named as timed out
@@ -119,6 +121,22 @@ case "$mode" in
     completed=$(squeue -h -r -t all -j "$arrays" -o '%T' | sort -u)
     [ "$completed" = "COMPLETED" ] || fail "task states: $completed"
     echo "calculix: same result as the local executor; $runs runs = $runs array tasks, all COMPLETED"
+    ;;
+  internal)
+    study=$root/problems/impact-absorber/max-acceleration.json
+    "$sao" run "$study" --out local -q >local.out 2>&1 || fail "local run: $(cat local.out)"
+    "$sao" run "$study" --out slurm -q --executor slurm --set 'simulator.executor.extra=["--job-name=sao-test-internal"]' \
+      >slurm.out 2>&1 || fail "SLURM run: $(cat slurm.out)"
+    [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
+      fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
+    analyses=$(sqlite3 slurm/study.sqlite "SELECT COUNT(*) FROM analyses")
+    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
+    arrays=$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)
+    [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
+    completed=$(squeue -h -r -t all -j "$arrays" -o '%T' | sort -u)
+    [ "$completed" = "COMPLETED" ] || fail "task states: $completed"
+    [ ! -e sao-jobs/* ] || fail "job folders left behind: $(ls sao-jobs)"
+    echo "internal: same result as the local executor; $analyses analyses = $analyses array tasks (sao analyse), all COMPLETED"
     ;;
   cancel)
     fake_study study.json 120 1 sleep 60
