@@ -296,6 +296,9 @@ void SlurmExecutor::cancel(const std::vector<std::string>& ids) {
 void SlurmExecutor::follow(std::vector<Watched>& watched) {
   const auto pause = std::chrono::duration<double>(settings_.poll_seconds);
   for (;;) {
+    // Being interrupted: the handler cancels the jobs and ends the process; their CANCELLED
+    // states are not failures of the runs to report (or store).
+    while (interrupting()) std::this_thread::sleep_for(std::chrono::seconds(1));
     query_squeue(watched);
     query_sacct(watched);
     std::vector<std::string> over;
