@@ -10,9 +10,9 @@
 #   timeout   a job past the simulator's timeout is cancelled by sao and named as timed out
 #   nodedown  the node set DOWN (scontrol) under a running job: a failed analysis naming the
 #             job and NODE_FAIL (the node is resumed afterwards)
-#   kill      sao killed by SIGKILL while its first array is queued or running; `sao run DIR`
-#             re-attaches: no job recorded before the kill is submitted again, and the result is
-#             the uninterrupted (local) run's
+#   kill      sao killed by SIGKILL while its sensitivity array has one task finished and one
+#             queued or running (max_jobs 1); `sao run DIR` re-attaches: no job recorded before
+#             the kill is submitted again, and the result is the uninterrupted (local) run's
 #   interrupt SIGINT: sao cancels its jobs and says so
 # Exit 77 (CTest SKIP_RETURN_CODE) only when the cluster cannot be started.
 #   cluster_test.sh SAO FAKE_CODE SOURCE_DIR SCRATCH MODE
@@ -82,7 +82,7 @@ fake_study() {  # fake_study FILE TIMEOUT MAX_CYCLES ARGS...
       {"name": "f", "kind": "scalar", "file": "result.txt", "parser": "regex", "pattern": "f = (\\\\S+)"},
       {"name": "g", "kind": "scalar", "file": "result.txt", "parser": "regex", "pattern": "g = (\\\\S+)"}
     ],
-    "executor": {"type": "slurm", "time": "00:05:00", "extra": ["--job-name=sao-test-$mode"], "poll": 0.2}
+    "executor": {"type": "slurm", "time": "00:05:00", "extra": ["--job-name=sao-test-$mode"], "poll": 0.2, "max_jobs": ${max_jobs:-0}}
   }
 }
 EOF
@@ -179,7 +179,7 @@ case "$mode" in
     echo "nodedown: $(grep -Eo "job $id ended [A-Z_]+" out.txt | head -n1)"
     ;;
   kill | interrupt)
-    fake_study study.json 120 2 sleep 1.5
+    max_jobs=1 fake_study study.json 120 2 sleep 1.5
     "$sao" run study.json --out local -q --executor local >local.out 2>&1
     ref=$?
     set -m
@@ -187,6 +187,22 @@ case "$mode" in
     sao_pid=$!
     set +m
     wait_for_job out PENDING >/dev/null || wait_for_job out RUNNING >/dev/null || fail "no job queued"
+    if [ "$mode" = kill ]; then
+      # The kill comes when the sensitivity array (two tasks, one at a time) has one task
+      # COMPLETED and the other not yet: the resume must read the one and wait for the other.
+      for _ in $(seq 1 600); do
+        second=$(jobs_in_store out | cut -d'|' -f2 | grep '_1$' | head -n1)
+        if [ -n "$second" ]; then
+          states=$(squeue -h -r -t all -j "${second%_*}" -o '%i %T' | sort | awk '{print $2}' | paste -sd' ' -)
+          case "$states" in
+            "COMPLETED PENDING" | "COMPLETED RUNNING") break ;;
+            "COMPLETED COMPLETED") fail "both tasks of array ${second%_*} ended before the kill" ;;
+          esac
+        fi
+        sleep 0.05
+      done
+      [ -n "$second" ] || fail "no array of two tasks"
+    fi
     if [ "$mode" = interrupt ]; then
       kill -INT "$sao_pid"
       wait "$sao_pid"
@@ -221,7 +237,7 @@ case "$mode" in
     [ "$(stripped local/result.json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["history"]))')" = \
       "$(stripped out/result.json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["history"]))')" ] ||
       fail "the cycle histories differ"
-    echo "kill: $(echo "$before" | wc -l) job(s) stored before SIGKILL, none submitted again;" \
+    echo "kill: at the kill array ${second%_*} had states $states; $(echo "$before" | wc -l) job(s) stored before SIGKILL, none submitted again;" \
       "$(grep -c 're-attached to job' resume.out) re-attached; result = the uninterrupted run's: $s"
     ;;
   *) fail "unknown mode" ;;
