@@ -70,6 +70,9 @@ TEST(ExitCodes, StudyFileCommands) {
       {"run " + kStudy + " -q --max-cycles 1 --out " + (dir / "run1").string(), 1, "cycle limit"},
       {"run " + kBadStudy + " --out " + (dir / "run2").string(), 2, "problem(s)"},
       {"run --no-such-option " + kStudy, 2, "no-such-option"},
+      {"run " + (dir / "run0").string() + " --executor slurm", 2,
+       "--executor applies to a study file"},
+      {"run " + kStudy + " --executor pbs", 2, "--executor"},
       {"run " + failing + " -q --out " + (dir / "run3").string(), 3, "failed"},
       {"run " + kStudy + " -q --out /dev/null/x", 3, "cannot create the output folder"},
       {"sweep " + kStudy + " --vary constraints.0.upper=0.9,1 --jobs 1 --out " +
