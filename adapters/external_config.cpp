@@ -115,7 +115,8 @@ class SectionReader {
                     "templates",
                     "support_files",
                     "responses",
-                    "gradients"});
+                    "gradients",
+                    "executor"});
     outside_files_ok_ = section_.boolean("allow_outside_input_files").value_or(false);
     read_command();
     read_environment();
@@ -268,6 +269,7 @@ void SectionReader::read_run_settings() {
   ExternalSettings& st = config_.settings;
   st.timeout_seconds = section_.positive("timeout", true).value_or(st.timeout_seconds);
   st.workers = read_workers(section_, st.workers);
+  st.executor = read_executor_settings(section_);
   const bool outside_ok = section_.boolean("allow_outside_run_directory").value_or(false);
   if (auto folder = section_.string("run_directory")) {
     st.run_directory = *folder;

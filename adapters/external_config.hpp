@@ -17,6 +17,7 @@
 #include "adapters/parsers.hpp"
 #include "adapters/templates.hpp"
 #include "sao/expr/expression.hpp"
+#include "sao/seam/executor.hpp"
 #include "sao/seam/simulator.hpp"
 
 namespace sao::adapters {
@@ -47,6 +48,7 @@ struct ExternalSettings {
   double relative_step = 1e-3;  // p of (4.10)
   int retries = 2;              // halvings of the step of a failed perturbed run
   Delimiters delimiters;
+  ExecutorSettings executor;  // "executor": where the runs execute (docs/cluster.md)
 };
 
 // An input template written into every run directory of the load cases it applies to.

@@ -7,6 +7,8 @@
 #include <ctime>
 #include <fstream>
 #include <iomanip>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,6 +49,13 @@ ExternalSimulator::ExternalSimulator(const SimulatorSetup& setup)
     : ExternalSimulator(read_external_config(setup)) {}
 
 ExternalSimulator::ExternalSimulator(ExternalConfig config) : config_(std::move(config)) {
+  if (!config_.settings.executor.local()) {
+    try {
+      executor_ = make_batch_executor(config_.settings.executor);
+    } catch (const std::invalid_argument& e) {
+      throw SectionError({"simulator.executor.type: " + std::string(e.what())});
+    }
+  }
   // The folder of this session's runs: run_directory/<date>-<time>-<pid>.
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -112,39 +121,62 @@ bool ExternalSimulator::render_inputs(size_t c, const Eigen::VectorXd& design,
   return true;
 }
 
-bool ExternalSimulator::run_once(BatchRun& job, const Eigen::VectorXd& design) {
-  const size_t c = static_cast<size_t>(job.load_case);
+bool ExternalSimulator::fail(BatchRun& job, const Eigen::VectorXd& design, const fs::path& dir,
+                             const std::string& why) const {
+  job.message = label(job, design) + ", run directory " + dir.string() + ": " + why;
+  spdlog::warn("external simulator: {}", job.message);
+  return false;
+}
+
+fs::path ExternalSimulator::next_directory(const BatchRun& job) {
   std::ostringstream name;
-  name << std::setw(6) << std::setfill('0') << ++counter_ << "-case" << c;
-  const fs::path dir = session_ / name.str();
+  name << std::setw(6) << std::setfill('0') << ++counter_ << "-case" << job.load_case;
+  return session_ / name.str();
+}
+
+bool ExternalSimulator::write_run_directory(BatchRun& job, const Eigen::VectorXd& design,
+                                            const fs::path& dir) {
+  const size_t c = static_cast<size_t>(job.load_case);
+  std::vector<std::string> texts;
+  std::string error;
+  if (!render_inputs(c, design, texts, error)) return fail(job, design, dir, error);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir);
+  for (size_t k = 0; k < config_.templates.size(); ++k) {
+    if (!config_.templates[k].cases[c]) continue;
+    const fs::path target = dir / config_.templates[k].target;
+    if (target.has_parent_path()) fs::create_directories(target.parent_path());
+    std::ofstream out(target, std::ios::binary);
+    out << texts[k];
+    if (!out) return fail(job, design, dir, "cannot write " + target.string());
+  }
+  for (const SupportFile& f : config_.support) {
+    const fs::path target = dir / f.target;
+    if (target.has_parent_path()) fs::create_directories(target.parent_path());
+    fs::copy_file(f.source, target, fs::copy_options::overwrite_existing);
+  }
+  return true;
+}
+
+bool ExternalSimulator::read_run(BatchRun& job, const Eigen::VectorXd& design,
+                                 const fs::path& dir) {
+  const size_t c = static_cast<size_t>(job.load_case);
+  for (const OutputSpec& o : config_.outputs) {
+    const std::string why = read_output(o, dir, config_.load_cases[c].grid, job.result);
+    if (!why.empty()) return fail(job, design, dir, why);
+  }
+  std::error_code ec;
+  if (config_.settings.keep != Keep::kAll) fs::remove_all(dir, ec);
+  return true;
+}
+
+bool ExternalSimulator::run_once(BatchRun& job, const Eigen::VectorXd& design) {
+  const fs::path dir = next_directory(job);
   ++job.runs;
   job.result = CaseResult{};
-  auto fail = [&](const std::string& why) {
-    job.message = label(job, design) + ", run directory " + dir.string() + ": " + why;
-    spdlog::warn("external simulator: {}", job.message);
-    return false;
-  };
   try {
-    std::vector<std::string> texts;
-    std::string error;
-    if (!render_inputs(c, design, texts, error)) return fail(error);
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    fs::create_directories(dir);
-    for (size_t k = 0; k < config_.templates.size(); ++k) {
-      if (!config_.templates[k].cases[c]) continue;
-      const fs::path target = dir / config_.templates[k].target;
-      if (target.has_parent_path()) fs::create_directories(target.parent_path());
-      std::ofstream out(target, std::ios::binary);
-      out << texts[k];
-      if (!out) return fail("cannot write " + target.string());
-    }
-    for (const SupportFile& f : config_.support) {
-      const fs::path target = dir / f.target;
-      if (target.has_parent_path()) fs::create_directories(target.parent_path());
-      fs::copy_file(f.source, target, fs::copy_options::overwrite_existing);
-    }
-
+    if (!write_run_directory(job, design, dir)) return false;
     ProcessSpec spec;
     spec.program = config_.settings.program;
     spec.arguments = config_.settings.arguments;
@@ -165,17 +197,33 @@ bool ExternalSimulator::run_once(BatchRun& job, const Eigen::VectorXd& design) {
       std::string why = config_.settings.program.filename().string() + ": " + describe(r);
       const std::string err = tail_of(spec.stderr_file, 300);
       if (!err.empty()) why += "; stderr ends: " + err;
-      return fail(why);
+      return fail(job, design, dir, why);
     }
-    for (const OutputSpec& o : config_.outputs) {
-      const std::string why = read_output(o, dir, config_.load_cases[c].grid, job.result);
-      if (!why.empty()) return fail(why);
-    }
-    if (config_.settings.keep != Keep::kAll) fs::remove_all(dir, ec);
-    return true;
+    return read_run(job, design, dir);
   } catch (const std::exception& e) {  // file system trouble: still a failed run, not a crash
-    return fail(e.what());
+    return fail(job, design, dir, e.what());
   }
+}
+
+bool ExternalSimulator::perturbation_changes_inputs(BatchRun& job) const {
+  // A perturbation that does not change the input files (a format with too few digits for
+  // the step) would give a zero derivative without any warning.
+  const size_t c = static_cast<size_t>(job.load_case);
+  if (!config_.reaches[c][static_cast<size_t>(job.variable)]) return true;
+  Eigen::VectorXd design = *job.design;
+  std::vector<std::string> nominal, perturbed;
+  std::string error;
+  design(job.variable) += job.step;
+  if (render_inputs(c, *job.design, nominal, error) && render_inputs(c, design, perturbed, error) &&
+      nominal == perturbed) {
+    job.message = label(job, design) + ": the perturbation does not change the input files " +
+                  "(the placeholders' formats have too few digits for the step): increase " +
+                  "simulator.gradients.step or the precision of the formats";
+    spdlog::warn("external simulator: {}", job.message);
+    job.ok = false;
+    return false;
+  }
+  return true;
 }
 
 void ExternalSimulator::run(BatchRun& job) {
@@ -184,23 +232,7 @@ void ExternalSimulator::run(BatchRun& job) {
     job.ok = run_once(job, design);
     return;
   }
-  // A perturbation that does not change the input files (a format with too few digits for
-  // the step) would give a zero derivative without any warning.
-  const size_t c = static_cast<size_t>(job.load_case);
-  if (config_.reaches[c][static_cast<size_t>(job.variable)]) {
-    std::vector<std::string> nominal, perturbed;
-    std::string error;
-    design(job.variable) += job.step;
-    if (render_inputs(c, *job.design, nominal, error) &&
-        render_inputs(c, design, perturbed, error) && nominal == perturbed) {
-      job.message = label(job, design) + ": the perturbation does not change the input files " +
-                    "(the placeholders' formats have too few digits for the step): increase " +
-                    "simulator.gradients.step or the precision of the formats";
-      spdlog::warn("external simulator: {}", job.message);
-      job.ok = false;
-      return;
-    }
-  }
+  if (!perturbation_changes_inputs(job)) return;
   // A perturbed run that fails is retried with half the step: a code that fails next to a
   // design it can analyse usually fails for the perturbation, not for the design.
   std::string first;
@@ -216,6 +248,63 @@ void ExternalSimulator::run(BatchRun& job) {
       first + (config_.settings.retries > 0 ? " (and " + std::to_string(config_.settings.retries) +
                                                   " retries with halved steps failed too)"
                                             : std::string());
+}
+
+Eigen::VectorXd ExternalSimulator::run_design(const BatchRun& job) {
+  Eigen::VectorXd design = *job.design;
+  if (job.variable >= 0) design(job.variable) += job.step;
+  return design;
+}
+
+bool ExternalSimulator::prepare_job(BatchRun& job, JobSpec& spec) {
+  if (job.variable >= 0 && job.runs == 1 && !perturbation_changes_inputs(job)) return false;
+  const Eigen::VectorXd design = run_design(job);
+  const fs::path dir = next_directory(job);
+  job.result = CaseResult{};
+  try {
+    if (!write_run_directory(job, design, dir)) return false;
+  } catch (const std::exception& e) {
+    return fail(job, design, dir, e.what());
+  }
+  spec.key = run_key(*job.design, job.load_case, job.variable, job.step);
+  spec.directory = dir;
+  spec.command = {config_.settings.program.string()};
+  spec.command.insert(spec.command.end(), config_.settings.arguments.begin(),
+                      config_.settings.arguments.end());
+  spec.environment = config_.settings.environment;
+  spec.inherit_environment = config_.settings.inherit_environment;
+  spec.environment_allowlist = config_.settings.environment_allowlist;
+  spec.timeout_seconds = config_.settings.timeout_seconds;
+  spec.stdout_file = dir / kStdoutFile;
+  spec.stderr_file = dir / kStderrFile;
+  return true;
+}
+
+void ExternalSimulator::finish_job(BatchRun& job, const JobOutcome& outcome,
+                                   const fs::path& prepared) {
+  const Eigen::VectorXd design = run_design(job);
+  const fs::path& dir = outcome.directory.empty() ? prepared : outcome.directory;
+  std::error_code ec;
+  if (dir != prepared) fs::remove_all(prepared, ec);  // re-attached: ran in an earlier folder
+  const std::string program = config_.settings.program.filename().string();
+  if (!outcome.ran) {
+    job.ok = fail(job, design, dir, program + ": " + outcome.message);
+    return;
+  }
+  const auto& codes = config_.settings.exit_codes;
+  if (std::find(codes.begin(), codes.end(), outcome.exit_code) == codes.end()) {
+    std::string why = program + ": exit status " + std::to_string(outcome.exit_code) + " (job " +
+                      outcome.job_id + " ended " + outcome.state + ")";
+    const std::string err = tail_of(dir / kStderrFile, 300);
+    if (!err.empty()) why += "; stderr ends: " + err;
+    job.ok = fail(job, design, dir, why);
+    return;
+  }
+  try {
+    job.ok = read_run(job, design, dir);
+  } catch (const std::exception& e) {
+    job.ok = fail(job, design, dir, e.what());
+  }
 }
 
 void ExternalSimulator::start_session() {
@@ -246,6 +335,25 @@ std::vector<Evaluation> ExternalSimulator::evaluate(const std::vector<Evaluation
     std::call_once(session_started_, [&] { start_session(); });
   } catch (const std::exception& e) {  // the runs will name the folder when they fail
     spdlog::warn("external simulator: cannot prepare {}: {}", session_.string(), e.what());
+  }
+  if (executor_) {  // a batch scheduler: one submission per batch (and per round of retries)
+    std::map<const BatchRun*, fs::path> prepared;
+    std::mutex prepared_mutex;
+    StagedRunner runner;
+    runner.retries = config_.settings.retries;
+    runner.prepare = [&](BatchRun& job, JobSpec& spec) {
+      const bool ok = prepare_job(job, spec);
+      std::lock_guard<std::mutex> lock(prepared_mutex);
+      prepared[&job] = spec.directory;
+      return ok;
+    };
+    runner.finish = [&](BatchRun& job, const JobOutcome& outcome) {
+      finish_job(job, outcome, prepared[&job]);
+    };
+    return run_batch_as_jobs(batch, static_cast<int>(config_.load_cases.size()),
+                             static_cast<int>(config_.design_names.size()),
+                             {config_.settings.central, config_.settings.relative_step}, *executor_,
+                             ledger_, runner);
   }
   // The pool: `workers` runs at a time; each run writes only its own slot.
   return run_batch(batch, static_cast<int>(config_.load_cases.size()),

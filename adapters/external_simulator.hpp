@@ -28,6 +28,7 @@
 
 #include "adapters/external_config.hpp"
 #include "sao/seam/difference_batch.hpp"
+#include "sao/seam/executor.hpp"
 #include "sao/seam/simulator.hpp"
 
 namespace sao::adapters {
@@ -45,6 +46,7 @@ class ExternalSimulator final : public Simulator {
   // The names and contents of the template and support files, so that a study store does not
   // re-use analyses made with other input files (the command's program is not included).
   std::string fingerprint() const override;
+  void use_job_ledger(JobLedger* ledger) override { ledger_ = ledger; }
 
   const ExternalSettings& settings() const { return config_.settings; }
   // The folder holding this simulator's run directories (created on the first run).
@@ -60,6 +62,20 @@ class ExternalSimulator final : public Simulator {
   void start_session();
   void run(BatchRun& job);
   bool run_once(BatchRun& job, const Eigen::VectorXd& design);
+  // The parts of a run: its folder, its inputs written, its results read (and the folder
+  // removed unless kept); fail() names the run in the message and logs it (returns false).
+  std::filesystem::path next_directory(const BatchRun& job);
+  bool write_run_directory(BatchRun& job, const Eigen::VectorXd& design,
+                           const std::filesystem::path& dir);
+  bool read_run(BatchRun& job, const Eigen::VectorXd& design, const std::filesystem::path& dir);
+  bool fail(BatchRun& job, const Eigen::VectorXd& design, const std::filesystem::path& dir,
+            const std::string& why) const;
+  // False (the run failed, its message set) when a perturbation leaves the input files unchanged.
+  bool perturbation_changes_inputs(BatchRun& job) const;
+  // A batch executor's stages (executor.hpp): the run's folder and job, then its results.
+  static Eigen::VectorXd run_design(const BatchRun& job);
+  bool prepare_job(BatchRun& job, JobSpec& spec);
+  void finish_job(BatchRun& job, const JobOutcome& outcome, const std::filesystem::path& prepared);
   // The text of every template of load case c for a design ("" for other cases' templates).
   bool render_inputs(size_t c, const Eigen::VectorXd& design, std::vector<std::string>& texts,
                      std::string& error) const;
@@ -69,6 +85,8 @@ class ExternalSimulator final : public Simulator {
   std::filesystem::path session_;
   std::atomic<long> counter_{0};
   std::once_flag session_started_;
+  std::unique_ptr<BatchExecutor> executor_;  // null: the local worker pool
+  JobLedger* ledger_ = nullptr;
 };
 
 // Registers the factory of type "external" with sao::register_simulator (idempotent).

@@ -111,6 +111,32 @@ ProcessResult run_process(const ProcessSpec& spec) {
   return result;
 }
 
+CapturedRun run_capture(const std::filesystem::path& program,
+                        const std::vector<std::string>& arguments) {
+  CapturedRun result;
+  std::error_code ec;
+  bp::ipstream out, err;
+  ChildRegistry::lock();
+  bp::child child(bp::exe = program.string(), bp::args = arguments, bp::std_out > out,
+                  bp::std_err > err, bp::std_in < bp::null, DieWithParent{}, ec);
+  const pid_t pid = !ec && child.valid() ? child.id() : 0;
+  ChildRegistry::add_and_unlock(pid);
+  if (pid == 0) {
+    result.error = ec ? ec.message() : "no process";
+    return result;
+  }
+  result.started = true;
+  // Small outputs: stdout read to its end, then stderr (the programs write little to either).
+  result.out.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
+  result.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+  child.wait(ec);
+  ChildRegistry::remove(pid);
+  ProcessResult status;
+  set_status(child.native_exit_code(), status);
+  result.exit_code = status.signaled ? -1 : status.exit_code;
+  return result;
+}
+
 std::string describe(const ProcessResult& r) {
   std::ostringstream out;
   if (!r.started) {

@@ -44,6 +44,18 @@ struct ProcessResult {
 
 ProcessResult run_process(const ProcessSpec& spec);
 
+// A short command whose output is wanted (sbatch, squeue, sacct, scancel): an argument list,
+// this process's environment, stdout and stderr captured (a few kilobytes). Not for the codes'
+// runs; never a shell. Safe to call while an interrupt is being handled.
+struct CapturedRun {
+  bool started = false;
+  int exit_code = -1;  // -1 when it did not exit normally
+  std::string out, err;
+  std::string error;  // why it did not start
+};
+CapturedRun run_capture(const std::filesystem::path& program,
+                        const std::vector<std::string>& arguments);
+
 // "exit status 3", "killed by signal 11 (Segmentation fault)", "timed out after 2 s (process
 // tree killed)", "could not start: ...".
 std::string describe(const ProcessResult& result);

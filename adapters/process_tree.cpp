@@ -75,6 +75,12 @@ std::map<std::string, int> live_runs;  // cookie -> count; guarded by live_mutex
 int signal_pipe[2] = {-1, -1};
 std::atomic<bool> interrupted{false};
 
+std::mutex actions_mutex;
+std::vector<std::function<std::string(int)>>& interrupt_actions() {
+  static std::vector<std::function<std::string(int)>> actions;
+  return actions;
+}
+
 extern "C" void on_interrupt(int signal) {
   const unsigned char s = static_cast<unsigned char>(signal);
   [[maybe_unused]] const ssize_t n = ::write(signal_pipe[1], &s, 1);
@@ -195,10 +201,24 @@ void install_interrupt_handler(int exit_code) {
         << " process(es) of " << cookies.size()
         << " external run(s); the analyses finished so far are stored (resume with `sao run "
            "DIR`)\n";
+    std::vector<std::function<std::string(int)>> actions;
+    {
+      std::lock_guard<std::mutex> lock(actions_mutex);
+      actions = interrupt_actions();
+    }
+    for (const auto& action : actions) {
+      const std::string line = action(s);
+      if (!line.empty()) msg << line << "\n";
+    }
     const std::string text = msg.str();
     [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
     ::_exit(exit_code);
   }).detach();
+}
+
+void add_interrupt_action(std::function<std::string(int signal)> action) {
+  std::lock_guard<std::mutex> lock(actions_mutex);
+  interrupt_actions().push_back(std::move(action));
 }
 
 bool interrupting() {

@@ -20,6 +20,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ void unregister_live_run(const std::string& cookie);
 // the process a subreaper. A signal ignored at the start (nohup) stays ignored. Call once,
 // before any thread starts.
 void install_interrupt_handler(int exit_code);
+
+// An action the interrupt handler runs (in its own thread, before the process ends) with the
+// signal's number; it returns a line for stderr ("" for none). The SLURM executor cancels the
+// study's jobs on SIGINT this way (adapters/slurm_executor.hpp). Call before the signal comes.
+void add_interrupt_action(std::function<std::string(int signal)> action);
 
 // True once an interrupt is being handled: a run whose program ended must not report (or
 // store) a failure that only the interruption caused; run_process waits for the exit instead.

@@ -1,14 +1,17 @@
 #include "simulators/internal_simulator.hpp"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "sao/seam/analysis_request.hpp"
 #include "sao/seam/difference_batch.hpp"
 #include "sao/seam/json_reader.hpp"
 #include "simulators/models/functions.hpp"
@@ -264,9 +267,18 @@ InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
   Problems problems;
   JsonReader s(setup.section, "simulator", problems);
   s.known({"type", "model", "multibody", "functions", "parameters", "constants", "rtol", "atol",
-           "max_steps", "max_step", "integrator", "gradients", "workers", "threads"});
+           "max_steps", "max_step", "integrator", "gradients", "workers", "threads", "executor"});
   model_ = read_model(s);
   settings_ = parse_settings(s);
+  settings_.executor = read_executor_settings(s);
+  if (!settings_.executor.local()) {
+    setup_ = setup;
+    try {
+      executor_ = make_batch_executor(settings_.executor);
+    } catch (const std::invalid_argument& e) {
+      problems.add("simulator.executor.type", e.what());
+    }
+  }
   const bool analytic = settings_.method == GradientMethod::kDirect ||
                         settings_.method == GradientMethod::kAdjoint ||
                         settings_.method == GradientMethod::kAuto;
@@ -376,6 +388,14 @@ std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<Evaluation
   const std::vector<ResponseInfo> known = responses();
   for (const EvaluationRequest& request : batch) {
     check_request(request, "InternalSimulator", design_names_.size(), load_cases_, known);
+  }
+  if (executor_) {  // each request a job: `sao analyse` on a node (analysis_request.hpp)
+    std::error_code ec;
+    static const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    static const std::string session = std::to_string(::getpid());
+    return evaluate_as_jobs(batch, setup_, self,
+                            std::filesystem::absolute(settings_.executor.directory) / session,
+                            *executor_, ledger_);
   }
   const bool analytic =
       settings_.method != GradientMethod::kForward && settings_.method != GradientMethod::kCentral;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sao/seam/difference_batch.hpp"
+#include "sao/seam/executor.hpp"
 #include "sao/seam/json_reader.hpp"
 #include "sao/seam/simulator.hpp"
 #include "simulators/integrator/cvodes_integrator.hpp"
@@ -44,6 +45,7 @@ struct InternalSettings {
   bool central = false;         // method == kCentral
   double relative_step = 1e-3;  // gradients.step: p of (4.10)
   int workers = 0;              // concurrent runs of a batch; 0: one per core
+  ExecutorSettings executor;    // "executor": local, or each request a job (docs/cluster.md)
 };
 
 // Where the value of one model parameter comes from.
@@ -61,6 +63,7 @@ class InternalSimulator final : public Simulator {
   // Throws std::invalid_argument for a malformed request (design size, derivative request
   // naming an unknown load case, response or time index); a failed integration is a value.
   std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
+  void use_job_ledger(JobLedger* ledger) override { ledger_ = ledger; }
 
   const InternalSettings& settings() const { return settings_; }
   const Model& model() const { return *model_; }
@@ -83,6 +86,10 @@ class InternalSimulator final : public Simulator {
   std::vector<std::string> design_names_;
   std::vector<LoadCaseSpec> load_cases_;
   std::vector<ParameterSource> sources_;
+  // With a batch executor: each request is a job running `sao analyse` (analysis_request.hpp).
+  SimulatorSetup setup_;
+  std::unique_ptr<BatchExecutor> executor_;
+  JobLedger* ledger_ = nullptr;
 };
 
 // Registers the factory of type "internal" with sao::register_simulator (idempotent).

@@ -17,15 +17,19 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "adapters/external_simulator.hpp"
 #include "adapters/process_tree.hpp"
+#include "adapters/slurm_executor.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
+#include "sao/seam/analysis_request.hpp"
 #include "sao/service/service.hpp"
+#include "sao/store/atomic_file.hpp"
 #include "sao/store/sweep.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
@@ -193,6 +197,33 @@ int serve(const sao::service::ServiceOptions& options) {
   return sao::cli::kOk;
 }
 
+// The worker of a batch executor (docs/cluster.md): one request file in, one evaluation file
+// out (exact doubles). Exit 0 with a successful evaluation, 3 with a failed one (written too),
+// 2 for a request that cannot be read.
+int analyse(const std::string& request_file, const std::string& out_file) {
+  nlohmann::json document;
+  {
+    std::ifstream in(request_file);
+    document = nlohmann::json::parse(in, nullptr, false);
+  }
+  if (document.is_discarded()) {
+    throw sao::cli::UsageError(request_file + ": not a JSON document");
+  }
+  sao::SimulatorSetup setup;
+  sao::EvaluationRequest request;
+  sao::Evaluation values;
+  std::unique_ptr<sao::Simulator> simulator;
+  try {
+    sao::read_request_document(document, setup, request, values);
+    simulator = sao::make_simulator(setup);
+  } catch (const std::invalid_argument& e) {  // SectionError too
+    throw sao::cli::UsageError(request_file + ": " + e.what());
+  }
+  const std::vector<sao::Evaluation> e = simulator->evaluate({request});
+  sao::write_file_atomically(out_file, sao::evaluation_document(e.front()).dump());
+  return e.front().ok ? sao::cli::kOk : sao::cli::kFailed;
+}
+
 int check(const std::string& file) {
   const sao::OpenedStudy opened = sao::open_study(file);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
@@ -216,7 +247,9 @@ struct Arguments {
   std::string level = "warn";
   sao::cli::RunRequest run;
   bool quiet = false, json = false, no_store = false;
-  std::string file;  // check, check-gradient, evaluate
+  std::string executor;             // run --executor TYPE: simulator.executor.type overridden
+  std::string request, evaluation;  // analyse
+  std::string file;                 // check, check-gradient, evaluate
   std::vector<std::string> overrides;
   int start = 0;
   sao::GradientCheckOptions gradient;
@@ -227,7 +260,8 @@ struct Arguments {
   std::vector<std::string> reference_set;
   sao::service::ServiceOptions serve;
   CLI::App *run_cmd = nullptr, *check_cmd = nullptr, *gradient_cmd = nullptr,
-           *evaluate_cmd = nullptr, *sweep_cmd = nullptr, *serve_cmd = nullptr;
+           *evaluate_cmd = nullptr, *sweep_cmd = nullptr, *serve_cmd = nullptr,
+           *analyse_cmd = nullptr;
 };
 
 void add_run(CLI::App& app, Arguments& a) {
@@ -242,6 +276,11 @@ void add_run(CLI::App& app, Arguments& a) {
   a.run_cmd->add_flag("--no-store", a.no_store,
                       "keep no study store (DIR/study.sqlite): no resume");
   a.run_cmd->add_flag("--json", a.json, "progress and results as JSON lines");
+  a.run_cmd
+      ->add_option("--executor", a.executor,
+                   "where the analyses run: local (the worker pool) or slurm (batch jobs); "
+                   "overrides simulator.executor.type (docs/cluster.md)")
+      ->check(CLI::IsMember({"local", "slurm"}));
   add_study_overrides(a.run_cmd, a.overrides, a.start);
 }
 
@@ -261,6 +300,16 @@ void add_study_commands(CLI::App& app, Arguments& a) {
       ->add_option("--step", a.gradient.relative_step,
                    "largest relative perturbation dp0 / (1 + |b|)")
       ->check(CLI::PositiveNumber);
+
+  a.analyse_cmd = app.add_subcommand(
+      "analyse",
+      "evaluate one analysis request file and write the evaluation (the worker of a batch "
+      "executor, docs/cluster.md)");
+  a.analyse_cmd->add_option("request", a.request, "request file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  a.analyse_cmd->add_option("evaluation", a.evaluation, "evaluation file to write (JSON)")
+      ->required();
 
   a.evaluate_cmd = app.add_subcommand(
       "evaluate",
@@ -338,6 +387,13 @@ int dispatch(Arguments& a) {
                      : a.quiet ? sao::cli::Output::kQuiet
                                : sao::cli::Output::kTable;
       a.run.overrides = a.overrides;
+      if (!a.executor.empty()) {
+        if (std::filesystem::is_directory(a.run.study)) {
+          throw sao::cli::UsageError("--executor applies to a study file; " + a.run.study +
+                                     " resumes with the executor its study was started with");
+        }
+        a.run.overrides.push_back("simulator.executor.type=" + a.executor);
+      }
       a.run.start = a.start;
       a.run.store = !a.no_store;
       return sao::cli::run_study(a.run);
@@ -345,6 +401,7 @@ int dispatch(Arguments& a) {
     if (*a.serve_cmd) return serve(a.serve);
     if (*a.sweep_cmd)
       return sweep(a.sweep, a.vary, a.sweep_out, a.reference_set, a.reference_label);
+    if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
     if (*a.evaluate_cmd) return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir);
     if (*a.gradient_cmd) return check_gradient(a.file, a.overrides, a.start, a.gradient);
     return check(a.file);
@@ -378,6 +435,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
   sao::adapters::register_external_simulator();
+  sao::adapters::register_slurm_executor();
   // SIGINT, SIGTERM, SIGHUP: every external run's process tree is killed, exit 3 (failed run;
   // the analyses stored so far stay stored). docs/trust.md
   sao::adapters::install_interrupt_handler(sao::cli::kFailed);

@@ -24,16 +24,24 @@ int read_workers(JsonReader& section, int fallback, const char* deprecated) {
 
 namespace {
 
-// Where the runs of one request start in the plan, and how many each load case has.
-struct PlannedRequest {
-  size_t first = 0;
-  int per_case = 1;
-};
+// The +h runs (`plus`) or -h runs after a nominal run laid out as plan_batch() does.
+std::vector<const BatchRun*> perturbed(const BatchRun* nominal, int variables, bool central,
+                                       bool plus) {
+  std::vector<const BatchRun*> out;
+  if (!plus && !central) return out;
+  const int per_variable = central ? 2 : 1;
+  for (int i = 0; i < variables; ++i)
+    out.push_back(&nominal[1 + i * per_variable + (plus ? 0 : 1)]);
+  return out;
+}
 
-std::vector<BatchRun> plan(const std::vector<EvaluationRequest>& batch, int load_cases,
-                           int design_variables, const DifferenceSettings& differences,
-                           bool analytic, std::vector<PlannedRequest>& requests) {
-  std::vector<BatchRun> runs;
+}  // namespace
+
+BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases,
+                     int design_variables, const DifferenceSettings& differences, bool analytic) {
+  BatchPlan out;
+  std::vector<BatchRun>& runs = out.runs;
+  std::vector<BatchPlan::Request>& requests = out.requests;
   requests.resize(batch.size());
   for (size_t r = 0; r < batch.size(); ++r) {
     const Eigen::VectorXd& b = batch[r].design;
@@ -71,36 +79,29 @@ std::vector<BatchRun> plan(const std::vector<EvaluationRequest>& batch, int load
       }
     }
   }
-  return runs;
-}
-
-// The +h runs (`plus`) or -h runs after a nominal run laid out as plan() does.
-std::vector<const BatchRun*> perturbed(const BatchRun* nominal, int variables, bool central,
-                                       bool plus) {
-  std::vector<const BatchRun*> out;
-  if (!plus && !central) return out;
-  const int per_variable = central ? 2 : 1;
-  for (int i = 0; i < variables; ++i)
-    out.push_back(&nominal[1 + i * per_variable + (plus ? 0 : 1)]);
   return out;
 }
-
-}  // namespace
 
 std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, int load_cases,
                                   int design_variables, const DifferenceSettings& differences,
                                   bool analytic, int workers,
                                   const std::function<void(BatchRun&)>& run) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<PlannedRequest> requests;
-  std::vector<BatchRun> runs =
-      plan(batch, load_cases, design_variables, differences, analytic, requests);
+  BatchPlan plan = plan_batch(batch, load_cases, design_variables, differences, analytic);
+  std::vector<BatchRun>& runs = plan.runs;
   parallel_for(runs.size(), static_cast<size_t>(std::max(workers, 0)), [&](size_t j) {
     if (!runs[j].known) run(runs[j]);
   });
-
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return assemble_batch(batch, plan, load_cases, design_variables, differences, seconds);
+}
+
+std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& batch,
+                                       const BatchPlan& plan, int load_cases, int design_variables,
+                                       const DifferenceSettings& differences, double seconds) {
+  const std::vector<BatchRun>& runs = plan.runs;
+  const std::vector<BatchPlan::Request>& requests = plan.requests;
   std::vector<Evaluation> out(batch.size());
   for (size_t r = 0; r < batch.size(); ++r) {
     Evaluation& e = out[r];

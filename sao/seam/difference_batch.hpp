@@ -51,6 +51,22 @@ struct BatchRun {
   int runs = 0;  // simulator executions this run took (retries included)
 };
 
+// A batch's plan: its runs, and where each request's runs start and how many each load case has.
+struct BatchPlan {
+  struct Request {
+    size_t first = 0;
+    int per_case = 1;
+  };
+  std::vector<BatchRun> runs;
+  std::vector<Request> requests;
+};
+BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases,
+                     int design_variables, const DifferenceSettings& differences, bool analytic);
+// The evaluations of a plan whose runs have run (`seconds`: the batch's wall time).
+std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& batch,
+                                       const BatchPlan& plan, int load_cases, int design_variables,
+                                       const DifferenceSettings& differences, double seconds);
+
 // Plans `batch`, runs every run with `run` on at most `workers` threads (0: cores) and
 // assembles the evaluations. `analytic`: the runner computes derivatives itself (one run per
 // load case, BatchRun::derivatives set); otherwise they come from differences.

@@ -43,6 +43,7 @@ struct DerivativeRequest {
 };
 
 struct Evaluation;
+class JobLedger;  // executor.hpp
 
 struct EvaluationRequest {
   Eigen::VectorXd design;                      // design variables only (never auxiliaries)
@@ -86,6 +87,9 @@ class Simulator {
   // the contents of files it reads (an external code's templates and support files). Stored
   // analyses are re-used only under the same fingerprint; "" when there is nothing more.
   virtual std::string fingerprint() const { return {}; }
+  // Where a simulator that submits its runs as batch jobs (executor.hpp) keeps their ids, so
+  // that a resumed run re-attaches to them (the study store); null: nowhere. Decorators forward.
+  virtual void use_job_ledger(JobLedger* /*ledger*/) {}
 };
 
 // Checks that `request` fits a simulator with `design_variables` design variables, these load

@@ -248,7 +248,10 @@ std::string start_design_text(const std::string& text) {
 
 std::string simulator_inputs_hash(const Study& study, const std::string& fingerprint) {
   nlohmann::json inputs;
-  inputs["simulator"] = study.simulator;
+  // Where the runs execute (simulator.executor: local or a cluster) does not change them.
+  nlohmann::json simulator = study.simulator;
+  if (simulator.is_object()) simulator.erase("executor");
+  inputs["simulator"] = simulator;
   if (!fingerprint.empty()) inputs["fingerprint"] = fingerprint;  // files the simulator reads
   nlohmann::json cases = nlohmann::json::array();
   for (const LoadCaseSpec& c : study.load_cases) {
@@ -376,6 +379,7 @@ void StudyStore::create_schema() {
   Statement(db_, "INSERT INTO meta VALUES ('version', ?1)").bind(1, std::to_string(kVersion)).run();
   Statement(db_, "INSERT INTO meta VALUES ('created', ?1)").bind(1, now_utc()).run();
   exec("COMMIT");
+  create_jobs_table();
 }
 
 void StudyStore::validate_existing(StoreAccess access) {
@@ -416,6 +420,7 @@ void StudyStore::validate_existing(StoreAccess access) {
   }
   exec("PRAGMA journal_mode=WAL");
   if (found < kVersion) add_checksums(found);  // rows written from now on are of this form
+  create_jobs_table();
 }
 
 void StudyStore::add_checksums(int version) {

@@ -31,6 +31,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/optimizer/driver.hpp"
 #include "sao/seam/analysis_store.hpp"
+#include "sao/seam/executor.hpp"
 #include "sao/study/study.hpp"
 
 struct sqlite3;
@@ -113,7 +115,7 @@ struct StoredCycle {
   nlohmann::json settings;  // the study's settings and move factors in force in the cycle
 };
 
-class StudyStore final : public AnalysisStore {
+class StudyStore final : public AnalysisStore, public JobLedger {
  public:
   // Opens the store at `path`. With `create`, a missing (or empty) file becomes a new store;
   // otherwise a missing file is an error. Throws StoreError naming the file and what is wrong
@@ -144,6 +146,12 @@ class StudyStore final : public AnalysisStore {
   void save(const Eigen::VectorXd& design, const std::vector<DerivativeRequest>& derivatives,
             const Evaluation& evaluation) override;
   int branch_for_saves = 0;  // recorded with each saved analysis (0: none)
+
+  // JobLedger: the batch jobs submitted for runs (table `jobs`, keyed by the simulator inputs
+  // and the run's key), so that a resumed run re-attaches to them. A writable store only.
+  std::optional<Entry> find_job(const std::string& key) override;
+  void record_jobs(const std::vector<std::pair<std::string, Entry>>& jobs) override;
+  int job_count() const;  // rows of `jobs` (0 for a store without the table)
 
   // Study definitions.
   int add_study(const nlohmann::json& document, const std::string& source, int start);
@@ -178,6 +186,7 @@ class StudyStore final : public AnalysisStore {
  private:
   void open_database(bool fresh, StoreAccess access);
   void create_schema();
+  void create_jobs_table();  // added to stores of any version opened for writing
   bool holds_no_table() const;
   void validate_existing(StoreAccess access);
   void add_checksums(int version);  // a store of version 1 or 2 opened for writing

@@ -217,6 +217,7 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
   if (!store_) return;
   store_->use_inputs(simulator_inputs_hash(*study_, inner_simulator_->fingerprint()));
   store_->branch_for_saves = branch_;
+  if (!store_->read_only()) inner_simulator_->use_job_ledger(store_.get());
   if (make_analysis_store_) analysis_store_ = make_analysis_store_(*store_);
   driver_->set_store(analysis_store_ ? analysis_store_.get() : store_.get());
   changes_ = store_->setting_changes(branch_);

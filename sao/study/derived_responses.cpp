@@ -49,6 +49,7 @@ class CaseInputs final : public expr::Inputs {
 class DerivedResponses final : public Simulator {
  public:
   std::string fingerprint() const override { return inner_->fingerprint(); }
+  void use_job_ledger(JobLedger* ledger) override { inner_->use_job_ledger(ledger); }
   DerivedResponses(const Study& study, std::unique_ptr<Simulator> inner)
       : inner_(std::move(inner)), cases_(study.load_cases) {
     // The relations index simulator responses in the order of the study, derived ones left out.

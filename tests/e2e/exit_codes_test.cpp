@@ -70,6 +70,9 @@ TEST(ExitCodes, StudyFileCommands) {
       {"run " + kStudy + " -q --max-cycles 1 --out " + (dir / "run1").string(), 1, "cycle limit"},
       {"run " + kBadStudy + " --out " + (dir / "run2").string(), 2, "problem(s)"},
       {"run --no-such-option " + kStudy, 2, "no-such-option"},
+      {"run " + (dir / "run0").string() + " --executor slurm", 2,
+       "--executor applies to a study file"},
+      {"run " + kStudy + " --executor pbs", 2, "--executor"},
       {"run " + failing + " -q --out " + (dir / "run3").string(), 3, "failed"},
       {"run " + kStudy + " -q --out /dev/null/x", 3, "cannot create the output folder"},
       {"sweep " + kStudy + " --vary constraints.0.upper=0.9,1 --jobs 1 --out " +
@@ -82,6 +85,40 @@ TEST(ExitCodes, StudyFileCommands) {
       {"--no-such-command", 2, "subcommand"},
       {"--help", 0, "Subcommands"},
   });
+}
+
+// The worker of a batch executor (docs/cluster.md): a request of a closed-form model in, its
+// evaluation out; a failed analysis is written and exits 3; a file that is no request exits 2.
+TEST(ExitCodes, AnalyseWritesTheEvaluation) {
+  const fs::path dir = scratch_directory("test-exit-codes-analyse");
+  auto request = [&](const std::string& name, const std::string& f, double x) {
+    const fs::path file = dir / name;
+    std::ofstream(file)
+        << R"({"format": "sao-analysis-request", "setup": {"section": )"
+        << R"({"type": "internal", "model": "functions", "functions": {"f": ")" << f
+        << R"("}}, "design_names": ["x"], "load_cases": [{"name": "c", "grid": )"
+        << R"({"start": 0, "end": 1, "points": 2, "values": []}, "parameters": {}}],)"
+        << R"( "study_directory": ""}, "design": [)" << x
+        << R"(], "derivatives": [{"load_case": 0, "response": "f", "points": []}]})";
+    return file.string();
+  };
+  const std::string good = request("good.json", "x*x", 3.0);
+  const std::string bad = request("bad.json", "log(x)", -1.0);
+  std::ofstream(dir / "other.json") << R"({"name": "a study?"})";
+  expect_cases({
+      {"analyse " + good + " " + (dir / "good-out.json").string(), 0, ""},
+      {"analyse " + bad + " " + (dir / "bad-out.json").string(), 3, ""},
+      {"analyse " + (dir / "other.json").string() + " " + (dir / "x.json").string(), 2,
+       "not an analysis request"},
+      {"analyse " + good, 2, "evaluation is required"},
+  });
+  std::ifstream in(dir / "good-out.json");
+  const nlohmann::json e = nlohmann::json::parse(in);
+  EXPECT_TRUE(e["ok"].get<bool>());
+  EXPECT_EQ(e["cases"][0]["scalars"]["f"].get<double>(), 9.0);
+  EXPECT_NEAR(e["cases"][0]["gradients"]["f"]["values"][0].get<double>(), 6.0, 1e-2);
+  std::ifstream failed(dir / "bad-out.json");
+  EXPECT_FALSE(nlohmann::json::parse(failed)["ok"].get<bool>());
 }
 
 TEST(ExitCodes, StoreCommands) {

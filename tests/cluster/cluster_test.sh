@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# Analyses as SLURM jobs (issue 20), on the one-node cluster of scripts/local-slurm:
+#   calculix  problems/cantilever-calculix with the SLURM executor gives the local executor's
+#             result (same design, same counts); one array task per run: the job ids in the
+#             store are the tasks squeue knows for those arrays, as many as simulator runs
+#   internal  the same for an internal study (problems/impact-absorber): each request one task
+#             running `sao analyse REQUEST.json OUT.json`
+#   cancel    a job cancelled from outside (scancel) is a failed analysis naming the job and
+#             CANCELLED
+#   timeout   a job past the simulator's timeout is cancelled by sao and named as timed out
+#   nodedown  the node set DOWN (scontrol) under a running job: a failed analysis naming the
+#             job and NODE_FAIL (the node is resumed afterwards)
+#   kill      sao killed by SIGKILL while its sensitivity array has one task finished and one
+#             queued or running (max_jobs 1); `sao run DIR` re-attaches: no job recorded before
+#             the kill is submitted again, and the result is the uninterrupted (local) run's
+#   interrupt SIGINT: sao cancels its jobs and says so
+# Exit 77 (CTest SKIP_RETURN_CODE) only when the cluster cannot be started.
+#   cluster_test.sh SAO FAKE_CODE SOURCE_DIR SCRATCH MODE
+set -u
+sao=$1 fake=$2 root=$3 work=$4 mode=$5
+mkdir -p "$(dirname "$work")" || exit 1
+if ! "$root/scripts/local-slurm" start >"$work.start.log" 2>&1; then
+  echo "SKIP: the local SLURM cluster cannot start here (scripts/local-slurm start):"
+  cat "$work.start.log"
+  exit 77
+fi
+eval "$("$root/scripts/local-slurm" env)"
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+sao_pid=
+
+fail() {
+  echo "cluster_test ($mode): FAIL: $*" >&2
+  [ -n "$sao_pid" ] && kill -KILL "$sao_pid" 2>/dev/null
+  scancel --name=sao-test-"$mode" >/dev/null 2>&1
+  exit 1
+}
+
+# The results of a run without what depends on the clock.
+stripped() {
+  python3 -c '
+import json, sys
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if "second" not in k and k not in ("time", "wall")}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))' "$1"
+}
+
+jobs_in_store() {  # key|job id per line
+  sqlite3 "$1/study.sqlite" "SELECT key || '|' || job_id FROM jobs ORDER BY key" 2>/dev/null
+}
+
+# A study of fake_code (f = x^2 + y^2, g = x y >= 1) with the SLURM executor.
+fake_study() {  # fake_study FILE TIMEOUT MAX_CYCLES ARGS...
+  local file=$1 timeout=$2 cycles=$3
+  shift 3
+  local args="\"$fake\""
+  for a in "$@"; do args="$args, \"$a\""; done
+  printf 'x {{x}}\ny {{y}}\n' >"$work/input.tpl"
+  cat >"$file" <<EOF
+{
+  "name": "cluster test",
+  "design_variables": [
+    {"name": "x", "lower": 0.2, "upper": 3.0, "initial": 2.0},
+    {"name": "y", "lower": 0.2, "upper": 3.0, "initial": 1.5}
+  ],
+  "load_cases": [{"name": "static"}],
+  "responses": [{"name": "f", "kind": "scalar"}, {"name": "g", "kind": "scalar"}],
+  "objective": {"minimize": "f"},
+  "constraints": [{"name": "product", "of": "g", "lower": 1.0}],
+  "settings": {"max_cycles": $cycles},
+  "simulator": {
+    "type": "external",
+    "command": [$args],
+    "workers": 2,
+    "timeout": $timeout,
+    "run_directory": "runs",
+    "templates": [{"file": "input.tpl", "target": "input.txt"}],
+    "responses": [
+      {"name": "f", "kind": "scalar", "file": "result.txt", "parser": "regex", "pattern": "f = (\\\\S+)"},
+      {"name": "g", "kind": "scalar", "file": "result.txt", "parser": "regex", "pattern": "g = (\\\\S+)"}
+    ],
+    "executor": {"type": "slurm", "time": "00:05:00", "extra": ["--job-name=sao-test-$mode"], "poll": 0.2, "max_jobs": ${max_jobs:-0}}
+  }
+}
+EOF
+}
+
+wait_for_job() {  # wait_for_job DIR STATE: prints the first stored job id once squeue says STATE
+  local id state
+  for _ in $(seq 1 300); do
+    id=$(jobs_in_store "$1" | head -n1 | cut -d'|' -f2)
+    if [ -n "$id" ]; then
+      state=$(squeue -h -t all -j "${id%_*}" -r -o '%i %T' 2>/dev/null | awk -v i="$id" '$1 == i {print $2}')
+      if [ "$state" = "$2" ]; then
+        echo "$id"
+        return 0
+      fi
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+
+case "$mode" in
+  calculix)
+    study=$root/problems/cantilever-calculix/mass.json
+    "$sao" run "$study" --out local -q >local.out 2>&1 || fail "local run: $(cat local.out)"
+    "$sao" run "$study" --out slurm -q --executor slurm --set 'simulator.executor.extra=["--job-name=sao-test-calculix"]' \
+      >slurm.out 2>&1 || fail "SLURM run: $(cat slurm.out)"
+    [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
+      fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
+    runs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["simulator_runs"])' slurm/result.json)
+    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
+    arrays=$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)
+    known=$(squeue -h -r -t all -j "$arrays" -o '%i' | sort)
+    [ "$(echo "$stored" | wc -l)" -eq "$runs" ] || fail "$runs simulator runs, $(echo "$stored" | wc -l) jobs stored"
+    [ "$stored" = "$known" ] || fail "stored job ids and squeue's tasks differ: $(diff <(echo "$stored") <(echo "$known"))"
+    completed=$(squeue -h -r -t all -j "$arrays" -o '%T' | sort -u)
+    [ "$completed" = "COMPLETED" ] || fail "task states: $completed"
+    echo "calculix: same result as the local executor; $runs runs = $runs array tasks, all COMPLETED"
+    ;;
+  internal)
+    study=$root/problems/impact-absorber/max-acceleration.json
+    "$sao" run "$study" --out local -q >local.out 2>&1 || fail "local run: $(cat local.out)"
+    "$sao" run "$study" --out slurm -q --executor slurm --set 'simulator.executor.extra=["--job-name=sao-test-internal"]' \
+      >slurm.out 2>&1 || fail "SLURM run: $(cat slurm.out)"
+    [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
+      fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
+    analyses=$(sqlite3 slurm/study.sqlite "SELECT COUNT(*) FROM analyses")
+    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
+    arrays=$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)
+    [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
+    completed=$(squeue -h -r -t all -j "$arrays" -o '%T' | sort -u)
+    [ "$completed" = "COMPLETED" ] || fail "task states: $completed"
+    [ ! -e sao-jobs/* ] || fail "job folders left behind: $(ls sao-jobs)"
+    echo "internal: same result as the local executor; $analyses analyses = $analyses array tasks (sao analyse), all COMPLETED"
+    ;;
+  cancel)
+    fake_study study.json 120 1 sleep 60
+    "$sao" run study.json --out out >out.txt 2>&1 &
+    sao_pid=$!
+    id=$(wait_for_job out RUNNING) || fail "no running job"
+    scancel "$id"
+    wait "$sao_pid"
+    rc=$?
+    sao_pid=
+    [ "$rc" -eq 3 ] || fail "exit status $rc (expected 3): $(cat out.txt)"
+    grep -q "job $id ended CANCELLED" out.txt || fail "no \"job $id ended CANCELLED\": $(cat out.txt)"
+    echo "cancel: job $id ended CANCELLED, a failed analysis (exit 3)"
+    ;;
+  timeout)
+    fake_study study.json 2 1 sleep 60
+    start=$(date +%s)
+    "$sao" run study.json --out out >out.txt 2>&1
+    rc=$?
+    [ "$rc" -eq 3 ] || fail "exit status $rc (expected 3): $(cat out.txt)"
+    grep -Eq "timed out after 2 s \(job [0-9]+_0 TIMEOUT, cancelled with scancel\)" out.txt ||
+      fail "no time-out message: $(cat out.txt)"
+    [ $(($(date +%s) - start)) -lt 40 ] || fail "took $(($(date +%s) - start)) s"
+    echo "timeout: $(grep -Eo 'timed out after 2 s \(job [0-9_]+ TIMEOUT, cancelled with scancel\)' out.txt | head -n1)"
+    ;;
+  nodedown)
+    fake_study study.json 120 1 sleep 60
+    "$sao" run study.json --out out >out.txt 2>&1 &
+    sao_pid=$!
+    id=$(wait_for_job out RUNNING) || fail "no running job"
+    node=$(squeue -h -j "$id" -o '%N')
+    scontrol update nodename="$node" state=down reason=sao-cluster-test
+    wait "$sao_pid"
+    rc=$?
+    sao_pid=
+    scontrol update nodename="$node" state=resume >/dev/null 2>&1
+    "$root/scripts/local-slurm" start >/dev/null 2>&1
+    [ "$rc" -eq 3 ] || fail "exit status $rc (expected 3): $(cat out.txt)"
+    grep -Eq "job $id ended (NODE_FAIL|FAILED|CANCELLED)" out.txt || fail "no \"job $id ended NODE_FAIL\": $(cat out.txt)"
+    echo "nodedown: $(grep -Eo "job $id ended [A-Z_]+" out.txt | head -n1)"
+    ;;
+  kill | interrupt)
+    max_jobs=1 fake_study study.json 120 2 sleep 1.5
+    "$sao" run study.json --out local -q --executor local >local.out 2>&1
+    ref=$?
+    set -m
+    "$sao" run study.json --out out >first.out 2>&1 &
+    sao_pid=$!
+    set +m
+    wait_for_job out PENDING >/dev/null || wait_for_job out RUNNING >/dev/null || fail "no job queued"
+    if [ "$mode" = kill ]; then
+      # The kill comes when the sensitivity array (two tasks, one at a time) has one task
+      # COMPLETED and the other not yet: the resume must read the one and wait for the other.
+      for _ in $(seq 1 600); do
+        second=$(jobs_in_store out | cut -d'|' -f2 | grep '_1$' | head -n1)
+        if [ -n "$second" ]; then
+          states=$(squeue -h -r -t all -j "${second%_*}" -o '%i %T' | sort | awk '{print $2}' | paste -sd' ' -)
+          case "$states" in
+            "COMPLETED PENDING" | "COMPLETED RUNNING") break ;;
+            "COMPLETED COMPLETED") fail "both tasks of array ${second%_*} ended before the kill" ;;
+          esac
+        fi
+        sleep 0.05
+      done
+      [ -n "$second" ] || fail "no array of two tasks"
+    fi
+    if [ "$mode" = interrupt ]; then
+      kill -INT "$sao_pid"
+      wait "$sao_pid"
+      rc=$?
+      sao_pid=
+      [ "$rc" -eq 3 ] || fail "exit status $rc after SIGINT (expected 3)"
+      grep -Eq "sao: cancelled [0-9]+ SLURM job\(s\) of this study" first.out || fail "no cancellation message: $(cat first.out)"
+      ids=$(jobs_in_store out | cut -d'|' -f2 | paste -sd, -)
+      sleep 1
+      states=$(squeue -h -r -t all -j "$(echo "$ids" | tr ',' '\n' | sed 's/_.*//' | sort -u | paste -sd, -)" -o '%T' | sort -u | paste -sd' ' -)
+      echo "$states" | grep -q CANCELLED || fail "no job cancelled after SIGINT (states: $states)"
+      echo "interrupt: $(grep -Eo 'sao: cancelled [0-9]+ SLURM job\(s\)' first.out); states now: $states"
+      exit 0
+    fi
+    kill -KILL "$sao_pid"
+    wait "$sao_pid" 2>/dev/null
+    sao_pid=
+    before=$(jobs_in_store out)
+    [ -n "$before" ] || fail "no job stored before the kill"
+    "$sao" run out --log info >resume.out 2>&1
+    rc=$?
+    [ "$rc" -eq "$ref" ] || fail "resume exit status $rc, uninterrupted $ref: $(cat resume.out)"
+    after=$(jobs_in_store out)
+    while IFS='|' read -r key id; do
+      now=$(echo "$after" | awk -F'|' -v k="$key" '$1 == k {print $2}')
+      [ "$now" = "$id" ] || fail "the run of job $id was submitted again (now $now)"
+    done <<<"$before"
+    grep -q "re-attached to job" resume.out || fail "no re-attachment: $(cat resume.out)"
+    l=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r["status"], r["design"], r["objective"]]))' local/result.json)
+    s=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r["status"], r["design"], r["objective"]]))' out/result.json)
+    [ "$l" = "$s" ] || fail "resumed result $s, uninterrupted $l"
+    [ "$(stripped local/result.json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["history"]))')" = \
+      "$(stripped out/result.json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["history"]))')" ] ||
+      fail "the cycle histories differ"
+    echo "kill: at the kill array ${second%_*} had states $states; $(echo "$before" | wc -l) job(s) stored before SIGKILL, none submitted again;" \
+      "$(grep -c 're-attached to job' resume.out) re-attached; result = the uninterrupted run's: $s"
+    ;;
+  *) fail "unknown mode" ;;
+esac

@@ -1,0 +1,192 @@
+#include "sao/seam/executor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "sao/seam/analysis_request.hpp"
+
+namespace sao {
+namespace {
+
+ExecutorSettings read(const nlohmann::json& section, Problems& problems) {
+  JsonReader reader(section, "simulator", problems);
+  return read_executor_settings(reader);
+}
+
+// A batch executor that runs nothing: every job "completes" at once with the exit status the
+// test wants, and the ledger sees the ids.
+class FakeExecutor final : public BatchExecutor {
+ public:
+  std::vector<JobOutcome> execute(const std::vector<JobSpec>& jobs, JobLedger*) override {
+    std::vector<JobOutcome> out;
+    for (const JobSpec& j : jobs) {
+      specs.push_back(j);
+      JobOutcome& o = out.emplace_back();
+      o.job_id = std::to_string(100 + specs.size());
+      o.directory = j.directory;
+      const bool fails = j.key.find(",var0,") != std::string::npos && fail_variable_0 > 0;
+      if (fails) --fail_variable_0;
+      o.ran = !fails;
+      o.state = fails ? "NODE_FAIL" : "COMPLETED";
+      o.exit_code = 0;
+      o.message = fails ? "job " + o.job_id + " ended NODE_FAIL" : "";
+    }
+    return out;
+  }
+  std::vector<JobSpec> specs;
+  int fail_variable_0 = 0;
+};
+
+TEST(ExecutorSettings, LocalWhenAbsentAndEveryProblemWithItsPath) {
+  Problems none;
+  EXPECT_TRUE(read({{"type", "external"}}, none).local());
+  EXPECT_TRUE(none.empty());
+
+  register_batch_executor("fake", [](const ExecutorSettings&) -> std::unique_ptr<BatchExecutor> {
+    return std::make_unique<FakeExecutor>();
+  });
+  Problems ok;
+  const ExecutorSettings s = read({{"executor",
+                                    {{"type", "fake"},
+                                     {"partition", "short"},
+                                     {"time", "00:10:00"},
+                                     {"cpus", 2},
+                                     {"extra", {"--qos=low"}},
+                                     {"max_jobs", 4}}}},
+                                  ok);
+  EXPECT_TRUE(ok.empty()) << joined(ok.list());
+  EXPECT_EQ(s.type, "fake");
+  EXPECT_EQ(s.partition, "short");
+  EXPECT_EQ(s.time, "00:10:00");
+  EXPECT_EQ(s.cpus, 2);
+  EXPECT_EQ(s.max_jobs, 4);
+  ASSERT_EQ(s.extra.size(), 1u);
+
+  Problems bad;
+  read({{"executor",
+         {{"type", "pbs"}, {"time", "ten minutes"}, {"cpus", 0}, {"extra", {1}}, {"queue", "x"}}}},
+       bad);
+  const std::string all = joined(bad.list(), "\n");
+  EXPECT_NE(all.find("simulator.executor.type: unknown executor \"pbs\""), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("simulator.executor.time: expected a time limit"), std::string::npos) << all;
+  EXPECT_NE(all.find("simulator.executor.cpus"), std::string::npos) << all;
+  EXPECT_NE(all.find("simulator.executor.extra[0]: expected a non-empty string"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("simulator.executor.queue: unknown key"), std::string::npos) << all;
+}
+
+TEST(ExecutorSettings, RunKeysAreExactAndDistinct) {
+  const Eigen::Vector2d b(0.1, 2.0);
+  EXPECT_EQ(run_key(b, 0, -1, 0.0), run_key(Eigen::Vector2d(0.1, 2.0), 0, -1, 0.0));
+  EXPECT_NE(run_key(b, 0, -1, 0.0),
+            run_key(Eigen::Vector2d(std::nextafter(0.1, 1.0), 2.0), 0, -1, 0.0));
+  EXPECT_NE(run_key(b, 0, 0, 1e-3), run_key(b, 0, 0, 0.5e-3));
+  EXPECT_NE(run_key(b, 0, 0, 1e-3), run_key(b, 1, 0, 1e-3));
+}
+
+// The staged batch gives run_batch's evaluations, and a failed perturbed job is submitted
+// again with half the step.
+TEST(ExecutorSettings, JobsGiveTheLocalBatchAndRetryWithHalfTheStep) {
+  std::vector<EvaluationRequest> batch(1);
+  batch[0].design = Eigen::Vector2d(1.0, 2.0);
+  batch[0].derivatives.push_back({0, "f", {}});
+  auto compute = [](BatchRun& run) {
+    Eigen::VectorXd b = *run.design;
+    if (run.variable >= 0) b(run.variable) += run.step;
+    run.result.scalars["f"] = b(0) * b(0) + 3 * b(1);
+    run.ok = true;
+  };
+  const auto local = run_batch(batch, 1, 2, {false, 1e-3}, false, 1, [&](BatchRun& run) {
+    run.runs = 1;
+    compute(run);
+  });
+  FakeExecutor executor;
+  executor.fail_variable_0 = 1;
+  StagedRunner runner;
+  runner.retries = 2;
+  runner.prepare = [](BatchRun& run, JobSpec& spec) {
+    spec.key = run_key(*run.design, run.load_case, run.variable, run.step);
+    return true;
+  };
+  runner.finish = [&](BatchRun& run, const JobOutcome& o) {
+    if (!o.ran) {
+      run.ok = false;
+      run.message = o.message;
+      return;
+    }
+    compute(run);
+  };
+  const auto jobs = run_batch_as_jobs(batch, 1, 2, {false, 1e-3}, executor, nullptr, runner);
+  ASSERT_TRUE(local[0].ok);
+  ASSERT_TRUE(jobs[0].ok) << jobs[0].message;
+  EXPECT_EQ(executor.specs.size(), 4u);  // nominal, two perturbations, one retry
+  EXPECT_EQ(jobs[0].cost.runs, 4);
+  EXPECT_EQ(jobs[0].cases[0].scalars.at("f"), local[0].cases[0].scalars.at("f"));
+  // Variable 1: the same step, the same quotient; variable 0: half the step.
+  EXPECT_EQ(jobs[0].cases[0].gradients.at("f")(0, 1), local[0].cases[0].gradients.at("f")(0, 1));
+  EXPECT_NEAR(jobs[0].cases[0].gradients.at("f")(0, 0), 2.0, 1e-2);
+
+  executor.fail_variable_0 = 3;  // the first try and both retries fail: named in the message
+  const auto failed = run_batch_as_jobs(batch, 1, 2, {false, 1e-3}, executor, nullptr, runner);
+  ASSERT_FALSE(failed[0].ok);
+  EXPECT_NE(failed[0].message.find("ended NODE_FAIL (and 2 retries with halved steps failed too)"),
+            std::string::npos)
+      << failed[0].message;
+}
+
+TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
+  SimulatorSetup setup;
+  setup.section = {{"type", "internal"}, {"model", "m"}, {"executor", {{"type", "slurm"}}}};
+  setup.design_names = {"a", "b"};
+  setup.load_cases.push_back({"drop", TimeGrid(0.0, 0.3, 4), {{"v0", 0.1}}});
+  setup.study_directory = "/some/where";
+  Evaluation known;
+  known.cases.resize(1);
+  known.cases[0].scalars["s"] = 0.1 + 0.2;
+  EvaluationRequest request;
+  request.design = Eigen::Vector2d(1.0 / 3.0, -2e-308);
+  request.derivatives.push_back({0, "h", {1, 3}});
+  request.values = &known;
+  const nlohmann::json document = nlohmann::json::parse(request_document(setup, request).dump());
+  EXPECT_FALSE(document["setup"]["section"].contains("executor"));  // the worker runs locally
+  SimulatorSetup s;
+  EvaluationRequest r;
+  Evaluation values;
+  read_request_document(document, s, r, values);
+  EXPECT_EQ(s.design_names, setup.design_names);
+  EXPECT_EQ(s.load_cases[0].grid.end, 0.3);
+  EXPECT_EQ(s.load_cases[0].parameters.at("v0"), 0.1);
+  EXPECT_EQ(r.design(0), 1.0 / 3.0);
+  EXPECT_EQ(r.design(1), -2e-308);
+  EXPECT_EQ(r.derivatives[0].time_indices, (std::vector<int>{1, 3}));
+  ASSERT_NE(r.values, nullptr);
+  EXPECT_EQ(r.values->cases[0].scalars.at("s"), 0.1 + 0.2);
+
+  Evaluation e;
+  e.has_gradients = true;
+  e.cost.runs = 3;
+  e.cases.resize(1);
+  e.cases[0].histories["h"] = Eigen::Vector3d(0.1, 1e300, -0.0);
+  Eigen::MatrixXd g(2, 2);
+  g << 1.0 / 7.0, std::numeric_limits<double>::quiet_NaN(), 2.5,
+      -std::numeric_limits<double>::infinity();
+  e.cases[0].gradients["h"] = g;
+  const Evaluation back =
+      read_evaluation_document(nlohmann::json::parse(evaluation_document(e).dump()));
+  EXPECT_EQ(back.cost.runs, 3);
+  EXPECT_EQ(0, std::memcmp(back.cases[0].histories.at("h").data(),
+                           e.cases[0].histories.at("h").data(), 3 * sizeof(double)));
+  const Eigen::MatrixXd& gb = back.cases[0].gradients.at("h");
+  EXPECT_EQ(gb(0, 0), 1.0 / 7.0);
+  EXPECT_TRUE(std::isnan(gb(0, 1)));
+  EXPECT_EQ(gb(1, 0), 2.5);
+  EXPECT_EQ(gb(1, 1), -std::numeric_limits<double>::infinity());
+  EXPECT_THROW(read_evaluation_document(nlohmann::json{{"ok", true}}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sao
