@@ -185,6 +185,31 @@ TEST(RestraintSled, TrendsOverLargeSteps) {
   EXPECT_GT(run(more_gas).pressure, run(less_gas).pressure);
 }
 
+// The noise the events bring (docs/vehicle-restraint.md): along the airbag diameter, in steps
+// of 0.25 % of its range, HIC scatters around a locally linear trend by more than a smooth
+// model would (0.05 %) but stays bounded (not chaos), and forward differences over one and two
+// steps disagree in sign.
+TEST(RestraintSled, HicIsNoisyButBoundedAlongTheBagDiameter) {
+  std::vector<double> values;
+  for (int k = 0; k < 11; ++k) {
+    Deck d;
+    d.diameter = 0.6 + k * 0.0025 * 0.4;
+    const Histories h = simulate(d);
+    values.push_back(hic(h.head_acc, d.output_step, 0.036));
+  }
+  double sum = 0.0, mean = 0.0;
+  for (size_t k = 1; k + 1 < values.size(); ++k) {
+    const double d2 = values[k - 1] - 2 * values[k] + values[k + 1];
+    sum += d2 * d2;
+  }
+  for (double v : values) mean += v / values.size();
+  const double noise = 100 * std::sqrt(sum / (values.size() - 2) / 6) / mean;
+  EXPECT_GT(noise, 0.05);
+  EXPECT_LT(noise, 5.0);
+  const double one = values[1] - values[0], two = values[2] - values[0];
+  EXPECT_LT(one * two, 0.0) << one << " " << two;
+}
+
 // Runs the program in a fresh folder on the deck text; returns its exit status and stderr.
 std::pair<int, std::string> run_program(const std::string& name, const std::string& deck) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
