@@ -55,7 +55,7 @@ Symbols symbols(const std::vector<double>& t) {
 
 double evaluate(const std::string& text, const std::vector<double>& t, const Inputs& inputs,
                 Eigen::VectorXd* gradient = nullptr) {
-  const ProgramPtr program = bind(parse(text), symbols(t), 0);
+  const ProgramPtr program = sao::expr::bind(parse(text), symbols(t), 0);
   Evaluator evaluator(*program, inputs);
   if (!gradient) return evaluator.value(0);
   gradient->resize(inputs.gradient_size());
@@ -136,7 +136,7 @@ TEST(Injury, BadArgumentsAreErrorsWithTheFunctionNamed) {
   const std::vector<double> t = grid(0.01, 1e-3);
   auto message = [&](const std::string& text) {
     try {
-      bind(parse(text), symbols(t), 0);
+      sao::expr::bind(parse(text), symbols(t), 0);
     } catch (const Error& e) {
       return std::string(e.what());
     }
