@@ -40,7 +40,7 @@ constexpr FnInfo kFunctions[] = {
     {"abs", Fn::kAbs, 1},   {"atan2", Fn::kAtan2, 2}, {"pow", Fn::kPow, 2},
     {"min", Fn::kMin, 2},   {"max", Fn::kMax, 2},
 };
-constexpr const char* kReductions = "sum, mean, trapz";
+constexpr const char* kReductions = "sum, mean, trapz, hic, clip3ms";
 
 std::string function_list() {
   std::string s;
@@ -365,6 +365,7 @@ class Binder {
   int bind_call(const Ast& ast, int depth) {
     const std::string& name = ast.name;
     const int nargs = static_cast<int>(ast.args.size());
+    if (name == "hic" || name == "clip3ms") return bind_injury(ast, depth);
     if (name == "sum" || name == "mean" || name == "trapz") {
       if (nargs != 1) {
         throw Error(name + "() takes 1 argument, got " + std::to_string(nargs), ast.column);
@@ -421,6 +422,40 @@ class Binder {
     }
     throw Error("unknown function " + quoted(name) + " (functions: " + function_list() + ")",
                 ast.column);
+  }
+
+  // Injury criteria (docs/study-format.md): hic(a, window) and clip3ms(a [, duration]), with a
+  // history on a time grid; the window and the duration are constant positive scalars.
+  int bind_injury(const Ast& ast, int depth) {
+    const std::string& name = ast.name;
+    const int nargs = static_cast<int>(ast.args.size());
+    const bool hic = name == "hic";
+    if (hic ? nargs != 2 : (nargs < 1 || nargs > 2)) {
+      throw Error(name + "() takes " + (hic ? "2 arguments" : "1 or 2 arguments") + ", got " +
+                      std::to_string(nargs),
+                  ast.column);
+    }
+    const int a = bind(*ast.args[0], depth + 1);
+    const Node& arg = node(a);
+    if (!arg.series || arg.grid < 0) {
+      throw Error(name + "() needs a history on a time grid as its first argument", ast.column);
+    }
+    Node n;
+    n.op = hic ? Op::kHic : Op::kClip;
+    n.a = a;
+    n.index = time_grid(arg.grid, ast);
+    n.degree = arg.degree == Degree::kConstant ? Degree::kConstant : Degree::kNonlinear;
+    if (nargs == 2) {
+      n.b = bind(*ast.args[1], depth + 1);
+      if (node(n.b).series || node(n.b).degree != Degree::kConstant) {
+        throw Error(name + "(): the " + (hic ? "window" : "duration") +
+                        " must be a constant scalar (seconds)",
+                    ast.column);
+      }
+    } else {
+      n.number = 0.003;
+    }
+    return add(n);
   }
 
   const Symbols& symbols_;

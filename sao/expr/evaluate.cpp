@@ -7,6 +7,7 @@
 #include <unsupported/Eigen/AutoDiff>
 
 #include "sao/expr/expression.hpp"
+#include "sao/expr/injury.hpp"
 #include "sao/expr/tree.hpp"
 
 namespace sao::expr {
@@ -184,8 +185,25 @@ struct Evaluator::Impl {
       }
       case Op::kIndex:
         return eval<S>(n.a, n.index);
+      case Op::kHic:
+      case Op::kClip:
+        return injury_criterion<S>(n);
     }
     return constant<S>(NAN);
+  }
+
+  // hic(a, window) and clip3ms(a, duration) (sao/expr/injury.hpp).
+  template <class S>
+  S injury_criterion(const Node& n) {
+    const std::vector<double>& t = program.arrays_[n.index];
+    std::vector<S> a;
+    a.reserve(t.size());
+    for (size_t p = 0; p < t.size(); ++p) a.push_back(eval<S>(n.a, static_cast<int>(p)));
+    const double span = n.b >= 0 ? eval<double>(n.b, 0) : n.number;
+    if (!(span > 0.0)) return constant<S>(NAN);
+    auto value = [](const S& x) { return value_of(x); };
+    if (n.op == Op::kHic) return injury::hic(a, t, span, value);
+    return injury::exceeded_level(a, t, span, value);
   }
 
   // The chain rule du/dx * df/du with structural zeros kept: a component where u does not

@@ -50,6 +50,8 @@ enum class Op {
   kMean,
   kTrapz,  // over the time grid arrays_[index]
   kIndex,  // element `index` of a
+  kHic,    // head injury criterion of history a over the grid arrays_[index], window b
+  kClip,   // the level history a exceeds for a cumulative duration b (3 ms criterion)
 };
 
 // The built-in functions of one or two arguments (the reductions are operations).

@@ -830,7 +830,7 @@ TEST(ExpressionErrors, FunctionNameWithoutCall) {
 TEST(ExpressionErrors, UnknownFunctionListsTheFunctions) {
   expect_error("1 + foo(x)", 5,
                "unknown function \"foo\" (functions: sin, cos, tan, asin, acos, atan, sqrt, exp, "
-               "log, abs, atan2, pow, min, max, sum, mean, trapz)");
+               "log, abs, atan2, pow, min, max, sum, mean, trapz, hic, clip3ms)");
   expect_error("x(2)", 1, "unknown function \"x\"");
 }
 

@@ -1,0 +1,174 @@
+// The parts of restraint-sled that are laws of their own: pulse, webbing and retractor,
+// inflator, vent orifice, gas, SAE J211 filter and the injury criteria of the log.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "restraint.hpp"
+
+namespace restraint {
+
+double pulse_deceleration(const Deck& deck, double t) {
+  if (t < 0 || t > deck.duration) return 0.0;
+  const double amplitude = 2.0 * deck.delta_v / deck.duration;  // delta_v = A T / 2
+  const double s = std::sin(std::numbers::pi * t / deck.duration);
+  return amplitude * s * s;
+}
+
+double webbing_tension(double strain, double strain_at_10kN) {
+  return strain > 0 ? 1.0e4 / strain_at_10kN * strain : 0.0;
+}
+
+double Retractor::step(double t, double dt, double length, double free_length,
+                       double strain_at_10kN) {
+  auto tension = [&](double pay) {
+    const double unloaded = free_length + pay;
+    return webbing_tension((length - unloaded) / unloaded, strain_at_10kN);
+  };
+  if (!fired && t >= kFireTime && pull_in > 0) {
+    fired = true;
+    state = State::kPulling;
+  }
+  if (state == State::kPulling) {
+    payout -= kPullSpeed * dt;
+    if (-payout >= pull_in || tension(payout) >= kStopForce) {
+      payout = std::max(payout, -pull_in);
+      // The spool locks on the ratchet tooth behind it: webbing given back to the tooth.
+      payout = kTooth * std::ceil(payout / kTooth - 1e-9);
+      state = State::kLocked;
+    }
+  }
+  double force = tension(payout);
+  if (state != State::kPulling && force > cap()) {
+    // The torsion bar yields: payout such that the tension is the cap (it never winds back).
+    const double stiffness = 1.0e4 / strain_at_10kN;
+    payout = stiffness * length / (stiffness + cap()) - free_length;
+    state = State::kLimited;
+    force = cap();
+  }
+  return force;
+}
+
+namespace {
+constexpr double kInflatorTime = 0.004;  // s, time constant of the tank curve
+}
+
+double inflator_flow(double mass, double fire_time, double t) {
+  const double s = t - fire_time;
+  if (s <= 0) return 0.0;
+  return mass * s / (kInflatorTime * kInflatorTime) * std::exp(-s / kInflatorTime);
+}
+
+double inflator_delivered(double mass, double fire_time, double t) {
+  const double s = (t - fire_time) / kInflatorTime;
+  if (s <= 0) return 0.0;
+  return mass * (1.0 - (1.0 + s) * std::exp(-s));
+}
+
+double orifice_flow(double p, double temperature, double area, double pa) {
+  if (p <= pa || area <= 0) return 0.0;
+  constexpr double kCd = 0.8, g = Gas::kGamma, r = Gas::kR;
+  const double ratio = pa / p;
+  const double critical = std::pow(2.0 / (g + 1.0), g / (g - 1.0));
+  const double density_term = p / std::sqrt(r * temperature);
+  if (ratio <= critical) {  // choked
+    return kCd * area * density_term * std::sqrt(g) *
+           std::pow(2.0 / (g + 1.0), (g + 1.0) / (2.0 * (g - 1.0)));
+  }
+  const double psi = std::pow(ratio, 2.0 / g) - std::pow(ratio, (g + 1.0) / g);
+  return kCd * area * density_term * std::sqrt(2.0 * g / (g - 1.0) * psi);
+}
+
+void Gas::fill(double volume) {
+  constexpr double kAirTemperature = 295.0;
+  mass = kAmbient * volume / (kR * kAirTemperature);
+  energy = mass * cv() * kAirTemperature;
+  vented = 0.0;
+  injected = 0.0;
+}
+
+void Gas::step(double dt, double in, double vent, double volume, double new_volume) {
+  const double temp = temperature();
+  const double p = pressure(volume);
+  const double out = orifice_flow(p, temp, vent, kAmbient);
+  const double cp = kGamma * cv();
+  mass += dt * (in - out);
+  energy += dt * (in * cp * kInflowTemperature - out * cp * temp) - p * (new_volume - volume);
+  vented += dt * out;
+  injected += dt * in;
+}
+
+std::vector<double> cfc_filter(const std::vector<double>& x, double dt, double cfc) {
+  if (x.empty()) return x;
+  // SAE J211-1: 2-pole Butterworth at the design frequency 2.0775 CFC, run forward and back.
+  const double wd = 2.0 * std::numbers::pi * cfc * 2.0775;
+  const double wa = std::tan(wd * dt / 2.0);
+  const double den = 1.0 + std::sqrt(2.0) * wa + wa * wa;
+  const double a0 = wa * wa / den, a1 = 2.0 * a0, a2 = a0;
+  const double b1 = -2.0 * (wa * wa - 1.0) / den;
+  const double b2 = (-1.0 + std::sqrt(2.0) * wa - wa * wa) / den;
+  const size_t pad = static_cast<size_t>(std::ceil(0.02 / dt));
+  std::vector<double> y(x.size() + 2 * pad);
+  for (size_t k = 0; k < y.size(); ++k) {
+    y[k] = k < pad ? x.front() : (k >= pad + x.size() ? x.back() : x[k - pad]);
+  }
+  auto pass = [&](std::vector<double>& v) {
+    double x1 = v[0], x2 = v[0], y1 = v[0], y2 = v[0];
+    for (double& value : v) {
+      const double out = a0 * value + a1 * x1 + a2 * x2 + b1 * y1 + b2 * y2;
+      x2 = x1;
+      x1 = value;
+      y2 = y1;
+      y1 = out;
+      value = out;
+    }
+  };
+  pass(y);
+  std::reverse(y.begin(), y.end());
+  pass(y);
+  std::reverse(y.begin(), y.end());
+  return {y.begin() + static_cast<long>(pad), y.begin() + static_cast<long>(pad + x.size())};
+}
+
+double hic(const std::vector<double>& a, double dt, double window) {
+  std::vector<double> integral(a.size(), 0.0);
+  for (size_t k = 1; k < a.size(); ++k)
+    integral[k] = integral[k - 1] + 0.5 * dt * (a[k - 1] + a[k]);
+  const size_t width = static_cast<size_t>(std::floor(window / dt + 1e-9));
+  double best = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (size_t j = i + 1; j < a.size() && j - i <= width; ++j) {
+      const double span = static_cast<double>(j - i) * dt;
+      const double mean = (integral[j] - integral[i]) / span;
+      if (mean > 0) best = std::max(best, span * std::pow(mean, 2.5));
+    }
+  }
+  return best;
+}
+
+double level_exceeded(const std::vector<double>& a, double dt, double duration) {
+  if (a.empty()) return 0.0;
+  auto time_above = [&](double level) {
+    double total = 0.0;
+    for (size_t k = 1; k < a.size(); ++k) {
+      const double lo = std::min(a[k - 1], a[k]), hi = std::max(a[k - 1], a[k]);
+      if (lo >= level) {
+        total += dt;
+      } else if (hi > level) {
+        total += dt * (hi - level) / (hi - lo);
+      }
+    }
+    return total;
+  };
+  double lo = *std::min_element(a.begin(), a.end());
+  double hi = *std::max_element(a.begin(), a.end());
+  if (time_above(hi) >= duration) return hi;
+  if (time_above(lo) < duration) return lo;
+  for (int k = 0; k < 200 && hi - lo > 1e-12 * std::max(1.0, std::abs(hi)); ++k) {
+    const double mid = 0.5 * (lo + hi);
+    (time_above(mid) >= duration ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace restraint

@@ -1,0 +1,148 @@
+// restraint-sled: a small occupant crash code (frontal sled test of a driver with a 3-point
+// belt and an airbag), written to behave like the black-box crash codes users wrap with the
+// external adapter: it reads a keyword input deck, integrates explicitly with contact events,
+// and writes SAE J211-filtered time histories and a log (docs/vehicle-restraint.md).
+//
+// It does not link the sao library: this header is its own small library (restraint_core),
+// linked by its main program and by its unit tests (tests/restraint/).
+#pragma once
+
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace restraint {
+
+// A deck that cannot be run: the message names the line (0: the deck as a whole).
+class DeckError : public std::runtime_error {
+ public:
+  DeckError(const std::string& message, int line);
+  int line() const { return line_; }
+
+ private:
+  int line_;
+};
+
+// The input deck: the six design quantities and the run controls.
+struct Deck {
+  std::string title;
+  // *CONTROL
+  double end_time = 0.15;       // s
+  double time_step = 1.0e-5;    // s, explicit integration step
+  double output_step = 2.5e-4;  // s, spacing of the written histories
+  // *PULSE: a_v = A sin^2(pi t / T), delta_v = A T / 2
+  double delta_v = 13.89;   // m/s
+  double duration = 0.085;  // s
+  // *AIRBAG
+  double diameter = 0.6;        // m (b1)
+  double vent_diameter = 0.04;  // m (b2)
+  double inflator_mass = 0.04;  // kg (b3)
+  double fire_time = 0.012;     // s
+  int face_nodes = 21;          // nodes across the bag face (the contact mesh)
+  // *BELT
+  double webbing_strain = 0.09;  // strain at 10 kN (b4)
+  double pretensioner = 0.05;    // m of webbing pulled in at most (b5)
+  double load_limiter = 4.0;     // kN, retractor-side force of the load limiter (b6)
+};
+
+// Reads a deck (keywords *TITLE, *CONTROL, *PULSE, *AIRBAG, *BELT, *END; `name value` lines;
+// `$` comments); throws DeckError for anything it does not understand or cannot run.
+Deck read_deck(std::istream& in);
+// Checks the values (ranges, consistency); throws DeckError.
+void check_deck(const Deck& deck);
+
+// --- the parts, each testable on its own ----------------------------------------------------
+
+// The sled deceleration [m/s^2] at time t (positive: the vehicle slows down).
+double pulse_deceleration(const Deck& deck, double t);
+
+// Seat belt webbing: tension [N] of a belt stretched by `strain` (0 when slack).
+double webbing_tension(double strain, double strain_at_10kN);
+
+// The retractor: vehicle-sensitive lock at t = 0, pretensioner from 10 ms, load limiter, and
+// the ratchet that locks the spool on a tooth. `payout` > 0 is webbing given out.
+struct Retractor {
+  static constexpr double kFireTime = 0.010;    // s
+  static constexpr double kPullSpeed = 8.0;     // m/s of webbing
+  static constexpr double kStopForce = 2500.0;  // N
+  static constexpr double kTooth = 0.004;       // m of webbing per ratchet tooth
+  static constexpr double kDringFactor = 1.2;   // occupant-side / retractor-side tension
+  enum class State { kLocked, kPulling, kLimited };
+  State state = State::kLocked;
+  double payout = 0.0;  // m
+  bool fired = false;
+  double pull_in = 0.05;        // m, the pretensioner's stroke (b5)
+  double limit_force = 4000.0;  // N, retractor side (b6)
+
+  // Occupant-side tension cap of the load limiter [N].
+  double cap() const { return limit_force * kDringFactor; }
+  // Advances by dt at time t with the belt path length `length` [m], its unloaded length
+  // `free_length` (without payout) and the webbing law; returns the occupant-side tension.
+  double step(double t, double dt, double length, double free_length, double strain_at_10kN);
+};
+
+// Inflator mass flow [kg/s] at time t and the mass delivered by then [kg]: a gamma-shaped tank
+// curve of total `mass` fired at `fire_time`.
+double inflator_flow(double mass, double fire_time, double t);
+double inflator_delivered(double mass, double fire_time, double t);
+
+// Isentropic orifice: mass flow [kg/s] of gas at pressure p [Pa], temperature T [K] through
+// area A [m^2] into ambient pressure pa (0 when p <= pa).
+double orifice_flow(double p, double temperature, double area, double pa);
+
+// The airbag's gas: a control volume with the inflator's mass and enthalpy in, the vent's out.
+struct Gas {
+  static constexpr double kR = 296.0;  // J/(kg K), nitrogen-like
+  static constexpr double kGamma = 1.4;
+  static constexpr double kAmbient = 101325.0;         // Pa
+  static constexpr double kInflowTemperature = 700.0;  // K
+  double mass = 0.0;                                   // kg
+  double energy = 0.0;                                 // J, internal energy
+  double vented = 0.0;                                 // kg, total out of the vent
+  double injected = 0.0;                               // kg, total in from the inflator
+  double cv() const { return kR / (kGamma - 1.0); }
+  double temperature() const { return energy / (mass * cv()); }
+  double pressure(double volume) const { return mass * kR * temperature() / volume; }
+  // Fills the volume with ambient air at 295 K.
+  void fill(double volume);
+  // Advances by dt: `in` kg/s from the inflator, the vent of area `vent`, volume change dV.
+  void step(double dt, double in, double vent, double volume, double new_volume);
+};
+
+// SAE J211 channel frequency class filter (4-pole phaseless Butterworth: a 2-pole filter run
+// forward and backward) of a signal sampled every dt.
+std::vector<double> cfc_filter(const std::vector<double>& x, double dt, double cfc);
+
+// Injury criteria on a uniformly sampled history (the log's summary; the studies compute
+// theirs with the expression engine's hic() and clip3ms()).
+double hic(const std::vector<double>& a, double dt, double window);
+double level_exceeded(const std::vector<double>& a, double dt, double duration);
+
+// --- the simulation --------------------------------------------------------------------------
+
+struct Histories {
+  std::vector<double> time;        // s, at the output step
+  std::vector<double> head_acc;    // g, resultant, CFC 1000
+  std::vector<double> chest_acc;   // g, resultant (spine), CFC 180
+  std::vector<double> chest_defl;  // mm, CFC 180
+  std::vector<double> belt_force;  // kN, shoulder belt occupant side, CFC 60
+  std::vector<double> head_hub;    // mm, head to steering-wheel hub, CFC 180
+  // Summary for the log
+  int steps = 0;
+  int contact_changes = 0;  // face nodes entering or leaving contact
+  int folds_opened = 0;
+  double pretension_pulled = 0.0;                                                   // m
+  double limiter_payout = 0.0;                                                      // m
+  double gas_initial = 0.0, gas_injected = 0.0, gas_vented = 0.0, gas_final = 0.0;  // kg
+  double peak_pressure = 0.0;                                                       // Pa, gauge
+};
+
+// Runs the sled test; throws std::runtime_error when the solution diverges.
+Histories simulate(const Deck& deck);
+
+// Writes the column file (header line of names, one row per output time) and the log.
+void write_histories(std::ostream& out, const Histories& h);
+void write_log(std::ostream& out, const Deck& deck, const Histories& h, double seconds);
+
+}  // namespace restraint

@@ -1,0 +1,44 @@
+# Runs a vehicle restraint study (problems/vehicle-restraint) with sao and checks its result:
+#   cmake -DSAO=... -DSTUDY=... -DOUT=... -DMIN_DROP=40 -DMAX_V=3 -DMAX_ANALYSES=20 -P check_study.cmake
+# HIC must fall by at least MIN_DROP % from the start, the final violation V stay at or below
+# MAX_V %, in at most MAX_ANALYSES analyses; then the final design is evaluated again by a
+# fresh run of the crash code (sao evaluate --design) and must hold V <= MAX_V there too.
+execute_process(COMMAND ${SAO} run ${STUDY} --out ${OUT} --no-store --quiet RESULT_VARIABLE rc)
+file(READ "${OUT}/result.json" text)
+string(JSON status GET "${text}" status)
+string(JSON hic GET "${text}" objective)
+string(JSON hic0 GET "${text}" start objective)
+string(JSON v GET "${text}" max_violation)
+string(JSON analyses GET "${text}" analyses)
+string(JSON cycles GET "${text}" cycles)
+message(STATUS "${STUDY}: ${status}, HIC ${hic0} -> ${hic}, V ${v} %, ${cycles} cycles, ${analyses} analyses")
+if(NOT status STREQUAL "converged")
+  message(FATAL_ERROR "status ${status}, expected converged")
+endif()
+if(analyses GREATER MAX_ANALYSES)
+  message(FATAL_ERROR "${analyses} analyses > ${MAX_ANALYSES}")
+endif()
+if(v GREATER MAX_V)
+  message(FATAL_ERROR "V = ${v} % > ${MAX_V} %")
+endif()
+# CMake's arithmetic is integer: compare 100 * hic with (100 - MIN_DROP) * hic0, rounded.
+string(REGEX REPLACE "\\..*" "" hic_int "${hic}")
+string(REGEX REPLACE "\\..*" "" hic0_int "${hic0}")
+math(EXPR lhs "100 * (${hic_int} + 1)")
+math(EXPR rhs "(100 - ${MIN_DROP}) * ${hic0_int}")
+if(lhs GREATER rhs)
+  message(FATAL_ERROR "HIC fell from ${hic0} to ${hic}: less than ${MIN_DROP} %")
+endif()
+execute_process(COMMAND ${SAO} evaluate ${STUDY} --design ${OUT}/result.json
+                OUTPUT_VARIABLE evaluation RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "sao evaluate --design failed (${rc})")
+endif()
+# The last "violation" line is the final design's (the first is the start's).
+string(REGEX MATCHALL "violation +[-0-9.e+]+" lines "${evaluation}")
+list(GET lines -1 last)
+string(REGEX REPLACE "violation +" "" v_again "${last}")
+if(v_again GREATER MAX_V)
+  message(FATAL_ERROR "re-evaluated final design: V = ${v_again} % > ${MAX_V} %")
+endif()
+message(STATUS "re-evaluated final design: V = ${v_again} %")

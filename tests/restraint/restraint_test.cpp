@@ -1,0 +1,260 @@
+// The occupant crash code of problems/vehicle-restraint (restraint-sled), tested through its
+// own library restraint_core (no sao): its parts against closed forms, determinism, trends
+// over large design steps, and failures of the program on nonsense input.
+#include "restraint.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+#include <string>
+
+namespace restraint {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+double peak(const std::vector<double>& v) {
+  return *std::max_element(v.begin(), v.end());
+}
+
+TEST(RestraintParts, PulseGivesItsVelocityChange) {
+  Deck d;
+  double dv = 0.0;
+  const double dt = 1e-6;
+  for (double t = 0; t < 0.12; t += dt) dv += dt * pulse_deceleration(d, t + dt / 2);
+  EXPECT_NEAR(dv, d.delta_v, 1e-6 * d.delta_v);
+  EXPECT_EQ(pulse_deceleration(d, -0.001), 0.0);
+  EXPECT_EQ(pulse_deceleration(d, d.duration + 0.001), 0.0);
+  EXPECT_NEAR(pulse_deceleration(d, d.duration / 2), 2 * d.delta_v / d.duration, 1e-9);
+}
+
+TEST(RestraintParts, WebbingLawAndLoadLimiterCap) {
+  EXPECT_NEAR(webbing_tension(0.09, 0.09), 1.0e4, 1e-9);  // b4 is the strain at 10 kN
+  EXPECT_NEAR(webbing_tension(0.045, 0.09), 5.0e3, 1e-9);
+  EXPECT_EQ(webbing_tension(-0.01, 0.09), 0.0);  // slack webbing
+  Retractor r;
+  r.pull_in = 0.0;  // no pretensioner: locked from the start
+  r.limit_force = 4000.0;
+  const double free_length = 1.5;
+  double last_payout = 0.0;
+  for (double stretch = 0.0; stretch <= 0.2; stretch += 0.001) {
+    const double t = r.step(0.05, 1e-5, free_length + stretch, free_length, 0.09);
+    EXPECT_LE(t, 4000.0 * Retractor::kDringFactor + 1e-9);
+    EXPECT_GE(r.payout, last_payout);  // the torsion bar never winds back
+    last_payout = r.payout;
+  }
+  EXPECT_NEAR(r.step(0.05, 1e-5, free_length + 0.25, free_length, 0.09), 4800.0, 1e-6);
+  EXPECT_GT(r.payout, 0.1);
+  last_payout = r.payout;
+  // Unloaded again: the tension falls, the payout stays.
+  EXPECT_EQ(r.step(0.05, 1e-5, free_length, free_length, 0.09), 0.0);
+  EXPECT_EQ(r.payout, last_payout);
+}
+
+TEST(RestraintParts, PretensionerStopsAtItsStrokeOrForceAndLocksOnATooth) {
+  // A slack belt: it pulls the whole stroke, then gives back to the tooth behind.
+  Retractor slack;
+  slack.pull_in = 0.05;
+  for (double t = 0; t < 0.03; t += 1e-5) slack.step(t, 1e-5, 1.0, 1.2, 0.09);
+  EXPECT_EQ(slack.state, Retractor::State::kLocked);
+  EXPECT_NEAR(slack.payout, -0.048, 1e-12);  // 12 whole teeth of 4 mm
+  // A taut belt: it stops at 2.5 kN before the stroke.
+  Retractor taut;
+  taut.pull_in = 0.15;
+  double force = 0.0;
+  for (double t = 0; t < 0.03; t += 1e-5) force = taut.step(t, 1e-5, 1.5, 1.5, 0.09);
+  EXPECT_GT(-taut.payout, 0.0);
+  EXPECT_LT(-taut.payout, 0.15);
+  EXPECT_NEAR(force, 2500.0, 1e4 / 0.09 * Retractor::kTooth / 1.5 + 60.0);
+  EXPECT_NEAR(std::remainder(taut.payout, Retractor::kTooth), 0.0, 1e-12);
+}
+
+TEST(RestraintParts, InflatorDeliversItsMassAndTheGasBalanceCloses) {
+  const double mass = 0.04, fire = 0.012, dt = 1e-6;
+  double integral = 0.0;
+  for (double t = 0; t < 0.1; t += dt) integral += dt * inflator_flow(mass, fire, t + dt / 2);
+  EXPECT_NEAR(integral, inflator_delivered(mass, fire, 0.1), 1e-8);
+  EXPECT_NEAR(inflator_delivered(mass, fire, 1.0), mass, 1e-12);
+  EXPECT_EQ(inflator_delivered(mass, fire, 0.0), 0.0);
+  // The whole run: gas in the bag = initial air + injected - vented.
+  const Histories h = simulate(Deck{});
+  EXPECT_NEAR(h.gas_injected, mass, 1e-6 * mass);  // explicit steps of the tank curve
+  EXPECT_GT(h.gas_vented, 0.1 * mass);
+  EXPECT_NEAR(h.gas_final, h.gas_initial + h.gas_injected - h.gas_vented, 1e-12);
+  // The vent: choked beyond the critical pressure ratio (flow proportional to pressure).
+  const double a = orifice_flow(4e5, 600, 1e-3, 1e5), b = orifice_flow(8e5, 600, 1e-3, 1e5);
+  EXPECT_NEAR(b / a, 2.0, 1e-12);
+  EXPECT_EQ(orifice_flow(0.9e5, 600, 1e-3, 1e5), 0.0);
+  EXPECT_GT(orifice_flow(1.2e5, 600, 1e-3, 1e5), 0.0);
+}
+
+// Gain in dB of the CFC filter for a sine of frequency f sampled every dt.
+double gain_db(double cfc, double f, double dt) {
+  std::vector<double> x;
+  for (double t = 0; t < 0.5; t += dt) x.push_back(std::sin(2 * kPi * f * t));
+  const std::vector<double> y = cfc_filter(x, dt, cfc);
+  double a = 0, b = 0;
+  for (size_t k = x.size() / 4; k < 3 * x.size() / 4; ++k) {
+    a += x[k] * x[k];
+    b += y[k] * y[k];
+  }
+  return 10 * std::log10(b / a);
+}
+
+TEST(RestraintParts, J211FilterResponse) {
+  const double dt = 1e-5;
+  for (const double cfc : {60.0, 180.0, 1000.0}) {
+    // SAE J211: flat to within +0.5/-1 dB up to the class frequency, about -3 dB at 1.65 CFC,
+    // and a steep fall beyond.
+    EXPECT_NEAR(gain_db(cfc, 0.1 * cfc, dt), 0.0, 0.05) << cfc;
+    EXPECT_GT(gain_db(cfc, cfc, dt), -1.0) << cfc;
+    EXPECT_LT(gain_db(cfc, cfc, dt), 0.5) << cfc;
+    EXPECT_NEAR(gain_db(cfc, 1.65 * cfc, dt), -3.0, 1.0) << cfc;
+    EXPECT_LT(gain_db(cfc, 10 * cfc, dt), -30.0) << cfc;
+  }
+  // A constant passes unchanged, with no phase shift at a step's middle (phaseless).
+  const std::vector<double> c = cfc_filter(std::vector<double>(1000, 3.5), dt, 180);
+  for (double v : c) EXPECT_NEAR(v, 3.5, 1e-9);
+}
+
+TEST(RestraintParts, InjuryCriteriaOfKnownSignals) {
+  const double dt = 2e-5;
+  for (const double tau : {0.01, 0.03}) {
+    std::vector<double> a;
+    for (double t = 0; t < 0.05; t += dt) a.push_back(t < tau ? 70 * std::sin(kPi * t / tau) : 0);
+    const double value = hic(a, dt, 0.036);
+    EXPECT_NEAR(value, 0.41465 * tau * std::pow(70.0, 2.5), 3e-4 * value) << tau;
+  }
+  std::vector<double> square;
+  for (int k = 0; k <= 500; ++k) square.push_back(k >= 100 && k <= 200 ? 60.0 : 0.0);
+  EXPECT_NEAR(hic(square, 1e-4, 0.036), 278.85, 0.01);
+  EXPECT_NEAR(level_exceeded(square, 1e-4, 0.003), 60.0, 1e-9);
+  std::vector<double> triangle;  // 0 -> 100 g in 10 ms -> 0: 3 ms above 85 g
+  for (int k = 0; k <= 40; ++k) triangle.push_back(std::max(0.0, 100.0 - 10.0 * std::abs(k - 10)));
+  EXPECT_NEAR(level_exceeded(triangle, 1e-3, 0.003), 85.0, 1e-9);
+}
+
+TEST(RestraintSled, SameDeckSameOutputAndFastEnough) {
+  const auto start = std::chrono::steady_clock::now();
+  const Histories a = simulate(Deck{});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Histories b = simulate(Deck{});
+  EXPECT_EQ(a.head_acc, b.head_acc);
+  EXPECT_EQ(a.chest_defl, b.chest_defl);
+  EXPECT_EQ(a.head_hub, b.head_hub);
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_EQ(a.time.size(), 601u);
+  EXPECT_GT(a.contact_changes, 0);
+  EXPECT_EQ(a.folds_opened, 8);
+}
+
+struct Summary {
+  double hic, defl, belt, hub, pressure;
+};
+Summary run(Deck d) {
+  const Histories h = simulate(d);
+  return {hic(h.head_acc, d.output_step, 0.036), peak(h.chest_defl), peak(h.belt_force),
+          *std::min_element(h.head_hub.begin(), h.head_hub.end()), h.peak_pressure};
+}
+
+TEST(RestraintSled, TrendsOverLargeSteps) {
+  Deck soft, stiff;
+  soft.load_limiter = 2.5;
+  stiff.load_limiter = 7.0;
+  const Summary s = run(soft), k = run(stiff);
+  EXPECT_GT(k.defl, s.defl + 5.0);  // a stiffer load limiter raises chest deflection
+  EXPECT_GT(k.belt, s.belt + 2.0);  // and the belt load, capped near 1.2 b6
+  EXPECT_NEAR(s.belt, 2.5 * Retractor::kDringFactor, 0.3);
+  Deck small_vent, big_vent;
+  small_vent.vent_diameter = 0.03;
+  big_vent.vent_diameter = 0.07;
+  const Summary sv = run(small_vent), bv = run(big_vent);
+  EXPECT_LT(bv.pressure, sv.pressure);  // a bigger vent: a softer bag
+  EXPECT_LT(bv.hub, sv.hub);            // the head comes closer to the hub
+  Deck less_gas, more_gas;
+  less_gas.inflator_mass = 0.025;
+  more_gas.inflator_mass = 0.055;
+  EXPECT_GT(run(more_gas).pressure, run(less_gas).pressure);
+}
+
+// The noise the events bring (docs/vehicle-restraint.md): along the airbag diameter, in steps
+// of 0.25 % of its range, HIC scatters around a locally linear trend by more than a smooth
+// model would (0.05 %) but stays bounded (not chaos), and forward differences over one and two
+// steps disagree in sign.
+TEST(RestraintSled, HicIsNoisyButBoundedAlongTheBagDiameter) {
+  std::vector<double> values;
+  for (int k = 0; k < 11; ++k) {
+    Deck d;
+    d.diameter = 0.6 + k * 0.0025 * 0.4;
+    const Histories h = simulate(d);
+    values.push_back(hic(h.head_acc, d.output_step, 0.036));
+  }
+  double sum = 0.0, mean = 0.0;
+  for (size_t k = 1; k + 1 < values.size(); ++k) {
+    const double d2 = values[k - 1] - 2 * values[k] + values[k + 1];
+    sum += d2 * d2;
+  }
+  for (double v : values) mean += v / values.size();
+  const double noise = 100 * std::sqrt(sum / (values.size() - 2) / 6) / mean;
+  EXPECT_GT(noise, 0.05);
+  EXPECT_LT(noise, 5.0);
+  const double one = values[1] - values[0], two = values[2] - values[0];
+  EXPECT_LT(one * two, 0.0) << one << " " << two;
+}
+
+// Runs the program in a fresh folder on the deck text; returns its exit status and stderr.
+std::pair<int, std::string> run_program(const std::string& name, const std::string& deck) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("restraint-test-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "deck.k") << deck;
+  const std::string command =
+      "cd '" + dir.string() + "' && '" + RESTRAINT_SLED + "' deck.k 2> err.txt";
+  const int status = std::system(command.c_str());
+  std::stringstream err;
+  err << std::ifstream(dir / "err.txt").rdbuf();
+  std::filesystem::remove_all(dir);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err.str()};
+}
+
+const char* kGood =
+    "*AIRBAG\ndiameter 0.6\nvent_diameter 0.04\ninflator_mass 0.04\n"
+    "*BELT\nwebbing_strain 0.09\npretensioner 0.05\nload_limiter 4\n*END\n";
+
+TEST(RestraintSled, ProgramFailsOnNonsenseWithAMessage) {
+  EXPECT_EQ(run_program("good", kGood).first, 0);
+  std::string deck = kGood;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string d = kGood;
+    d.replace(d.find(from), from.size(), to);
+    return d;
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {with("*BELT", "*BLET"), "line 5: unknown keyword *BLET"},
+      {with("diameter 0.6", "diametre 0.6"), "line 2: unknown parameter \"diametre\""},
+      {with("0.04\ninflator", "0.04x\ninflator"), "vent_diameter: \"0.04x\" is not a finite"},
+      {with("load_limiter 4", "load_limiter nan"), "is not a finite number"},
+      {with("diameter 0.6", "diameter -0.6"), "diameter must lie in"},
+      {with("*END\n", ""), "without *END"},
+      {with("pretensioner 0.05\n", ""), "missing pretensioner"},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto [status, err] = run_program("bad", text);
+    EXPECT_EQ(status, 2) << message;
+    EXPECT_NE(err.find(message), std::string::npos) << err;
+  }
+  const int missing =
+      std::system((std::string("'") + RESTRAINT_SLED + "' /nonexistent.k 2>/dev/null").c_str());
+  EXPECT_EQ(WEXITSTATUS(missing), 2);
+}
+
+}  // namespace
+}  // namespace restraint
