@@ -41,8 +41,10 @@ FakeSimulator product_simulator() {
 }
 
 // max b1 s.t. r = b1^4 <= 16 from b1 = 1 with move-limit factor m: optimum b1 = 2.
-Study quartic_study(double m, const nlohmann::json& settings) {
-  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, m)}},
+Study quartic_study(double m, const nlohmann::json& settings, bool range_sizing = false) {
+  nlohmann::json b1 = variable("b1", 0.1, 10, 1, m);
+  if (range_sizing) b1["sizing"] = "range";
+  nlohmann::json d = {{"design_variables", {b1}},
                       {"load_cases", {{{"name", "only"}}}},
                       {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
                       {"objective", {{"maximize", {{"variable", "b1"}}}}},
@@ -157,7 +159,8 @@ TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
 // Trust region: a constraint far inside its bound at b0 is screened out; when the proposal
 // violates it and is rejected, the next cycle from the same b0 keeps it.
 TEST(Driver, AConstraintViolatedByARejectedProposalIsNotScreenedOut) {
-  const Study s = quartic_study(2.0, nlohmann::json::object());
+  // A subregion of half-width 2 (range sizing: 0.5 m (10 - 0.1)) around b0 = 1.
+  const Study s = quartic_study(4.0 / 9.9, nlohmann::json::object(), true);
   FakeSimulator sim = quartic_simulator();
   Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();  // r = 1 at b0: g_hat = -0.94, screened out
