@@ -6,28 +6,36 @@ namespace sao::sim::multibody {
 namespace {
 
 template <class S>
-Mat<S> augmented_matrix(const Vec<S>& mass, const Mat<S>& phi_q) {
+Mat<S> augmented_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coupled,
+                        const Mat<S>& phi_q) {
   const auto n = mass.size(), m = phi_q.rows();
   Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
   A.topLeftCorner(n, n).diagonal() = mass;
+  for (const Coupling<S>& c : coupled) {
+    A(c.i, c.j) += c.value;
+    A(c.j, c.i) += c.value;
+  }
   A.block(0, n, n, m) = phi_q.transpose();
   A.block(n, 0, m, n) = phi_q;
   return A;
 }
 
-// The augmented matrix A = [M Phi_q'; Phi_q 0] of the equations of motion (M diagonal),
-// factored once for any number of solves. With every mass positive and a well-conditioned
-// Schur complement S = Phi_q M^-1 Phi_q' (cond < 1e6, so that forming it loses at most
-// 1e-10), through S: a Cholesky factorisation of m x m instead of a dense LU of
-// (n + m) x (n + m). Otherwise (massless bodies, near lock-up) the dense LU, whose test
-// `regular` decides whether A is singular.
+// The augmented matrix A = [M Phi_q'; Phi_q 0] of the equations of motion (M diagonal, or
+// with the couplings of beam elements), factored once for any number of solves. With every
+// mass positive and a well-conditioned Schur complement S = Phi_q M^-1 Phi_q' (cond < 1e6, so
+// that forming it loses at most 1e-10), through S: a Cholesky factorisation of m x m (and of M
+// when it is not diagonal) instead of a dense LU of (n + m) x (n + m). Otherwise (massless
+// bodies, near lock-up) the dense LU, whose test `regular` decides whether A is singular.
 class AugmentedSolver {
  public:
   // False when A is singular.
-  bool factor(const Eigen::VectorXd& mass, const Eigen::MatrixXd& phi_q) {
+  bool factor(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled,
+              const Eigen::MatrixXd& phi_q) {
     n_ = mass.size();
     m_ = phi_q.rows();
     dense_ = false;
+    coupled_ = !coupled.empty();
+    if (coupled_) return factor_coupled(mass, coupled, phi_q);
     if ((mass.array() > 0.0).all()) {
       inverse_mass_ = mass.cwiseInverse();
       if (m_ == 0) return true;
@@ -36,12 +44,13 @@ class AugmentedSolver {
       if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
     }
     dense_ = true;
-    lu_.compute(augmented_matrix<double>(mass, phi_q));
+    lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
     return regular(lu_);
   }
   // A^-1 R for every column of R (n + m rows); A is symmetric, so this is also A^-T R.
   Eigen::MatrixXd solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
     if (dense_) return lu_.solve(R);
+    if (coupled_) return solve_coupled(R);
     Eigen::MatrixXd z(n_ + m_, R.cols());
     z.topRows(n_) = inverse_mass_.asDiagonal() * R.topRows(n_);
     if (m_ == 0) return z;
@@ -52,8 +61,39 @@ class AugmentedSolver {
   }
 
  private:
+  // M with couplings: its Cholesky factor, M^-1 Phi_q' and S, else the dense LU.
+  bool factor_coupled(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled,
+                      const Eigen::MatrixXd& phi_q) {
+    Eigen::MatrixXd M = mass.asDiagonal();
+    for (const Coupling<double>& c : coupled) {
+      M(c.i, c.j) += c.value;
+      M(c.j, c.i) += c.value;
+    }
+    mass_llt_.compute(M);
+    if (mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12) {
+      phi_q_ = phi_q;
+      inverse_mass_phi_ = mass_llt_.solve(phi_q.transpose());
+      if (m_ == 0) return true;
+      schur_.compute(phi_q * inverse_mass_phi_);
+      if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
+    }
+    dense_ = true;
+    lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
+    return regular(lu_);
+  }
+  Eigen::MatrixXd solve_coupled(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
+    Eigen::MatrixXd z(n_ + m_, R.cols());
+    z.topRows(n_) = mass_llt_.solve(R.topRows(n_));
+    if (m_ == 0) return z;
+    z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
+    z.topRows(n_) -= inverse_mass_phi_ * z.bottomRows(m_);
+    return z;
+  }
+
   Eigen::Index n_ = 0, m_ = 0;
-  bool dense_ = false;
+  bool dense_ = false, coupled_ = false;
+  Eigen::LLT<Eigen::MatrixXd> mass_llt_;
+  Eigen::MatrixXd inverse_mass_phi_;
   Eigen::VectorXd inverse_mass_;
   Eigen::MatrixXd phi_q_;
   Eigen::LLT<Eigen::MatrixXd> schur_;
@@ -145,6 +185,9 @@ class Run final : public OdeModel::Instance {
     for (const Body& b : model_.bodies) body_columns_.push_back(columns(-1, -1, b.reads));
     for (const Joint& j : model_.joints) joint_columns_.push_back(columns(j.a, j.b, j.reads));
     for (const Force& f : model_.forces) force_columns_.push_back(columns(f.a, f.b, f.reads));
+    for (const BeamElement& e : model_.beam_elements) {
+      beam_columns_.push_back(columns(e.a, e.b, e.reads));
+    }
     q_.resize(n_);
     qd_.resize(n_);
   }
@@ -184,6 +227,26 @@ class Run final : public OdeModel::Instance {
         for_each_column(f.a, f.b, [&](int local, int col) {
           add(col, local < 3 ? fa[local] : fb[local - 3], 1.0);
         });
+      });
+    }
+    // Beam elements: their generalised forces and weights, and -M q'' with q'' held.
+    for (size_t e = 0; e < model_.beam_elements.size(); ++e) {
+      const BeamElement& be = model_.beam_elements[e];
+      by_chunks(beam_columns_[e], be.a, be.b, be.reads, x, [&](const Env<LocalAD>& env) {
+        LocalAD fa[3], fb[3], own, coupling, rotary;
+        beam_forces(be, model_.gx, model_.gy, q_.data(), qd_.data(), env, fa, fb);
+        beam_mass(be, env, own, coupling, rotary);
+        for (int c = 0; c < 3; ++c) {
+          const int ra = 3 * be.a + c, rb = 3 * be.b + c;
+          add(ra, fa[c], 1.0);
+          add(rb, fb[c], 1.0);
+          add(ra, c < 2 ? own : rotary, -z_(ra));
+          add(rb, c < 2 ? own : rotary, -z_(rb));
+          if (c < 2) {
+            add(ra, coupling, -z_(rb));
+            add(rb, coupling, -z_(ra));
+          }
+        }
       });
     }
     // Joints: their stabilised rows minus Phi_q q'', and -Phi_q' multipliers in the force rows.
@@ -244,8 +307,8 @@ class Run final : public OdeModel::Instance {
   // The augmented system at (t, x), factored, and its solution z_; false when singular.
   bool solve_at(double t, const double* x) {
     env_.set_time(t);
-    dynamics_.augmented(x, x + n_, env_, mass_, phi_q_, r_);
-    if (!solver_.factor(mass_, phi_q_)) return false;
+    dynamics_.augmented(x, x + n_, env_, mass_, coupled_, phi_q_, r_);
+    if (!solver_.factor(mass_, coupled_, phi_q_)) return false;
     z_ = solver_.solve(r_);
     return true;
   }
@@ -317,9 +380,10 @@ class Run final : public OdeModel::Instance {
   std::vector<int> direction_;  // active parameter -> local direction in the current chunk, or -1
   Frozen frozen_;
   Env<double> env_;  // the symbols (t moved per call) and the frozen quantities
-  std::vector<std::vector<int>> body_columns_, joint_columns_, force_columns_;
+  std::vector<std::vector<int>> body_columns_, joint_columns_, force_columns_, beam_columns_;
   std::vector<LocalAD> q_, qd_;  // seeded coordinates and velocities of the current element
   Vec<double> mass_, r_;
+  std::vector<Coupling<double>> coupled_;
   Mat<double> phi_q_;
   AugmentedSolver solver_;
   Eigen::VectorXd z_;
@@ -331,11 +395,11 @@ class Run final : public OdeModel::Instance {
 }  // namespace
 
 template <class S>
-void Dynamics::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Mat<S>& phi_q,
-                         Vec<S>& rhs) const {
+void Dynamics::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass,
+                         std::vector<Coupling<S>>& coupled, Mat<S>& phi_q, Vec<S>& rhs) const {
   const int n = nq();
   Vec<S> Q;
-  mass_and_forces(q, qd, env, mass, Q);
+  mass_and_forces(q, qd, env, mass, Q, &coupled);
   rhs.resize(n + n_constraints());
   rhs.head(n) = Q;
   // Baumgarte stabilisation of the acceleration constraints.
@@ -349,14 +413,15 @@ bool Dynamics::accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>&
                              Vec<S>* lambda, Mat<S>* jacobian) const {
   const int n = nq(), m = n_constraints();
   Vec<S> mass, rhs;
+  std::vector<Coupling<S>> coupled;
   Mat<S> phi_q;
-  augmented(q, qd, env, mass, phi_q, rhs);
+  augmented(q, qd, env, mass, coupled, phi_q, rhs);
   Vec<S> z;
   if constexpr (std::is_same_v<S, double>) {
     AugmentedSolver solver;
-    if (!solver.factor(mass, phi_q)) return false;
+    if (!solver.factor(mass, coupled, phi_q)) return false;
     z = solver.solve(rhs);
-  } else if (!solve(augmented_matrix(mass, phi_q), rhs, z)) {
+  } else if (!solve(augmented_matrix(mass, coupled, phi_q), rhs, z)) {
     return false;
   }
   qdd = z.head(n);
@@ -387,8 +452,9 @@ std::string Dynamics::singular_motion(double t, const S* xs, const S* ps,
   std::ostringstream why;
   why << "singular equations of motion at t = " << t << ": ";
   Vec<double> mass, rhs;
+  std::vector<Coupling<double>> coupled;
   Mat<double> phi_q;
-  augmented(x.data(), x.data() + n, vars(p.data(), t, lc), mass, phi_q, rhs);
+  augmented(x.data(), x.data() + n, vars(p.data(), t, lc), mass, coupled, phi_q, rhs);
   const std::string dependent = dependent_rows(phi_q);
   if (!dependent.empty()) return why.str() + dependent;
   std::vector<std::string> massless;
@@ -524,6 +590,14 @@ S Dynamics::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc)
     return marker(model_.markers[index / 6], index % 6, x, x + n, qdd.data(), v);
   }
   index -= 6 * static_cast<int>(model_.markers.size());
+  for (const Beam& beam : model_.beams) {
+    const int per_kind = beam.elements + 1, count = beam_output_kinds(beam) * per_kind;
+    if (index < count) {
+      return beam_output(model_, beam, static_cast<BeamOutput>(index / per_kind), index % per_kind,
+                         x, x + n, v);
+    }
+    index -= count;
+  }
   // An integrand: of the parameters, t and the coordinates and velocities of every body.
   return evaluate(*model_.integrals.at(index).integrand, integrand_symbols(v, x));
 }
@@ -534,8 +608,8 @@ std::unique_ptr<OdeModel::Instance> Dynamics::run(const Eigen::VectorXd& p, cons
 }
 
 #define SAO_MULTIBODY_DYNAMICS(S)                                                               \
-  template void Dynamics::augmented<S>(const S*, const S*, const Env<S>&, Vec<S>&, Mat<S>&,     \
-                                       Vec<S>&) const;                                          \
+  template void Dynamics::augmented<S>(const S*, const S*, const Env<S>&, Vec<S>&,              \
+                                       std::vector<Coupling<S>>&, Mat<S>&, Vec<S>&) const;      \
   template bool Dynamics::accelerations<S>(const S*, const S*, const Env<S>&, Vec<S>&, Vec<S>*, \
                                            Mat<S>*) const;                                      \
   template bool Dynamics::equations<S>(const S*, S*, const Env<S>&) const;                      \

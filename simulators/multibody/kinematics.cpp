@@ -61,7 +61,7 @@ void Kinematics::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>&
 
 template <class S>
 void Kinematics::mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass,
-                                 Vec<S>& Q) const {
+                                 Vec<S>& Q, std::vector<Coupling<S>>* coupled) const {
   mass.resize(nq());
   Q = Vec<S>::Constant(nq(), C<S>(0.0));
   S m[3], weight[2], fa[3], fb[3];
@@ -75,6 +75,25 @@ void Kinematics::mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec
     force_terms(f, q, qd, env, fa, fb);
     for_each_column(f.a, f.b,
                     [&](int local, int col) { Q(col) += local < 3 ? fa[local] : fb[local - 3]; });
+  }
+  if (coupled) coupled->clear();
+  for (const BeamElement& e : model_.beam_elements) {
+    beam_forces(e, model_.gx, model_.gy, q, qd, env, fa, fb);
+    S own, coupling, rotary;
+    beam_mass(e, env, own, coupling, rotary);
+    for (int c = 0; c < 3; ++c) {
+      Q(3 * e.a + c) += fa[c];
+      Q(3 * e.b + c) += fb[c];
+      const S& diagonal = c < 2 ? own : rotary;
+      mass(3 * e.a + c) += diagonal;
+      mass(3 * e.b + c) += diagonal;
+    }
+    if (coupled) {
+      for (int c = 0; c < 2; ++c) {
+        const int i = 3 * e.a + c, j = 3 * e.b + c;
+        coupled->push_back({std::min(i, j), std::max(i, j), coupling});
+      }
+    }
   }
 }
 
@@ -189,6 +208,14 @@ Vec<S> Kinematics::history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S
   }
   for (const Marker& mk : model_.markers) {
     for (int c = 0; c < 6; ++c) values(k++) = marker(mk, c, q.data(), qd.data(), qdd.data(), v);
+  }
+  for (const Beam& beam : model_.beams) {
+    for (int w = 0; w < beam_output_kinds(beam); ++w) {
+      for (int node = 0; node <= beam.elements; ++node) {
+        values(k++) =
+            beam_output(model_, beam, static_cast<BeamOutput>(w), node, q.data(), qd.data(), v);
+      }
+    }
   }
   return values;
 }
@@ -404,7 +431,7 @@ template bool solve<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&);
   template void Kinematics::constraints<S>(const S*, const S*, const Env<S>&, Vec<S>&, Mat<S>&, \
                                            Vec<S>&, Vec<S>&) const;                             \
   template void Kinematics::mass_and_forces<S>(const S*, const S*, const Env<S>&, Vec<S>&,      \
-                                               Vec<S>&) const;                                  \
+                                               Vec<S>&, std::vector<Coupling<S>>*) const;       \
   template S Kinematics::reaction<S>(int, int, const Mat<S>&, const Vec<S>&) const;             \
   template Vec<S> Kinematics::history_values<S>(const Vec<S>&, const Vec<S>&, const Vec<S>&,    \
                                                 const Vec<S>&, const Mat<S>&, const Env<S>&)    \

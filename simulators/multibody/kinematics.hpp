@@ -7,9 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "simulators/multibody/beam.hpp"
 #include "simulators/multibody/elements.hpp"
 
 namespace sao::sim::multibody {
+
+// An off-diagonal entry (i < j, and its mirror j, i) of the mass matrix: beam elements couple
+// the translations of their two nodes.
+template <class S>
+struct Coupling {
+  int i, j;
+  S value;
+};
 
 // The solution of the kinematic equations at one time point, and every history value there.
 template <class S>
@@ -81,10 +90,11 @@ class Kinematics {
   template <class S>
   void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
                    Vec<S>& phi_t, Vec<S>& gamma) const;
-  // The diagonal mass matrix and the generalised forces Q (weights and force elements) at
-  // (t, q, q').
+  // The diagonal of the mass matrix, its off-diagonal entries (beam elements; into `coupled`
+  // when given), and the generalised forces Q (weights, force and beam elements) at (t, q, q').
   template <class S>
-  void mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Vec<S>& Q) const;
+  void mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass, Vec<S>& Q,
+                       std::vector<Coupling<S>>* coupled = nullptr) const;
   // Reaction of joint `joint` (0 fx, 1 fy, 2 torque) on its second body (the first when the
   // second is the ground): -Phi_q' lambda over the joint's rows, the torque from its angle row.
   template <class S>

@@ -115,6 +115,28 @@ struct Body {
   Reads reads;  // of its mass, inertia and gravity force
 };
 
+// One planar beam element (beam.hpp) between two node bodies a and b, whose frames are aligned
+// with the beam in the undeformed state: a co-rotational Euler-Bernoulli element.
+struct BeamElement {
+  std::string beam;  // the chain (Beam) it belongs to
+  int a = -1, b = -1;
+  Quantity length;                        // undeformed length L0
+  Quantity area, second_moment, modulus;  // A, I, E
+  Quantity density;                       // rho
+  Quantity damping;  // stiffness-proportional Rayleigh coefficient (s): on deformation rates
+  Reads reads;       // of the quantities above and gravity
+};
+
+// A flexible body: a chain of `elements` beam elements (model.beam_elements[first ..]) over the
+// node bodies nodes[0 .. elements], named <name>_<k>.
+struct Beam {
+  std::string name;
+  int first = 0, elements = 0;
+  std::vector<int> nodes;
+  bool has_section_modulus = false;
+  Quantity section_modulus;  // W: the history <name>.stress<k> = M / W
+};
+
 struct InitialCondition {
   int body;
   int coordinate;  // 0 x, 1 y, 2 theta
@@ -148,6 +170,8 @@ struct MultibodyModel {
   std::vector<Body> bodies;
   std::vector<Joint> joints;
   std::vector<Force> forces;
+  std::vector<BeamElement> beam_elements;
+  std::vector<Beam> beams;
   std::vector<InitialCondition> initial_conditions;
   std::vector<Marker> markers;
   std::vector<Integral> integrals;

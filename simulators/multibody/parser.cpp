@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sao/seam/json_reader.hpp"
+#include "simulators/multibody/beam.hpp"
 
 namespace sao::sim::multibody {
 namespace {
@@ -70,6 +71,9 @@ class Parser {
 
   void read_symbols(const json& m, const std::string& path);
   void read_bodies(const json& m, const std::string& path);
+  void read_beams(const json& m, const std::string& path);
+  void read_beam(const json& b, size_t i, const std::string& bp);
+  double at_defaults(const Quantity& q) const;
   void read_joints(const json& m, const std::string& path);
   void read_joint(const json& j, size_t i, const std::string& jp);
   void read_forces(const json& m, const std::string& path);
@@ -213,18 +217,26 @@ Point Parser::point(int body, const json& v, const std::string& path) {
 void Parser::read(const json& m, const std::string& path) {
   guarded([&] {
     only_keys(m,
-              {"analysis", "parameters", "load_parameters", "gravity", "bodies", "joints", "forces",
-               "initial", "points", "integrals", "baumgarte", "max_step"},
+              {"analysis", "parameters", "load_parameters", "gravity", "bodies", "beams", "joints",
+               "forces", "initial", "points", "integrals", "baumgarte", "max_step"},
               path);
   });
   read_symbols(m, path);
   read_bodies(m, path);
+  read_beams(m, path);
   read_joints(m, path);
   read_forces(m, path);
   read_settings(m, path);
   read_initial(m, path);
   if (problems_.empty()) check_counts(m, path);
   read_points(m, path);
+  for (const Beam& beam : model_.beams) {
+    for (int w = 0; w < beam_output_kinds(beam); ++w) {
+      for (int k = 0; k <= beam.elements; ++k) {
+        model_.history_names.push_back(beam.name + "." + kBeamOutputs[w] + std::to_string(k));
+      }
+    }
+  }
   read_integrals(m, path);
   record_reads();
 }
@@ -279,8 +291,9 @@ void Parser::read_symbols(const json& m, const std::string& path) {
 void Parser::read_bodies(const json& m, const std::string& path) {
   const json* bodies = nullptr;
   guarded([&] {
-    bodies = &array_at(m, "bodies", path, true);
-    if (bodies->empty()) bad(path + ".bodies", "at least one body is needed");
+    const bool beams = m.is_object() && m.contains("beams");  // a model of beams only
+    bodies = &array_at(m, "bodies", path, !beams);
+    if (bodies->empty() && !beams) bad(path + ".bodies", "at least one body is needed");
   });
   if (!bodies) return;
   for (size_t i = 0; i < bodies->size(); ++i) {
@@ -317,6 +330,107 @@ void Parser::read_bodies(const json& m, const std::string& path) {
       model_.bodies.push_back(body);
     });
   }
+}
+
+double Parser::at_defaults(const Quantity& q) const {
+  Env<double> env;
+  env.symbols = model_.parameter_defaults;
+  env.t_index = static_cast<int>(env.symbols.size());
+  env.symbols.push_back(0.0);
+  env.symbols.insert(env.symbols.end(), model_.load_defaults.begin(), model_.load_defaults.end());
+  return q.at(env);
+}
+
+void Parser::read_beams(const json& m, const std::string& path) {
+  const json* beams = nullptr;
+  guarded([&] { beams = &array_at(m, "beams", path); });
+  if (!beams) return;
+  for (size_t i = 0; i < beams->size(); ++i) {
+    guarded([&] { read_beam((*beams)[i], i, at(path + ".beams", i)); });
+  }
+}
+
+// A straight beam of `elements` elements from `start` along `angle`: node bodies <name>_<k>
+// (k = 0 .. elements) with the beam elements between them.
+void Parser::read_beam(const json& b, size_t i, const std::string& bp) {
+  only_keys(b,
+            {"name", "elements", "start", "angle", "length", "area", "second_moment",
+             "section_modulus", "density", "modulus", "damping", "velocity", "angular_velocity"},
+            bp);
+  if (!model_.dynamic) bad(bp, "beams need a dynamic analysis");
+  Beam beam;
+  beam.name = b.value("name", "beam" + std::to_string(i + 1));
+  const json& n = b.value("elements", json());
+  if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > 1000) {
+    bad(bp + ".elements",
+        "expected a whole number of elements (1 to 1000), got " + json_excerpt(n));
+  }
+  beam.elements = n.get<int>();
+  // The expression of a key (a number or a string), checked on its own first.
+  auto text = [&](const json& v, const std::string& where) {
+    quantity(v, where);
+    return v.is_number() ? "(" + v.dump() + ")" : "(" + v.get<std::string>() + ")";
+  };
+  // A required quantity, positive (or non-negative) at the parameters' defaults.
+  auto positive = [&](const char* key, bool zero_allowed) {
+    const std::string kp = bp + "." + key;
+    if (!b.contains(key)) bad(kp, "missing");
+    Quantity q = quantity(b.at(key), kp);
+    const double v = at_defaults(q);
+    if (!(zero_allowed ? v >= 0.0 : v > 0.0)) {
+      bad(kp, std::string(zero_allowed ? "must not be negative" : "must be positive") + ", is " +
+                  std::to_string(v) + " at the parameters' defaults");
+    }
+    return q;
+  };
+  const Quantity length = positive("length", false);
+  BeamElement element;
+  element.beam = beam.name;
+  element.area = positive("area", false);
+  element.second_moment = positive("second_moment", false);
+  element.modulus = positive("modulus", false);
+  element.density = positive("density", false);
+  element.damping = b.contains("damping") ? positive("damping", true) : Quantity();
+  if (b.contains("section_modulus")) {
+    beam.has_section_modulus = true;
+    beam.section_modulus = positive("section_modulus", false);
+  }
+  const json start = b.value("start", json::array({0.0, 0.0}));
+  const json velocity = b.value("velocity", json::array({0.0, 0.0}));
+  if (!start.is_array() || start.size() != 2) bad(bp + ".start", "expected [x, y]");
+  if (!velocity.is_array() || velocity.size() != 2) bad(bp + ".velocity", "expected [vx, vy]");
+  const std::string x0 = text(start[0], bp + ".start[0]"), y0 = text(start[1], bp + ".start[1]");
+  const std::string vx = text(velocity[0], bp + ".velocity[0]"),
+                    vy = text(velocity[1], bp + ".velocity[1]");
+  const std::string angle = text(b.value("angle", json(0.0)), bp + ".angle");
+  const std::string omega = text(b.value("angular_velocity", json(0.0)), bp + ".angular_velocity");
+  const std::string L = text(b.at("length"), bp + ".length");
+  element.length = quantity(json(L + "/" + std::to_string(beam.elements)), bp + ".length");
+  beam.first = static_cast<int>(model_.beam_elements.size());
+  for (int k = 0; k <= beam.elements; ++k) {
+    Body node;
+    node.name = beam.name + "_" + std::to_string(k);
+    for (const Body& other : model_.bodies) {
+      if (other.name == node.name) bad(bp + ".name", "body \"" + node.name + "\" exists already");
+    }
+    const std::string along =
+        "(" + std::to_string(k) + "/" + std::to_string(beam.elements) + "*" + L + ")";
+    const std::string dx = along + "*cos" + angle, dy = along + "*sin" + angle;
+    node.x = quantity(json(x0 + "+" + dx), bp + ".start[0]");
+    node.y = quantity(json(y0 + "+" + dy), bp + ".start[1]");
+    node.angle = quantity(json(angle), bp + ".angle");
+    node.vx = quantity(json(vx + "-" + omega + "*" + dy), bp + ".velocity[0]");
+    node.vy = quantity(json(vy + "+" + omega + "*" + dx), bp + ".velocity[1]");
+    node.omega = quantity(json(omega), bp + ".angular_velocity");
+    beam.nodes.push_back(static_cast<int>(model_.bodies.size()));
+    model_.bodies.push_back(node);
+    if (k > 0) {
+      element.a = beam.nodes[k - 1];
+      element.b = beam.nodes[k];
+      model_.beam_elements.push_back(element);
+    }
+  }
+  model_.beams.push_back(beam);
 }
 
 void Parser::read_joints(const json& m, const std::string& path) {
@@ -609,6 +723,13 @@ void Parser::record_reads() {
     }
     for (const Profile& profile : j.motion.profiles) j.reads.add(profile.height);
     j.reads.finish();
+  }
+  for (BeamElement& e : model_.beam_elements) {
+    for (const Quantity* q : {&e.length, &e.area, &e.second_moment, &e.modulus, &e.density,
+                              &e.damping, &model_.gx, &model_.gy}) {
+      e.reads.add(*q);
+    }
+    e.reads.finish();
   }
   for (Force& f : model_.forces) {
     for (const Quantity* q : {&f.pa.u, &f.pa.v, &f.pb.u, &f.pb.v, &f.stiffness, &f.damping,
