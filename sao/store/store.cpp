@@ -14,10 +14,14 @@
 #include <limits>
 #include <tuple>
 
+#include "sao/store/sqlite_statement.hpp"
 #include "sao/store/store_records.hpp"
 
 namespace sao {
 namespace {
+
+using sqlite::now_utc;
+using sqlite::Statement;
 
 constexpr const char* kFormat = "sao-study-store";
 // 2: cycle records in the one JSON form of cycle_record_json.hpp, with their variable names.
@@ -35,15 +39,6 @@ uint64_t fnv1a(const std::string& text) {
     h *= 1099511628211ull;
   }
   return h;
-}
-
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 double unix_seconds() {
@@ -64,84 +59,6 @@ nlohmann::json derivatives_json(const std::vector<DerivativeRequest>& derivative
   }
   return out;
 }
-
-// An SQLite error as StoreIoError when it stops the store being used now (disk full, I/O,
-// read-only, busy), else as StoreError; both name the store's file.
-[[noreturn]] void throw_sqlite_error(sqlite3* db, const std::string& what) {
-  const char* file = sqlite3_db_filename(db, "main");
-  const std::string where = std::string(file && *file ? file : "study store") + ": ";
-  const std::string detail = what + ": " + sqlite3_errmsg(db);
-  switch (sqlite3_errcode(db) & 0xff) {
-    case SQLITE_FULL:
-      throw StoreIoError(where + "disk full, the store cannot grow (" + detail + ")");
-    case SQLITE_IOERR:
-    case SQLITE_CANTOPEN:
-      throw StoreIoError(where + "I/O error (" + detail + ")");
-    case SQLITE_READONLY:
-      throw StoreIoError(where + "read-only (" + detail +
-                         "); `sao status` and `sao report` can read it");
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      throw StoreIoError(where + "busy, in use by another process (" + detail + ")");
-    default:
-      throw StoreError(where + detail);
-  }
-}
-
-// A prepared statement with RAII; errors become StoreError naming the store.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement& bind(int i, int v) {
-    check(sqlite3_bind_int(stmt_, i, v));
-    return *this;
-  }
-  Statement& bind64(int i, long long v) {
-    check(sqlite3_bind_int64(stmt_, i, v));
-    return *this;
-  }
-  Statement& bind(int i, double v) {
-    check(sqlite3_bind_double(stmt_, i, v));
-    return *this;
-  }
-  Statement& bind(int i, const std::string& v) {
-    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Statement& blob(int i, const std::string& v) {
-    check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  bool row() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail("step");
-    return false;
-  }
-  void run() {
-    while (row()) {
-    }
-  }
-  int integer(int c) const { return sqlite3_column_int(stmt_, c); }
-  long long integer64(int c) const { return sqlite3_column_int64(stmt_, c); }
-  double real(int c) const { return sqlite3_column_double(stmt_, c); }
-  std::string text(int c) const {
-    const auto* p = sqlite3_column_blob(stmt_, c);
-    return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, c)) : "";
-  }
-
- private:
-  void check(int rc) {
-    if (rc != SQLITE_OK) fail("bind");
-  }
-  [[noreturn]] void fail(const char* what) const { throw_sqlite_error(db_, what); }
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
 
 const char* kSchema = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -475,7 +392,7 @@ void StudyStore::exec(const char* sql) const {
   char* error = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
     sqlite3_free(error);
-    throw_sqlite_error(db_, "exec");
+    sqlite::throw_error(db_, "exec");
   }
 }
 
