@@ -96,10 +96,14 @@ fake_study() {  # fake_study FILE TIMEOUT MAX_CYCLES ARGS...
 EOF
 }
 
-# The jobs (array tasks) sacct accounts for this test, "id|state" per line, sorted.
-accounted() {
-  sacct -n -P -X --name="sao-test-$mode" --starttime="$since" --format=JobID,State 2>&1 |
-    sed 's/ by [0-9]*$//' | sort
+# The jobs (array tasks) sacct accounts for this test, "id|state" per line, sorted: those of
+# its job name since its start, and those of the arrays ARRAYS (a job cancelled while still
+# pending was never eligible: --starttime does not select it, -j does).
+accounted() {  # accounted [ARRAYS]
+  {
+    sacct -n -P -X --name="sao-test-$mode" --starttime="$since" --format=JobID,State 2>&1
+    [ -z "${1:-}" ] || sacct -n -P -X --jobs="$1" --format=JobID,State 2>&1
+  } | sed 's/ by [0-9]*$//' | sort -u
 }
 
 # Every job id stored in study DIR is accounted once and COMPLETED, and sacct knows no other
@@ -110,7 +114,7 @@ stored_are_accounted() {  # stored_are_accounted DIR
   stored=$(jobs_in_store "$1" | cut -d'|' -f2 | sort)
   [ -n "$stored" ] || fail "no job stored in $1"
   for _ in $(seq 1 75); do
-    acct=$(accounted)
+    acct=$(accounted "$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)")
     [ "$(echo "$acct" | cut -d'|' -f1)" = "$stored" ] &&
       [ "$(echo "$acct" | cut -d'|' -f2 | sort -u)" = "COMPLETED" ] && return 0
     sleep 0.2
@@ -236,10 +240,13 @@ case "$mode" in
       sao_pid=
       [ "$rc" -eq 3 ] || fail "exit status $rc after SIGINT (expected 3)"
       grep -Eq "sao: cancelled [0-9]+ SLURM job\(s\) of this study" first.out || fail "no cancellation message: $(cat first.out)"
-      ids=$(jobs_in_store out | cut -d'|' -f2 | paste -sd, -)
-      sleep 1
-      states=$(squeue -h -r -t all -j "$(echo "$ids" | tr ',' '\n' | sed 's/_.*//' | sort -u | paste -sd, -)" -o '%T' | sort -u | paste -sd' ' -)
-      echo "$states" | grep -q CANCELLED || fail "no job cancelled after SIGINT (states: $states)"
+      arrays=$(jobs_in_store out | cut -d'|' -f2 | sed 's/_.*//' | sort -u | paste -sd, -)
+      for _ in $(seq 1 50); do
+        states=$(accounted "$arrays" | cut -d'|' -f2 | sort -u | paste -sd' ' -)
+        echo "$states" | grep -q CANCELLED && break
+        sleep 0.2
+      done
+      echo "$states" | grep -q CANCELLED || fail "no job cancelled after SIGINT (sacct states: $states)"
       echo "interrupt: $(grep -Eo 'sao: cancelled [0-9]+ SLURM job\(s\)' first.out); states now: $states"
       exit 0
     fi
