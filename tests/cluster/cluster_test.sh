@@ -2,7 +2,8 @@
 # Analyses as SLURM jobs (issue 20), on the one-node cluster of scripts/local-slurm:
 #   calculix  problems/cantilever-calculix with the SLURM executor gives the local executor's
 #             result (same design, same counts); one array task per run: the job ids in the
-#             store are the tasks squeue knows for those arrays, as many as simulator runs
+#             store are the jobs `sacct` accounts for this test, each once and COMPLETED, as
+#             many as simulator runs
 #   internal  the same for an internal study (problems/impact-absorber): each request one task
 #             running `sao analyse REQUEST.json OUT.json`
 #   cancel    a job cancelled from outside (scancel) is a failed analysis naming the job and
@@ -14,6 +15,11 @@
 #             queued or running (max_jobs 1); `sao run DIR` re-attaches: no job recorded before
 #             the kill is submitted again, and the result is the uninterrupted (local) run's
 #   interrupt SIGINT: sao cancels its jobs and says so
+#   sacct     the executor's fallback to sacct: a squeue in front of PATH that forgets finished
+#             tasks (as the controller does after MinJobAge); the runs still end COMPLETED
+#             (from sacct) and the result is the local executor's
+# The job counts come from the cluster's accounting (sacct, slurmdbd of scripts/local-slurm),
+# restricted to this test's job name and start time; squeue only follows live jobs.
 # Exit 77 (CTest SKIP_RETURN_CODE) only when the cluster cannot be started.
 #   cluster_test.sh SAO FAKE_CODE SOURCE_DIR SCRATCH MODE
 set -u
@@ -27,6 +33,8 @@ fi
 eval "$("$root/scripts/local-slurm" env)"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 sao_pid=
+# Jobs of this test: its job name, submitted from now on (sacct --starttime, whole seconds).
+since=$(date +%Y-%m-%dT%H:%M:%S)
 
 fail() {
   echo "cluster_test ($mode): FAIL: $*" >&2
@@ -88,6 +96,34 @@ fake_study() {  # fake_study FILE TIMEOUT MAX_CYCLES ARGS...
 EOF
 }
 
+# The jobs (array tasks) sacct accounts for this test, "id|state" per line, sorted: those of
+# its job name since its start, and those of the arrays ARRAYS (a job cancelled while still
+# pending was never eligible: --starttime does not select it, -j does).
+accounted() {  # accounted [ARRAYS]
+  {
+    sacct -n -P -X --name="sao-test-$mode" --starttime="$since" --format=JobID,State 2>&1
+    [ -z "${1:-}" ] || sacct -n -P -X --jobs="$1" --format=JobID,State 2>&1
+  } | sed 's/ by [0-9]*$//' | sort -u
+}
+
+# Every job id stored in study DIR is accounted once and COMPLETED, and sacct knows no other
+# job of this test (nothing submitted twice, no stray array task). The controller sends the
+# jobs to slurmdbd asynchronously: sacct may lag behind for a moment (up to 15 s here).
+stored_are_accounted() {  # stored_are_accounted DIR
+  local stored acct
+  stored=$(jobs_in_store "$1" | cut -d'|' -f2 | sort)
+  [ -n "$stored" ] || fail "no job stored in $1"
+  for _ in $(seq 1 75); do
+    acct=$(accounted "$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)")
+    [ "$(echo "$acct" | cut -d'|' -f1)" = "$stored" ] &&
+      [ "$(echo "$acct" | cut -d'|' -f2 | sort -u)" = "COMPLETED" ] && return 0
+    sleep 0.2
+  done
+  [ "$(echo "$acct" | cut -d'|' -f1)" = "$stored" ] ||
+    fail "stored job ids and sacct's jobs differ: $(diff <(echo "$stored") <(echo "$acct"))"
+  fail "sacct states: $(echo "$acct" | cut -d'|' -f2 | sort | uniq -c | paste -sd' ' -)"
+}
+
 wait_for_job() {  # wait_for_job DIR STATE: prints the first stored job id once squeue says STATE
   local id state
   for _ in $(seq 1 300); do
@@ -114,13 +150,9 @@ case "$mode" in
       fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
     runs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["simulator_runs"])' slurm/result.json)
     stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
-    arrays=$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)
-    known=$(squeue -h -r -t all -j "$arrays" -o '%i' | sort)
     [ "$(echo "$stored" | wc -l)" -eq "$runs" ] || fail "$runs simulator runs, $(echo "$stored" | wc -l) jobs stored"
-    [ "$stored" = "$known" ] || fail "stored job ids and squeue's tasks differ: $(diff <(echo "$stored") <(echo "$known"))"
-    completed=$(squeue -h -r -t all -j "$arrays" -o '%T' | sort -u)
-    [ "$completed" = "COMPLETED" ] || fail "task states: $completed"
-    echo "calculix: same result as the local executor; $runs runs = $runs array tasks, all COMPLETED"
+    stored_are_accounted slurm
+    echo "calculix: same result as the local executor; $runs runs = $runs array tasks in sacct, all COMPLETED"
     ;;
   internal)
     study=$root/problems/impact-absorber/max-acceleration.json
@@ -131,12 +163,10 @@ case "$mode" in
       fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
     analyses=$(sqlite3 slurm/study.sqlite "SELECT COUNT(*) FROM analyses")
     stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
-    arrays=$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)
     [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
-    completed=$(squeue -h -r -t all -j "$arrays" -o '%T' | sort -u)
-    [ "$completed" = "COMPLETED" ] || fail "task states: $completed"
+    stored_are_accounted slurm
     [ ! -e sao-jobs/* ] || fail "job folders left behind: $(ls sao-jobs)"
-    echo "internal: same result as the local executor; $analyses analyses = $analyses array tasks (sao analyse), all COMPLETED"
+    echo "internal: same result as the local executor; $analyses analyses = $analyses array tasks in sacct (sao analyse), all COMPLETED"
     ;;
   cancel)
     fake_study study.json 120 1 sleep 60
@@ -210,10 +240,13 @@ case "$mode" in
       sao_pid=
       [ "$rc" -eq 3 ] || fail "exit status $rc after SIGINT (expected 3)"
       grep -Eq "sao: cancelled [0-9]+ SLURM job\(s\) of this study" first.out || fail "no cancellation message: $(cat first.out)"
-      ids=$(jobs_in_store out | cut -d'|' -f2 | paste -sd, -)
-      sleep 1
-      states=$(squeue -h -r -t all -j "$(echo "$ids" | tr ',' '\n' | sed 's/_.*//' | sort -u | paste -sd, -)" -o '%T' | sort -u | paste -sd' ' -)
-      echo "$states" | grep -q CANCELLED || fail "no job cancelled after SIGINT (states: $states)"
+      arrays=$(jobs_in_store out | cut -d'|' -f2 | sed 's/_.*//' | sort -u | paste -sd, -)
+      for _ in $(seq 1 50); do
+        states=$(accounted "$arrays" | cut -d'|' -f2 | sort -u | paste -sd' ' -)
+        echo "$states" | grep -q CANCELLED && break
+        sleep 0.2
+      done
+      echo "$states" | grep -q CANCELLED || fail "no job cancelled after SIGINT (sacct states: $states)"
       echo "interrupt: $(grep -Eo 'sao: cancelled [0-9]+ SLURM job\(s\)' first.out); states now: $states"
       exit 0
     fi
@@ -231,6 +264,7 @@ case "$mode" in
       [ "$now" = "$id" ] || fail "the run of job $id was submitted again (now $now)"
     done <<<"$before"
     grep -q "re-attached to job" resume.out || fail "no re-attachment: $(cat resume.out)"
+    stored_are_accounted out
     l=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r["status"], r["design"], r["objective"]]))' local/result.json)
     s=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r["status"], r["design"], r["objective"]]))' out/result.json)
     [ "$l" = "$s" ] || fail "resumed result $s, uninterrupted $l"
@@ -239,6 +273,55 @@ case "$mode" in
       fail "the cycle histories differ"
     echo "kill: at the kill array ${second%_*} had states $states; $(echo "$before" | wc -l) job(s) stored before SIGKILL, none submitted again;" \
       "$(grep -c 're-attached to job' resume.out) re-attached; result = the uninterrupted run's: $s"
+    ;;
+  sacct)
+    # A squeue that forgets a finished task once the accounting has it (as the controller
+    # forgets a job MinJobAge after its end, long after slurmdbd got it): a finished task
+    # sacct does not know yet is still shown RUNNING, one sacct knows is left out, so the
+    # executor learns every end from sacct.
+    mkdir -p bin
+    real_squeue=$(command -v squeue) real_sacct=$(command -v sacct)
+    cat >bin/squeue <<EOF
+#!/usr/bin/env python3
+import subprocess, sys
+lines = subprocess.run(["$real_squeue"] + sys.argv[1:], capture_output=True, text=True).stdout.splitlines()
+live = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED")
+ended = [l.split("|")[0] for l in lines if l.count("|") == 2 and l.split("|")[1] not in live]
+known = {}
+if ended:
+    out = subprocess.run(["$real_sacct", "-n", "-P", "-X", "--jobs=" + ",".join(ended), "--format=JobID,State"],
+                         capture_output=True, text=True).stdout
+    known = dict(l.split("|", 1) for l in out.splitlines() if "|" in l)
+with open("$work/hidden", "a") as hidden:
+    for l in lines:
+        f = l.split("|")
+        if len(f) != 3 or f[1] in live:
+            print(l)
+        elif known.get(f[0], "RUNNING").split(" ")[0] in live:
+            print(f[0] + "|RUNNING|" + f[2])
+        else:
+            hidden.write(l + "\\n")
+EOF
+    cat >bin/sacct <<EOF
+#!/bin/sh
+echo "\$*" >>"$work/sacct-calls"
+exec "$real_sacct" "\$@"
+EOF
+    chmod +x bin/squeue bin/sacct
+    fake_study study.json 60 1 sleep 0.3
+    "$sao" run study.json --out local -q --executor local >local.out 2>&1
+    ref=$?
+    [ "$ref" -le 1 ] || fail "local run: exit status $ref: $(cat local.out)"
+    PATH=$work/bin:$PATH "$sao" run study.json --out slurm -q >slurm.out 2>&1
+    rc=$?
+    [ "$rc" -eq "$ref" ] || fail "SLURM run: exit status $rc, local $ref: $(cat slurm.out)"
+    [ -s sacct-calls ] || fail "sacct was never asked"
+    [ -s hidden ] || fail "the squeue wrapper hid no finished task"
+    [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
+      fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
+    stored_are_accounted slurm
+    echo "sacct: $(jobs_in_store slurm | wc -l) task(s) seen finished only through sacct" \
+      "($(wc -l <sacct-calls) sacct call(s)); same result as the local executor"
     ;;
   *) fail "unknown mode" ;;
 esac
