@@ -209,7 +209,12 @@ case "$mode" in
     echo "nodedown: $(grep -Eo "job $id ended [A-Z_]+" out.txt | head -n1)"
     ;;
   kill | interrupt)
-    max_jobs=1 fake_study study.json 120 2 sleep 1.5
+    # Each task sleeps: the kill needs one task finished and the other not, a window of one
+    # task's duration that the polling below must hit on a loaded machine (1.5 s was missed
+    # about once in five runs at a load average of 7).
+    task_seconds=1.5
+    [ "$mode" = kill ] && task_seconds=4
+    max_jobs=1 fake_study study.json 120 2 sleep "$task_seconds"
     "$sao" run study.json --out local -q --executor local >local.out 2>&1
     ref=$?
     set -m
