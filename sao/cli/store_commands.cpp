@@ -32,6 +32,7 @@ struct Commands {
   std::string study_file;
   std::vector<std::string> assignments;
   int from_cycle = 0;
+  int from_branch = 0;
   bool json = false;
 };
 Commands commands;
@@ -260,7 +261,8 @@ int restart_command() {
   session.open();
   std::optional<nlohmann::json> document;
   if (!commands.study_file.empty()) document = read_study_document(commands.study_file);
-  const int branch = session.restart(commands.from_cycle, document, commands.study_file);
+  const int branch =
+      session.restart(commands.from_cycle, document, commands.study_file, commands.from_branch);
   std::cout << "branch " << branch << ": from the accepted design of cycle " << commands.from_cycle
             << " (branch " << session.store().branch(branch).parent << ")"
             << (commands.study_file.empty() ? "" : ", study " + commands.study_file) << "\n";
@@ -319,6 +321,10 @@ void add_store_commands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   commands.restart->add_option("--study", commands.study_file, "the reformulated study (JSON)")
       ->check(CLI::ExistingFile);
+  commands.restart
+      ->add_option("--branch", commands.from_branch,
+                   "the branch whose history holds cycle K (default: the current one)")
+      ->check(CLI::PositiveNumber);
 
   commands.report = app.add_subcommand(
       "report", "write a self-contained HTML report with SVG plots (default DIR/report.html)");

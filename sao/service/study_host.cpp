@@ -339,22 +339,22 @@ nlohmann::json StudyHost::restart(const nlohmann::json& body, const nlohmann::js
   Claim claim(*this, "restarting");
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_open();
+  int from_branch = 0;  // the current branch
   if (body.contains("branch") && !body["branch"].is_null()) {
-    // The branch that ran cycle K of the current history (this one or an ancestor).
-    BranchInfo owner = session_->store().branch(session_->branch());
-    while (owner.parent > 0 && from_cycle <= owner.from_cycle) {
-      owner = session_->store().branch(owner.parent);
+    if (!body["branch"].is_number_integer() || body["branch"].get<long long>() < 1 ||
+        body["branch"].get<long long>() > std::numeric_limits<int>::max()) {
+      throw ApiError(400, "branch: expected a branch number >= 1");
     }
-    if (!body["branch"].is_number_integer() || body["branch"].get<long long>() != owner.id) {
-      throw ApiError(400, "branch: cycle " + std::to_string(from_cycle) +
-                              " of the current history was run by branch " +
-                              std::to_string(owner.id) +
-                              "; a restart starts from a cycle of the current branch's history");
+    from_branch = static_cast<int>(body["branch"].get<long long>());
+    try {
+      (void)session_->store().branch(from_branch);
+    } catch (const StoreError&) {
+      throw ApiError(404, "branch: this study has no branch " + std::to_string(from_branch));
     }
   }
   std::optional<nlohmann::json> document;
   if (!admitted.is_null()) document = admitted;
-  const int branch = session_->restart(from_cycle, document, source);
+  const int branch = session_->restart(from_cycle, document, source, from_branch);
   session_.reset();  // the new branch is the current one: opened afresh, as `sao step` would
   ensure_open();
   const nlohmann::json out = {{"branch", branch}, {"from_cycle", from_cycle}};

@@ -489,10 +489,12 @@ int StudySession::set(const std::vector<std::string>& assignments) {
 }
 
 int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& document,
-                          const std::string& source) {
+                          const std::string& source, int from_branch) {
   require_store();
   if (!driver_) throw std::logic_error("StudySession::restart before open");
-  const std::vector<CycleRecord> history = lineage(branch_);
+  const int base = from_branch > 0 ? from_branch : branch_;
+  (void)store_->branch(base);  // StoreError naming a branch the store does not have
+  const std::vector<CycleRecord> history = lineage(base);
   bool found = false;
   for (const CycleRecord& r : history) found = found || r.cycle == from_cycle;
   if (!found) {
@@ -500,11 +502,12 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
                                         : std::to_string(history.front().cycle) + ".." +
                                               std::to_string(history.back().cycle);
     throw StudyError("sao restart",
-                     {"--from-cycle " + std::to_string(from_cycle) +
-                      ": not a cycle of the current history (cycles " + range + ")"});
+                     {"--from-cycle " + std::to_string(from_cycle) + ": not a cycle of " +
+                      (from_branch > 0 ? "branch " + std::to_string(base) + "'s" : "the current") +
+                      " history (cycles " + range + ")"});
   }
   // The owner of cycle K: this branch or an ancestor.
-  BranchInfo owner = store_->branch(branch_);
+  BranchInfo owner = store_->branch(base);
   while (owner.parent > 0 && from_cycle <= owner.from_cycle) owner = store_->branch(owner.parent);
   nlohmann::json new_document;
   std::string new_source = source;

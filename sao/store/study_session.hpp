@@ -74,11 +74,14 @@ class StudySession {
   // Throws StudyError naming every invalid assignment; nothing is stored then.
   int set(const std::vector<std::string>& assignments);
 
-  // A new branch from the accepted design after cycle K of the current branch's history,
-  // with `document` as its study (nullopt: the current study with the settings in force at
-  // K). The new study is validated before anything is stored. Returns the branch id.
+  // A new branch from the accepted design after cycle K of the history of branch
+  // `from_branch` (0: the current branch; any branch of the store otherwise), with `document`
+  // as its study (nullopt: that branch's study with the settings in force at K). The new
+  // study is validated before anything is stored. The new branch is the current one (the
+  // newest). Returns its id. Throws StudyError for a cycle not in that history, StoreError for
+  // a branch the store does not have.
   int restart(int from_cycle, const std::optional<nlohmann::json>& document,
-              const std::string& source);
+              const std::string& source, int from_branch = 0);
 
   // The driver's analyses from a store built on this session's (a sweep member's store with
   // the other members' analyses, sweep.cpp) instead of the session's store alone. Before open().

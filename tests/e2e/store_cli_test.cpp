@@ -213,13 +213,36 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   const Output step_b3_4 = sao("step " + d);
   ASSERT_EQ(step_b3_4.code, 0) << step_b3_4.text;
 
+  // A restart from a cycle of another branch than the current one: cycle 4 of branch 1 (the
+  // one with the settings change), not in branch 3's history; a branch the store does not
+  // have, or a cycle not in that branch's history, is refused.
+  EXPECT_EQ(sao("restart " + d + " --from-cycle 4 --branch 9").code, 2);
+  const Output not_in = sao("restart " + d + " --from-cycle 9 --branch 1");
+  EXPECT_EQ(not_in.code, 2);
+  EXPECT_NE(not_in.text.find("not a cycle of branch 1's history"), std::string::npos)
+      << not_in.text;
+  const Output other = sao("restart " + d + " --from-cycle 4 --branch 1");
+  ASSERT_EQ(other.code, 0) << other.text;
+  EXPECT_NE(other.text.find("branch 4: from the accepted design of cycle 4 (branch 1)"),
+            std::string::npos)
+      << other.text;
+  const Output step_b4 = sao("step " + d + " --json");
+  ASSERT_EQ(step_b4.code, 0) << step_b4.text;
+  const nlohmann::json branch4 =
+      nlohmann::json::parse(step_b4.text.substr(step_b4.text.rfind("{\"branch\"")));
+  EXPECT_EQ(branch4["branch"], 4);
+  EXPECT_EQ(branch4["record"]["cycle"], 5);
+  EXPECT_EQ(branch4["simulator_runs"], 0);  // branch 1's cycle 5, stored
+
   // The history shows the branches and the settings change.
   const Output status = sao("status " + d);
   ASSERT_EQ(status.code, 0) << status.text;
   EXPECT_NE(status.text.find("  branch 1: "), std::string::npos) << status.text;
   EXPECT_NE(status.text.find("  branch 2 (from branch 1 after cycle 2)"), std::string::npos);
-  EXPECT_NE(status.text.find("* branch 3 (from branch 1 after cycle 2): " + changed_file.string()),
+  EXPECT_NE(status.text.find("  branch 3 (from branch 1 after cycle 2): " + changed_file.string()),
             std::string::npos)
+      << status.text;
+  EXPECT_NE(status.text.find("* branch 4 (from branch 1 after cycle 4)"), std::string::npos)
       << status.text;
   EXPECT_NE(status.text.find("set before cycle 4: move_limit=0.05"), std::string::npos);
   std::printf("%s", status.text.c_str());

@@ -132,6 +132,24 @@ TEST(ServiceApi, StepSetRestartGiveTheCommandLinesRecords) {
   EXPECT_EQ(status["branch"], 2);
   EXPECT_EQ(status["branches"].size(), 2u);
   EXPECT_EQ(status["variables"][2]["lower"], -40);
+
+  // A restart from a cycle of another branch than the current one (cycle 3 of branch 1, not
+  // in branch 2's history), as `sao restart --branch 1`; an unknown branch is 404.
+  post(c, base + "/restart", {{"from_cycle", 3}, {"branch", 9}}, 404);
+  const json other = post(c, base + "/restart", {{"from_cycle", 3}, {"branch", 1}}, 201);
+  EXPECT_EQ(other["branch"], 3);
+  ASSERT_EQ(sao_command("restart " + cli.string() + " --from-cycle 3 --branch 1").code, 0);
+  const json api_b3 = post(c, base + "/step");
+  const json command_b3 = cli_step(cli);
+  EXPECT_EQ(api_b3["branch"], 3);
+  EXPECT_EQ(api_b3["record"], command_b3["record"]);
+  EXPECT_EQ(api_b3["record"]["cycle"], 4);
+  // Its b0 (cycle 3's accepted design of branch 1) and sensitivities are stored; only the
+  // proposal is new (branch 1's cycle 4 ran with the halved move limit, set after cycle 3).
+  EXPECT_LE(api_b3["simulator_runs"].get<int>(), 1);
+  EXPECT_EQ(api_b3["record"]["b0"], api[2]["record"]["accepted"].get<bool>()
+                                        ? api[2]["record"]["b_opt"]
+                                        : api[2]["record"]["b0"]);
 }
 
 // Reads the event stream of a study until a "cycle" event, in a thread of its own.

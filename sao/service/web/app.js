@@ -267,7 +267,9 @@ $("restart").onclick = () => {
     return;
   }
   delete $("restart-study").dataset.edited;
-  act(api("POST", base() + "/restart", { from_cycle: Number($("restart-cycle").value), study }));
+  const body = { from_cycle: Number($("restart-cycle").value), study };
+  if ($("restart-branch").value) body.branch = Number($("restart-branch").value);
+  act(api("POST", base() + "/restart", body));
 };
 $("upload-file").onchange = async () => {
   const f = $("upload-file").files[0];
