@@ -104,14 +104,18 @@ def drive(driver, url, study_text):
     table = wait_rows(driver, 2)
     driver.find_element(By.ID, "step").click()
     table = wait_rows(driver, 3)
-    branches = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#branches li")]
+    # The page redraws the branch list and the plots on every event: read them in one script
+    # (an element found first and read afterwards may have been replaced meanwhile).
+    branches = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#branches li')).map(e => e.textContent);")
     check(branches[1].startswith("* branch 2 (from branch 1 after cycle 2)"), str(branches))
     check(driver.find_element(By.ID, "action-errors").text == "",
           "no error: " + driver.find_element(By.ID, "action-errors").text)
-    plots = driver.find_elements(By.CSS_SELECTOR, "#plots svg")
-    check(len(plots) == 4, "four plots")
-    markers = plots[0].find_elements(By.TAG_NAME, "circle")
-    check(len(markers) == 3, "one marker per cycle in the objective plot: %d" % len(markers))
+    plots, markers = driver.execute_script(
+        "const svgs = document.querySelectorAll('#plots svg');"
+        "return [svgs.length, svgs.length ? svgs[0].querySelectorAll('circle').length : 0];")
+    check(plots == 4, "four plots")
+    check(markers == 3, "one marker per cycle in the objective plot: %d" % markers)
     # Run to the end: the page learns of the cycles from the event stream only.
     driver.find_element(By.ID, "run").click()
     wait.until(lambda d: "idle; run converged" in d.find_element(By.ID, "study-status").text)
