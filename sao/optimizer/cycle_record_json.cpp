@@ -6,23 +6,6 @@
 
 namespace sao {
 
-double exact_number_from(const nlohmann::json& j) {
-  if (j.is_number()) return j.get<double>();
-  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
-  const std::string s = j.get<std::string>();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  throw std::invalid_argument("\"" + s + "\" is not a number");
-}
-
-Eigen::VectorXd exact_numbers_from(const nlohmann::json& j) {
-  if (!j.is_array()) throw std::invalid_argument("expected an array of numbers");
-  Eigen::VectorXd v(static_cast<Eigen::Index>(j.size()));
-  for (size_t i = 0; i < j.size(); ++i) v(static_cast<Eigen::Index>(i)) = exact_number_from(j[i]);
-  return v;
-}
-
 namespace {
 
 nlohmann::json named(const Eigen::VectorXd& x, const std::vector<std::string>& names) {
@@ -88,11 +71,6 @@ std::vector<std::string> variable_names(const Study& study) {
   for (const auto& v : study.design) names.push_back(v.name);
   for (const auto& a : study.auxiliaries) names.push_back(a.name);
   return names;
-}
-
-nlohmann::json exact_number(double value) {
-  if (std::isfinite(value)) return value;
-  return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
 }
 
 nlohmann::json cycle_record_to_json(const CycleRecord& r,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sao/optimizer/driver.hpp"
+#include "sao/seam/json_reader.hpp"
 #include "sao/study/study.hpp"
 
 namespace sao {
@@ -28,14 +29,9 @@ nlohmann::json cycle_record_to_json(const CycleRecord& record,
 CycleRecord cycle_record_from_json(const nlohmann::json& json,
                                    const std::vector<std::string>& variables);
 
-// A number of the form above: finite as a JSON number, else "nan", "inf" or "-inf".
-nlohmann::json exact_number(double value);
-// The inverse (null reads as NaN); throws std::invalid_argument for any other string.
-double exact_number_from(const nlohmann::json& value);
+// Numbers are written with exact_number (sao/seam/json_reader.hpp).
 // A count: an integer that fits in int (nlohmann's get<int> converts a float or an
 // out-of-range number unchecked, which is undefined behaviour). Throws std::invalid_argument.
 int int_from(const nlohmann::json& value);
-// An array of such numbers.
-Eigen::VectorXd exact_numbers_from(const nlohmann::json& values);
 
 }  // namespace sao

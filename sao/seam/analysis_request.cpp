@@ -3,10 +3,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <fstream>
-#include <limits>
 #include <stdexcept>
+
+#include "sao/seam/json_reader.hpp"
 
 namespace sao {
 namespace {
@@ -14,23 +14,18 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
+// A number in the exact form (json_reader.hpp), its path named in the error.
 double read_number(const json& j, const std::string& path) {
-  if (j.is_number()) return j.get<double>();
-  if (j == "nan") return std::numeric_limits<double>::quiet_NaN();
-  if (j == "inf") return std::numeric_limits<double>::infinity();
-  if (j == "-inf") return -std::numeric_limits<double>::infinity();
-  throw std::invalid_argument(path + ": expected a number, got " + json_excerpt(j));
+  try {
+    return exact_number_from(j);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(path + ": " + e.what());
+  }
 }
 
 json numbers(const double* v, Eigen::Index n) {
   json out = json::array();
-  for (Eigen::Index i = 0; i < n; ++i) out.push_back(number(v[i]));
+  for (Eigen::Index i = 0; i < n; ++i) out.push_back(exact_number(v[i]));
   return out;
 }
 
@@ -57,8 +52,8 @@ json request_document(const SimulatorSetup& setup, const EvaluationRequest& requ
   for (const LoadCaseSpec& c : setup.load_cases) {
     cases.push_back({{"name", c.name},
                      {"grid",
-                      {{"start", number(c.grid.start)},
-                       {"end", number(c.grid.end)},
+                      {{"start", exact_number(c.grid.start)},
+                       {"end", exact_number(c.grid.end)},
                        {"points", c.grid.points},
                        {"values", numbers(c.grid.values.data(),
                                           static_cast<Eigen::Index>(c.grid.values.size()))}}},
@@ -129,7 +124,7 @@ json evaluation_document(const Evaluation& e) {
   json cases = json::array();
   for (const CaseResult& c : e.cases) {
     json scalars = json::object(), histories = json::object(), gradients = json::object();
-    for (const auto& [name, v] : c.scalars) scalars[name] = number(v);
+    for (const auto& [name, v] : c.scalars) scalars[name] = exact_number(v);
     for (const auto& [name, h] : c.histories) histories[name] = numbers(h.data(), h.size());
     for (const auto& [name, g] : c.gradients) {  // column-major
       gradients[name] = {
@@ -142,7 +137,7 @@ json evaluation_document(const Evaluation& e) {
           {"message", e.message},
           {"has_gradients", e.has_gradients},
           {"runs", e.cost.runs},
-          {"wall_seconds", number(e.cost.wall_seconds)},
+          {"wall_seconds", exact_number(e.cost.wall_seconds)},
           {"cases", cases}};
 }
 

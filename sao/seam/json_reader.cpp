@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <stdexcept>
 
 namespace sao {
 
@@ -44,6 +46,26 @@ std::string json_excerpt(const json& v) {
   std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
   if (text.size() > 80) text = text.substr(0, 77) + "...";
   return text;
+}
+
+json exact_number(double value) {
+  if (std::isfinite(value)) return value;
+  return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+}
+
+double exact_number_from(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_null() || j == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (j == "inf") return std::numeric_limits<double>::infinity();
+  if (j == "-inf") return -std::numeric_limits<double>::infinity();
+  throw std::invalid_argument("expected a number, got " + json_excerpt(j));
+}
+
+Eigen::VectorXd exact_numbers_from(const json& j) {
+  if (!j.is_array()) throw std::invalid_argument("expected an array of numbers");
+  Eigen::VectorXd v(static_cast<Eigen::Index>(j.size()));
+  for (size_t i = 0; i < j.size(); ++i) v(static_cast<Eigen::Index>(i)) = exact_number_from(j[i]);
+  return v;
 }
 
 std::string json_beyond(const json& value, const JsonLimits& limits) {

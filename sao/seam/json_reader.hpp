@@ -9,6 +9,7 @@
 // problems.throw_if_any(), which throws a SectionError carrying all of them.
 #pragma once
 
+#include <Eigen/Dense>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,17 @@ std::string json_type_name(const nlohmann::json& value);
 // by their kind and size ("an array of 3 entries"), so that a message stays short whatever the
 // value holds.
 std::string json_excerpt(const nlohmann::json& value);
+
+// A double in JSON, exactly: finite as a JSON number (written with enough digits to read back
+// bit for bit), NaN and infinities, which JSON lacks, as the strings "nan", "inf" and "-inf".
+// The one form of the cycle records (cycle_record_json.hpp), the study store and the worker's
+// request and evaluation files (analysis_request.hpp).
+nlohmann::json exact_number(double value);
+// The inverse (null reads as NaN, as older result.json files hold it); throws
+// std::invalid_argument for any other value ("expected a number, got ...").
+double exact_number_from(const nlohmann::json& value);
+// An array of such numbers; throws std::invalid_argument.
+Eigen::VectorXd exact_numbers_from(const nlohmann::json& values);
 
 // Sizes a document may not exceed (a hostile file must not exhaust the stack or the memory of
 // the code that reads it). The defaults are a study file's (docs/study-format.md, "Limits").
