@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "restraint.hpp"
+#include "sao/expr/injury.hpp"
 
 namespace restraint {
 
@@ -130,45 +131,29 @@ std::vector<double> cfc_filter(const std::vector<double>& x, double dt, double c
   return {y.begin() + static_cast<long>(pad), y.begin() + static_cast<long>(pad + x.size())};
 }
 
+namespace {
+
+// The sample times of a history sampled every dt from 0.
+std::vector<double> sample_times(size_t n, double dt) {
+  std::vector<double> t(n);
+  for (size_t k = 0; k < n; ++k) t[k] = static_cast<double>(k) * dt;
+  return t;
+}
+
+double plain(double v) {
+  return v;
+}
+
+}  // namespace
+
 double hic(const std::vector<double>& a, double dt, double window) {
-  std::vector<double> integral(a.size(), 0.0);
-  for (size_t k = 1; k < a.size(); ++k)
-    integral[k] = integral[k - 1] + 0.5 * dt * (a[k - 1] + a[k]);
-  const size_t width = static_cast<size_t>(std::floor(window / dt + 1e-9));
-  double best = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    for (size_t j = i + 1; j < a.size() && j - i <= width; ++j) {
-      const double span = static_cast<double>(j - i) * dt;
-      const double mean = (integral[j] - integral[i]) / span;
-      if (mean > 0) best = std::max(best, span * std::pow(mean, 2.5));
-    }
-  }
-  return best;
+  if (a.size() < 2) return 0.0;
+  return sao::expr::injury::hic(a, sample_times(a.size(), dt), window, plain);
 }
 
 double level_exceeded(const std::vector<double>& a, double dt, double duration) {
   if (a.empty()) return 0.0;
-  auto time_above = [&](double level) {
-    double total = 0.0;
-    for (size_t k = 1; k < a.size(); ++k) {
-      const double lo = std::min(a[k - 1], a[k]), hi = std::max(a[k - 1], a[k]);
-      if (lo >= level) {
-        total += dt;
-      } else if (hi > level) {
-        total += dt * (hi - level) / (hi - lo);
-      }
-    }
-    return total;
-  };
-  double lo = *std::min_element(a.begin(), a.end());
-  double hi = *std::max_element(a.begin(), a.end());
-  if (time_above(hi) >= duration) return hi;
-  if (time_above(lo) < duration) return lo;
-  for (int k = 0; k < 200 && hi - lo > 1e-12 * std::max(1.0, std::abs(hi)); ++k) {
-    const double mid = 0.5 * (lo + hi);
-    (time_above(mid) >= duration ? lo : hi) = mid;
-  }
-  return lo;
+  return sao::expr::injury::exceeded_level(a, sample_times(a.size(), dt), duration, plain);
 }
 
 }  // namespace restraint

@@ -114,8 +114,9 @@ struct Gas {
 // forward and backward) of a signal sampled every dt.
 std::vector<double> cfc_filter(const std::vector<double>& x, double dt, double cfc);
 
-// Injury criteria on a uniformly sampled history (the log's summary; the studies compute
-// theirs with the expression engine's hic() and clip3ms()).
+// Injury criteria on a uniformly sampled history (the log's summary): the expression engine's
+// hic() and clip3ms() (sao/expr/injury.hpp, header-only: included, the sao library not linked),
+// so the log and the studies compute them alike.
 double hic(const std::vector<double>& a, double dt, double window);
 double level_exceeded(const std::vector<double>& a, double dt, double duration);
 
