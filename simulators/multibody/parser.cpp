@@ -55,6 +55,17 @@ class Parser {
       problems_.add("", e.what());
     }
   }
+  // read(entry, i, "PATH.KEY[i]") for each entry of the list m[key] (none when it is absent),
+  // each guarded: every problem of every entry is reported.
+  template <class Read>
+  void for_each_entry(const json& m, const char* key, const std::string& path, Read read) {
+    const json* list = nullptr;
+    guarded([&] { list = &array_at(m, key, path); });
+    if (!list) return;
+    for (size_t i = 0; i < list->size(); ++i) {
+      guarded([&] { read((*list)[i], i, at(path + "." + key, i)); });
+    }
+  }
   // An object with no keys but `known` (each other key is a problem).
   void only_keys(const json& o, std::initializer_list<const char*> known, const std::string& path) {
     if (!o.is_object()) bad(path, "expected an object, got " + json_excerpt(o));
@@ -71,12 +82,9 @@ class Parser {
 
   void read_symbols(const json& m, const std::string& path);
   void read_bodies(const json& m, const std::string& path);
-  void read_beams(const json& m, const std::string& path);
   void read_beam(const json& b, size_t i, const std::string& bp);
   double at_defaults(const Quantity& q) const;
-  void read_joints(const json& m, const std::string& path);
   void read_joint(const json& j, size_t i, const std::string& jp);
-  void read_forces(const json& m, const std::string& path);
   void read_force(const json& f, size_t i, const std::string& fp);
   void read_settings(const json& m, const std::string& path);
   void read_initial(const json& m, const std::string& path);
@@ -223,9 +231,12 @@ void Parser::read(const json& m, const std::string& path) {
   });
   read_symbols(m, path);
   read_bodies(m, path);
-  read_beams(m, path);
-  read_joints(m, path);
-  read_forces(m, path);
+  for_each_entry(m, "beams", path,
+                 [&](const json& e, size_t i, const std::string& p) { read_beam(e, i, p); });
+  for_each_entry(m, "joints", path,
+                 [&](const json& e, size_t i, const std::string& p) { read_joint(e, i, p); });
+  for_each_entry(m, "forces", path,
+                 [&](const json& e, size_t i, const std::string& p) { read_force(e, i, p); });
   read_settings(m, path);
   read_initial(m, path);
   if (problems_.empty()) check_counts(m, path);
@@ -341,15 +352,6 @@ double Parser::at_defaults(const Quantity& q) const {
   return q.at(env);
 }
 
-void Parser::read_beams(const json& m, const std::string& path) {
-  const json* beams = nullptr;
-  guarded([&] { beams = &array_at(m, "beams", path); });
-  if (!beams) return;
-  for (size_t i = 0; i < beams->size(); ++i) {
-    guarded([&] { read_beam((*beams)[i], i, at(path + ".beams", i)); });
-  }
-}
-
 // A straight beam of `elements` elements from `start` along `angle`: node bodies <name>_<k>
 // (k = 0 .. elements) with the beam elements between them.
 void Parser::read_beam(const json& b, size_t i, const std::string& bp) {
@@ -433,15 +435,6 @@ void Parser::read_beam(const json& b, size_t i, const std::string& bp) {
   model_.beams.push_back(beam);
 }
 
-void Parser::read_joints(const json& m, const std::string& path) {
-  const json* joints = nullptr;
-  guarded([&] { joints = &array_at(m, "joints", path); });
-  if (!joints) return;
-  for (size_t i = 0; i < joints->size(); ++i) {
-    guarded([&] { read_joint((*joints)[i], i, at(path + ".joints", i)); });
-  }
-}
-
 void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
   Joint joint;
   joint.name = j.value("name", "joint" + std::to_string(i + 1));
@@ -498,15 +491,6 @@ void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
   joint.angle =
       quantity(j.value("angle", json(0.0)), jp + ".angle", joint.kind == JointKind::kAngleDriver);
   model_.joints.push_back(joint);
-}
-
-void Parser::read_forces(const json& m, const std::string& path) {
-  const json* forces = nullptr;
-  guarded([&] { forces = &array_at(m, "forces", path); });
-  if (!forces) return;
-  for (size_t i = 0; i < forces->size(); ++i) {
-    guarded([&] { read_force((*forces)[i], i, at(path + ".forces", i)); });
-  }
 }
 
 void Parser::read_force(const json& f, size_t i, const std::string& fp) {
@@ -601,27 +585,21 @@ void Parser::read_settings(const json& m, const std::string& path) {
 }
 
 void Parser::read_initial(const json& m, const std::string& path) {
-  const json* init = nullptr;
-  guarded([&] { init = &array_at(m, "initial", path); });
-  if (!init) return;
-  for (size_t i = 0; i < init->size(); ++i) {
-    guarded([&] {
-      const std::string ip = at(path + ".initial", i);
-      only_keys((*init)[i], {"body", "x", "y", "angle"}, ip);
-      const int body = body_index((*init)[i].value("body", json()), ip + ".body");
-      if (body < 0) bad(ip + ".body", "the ground does not move");
-      int count = 0;
-      for (int c = 0; c < 3; ++c) {
-        const char* key = c == 0 ? "x" : (c == 1 ? "y" : "angle");
-        if (!(*init)[i].contains(key)) continue;
-        ++count;
-        const Body& b = model_.bodies[body];
-        model_.initial_conditions.push_back({body, c, quantity((*init)[i].at(key), ip + "." + key),
-                                             c == 0 ? b.vx : (c == 1 ? b.vy : b.omega)});
-      }
-      if (count == 0) bad(ip, "give \"x\", \"y\" or \"angle\"");
-    });
-  }
+  for_each_entry(m, "initial", path, [&](const json& e, size_t, const std::string& ip) {
+    only_keys(e, {"body", "x", "y", "angle"}, ip);
+    const int body = body_index(e.value("body", json()), ip + ".body");
+    if (body < 0) bad(ip + ".body", "the ground does not move");
+    int count = 0;
+    for (int c = 0; c < 3; ++c) {
+      const char* key = c == 0 ? "x" : (c == 1 ? "y" : "angle");
+      if (!e.contains(key)) continue;
+      ++count;
+      const Body& b = model_.bodies[body];
+      model_.initial_conditions.push_back({body, c, quantity(e.at(key), ip + "." + key),
+                                           c == 0 ? b.vx : (c == 1 ? b.vy : b.omega)});
+    }
+    if (count == 0) bad(ip, "give \"x\", \"y\" or \"angle\"");
+  });
 }
 
 // The counts of equations, coordinates and initial conditions (read without problems).
@@ -659,26 +637,20 @@ void Parser::read_points(const json& m, const std::string& path) {
   for (const Joint& j : model_.joints) {
     for (const char* c : {"fx", "fy", "torque"}) model_.history_names.push_back(j.name + "." + c);
   }
-  const json* markers = nullptr;
-  guarded([&] { markers = &array_at(m, "points", path); });
-  if (!markers) return;
-  for (size_t i = 0; i < markers->size(); ++i) {
-    guarded([&] {
-      const std::string mp = at(path + ".points", i);
-      only_keys((*markers)[i], {"name", "body", "at"}, mp);
-      Marker marker;
-      marker.name = (*markers)[i].value("name", "");
-      if (marker.name.empty()) bad(mp + ".name", "missing");
-      if (std::find(model_.history_names.begin(), model_.history_names.end(), marker.name + ".x") !=
-          model_.history_names.end()) {
-        bad(mp + ".name", "\"" + marker.name + "\" already names a body or another point");
-      }
-      const int body = body_index((*markers)[i].value("body", json()), mp + ".body");
-      marker.at = point(body, (*markers)[i].value("at", json::array({0.0, 0.0})), mp + ".at");
-      model_.markers.push_back(marker);
-      for (const char* c : kPointComponents) model_.history_names.push_back(marker.name + "." + c);
-    });
-  }
+  for_each_entry(m, "points", path, [&](const json& e, size_t, const std::string& mp) {
+    only_keys(e, {"name", "body", "at"}, mp);
+    Marker marker;
+    marker.name = e.value("name", "");
+    if (marker.name.empty()) bad(mp + ".name", "missing");
+    if (std::find(model_.history_names.begin(), model_.history_names.end(), marker.name + ".x") !=
+        model_.history_names.end()) {
+      bad(mp + ".name", "\"" + marker.name + "\" already names a body or another point");
+    }
+    const int body = body_index(e.value("body", json()), mp + ".body");
+    marker.at = point(body, e.value("at", json::array({0.0, 0.0})), mp + ".at");
+    model_.markers.push_back(marker);
+    for (const char* c : kPointComponents) model_.history_names.push_back(marker.name + "." + c);
+  });
 }
 
 void Parser::read_integrals(const json& m, const std::string& path) {
@@ -688,26 +660,19 @@ void Parser::read_integrals(const json& m, const std::string& path) {
     for (int c = 0; c < 6; ++c)
       integrand_symbols.variables.push_back(b.name + "_" + kCoordinates[c]);
   }
-  const json* integrals = nullptr;
-  guarded([&] { integrals = &array_at(m, "integrals", path); });
-  if (!integrals) return;
-  for (size_t i = 0; i < integrals->size(); ++i) {
-    guarded([&] {
-      const std::string ip = at(path + ".integrals", i);
-      only_keys((*integrals)[i], {"name", "integrand"}, ip);
-      Integral integral;
-      integral.name = (*integrals)[i].value("name", "");
-      if (integral.name.empty()) bad(ip + ".name", "missing");
-      if (!model_.dynamic) bad(ip, "integrals need a dynamic analysis");
-      try {
-        integral.integrand =
-            expr::bind(expr::parse((*integrals)[i].value("integrand", "")), integrand_symbols, -1);
-      } catch (const expr::Error& e) {
-        bad(ip + ".integrand", e.what());
-      }
-      model_.integrals.push_back(integral);
-    });
-  }
+  for_each_entry(m, "integrals", path, [&](const json& e, size_t, const std::string& ip) {
+    only_keys(e, {"name", "integrand"}, ip);
+    Integral integral;
+    integral.name = e.value("name", "");
+    if (integral.name.empty()) bad(ip + ".name", "missing");
+    if (!model_.dynamic) bad(ip, "integrals need a dynamic analysis");
+    try {
+      integral.integrand = expr::bind(expr::parse(e.value("integrand", "")), integrand_symbols, -1);
+    } catch (const expr::Error& e) {
+      bad(ip + ".integrand", e.what());
+    }
+    model_.integrals.push_back(integral);
+  });
 }
 
 // What every element reads (for the element-by-element linearisation of a run).
