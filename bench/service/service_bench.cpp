@@ -9,12 +9,6 @@
 //
 // It starts `sao serve --port 0` (the binary built beside it) on a scratch data folder and
 // ends it when done. Exit status 0 when no request failed.
-#include <httplib.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -23,13 +17,12 @@
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "tests/service/server_process.hpp"
 
 namespace {
 
@@ -55,40 +48,6 @@ Options parse(int argc, char** argv) {
   }
   return o;
 }
-
-// `sao serve --port 0 --data DIR`; its port from the line it prints.
-struct Server {
-  pid_t pid = -1;
-  int port = -1;
-  int out = -1;
-  explicit Server(const std::string& data) {
-    std::vector<std::string> args = {SAO_COMMAND, "serve", "--port", "0", "--data", data};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    if (posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ) != 0) pid = -1;
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    out = fds[0];
-    std::string line;
-    for (char c; read(out, &c, 1) == 1 && c != '\n';) line += c;
-    std::smatch m;
-    if (std::regex_search(line, m, std::regex(R"(:(\d+)/)"))) port = std::stoi(m[1]);
-  }
-  ~Server() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      waitpid(pid, nullptr, 0);
-    }
-    if (out >= 0) close(out);
-  }
-};
 
 // The study being run now (the clients follow it from one run to the next).
 struct Current {
@@ -207,8 +166,8 @@ int main(int argc, char** argv) {
   Totals totals;
   int runs = 0;
   {
-    Server server(data.string());
-    port = server.port;
+    sao::testing::ServerProcess server(data);
+    port = server.port();
     if (port < 0) {
       std::fprintf(stderr, "sao serve did not start\n");
       return 2;
