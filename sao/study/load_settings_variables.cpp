@@ -74,9 +74,11 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
       {"move_limit", &default_move}, {"min_move_limit", &options.min_move_factor},
   };
   for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
-  // The first-order tolerance follows the objective accuracy unless given: objacc 0.1 %
-  // (the default) gives 1e-4, which keeps the objective within about objacc of its optimum.
-  options.kkt_tolerance = r.number_or("kkt_tolerance", options.objacc / 1000.0);
+  // The first-order tolerance follows the objective accuracy unless given: the residual is the
+  // first-order gain of a step of one characteristic size per variable, relative to the
+  // objective's scale (optimality.hpp), so it is held below objacc as a fraction (objacc is in
+  // %): 0.1 % (the default) gives 1e-3.
+  options.kkt_tolerance = r.number_or("kkt_tolerance", options.objacc / 100.0);
   if (auto v = r.integer("neighbours")) options.neighbours = *v;
   if (auto v = r.integer("max_cycles")) options.max_cycles = *v;
   if (auto v = r.integer("max_failures")) options.max_failures = *v;

@@ -74,7 +74,7 @@ struct Options {
   // converged only where the first-order residual (optimality.hpp) is below kkt_tolerance;
   // "seed" (default for multi-point studies): appendix A of seed 003 (move_limits.hpp).
   bool seed_strategy = false;
-  double kkt_tolerance = 1e-4;    // "kkt_tolerance": converged when the residual is below it
+  double kkt_tolerance = 1e-3;    // "kkt_tolerance": converged when the residual is below it
   double min_move_factor = 1e-6;  // "min_move_limit": stalled when every factor is below it
   // An infeasible subproblem is solved in two stages (phase 1): the least violation the
   // subregion allows, then the best objective at that violation. Off: the seed's relaxed

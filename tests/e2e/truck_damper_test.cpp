@@ -37,15 +37,17 @@ TEST(TruckDamperE2E, ForwardDifferencesWithTheSeedsStepAgree) {
 }
 
 // The default trust-region strategy converges (first-order residual below kkt_tolerance) at an
-// objective below the seed strategy's 0.102722 (its 15 analyses), and passes that value within
-// the seed's 15 analyses.
-TEST(TruckDamperE2E, TheTrustRegionPassesTheSeedsObjectiveWithinItsAnalyses) {
+// objective below the seed strategy's 0.102722 within the seed strategy's 15 analyses (issue 17:
+// the truck in at most 15), and passes that value on the way.
+TEST(TruckDamperE2E, TheTrustRegionConvergesBelowTheSeedsObjectiveWithinItsAnalyses) {
   const RunSummary seed =
       run_study("problems/truck-damper/quarter-car.json", {"settings.strategy=\"seed\""});
   const RunSummary r = run_study("problems/truck-damper/quarter-car.json", {});
   ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
   EXPECT_LT(r.max_violation, 0.1);
   EXPECT_LT(r.objective, seed.objective);
+  EXPECT_LE(r.analyses, 15);
+  EXPECT_LE(r.analyses, seed.analyses);
   int analyses_to_pass = -1;  // designs analysed up to and including the passing proposal
   for (const CycleRecord& c : r.history) {
     if (c.accepted && c.V <= 0.1 && c.F_opt <= seed.objective) {
