@@ -51,7 +51,10 @@ export PATH="$root/usr/bin:/usr/bin:/bin"
 [ "$(command -v sao)" = "$root/usr/bin/sao" ] || fail "PATH finds $(command -v sao)"
 [ "$(sao --version)" = "sao $version" ] || fail "sao --version says $(sao --version)"
 share="$root/usr/share/sao/problems"
-sao run "$share/impact-absorber/max-acceleration.json" --out "$run/default" | tee "$work/run.log"
+rc=0
+sao run "$share/impact-absorber/max-acceleration.json" --out "$run/default" > "$work/run.log" 2>&1 || rc=$?
+cat "$work/run.log"
+[ "$rc" -eq 0 ] || fail "sao run of the default study: exit $rc"
 grep -Eq "status +converged" "$work/run.log" || fail "the default study did not converge"
 [ -s "$run/default/result.json" ] && [ -s "$run/default/study.sqlite" ] ||
   fail "no result.json or study.sqlite in $run/default"
