@@ -142,6 +142,13 @@ MUTATIONS = [
     ("bad-joint-type", "multibody", setitem(["simulator", "multibody", "joints", 0, "type"], "hinge"), "joints[0].type"),
     ("bad-integrator", "truck", setitem(["simulator", "integrator"], "rk4"), "simulator.integrator"),
     ("bad-gradient-method", "absorber", setitem(["simulator", "gradients"], {"method": "backward"}), "simulator.gradients.method"),
+    ("bad-parser", "restraint", setitem(["simulator", "responses", 0, "parser"], "csv"), "simulator.responses[0].parser"),
+    ("unknown-parser-key", "restraint", setitem(["simulator", "responses", 0, "colum"], 2), "simulator.responses[0].colum"),
+    ("unknown-template-key", "restraint", setitem(["simulator", "templates", 0, "targt"], "x"), "simulator.templates[0].targt"),
+    ("external-direct-gradients", "restraint", setitem(["simulator", "gradients"], {"method": "direct"}), "simulator.gradients.method"),
+    ("bad-executor", "absorber", setitem(["simulator", "executor"], {"type": "pbs"}), "simulator.executor.type"),
+    ("unknown-executor-key", "absorber", setitem(["simulator", "executor"], {"type": "local", "partiton": "x"}), "simulator.executor.partiton"),
+    ("column-zero", "restraint", setitem(["simulator", "responses", 0, "value"], 0), "simulator.responses[0].value"),
 ]
 # Only the loader can see these (names declared elsewhere, relations between numbers).
 LOADER_ONLY = [
