@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The study files' JSON Schema (docs/study.schema.json) against the loader (`sao check`).
 
-1. Every study of problems/ validates against the schema (and the schema is a valid
-   Draft 2020-12 schema).
+1. Every study of problems/, and every document of the study loader's fuzz corpus that
+   `sao check` accepts, validates against the schema (a valid Draft 2020-12 schema).
 2. Mutated studies: each mutation of a valid study (an unknown key, a wrong type, a missing
    required key, a word outside its choices) is rejected by the loader (exit 2, its message
    naming the place) AND by the schema.
@@ -52,6 +52,21 @@ for f in studies:
         failures.append(f"{os.path.relpath(f, source)}: /{'/'.join(map(str, e.absolute_path))}: "
                         f"{e.message[:200]}")
 print(f"{len(studies)} studies of problems/ checked against the schema")
+# ... and every document of the study loader's fuzz corpus that `sao check` accepts: the schema
+# must not refuse a study the loader takes.
+accepted = 0
+for f in sorted(glob.glob(os.path.join(source, "tests", "fuzz", "corpus", "study_loader", "*"))):
+    try:
+        doc = json.load(open(f))
+    except (ValueError, UnicodeDecodeError):
+        continue
+    if check(f)[0] != 0:
+        continue
+    accepted += 1
+    for e in schema_errors(doc):
+        failures.append(f"{os.path.relpath(f, source)} (sao check: valid): "
+                        f"/{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}")
+print(f"{accepted} documents of the loader's fuzz corpus that sao check accepts, checked too")
 
 # The base studies of the mutations, copied with their folders into WORK_DIR (so that templates
 # and programs resolve; the restraint study's crash code by its absolute path).
