@@ -27,7 +27,7 @@ set -u
 sao=$1 fake=$2 root=$3 work=$4 mode=$5
 mkdir -p "$(dirname "$work")" || exit 1
 # Optional parts (scripts/bootstrap --with slurm,calculix; scripts/test installs them).
-if ! command -v slurmctld >/dev/null || ! command -v sbatch >/dev/null; then
+if ! command -v sbatch >/dev/null || ! { command -v slurmctld || [ -x /usr/sbin/slurmctld ]; } >/dev/null; then
   echo "SKIP: SLURM is not installed (scripts/bootstrap --with slurm)"
   exit 77
 fi
