@@ -23,6 +23,7 @@
 #include "adapters/external_simulator.hpp"
 #include "adapters/process_tree.hpp"
 #include "adapters/slurm_executor.hpp"
+#include "sao/cli/completion.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/report/evaluate.hpp"
@@ -33,6 +34,7 @@
 #include "sao/store/sweep.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
+#include "sao/version.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace {
@@ -411,7 +413,9 @@ int dispatch(Arguments& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"sao: sequential approximate optimization of multibody systems"};
+  CLI::App app{std::string("sao ") + sao::kVersion +
+               ": sequential approximate optimization of multibody systems"};
+  app.set_version_flag("--version", std::string("sao ") + sao::kVersion);
   app.require_subcommand(1);
   app.fallthrough();  // --log after the subcommand too: sao run STUDY.json --log info
   Arguments arguments;
@@ -422,6 +426,7 @@ int main(int argc, char** argv) {
   add_sweep(app, arguments);
   add_serve(app, arguments);
   sao::cli::add_store_commands(app);
+  sao::cli::add_completion_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

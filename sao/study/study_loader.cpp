@@ -74,6 +74,9 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   JsonReader top(document, "", problems);
   study.name = top.string("name", false).value_or(source);
   study.description = top.string("description", false).value_or("");
+  // An editor's reference to the study files' JSON Schema (docs/installation.md): read (a
+  // string) and otherwise ignored.
+  (void)top.string("$schema", false);
 
   double default_move = 0.4;
   if (top.has("settings"))

@@ -20,11 +20,21 @@
 #             (from sacct) and the result is the local executor's
 # The job counts come from the cluster's accounting (sacct, slurmdbd of scripts/local-slurm),
 # restricted to this test's job name and start time; squeue only follows live jobs.
-# Exit 77 (CTest SKIP_RETURN_CODE) only when the cluster cannot be started.
+# Exit 77 (CTest SKIP_RETURN_CODE) when SLURM (or, for calculix, ccx) is not installed or the
+# cluster cannot be started.
 #   cluster_test.sh SAO FAKE_CODE SOURCE_DIR SCRATCH MODE
 set -u
 sao=$1 fake=$2 root=$3 work=$4 mode=$5
 mkdir -p "$(dirname "$work")" || exit 1
+# Optional parts (scripts/bootstrap --with slurm,calculix; scripts/test installs them).
+if ! command -v sbatch >/dev/null || ! { command -v slurmctld || [ -x /usr/sbin/slurmctld ]; } >/dev/null; then
+  echo "SKIP: SLURM is not installed (scripts/bootstrap --with slurm)"
+  exit 77
+fi
+if [ "$mode" = calculix ] && ! command -v ccx >/dev/null; then
+  echo "SKIP: CalculiX (ccx) is not installed (scripts/bootstrap --with calculix)"
+  exit 77
+fi
 if ! "$root/scripts/local-slurm" start >"$work.start.log" 2>&1; then
   echo "SKIP: the local SLURM cluster cannot start here (scripts/local-slurm start):"
   cat "$work.start.log"

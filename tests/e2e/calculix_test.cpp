@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "tests/e2e/run_study.hpp"
 
@@ -22,7 +23,15 @@ std::string run_directory() {
   return std::string(SAO_BINARY_DIR) + "/calculix-runs";
 }
 
+// CalculiX is an optional part (scripts/bootstrap --with calculix; scripts/test installs it):
+// without it these tests are skipped, not failed.
+bool ccx_installed() {
+  return std::system("command -v ccx >/dev/null 2>&1") == 0;
+}
+
 TEST(CalculixE2E, CcxAgreesWithBeamTheoryAtTheStartDesign) {
+  if (!ccx_installed())
+    GTEST_SKIP() << "CalculiX (ccx) is not installed (scripts/bootstrap --with calculix)";
   adapters::register_external_simulator();
   nlohmann::json doc =
       read_study_document(std::string(SAO_SOURCE_DIR) + "/problems/cantilever-calculix/mass.json");
@@ -43,6 +52,8 @@ TEST(CalculixE2E, CcxAgreesWithBeamTheoryAtTheStartDesign) {
 }
 
 TEST(CalculixE2E, MassStudyConvergesToTheClosedFormOptimum) {
+  if (!ccx_installed())
+    GTEST_SKIP() << "CalculiX (ccx) is not installed (scripts/bootstrap --with calculix)";
   const RunSummary r = run_study("problems/cantilever-calculix/mass.json",
                                  {"simulator.run_directory=" + run_directory()});
   ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
