@@ -33,6 +33,7 @@ struct Commands {
   std::vector<std::string> assignments;
   int from_cycle = 0;
   int from_branch = 0;
+  bool reset_region = false;
   bool json = false;
 };
 Commands commands;
@@ -261,11 +262,13 @@ int restart_command() {
   session.open();
   std::optional<nlohmann::json> document;
   if (!commands.study_file.empty()) document = read_study_document(commands.study_file);
-  const int branch =
-      session.restart(commands.from_cycle, document, commands.study_file, commands.from_branch);
+  const int branch = session.restart(commands.from_cycle, document, commands.study_file,
+                                     commands.from_branch, commands.reset_region);
   std::cout << "branch " << branch << ": from the accepted design of cycle " << commands.from_cycle
             << " (branch " << session.store().branch(branch).parent << ")"
-            << (commands.study_file.empty() ? "" : ", study " + commands.study_file) << "\n";
+            << (commands.study_file.empty() ? "" : ", study " + commands.study_file)
+            << (commands.reset_region ? ", a fresh subregion (the study's move-limit factors)" : "")
+            << "\n";
   return 0;
 }
 
@@ -325,6 +328,9 @@ void add_store_commands(CLI::App& app) {
       ->add_option("--branch", commands.from_branch,
                    "the branch whose history holds cycle K (default: the current one)")
       ->check(CLI::PositiveNumber);
+  commands.restart->add_flag("--reset-region", commands.reset_region,
+                             "start with a fresh subregion: the study's move-limit factors instead "
+                             "of those reached by cycle K");
 
   commands.report = app.add_subcommand(
       "report", "write a self-contained HTML report with SVG plots (default DIR/report.html)");

@@ -489,7 +489,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
 }
 
 int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& document,
-                          const std::string& source, int from_branch) {
+                          const std::string& source, int from_branch, bool reset_region) {
   require_store();
   if (!driver_) throw std::logic_error("StudySession::restart before open");
   const int base = from_branch > 0 ? from_branch : branch_;
@@ -541,7 +541,15 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
   }
   store_->use_inputs(simulator_inputs_hash(study, opened.simulator->fingerprint()));
   const int id = store_->add_study(new_document, new_source, 0);
-  return store_->add_branch(owner.id, from_cycle, id);  // the branch that ran cycle K
+  const int branch = store_->add_branch(owner.id, from_cycle, id);  // the branch that ran cycle K
+  if (reset_region) {
+    std::vector<std::string> fresh;
+    for (const DesignVariable& v : study.design) {
+      fresh.push_back(fmt::format("move_limit.{}={}", v.name, v.move_factor));
+    }
+    store_->add_setting_changes(branch, from_cycle + 1, fresh);
+  }
+  return branch;
 }
 
 }  // namespace sao

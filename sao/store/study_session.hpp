@@ -80,8 +80,12 @@ class StudySession {
   // study is validated before anything is stored. The new branch is the current one (the
   // newest). Returns its id. Throws StudyError for a cycle not in that history, StoreError for
   // a branch the store does not have.
+  // `reset_region`: the new branch starts with a fresh subregion, the move-limit factors of
+  // its study's design variables instead of those the parent had reached by cycle K (the
+  // seed's second run: restarted at the optimum with a new subregion). Stored as `sao set`
+  // move-limit changes for the branch's first cycle, so a replay reaches the same state.
   int restart(int from_cycle, const std::optional<nlohmann::json>& document,
-              const std::string& source, int from_branch = 0);
+              const std::string& source, int from_branch = 0, bool reset_region = false);
 
   // The driver's analyses from a store built on this session's (a sweep member's store with
   // the other members' analyses, sweep.cpp) instead of the session's store alone. Before open().

@@ -15,6 +15,9 @@
 #             queued or running (max_jobs 1); `sao run DIR` re-attaches: no job recorded before
 #             the kill is submitted again, and the result is the uninterrupted (local) run's
 #   interrupt SIGINT: sao cancels its jobs and says so
+#   restraint problems/vehicle-restraint/two-variables.json (the crash code restraint-sled
+#             found in PATH, the build folder put there) unchanged with --executor slurm gives
+#             the local executor's result; every simulator run one COMPLETED array task
 #   sacct     the executor's fallback to sacct: a squeue in front of PATH that forgets finished
 #             tasks (as the controller does after MinJobAge); the runs still end COMPLETED
 #             (from sacct) and the result is the local executor's
@@ -150,19 +153,26 @@ wait_for_job() {  # wait_for_job DIR STATE: prints the first stored job id once 
   return 1
 }
 
+# same_as_local STUDY: the external STUDY with the local executor and with --executor slurm
+# gives the same result; one array task per simulator run, each stored once and COMPLETED in
+# sacct.
+same_as_local() {
+  local study=$1 runs stored
+  "$sao" run "$study" --out local -q >local.out 2>&1 || fail "local run: $(cat local.out)"
+  "$sao" run "$study" --out slurm -q --executor slurm --set "simulator.executor.extra=[\"--job-name=sao-test-$mode\"]" \
+    >slurm.out 2>&1 || fail "SLURM run: $(cat slurm.out)"
+  [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
+    fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
+  runs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["simulator_runs"])' slurm/result.json)
+  stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
+  [ "$(echo "$stored" | wc -l)" -eq "$runs" ] || fail "$runs simulator runs, $(echo "$stored" | wc -l) jobs stored"
+  stored_are_accounted slurm
+  echo "$mode: same result as the local executor; $runs runs = $runs array tasks in sacct, all COMPLETED"
+}
+
 case "$mode" in
   calculix)
-    study=$root/problems/cantilever-calculix/mass.json
-    "$sao" run "$study" --out local -q >local.out 2>&1 || fail "local run: $(cat local.out)"
-    "$sao" run "$study" --out slurm -q --executor slurm --set 'simulator.executor.extra=["--job-name=sao-test-calculix"]' \
-      >slurm.out 2>&1 || fail "SLURM run: $(cat slurm.out)"
-    [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
-      fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
-    runs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["simulator_runs"])' slurm/result.json)
-    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
-    [ "$(echo "$stored" | wc -l)" -eq "$runs" ] || fail "$runs simulator runs, $(echo "$stored" | wc -l) jobs stored"
-    stored_are_accounted slurm
-    echo "calculix: same result as the local executor; $runs runs = $runs array tasks in sacct, all COMPLETED"
+    same_as_local "$root/problems/cantilever-calculix/mass.json"
     ;;
   internal)
     study=$root/problems/impact-absorber/max-acceleration.json
@@ -177,6 +187,10 @@ case "$mode" in
     stored_are_accounted slurm
     [ ! -e sao-jobs/* ] || fail "job folders left behind: $(ls sao-jobs)"
     echo "internal: same result as the local executor; $analyses analyses = $analyses array tasks in sacct (sao analyse), all COMPLETED"
+    ;;
+  restraint)
+    export PATH="$(dirname "$sao"):$PATH"  # restraint-sled is built next to sao
+    same_as_local "$root/problems/vehicle-restraint/two-variables.json"
     ;;
   cancel)
     fake_study study.json 120 1 sleep 60

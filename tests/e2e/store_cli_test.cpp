@@ -248,6 +248,55 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   std::printf("%s", status.text.c_str());
 }
 
+// `sao restart --reset-region`: the new branch starts at cycle K's accepted design with a fresh
+// subregion (the study's move-limit factors), where a plain restart keeps the factors the
+// parent had reached; the reset is stored with the branch, so reopening it replays the same.
+TEST(StoreCli, RestartWithResetRegionStartsWithTheStudysMoveLimits) {
+  const fs::path dir = scratch("reset-region");
+  const std::string d = (dir / "study").string();
+  const std::string study = kProblems + "slider-crank/path.json";
+  const nlohmann::json document = nlohmann::json::parse(std::ifstream(study));
+  auto last_record = [](const Output& o) {
+    return nlohmann::json::parse(o.text.substr(o.text.rfind("{\"branch\"")));
+  };
+  for (int k = 1; k <= 2; ++k)
+    ASSERT_EQ(sao("step " + d + (k == 1 ? " --study " + study : "")).code, 0);
+  ASSERT_EQ(sao("set " + d + " move_limit=0.05").code, 0);  // a collapsed subregion
+  const Output step3 = sao("step " + d + " --json");
+  ASSERT_EQ(step3.code, 0) << step3.text;
+  const nlohmann::json parent_next = last_record(step3)["record"]["next_move_factors"];
+
+  const Output plain = sao("restart " + d + " --from-cycle 3");
+  ASSERT_EQ(plain.code, 0) << plain.text;
+  const Output plain_step = sao("step " + d + " --json");
+  ASSERT_EQ(plain_step.code, 0) << plain_step.text;
+  EXPECT_EQ(last_record(plain_step)["record"]["move_factors"], parent_next);
+
+  const Output reset = sao("restart " + d + " --from-cycle 3 --branch 1 --reset-region");
+  ASSERT_EQ(reset.code, 0) << reset.text;
+  EXPECT_NE(reset.text.find("branch 3: from the accepted design of cycle 3 (branch 1), a fresh "
+                            "subregion"),
+            std::string::npos)
+      << reset.text;
+  const Output reset_step = sao("step " + d + " --json");
+  ASSERT_EQ(reset_step.code, 0) << reset_step.text;
+  const nlohmann::json record = last_record(reset_step)["record"];
+  EXPECT_EQ(last_record(reset_step)["branch"], 3);
+  EXPECT_EQ(record["cycle"], 4);
+  ASSERT_EQ(record["move_factors"].size(), document["design_variables"].size());
+  for (size_t i = 0; i < document["design_variables"].size(); ++i) {
+    const nlohmann::json& v = document["design_variables"][i];
+    EXPECT_EQ(record["move_factors"][i], v.value("move_limit", 0.4)) << v.dump();
+  }
+  EXPECT_NE(record["move_factors"], parent_next);
+  // The reset is part of the branch: a second process replays cycle 4 with it, no new run.
+  const Output next = sao("step " + d + " --json");
+  ASSERT_EQ(next.code, 0) << next.text;
+  EXPECT_EQ(last_record(next)["record"]["cycle"], 5);
+  const Output status = sao("status " + d);
+  EXPECT_NE(status.text.find("set before cycle 4: move_limit."), std::string::npos) << status.text;
+}
+
 TEST(StoreCli, ForeignOrCorruptedStoreIsRefusedAndNotOverwritten) {
   const fs::path dir = scratch("foreign");
   const fs::path out = dir / "out";
