@@ -151,6 +151,15 @@ void print_table(const char* title, const std::vector<Result>& results, const Op
     std::printf("| %s | %d of %d | %d | %d | %ld |\n", name(m), solved, problems, local, dishonest,
                 runs);
   }
+  sao::suite::Accuracy judged;
+  for (const Result& r : results) {
+    judged.f_error = std::max(judged.f_error, r.outcome.accuracy.f_error);
+    judged.violation = std::max(judged.violation, r.outcome.accuracy.violation);
+  }
+  std::printf(
+      "\nSolved: f error <= %g and max violation <= %g %% (the table's accuracy, 1e-4 and 0.01 %%, "
+      "or the looser one the studies ask for with objacc and vioacc).\n",
+      judged.f_error, judged.violation);
 }
 
 void print_ratios(const std::vector<Result>& results) {

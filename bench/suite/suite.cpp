@@ -59,8 +59,13 @@ double f_error(double f, double f_star) {
   return std::abs(f - f_star) / std::max(1.0, std::abs(f_star));
 }
 
-bool solved(double f, double violation_percent, double f_star) {
-  return f_error(f, f_star) <= 1e-4 && violation_percent <= 0.01;
+Accuracy accuracy_asked(double objacc, double vioacc) {
+  const Accuracy table;
+  return {std::max(table.f_error, objacc / 100.0), std::max(table.violation, vioacc)};
+}
+
+bool solved(double f, double violation_percent, double f_star, const Accuracy& accuracy) {
+  return f_error(f, f_star) <= accuracy.f_error && violation_percent <= accuracy.violation;
 }
 
 json external_variant(const json& internal, const std::string& evaluator,
@@ -107,10 +112,11 @@ json external_variant(const json& internal, const std::string& evaluator,
 namespace {
 
 void judge(Outcome& o, const Known& known) {
-  o.solved = std::isfinite(o.f) && solved(o.f, o.violation, known.f);
+  const Accuracy& a = o.accuracy;
+  o.solved = std::isfinite(o.f) && solved(o.f, o.violation, known.f, a);
   o.local = !o.solved && std::isfinite(o.f) &&
             std::any_of(known.local_minima.begin(), known.local_minima.end(),
-                        [&](const Known::Local& l) { return solved(o.f, o.violation, l.f); });
+                        [&](const Known::Local& l) { return solved(o.f, o.violation, l.f, a); });
   o.honest = o.status != "converged" || o.solved || o.local;
 }
 
@@ -175,6 +181,7 @@ Outcome run_problem(const std::string& directory, const Known& known, const std:
     }
     const OpenedStudy opened = open_study_document(document, source);
     o = run_method(opened.study, *opened.simulator, method, settings);
+    o.accuracy = accuracy_asked(opened.study.options.objacc, opened.study.options.vioacc);
   } catch (const std::exception& e) {
     o.status = std::string("error: ") + e.what();
   }

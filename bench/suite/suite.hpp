@@ -47,9 +47,17 @@ std::string identifier(const Known& known);
 // Throws std::runtime_error when the manifest is missing or malformed.
 std::vector<Known> read_optima(const std::string& directory);
 
-// The accuracy a run must reach: |f - f*| <= 1e-4 max(1, |f*|) and violation <= 0.01 %.
+// The accuracy a run must reach: |f - f*| <= 1e-4 max(1, |f*|) and violation <= 0.01 %, or
+// the looser accuracy its study asks for (objacc, vioacc in %: f error <= objacc / 100,
+// violation <= vioacc), so a run told to stop at 0.1 % is not called dishonest at 0.05 %. The
+// suite's own studies ask for 0.001 %: the table's accuracy judges them.
+struct Accuracy {
+  double f_error = 1e-4;
+  double violation = 0.01;  // %
+};
+Accuracy accuracy_asked(double objacc, double vioacc);
 double f_error(double f, double f_star);
-bool solved(double f, double violation_percent, double f_star);
+bool solved(double f, double violation_percent, double f_star, const Accuracy& accuracy = {});
 
 // The study document with its internal "functions" simulator replaced by the external adapter
 // running `evaluator` (sao_functions_eval) once per evaluation: the template it needs is written
@@ -66,7 +74,8 @@ struct Outcome {
   int runs = 0;
   bool solved = false, honest = true;  // honest: "converged" only when solved or at a known
   bool local = false;                  // local minimum; local: at one of those, not solved
-  int b0_again = 0;  // SAO: cycles whose subproblem proposed the cycle start again (logged)
+  int b0_again = 0;   // SAO: cycles whose subproblem proposed the cycle start again (logged)
+  Accuracy accuracy;  // the accuracy the run was judged at
 };
 
 struct RunSettings {
