@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "sao/cli/study_json.hpp"
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/report.hpp"
@@ -28,12 +29,7 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
   for (const auto& [key, value] : base.items()) {
     if (key == "study") continue;
     if (key == "design") {
-      nlohmann::ordered_json design = nlohmann::ordered_json::object();
-      const std::vector<std::string> names = variable_names(study);
-      for (int i = 0; i < summary.x.size() && i < static_cast<int>(names.size()); ++i) {
-        design[names[i]] = summary.x(i);
-      }
-      out["design"] = design;
+      out["design"] = named_in_order(study, summary.x);
       continue;
     }
     out[key] = nlohmann::ordered_json::parse(value.dump());  // dump/parse keeps every double
@@ -47,15 +43,10 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
   nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
   nlohmann::ordered_json active = nlohmann::ordered_json::array();
   for (const ConstraintSummary& c : s.constraints) {
-    // A place for the constraint's unit and label (issue 26, item 2) when the study has them.
     const bool is_active = c.normalised >= -kActiveTolerance;
-    constraints.push_back({{"name", c.name},
-                           {"worst", c.worst},
-                           {"bound", c.bound},
-                           {"normalised", c.normalised},
-                           {"point", c.point},
-                           {"time", c.time},
-                           {"active", is_active}});
+    nlohmann::ordered_json entry = constraint_json(c);
+    entry["active"] = is_active;
+    constraints.push_back(entry);
     if (is_active) active.push_back(c.name);
   }
   out["constraints"] = constraints;

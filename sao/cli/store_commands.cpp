@@ -411,6 +411,13 @@ CLI::Option* add_progress_option(CLI::App* cmd, Progress& progress) {
   return add_progress(cmd, progress);
 }
 
+// The study directory every store command but step takes (it must exist).
+static void add_directory(CLI::App* cmd) {
+  cmd->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
+      ->required()
+      ->check(CLI::ExistingPath);
+}
+
 void add_store_commands(CLI::App& app) {
   commands.step = app.add_subcommand("step", "run exactly one cycle of the study in DIR");
   commands.step->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
@@ -426,16 +433,12 @@ void add_store_commands(CLI::App& app) {
       "status",
       "show the history of DIR, with its branches, its `sao set` changes and whether a "
       "process is working on it");
-  commands.status->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_directory(commands.status);
   commands.status->add_flag("--json", commands.json, "the status as one JSON document");
 
   commands.set = app.add_subcommand(
       "set", "change settings or move-limit factors for the next cycle (key=value ...)");
-  commands.set->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_directory(commands.set);
   commands.set->add_option("assignments", commands.assignments,
                            "settings key=value (as in the study's \"settings\"), move_limit=m or "
                            "move_limit.NAME=m (in (0, 1]), design_variables.NAME.lower=v or "
@@ -449,9 +452,7 @@ void add_store_commands(CLI::App& app) {
       "restart",
       "start a new branch from the accepted design of a cycle, optionally with a "
       "reformulated study");
-  commands.restart->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_directory(commands.restart);
   commands.restart->add_option("--from-cycle", commands.from_cycle, "cycle K")
       ->required()
       ->check(CLI::PositiveNumber);
@@ -465,9 +466,7 @@ void add_store_commands(CLI::App& app) {
 
   commands.report = app.add_subcommand(
       "report", "write a self-contained HTML report with SVG plots (default DIR/report.html)");
-  commands.report->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_directory(commands.report);
   commands.report->add_option("--out", commands.report_file, "the HTML file to write");
   commands.report->add_flag("--json", commands.json, "the file written as one JSON document");
 
@@ -475,9 +474,7 @@ void add_store_commands(CLI::App& app) {
       "export",
       "write every stored analysis as CSV: design, status, time, responses (histories as max, "
       "min and time of the max); default DIR/analyses.csv");
-  commands.export_->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_directory(commands.export_);
   commands.export_->add_option("--out", commands.report_file, "the CSV file to write (-: stdout)");
   commands.export_->add_flag("--json", commands.json, "the file written as one JSON document");
 }

@@ -18,18 +18,17 @@ nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd&
   return out;
 }
 
+nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
+  // A place for the constraint's unit and label (issue 26, item 2) when the study has them.
+  return {{"name", c.name},   {"worst", c.worst}, {"bound", c.bound}, {"normalised", c.normalised},
+          {"point", c.point}, {"time", c.time}};
+}
+
 nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluation,
                                    const Eigen::VectorXd& x, const std::string& label) {
   const DesignSummary s = summarise_design(study, evaluation, x);
   nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
-  for (const ConstraintSummary& c : s.constraints) {
-    constraints.push_back({{"name", c.name},
-                           {"worst", c.worst},
-                           {"bound", c.bound},
-                           {"normalised", c.normalised},
-                           {"point", c.point},
-                           {"time", c.time}});
-  }
+  for (const ConstraintSummary& c : s.constraints) constraints.push_back(constraint_json(c));
   nlohmann::ordered_json responses = nlohmann::ordered_json::array();
   for (size_t k = 0; k < evaluation.cases.size(); ++k) {
     const std::string lc = k < study.load_cases.size() ? study.load_cases[k].name : "";

@@ -43,6 +43,17 @@ std::string settings_key(const std::string& key) {
   return key.rfind("settings.", 0) == 0 ? key.substr(9) : key;
 }
 
+// The whole text as a number; NaN when it is not one.
+double number_or_nan(const std::string& text) {
+  try {
+    size_t used = 0;
+    const double value = std::stod(text, &used);
+    return used == text.size() ? value : std::nan("");
+  } catch (const std::exception&) {
+    return std::nan("");
+  }
+}
+
 // design_variables.NAME.lower / .upper (NAME a name or an index): a bound set between cycles.
 bool is_bound(const std::string& key) {
   return key.rfind("design_variables.", 0) == 0;
@@ -87,13 +98,7 @@ void check_bound(nlohmann::json& document, const Assignment& a, std::vector<std:
                          "move_limit.NAME=m");
       return;
     }
-    double value = std::nan("");
-    try {
-      size_t used = 0;
-      value = std::stod(a.value, &used);
-      if (used != a.value.size()) value = std::nan("");
-    } catch (const std::exception&) {
-    }
+    const double value = number_or_nan(a.value);
     if (!std::isfinite(value)) {
       problems.push_back(a.key + ": expected a finite number, got " + a.value);
       return;
@@ -582,13 +587,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
       const std::string name = a.key == "move_limit" ? "" : a.key.substr(11);
       bool known = name.empty();
       for (const DesignVariable& v : study_->design) known = known || v.name == name;
-      double value = std::nan("");
-      try {
-        size_t used = 0;
-        value = std::stod(a.value, &used);
-        if (used != a.value.size()) value = std::nan("");
-      } catch (const std::exception&) {
-      }
+      const double value = number_or_nan(a.value);
       if (!known) {
         problems.push_back(a.key + ": unknown design variable \"" + name + "\"");
       } else if (std::isnan(value)) {

@@ -137,10 +137,9 @@ static std::optional<double> bound_value(JsonReader& r, const char* key, const S
   if (it != study.constants.end()) return it->second;
   std::string names;
   for (const auto& [name, value] : study.constants) names += (names.empty() ? "" : ", ") + name;
-  problems.add(r.at(key), "unknown constant \"" + b.get<std::string>() +
-                              "\" (a bound is a number or the name of one of the study's "
-                              "constants: " +
-                              (names.empty() ? std::string("none") : names) + ")");
+  problems.add(r.at(key), "expected a number, got a string (\"" + b.get<std::string>() +
+                              "\"): a bound may also name one of the study's constants (" +
+                              (names.empty() ? std::string("none declared") : names) + ")");
   return std::nullopt;
 }
 
