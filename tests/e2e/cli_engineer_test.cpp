@@ -189,6 +189,15 @@ TEST(CliEngineer, QuietWhenPipedAndEachCycleInWordsAtLogInfo) {
   EXPECT_EQ(piped.text.find('\r'), std::string::npos);
   EXPECT_NE(piped.text.find("    1   y"), std::string::npos) << piped.text;  // the cycle rows
   EXPECT_NE(piped.text.find("status     converged"), std::string::npos);
+  // On a terminal (script(1) from bsdutils, Debian's essential set, gives it one): the
+  // progress is one line rewritten in place, erased before each cycle row.
+  const CommandOutput tty = run_command("script -qec '" + kSao + " run " + kAbsorber +
+                                        " --no-store --out " + (dir / "tty").string() +
+                                        "' /dev/null");
+  EXPECT_EQ(tty.code, 0) << tty.text;
+  EXPECT_NE(tty.text.find("\r\033[Kanalyses: "), std::string::npos) << tty.text;
+  EXPECT_EQ(tty.text.find("\n  analyses:"), std::string::npos) << tty.text;
+  EXPECT_NE(tty.text.find("status     converged"), std::string::npos);
   // --progress lines: one line per batch as before.
   const CommandOutput lines = stdout_of("run " + kAbsorber + " --no-store --out " +
                                         (dir / "b").string() + " --progress lines");
