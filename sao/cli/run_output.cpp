@@ -8,6 +8,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "sao/cli/result_file.hpp"
+#include "sao/report/evaluate.hpp"
 #include "sao/report/report.hpp"
 
 namespace sao::cli {
@@ -50,9 +52,26 @@ std::string cycle_in_words(const Study& study, const CycleRecord& r) {
   return text;
 }
 
+std::string active_constraints(const StudySession& session, const CycleRecord& r) {
+  const Study& study = session.study();
+  const Eigen::VectorXd& x = r.accepted ? r.x_opt : r.x0;
+  if (x.size() < study.n_design()) return {};
+  const std::optional<Evaluation> e = session.analysis_of(x.head(study.n_design()));
+  if (!e) return {};
+  std::string names;
+  for (const ConstraintSummary& c : summarise_design(study, *e, x).constraints) {
+    // A place for the constraint's label (issue 26, item 2) when the study has one.
+    if (c.normalised >= -kActiveTolerance) names += (names.empty() ? "" : ", ") + c.name;
+  }
+  return "; at the design it continues from, active constraints: " +
+         (names.empty() ? std::string("none") : names);
+}
+
 void CyclePrinter::operator()(const CycleRecord& record) {
   const Study& study = session_.study();
-  spdlog::info("{}", cycle_in_words(study, record));
+  if (spdlog::should_log(spdlog::level::info)) {
+    spdlog::info("{}{}", cycle_in_words(study, record), active_constraints(session_, record));
+  }
   if (output_ == Output::kJson) {
     std::cout << nlohmann::json({{"event", "cycle"},
                                  {"branch", session_.branch()},

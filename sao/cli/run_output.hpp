@@ -27,10 +27,14 @@ Progress resolve_progress(Progress progress);
 // "cycle 3: proposal accepted (actual/predicted 0.92), move limits grown (b1 0.2 -> 0.4), 2
 // constraints retained, largest violation -1.2 %": what the cycle did, for --log info.
 std::string cycle_in_words(const Study& study, const CycleRecord& record);
+// "; at the design it continues from, active constraints: a, b" (within kActiveTolerance of
+// their bound, result_file.hpp), from the session's analysis of that design ("" without one).
+std::string active_constraints(const StudySession& session, const CycleRecord& record);
 
 // The one printer of a run's cycles: the study line and the table header before the first
 // record, the start design as row 0 (when the run starts at cycle 1), then one row per cycle
-// (only the converged one when quiet), or one JSON line per cycle. Logs cycle_in_words at info.
+// (only the converged one when quiet), or one JSON line per cycle. Logs cycle_in_words and
+// active_constraints at info.
 class ProgressPrinter;
 class CyclePrinter {
  public:

@@ -144,7 +144,9 @@ int step_command() {
   const int runs_before = session.driver().summary().simulator_runs;
   const CycleRecord& r = session.step();
   progress.clear();
-  spdlog::info("{}", cycle_in_words(session.study(), r));
+  if (spdlog::should_log(spdlog::level::info)) {
+    spdlog::info("{}{}", cycle_in_words(session.study(), r), active_constraints(session, r));
+  }
   const RunSummary& s = session.driver().summary();
   if (output == Output::kJson) {
     std::cout << nlohmann::json({{"event", "cycle"},

@@ -211,6 +211,10 @@ TEST(CliEngineer, QuietWhenPipedAndEachCycleInWordsAtLogInfo) {
   EXPECT_TRUE(std::regex_search(info.text, std::regex("cycle 2: proposal rejected.*move limits "
                                                       "(grown|shrunk) \\(b1 ")))
       << info.text;
+  EXPECT_NE(info.text.find("cycle 4: proposal accepted"), std::string::npos) << info.text;
+  EXPECT_NE(info.text.find("active constraints: objective:max_acceleration[-], displacement[+]"),
+            std::string::npos)
+      << info.text;
 }
 
 TEST(CliEngineer, OutputFoldersDoNotCollide) {
