@@ -18,8 +18,15 @@ const char* program_version() {
   return SAO_VERSION;
 }
 
+Eigen::VectorXd current_design(const RunSummary& summary) {
+  if (summary.status != RunStatus::kRunning || summary.history.empty()) return summary.x;
+  const CycleRecord& last = summary.history.back();
+  return last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0;
+}
+
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
                                        const std::optional<Evaluation>& final_analysis) {
+  const Eigen::VectorXd x = current_design(summary);
   // result_to_json's object sorts its keys: rebuilt with the design in study order and the
   // additions after the study's name.
   const nlohmann::json base = result_to_json(study, summary);
@@ -29,17 +36,18 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
   for (const auto& [key, value] : base.items()) {
     if (key == "study") continue;
     if (key == "design") {
-      out["design"] = named_in_order(study, summary.x);
+      out["design"] = named_in_order(study, x);
       continue;
     }
     out[key] = nlohmann::ordered_json::parse(value.dump());  // dump/parse keeps every double
   }
-  if (!final_analysis || summary.x.size() == 0) {
+  if (summary.status == RunStatus::kRunning) out["cycles"] = summary.history.size();
+  if (!final_analysis || x.size() == 0) {
     out["constraints"] = nullptr;  // the final design's analysis is not at hand
     out["active_set"] = nullptr;
     return out;
   }
-  const DesignSummary s = summarise_design(study, *final_analysis, summary.x);
+  const DesignSummary s = summarise_design(study, *final_analysis, x);
   nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
   nlohmann::ordered_json active = nlohmann::ordered_json::array();
   for (const ConstraintSummary& c : s.constraints) {

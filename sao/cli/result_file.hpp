@@ -22,6 +22,12 @@ const char* program_version();
 // Within 0.1 % of the bound (normalised), a constraint counts as active.
 constexpr double kActiveTolerance = 1e-3;
 
+// The design of the result: the final one, or while the run goes on (`sao step`, a run killed
+// between cycles) the design the next cycle starts from.
+Eigen::VectorXd current_design(const RunSummary& summary);
+
+// While the run goes on, "design", "cycles", "constraints" and "active_set" are those of
+// current_design() (the other figures are filled when the run ends).
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
                                        const std::optional<Evaluation>& final_analysis);
 

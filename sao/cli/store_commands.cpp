@@ -49,10 +49,10 @@ Commands commands;
 
 // The analysis of the run's current design (result.json's constraint values), if at hand.
 std::optional<Evaluation> final_analysis(const StudySession& session) {
-  const RunSummary& s = session.driver().summary();
+  const Eigen::VectorXd x = current_design(session.driver().summary());
   const int n = session.study().n_design();
-  if (s.x.size() < n) return std::nullopt;
-  return session.analysis_of(s.x.head(n));
+  if (x.size() < n) return std::nullopt;
+  return session.analysis_of(x.head(n));
 }
 
 void print_end(const StudySession& session, const RunSummary& summary, const std::string& dir,

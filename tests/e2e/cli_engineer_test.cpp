@@ -110,6 +110,12 @@ TEST(CliEngineer, BoundSetBetweenCyclesHoldsInTheNextCycles) {
   const json last = document_of(stdout_of("status " + d + " --json"))["branches"][0]["cycles"];
   ASSERT_FALSE(last.empty());
   EXPECT_EQ(last.back()["b_opt"]["b2"], 0.45) << last.back();
+  // result.json between cycles: the design the next cycle starts from, in study order.
+  const json result = read_json(fs::path(d) / "result.json");
+  EXPECT_EQ(result["status"], "running");
+  EXPECT_EQ(result["design"]["b2"], 0.45) << result;
+  EXPECT_EQ(result["cycles"], last.size());
+  EXPECT_TRUE(result["active_set"].is_array()) << result;
 }
 
 TEST(CliEngineer, SetUndoWithdrawsThePendingChanges) {
@@ -191,9 +197,9 @@ TEST(CliEngineer, QuietWhenPipedAndEachCycleInWordsAtLogInfo) {
   EXPECT_NE(piped.text.find("status     converged"), std::string::npos);
   // On a terminal (script(1) from bsdutils, Debian's essential set, gives it one): the
   // progress is one line rewritten in place, erased before each cycle row.
-  const CommandOutput tty = run_command("script -qec '" + kSao + " run " + kAbsorber +
-                                        " --no-store --out " + (dir / "tty").string() +
-                                        "' /dev/null");
+  const CommandOutput tty =
+      run_command("script -qec '" + kSao + " run " + kAbsorber + " --no-store --out " +
+                  (dir / "tty").string() + "' /dev/null");
   EXPECT_EQ(tty.code, 0) << tty.text;
   EXPECT_NE(tty.text.find("\r\033[Kanalyses: "), std::string::npos) << tty.text;
   EXPECT_EQ(tty.text.find("\n  analyses:"), std::string::npos) << tty.text;
