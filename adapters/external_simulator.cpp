@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -43,6 +44,16 @@ std::string tail_of(const fs::path& file, size_t bytes) {
   return text;
 }
 
+// The run directories this process created (`add`: one more); every session of the process
+// (a sweep has several) may remove one it finds empty at its end.
+bool created_by_this_process(const fs::path& folder, bool add) {
+  static std::mutex mutex;
+  static std::set<fs::path> created;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (add) created.insert(folder);
+  return created.count(folder) > 0;
+}
+
 }  // namespace
 
 ExternalSimulator::ExternalSimulator(const SimulatorSetup& setup)
@@ -69,10 +80,17 @@ ExternalSimulator::ExternalSimulator(ExternalConfig config) : config_(std::move(
 }
 
 ExternalSimulator::~ExternalSimulator() {
-  // An empty session folder (every run succeeded and was removed) is not left behind.
+  // An empty session folder (every run succeeded and was removed) is not left behind, nor the
+  // run directory this process created for it when nothing else is in it (issue 26: an empty
+  // sao-runs/ was left in the working folder after every successful run).
   std::error_code ec;
   fs::remove(owner_file(), ec);
   if (fs::is_directory(session_, ec) && fs::is_empty(session_, ec)) fs::remove(session_, ec);
+  const fs::path runs = session_.parent_path();
+  if (created_by_this_process(runs, false) && fs::is_directory(runs, ec) &&
+      fs::is_empty(runs, ec)) {
+    fs::remove(runs, ec);
+  }
 }
 
 std::vector<ResponseInfo> ExternalSimulator::responses() const {
@@ -321,6 +339,9 @@ void ExternalSimulator::start_session() {
         "({})",
         session);
   }
+  std::error_code ec;
+  if (!fs::exists(session_.parent_path(), ec))
+    created_by_this_process(session_.parent_path(), true);
   fs::create_directories(session_);
   std::ofstream(owner_file()) << owner_marker() << "\n";
 }

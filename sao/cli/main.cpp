@@ -26,6 +26,7 @@
 #include "sao/cli/completion.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
+#include "sao/cli/study_json.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
 #include "sao/seam/analysis_request.hpp"
@@ -40,12 +41,17 @@
 namespace {
 
 int check_gradient(const std::string& file, const std::vector<std::string>& overrides, int start,
-                   const sao::GradientCheckOptions& options) {
+                   const sao::GradientCheckOptions& options, bool json) {
   const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
   const sao::Study& study = opened.study;
   Eigen::VectorXd design(study.n_design());
   for (int i = 0; i < study.n_design(); ++i) design(i) = study.design[i].initial;
   const sao::GradientCheck check = sao::check_gradients(study, *opened.simulator, design, options);
+  const std::vector<std::string> hints = sao::cli::step_hints(study, opened.document, design);
+  if (json) {
+    std::cout << sao::cli::gradient_check_json(check, hints).dump(2) << "\n";
+    return sao::cli::kOk;
+  }
   std::printf("%-14s %-10s %6s %-8s %14s %16s %16s %5s %10s\n", "response", "case", "point",
               "variable", "value", "simulator", "reference", "order", "rel. error");
   for (const auto& r : check.rows) {
@@ -55,12 +61,13 @@ int check_gradient(const std::string& file, const std::vector<std::string>& over
   }
   std::printf("reference: extrapolated forward differences (seed 000, IV.C), %d analyses\n",
               check.analyses);
+  for (const std::string& hint : hints) std::printf("hint: %s\n", hint.c_str());
   return sao::cli::kOk;
 }
 
 // Analyses the initial design (after --set / --start) and prints where it stands.
 int evaluate(const std::string& file, const std::vector<std::string>& overrides, int start,
-             const std::vector<std::string>& designs, const std::string& plot_dir) {
+             const std::vector<std::string>& designs, const std::string& plot_dir, bool json) {
   const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
   const sao::Study& study = opened.study;
   std::vector<Eigen::VectorXd> xs{sao::initial_variables(study)};
@@ -76,17 +83,25 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
   std::vector<sao::EvaluationRequest> batch;
   for (const auto& x : xs) batch.push_back({x.head(study.n_design()), {}});
   const std::vector<sao::Evaluation> e = opened.simulator->evaluate(batch);
+  nlohmann::ordered_json out = {{"study", study.name},
+                                {"designs", nlohmann::ordered_json::array()}};
   for (size_t k = 0; k < e.size(); ++k) {
     if (!e[k].ok) {
       throw std::runtime_error("the analysis of " + labels[k] + " failed: " + e[k].message);
+    }
+    if (json) {
+      out["designs"].push_back(sao::cli::design_json(study, e[k], xs[k], labels[k]));
+      continue;
     }
     if (xs.size() > 1) std::cout << (k ? "\n" : "") << "== " << labels[k] << "\n";
     std::cout << sao::design_report(study, e[k], xs[k]);
   }
   if (!plot_dir.empty()) {
     const auto files = sao::write_history_plots(plot_dir, study, labels, e);
-    std::cout << "\nwritten    " << files.size() << " plots in " << plot_dir << "/\n";
+    if (json) out["plots"] = files;
+    if (!json) std::cout << "\nwritten    " << files.size() << " plots in " << plot_dir << "/\n";
   }
+  if (json) std::cout << out.dump(2) << "\n";
   return sao::cli::kOk;
 }
 
@@ -94,7 +109,7 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
 // compromise curve at the worst value of the swept constraint (or at the swept entry's value).
 sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
                                     const std::vector<std::string>& reference_set,
-                                    const std::string& label) {
+                                    const std::string& label, bool json) {
   std::vector<std::string> all = options.overrides;
   all.insert(all.end(), reference_set.begin(), reference_set.end());
   const sao::OpenedStudy opened = sao::open_study(options.study_file, all);
@@ -129,12 +144,40 @@ sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
     }
     r.value = opened.document.at(pointer).get<double>();
   }
-  std::printf("reference  %s: %s = %.6g, objective %.6g\n", label.c_str(),
-              options.range.key.c_str(), r.value, r.objective);
+  if (json) {
+    std::cout << nlohmann::ordered_json({{"event", "reference"},
+                                         {"label", label},
+                                         {"key", options.range.key},
+                                         {"value", r.value},
+                                         {"objective", r.objective}})
+                     .dump()
+              << std::endl;
+  } else {
+    std::printf("reference  %s: %s = %.6g, objective %.6g\n", label.c_str(),
+                options.range.key.c_str(), r.value, r.objective);
+  }
   return r;
 }
 
-void print_sweep_member(const sao::SweepMember& m, int done, int total) {
+void print_sweep_member(const sao::SweepMember& m, int done, int total, bool json) {
+  if (json) {
+    std::cout << nlohmann::ordered_json(
+                     {{"event", "member"},
+                      {"value", m.value},
+                      {"start", m.start},
+                      {"status", m.error.empty() ? sao::to_string(m.summary.status) : "error"},
+                      {"error", m.error},
+                      {"objective", m.summary.objective},
+                      {"max_violation", m.summary.max_violation},
+                      {"cycles", m.summary.cycles},
+                      {"analyses", m.summary.analyses},
+                      {"simulator_runs", m.summary.simulator_runs},
+                      {"done", done},
+                      {"total", total}})
+                     .dump()
+              << std::endl;
+    return;
+  }
   std::printf("%-12.6g %5d %-10s %12.6g %9.3g %6d %8d %8d   (%d/%d)\n", m.value, m.start,
               m.error.empty() ? sao::to_string(m.summary.status) : "error", m.summary.objective,
               m.summary.max_violation, m.summary.cycles, m.summary.analyses,
@@ -144,7 +187,8 @@ void print_sweep_member(const sao::SweepMember& m, int done, int total) {
 }
 
 int sweep(sao::SweepOptions options, const std::string& vary, const std::string& out_dir,
-          const std::vector<std::string>& reference_set, const std::string& reference_label) {
+          const std::vector<std::string>& reference_set, const std::string& reference_label,
+          bool json) {
   try {
     options.range = sao::parse_sweep_range(vary);
   } catch (const std::invalid_argument& e) {
@@ -162,16 +206,19 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   }
   std::vector<sao::ReferencePoint> references;
   if (!reference_set.empty()) {
-    references.push_back(sweep_reference(options, reference_set, reference_label));
+    references.push_back(sweep_reference(options, reference_set, reference_label, json));
   }
   const std::string dir =
-      out_dir.empty()
-          ? "out/" + std::filesystem::path(options.study_file).stem().string() + "-sweep"
-          : out_dir;
+      out_dir.empty() ? sao::cli::default_output_folder(options.study_file) + "-sweep" : out_dir;
   options.store_dir = dir + "/members";  // one study store per member: a killed sweep resumes
-  std::printf("%-12s %5s %-10s %12s %9s %6s %8s %8s\n", "value", "start", "status", "objective",
-              "V[%]", "cycles", "analyses", "runs");
-  const sao::SweepResult result = sao::run_sweep(options, print_sweep_member);
+  if (!json) {
+    std::printf("%-12s %5s %-10s %12s %9s %6s %8s %8s\n", "value", "start", "status", "objective",
+                "V[%]", "cycles", "analyses", "runs");
+  }
+  const sao::SweepResult result =
+      sao::run_sweep(options, [json](const sao::SweepMember& m, int done, int total) {
+        print_sweep_member(m, done, total, json);
+      });
   const nlohmann::json doc = sao::read_study_document(options.study_file);
   const std::string objective_name =
       doc.contains("objective") ? doc["objective"].value("name", "objective") : "objective";
@@ -179,6 +226,21 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   int failed = 0;
   for (const auto& m : result.members) {
     failed += !m.error.empty() || m.summary.status == sao::RunStatus::kFailed;
+  }
+  if (json) {
+    std::cout << nlohmann::ordered_json(
+                     {{"event", "end"},
+                      {"members", result.members.size()},
+                      {"failed", failed},
+                      {"simulator_runs", result.simulator_runs},
+                      {"shared_analyses", result.cache_hits},
+                      {"wall_seconds", result.wall_seconds},
+                      {"folder", dir},
+                      {"files",
+                       {dir + "/sweep.csv", dir + "/compromise.csv", dir + "/compromise.svg"}}})
+                     .dump()
+              << "\n";
+    return failed ? sao::cli::kFailed : sao::cli::kOk;
   }
   std::printf("\n%zu members, %d simulator runs, %d analyses shared or stored, %.1f s\n",
               result.members.size(), result.simulator_runs, result.cache_hits, result.wall_seconds);
@@ -226,7 +288,27 @@ int analyse(const std::string& request_file, const std::string& out_file) {
   return e.front().ok ? sao::cli::kOk : sao::cli::kFailed;
 }
 
-int check(const std::string& file) {
+int check(const std::string& file, bool json) {
+  if (json) {
+    // Every problem in the document, not a message on stderr: {"valid": false, "problems": [..]}.
+    try {
+      const sao::OpenedStudy opened = sao::open_study(file);
+      std::cout << nlohmann::ordered_json({{"file", file},
+                                           {"valid", true},
+                                           {"design_variables", opened.study.n_design()},
+                                           {"constraints", opened.study.constraints.size()},
+                                           {"problems", nlohmann::json::array()}})
+                       .dump(2)
+                << "\n";
+      return sao::cli::kOk;
+    } catch (const sao::StudyError& e) {
+      std::cout << nlohmann::ordered_json(
+                       {{"file", file}, {"valid", false}, {"problems", e.problems()}})
+                       .dump(2)
+                << "\n";
+      throw;  // the message on stderr too, and exit 2
+    }
+  }
   const sao::OpenedStudy opened = sao::open_study(file);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
             << opened.study.constraints.size() << " constraints after expansion)\n";
@@ -271,13 +353,17 @@ void add_run(CLI::App& app, Arguments& a) {
   a.run_cmd->add_option("study", a.run.study, "study file (JSON), or a study directory to resume")
       ->required()
       ->check(CLI::ExistingPath);
-  a.run_cmd->add_option("--out", a.run.out_dir, "output folder (default: out/<study file name>)");
+  a.run_cmd->add_option("--out", a.run.out_dir,
+                        "output folder (default: out/<study folder>-<study file name>)");
   a.run_cmd->add_option("--max-cycles", a.run.max_cycles, "override settings.max_cycles")
       ->check(CLI::PositiveNumber);
   a.run_cmd->add_flag("-q,--quiet", a.quiet, "print only the final result");
   a.run_cmd->add_flag("--no-store", a.no_store,
                       "keep no study store (DIR/study.sqlite): no resume");
-  a.run_cmd->add_flag("--json", a.json, "progress and results as JSON lines");
+  a.run_cmd->add_flag("--json", a.json,
+                      "progress and results as JSON lines (one document per line; the last is "
+                      "the \"end\" event with the result)");
+  sao::cli::add_progress_option(a.run_cmd, a.run.progress);
   a.run_cmd
       ->add_option("--executor", a.executor,
                    "where the analyses run: local (the worker pool) or slurm (batch jobs); "
@@ -289,6 +375,7 @@ void add_run(CLI::App& app, Arguments& a) {
 void add_study_commands(CLI::App& app, Arguments& a) {
   a.check_cmd = app.add_subcommand("check", "validate a study file and its simulator section");
   add_study_file(a.check_cmd, a.file);
+  a.check_cmd->add_flag("--json", a.json, "the outcome as one JSON document (with the problems)");
 
   a.gradient_cmd = app.add_subcommand(
       "check-gradient",
@@ -302,6 +389,7 @@ void add_study_commands(CLI::App& app, Arguments& a) {
       ->add_option("--step", a.gradient.relative_step,
                    "largest relative perturbation dp0 / (1 + |b|)")
       ->check(CLI::PositiveNumber);
+  a.gradient_cmd->add_flag("--json", a.json, "the rows and hints as one JSON document");
 
   a.analyse_cmd = app.add_subcommand(
       "analyse",
@@ -326,6 +414,7 @@ void add_study_commands(CLI::App& app, Arguments& a) {
       ->check(CLI::ExistingFile);
   a.evaluate_cmd->add_option("--plot", a.plot_dir,
                              "write DIR/<case>-<response>.svg: every history, one line per design");
+  a.evaluate_cmd->add_flag("--json", a.json, "the designs as one JSON document");
 }
 
 void add_sweep(CLI::App& app, Arguments& a) {
@@ -349,7 +438,10 @@ void add_sweep(CLI::App& app, Arguments& a) {
       ->check(CLI::NonNegativeNumber);
   a.sweep_cmd->add_option("--max-cycles", a.sweep.max_cycles, "override settings.max_cycles")
       ->check(CLI::PositiveNumber);
-  a.sweep_cmd->add_option("--out", a.sweep_out, "output folder (default: out/<study>-sweep)");
+  a.sweep_cmd->add_option("--out", a.sweep_out,
+                          "output folder (default: out/<study folder>-<study file name>-sweep)");
+  a.sweep_cmd->add_flag("--json", a.json,
+                        "progress as JSON lines: the reference, each member, then the end");
   a.sweep_cmd->add_option("--reference-set", a.reference_set,
                           "an override giving the reference design marked on the curve "
                           "(repeatable; e.g. load_cases.0.parameters.extra=0)");
@@ -402,11 +494,13 @@ int dispatch(Arguments& a) {
     }
     if (*a.serve_cmd) return serve(a.serve);
     if (*a.sweep_cmd)
-      return sweep(a.sweep, a.vary, a.sweep_out, a.reference_set, a.reference_label);
+      return sweep(a.sweep, a.vary, a.sweep_out, a.reference_set, a.reference_label, a.json);
     if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
-    if (*a.evaluate_cmd) return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir);
-    if (*a.gradient_cmd) return check_gradient(a.file, a.overrides, a.start, a.gradient);
-    return check(a.file);
+    if (*a.evaluate_cmd) {
+      return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json);
+    }
+    if (*a.gradient_cmd) return check_gradient(a.file, a.overrides, a.start, a.gradient, a.json);
+    return check(a.file, a.json);
   });
 }
 

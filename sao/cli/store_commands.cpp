@@ -3,13 +3,20 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include "sao/cli/exit_codes.hpp"
+#include "sao/cli/export_command.hpp"
+#include "sao/cli/result_file.hpp"
+#include "sao/cli/run_output.hpp"
+#include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/store/atomic_file.hpp"
@@ -27,6 +34,7 @@ struct Commands {
   CLI::App* set = nullptr;
   CLI::App* restart = nullptr;
   CLI::App* report = nullptr;
+  CLI::App* export_ = nullptr;
   std::string report_file;
   std::string dir;
   std::string study_file;
@@ -35,63 +43,17 @@ struct Commands {
   int from_branch = 0;
   bool reset_region = false;
   bool json = false;
+  bool undo = false;
+  Progress progress = Progress::kAuto;
 };
 Commands commands;
 
-// The one printer of a run's cycles: the study line and the table header before the first
-// record, the start design as row 0 (when the run starts at cycle 1), then one row per cycle
-// (only the converged one when quiet), or one JSON line per cycle.
-class CyclePrinter {
- public:
-  CyclePrinter(const StudySession& session, Output output) : session_(session), output_(output) {}
-  void operator()(const CycleRecord& record) {
-    const Study& study = session_.study();
-    if (output_ == Output::kJson) {
-      std::cout << nlohmann::json({{"event", "cycle"},
-                                   {"branch", session_.branch()},
-                                   {"record", cycle_to_json(study, record)}})
-                       .dump()
-                << "\n"
-                << std::flush;
-      return;
-    }
-    if (!header_) {
-      std::cout << "study " << study.name << " (" << study.n_design() << " design variables, "
-                << study.constraints.size() << " constraints, " << study.load_cases.size()
-                << " load case(s))\n";
-      std::cout << cycle_table_header(study) << "\n";
-      if (record.cycle == 1) {
-        std::cout << cycle_table_start(study, session_.driver().summary(), record.x0) << "\n";
-      }
-      header_ = true;
-    }
-    if (output_ == Output::kTable || record.converged) {
-      std::cout << cycle_table_row(study, record) << "\n" << std::flush;
-    }
-  }
-
- private:
-  const StudySession& session_;
-  Output output_;
-  bool header_ = false;
-};
-
-void print_progress(const BatchProgress& p, Output output) {
-  // Table output: one line as each batch starts (its end shows in the next line or the cycle).
-  if (output == Output::kQuiet || (output == Output::kTable && p.running == 0)) return;
-  if (output == Output::kJson) {
-    std::cout << nlohmann::json({{"event", "analyses"},
-                                 {"finished", p.finished},
-                                 {"running", p.running},
-                                 {"elapsed_seconds", p.elapsed_seconds}})
-                     .dump()
-              << "\n"
-              << std::flush;
-    return;
-  }
-  std::cout << fmt::format("  analyses: {} finished, {} running, {:.1f} s\n", p.finished, p.running,
-                           p.elapsed_seconds)
-            << std::flush;
+// The analysis of the run's current design (result.json's constraint values), if at hand.
+std::optional<Evaluation> final_analysis(const StudySession& session) {
+  const Eigen::VectorXd x = current_design(session.driver().summary());
+  const int n = session.study().n_design();
+  if (x.size() < n) return std::nullopt;
+  return session.analysis_of(x.head(n));
 }
 
 void print_end(const StudySession& session, const RunSummary& summary, const std::string& dir,
@@ -99,9 +61,9 @@ void print_end(const StudySession& session, const RunSummary& summary, const std
   const Study& study = session.study();
   const bool store = session.has_store();
   if (output == Output::kJson) {
-    nlohmann::json end = result_to_json(study, summary);
+    nlohmann::ordered_json end = {{"event", "end"}};
+    end.update(result_document(study, summary, final_analysis(session)));
     end.erase("history");
-    end["event"] = "end";
     end["reused_analyses"] = summary.reused_analyses;
     end["replayed_cycles"] = session.replayed_cycles();
     if (store) end["store"] = fs::path(dir) / "study.sqlite";
@@ -118,14 +80,24 @@ void print_end(const StudySession& session, const RunSummary& summary, const std
   }
 }
 
+// A file that is an SQLite database (a study store, `sao run DIR/study.sqlite`), not a study.
+bool is_store_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  return in.gcount() == 16 && std::string(header, 16) == std::string("SQLite format 3\0", 16);
+}
+
 // The study directory of a store path (results are written beside the store).
 std::string directory_of(const std::string& store) {
   const fs::path parent = fs::path(store).parent_path();
   return parent.empty() ? "." : parent.string();
 }
 
-// Writes DIR/result.json and DIR/history.csv (atomically, write_results) for the session's run,
-// except over the results of a converged run (the branch was converged when the session
+// Writes DIR/result.json and DIR/history.csv (atomically, write_result_files) for the session's
+// run, except over the results of a converged run (the branch was converged when the session
 // opened) by a run that is not (yet) converged: a resume that failed, or one still rebuilding
 // damaged records. `final`: the run has ended. Returns whether the files were written.
 bool write_run_results(const StudySession& session, const std::string& dir, bool final) {
@@ -140,7 +112,7 @@ bool write_run_results(const StudySession& session, const std::string& dir, bool
     }
     return false;
   }
-  write_results(dir, session.study(), s);
+  write_result_files(dir, session.study(), s, final_analysis(session));
   return true;
 }
 
@@ -153,14 +125,29 @@ int step_command() {
   }
   session.open();
   const Output output = commands.json ? Output::kJson : Output::kTable;
-  session.on_batch = [&](const BatchProgress& p) { print_progress(p, output); };
+  // --json: the cycle's one document only (no analyses events).
+  ProgressPrinter progress(output, commands.json ? Progress::kNone : commands.progress);
+  session.on_batch = [&](const BatchProgress& p) { progress(p); };
   if (session.driver().finished()) {
-    std::cout << "run ended: " << to_string(session.driver().summary().status) << ": "
-              << session.driver().summary().message << "\n";
-    return exit_code(session.driver().summary().status);
+    const RunSummary& s = session.driver().summary();
+    if (output == Output::kJson) {
+      std::cout << nlohmann::json({{"event", "ended"},
+                                   {"branch", session.branch()},
+                                   {"status", to_string(s.status)},
+                                   {"message", s.message}})
+                       .dump()
+                << "\n";
+    } else {
+      std::cout << "run ended: " << to_string(s.status) << ": " << s.message << "\n";
+    }
+    return exit_code(s.status);
   }
   const int runs_before = session.driver().summary().simulator_runs;
   const CycleRecord& r = session.step();
+  progress.clear();
+  if (spdlog::should_log(spdlog::level::info)) {
+    spdlog::info("{}{}", cycle_in_words(session.study(), r), active_constraints(session, r));
+  }
   const RunSummary& s = session.driver().summary();
   if (output == Output::kJson) {
     std::cout << nlohmann::json({{"event", "cycle"},
@@ -203,20 +190,84 @@ void print_damaged(const StudyStore& store) {
   }
 }
 
+// A branch's status as stored, with what the store's lock says of a "running" one: the pid of
+// the live process working on it, or that none does (killed, or between `sao step`s).
+std::string live_status(const BranchInfo& b, int current, int owner) {
+  if (b.status != "running") return b.status;
+  if (b.id != current) return "running (not the current branch)";
+  if (owner > 0) return "running (pid " + std::to_string(owner) + ")";
+  if (owner < 0) return "running";
+  return "stopped: no sao process works on it (killed, or between `sao step`s); `sao run DIR` "
+         "resumes it";
+}
+
+nlohmann::json status_json(const StudyStore& store) {
+  const int current = store.current_branch();
+  const int owner = store_owner(store.path());
+  nlohmann::json branches = nlohmann::json::array();
+  for (const BranchInfo& b : store.branches()) {
+    const StoredStudy study_def = store.study(b.study);
+    const std::vector<std::string> names = [&] {
+      try {
+        return variable_names(load_study(study_def.document, study_def.source));
+      } catch (const StudyError&) {
+        return std::vector<std::string>();
+      }
+    }();
+    nlohmann::json cycles = nlohmann::json::array();
+    int last = b.from_cycle;
+    for (const StoredCycle& c : store.cycles(b.id)) {
+      cycles.push_back(cycle_record_to_json(c.record, names));
+      last = c.record.cycle;
+    }
+    nlohmann::json changes = nlohmann::json::array();
+    for (const SettingChange& c : store.setting_changes(b.id)) {
+      changes.push_back(
+          {{"cycle", c.cycle}, {"assignment", c.assignment}, {"pending", c.cycle > last}});
+    }
+    branches.push_back({{"id", b.id},
+                        {"current", b.id == current},
+                        {"parent", b.parent},
+                        {"from_cycle", b.from_cycle},
+                        {"study", study_def.source},
+                        {"status", b.status},
+                        {"live", b.id == current && owner != 0},
+                        {"pid", b.id == current && owner > 0 ? nlohmann::json(owner) : nullptr},
+                        {"message", b.message},
+                        {"cycles", cycles},
+                        {"settings_changes", changes}});
+  }
+  nlohmann::json damaged = nlohmann::json::array();
+  for (const DamagedRecord& d : store.verify()) {
+    damaged.push_back({{"table", d.table}, {"row", d.row}, {"reason", d.reason}});
+  }
+  return {{"store", store.path()},
+          {"current_branch", current},
+          {"branches", branches},
+          {"damaged", damaged},
+          {"analyses", store.analysis_count()},
+          {"simulator_runs", store.simulator_runs()}};
+}
+
 int status_command() {
   StudyStore store(store_file(commands.dir), StoreAccess::kReadOnly);
+  if (commands.json) {
+    std::cout << status_json(store).dump(2) << "\n";
+    return 0;
+  }
   print_damaged(store);
   const int current = store.current_branch();
   if (current == 0) {
     std::cout << store.path() << ": no study yet\n";
     return 0;
   }
+  const int owner = store_owner(store.path());
   for (const BranchInfo& b : store.branches()) {
     const StoredStudy study_def = store.study(b.study);
     std::cout << (b.id == current ? "* " : "  ") << "branch " << b.id;
     if (b.parent > 0)
       std::cout << " (from branch " << b.parent << " after cycle " << b.from_cycle << ")";
-    std::cout << ": " << study_def.source << ", " << b.status;
+    std::cout << ": " << study_def.source << ", " << live_status(b, current, owner);
     if (!b.message.empty()) std::cout << ": " << b.message;
     std::cout << "\n";
     Study study;
@@ -229,18 +280,20 @@ int status_command() {
     const std::vector<SettingChange> changes = store.setting_changes(b.id);
     const std::vector<StoredCycle> cycles = store.cycles(b.id);
     std::cout << "    " << cycle_table_header(study) << "\n";
-    auto print_changes = [&](int cycle) {
+    auto print_changes = [&](int cycle, bool pending) {
       for (const SettingChange& c : changes) {
-        if (c.cycle == cycle)
-          std::cout << "          set before cycle " << cycle << ": " << c.assignment << "\n";
+        if (c.cycle == cycle) {
+          std::cout << "          set before cycle " << cycle << ": " << c.assignment
+                    << (pending ? "   (pending; `sao set --undo DIR` withdraws it)" : "") << "\n";
+        }
       }
     };
     for (const StoredCycle& c : cycles) {
-      print_changes(c.record.cycle);
+      print_changes(c.record.cycle, false);
       std::cout << "    " << cycle_table_row(study, c.record) << "\n";
     }
     const int next = cycles.empty() ? b.from_cycle + 1 : cycles.back().record.cycle + 1;
-    print_changes(next);
+    print_changes(next, true);
   }
   std::cout << "store: " << store.analysis_count() << " analyses, " << store.simulator_runs()
             << " simulator runs\n";
@@ -250,7 +303,34 @@ int status_command() {
 int set_command() {
   StudySession session(store_file(commands.dir), false);
   session.open();
+  if (commands.undo) {
+    if (!commands.assignments.empty()) {
+      throw UsageError("sao set --undo takes no assignments");
+    }
+    const int cycle = session.next_cycle();
+    const std::vector<std::string> removed = session.undo_set();
+    if (commands.json) {
+      std::cout << nlohmann::json(
+                       {{"branch", session.branch()}, {"cycle", cycle}, {"withdrawn", removed}})
+                       .dump()
+                << "\n";
+      return 0;
+    }
+    std::cout << "branch " << session.branch() << ", cycle " << cycle << ": withdrawn";
+    for (const auto& a : removed) std::cout << " " << a;
+    std::cout << "\n";
+    return 0;
+  }
+  if (commands.assignments.empty()) throw UsageError("sao set: no key=value given");
   const int cycle = session.set(commands.assignments);
+  if (commands.json) {
+    std::cout << nlohmann::json({{"branch", session.branch()},
+                                 {"cycle", cycle},
+                                 {"assignments", commands.assignments}})
+                     .dump()
+              << "\n";
+    return 0;
+  }
   std::cout << "branch " << session.branch() << ", from cycle " << cycle << ":";
   for (const auto& a : commands.assignments) std::cout << " " << a;
   std::cout << "\n";
@@ -264,6 +344,16 @@ int restart_command() {
   if (!commands.study_file.empty()) document = read_study_document(commands.study_file);
   const int branch = session.restart(commands.from_cycle, document, commands.study_file,
                                      commands.from_branch, commands.reset_region);
+  if (commands.json) {
+    std::cout << nlohmann::json({{"branch", branch},
+                                 {"parent", session.store().branch(branch).parent},
+                                 {"from_cycle", commands.from_cycle},
+                                 {"study", commands.study_file},
+                                 {"reset_region", commands.reset_region}})
+                     .dump()
+              << "\n";
+    return 0;
+  }
   std::cout << "branch " << branch << ": from the accepted design of cycle " << commands.from_cycle
             << " (branch " << session.store().branch(branch).parent << ")"
             << (commands.study_file.empty() ? "" : ", study " + commands.study_file)
@@ -280,11 +370,59 @@ int report_command() {
           ? (fs::path(directory_of(session.store().path())) / "report.html").string()
           : commands.report_file;
   write_file_atomically(file, html_report(session));
+  if (commands.json) {
+    std::cout << nlohmann::json({{"written", file}}).dump() << "\n";
+    return 0;
+  }
   std::cout << "written    " << file << "\n";
   return 0;
 }
 
+int export_command() {
+  StudyStore store(store_file(commands.dir), StoreAccess::kReadOnly);
+  const std::string csv = analyses_csv(store);
+  const std::string file = commands.report_file.empty()
+                               ? (fs::path(directory_of(store.path())) / "analyses.csv").string()
+                               : commands.report_file;
+  if (file == "-") {
+    std::cout << csv;
+    return 0;
+  }
+  write_file_atomically(file, csv);
+  const size_t rows = static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1;
+  if (commands.json) {
+    std::cout << nlohmann::json({{"written", file}, {"analyses", rows}}).dump() << "\n";
+  } else {
+    std::cout << "written    " << file << " (" << rows << " analyses)\n";
+  }
+  return 0;
+}
+
+// --progress auto|bar|lines|none.
+CLI::Option* add_progress(CLI::App* cmd, Progress& progress) {
+  static const std::map<std::string, Progress> kForms = {{"auto", Progress::kAuto},
+                                                         {"bar", Progress::kBar},
+                                                         {"lines", Progress::kLines},
+                                                         {"none", Progress::kNone}};
+  return cmd
+      ->add_option("--progress", progress,
+                   "progress of the analyses: auto (an updating line on a terminal, nothing "
+                   "otherwise), bar, lines (one line per batch), none")
+      ->transform(CLI::CheckedTransformer(kForms, CLI::ignore_case));
+}
+
 }  // namespace
+
+CLI::Option* add_progress_option(CLI::App* cmd, Progress& progress) {
+  return add_progress(cmd, progress);
+}
+
+// The study directory every store command but step takes (it must exist).
+static void add_directory(CLI::App* cmd) {
+  cmd->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
+      ->required()
+      ->check(CLI::ExistingPath);
+}
 
 void add_store_commands(CLI::App& app) {
   commands.step = app.add_subcommand("step", "run exactly one cycle of the study in DIR");
@@ -294,31 +432,33 @@ void add_store_commands(CLI::App& app) {
       ->add_option("--study", commands.study_file,
                    "study file: creates the store of DIR when it has none (else must match)")
       ->check(CLI::ExistingFile);
-  commands.step->add_flag("--json", commands.json, "print the record as JSON");
+  commands.step->add_flag("--json", commands.json, "print the record as one JSON document");
+  add_progress(commands.step, commands.progress);
 
-  commands.status = app.add_subcommand("status", "show the history of DIR, with its branches");
-  commands.status->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  commands.status = app.add_subcommand(
+      "status",
+      "show the history of DIR, with its branches, its `sao set` changes and whether a "
+      "process is working on it");
+  add_directory(commands.status);
+  commands.status->add_flag("--json", commands.json, "the status as one JSON document");
 
   commands.set = app.add_subcommand(
       "set", "change settings or move-limit factors for the next cycle (key=value ...)");
-  commands.set->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
-  commands.set
-      ->add_option("assignments", commands.assignments,
-                   "settings key=value (as in the study's \"settings\"), move_limit=m or "
-                   "move_limit.NAME=m")
-      ->required();
+  add_directory(commands.set);
+  commands.set->add_option("assignments", commands.assignments,
+                           "settings key=value (as in the study's \"settings\"), move_limit=m or "
+                           "move_limit.NAME=m (in (0, 1]), design_variables.NAME.lower=v or "
+                           ".upper=v (NAME a name or an index)");
+  commands.set->add_flag("--undo", commands.undo,
+                         "withdraw the changes pending for the next cycle (`sao status` lists "
+                         "them)");
+  commands.set->add_flag("--json", commands.json, "the outcome as one JSON document");
 
   commands.restart = app.add_subcommand(
       "restart",
       "start a new branch from the accepted design of a cycle, optionally with a "
       "reformulated study");
-  commands.restart->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_directory(commands.restart);
   commands.restart->add_option("--from-cycle", commands.from_cycle, "cycle K")
       ->required()
       ->check(CLI::PositiveNumber);
@@ -331,13 +471,21 @@ void add_store_commands(CLI::App& app) {
   commands.restart->add_flag("--reset-region", commands.reset_region,
                              "start with a fresh subregion: the study's move-limit factors instead "
                              "of those reached by cycle K");
+  commands.restart->add_flag("--json", commands.json, "the new branch as one JSON document");
 
   commands.report = app.add_subcommand(
       "report", "write a self-contained HTML report with SVG plots (default DIR/report.html)");
-  commands.report->add_option("dir", commands.dir, "study directory (or its study.sqlite)")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_directory(commands.report);
   commands.report->add_option("--out", commands.report_file, "the HTML file to write");
+  commands.report->add_flag("--json", commands.json, "the file written as one JSON document");
+
+  commands.export_ = app.add_subcommand(
+      "export",
+      "write every stored analysis as CSV: design, status, time, responses (histories as max, "
+      "min and time of the max); default DIR/analyses.csv");
+  add_directory(commands.export_);
+  commands.export_->add_option("--out", commands.report_file, "the CSV file to write (-: stdout)");
+  commands.export_->add_flag("--json", commands.json, "the file written as one JSON document");
 }
 
 int run_store_commands() {
@@ -347,6 +495,7 @@ int run_store_commands() {
   if (chosen(commands.status)) return run_guarded(status_command);
   if (chosen(commands.set)) return run_guarded(set_command);
   if (chosen(commands.restart)) return run_guarded(restart_command);
+  if (chosen(commands.export_)) return run_guarded(export_command);
   return -1;
 }
 
@@ -356,19 +505,30 @@ namespace {
 // or none (--no-store). Sets `dir` to the folder the results go to.
 std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::string& dir) {
   std::error_code ec;
-  if (fs::is_directory(request.study, ec)) {
+  const bool store_given = fs::is_directory(request.study, ec) || is_store_file(request.study);
+  if (store_given) {
     if (!request.store) {
       throw UsageError(request.study + ": a study directory resumes from its store; " +
                        "--no-store needs a study file");
     }
-    dir = request.study;
-    return std::make_unique<StudySession>(store_file(dir), false);
+    if (!request.out_dir.empty()) {
+      throw UsageError("--out applies to a study file; " + request.study +
+                       " resumes in its own folder");
+    }
+    dir = fs::is_directory(request.study, ec) ? request.study : directory_of(request.study);
+    return std::make_unique<StudySession>(store_file(request.study), false);
   }
   nlohmann::json document = read_study_document(request.study);
   for (const auto& assignment : request.overrides) apply_override(document, assignment);
-  dir =
-      request.out_dir.empty() ? "out/" + fs::path(request.study).stem().string() : request.out_dir;
+  dir = request.out_dir.empty() ? default_output_folder(request.study) : request.out_dir;
   if (!request.store) {
+    // Without --out, the default folder may hold another run's results: not overwritten.
+    if (request.out_dir.empty() && (fs::exists(fs::path(dir) / "result.json", ec) ||
+                                    fs::exists(fs::path(dir) / "study.sqlite", ec))) {
+      throw UsageError("--no-store: " + dir +
+                       " holds another run's results, which this run would overwrite; "
+                       "give the folder for this run's result.json with --out DIR");
+    }
     return std::make_unique<StudySession>(document, request.study, request.start);
   }
   fs::create_directories(dir, ec);
@@ -380,10 +540,17 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
 
 }  // namespace
 
+std::string default_output_folder(const std::string& study_file) {
+  const fs::path file = fs::absolute(study_file).lexically_normal();
+  const std::string folder = file.parent_path().filename().string();
+  return "out/" + (folder.empty() ? "" : folder + "-") + file.stem().string();
+}
+
 int run_study(const RunRequest& request) {
   std::string dir;
   const std::unique_ptr<StudySession> session = open_run_session(request, dir);
-  CyclePrinter printer(*session, request.output);
+  ProgressPrinter progress(request.output, request.progress);
+  CyclePrinter printer(*session, request.output, &progress);
   // The replay prints its cycles but writes nothing: the results are written once it has
   // succeeded, then after every new cycle (a killed run keeps what it computed).
   session->open(request.max_cycles, [&](const CycleRecord& record) { printer(record); });
@@ -391,13 +558,14 @@ int run_study(const RunRequest& request) {
     printer(record);
     write_run_results(*session, dir, false);
   };
-  session->on_batch = [&](const BatchProgress& p) { print_progress(p, request.output); };
+  session->on_batch = [&](const BatchProgress& p) { progress(p); };
   if (request.output != Output::kJson && session->replayed_cycles() > 0) {
     std::cout << "resumed: " << session->replayed_cycles()
               << " cycle(s) replayed from the store with "
               << session->driver().summary().simulator_runs << " simulator run(s)\n";
   }
   const RunSummary& summary = session->run(on_cycle);
+  progress.clear();
   const bool written = write_run_results(*session, dir, true);
   print_end(*session, summary, dir, request.output, written);
   return exit_code(summary.status);

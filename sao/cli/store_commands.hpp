@@ -7,23 +7,25 @@
 #include <string>
 #include <vector>
 
+#include "sao/cli/run_output.hpp"
+
 namespace sao::cli {
 
-// Adds step, status, set, restart and report to `app`.
+// Adds step, status, set, restart, report and export to `app`.
 void add_store_commands(CLI::App& app);
+// Adds --progress auto|bar|lines|none (run_output.hpp) to a command.
+CLI::Option* add_progress_option(CLI::App* cmd, Progress& progress);
 // Runs the store subcommand that was parsed and returns its exit code (exit_codes.hpp); -1
 // when none of them was chosen.
 int run_store_commands();
 
-// How run prints its progress.
-enum class Output { kTable, kQuiet, kJson };
-
 // `sao run`: a study file (overrides applied, start `start`) or a study directory to resume.
 struct RunRequest {
   std::string study;
-  std::string out_dir;  // "": out/<study file name>
+  std::string out_dir;  // "": default_output_folder(study)
   int max_cycles = 0;   // > 0: overrides settings.max_cycles
   Output output = Output::kTable;
+  Progress progress = Progress::kAuto;
   std::vector<std::string> overrides;
   int start = 0;
   bool store = true;  // false: --no-store (no DIR/study.sqlite, no resume)
@@ -32,5 +34,10 @@ struct RunRequest {
 // and DIR/history.csv after every cycle, and returns the exit code of the run's status.
 // Throws StudyError, StoreError or UsageError on bad input (mapped by run_guarded).
 int run_study(const RunRequest& request);
+
+// The output folder of a study file when --out is not given: out/<folder>-<file stem>
+// (problems/oscillator/psi.json: out/oscillator-psi), so that two studies of the same file
+// name in different folders do not share one.
+std::string default_output_folder(const std::string& study_file);
 
 }  // namespace sao::cli

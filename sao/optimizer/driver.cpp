@@ -684,6 +684,18 @@ void Driver::set_move_factors(const Eigen::VectorXd& factors) {
   factors_ = factors;
 }
 
+void Driver::set_design_bounds(const std::vector<DesignVariable>& design) {
+  if (design.size() != study_.design.size()) {
+    throw std::invalid_argument("design bounds: expected " + std::to_string(study_.n_design()) +
+                                " variables, got " + std::to_string(design.size()));
+  }
+  for (size_t i = 0; i < design.size(); ++i) {
+    study_.design[i].lower = design[i].lower;
+    study_.design[i].upper = design[i].upper;
+    study_.design[i].initial = design[i].initial;  // the start, before the first cycle
+  }
+}
+
 void Driver::start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
                       const std::optional<PreviousCycle>& previous) {
   if (started_) throw std::logic_error("Driver::start_at called after the run started");

@@ -123,6 +123,10 @@ class Driver {
   // Move-limit factors for the next cycle (size n_design).
   void set_move_factors(const Eigen::VectorXd& factors);
   const Eigen::VectorXd& move_factors() const { return factors_; }
+  // The design variables' bounds (and initial values, used before the first cycle only) for
+  // the next cycles (`sao set design_variables.b1.upper=..`); the caller keeps the current
+  // design inside them.
+  void set_design_bounds(const std::vector<DesignVariable>& design);
   // Starts from x0 (design + auxiliaries) with the given factors instead of the study's
   // initial values, numbering cycles from first_cycle (a branch restarted after a cycle);
   // `previous` is the last accepted cycle before it, for the oscillation tests.

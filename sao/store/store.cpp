@@ -532,6 +532,12 @@ void StudyStore::add_setting_changes(int branch, int cycle,
   }
 }
 
+void StudyStore::remove_setting_changes(int branch, int cycle) {
+  Statement q(db_, "DELETE FROM settings_changes WHERE branch = ?1 AND cycle = ?2");
+  q.bind(1, branch).bind(2, cycle);
+  q.run();
+}
+
 std::vector<SettingChange> StudyStore::setting_changes(int branch) const {
   Statement q(db_,
               "SELECT branch, cycle, assignment FROM settings_changes WHERE branch = ?1 "
@@ -589,9 +595,10 @@ void StudyStore::delete_cycles_from(int branch, int cycle) {
   q.run();
 }
 
-std::vector<StoredAnalysis> StudyStore::analyses() const {
+std::vector<StoredAnalysis> StudyStore::analyses(bool include_failed) const {
   const std::string sql = "SELECT " + checksum_column() + ", " + kAnalysisFields +
-                          " FROM analyses WHERE ok = 1 ORDER BY id";
+                          " FROM analyses" + (include_failed ? "" : " WHERE ok = 1") +
+                          " ORDER BY id";
   Statement q(db_, sql.c_str());
   std::vector<StoredAnalysis> out;
   while (q.row()) {
@@ -601,6 +608,7 @@ std::vector<StoredAnalysis> StudyStore::analyses() const {
     if (blob.size() % sizeof(double) != 0) continue;
     StoredAnalysis a;
     a.inputs_hash = q.text(1);
+    a.branch = q.integer(10);
     a.design.resize(static_cast<Eigen::Index>(blob.size() / sizeof(double)));
     std::memcpy(a.design.data(), blob.data(), blob.size());
     try {

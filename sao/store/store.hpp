@@ -89,6 +89,7 @@ struct StoredStudy {
 // A stored analysis as a whole (StudyStore::analyses).
 struct StoredAnalysis {
   std::string inputs_hash;
+  int branch = 0;  // the branch that ran it (0: none recorded)
   Eigen::VectorXd design;
   Evaluation evaluation;
 };
@@ -167,6 +168,8 @@ class StudyStore final : public AnalysisStore, public JobLedger {
   // Settings changes (`sao set`).
   void add_setting_changes(int branch, int cycle, const std::vector<std::string>& assignments);
   std::vector<SettingChange> setting_changes(int branch) const;
+  // Deletes the changes made for `cycle` of `branch` (`sao set --undo`: those not yet applied).
+  void remove_setting_changes(int branch, int cycle);
 
   // Cycle records, in cycle order, stored exactly in the form of cycle_record_json.hpp with
   // `variables` (variable_names of the branch's study) to read them back.
@@ -176,8 +179,9 @@ class StudyStore final : public AnalysisStore, public JobLedger {
   void delete_cycles_from(int branch, int cycle);
   int last_cycle(int branch) const;  // the highest cycle number stored (any row; 0: none)
 
-  // Every successful analysis that passes its checksum and decodes, in the order stored.
-  std::vector<StoredAnalysis> analyses() const;
+  // Every successful analysis (with `include_failed`, the failed ones too) that passes its
+  // checksum and decodes, in the order stored.
+  std::vector<StoredAnalysis> analyses(bool include_failed = false) const;
 
   // Counts over the whole store.
   int analysis_count() const;

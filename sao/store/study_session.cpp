@@ -6,11 +6,14 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/study/open_study.hpp"
@@ -38,6 +41,76 @@ bool is_move_limit(const std::string& key) {
 
 std::string settings_key(const std::string& key) {
   return key.rfind("settings.", 0) == 0 ? key.substr(9) : key;
+}
+
+// The whole text as a number; NaN when it is not one.
+double number_or_nan(const std::string& text) {
+  try {
+    size_t used = 0;
+    const double value = std::stod(text, &used);
+    return used == text.size() ? value : std::nan("");
+  } catch (const std::exception&) {
+    return std::nan("");
+  }
+}
+
+// design_variables.NAME.lower / .upper (NAME a name or an index): a bound set between cycles.
+bool is_bound(const std::string& key) {
+  return key.rfind("design_variables.", 0) == 0;
+}
+
+// A bound applied to a study document: the variable's "initial" (which only the first cycle
+// uses) is kept inside the new bounds, so that the document still loads.
+void apply_bound(nlohmann::json& document, const std::string& key, const std::string& value) {
+  apply_override(document, key + "=" + value, "sao set");
+  const std::vector<std::string> parts = resolve_study_path(document, key, "sao set");
+  nlohmann::json& v = document["design_variables"][std::stoul(parts[1])];
+  if (!v.contains("initial") || !v["initial"].is_number()) return;
+  double initial = v["initial"].get<double>();
+  if (v.contains("lower") && v["lower"].is_number()) {
+    initial = std::max(initial, v["lower"].get<double>());
+  }
+  if (v.contains("upper") && v["upper"].is_number()) {
+    initial = std::min(initial, v["upper"].get<double>());
+  }
+  v["initial"] = initial;
+}
+
+// A stored change (not a move limit) applied to a study document.
+void apply_to(nlohmann::json& document, const Assignment& a) {
+  if (is_bound(a.key)) {
+    apply_bound(document, a.key, a.value);
+  } else {
+    apply_override(document, "settings." + settings_key(a.key) + "=" + a.value, "sao set");
+  }
+}
+
+// Checks a bound assignment on `document` (applied there when valid) and adds it to
+// `normalised` (the variable named, not indexed), or a problem.
+void check_bound(nlohmann::json& document, const Assignment& a, std::vector<std::string>& problems,
+                 std::vector<std::string>& normalised) {
+  try {
+    const std::vector<std::string> parts = resolve_study_path(document, a.key, "sao set");
+    if (parts.size() != 3 || (parts[2] != "lower" && parts[2] != "upper")) {
+      problems.push_back(a.key +
+                         ": only a design variable's bounds can be set between cycles "
+                         "(design_variables.NAME.lower or .upper); move limits are "
+                         "move_limit.NAME=m");
+      return;
+    }
+    const double value = number_or_nan(a.value);
+    if (!std::isfinite(value)) {
+      problems.push_back(a.key + ": expected a finite number, got " + a.value);
+      return;
+    }
+    const nlohmann::json& variable = document["design_variables"][std::stoi(parts[1])];
+    const std::string name = variable.value("name", parts[1]);
+    const std::string key = "design_variables." + name + "." + parts[2];
+    apply_bound(document, key, a.value);
+    normalised.push_back(key + "=" + a.value);
+  } catch (const StudyError& e) {
+    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+  }
 }
 
 bool same_record(const CycleRecord& a, const CycleRecord& b) {
@@ -86,8 +159,19 @@ class ProgressSimulator final : public Simulator {
     std::vector<Evaluation> out = inner_.evaluate(batch);
     finished_ += static_cast<int>(batch.size());
     notify(0);
+    for (size_t k = 0; keep_values && k < out.size() && k < batch.size(); ++k) {
+      if (!out[k].ok) continue;
+      Evaluation values = out[k];
+      values.has_gradients = false;
+      for (CaseResult& c : values.cases) c.gradients.clear();
+      const Eigen::VectorXd& d = batch[k].design;
+      kept[std::vector<double>(d.data(), d.data() + d.size())] = std::move(values);
+    }
     return out;
   }
+  // Without a store: every successful analysis's values by design (analysis_of()).
+  bool keep_values = false;
+  std::map<std::vector<double>, Evaluation> kept;
 
  private:
   void notify(int running) const {
@@ -113,6 +197,23 @@ std::string store_file(const std::string& dir_or_file) {
   return dir_or_file;
 }
 
+int store_owner(const std::string& store_path) {
+  const std::string lock = store_path + ".lock";
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;  // no lock file: no process has worked on it here
+  int owner = 0;
+  if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+    flock(fd, LOCK_UN);  // nobody holds it: no live process works on the store
+  } else {
+    owner = -1;
+    char text[32] = {};
+    if (::pread(fd, text, sizeof text - 1, 0) > 0) owner = std::max(-1, std::atoi(text));
+    if (owner == 0) owner = -1;
+  }
+  ::close(fd);
+  return owner;
+}
+
 StudySession::StudySession(const std::string& store_path, bool create)
     : StudySession(store_path, create ? StoreAccess::kCreate : StoreAccess::kReadWrite) {}
 
@@ -136,10 +237,14 @@ StudySession::StudySession(const std::string& store_path, StoreAccess access) {
     if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(lock_fd_);
       lock_fd_ = -1;
-      throw StoreIoError(store_path +
-                         ": busy, in use by another sao process; try again when "
-                         "it has ended");
+      const int owner = store_owner(store_path);
+      throw StoreIoError(store_path + ": busy, in use by another sao process" +
+                         (owner > 0 ? " (pid " + std::to_string(owner) + ")" : std::string()) +
+                         "; try again when it has ended");
     }
+    // The owner's pid in the lock file, for `sao status` (the lock itself says it is alive).
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(lock_fd_, 0) == 0) (void)!::pwrite(lock_fd_, pid.data(), pid.size(), 0);
   }
   try {
     store_ = std::make_unique<StudyStore>(store_path, access);
@@ -169,9 +274,22 @@ void StudySession::begin(const nlohmann::json& document, const std::string& sour
   }
   const StoredStudy root = store_->study(store_->branch(1).study);
   if (root.document != document || root.start != start) {
-    throw StoreError(store_->path() + " holds another study (" + root.source +
-                     ", or other overrides); use another output folder, or `sao restart " +
-                     "DIR --from-cycle K --study FILE` for a reformulated study");
+    const std::string dir = std::filesystem::path(store_->path()).parent_path().string();
+    const int last = store_->last_cycle(current);
+    std::string advice = "run it in another folder (--out DIR)";
+    if (last > 0) {
+      // A reformulation continues the stored run from one of its cycles; --set overrides and
+      // --start are not applied by restart: they go into the file given with --study.
+      advice += fmt::format(
+          ", or continue this run with the changed study as a new branch: `sao restart {} "
+          "--from-cycle {} --study {}` (or an earlier cycle of 1..{}; restart does not apply "
+          "--set or --start: write such changes into that file)",
+          dir.empty() ? "." : dir, last, source, last);
+    }
+    throw StoreError(
+        store_->path() + " holds another study (" + root.source +
+        (root.source == source ? " with other contents, --set overrides or --start" : "") + "); " +
+        advice);
   }
 }
 
@@ -210,8 +328,10 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
   inner_simulator_ = std::move(opened.simulator);
   variables_ = variable_names(*study_);
   options_ = settings_with_limit(study_->options);
-  simulator_ =
+  auto progress =
       std::make_unique<ProgressSimulator>(*inner_simulator_, on_batch, replaying_, variables_);
+  progress->keep_values = !store_;
+  simulator_ = std::move(progress);
   driver_ = std::make_unique<Driver>(*study_, *simulator_, options_);
   replayed_ = 0;
   if (!store_) return;
@@ -344,7 +464,7 @@ void StudySession::replay(const std::function<void(const CycleRecord&)>& on_cycl
 }
 
 void StudySession::apply_changes(int cycle) {
-  bool settings_changed = false;
+  bool settings_changed = false, bounds_changed = false;
   for (const SettingChange& c : changes_) {
     if (c.cycle != cycle) continue;
     const Assignment a = split(c.assignment);
@@ -367,13 +487,31 @@ void StudySession::apply_changes(int cycle) {
       }
       driver_->set_move_factors(m);
     } else {
-      apply_override(document_, "settings." + settings_key(a.key) + "=" + a.value);
+      apply_to(document_, a);
       settings_changed = true;
+      bounds_changed = bounds_changed || is_bound(a.key);
     }
   }
   if (settings_changed) {
-    options_ = settings_with_limit(load_study(document_, source_).options);
+    const Study changed = load_study(document_, source_);
+    options_ = settings_with_limit(changed.options);
     driver_->set_options(options_);
+    if (bounds_changed) {
+      for (int i = 0; i < study_->n_design(); ++i) {
+        DesignVariable& v = study_->design[i];
+        if (v.initial != changed.design[i].initial && driver_->summary().history.empty()) {
+          spdlog::warn(
+              "{}: the initial value {} lies outside the new bounds [{}, {}]: the run "
+              "starts from {}",
+              v.name, v.initial, changed.design[i].lower, changed.design[i].upper,
+              changed.design[i].initial);
+        }
+        v.lower = changed.design[i].lower;
+        v.upper = changed.design[i].upper;
+        v.initial = changed.design[i].initial;
+      }
+      driver_->set_design_bounds(changed.design);
+    }
   }
 }
 
@@ -434,9 +572,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
   std::vector<std::string> problems;
   for (const SettingChange& c : changes_) {
     const Assignment a = split(c.assignment);
-    if (c.cycle == next && !is_move_limit(a.key)) {
-      apply_override(document, "settings." + settings_key(a.key) + "=" + a.value);
-    }
+    if (c.cycle == next && !is_move_limit(a.key)) apply_to(document, a);
   }
   std::vector<std::string> normalised;
   for (const std::string& text : assignments) {
@@ -451,13 +587,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
       const std::string name = a.key == "move_limit" ? "" : a.key.substr(11);
       bool known = name.empty();
       for (const DesignVariable& v : study_->design) known = known || v.name == name;
-      double value = std::nan("");
-      try {
-        size_t used = 0;
-        value = std::stod(a.value, &used);
-        if (used != a.value.size()) value = std::nan("");
-      } catch (const std::exception&) {
-      }
+      const double value = number_or_nan(a.value);
       if (!known) {
         problems.push_back(a.key + ": unknown design variable \"" + name + "\"");
       } else if (std::isnan(value)) {
@@ -469,6 +599,10 @@ int StudySession::set(const std::vector<std::string>& assignments) {
       }
       continue;
     }
+    if (is_bound(a.key)) {
+      check_bound(document, a, problems, normalised);
+      continue;
+    }
     const std::string key = settings_key(a.key);
     try {
       apply_override(document, "settings." + key + "=" + a.value);
@@ -478,7 +612,24 @@ int StudySession::set(const std::vector<std::string>& assignments) {
     }
   }
   try {
-    (void)load_study(document, source_);
+    const Study changed = load_study(document, source_);
+    // New bounds must hold the current design: clipping it would move the run to a design
+    // nobody analysed (`sao restart --study` starts a branch from a clipped design instead).
+    // The design the next cycle starts from: the last cycle's accepted one (none before the
+    // first cycle of a branch: its start is clipped into the bounds when it starts).
+    const std::vector<CycleRecord>& history = driver_->summary().history;
+    Eigen::VectorXd x;
+    if (!history.empty()) x = history.back().accepted ? history.back().x_opt : history.back().x0;
+    for (int i = 0; i < changed.n_design() && i < x.size(); ++i) {
+      const DesignVariable& v = changed.design[i];
+      if (x(i) < v.lower || x(i) > v.upper) {
+        problems.push_back(fmt::format(
+            "design_variables.{}: the current design {} = {} lies outside the new bounds [{}, {}]; "
+            "keep it inside, or use `sao restart DIR --from-cycle K --study FILE` to start a "
+            "branch from the clipped design",
+            v.name, v.name, x(i), v.lower, v.upper));
+      }
+    }
   } catch (const StudyError& e) {
     problems.insert(problems.end(), e.problems().begin(), e.problems().end());
   }
@@ -486,6 +637,40 @@ int StudySession::set(const std::vector<std::string>& assignments) {
   store_->add_setting_changes(branch_, next, normalised);
   changes_ = store_->setting_changes(branch_);
   return next;
+}
+
+std::optional<Evaluation> StudySession::analysis_of(const Eigen::VectorXd& design) const {
+  if (store_) {
+    std::vector<Evaluation> found = store_->lookup(design, false);
+    if (found.empty()) return std::nullopt;
+    return std::move(found.front());
+  }
+  const auto* progress = dynamic_cast<const ProgressSimulator*>(simulator_.get());
+  if (!progress) return std::nullopt;
+  const auto it =
+      progress->kept.find(std::vector<double>(design.data(), design.data() + design.size()));
+  if (it == progress->kept.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> StudySession::undo_set() {
+  require_store();
+  if (!driver_) throw std::logic_error("StudySession::undo_set before open");
+  const int next = next_cycle();
+  std::vector<std::string> removed;
+  for (const SettingChange& c : changes_) {
+    if (c.cycle == next) removed.push_back(c.assignment);
+  }
+  if (removed.empty()) {
+    throw StudyError("sao set --undo",
+                     {"no change is pending for cycle " + std::to_string(next) + " of branch " +
+                      std::to_string(branch_) +
+                      " (changes already applied to a cycle are history: `sao restart DIR "
+                      "--from-cycle K` goes back to before them)"});
+  }
+  store_->remove_setting_changes(branch_, next);
+  changes_ = store_->setting_changes(branch_);
+  return removed;
 }
 
 int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& document,
@@ -519,9 +704,7 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
     new_source = s.source;
     for (const SettingChange& c : store_->setting_changes(owner.id)) {
       const Assignment a = split(c.assignment);
-      if (c.cycle <= from_cycle && !is_move_limit(a.key)) {
-        apply_override(new_document, "settings." + settings_key(a.key) + "=" + a.value);
-      }
+      if (c.cycle <= from_cycle && !is_move_limit(a.key)) apply_to(new_document, a);
     }
   }
   const OpenedStudy opened = open_study_document(new_document, new_source);

@@ -33,6 +33,11 @@ struct BatchProgress {
 // DIR/study.sqlite for a directory, the path itself for anything else.
 std::string store_file(const std::string& dir_or_file);
 
+// The process working on the store now, as its lock (STORE.lock) says: its pid; -1 when the
+// lock is held but the pid unknown; 0 when no process holds it (a branch whose status reads
+// "running" then belongs to a run that was killed or stopped: `sao run DIR` resumes it).
+int store_owner(const std::string& store_path);
+
 class StudySession {
  public:
   // Opens the store (`create`: a missing one is created, empty) and takes its lock (a
@@ -69,10 +74,19 @@ class StudySession {
   const RunSummary& run(const std::function<void(const CycleRecord&)>& on_cycle = {});
 
   // Validates `key=value` assignments against the current branch's study (settings keys, as
-  // in the study file's "settings"; `move_limit=m` or `move_limit.NAME=m` for the move-limit
-  // factors) and stores them for the next cycle. Returns that cycle's number.
+  // in the study file's "settings", range-checked by the loader; `move_limit=m` or
+  // `move_limit.NAME=m` for the move-limit factors, in (0, 1]; `design_variables.NAME.lower`
+  // or `.upper`, NAME a name or an index, lower < upper and the current design inside) and
+  // stores them for the next cycle. Returns that cycle's number.
   // Throws StudyError naming every invalid assignment; nothing is stored then.
   int set(const std::vector<std::string>& assignments);
+  // `sao set --undo`: withdraws every change pending for the next cycle (not yet applied to a
+  // cycle) and returns them. Throws StudyError when none is pending.
+  std::vector<std::string> undo_set();
+
+  // The analysis of `design` (design variables only): the store's, or without a store the one
+  // this session ran; nullopt when there is none (result.json's constraint values).
+  std::optional<Evaluation> analysis_of(const Eigen::VectorXd& design) const;
 
   // A new branch from the accepted design after cycle K of the history of branch
   // `from_branch` (0: the current branch; any branch of the store otherwise), with `document`

@@ -254,11 +254,19 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
           const json& b = r.raw(side.key);
           double bound = 0.0;
           int aux = -1;
-          if (b.is_string()) {
+          const auto constant =
+              b.is_string() ? study.constants.find(b.get<std::string>()) : study.constants.end();
+          if (constant != study.constants.end() && auxiliary_index(study, constant->first) < 0) {
+            bound = constant->second;  // a constant of the study as the bound
+            if (bound == 0.0 && scale <= 0.0) {
+              problems.add(r.at("scale"),
+                           "missing: the bound is 0, so a scale (> 0) must normalise it");
+            }
+          } else if (b.is_string()) {
             aux = auxiliary_index(study, b.get<std::string>());
             if (aux < 0) {
-              problems.add(r.at(side.key),
-                           "unknown auxiliary variable \"" + b.get<std::string>() + "\"");
+              problems.add(r.at(side.key), "unknown auxiliary variable or constant \"" +
+                                               b.get<std::string>() + "\"");
               continue;
             }
           } else if (b.is_number() && std::isfinite(b.get<double>())) {
@@ -268,8 +276,10 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
                            "missing: the bound is 0, so a scale (> 0) must normalise it");
             }
           } else {
-            problems.add(r.at(side.key), "expected a number or an auxiliary variable name, got " +
-                                             json_type_name(b));
+            problems.add(
+                r.at(side.key),
+                "expected a number, an auxiliary variable name or a constant's name, got " +
+                    json_type_name(b));
             continue;
           }
           if (!q) continue;

@@ -128,6 +128,23 @@ std::optional<ApproximationForm> read_form(JsonReader& r) {
   return form;
 }
 
+// A bound: a number, or the name of one of the study's constants (read before the variables);
+// `absent` when the key is missing or null.
+static std::optional<double> bound_value(JsonReader& r, const char* key, const Study& study,
+                                         Problems& problems, double absent) {
+  if (!r.has(key)) return absent;
+  const json& b = r.raw(key);
+  if (!b.is_string()) return r.number(key);
+  const auto it = study.constants.find(b.get<std::string>());
+  if (it != study.constants.end()) return it->second;
+  std::string names;
+  for (const auto& [name, value] : study.constants) names += (names.empty() ? "" : ", ") + name;
+  problems.add(r.at(key), "expected a number, got a string (\"" + b.get<std::string>() +
+                              "\"): a bound may also name one of the study's constants (" +
+                              (names.empty() ? std::string("none declared") : names) + ")");
+  return std::nullopt;
+}
+
 void read_design(const json& node, Study& study, double default_move, Problems& problems) {
   if (node.empty()) problems.add("design_variables", "at least one design variable is needed");
   for_each_object(
@@ -136,8 +153,8 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
         DesignVariable v;
         v.name = r.string("name", true).value_or("");
         // A bound may be omitted (or null): the variable is unbounded on that side.
-        auto lower = r.has("lower") ? r.number("lower") : std::optional<double>(-kInf);
-        auto upper = r.has("upper") ? r.number("upper") : std::optional<double>(kInf);
+        auto lower = bound_value(r, "lower", study, problems, -kInf);
+        auto upper = bound_value(r, "upper", study, problems, kInf);
         auto initial = r.number("initial", true);
         if (auto size = r.number("size")) {
           v.size = *size;

@@ -338,7 +338,8 @@ namespace {
 TEST(StoreCli, ProgressLinesTableQuietAndJson) {
   const fs::path dir = scratch("progress");
   const std::string study = kProblems + "impact-absorber/max-acceleration.json --out ";
-  const Output table = sao("run " + study + (dir / "table").string());
+  // Piped, the default shows no progress (cli_engineer_test.cpp); --progress lines does.
+  const Output table = sao("run " + study + (dir / "table").string() + " --progress lines");
   ASSERT_EQ(table.code, 0) << table.text;
   const nlohmann::json result = read_json(dir / "table" / "result.json");
   const size_t batches = count_lines(table.text, "  analyses: ");

@@ -1,0 +1,76 @@
+#include "sao/cli/result_file.hpp"
+
+#include <filesystem>
+
+#include "sao/cli/study_json.hpp"
+#include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/report/evaluate.hpp"
+#include "sao/report/report.hpp"
+#include "sao/store/atomic_file.hpp"
+
+#ifndef SAO_VERSION
+#error "SAO_VERSION (CMake's project version) must be defined"
+#endif
+
+namespace sao::cli {
+
+const char* program_version() {
+  return SAO_VERSION;
+}
+
+Eigen::VectorXd current_design(const RunSummary& summary) {
+  if (summary.status != RunStatus::kRunning || summary.history.empty()) return summary.x;
+  const CycleRecord& last = summary.history.back();
+  return last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0;
+}
+
+nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
+                                       const std::optional<Evaluation>& final_analysis) {
+  const Eigen::VectorXd x = current_design(summary);
+  // result_to_json's object sorts its keys: rebuilt with the design in study order and the
+  // additions after the study's name.
+  const nlohmann::json base = result_to_json(study, summary);
+  nlohmann::ordered_json out;
+  out["study"] = base["study"];
+  out["version"] = program_version();
+  for (const auto& [key, value] : base.items()) {
+    if (key == "study") continue;
+    if (key == "design") {
+      out["design"] = named_in_order(study, x);
+      continue;
+    }
+    out[key] = nlohmann::ordered_json::parse(value.dump());  // dump/parse keeps every double
+  }
+  if (summary.status == RunStatus::kRunning) out["cycles"] = summary.history.size();
+  if (!final_analysis || x.size() == 0) {
+    out["constraints"] = nullptr;  // the final design's analysis is not at hand
+    out["active_set"] = nullptr;
+    return out;
+  }
+  const DesignSummary s = summarise_design(study, *final_analysis, x);
+  nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
+  nlohmann::ordered_json active = nlohmann::ordered_json::array();
+  for (const ConstraintSummary& c : s.constraints) {
+    const bool is_active = c.normalised >= -kActiveTolerance;
+    nlohmann::ordered_json entry = constraint_json(c);
+    entry["active"] = is_active;
+    constraints.push_back(entry);
+    if (is_active) active.push_back(c.name);
+  }
+  out["constraints"] = constraints;
+  out["active_set"] = active;
+  return out;
+}
+
+void write_result_files(const std::string& dir, const Study& study, const RunSummary& summary,
+                        const std::optional<Evaluation>& final_analysis) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
+  const std::filesystem::path base(dir);
+  write_file_atomically(base / "result.json",
+                        result_document(study, summary, final_analysis).dump(2) + "\n");
+  write_file_atomically(base / "history.csv", history_csv(study, summary));
+}
+
+}  // namespace sao::cli

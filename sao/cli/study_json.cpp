@@ -1,0 +1,115 @@
+#include "sao/cli/study_json.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/report/evaluate.hpp"
+#include "sao/seam/difference_batch.hpp"
+#include "sao/study/study_loader.hpp"
+
+namespace sao::cli {
+
+nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd& x) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  const std::vector<std::string> names = variable_names(study);
+  for (int i = 0; i < x.size() && i < static_cast<int>(names.size()); ++i) out[names[i]] = x(i);
+  return out;
+}
+
+nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
+  // A place for the constraint's unit and label (issue 26, item 2) when the study has them.
+  return {{"name", c.name},   {"worst", c.worst}, {"bound", c.bound}, {"normalised", c.normalised},
+          {"point", c.point}, {"time", c.time}};
+}
+
+nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluation,
+                                   const Eigen::VectorXd& x, const std::string& label) {
+  const DesignSummary s = summarise_design(study, evaluation, x);
+  nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
+  for (const ConstraintSummary& c : s.constraints) constraints.push_back(constraint_json(c));
+  nlohmann::ordered_json responses = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < evaluation.cases.size(); ++k) {
+    const std::string lc = k < study.load_cases.size() ? study.load_cases[k].name : "";
+    for (const auto& [name, value] : evaluation.cases[k].scalars) {
+      responses.push_back({{"load_case", lc}, {"name", name}, {"value", value}});
+    }
+    for (const auto& [name, h] : evaluation.cases[k].histories) {
+      if (h.size() == 0) continue;
+      Eigen::Index at = 0;
+      const double max = h.maxCoeff(&at);
+      nlohmann::ordered_json r = {
+          {"load_case", lc}, {"name", name}, {"min", h.minCoeff()}, {"max", max}};
+      const bool timed = k < study.load_cases.size() &&
+                         static_cast<int>(h.size()) == study.load_cases[k].grid.points;
+      r["time_of_max"] =
+          timed ? nlohmann::ordered_json(study.load_cases[k].grid.at(static_cast<int>(at)))
+                : nlohmann::ordered_json(nullptr);
+      responses.push_back(r);
+    }
+  }
+  return {{"label", label},
+          {"design", named_in_order(study, x)},
+          {"objective", s.objective},
+          {"max_violation", s.max_violation},
+          {"constraints", constraints},
+          {"responses", responses}};
+}
+
+nlohmann::ordered_json gradient_check_json(const GradientCheck& check,
+                                           const std::vector<std::string>& hints) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const GradientCheckRow& r : check.rows) {
+    rows.push_back({{"response", r.response},
+                    {"load_case", r.load_case},
+                    {"point", r.point},
+                    {"variable", r.variable},
+                    {"value", r.value},
+                    {"simulator", r.analytic},
+                    {"reference", r.reference},
+                    {"order", r.order},
+                    {"relative_error", r.relative_error}});
+  }
+  return {{"rows", rows}, {"analyses", check.analyses}, {"hints", hints}};
+}
+
+std::vector<std::string> step_hints(const Study& study, const nlohmann::json& document,
+                                    const Eigen::VectorXd& design) {
+  const nlohmann::json gradients = document.contains("simulator") &&
+                                           document["simulator"].is_object() &&
+                                           document["simulator"].contains("gradients")
+                                       ? document["simulator"]["gradients"]
+                                       : nlohmann::json::object();
+  if (!gradients.is_object()) return {};
+  const std::string method = gradients.contains("method") && gradients["method"].is_string()
+                                 ? gradients["method"].get<std::string>()
+                                 : "forward";
+  if (method != "forward" && method != "central") return {};
+  const double p = gradients.contains("step") && gradients["step"].is_number()
+                       ? gradients["step"].get<double>()
+                       : DifferenceSettings{}.relative_step;
+  std::vector<std::string> hints;
+  for (int i = 0; i < study.n_design() && i < design.size(); ++i) {
+    const DesignVariable& v = study.design[i];
+    const double b = design(i);
+    const double step = (1.0 + std::abs(b)) * p;  // the step rule of difference_batch.cpp
+    const double span = v.upper - v.lower;
+    const bool of_value = b != 0.0 && step > 0.01 * std::abs(b);
+    const bool of_span = std::isfinite(span) && span > 0.0 && step > 0.01 * span;
+    if (!of_value && !of_span) continue;
+    // The p that gives a step of 0.1 % of the smaller of |b| and the span.
+    double size = std::isfinite(span) && span > 0.0 ? span : std::abs(b);
+    if (b != 0.0) size = std::min(size, std::abs(b));
+    const double advised = 1e-3 * size / (1.0 + std::abs(b));
+    hints.push_back(fmt::format(
+        "{} = {:.6g}: the finite-difference step (1 + |b|) p = {:.3g} (p = {:.3g}) is {:.2g} % "
+        "of its value and {:.2g} % of its span; set simulator.gradients.step to about {:.2g} "
+        "(0.1 %), or express {} in smaller units (docs/sensitivities.md, step size)",
+        v.name, b, step, p, b != 0.0 ? 100.0 * step / std::abs(b) : INFINITY,
+        std::isfinite(span) && span > 0.0 ? 100.0 * step / span : INFINITY, advised, v.name));
+  }
+  return hints;
+}
+
+}  // namespace sao::cli

@@ -1,0 +1,40 @@
+// The --json forms of the commands on a study file (check, evaluate, check-gradient; issue
+// 26, item 6), and the step-size hint of check-gradient (item 9). One JSON document each, the
+// design variables in study order.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sao/report/evaluate.hpp"
+#include "sao/report/gradient_check.hpp"
+#include "sao/seam/simulator.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao::cli {
+
+// The variables of x by name, in study order (design variables, then auxiliaries).
+nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd& x);
+
+// A constraint at a design: name, worst value, bound, normalised g_hat, point and time.
+nlohmann::ordered_json constraint_json(const ConstraintSummary& constraint);
+
+// One analysed design: its variables, objective, largest violation, every constraint's worst
+// value and where, and per load case the range of every response (histories: min, max and the
+// time of the max).
+nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluation,
+                                   const Eigen::VectorXd& x, const std::string& label);
+
+// The rows of a gradient check, the analyses used and the step hints.
+nlohmann::ordered_json gradient_check_json(const GradientCheck& check,
+                                           const std::vector<std::string>& hints);
+
+// Where the simulator's finite-difference step (simulator.gradients: forward or central,
+// dp = (1 + |b|) p, docs/sensitivities.md) is large next to a design variable: more than 1 % of
+// |b| or of its span. One sentence per such variable, with the step to set instead; none for a
+// simulator that computes derivatives itself (direct, adjoint, auto).
+std::vector<std::string> step_hints(const Study& study, const nlohmann::json& document,
+                                    const Eigen::VectorXd& design);
+
+}  // namespace sao::cli
