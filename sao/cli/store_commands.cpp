@@ -12,6 +12,7 @@
 #include "sao/cli/exit_codes.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
+#include "sao/service/run_results.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
@@ -121,26 +122,6 @@ void print_end(const StudySession& session, const RunSummary& summary, const std
 std::string directory_of(const std::string& store) {
   const fs::path parent = fs::path(store).parent_path();
   return parent.empty() ? "." : parent.string();
-}
-
-// Writes DIR/result.json and DIR/history.csv (atomically, write_results) for the session's run,
-// except over the results of a converged run (the branch was converged when the session
-// opened) by a run that is not (yet) converged: a resume that failed, or one still rebuilding
-// damaged records. `final`: the run has ended. Returns whether the files were written.
-bool write_run_results(const StudySession& session, const std::string& dir, bool final) {
-  const RunSummary& s = session.driver().summary();
-  const bool keep = session.status_at_open() == "converged" && s.status != RunStatus::kConverged;
-  if (keep) {
-    if (final) {
-      spdlog::warn(
-          "{}/result.json and history.csv of the converged run are kept: this run "
-          "ended {}: {}",
-          dir, to_string(s.status), s.message);
-    }
-    return false;
-  }
-  write_results(dir, session.study(), s);
-  return true;
 }
 
 int step_command() {

@@ -136,9 +136,9 @@ StudySession::StudySession(const std::string& store_path, StoreAccess access) {
     if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(lock_fd_);
       lock_fd_ = -1;
-      throw StoreIoError(store_path +
-                         ": busy, in use by another sao process; try again when "
-                         "it has ended");
+      throw StoreBusyError(store_path +
+                           ": busy, in use by another sao process; try again when "
+                           "it has ended");
     }
   }
   try {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,35 @@ inline nlohmann::json json_of(const httplib::Result& r) {
 
 inline std::string problem_file(const std::string& relative) {
   return std::string(SAO_SOURCE_DIR) + "/problems/" + relative;
+}
+
+// `sao ARGS` with stderr kept apart; the output and the exit code.
+inline CommandOutput sao_command(const std::string& args) {
+  return run_command(std::string(SAO_COMMAND) + " " + args + " 2>/dev/null");
+}
+
+// `sao step DIR --json`: its cycle line.
+inline nlohmann::json cli_step(const std::filesystem::path& dir, const std::string& extra = {}) {
+  const CommandOutput out = sao_command("step " + dir.string() + " --json " + extra);
+  EXPECT_EQ(out.code, 0) << out.text;
+  std::istringstream lines(out.text);
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("event", "") == "cycle") return j;
+  }
+  ADD_FAILURE() << "no cycle line in: " << out.text;
+  return nullptr;
+}
+
+// POST `body` to `path`, expecting `expected`; the answer as JSON.
+inline nlohmann::json post(httplib::Client& c, const std::string& path,
+                           const nlohmann::json& body = nlohmann::json::object(),
+                           int expected = 200) {
+  const auto r = c.Post(path, body.dump(), "application/json");
+  EXPECT_TRUE(r) << path;
+  if (!r) return nullptr;
+  EXPECT_EQ(r->status, expected) << path << ": " << r->body;
+  return json_of(r);
 }
 
 }  // namespace sao::testing
