@@ -54,4 +54,20 @@ inline nlohmann::json post(httplib::Client& c, const std::string& path,
   return json_of(r);
 }
 
+// A server on a scratch data folder with one study made from a study file.
+struct ServedStudy {
+  std::filesystem::path root = scratch_directory("test-service");
+  ServerProcess server{root / "data"};
+  httplib::Client client = server.client();
+  std::string id;
+  std::string base;  // /api/studies/ID
+
+  explicit ServedStudy(const std::string& study_file) {
+    EXPECT_GT(server.port(), 0) << server.line();
+    id = post(client, "/api/studies", nlohmann::json::parse(read_file(study_file)), 201)
+             .value("id", "");
+    base = "/api/studies/" + id;
+  }
+};
+
 }  // namespace sao::testing

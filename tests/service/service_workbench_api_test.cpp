@@ -31,17 +31,12 @@ json result_of_the_cycles(const fs::path& file) {
 // The service writes DIR/result.json and DIR/history.csv after every step, the files
 // `sao step DIR` writes for the same cycles.
 TEST(ServiceWorkbenchApi, StepsWriteTheCommandLinesResultFiles) {
-  const fs::path root = scratch_directory("test-service");
-  ServerProcess server(root / "data");
-  ASSERT_GT(server.port(), 0) << server.line();
-  httplib::Client c = server.client();
-  const json created = post(c, "/api/studies", json::parse(read_file(kAbsorber)), 201);
-  const std::string id = created.value("id", "");
-  const fs::path folder = root / "data" / id;
+  ServedStudy served(kAbsorber);
+  const fs::path folder = served.root / "data" / served.id;
   EXPECT_FALSE(fs::exists(folder / "result.json"));  // nothing before the first cycle
-  const fs::path cli = root / "cli";
+  const fs::path cli = served.root / "cli";
   for (int k = 0; k < 2; ++k) {
-    const json step = post(c, "/api/studies/" + id + "/step");
+    const json step = post(served.client, served.base + "/step");
     EXPECT_EQ(step["results_written"], true) << step.dump();
     cli_step(cli, k == 0 ? "--study " + kAbsorber : "");
     SCOPED_TRACE("after step " + std::to_string(k + 1));
@@ -58,12 +53,9 @@ TEST(ServiceWorkbenchApi, StepsWriteTheCommandLinesResultFiles) {
 // GET /api/studies/ID/histories?cycle=K: every time-dependent constraint at the cycle's start
 // design and proposal, from their stored analyses.
 TEST(ServiceWorkbenchApi, HistoriesOfACycle) {
-  const fs::path root = scratch_directory("test-service");
-  ServerProcess server(root / "data");
-  ASSERT_GT(server.port(), 0) << server.line();
-  httplib::Client c = server.client();
-  const json created = post(c, "/api/studies", json::parse(read_file(kAbsorber)), 201);
-  const std::string base = "/api/studies/" + created.value("id", "");
+  ServedStudy served(kAbsorber);
+  httplib::Client& c = served.client;
+  const std::string& base = served.base;
   post(c, base + "/step");
   const json second = post(c, base + "/step");
   const auto r = c.Get(base + "/histories?cycle=2");
