@@ -76,8 +76,8 @@ function chart(spec) {
   const px = (x) => L + ((x - x0) / (x1 - x0)) * (W - L - R);
   const py = (v) => T + (1 - (f(v) - f(lo)) / (f(hi) - f(lo))) * (H - T - B);
   svg.append(el("rect", { x: L, y: T, width: W - L - R, height: H - T - B, fill: "none", stroke: "#999" }));
-  svg.append(el("text", { x: 16, y: T + 8 }, fmt(hi, 3)));
-  svg.append(el("text", { x: 16, y: H - B }, fmt(lo, 3)));
+  svg.append(el("text", { x: L - 3, y: T + 8, "text-anchor": "end" }, fmt(hi, 3)));
+  svg.append(el("text", { x: L - 3, y: H - B, "text-anchor": "end" }, fmt(lo, 3)));
   if (spec.ylabel) {
     const cy = T + (H - T - B) / 2;
     svg.append(el("text", { x: 10, y: cy, class: "axis", "text-anchor": "middle",
@@ -119,7 +119,7 @@ function chart(spec) {
   for (const m of spec.marks || []) {
     svg.append(el("circle", { cx: px(m.x), cy: py(m.y), r: 6, fill: "none", stroke: "#000",
       "stroke-width": 2, class: m.cls || "mark" }));
-    svg.append(el("text", { x: px(m.x) + 7, y: py(m.y) - 7 }, m.label || ""));
+    svg.append(el("text", { x: px(m.x) + 8, y: py(m.y) + 14 }, m.label || ""));
   }
   spec.series.forEach((s, k) => {
     if (spec.series.length > 1 && !s.nolegend) {
