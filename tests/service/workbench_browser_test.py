@@ -216,6 +216,14 @@ def main():
             table = drive(driver, url, f.read())
         with open(os.path.join(args.source, "problems/impact-absorber/max-acceleration.json")) as f:
             drive_histories(driver, url, f.read())
+    except Exception:
+        if driver:  # what the page said, for the failure's log
+            print("page:", driver.execute_script(
+                "return ['connection', 'upload-errors', 'action-errors', 'study-title',"
+                " 'study-status', 'progress'].map(id => id + ': ' +"
+                " document.getElementById(id).textContent);"), file=sys.stderr)
+        raise
+    else:
         if args.screenshot:
             driver.save_screenshot(args.screenshot)
         print("workbench: upload, 2 steps, move limit, step, restart, step, run: table", table)

@@ -2,7 +2,7 @@
 // and SVG, no library and no network access beyond the service itself.
 "use strict";
 
-const state = { id: null, status: null, stream: null, histories: null };
+const state = { id: null, status: null, stream: null, histories: null, asked: 0, shown: 0 };
 const $ = (id) => document.getElementById(id);
 
 function headers(json) {
@@ -60,13 +60,20 @@ async function pick(id) {
   loadStudies();
 }
 
+// The status, drawn unless the answer is stale: another study picked meanwhile, or a later
+// request answered first (requests overlap: every event asks for one).
 async function refresh() {
-  if (!state.id) return;
+  const id = state.id;
+  if (!id) return;
+  const asked = ++state.asked;
   try {
-    state.status = await api("GET", "/api/studies/" + state.id);
-    render(state.status);
+    const s = await api("GET", "/api/studies/" + id);
+    if (id !== state.id || asked < state.shown) return;
+    state.shown = asked;
+    state.status = s;
+    render(s);
   } catch (e) {
-    $("action-errors").textContent = e.message;
+    if (id === state.id) $("action-errors").textContent = e.message;
   }
 }
 
@@ -88,7 +95,7 @@ function render(s) {
   renderTable(s);
   renderPlots(s);
   renderHistories(s);
-  renderBranches();
+  renderBranches(s);
   const ul = $("branches");
   ul.replaceChildren();
   for (const b of s.branches) {
@@ -161,15 +168,15 @@ function renderPlots(s) {
 
 // The branch view: objective and violation per cycle of every branch (its lineage: the cycles
 // of its parents up to where it branched off, then its own), the branch points ringed.
-async function renderBranches() {
-  if (!state.id) return;
+async function renderBranches(s) {
   let data;
   try {
-    data = await api("GET", base() + "/branches");
+    data = await api("GET", "/api/studies/" + s.id + "/branches");
   } catch (e) {
-    $("action-errors").textContent = e.message;
+    if (state.status === s) $("action-errors").textContent = e.message;
     return;
   }
+  if (state.status !== s) return;  // a newer status draws its own
   const byId = new Map(data.branches.map((b) => [b.id, b]));
   const view = (id, title, key, ylabel) => {
     const series = data.branches.map((b, k) => ({
@@ -187,7 +194,7 @@ async function renderBranches() {
     return chart({ id, title, xlabel: "cycle", ylabel, series, marks, width: 420, height: 240 });
   };
   $("branch-plots").replaceChildren(
-    view("branches-objective", "objective per cycle, every branch", "F", displayName(state.status.study.objective, "F")),
+    view("branches-objective", "objective per cycle, every branch", "F", displayName(s.study.objective, "F")),
     view("branches-violation", "violation V [%] per cycle, every branch", "V", "V [%]"));
 }
 
@@ -204,12 +211,14 @@ async function renderHistories(s) {
   if (!cycles.length) { $("constraint-plot").replaceChildren(); return; }
   const cycle = cycles.includes(wanted) ? wanted : cycles[cycles.length - 1];
   select.value = cycle;
-  const key = s.branch + "/" + cycle;
+  const key = s.id + "/" + s.branch + "/" + cycle;
   if (state.histories && state.histories.key === key) { drawHistory(s); return; }
   try {
-    state.histories = { key, data: await api("GET", base() + "/histories?cycle=" + cycle) };
+    const data = await api("GET", "/api/studies/" + s.id + "/histories?cycle=" + cycle);
+    if (state.status !== s) return;  // a newer status draws its own
+    state.histories = { key, data };
   } catch (e) {
-    $("action-errors").textContent = e.message;
+    if (state.status === s) $("action-errors").textContent = e.message;
     return;
   }
   const names = state.histories.data.constraints.map((c) => c.name);
