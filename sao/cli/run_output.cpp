@@ -8,9 +8,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "sao/cli/result_file.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/report.hpp"
+#include "sao/report/result_file.hpp"
 
 namespace sao::cli {
 

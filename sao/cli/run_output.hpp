@@ -28,7 +28,8 @@ Progress resolve_progress(Progress progress);
 // constraints retained, largest violation -1.2 %": what the cycle did, for --log info.
 std::string cycle_in_words(const Study& study, const CycleRecord& record);
 // "; at the design it continues from, active constraints: a, b" (within kActiveTolerance of
-// their bound, result_file.hpp), from the session's analysis of that design ("" without one).
+// their bound, sao/report/result_file.hpp), from the session's analysis of that design ("" without
+// one).
 std::string active_constraints(const StudySession& session, const CycleRecord& record);
 
 // The one printer of a run's cycles: the study line and the table header before the first

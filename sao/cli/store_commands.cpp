@@ -14,11 +14,11 @@
 
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/export_command.hpp"
-#include "sao/cli/result_file.hpp"
 #include "sao/cli/run_output.hpp"
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
+#include "sao/report/result_file.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
@@ -47,14 +47,6 @@ struct Commands {
   Progress progress = Progress::kAuto;
 };
 Commands commands;
-
-// The analysis of the run's current design (result.json's constraint values), if at hand.
-std::optional<Evaluation> final_analysis(const StudySession& session) {
-  const Eigen::VectorXd x = current_design(session.driver().summary());
-  const int n = session.study().n_design();
-  if (x.size() < n) return std::nullopt;
-  return session.analysis_of(x.head(n));
-}
 
 void print_end(const StudySession& session, const RunSummary& summary, const std::string& dir,
                Output output, bool written) {
@@ -94,26 +86,6 @@ bool is_store_file(const std::string& path) {
 std::string directory_of(const std::string& store) {
   const fs::path parent = fs::path(store).parent_path();
   return parent.empty() ? "." : parent.string();
-}
-
-// Writes DIR/result.json and DIR/history.csv (atomically, write_result_files) for the session's
-// run, except over the results of a converged run (the branch was converged when the session
-// opened) by a run that is not (yet) converged: a resume that failed, or one still rebuilding
-// damaged records. `final`: the run has ended. Returns whether the files were written.
-bool write_run_results(const StudySession& session, const std::string& dir, bool final) {
-  const RunSummary& s = session.driver().summary();
-  const bool keep = session.status_at_open() == "converged" && s.status != RunStatus::kConverged;
-  if (keep) {
-    if (final) {
-      spdlog::warn(
-          "{}/result.json and history.csv of the converged run are kept: this run "
-          "ended {}: {}",
-          dir, to_string(s.status), s.message);
-    }
-    return false;
-  }
-  write_result_files(dir, session.study(), s, final_analysis(session));
-  return true;
 }
 
 int step_command() {

@@ -11,19 +11,6 @@
 
 namespace sao::cli {
 
-nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd& x) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  const std::vector<std::string> names = variable_names(study);
-  for (int i = 0; i < x.size() && i < static_cast<int>(names.size()); ++i) out[names[i]] = x(i);
-  return out;
-}
-
-nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
-  // A place for the constraint's unit and label (issue 26, item 2) when the study has them.
-  return {{"name", c.name},   {"worst", c.worst}, {"bound", c.bound}, {"normalised", c.normalised},
-          {"point", c.point}, {"time", c.time}};
-}
-
 nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluation,
                                    const Eigen::VectorXd& x, const std::string& label) {
   const DesignSummary s = summarise_design(study, evaluation, x);

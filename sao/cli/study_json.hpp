@@ -9,16 +9,11 @@
 
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
+#include "sao/report/result_file.hpp"
 #include "sao/seam/simulator.hpp"
 #include "sao/study/study.hpp"
 
 namespace sao::cli {
-
-// The variables of x by name, in study order (design variables, then auxiliaries).
-nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd& x);
-
-// A constraint at a design: name, worst value, bound, normalised g_hat, point and time.
-nlohmann::ordered_json constraint_json(const ConstraintSummary& constraint);
 
 // One analysed design: its variables, objective, largest violation, every constraint's worst
 // value and where, and per load case the range of every response (histories: min, max and the

@@ -130,13 +130,4 @@ std::string history_csv(const Study& study, const RunSummary& s) {
   return out;
 }
 
-void write_results(const std::string& dir, const Study& study, const RunSummary& summary) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
-  const std::filesystem::path base(dir);
-  write_file_atomically(base / "result.json", result_to_json(study, summary).dump(2) + "\n");
-  write_file_atomically(base / "history.csv", history_csv(study, summary));
-}
-
 }  // namespace sao

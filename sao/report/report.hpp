@@ -31,8 +31,4 @@ nlohmann::json optimality_to_json(const FinalOptimality& optimality);
 nlohmann::json result_to_json(const Study& study, const RunSummary& summary);
 std::string history_csv(const Study& study, const RunSummary& summary);
 
-// Writes DIR/result.json and DIR/history.csv (creating DIR). Throws std::runtime_error
-// naming the file that could not be written.
-void write_results(const std::string& dir, const Study& study, const RunSummary& summary);
-
 }  // namespace sao

@@ -36,8 +36,17 @@ std::pair<int, nlohmann::json> current_error() {
     return {400,
             {{"message", std::to_string(e.problems().size()) + " problem(s)"},
              {"errors", problems_json(e.problems())}}};
+  } catch (const StoreBusyError& e) {
+    // Another process (`sao run`, `sao step` on the same folder) holds the store: a conflict
+    // with the study's state that ends when that process ends, not an unavailable server.
+    return {
+        409,
+        {{"message", std::string("the study's store is in use by another process: ") + e.what()},
+         {"reason", "store_busy"}}};
   } catch (const StoreIoError& e) {
-    return {503, {{"message", e.what()}}};
+    // Disk full, read-only file, I/O error: the server cannot use its own data.
+    spdlog::error("service: {}", e.what());
+    return {500, {{"message", e.what()}, {"reason", "store_io"}}};
   } catch (const StoreError& e) {
     return {409, {{"message", e.what()}}};
   } catch (const std::exception& e) {

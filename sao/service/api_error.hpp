@@ -28,8 +28,9 @@ class ApiError : public std::runtime_error {
 nlohmann::json problems_json(const std::vector<std::string>& problems);
 
 // The exception being handled (call inside a catch block) as a status and a body:
-// ApiError as it is, StudyError 400 with its problems, StoreIoError 503, StoreError 409,
-// nlohmann's parse errors 400, anything else 500.
+// ApiError as it is, StudyError 400 with its problems, StoreBusyError (the store held by
+// another process) 409 with "reason": "store_busy", any other StoreIoError (disk full, I/O,
+// read-only) 500 with "reason": "store_io", StoreError 409, anything else 500.
 std::pair<int, nlohmann::json> current_error();
 
 // The request body as JSON: 400 (ApiError) when it is not JSON or not an object.

@@ -248,6 +248,17 @@ class Service::Impl {
                                    const long limit = query_number(req, "limit", 100, 1, 1000);
                                    reply(res, 200, host(req)->analyses(offset, limit));
                                  }}});
+    route(study + "/branches", {{"GET", [this](const Request& req, Response& res) {
+                                   reply(res, 200, host(req)->branches());
+                                 }}});
+    route(study + "/histories",
+          {{"GET", [this](const Request& req, Response& res) {
+              const long cycle = query_number(req, "cycle", 0, 1, 1L << 30);
+              if (cycle == 0) throw ApiError(400, "cycle: required, e.g. ?cycle=1");
+              const long branch = query_number(req, "branch", 0, 1, 1L << 30);
+              reply(res, 200,
+                    host(req)->histories(static_cast<int>(branch), static_cast<int>(cycle)));
+            }}});
     route(study + "/report", {{"GET", [this](const Request& req, Response& res) {
                                  res.set_content(host(req)->report(), "text/html; charset=utf-8");
                                }}});

@@ -6,7 +6,9 @@
 #include "sao/report/evaluate.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
+#include "sao/report/result_file.hpp"
 #include "sao/service/api_error.hpp"
+#include "sao/service/constraint_histories.hpp"
 
 namespace sao::service {
 namespace {
@@ -16,10 +18,8 @@ std::vector<double> values(const Eigen::VectorXd& x) {
 }
 
 // The design the next cycle starts from: the last accepted one of the history.
-Eigen::VectorXd current_design(const Study& study, const std::vector<CycleRecord>& history) {
-  if (history.empty()) return initial_variables(study);
-  const CycleRecord& r = history.back();
-  return r.accepted && r.x_opt.size() > 0 ? r.x_opt : r.x0;
+Eigen::VectorXd next_cycle_start(const Study& study, const std::vector<CycleRecord>& history) {
+  return history.empty() ? initial_variables(study) : design_after(history.back());
 }
 
 nlohmann::json branches_json(StudyStore& store) {
@@ -157,8 +157,10 @@ nlohmann::json StudyHost::snapshot_of() {
         {{"name", v.name}, {"lower", v.lower}, {"upper", v.upper}, {"initial", v.initial}});
   }
   out["variables"] = variables;
+  // The accuracies in force (percent), the workbench's reference lines for Ef and Eg.
+  out["accuracies"] = {{"objacc", s.options().objacc}, {"vioacc", s.options().vioacc}};
   out["variable_names"] = variable_names(study);
-  out["design"] = values(current_design(study, lineage));
+  out["design"] = values(next_cycle_start(study, lineage));
   nlohmann::json pending = nlohmann::json::array();
   for (const SettingChange& c : s.store().setting_changes(s.branch())) {
     if (c.cycle == s.next_cycle()) pending.push_back(c.assignment);
@@ -239,6 +241,16 @@ nlohmann::json StudyHost::cycle_step() {
   } catch (...) {
     session_.reset();  // reopened (replayed from the store) by the next request
     throw;
+  }
+  // DIR/result.json and DIR/history.csv, as `sao step DIR` writes them. The cycle is stored
+  // already: a file that cannot be written is reported with the cycle, not as its failure.
+  try {
+    out["results_written"] =
+        write_run_results(*session_, dir_.string(), session_->driver().finished());
+  } catch (const std::exception& e) {
+    out["results_written"] = false;
+    out["results_error"] = e.what();
+    spdlog::warn("study {}: {}", id_, e.what());
   }
   hub_.publish("cycle", out);
   refresh();
@@ -397,6 +409,30 @@ std::string StudyHost::report() const {
   StudySession session(store_path(), StoreAccess::kReadOnly);
   session.open();
   return html_report(session);
+}
+
+nlohmann::json StudyHost::branches() const {
+  StudySession session(store_path(), StoreAccess::kReadOnly);  // lineage needs no replay
+  nlohmann::json list = branches_json(session.store());
+  for (nlohmann::json& b : list) {
+    nlohmann::json history = nlohmann::json::array();
+    for (const CycleRecord& r : session.lineage(b["id"].get<int>())) {
+      history.push_back({{"cycle", r.cycle},
+                         {"accepted", r.accepted},
+                         {"F", exact_number(r.F_opt)},
+                         {"V", exact_number(r.V)},
+                         {"Ef", exact_number(r.Ef)},
+                         {"Eg", exact_number(r.Eg)}});
+    }
+    b["history"] = history;
+  }
+  return {{"current", session.store().current_branch()}, {"branches", list}};
+}
+
+nlohmann::json StudyHost::histories(int branch, int cycle) const {
+  StudySession session(store_path(), StoreAccess::kReadOnly);
+  session.open();
+  return constraint_histories(session, branch, cycle);
 }
 
 }  // namespace sao::service

@@ -64,6 +64,12 @@ class StudyHost {
   nlohmann::json analyses(long offset, long limit) const;
   // The HTML report of `sao report`.
   std::string report() const;
+  // Every branch (id, parent, from_cycle, status, message, created) with its history, the
+  // lineage as in status(): per cycle {cycle, accepted, F, V, Ef, Eg}; and the current branch.
+  nlohmann::json branches() const;
+  // The time-dependent constraints at cycle `cycle`'s start design and proposal
+  // (constraint_histories.hpp); `branch` 0: the current branch.
+  nlohmann::json histories(int branch, int cycle) const;
 
   EventHub& events() { return hub_; }
   // Stops a run and waits for it; closes the event streams.

@@ -57,7 +57,12 @@ std::shared_ptr<StudyHost> StudyRegistry::create(const nlohmann::json& document)
   }
   auto host = std::make_shared<StudyHost>(id, data_ / id);
   try {
-    host->create(admit(document, *host), source_of(*host));
+    nlohmann::json study = document;
+    const std::map<std::string, std::string> files = take_study_files(study);
+    nlohmann::json admitted = admit(study, *host);
+    check_files_against(files, admitted, host->dir());
+    write_study_files(files, host->dir());  // before the loader reads the templates
+    host->create(admitted, source_of(*host));
   } catch (...) {
     host.reset();
     std::error_code ec;

@@ -19,7 +19,7 @@ void throw_error(sqlite3* db, const std::string& what) {
                          "); `sao status` and `sao report` can read it");
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      throw StoreIoError(where + "busy, in use by another process (" + detail + ")");
+      throw StoreBusyError(where + "busy, in use by another process (" + detail + ")");
     default:
       throw StoreError(where + detail);
   }

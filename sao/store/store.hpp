@@ -57,6 +57,14 @@ class StoreIoError : public StoreError {
   using StoreError::StoreError;
 };
 
+// The store is held by another process (its lock, or SQLite's busy/locked): it can be used
+// again once that process has ended. A StoreIoError (exit 3) to the command line; the service
+// answers it 409.
+class StoreBusyError : public StoreIoError {
+ public:
+  using StoreIoError::StoreIoError;
+};
+
 // How a store is opened: to read only (status, report: no lock, nothing written, works on a
 // read-only file or folder), to read and write, or to write and create it when missing.
 enum class StoreAccess { kReadOnly, kReadWrite, kCreate };

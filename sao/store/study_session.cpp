@@ -238,9 +238,9 @@ StudySession::StudySession(const std::string& store_path, StoreAccess access) {
       ::close(lock_fd_);
       lock_fd_ = -1;
       const int owner = store_owner(store_path);
-      throw StoreIoError(store_path + ": busy, in use by another sao process" +
-                         (owner > 0 ? " (pid " + std::to_string(owner) + ")" : std::string()) +
-                         "; try again when it has ended");
+      throw StoreBusyError(store_path + ": busy, in use by another sao process" +
+                           (owner > 0 ? " (pid " + std::to_string(owner) + ")" : std::string()) +
+                           "; try again when it has ended");
     }
     // The owner's pid in the lock file, for `sao status` (the lock itself says it is alive).
     const std::string pid = std::to_string(::getpid()) + "\n";

@@ -21,24 +21,6 @@ using namespace sao::testing;
 
 const std::string kStudy = problem_file("slider-crank/path.json");
 
-// `sao ARGS` with stderr kept apart; the output and the exit code.
-CommandOutput sao_command(const std::string& args) {
-  return run_command(std::string(SAO_COMMAND) + " " + args + " 2>/dev/null");
-}
-
-// `sao step DIR --json`: its cycle line.
-json cli_step(const fs::path& dir, const std::string& extra = {}) {
-  const CommandOutput out = sao_command("step " + dir.string() + " --json " + extra);
-  EXPECT_EQ(out.code, 0) << out.text;
-  std::istringstream lines(out.text);
-  for (std::string line; std::getline(lines, line);) {
-    const json j = json::parse(line, nullptr, false);
-    if (j.is_object() && j.value("event", "") == "cycle") return j;
-  }
-  ADD_FAILURE() << "no cycle line in: " << out.text;
-  return nullptr;
-}
-
 // The cycle records a store holds for a branch, in their one JSON form.
 json stored_cycles(const fs::path& store_file, int branch) {
   const sao::StudyStore store(store_file.string(), sao::StoreAccess::kReadOnly);
@@ -49,15 +31,6 @@ json stored_cycles(const fs::path& store_file, int branch) {
     out.push_back(sao::cycle_record_to_json(c.record, names));
   }
   return out;
-}
-
-json post(httplib::Client& c, const std::string& path, const json& body = json::object(),
-          int expected = 200) {
-  const auto r = c.Post(path, body.dump(), "application/json");
-  EXPECT_TRUE(r) << path;
-  if (!r) return nullptr;
-  EXPECT_EQ(r->status, expected) << path << ": " << r->body;
-  return json_of(r);
 }
 
 TEST(ServiceApi, StepSetRestartGiveTheCommandLinesRecords) {

@@ -138,4 +138,72 @@ TEST(ServiceSecurity, InvalidStudyGetsTheLoadersProblems) {
   EXPECT_TRUE(fs::is_empty(root / "data"));
 }
 
+// An external study's template and support files, uploaded with it ("files"), are kept in its
+// folder of the data directory; names that would climb out of it, or land on the service's
+// own files or the run directory, are refused and nothing is left behind. The CalculiX
+// cantilever (problems/cantilever-calculix, ccx from calculix-ccx) then runs from there.
+TEST(ServiceSecurity, ExternalStudyFilesStayInItsFolder) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data", {"--allow-external"});
+  ASSERT_GT(server.port(), 0) << server.line();
+  httplib::Client c = server.client();
+  const std::string dir = std::string(SAO_SOURCE_DIR) + "/problems/cantilever-calculix/";
+  const json study = json::parse(read_file(dir + "mass.json"));
+  const std::string tpl = read_file(dir + "beam.inp.tpl");
+  auto with_files = [&](const json& files) {
+    json s = study;
+    s["files"] = files;
+    return s.dump();
+  };
+  for (const std::string name :
+       {"../beam.inp.tpl", "/tmp/beam.inp.tpl", "a/./b", "a//b", "", "study.sqlite",
+        "study.sqlite.lock", "result.json", "sao-runs/beam.inp.tpl", "beam inp"}) {
+    SCOPED_TRACE(name);
+    const auto r = c.Post("/api/studies", with_files({{"beam.inp.tpl", tpl}, {name, "x"}}),
+                          "application/json");
+    expect_error(r, 400);
+    EXPECT_EQ(json_of(r)["errors"][0]["path"], "files." + name) << r->body;
+  }
+  expect_error(c.Post("/api/studies", with_files({{"a", "x"}, {"a/b", "y"}}), "application/json"),
+               400, "which is a file too");
+  expect_error(
+      c.Post("/api/studies", with_files({{"b.bin", {{"base64", "AB$="}}}}), "application/json"),
+      400, "not valid base64");
+  expect_error(c.Post("/api/studies", with_files({{"b.bin", 3}}), "application/json"), 400);
+  json internal = json::parse(read_file(problem_file("slider-crank/path.json")));
+  internal["files"] = {{"x.txt", "x"}};
+  expect_error(c.Post("/api/studies", internal.dump(), "application/json"), 400,
+               "only a study with an \"external\" simulator");
+  // Without its template the loader refuses the study (the template is read from the folder).
+  expect_error(c.Post("/api/studies", study.dump(), "application/json"), 400);
+  EXPECT_TRUE(fs::is_empty(root / "data"));
+
+  // "AAH/YWJj" is the bytes 00 01 ff 61 62 63.
+  const auto created =
+      c.Post("/api/studies",
+             with_files({{"beam.inp.tpl", tpl}, {"notes/raw.bin", {{"base64", "AAH/YWJj"}}}}),
+             "application/json");
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 201) << created->body;
+  const std::string id = json_of(created)["id"];
+  const fs::path folder = root / "data" / id;
+  EXPECT_EQ(read_file(folder / "beam.inp.tpl"), tpl);
+  EXPECT_EQ(read_file(folder / "notes/raw.bin"), std::string("\x00\x01\xff"
+                                                             "abc",
+                                                             6));
+  if (run_command("command -v ccx >/dev/null").code != 0) {
+    GTEST_SKIP() << "ccx (calculix-ccx, scripts/bootstrap) is not installed: the study is not run";
+  }
+  const auto step = c.Post("/api/studies/" + id + "/step", "{}", "application/json");
+  ASSERT_TRUE(step);
+  ASSERT_EQ(step->status, 200) << step->body;
+  const json answer = json_of(step);
+  EXPECT_EQ(answer["record"]["cycle"], 1);
+  EXPECT_GT(answer["simulator_runs"].get<int>(), 0);
+  EXPECT_EQ(answer["record"]["b0"], json({{"h", 40.0}, {"w", 20.0}}));
+  // The analyses ran in the study's run directory, inside its folder.
+  EXPECT_TRUE(fs::is_directory(folder / "sao-runs"));
+  EXPECT_TRUE(fs::exists(folder / "result.json"));
+}
+
 }  // namespace

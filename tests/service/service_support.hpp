@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,50 @@ inline nlohmann::json json_of(const httplib::Result& r) {
 inline std::string problem_file(const std::string& relative) {
   return std::string(SAO_SOURCE_DIR) + "/problems/" + relative;
 }
+
+// `sao ARGS` with stderr kept apart; the output and the exit code.
+inline CommandOutput sao_command(const std::string& args) {
+  return run_command(std::string(SAO_COMMAND) + " " + args + " 2>/dev/null");
+}
+
+// `sao step DIR --json`: its cycle line.
+inline nlohmann::json cli_step(const std::filesystem::path& dir, const std::string& extra = {}) {
+  const CommandOutput out = sao_command("step " + dir.string() + " --json " + extra);
+  EXPECT_EQ(out.code, 0) << out.text;
+  std::istringstream lines(out.text);
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("event", "") == "cycle") return j;
+  }
+  ADD_FAILURE() << "no cycle line in: " << out.text;
+  return nullptr;
+}
+
+// POST `body` to `path`, expecting `expected`; the answer as JSON.
+inline nlohmann::json post(httplib::Client& c, const std::string& path,
+                           const nlohmann::json& body = nlohmann::json::object(),
+                           int expected = 200) {
+  const auto r = c.Post(path, body.dump(), "application/json");
+  EXPECT_TRUE(r) << path;
+  if (!r) return nullptr;
+  EXPECT_EQ(r->status, expected) << path << ": " << r->body;
+  return json_of(r);
+}
+
+// A server on a scratch data folder with one study made from a study file.
+struct ServedStudy {
+  std::filesystem::path root = scratch_directory("test-service");
+  ServerProcess server{root / "data"};
+  httplib::Client client = server.client();
+  std::string id;
+  std::string base;  // /api/studies/ID
+
+  explicit ServedStudy(const std::string& study_file) {
+    EXPECT_GT(server.port(), 0) << server.line();
+    id = post(client, "/api/studies", nlohmann::json::parse(read_file(study_file)), 201)
+             .value("id", "");
+    base = "/api/studies/" + id;
+  }
+};
 
 }  // namespace sao::testing

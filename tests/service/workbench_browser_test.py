@@ -3,7 +3,11 @@
 with a server that needs a token, enter it, upload the slider-crank study, step, change a move
 limit, step, restart from cycle 2 with an edited study, step, run to the end, and check the
 cycle table, the branch list and the plots at each stage (during the run the table follows the
-event stream, which the page reads with the token).
+event stream, which the page reads with the token): the errors plot has one Ef and one Eg
+point per cycle and the objacc/vioacc lines, the branch view one line per branch and the
+branch point ringed. Then the impact absorber (time-dependent constraints): three steps, a
+restart from cycle 1, a step; the constraint-history plot of a picked cycle and constraint
+shows both designs' histories, the bound and exactly the retained points the API gives.
 
   tests/service/workbench_browser_test.py SAO_COMMAND SOURCE_DIR [--screenshot FILE]
 
@@ -16,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 # An optional part (scripts/bootstrap --with browser; scripts/test installs it): without it the
 # test is skipped (exit 77, CTest SKIP_RETURN_CODE), not failed.
@@ -50,7 +55,7 @@ def browser(profile):
     options = webdriver.ChromeOptions()
     for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--user-data-dir=" + profile, "--window-size=1400,1300"]:
+                 "--user-data-dir=" + profile, "--window-size=1400,2300"]:
         options.add_argument(flag)
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"),
@@ -123,13 +128,85 @@ def drive(driver, url, study_text):
     plots, markers = driver.execute_script(
         "const svgs = document.querySelectorAll('#plots svg');"
         "return [svgs.length, svgs.length ? svgs[0].querySelectorAll('circle').length : 0];")
-    check(plots == 4, "four plots")
+    check(plots == 5, "five plots")
     check(markers == 3, "one marker per cycle in the objective plot: %d" % markers)
+    check_errors_plot(driver, 3)
+    check_branch_view(driver, 2)
     # Run to the end: the page learns of the cycles from the event stream only.
     driver.find_element(By.ID, "run").click()
     wait.until(lambda d: "idle; run converged" in d.find_element(By.ID, "study-status").text)
     table = rows(driver)
     check(len(table) > 3 and table[-1][9].startswith("converged"), "converged: %s" % table[-1:])
+    return table
+
+
+def count(driver, selector):
+    return driver.execute_script("return document.querySelectorAll(arguments[0]).length;", selector)
+
+
+def check_errors_plot(driver, cycles):
+    """Ef and Eg: one point each per cycle (a zero on the log axis' floor), the accuracies."""
+    WebDriverWait(driver, 30).until(
+        lambda d: count(d, "#plot-errors circle[data-series=Ef]") == cycles)
+    check(count(driver, "#plot-errors circle[data-series=Eg]") == cycles, "one Eg point per cycle")
+    check(count(driver, "#plot-errors line.objacc") == 1 and
+          count(driver, "#plot-errors line.vioacc") == 1, "objacc and vioacc drawn")
+
+
+def check_branch_view(driver, branches):
+    """One line per branch in both views; every branch but the first ringed where it starts."""
+    WebDriverWait(driver, 30).until(
+        lambda d: count(d, "#branches-objective polyline.branch-line") == branches)
+    check(count(driver, "#branches-violation polyline.branch-line") == branches, "V per branch")
+    check(count(driver, "#branches-objective circle.branch-point") == branches - 1,
+          "branch points ringed")
+
+
+def api_get(url, path):
+    request = urllib.request.Request(url.rstrip("/") + path,
+                                     headers={"Authorization": "Bearer " + TOKEN})
+    with urllib.request.urlopen(request) as r:
+        return json.loads(r.read())
+
+
+def drive_histories(driver, url, study_text):
+    """Time-dependent constraints: the history plot of a picked cycle and constraint."""
+    wait = WebDriverWait(driver, 60)
+    driver.execute_script("document.getElementById('upload-text').value = arguments[0];",
+                          study_text)
+    driver.find_element(By.ID, "upload").click()
+    wait.until(lambda d: d.find_element(By.ID, "study-title").text == json.loads(study_text)["name"])
+    for n in (1, 2, 3):
+        driver.find_element(By.ID, "step").click()
+        wait_rows(driver, n)
+    driver.find_element(By.ID, "restart-cycle").clear()
+    driver.find_element(By.ID, "restart-cycle").send_keys("1")
+    driver.find_element(By.ID, "restart").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#branches li")) == 2)
+    wait_rows(driver, 1)
+    driver.find_element(By.ID, "step").click()
+    table = wait_rows(driver, 2)
+    check_errors_plot(driver, 2)
+    check_branch_view(driver, 2)
+    study_id = driver.execute_script("return state.id;")
+    wait.until(lambda d: len(Select(d.find_element(By.ID, "ch-cycle")).options) == 2)
+    Select(driver.find_element(By.ID, "ch-cycle")).select_by_value("1")
+    wait.until(lambda d: "cycle 1 " in d.execute_script(
+        "const t = document.querySelector('#constraint-history .title');"
+        "return t ? t.textContent : '';"))
+    Select(driver.find_element(By.ID, "ch-constraint")).select_by_value("displacement[+]")
+    expected = api_get(url, "/api/studies/%s/histories?cycle=1" % study_id)
+    shown = [c for c in expected["constraints"] if c["name"] == "displacement[+]"][0]
+    retained = sum(len(d["retained"]) for d in shown["designs"])
+    wait.until(lambda d: "displacement" in d.execute_script(
+        "return document.querySelector('#constraint-history .title').textContent;"))
+    check(count(driver, "#constraint-history polyline.history") == 2, "start and proposal g(t)")
+    check(count(driver, "#constraint-history line.bound") == 1, "the bound")
+    check(retained > 0, "the API retains points of displacement[+] in cycle 1")
+    check(count(driver, "#constraint-history circle.retained") == retained,
+          "the %d retained points marked: %d" % (retained, count(driver, "#constraint-history circle.retained")))
+    check(driver.find_element(By.ID, "action-errors").text == "",
+          "no error: " + driver.find_element(By.ID, "action-errors").text)
     return table
 
 
@@ -146,9 +223,21 @@ def main():
         driver = browser(os.path.join(work, "profile"))
         with open(os.path.join(args.source, "problems/slider-crank/path.json")) as f:
             table = drive(driver, url, f.read())
+        with open(os.path.join(args.source, "problems/impact-absorber/max-acceleration.json")) as f:
+            drive_histories(driver, url, f.read())
+    except Exception:
+        if driver:  # what the page said, for the failure's log
+            print("page:", driver.execute_script(
+                "return ['connection', 'upload-errors', 'action-errors', 'study-title',"
+                " 'study-status', 'progress'].map(id => id + ': ' +"
+                " document.getElementById(id).textContent);"), file=sys.stderr)
+        raise
+    else:
         if args.screenshot:
             driver.save_screenshot(args.screenshot)
-        print("workbench: upload, 2 steps, move limit, step, restart, step: table", table)
+        print("workbench: upload, 2 steps, move limit, step, restart, step, run: table", table)
+        print("workbench: impact absorber, 3 steps, restart from cycle 1, step: histories, "
+              "errors and branch plots checked")
     finally:
         if driver:
             driver.quit()

@@ -2,7 +2,7 @@
 // and SVG, no library and no network access beyond the service itself.
 "use strict";
 
-const state = { id: null, status: null, stream: null };
+const state = { id: null, status: null, stream: null, histories: null, asked: 0, shown: 0 };
 const $ = (id) => document.getElementById(id);
 
 function headers(json) {
@@ -30,18 +30,6 @@ async function api(method, path, body) {
   return data;
 }
 
-function number(v) {
-  if (typeof v === "number") return v;
-  if (v === "inf") return Infinity;
-  if (v === "-inf") return -Infinity;
-  return NaN;
-}
-
-function fmt(v, digits = 4) {
-  const x = number(v);
-  return Number.isFinite(x) ? x.toPrecision(digits) : String(v);
-}
-
 async function loadStudies() {
   const list = $("study-list");
   try {
@@ -64,19 +52,28 @@ async function loadStudies() {
 
 async function pick(id) {
   state.id = id;
+  state.histories = null;
+  delete $("ch-cycle").dataset.picked;
   $("study").hidden = false;
   await refresh();
   listen();
   loadStudies();
 }
 
+// The status, drawn unless the answer is stale: another study picked meanwhile, or a later
+// request answered first (requests overlap: every event asks for one).
 async function refresh() {
-  if (!state.id) return;
+  const id = state.id;
+  if (!id) return;
+  const asked = ++state.asked;
   try {
-    state.status = await api("GET", "/api/studies/" + state.id);
-    render(state.status);
+    const s = await api("GET", "/api/studies/" + id);
+    if (id !== state.id || asked < state.shown) return;
+    state.shown = asked;
+    state.status = s;
+    render(s);
   } catch (e) {
-    $("action-errors").textContent = e.message;
+    if (id === state.id) $("action-errors").textContent = e.message;
   }
 }
 
@@ -97,6 +94,8 @@ function render(s) {
   }
   renderTable(s);
   renderPlots(s);
+  renderHistories(s);
+  renderBranches(s);
   const ul = $("branches");
   ul.replaceChildren();
   for (const b of s.branches) {
@@ -109,7 +108,8 @@ function render(s) {
 }
 
 function renderTable(s) {
-  const head = ["cycle", "acc", "mvl", "kept", "F", "Ef", "Eg", "V", "factors", "status"];
+  const head = ["cycle", "acc", "mvl", "kept", "F: " + displayName(s.study.objective, "objective"),
+    "Ef", "Eg", "V", "factors", "status"];
   const thead = $("cycles").tHead;
   thead.replaceChildren();
   const hr = thead.insertRow();
@@ -127,65 +127,144 @@ function renderTable(s) {
   }
 }
 
-const SVG = "http://www.w3.org/2000/svg";
-function el(name, attrs, text) {
-  const e = document.createElementNS(SVG, name);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-// One plot: series of [cycle, value] per cycle; rejected cycles drawn as hollow red markers.
-function plot(title, series, history) {
-  const W = 320, H = 200, L = 50, R = 10, T = 20, B = 25;
-  const svg = el("svg", { width: W, height: H, class: "plot", role: "img" });
-  svg.append(el("text", { x: L, y: 13 }, title));
-  const xs = history.map((r) => r.cycle);
-  const all = series.flatMap((s) => s.values).filter(Number.isFinite);
-  if (!xs.length || !all.length) return svg;
-  let lo = Math.min(...all), hi = Math.max(...all);
-  if (lo === hi) { lo -= 1; hi += 1; }
-  const x0 = Math.min(...xs), x1 = Math.max(...xs, x0 + 1);
-  const px = (c) => L + ((c - x0) / (x1 - x0)) * (W - L - R);
-  const py = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
-  svg.append(el("rect", { x: L, y: T, width: W - L - R, height: H - T - B, fill: "none", stroke: "#999" }));
-  svg.append(el("text", { x: 2, y: T + 8 }, fmt(hi, 3)));
-  svg.append(el("text", { x: 2, y: H - B }, fmt(lo, 3)));
-  svg.append(el("text", { x: L, y: H - 8 }, "cycle " + x0));
-  svg.append(el("text", { x: W - R - 50, y: H - 8 }, "cycle " + x1));
-  const colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"];
-  series.forEach((s, k) => {
-    const colour = colours[k % colours.length];
-    const pts = history.map((r, i) => [r.cycle, s.values[i]]).filter((p) => Number.isFinite(p[1]));
-    svg.append(el("polyline", {
-      points: pts.map((p) => px(p[0]) + "," + py(p[1])).join(" "),
-      fill: "none", stroke: colour,
-    }));
-    history.forEach((r, i) => {
-      if (!Number.isFinite(s.values[i])) return;
-      svg.append(el("circle", {
-        cx: px(r.cycle), cy: py(s.values[i]), r: 3,
-        fill: r.accepted ? colour : "white", stroke: r.accepted ? colour : "#c00",
-        class: r.accepted ? "accepted" : "rejected",
-      }));
-    });
-    if (series.length > 1) svg.append(el("text", { x: L + 4 + 30 * k, y: T + 12, fill: colour }, s.name));
-  });
-  return svg;
+// One point per cycle of the history: its value, hollow and red when the cycle was rejected.
+function perCycle(history, value) {
+  return history.map((r) => ({
+    x: r.cycle, y: value(r), hollow: !r.accepted, cls: r.accepted ? "point accepted" : "point rejected",
+    title: "cycle " + r.cycle,
+  }));
 }
 
 function renderPlots(s) {
   const h = s.history;
-  const names = s.variables.map((v) => v.name);
-  const scaled = s.variables.map((v) => ({
-    name: v.name,
-    values: h.map((r) => (number(r.accepted ? r.b_opt[v.name] : r.b0[v.name]) - v.lower) / (v.upper - v.lower)),
+  const study = s.study;
+  const objective = displayName(study.objective, "F");
+  const scaled = s.variables.map((v, k) => ({
+    name: displayName(variableElement(study, v.name)), colour: COLOURS[k % COLOURS.length],
+    points: perCycle(h, (r) => (number(r.accepted ? r.b_opt[v.name] : r.b0[v.name]) - v.lower) / (v.upper - v.lower)),
   }));
+  const acc = s.accuracies || {};
   $("plots").replaceChildren(
-    plot("objective F(b*)", [{ name: "F", values: h.map((r) => number(r.F_opt)) }], h),
-    plot("violation V [%]", [{ name: "V", values: h.map((r) => number(r.V)) }], h),
-    plot("move limits", names.map((n, i) => ({ name: n, values: h.map((r) => number(r.move_factors[i])) })), h),
-    plot("design variables (scaled to bounds)", scaled, h));
+    chart({ id: "plot-objective", title: "objective F(b*)", xlabel: "cycle", ylabel: objective,
+      series: [{ name: "F", points: perCycle(h, (r) => number(r.F_opt)) }] }),
+    chart({ id: "plot-violation", title: "violation V [%]", xlabel: "cycle",
+      series: [{ name: "V", points: perCycle(h, (r) => number(r.V)) }],
+      references: [{ y: 0, label: "V = 0", colour: "#888" }] }),
+    chart({ id: "plot-errors", title: "approximation errors Ef, Eg [%] (log; 0 on the floor)",
+      xlabel: "cycle", log: true,
+      series: [
+        { name: "Ef", floor: true, colour: COLOURS[2], points: perCycle(h, (r) => number(r.Ef)) },
+        { name: "Eg", floor: true, colour: COLOURS[3], dashed: true, points: perCycle(h, (r) => number(r.Eg)) },
+      ],
+      references: [
+        { y: acc.objacc, label: "objacc " + fmt(acc.objacc, 2), colour: COLOURS[2], cls: "reference objacc" },
+        { y: acc.vioacc, label: "vioacc " + fmt(acc.vioacc, 2), colour: COLOURS[3], cls: "reference vioacc" },
+      ] }),
+    chart({ id: "plot-move-limits", title: "move limits", xlabel: "cycle",
+      series: s.variables.map((v, i) => ({ name: displayName(variableElement(study, v.name)),
+        points: perCycle(h, (r) => number(r.move_factors[i])) })) }),
+    chart({ id: "plot-design", title: "design variables (scaled to bounds)", xlabel: "cycle", series: scaled }));
+}
+
+// The branch view: objective and violation per cycle of every branch (its lineage: the cycles
+// of its parents up to where it branched off, then its own), the branch points ringed.
+async function renderBranches(s) {
+  let data;
+  try {
+    data = await api("GET", "/api/studies/" + s.id + "/branches");
+  } catch (e) {
+    if (state.status === s) $("action-errors").textContent = e.message;
+    return;
+  }
+  if (state.status !== s) return;  // a newer status draws its own
+  const byId = new Map(data.branches.map((b) => [b.id, b]));
+  const view = (id, title, key, ylabel) => {
+    const series = data.branches.map((b, k) => ({
+      name: "branch " + b.id + (b.id === data.current ? " *" : ""), colour: COLOURS[k % COLOURS.length],
+      cls: "branch-line", dashed: b.id !== data.current,
+      points: b.history.map((r) => ({ x: r.cycle, y: number(r[key]), hollow: !r.accepted,
+        cls: r.accepted ? "point accepted" : "point rejected", title: "branch " + b.id + ", cycle " + r.cycle })),
+    }));
+    const marks = [];
+    for (const b of data.branches) {
+      const parent = byId.get(b.parent);
+      const at = parent && parent.history.find((r) => r.cycle === b.from_cycle);
+      if (at) marks.push({ x: at.cycle, y: number(at[key]), label: "→ " + b.id, cls: "branch-point" });
+    }
+    return chart({ id, title, xlabel: "cycle", ylabel, series, marks, width: 420, height: 240 });
+  };
+  $("branch-plots").replaceChildren(
+    view("branches-objective", "objective per cycle, every branch", "F", displayName(s.study.objective, "F")),
+    view("branches-violation", "violation V [%] per cycle, every branch", "V", "V [%]"));
+}
+
+// The constraint histories of one cycle: g(t) at its start design and at its proposal, the
+// bound, and the time points the screening retains at each (GET .../histories?cycle=K).
+async function renderHistories(s) {
+  const cycles = s.history.map((r) => r.cycle);
+  const select = $("ch-cycle");
+  const wanted = select.dataset.picked ? Number(select.value) : cycles[cycles.length - 1];
+  if (select.options.length !== cycles.length || select.dataset.branch !== String(s.branch)) {
+    select.replaceChildren(...cycles.map((c) => new Option("cycle " + c, c)));
+    select.dataset.branch = s.branch;
+  }
+  if (!cycles.length) { $("constraint-plot").replaceChildren(); return; }
+  const cycle = cycles.includes(wanted) ? wanted : cycles[cycles.length - 1];
+  select.value = cycle;
+  const key = s.id + "/" + s.branch + "/" + cycle;
+  if (state.histories && state.histories.key === key) { drawHistory(s); return; }
+  try {
+    const data = await api("GET", "/api/studies/" + s.id + "/histories?cycle=" + cycle);
+    if (state.status !== s) return;  // a newer status draws its own
+    state.histories = { key, data };
+  } catch (e) {
+    if (state.status === s) $("action-errors").textContent = e.message;
+    return;
+  }
+  const names = state.histories.data.constraints.map((c) => c.name);
+  const constraint = $("ch-constraint");
+  const previous = constraint.value;
+  constraint.replaceChildren(...names.map((n, i) => new Option(constraintTitle(s.study, state.histories.data.constraints[i]), n)));
+  // Kept when the next cycle has it; else the first of the study's own constraints (not the
+  // parts of a bound-formulation objective).
+  const own = state.histories.data.constraints.find((c) => c.path.startsWith("constraints"));
+  if (names.includes(previous)) constraint.value = previous;
+  else if (own) constraint.value = own.name;
+  drawHistory(s);
+}
+
+// "label [unit]" of the constraint's study element, with the part the loader made of it.
+function constraintTitle(study, c) {
+  const part = /(\[[+-]\])$/.exec(c.name);
+  const base = c.name.replace(/\[[+-]\]$/, "");
+  return displayName(studyElement(study, c.path), base) + (part ? " " + part[1] : "");
+}
+
+function drawHistory(s) {
+  const data = state.histories && state.histories.data;
+  const c = data && data.constraints.find((k) => k.name === $("ch-constraint").value);
+  if (!c) {
+    $("constraint-plot").replaceChildren(Object.assign(document.createElement("p"), {
+      className: "muted", textContent: "no time-dependent constraint in this study" }));
+    return;
+  }
+  const series = [], references = [];
+  c.designs.forEach((d, k) => {
+    const colour = COLOURS[k];
+    const g = (d.g || []).map(number);
+    series.push({ name: d.label + " g(t)", colour, dashed: k === 0, marker: null, cls: "history",
+      points: g.map((v, p) => ({ x: number(c.t[p]), y: v })) });
+    series.push({ name: d.label + ": retained", colour, line: false, marker: "dot", nolegend: true,
+      points: (d.retained || []).map((p) => ({ x: number(c.t[p]), y: g[p], cls: "retained", title: "retained t = " + fmt(c.t[p], 4) })) });
+    if (!references.some((r) => r.y === number(d.bound))) {
+      references.push({ y: number(d.bound), label: "bound " + fmt(d.bound, 4), colour: "#000", cls: "bound" });
+    }
+  });
+  $("constraint-plot").replaceChildren(chart({
+    id: "constraint-history", width: 700, height: 280, xlabel: "t",
+    title: constraintTitle(s.study, c) + ": " + c.expression + " " + c.sense + " bound, cycle " + data.cycle +
+      " (dashed: start design, solid: proposal; dots: retained time points)",
+    ylabel: "g", series, references }));
 }
 
 // The event stream, read with fetch so that the token goes in a header.
@@ -257,6 +336,8 @@ $("ml-set").onclick = () => {
 };
 $("setting-set").onclick = () =>
   act(api("PATCH", base() + "/settings", { assignments: [$("setting").value] }));
+$("ch-cycle").onchange = () => { $("ch-cycle").dataset.picked = "1"; if (state.status) renderHistories(state.status); };
+$("ch-constraint").onchange = () => { if (state.status) drawHistory(state.status); };
 $("restart-study").oninput = () => { $("restart-study").dataset.edited = "1"; };
 $("restart").onclick = () => {
   let study;

@@ -1,27 +1,37 @@
-#include "sao/cli/result_file.hpp"
+#include "sao/report/result_file.hpp"
+
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 
-#include "sao/cli/study_json.hpp"
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/report.hpp"
 #include "sao/store/atomic_file.hpp"
+#include "sao/version.hpp"
 
-#ifndef SAO_VERSION
-#error "SAO_VERSION (CMake's project version) must be defined"
-#endif
+namespace sao {
 
-namespace sao::cli {
-
-const char* program_version() {
-  return SAO_VERSION;
+Eigen::VectorXd design_after(const CycleRecord& last) {
+  return last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0;
 }
 
 Eigen::VectorXd current_design(const RunSummary& summary) {
   if (summary.status != RunStatus::kRunning || summary.history.empty()) return summary.x;
-  const CycleRecord& last = summary.history.back();
-  return last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0;
+  return design_after(summary.history.back());
+}
+
+nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd& x) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  const std::vector<std::string> names = variable_names(study);
+  for (int i = 0; i < x.size() && i < static_cast<int>(names.size()); ++i) out[names[i]] = x(i);
+  return out;
+}
+
+nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
+  // A place for the constraint's unit and label (issue 26, item 2) when the study has them.
+  return {{"name", c.name},   {"worst", c.worst}, {"bound", c.bound}, {"normalised", c.normalised},
+          {"point", c.point}, {"time", c.time}};
 }
 
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
@@ -32,7 +42,7 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
   const nlohmann::json base = result_to_json(study, summary);
   nlohmann::ordered_json out;
   out["study"] = base["study"];
-  out["version"] = program_version();
+  out["version"] = kVersion;
   for (const auto& [key, value] : base.items()) {
     if (key == "study") continue;
     if (key == "design") {
@@ -73,4 +83,27 @@ void write_result_files(const std::string& dir, const Study& study, const RunSum
   write_file_atomically(base / "history.csv", history_csv(study, summary));
 }
 
-}  // namespace sao::cli
+std::optional<Evaluation> final_analysis(const StudySession& session) {
+  const Eigen::VectorXd x = current_design(session.driver().summary());
+  const int n = session.study().n_design();
+  if (x.size() < n) return std::nullopt;
+  return session.analysis_of(x.head(n));
+}
+
+bool write_run_results(const StudySession& session, const std::string& dir, bool final) {
+  const RunSummary& s = session.driver().summary();
+  const bool keep = session.status_at_open() == "converged" && s.status != RunStatus::kConverged;
+  if (keep) {
+    if (final) {
+      spdlog::warn(
+          "{}/result.json and history.csv of the converged run are kept: this run "
+          "ended {}: {}",
+          dir, to_string(s.status), s.message);
+    }
+    return false;
+  }
+  write_result_files(dir, session.study(), s, final_analysis(session));
+  return true;
+}
+
+}  // namespace sao

@@ -1,0 +1,106 @@
+#include "sao/service/constraint_histories.hpp"
+
+#include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/optimizer/screening.hpp"
+#include "sao/service/api_error.hpp"
+#include "sao/study/criteria.hpp"
+
+namespace sao::service {
+namespace {
+
+// The load case whose time grid a constraint's points follow.
+const TimeGrid& grid_of(const Study& study, const Constraint& c) {
+  int load_case = 0;
+  expr::for_each_response_read(*c.g.program, 0, [&](int, int lc, int) { load_case = lc; });
+  return study.load_cases[load_case].grid;
+}
+
+nlohmann::json numbers(const Eigen::VectorXd& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0; i < v.size(); ++i) out.push_back(exact_number(v(i)));
+  return out;
+}
+
+struct Shown {
+  std::string label;
+  Eigen::VectorXd x;
+  std::optional<Evaluation> analysis;
+};
+
+// Constraint j at every shown design.
+nlohmann::json constraint_json(const Study& study, const Options& options, size_t j,
+                               const std::vector<Shown>& designs,
+                               const std::vector<std::string>& names) {
+  const Constraint& c = study.constraints[j];
+  const TimeGrid& grid = grid_of(study, c);
+  const int points = criterion_points(study, c.g);
+  nlohmann::json t = nlohmann::json::array();
+  for (int p = 0; p < points; ++p) t.push_back(grid.points == points ? grid.at(p) : p);
+  nlohmann::json shown = nlohmann::json::array();
+  for (const Shown& d : designs) {
+    nlohmann::json named = nlohmann::json::object();
+    for (int i = 0; i < d.x.size() && i < static_cast<int>(names.size()); ++i) {
+      named[names[i]] = exact_number(d.x(i));
+    }
+    nlohmann::json entry = {{"label", d.label},
+                            {"design", named},
+                            {"analysed", d.analysis.has_value()},
+                            {"bound", exact_number(constraint_bound(study, c, d.x))}};
+    if (d.analysis && d.analysis->ok) {
+      const ExactResponses exact(study, *d.analysis);
+      entry["g"] = numbers(criterion_values(study, c.g, d.x, exact));
+      nlohmann::json retained = nlohmann::json::array();
+      for (const RetainedRow& row : screen_study(study, options, d.x, exact).rows) {
+        if (row.constraint == static_cast<int>(j)) retained.push_back(row.point);
+      }
+      entry["retained"] = retained;
+    }
+    shown.push_back(entry);
+  }
+  return {{"name", c.name},
+          {"path", c.path},
+          {"expression", c.g.text},
+          {"sense", c.sense == Sense::kLessEqual ? "<=" : ">="},
+          {"t", t},
+          {"designs", shown}};
+}
+
+}  // namespace
+
+nlohmann::json constraint_histories(StudySession& session, int branch, int cycle) {
+  const int b = branch == 0 ? session.branch() : branch;
+  try {
+    (void)session.store().branch(b);
+  } catch (const StoreError&) {
+    throw ApiError(404, "branch: this study has no branch " + std::to_string(b));
+  }
+  const std::vector<CycleRecord> lineage = session.lineage(b);
+  const auto record = std::find_if(lineage.begin(), lineage.end(),
+                                   [cycle](const CycleRecord& r) { return r.cycle == cycle; });
+  if (record == lineage.end()) {
+    throw ApiError(400, "cycle: branch " + std::to_string(b) + " has no cycle " +
+                            std::to_string(cycle) + " (its history has " +
+                            std::to_string(lineage.size()) + ")");
+  }
+  const Study& study = session.study();
+  std::vector<Shown> designs = {{"start", record->x0, std::nullopt}};
+  if (record->x_opt.size() > 0) designs.push_back({"proposal", record->x_opt, std::nullopt});
+  for (Shown& d : designs) {
+    const std::vector<Evaluation> stored =
+        session.store().lookup(d.x.head(study.n_design()), false);
+    if (!stored.empty()) d.analysis = stored.front();
+  }
+  const std::vector<std::string> names = variable_names(study);
+  nlohmann::json constraints = nlohmann::json::array();
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    const Constraint& c = study.constraints[j];
+    if (!c.g.time_dependent() || !c.g.program->uses_responses()) continue;
+    constraints.push_back(constraint_json(study, session.options(), j, designs, names));
+  }
+  return {{"branch", b},
+          {"cycle", cycle},
+          {"accepted", record->accepted},
+          {"constraints", constraints}};
+}
+
+}  // namespace sao::service

@@ -1,0 +1,22 @@
+// The histories of the time-dependent constraints at the two designs of one cycle, its start
+// design b0 and its proposal b*, for the workbench's constraint plot
+// (GET /api/studies/ID/histories?cycle=K, docs/service.md): g(t) at each design from its
+// stored analysis, the bound, and the time points the screening retains at that design (as the
+// HTML report marks them at the first and the last design, sao/report/html_report.cpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sao/store/study_session.hpp"
+
+namespace sao::service {
+
+// {"branch", "cycle", "accepted", "constraints": [{"name", "path", "expression", "sense",
+// "t": [...], "designs": [{"label" ("start" | "proposal"), "design": {name:
+// value}, "analysed", "g": [...], "bound", "retained": [point indices]}]}]}.
+// `branch` 0: the session's current branch. The retained points are those of the screening
+// with the settings in force on the session's branch now (a cutoff changed later moves them).
+// Throws ApiError 400 when `cycle` is not in the branch's history, 404 for an unknown branch.
+nlohmann::json constraint_histories(StudySession& session, int branch, int cycle);
+
+}  // namespace sao::service
