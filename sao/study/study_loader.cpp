@@ -36,6 +36,13 @@ std::string indexed(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 
+Annotation read_annotation(JsonReader& r) {
+  Annotation note;
+  note.unit = r.string("unit", false).value_or("");
+  note.label = r.string("label", false).value_or("");
+  return note;
+}
+
 expr::ProgramPtr compile(const expr::AstPtr& ast, const expr::Symbols& symbols, int load_case,
                          const std::string& path, Problems& problems) {
   try {
