@@ -28,6 +28,7 @@ struct Commands {
   CLI::App* restart = nullptr;
   CLI::App* report = nullptr;
   std::string report_file;
+  std::string report_cycles;
   std::string dir;
   std::string study_file;
   std::vector<std::string> assignments;
@@ -276,7 +277,16 @@ int report_command() {
       commands.report_file.empty()
           ? (fs::path(directory_of(session.store().path())) / "report.html").string()
           : commands.report_file;
-  write_file_atomically(file, html_report(session));
+  std::string page;
+  try {
+    ReportOptions options;
+    if (!commands.report_cycles.empty())
+      options.cycles = parse_report_cycles(commands.report_cycles);
+    page = html_report(session, options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());  // a --cycles entry that is not a cycle of this branch
+  }
+  write_file_atomically(file, page);
   std::cout << "written    " << file << "\n";
   return 0;
 }
@@ -332,6 +342,10 @@ void add_store_commands(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingPath);
   commands.report->add_option("--out", commands.report_file, "the HTML file to write");
+  commands.report->add_option(
+      "--cycles", commands.report_cycles,
+      "the designs whose histories are drawn, e.g. 0,3,last: cycle numbers (0: the start), "
+      "first, best, last (default first,best,last)");
 }
 
 int run_store_commands() {

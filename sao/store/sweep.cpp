@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -272,10 +273,9 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
                   {},
                   {},
                   plot_colour(0)};
-  for (const CurvePoint& p : curve) {
-    if (p.start < 0) continue;
+  for (const CurvePoint& p : curve) {  // a member without a converged start: a gap
     best.x.push_back(p.value);
-    best.y.push_back(p.objective);
+    best.y.push_back(p.start < 0 ? std::numeric_limits<double>::quiet_NaN() : p.objective);
   }
   PlotSeries members{"every converged member", {}, {}, "#999999", false, true, false};
   for (const SweepMember& m : result.members) {
