@@ -22,6 +22,17 @@ std::string section(const std::string& id, const std::string& title, std::vector
   return fmt::format("<section><h2 id=\"{}\">{}</h2>\n", id, xml_escape(title));
 }
 
+// A section of plots with an introduction, its entries after its own in the contents ("" when
+// it has no plot).
+std::string section_of_plots(const std::string& id, const std::string& title,
+                             const std::string& intro, const std::string& plots,
+                             const std::vector<TocEntry>& entries, std::vector<TocEntry>& toc) {
+  if (plots.empty()) return "";
+  std::string body = section(id, title, toc);
+  toc.insert(toc.end(), entries.begin(), entries.end());
+  return body + "<p>" + xml_escape(intro) + "</p>\n" + plots + "</section>\n";
+}
+
 // A plot with an id and a table-of-contents entry under the current section.
 std::string listed_plot(Plot plot, const std::string& id, std::vector<TocEntry>& toc,
                         int width = 800, int height = 380) {
@@ -274,14 +285,12 @@ std::string constraint_plots(const Study& study, const Options& options,
   for (const ConstraintGroup& group : constraint_groups(study)) {
     plots += group_plot(study, options, group, designs, entries);
   }
-  if (plots.empty()) return "";
-  std::string body = section("constraints", "Time-dependent constraints", toc);
-  toc.insert(toc.end(), entries.begin(), entries.end());
-  return body +
-         "<p>The constrained quantity over time at each chosen design (an |x| constraint with "
-         "both of its signs, x against its upper and lower bound); the bounds are in the legend; "
-         "dots: the time points the screening retains at that design.</p>\n" +
-         plots + "</section>\n";
+  return section_of_plots("constraints", "Time-dependent constraints",
+                          "The constrained quantity over time at each chosen design (an |x| "
+                          "constraint with both of its signs, x against its upper and lower "
+                          "bound); the bounds are in the legend; dots: the time points the "
+                          "screening retains at that design.",
+                          plots, entries, toc);
 }
 
 namespace {
@@ -423,14 +432,11 @@ std::string response_plots(const Study& study, const std::vector<ShownDesign>& d
       plots += quantity_plot(study, q, load_case, program, designs, entries);
     }
   }
-  if (plots.empty()) return "";
-  std::string body = section("responses", "Responses and relations", toc);
-  toc.insert(toc.end(), entries.begin(), entries.end());
-  return body +
-         "<p>Histories of the responses and relations at each chosen design, with the data "
-         "arrays they are compared with (target points) where a criterion or relation subtracts "
-         "one from the other.</p>\n" +
-         plots + "</section>\n";
+  return section_of_plots("responses", "Responses and relations",
+                          "Histories of the responses and relations at each chosen design, with "
+                          "the data arrays they are compared with (target points) where a "
+                          "criterion or relation subtracts one from the other.",
+                          plots, entries, toc);
 }
 
 }  // namespace sao::report
