@@ -229,7 +229,8 @@ std::vector<CurvePoint> compromise_curve(const SweepResult& result) {
 }
 
 void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
-                 const std::vector<ReferencePoint>& references, const std::string& objective_name) {
+                 const std::vector<ReferencePoint>& references, const std::string& objective_name,
+                 const std::string& x_title, const std::string& y_title) {
   std::filesystem::create_directories(dir);
   {
     std::ostringstream csv;
@@ -267,8 +268,8 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
   }
   Plot plot;
   plot.title = "compromise curve";
-  plot.x_label = options.range.key;
-  plot.y_label = objective_name;
+  plot.x_label = x_title.empty() ? options.range.key : x_title;
+  plot.y_label = y_title.empty() ? objective_name : y_title;
   PlotSeries best{"best of " + std::to_string(std::max(1, options.starts)) + " start(s)",
                   {},
                   {},

@@ -219,6 +219,21 @@ std::vector<std::string> resolve_study_path(const nlohmann::json& document,
   return parts;
 }
 
+std::string study_path_title(const nlohmann::json& document, const std::string& dotted) {
+  const std::vector<std::string> path = resolve_study_path(document, dotted, "--vary");
+  if (path.size() != 3 || !document.contains(path[0]) || !document[path[0]].is_array())
+    return dotted;
+  const nlohmann::json& element = document[path[0]][std::stoul(path[1])];
+  if (!element.is_object()) return dotted;
+  auto text = [&](const char* key) {
+    return element.contains(key) && element[key].is_string() ? element[key].get<std::string>()
+                                                             : std::string();
+  };
+  const Annotation note{text("unit"), text("label")};
+  const std::string name = text("name").empty() ? path[0] + "[" + path[1] + "]" : text("name");
+  return note.title(name) + ": " + path[2] + " (" + dotted + ")";
+}
+
 void apply_override(nlohmann::json& document, const std::string& assignment,
                     const std::string& source) {
   const auto eq = assignment.find('=');

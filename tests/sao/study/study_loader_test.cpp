@@ -674,5 +674,19 @@ TEST(StudyLoaderAnnotations, AnErrorInAnAnnotatedRelationNamesItsExpression) {
               HasSubstr("relations.bad.expression: column 4: unexpected \"*\""));
 }
 
+TEST(StudyLoaderAnnotations, APathIsTitledByTheLabelAndUnitOfItsElement) {
+  json d = base_study();
+  d["constraints"][0]["label"] = "Displacement";
+  d["constraints"][0]["unit"] = "m";
+  EXPECT_EQ(study_path_title(d, "constraints.disp.upper"),
+            "Displacement [m]: upper (constraints.disp.upper)");
+  EXPECT_EQ(study_path_title(d, "constraints.0.upper"),
+            "Displacement [m]: upper (constraints.0.upper)");
+  EXPECT_EQ(study_path_title(d, "design_variables.b2.initial"),
+            "b2: initial (design_variables.b2.initial)");
+  EXPECT_EQ(study_path_title(d, "settings.noise"), "settings.noise");
+  EXPECT_THROW(study_path_title(d, "constraints.nope.upper"), StudyError);
+}
+
 }  // namespace
 }  // namespace sao
