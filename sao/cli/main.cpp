@@ -222,7 +222,12 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   const nlohmann::json doc = sao::read_study_document(options.study_file);
   const std::string objective_name =
       doc.contains("objective") ? doc["objective"].value("name", "objective") : "objective";
-  sao::write_sweep(dir, options, result, references, objective_name);
+  // The compromise curve's axes: "label [unit]" of the varied element and of the objective.
+  const nlohmann::json objective = doc.value("objective", nlohmann::json::object());
+  const sao::Annotation objective_note{objective.value("unit", ""), objective.value("label", "")};
+  sao::write_sweep(dir, options, result, references, objective_name,
+                   sao::study_path_title(doc, options.range.key),
+                   objective_note.title(objective_name));
   int failed = 0;
   for (const auto& m : result.members) {
     failed += !m.error.empty() || m.summary.status == sao::RunStatus::kFailed;

@@ -36,6 +36,7 @@ struct Commands {
   CLI::App* report = nullptr;
   CLI::App* export_ = nullptr;
   std::string report_file;
+  std::string report_cycles;
   std::string dir;
   std::string study_file;
   std::vector<std::string> assignments;
@@ -341,7 +342,16 @@ int report_command() {
       commands.report_file.empty()
           ? (fs::path(directory_of(session.store().path())) / "report.html").string()
           : commands.report_file;
-  write_file_atomically(file, html_report(session));
+  std::string page;
+  try {
+    ReportOptions options;
+    if (!commands.report_cycles.empty())
+      options.cycles = parse_report_cycles(commands.report_cycles);
+    page = html_report(session, options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());  // a --cycles entry that is not a cycle of this branch
+  }
+  write_file_atomically(file, page);
   if (commands.json) {
     std::cout << nlohmann::json({{"written", file}}).dump() << "\n";
     return 0;
@@ -449,6 +459,10 @@ void add_store_commands(CLI::App& app) {
       "report", "write a self-contained HTML report with SVG plots (default DIR/report.html)");
   add_directory(commands.report);
   commands.report->add_option("--out", commands.report_file, "the HTML file to write");
+  commands.report->add_option(
+      "--cycles", commands.report_cycles,
+      "the designs whose histories are drawn, e.g. 0,3,last: cycle numbers (0: the start), "
+      "first, best, last (default first,best,last)");
   commands.report->add_flag("--json", commands.json, "the file written as one JSON document");
 
   commands.export_ = app.add_subcommand(

@@ -144,6 +144,34 @@ Eigen::VectorXd variables_from_result(const Study& study, const std::string& res
   return x;
 }
 
+namespace {
+
+// The response a simulator history is delivered as (its name or source), and the bounds the
+// study's constraints put on it in load case `load_case` (both signs of an |x| constraint), as
+// labelled lines; the y axis titled "label [unit]".
+void add_response_bounds(const Study& study, const std::string& history, int load_case,
+                         Plot& plot) {
+  const ResponseDef* response = nullptr;
+  for (const ResponseDef& r : study.responses) {
+    if (r.source == history || (r.source.empty() && r.name == history)) response = &r;
+  }
+  if (!response) return;
+  plot.y_label = response->note.title(response->name);
+  for (const Constraint& c : study.constraints) {
+    const double sign = c.g.text == response->name ? 1.0 : -1.0;
+    if (c.bound_auxiliary >= 0 || c.g.program->grid_case() != load_case) continue;
+    if (c.g.text != response->name && c.g.text != "-(" + response->name + ")") continue;
+    const bool upper = (c.sense == Sense::kLessEqual) == (sign > 0);
+    const double bound = sign * c.bound;
+    plot.horizontal_lines.push_back(
+        {bound,
+         (upper ? "upper bound " : "lower bound ") + fmt("%.6g", bound) + " (" + c.name + ")",
+         "#000", upper ? "6 3" : "2 3"});
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
                                              const std::vector<std::string>& labels,
                                              const std::vector<Evaluation>& evaluations) {
@@ -155,11 +183,14 @@ std::vector<std::string> write_history_plots(const std::string& dir, const Study
     if (evaluations.empty() || c >= evaluations.front().cases.size()) continue;
     for (const auto& [name, h] : evaluations.front().cases[c].histories) {
       Plot plot{name + " (" + lc.name + ")", "t", name, {}, {}, false};
+      add_response_bounds(study, name, static_cast<int>(c), plot);
       for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
         const auto& histories = evaluations[k].cases.at(c).histories;
         auto it = histories.find(name);
         if (it == histories.end()) continue;
-        PlotSeries s{labels[k], t, {}, plot_colour(k), false, false, true};
+        PlotSeries s{labels[k], t, {}};
+        apply_style(s, k);
+        s.markers = false;
         s.y.assign(it->second.data(), it->second.data() + it->second.size());
         plot.series.push_back(std::move(s));
       }

@@ -6,200 +6,314 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
-#include "sao/optimizer/screening.hpp"
-#include "sao/report/svg_plot.hpp"
+#include "sao/report/report_plots.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao {
-namespace {
 
-// The objective, the violation, the errors, the move-limit factors and the design variables
-// per cycle.
-std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& history) {
-  const int n = study.n_design();
-  std::vector<double> cycles, F, V, Ef, Eg;
-  for (const CycleRecord& r : history) {
-    if (r.x_opt.size() == 0) continue;
-    cycles.push_back(r.cycle);
-    F.push_back(r.F_opt);
-    V.push_back(r.V);
-    Ef.push_back(r.Ef);
-    Eg.push_back(r.Eg);
-  }
-  std::string body;
-  body += "<section><h2>Per cycle</h2>\n";
-  body += svg_plot({"Objective F(b*)", "cycle", "F", {{"F(b*)", cycles, F, plot_colour(0)}}, {}});
-  body += svg_plot({"Maximum constraint violation V",
-                    "cycle",
-                    "V [%]",
-                    {{"V", cycles, V, plot_colour(1)}},
-                    {0.0}});
-  body += svg_plot({"Approximation errors",
-                    "cycle",
-                    "error [%] (log scale)",
-                    {{"Ef (zeros left out)", cycles, Ef, plot_colour(2)},
-                     {"Eg", cycles, Eg, plot_colour(3), true}},
-                    {},
-                    true});
-  Plot factors{"Move-limit factors", "cycle", "m", {}, {}};
-  Plot design{
-      "Design variables (scaled to their bounds)", "cycle", "(b - lower)/(upper - lower)", {}, {}};
-  for (int i = 0; i < n; ++i) {
-    PlotSeries m{study.design[i].name, {}, {}, plot_colour(i)};
-    PlotSeries b{study.design[i].name, {}, {}, plot_colour(i)};
-    const DesignVariable& v = study.design[i];
-    const auto [from, to] = v.interval(v.initial);  // unbounded: the span around the start
-    if (!history.empty()) {
-      b.x.push_back(history.front().cycle - 1);
-      b.y.push_back((history.front().x0(i) - from) / (to - from));
+using report::ShownDesign;
+using report::TocEntry;
+
+std::vector<std::string> parse_report_cycles(const std::string& text) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from <= text.size()) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    std::string item = text.substr(from, comma - from);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    const bool number = !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
+    if (!(number && item.size() <= 9) && item != "first" && item != "best" && item != "last") {
+      throw std::invalid_argument("--cycles: \"" + item +
+                                  "\" is not a cycle number, \"first\", \"best\" or \"last\" "
+                                  "(e.g. --cycles 0,3,last)");
     }
-    for (const CycleRecord& r : history) {
-      if (r.factors.size() > i) {
-        m.x.push_back(r.cycle);
-        m.y.push_back(r.factors(i));
-      }
-      if (r.x_opt.size() > i) {
-        const double accepted = r.accepted ? r.x_opt(i) : r.x0(i);
-        b.x.push_back(r.cycle);
-        b.y.push_back((accepted - from) / (to - from));
-      }
-    }
-    factors.series.push_back(m);
-    design.series.push_back(b);
+    out.push_back(item);
+    from = comma + 1;
   }
-  body += svg_plot(factors);
-  body += svg_plot(design);
-  body += "</section>\n";
-  return body;
+  return out;
 }
 
-// A labelled design and its stored analysis (none when the store has none).
-struct ShownDesign {
-  std::string label;
-  Eigen::VectorXd x;
-  std::optional<Evaluation> analysis;
-};
+namespace {
 
-// The first and the last design of the history, with their stored analyses.
-std::vector<ShownDesign> first_and_last(StudySession& session,
-                                        const std::vector<CycleRecord>& history, int n) {
-  std::vector<ShownDesign> designs;
-  if (!history.empty()) {
-    designs.push_back({"first design", history.front().x0, std::nullopt});
-    const CycleRecord& last = history.back();
-    designs.push_back({"last design", last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0,
-                       std::nullopt});
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The accepted design of the lowest objective among the feasible ones (V <= vioacc; none
+// feasible: the lowest V), cycle 0 (the start) included. Returns its cycle.
+int best_cycle(const std::vector<CycleRecord>& history, const RunSummary& summary,
+               const Options& options) {
+  int best = 0;
+  double best_F = history.empty() ? summary.start_objective : history.front().F0;
+  double best_V = summary.start_violation;
+  auto better = [&](double F, double V) {
+    const bool feasible = V <= options.vioacc, best_feasible = best_V <= options.vioacc;
+    if (feasible != best_feasible) return feasible;
+    return feasible ? F < best_F : V < best_V;
+  };
+  for (const CycleRecord& r : history) {
+    if (!r.accepted || r.x_opt.size() == 0 || !better(r.F_opt, r.V)) continue;
+    best = r.cycle, best_F = r.F_opt, best_V = r.V;
   }
+  return best;
+}
+
+// The designs `options.cycles` names (default first, best, last), one entry per distinct
+// design with every name it goes by, with their stored analyses.
+std::vector<ShownDesign> chosen_designs(StudySession& session,
+                                        const std::vector<CycleRecord>& history,
+                                        const ReportOptions& options) {
+  const RunSummary& summary = session.driver().summary();
+  std::vector<std::string> wanted = options.cycles;
+  if (wanted.empty()) wanted = {"first", "best", "last"};
+  const int last = static_cast<int>(history.size());
+  std::vector<ShownDesign> designs;
+  for (const std::string& w : wanted) {
+    int cycle = w == "first" ? 0 : w == "last" ? last : -1;
+    if (w == "best") cycle = best_cycle(history, summary, session.options());
+    if (cycle < 0) cycle = std::stoi(w);
+    if (cycle > last) {
+      throw std::invalid_argument(fmt::format(
+          "--cycles: cycle {} does not exist (this branch has cycles 0 to {})", cycle, last));
+    }
+    Eigen::VectorXd x;
+    std::string label = w == "first" || w == "best" || w == "last" ? w + ": " : "";
+    if (history.empty()) {
+      x = summary.x;
+      label += "cycle 0";
+    } else if (cycle == 0) {
+      x = history.front().x0;
+      label += "start (cycle 0)";
+    } else if (w == "last") {
+      x = summary.x.size() > 0 ? summary.x : history.back().x0;
+      label += fmt::format("final design (cycle {})", cycle);
+    } else {
+      const CycleRecord& r = history[cycle - 1];
+      if (r.x_opt.size() == 0) continue;  // a failed cycle proposed nothing analysable
+      x = r.x_opt;
+      label += fmt::format("cycle {}{}", cycle, r.accepted ? "" : " (rejected)");
+    }
+    auto same = std::find_if(designs.begin(), designs.end(), [&](const ShownDesign& d) {
+      return d.x.size() == x.size() && (x.size() == 0 || (d.x - x).cwiseAbs().maxCoeff() == 0.0);
+    });
+    if (same != designs.end()) {
+      same->label += ", " + label;
+      continue;
+    }
+    designs.push_back({label, x, std::nullopt});
+  }
+  const int n = session.study().n_design();
   for (ShownDesign& d : designs) {
+    if (d.x.size() < n) continue;
     std::vector<Evaluation> stored = session.store().lookup(d.x.head(n), false);
     if (!stored.empty()) d.analysis = stored.front();
   }
   return designs;
 }
 
-// Constraint j over time at each design: g, the points the screening retains, and the bound
-// when it is an auxiliary variable.
-// `options`: the settings in force (sao set changes included), whose cutoff and neighbours the
-// retained points follow.
-std::string constraint_plot(const Study& study, const Options& options, size_t j,
-                            const std::vector<ShownDesign>& designs) {
-  const Constraint& c = study.constraints[j];
-  int load_case = 0;
-  expr::for_each_response_read(*c.g.program, 0, [&](int, int lc, int) { load_case = lc; });
-  const TimeGrid& grid = study.load_cases[load_case].grid;
-  const std::string sense = c.sense == Sense::kLessEqual ? " <= " : " >= ";
-  Plot plot{"Constraint " + c.name + ": " + c.g.text + sense + "bound", "t", "g", {}, {}};
-  if (c.bound_auxiliary < 0) plot.horizontal_lines.push_back(c.bound);
-  for (size_t d = 0; d < designs.size(); ++d) {
-    if (!designs[d].analysis) continue;
-    const Eigen::VectorXd& x = designs[d].x;
-    const ExactResponses exact(study, *designs[d].analysis);
+std::string number(double v) {
+  return std::isfinite(v) ? fmt::format("{:.6g}", v) : (v > 0 ? "+inf" : "-inf");
+}
+
+// The final design: each variable with its bounds, and which bound it is on.
+std::string design_table(const Study& study, const Eigen::VectorXd& x) {
+  std::string table =
+      "<table class=\"optimum\"><tr><th>variable</th><th>name</th><th>value</th><th>lower</th>"
+      "<th>upper</th><th>active bound</th></tr>\n";
+  for (int i = 0; i < study.n_design() && i < x.size(); ++i) {
+    const DesignVariable& v = study.design[i];
+    const double tol = 1e-6 * v.span();
+    const char* on = std::abs(x(i) - v.lower) <= tol   ? "lower"
+                     : std::abs(x(i) - v.upper) <= tol ? "upper"
+                                                       : "";
+    table += fmt::format(
+        "<tr{}><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "</tr>\n",
+        *on ? " class=\"active\"" : "", xml_escape(v.note.title(v.name)), xml_escape(v.name),
+        number(x(i)), number(v.lower), number(v.upper), on);
+  }
+  return table + "</table>\n";
+}
+
+// Constraint parts within this much of their bound (g_hat >= -kActive, in units of the
+// normaliser) count as active in the summary.
+constexpr double kActive = 0.01;
+
+// The active constraints at the final design: the worst point of every part within kActive of
+// its bound (or violated), with the multiplier of the first-order check where it was measured
+// there. The bound formulation's own rows (objective:...) are left out: at a min-max optimum
+// they are active by construction.
+std::string active_constraints(const Study& study, const RunSummary& summary,
+                               const std::optional<Evaluation>& analysis) {
+  if (!analysis) return "<p>The final design's analysis is not in the store.</p>\n";
+  const Eigen::VectorXd& x = summary.x;
+  const ExactResponses exact(study, *analysis);
+  const FinalOptimality& f = summary.optimality;
+  std::string rows;
+  for (const Constraint& c : study.constraints) {
+    if (c.name.rfind("objective:", 0) == 0) continue;
+    const Eigen::VectorXd g_hat = normalised_history(study, c, x, exact);
+    Eigen::Index worst = 0;
+    const double top = g_hat.maxCoeff(&worst);
+    if (!(top >= -kActive)) continue;
     const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
-    PlotSeries s{designs[d].label, {}, {}, plot_colour(d), d == 0, false};
-    for (int p = 0; p < g.size(); ++p) {
-      s.x.push_back(grid.points == g.size() ? grid.at(p) : p);
-      s.y.push_back(g(p));
+    // The first-order check names its rows "part[point]": the part's multiplier is their sum.
+    std::string multiplier = "-";
+    if (f.at_final_design) {
+      double sum = 0.0;
+      bool found = false;
+      for (const auto& a : f.constraints) {
+        if (a.name != c.name && a.name.rfind(c.name + "[", 0) != 0) continue;
+        sum += a.multiplier;
+        found = true;
+      }
+      if (found) multiplier = fmt::format("{:.4g}", sum);
     }
-    PlotSeries kept{
-        designs[d].label + ": retained points", {}, {}, plot_colour(d), false, true, false};
-    for (const RetainedRow& row : screen_study(study, options, x, exact).rows) {
-      if (row.constraint != static_cast<int>(j)) continue;
-      kept.x.push_back(s.x[row.point]);
-      kept.y.push_back(s.y[row.point]);
-    }
-    plot.series.push_back(s);
-    plot.series.push_back(kept);
-    if (c.bound_auxiliary >= 0) {  // the bound is a variable: its value at this design
-      const double bound = constraint_bound(study, c, x);
-      plot.series.push_back(
-          {designs[d].label + ": bound " + study.auxiliaries[c.bound_auxiliary].name,
-           {s.x.front(), s.x.back()},
-           {bound, bound},
-           "#000",
-           d == 0,
-           false});
-    }
+    const int lc = c.g.program->grid_case();
+    const std::string where =
+        c.g.time_dependent()
+            ? fmt::format("t = {:.6g}",
+                          lc < 0 ? static_cast<double>(worst) : study.load_cases[lc].grid.at(worst))
+            : "";
+    rows += fmt::format(
+        "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td>"
+        "<td>{:.3g}</td><td>{}</td></tr>\n",
+        xml_escape(report::constraint_title(c)), xml_escape(c.name), xml_escape(where),
+        number(g(worst)),
+        c.sense == Sense::kLessEqual ? "&lt;=" : "&gt;=", number(constraint_bound(study, c, x)),
+        100.0 * top, multiplier);
   }
-  return svg_plot(plot, 800, 360);
+  if (rows.empty()) return "<p>No constraint is within 1 % of its bound at the final design.</p>\n";
+  return "<table class=\"active-constraints\"><tr><th>constraint</th><th>part</th><th>where</th>"
+         "<th>value</th><th>bound</th><th>g&#770; [%]</th><th>multiplier</th></tr>\n" +
+         rows + "</table>\n";
 }
 
-// Time-dependent constraints at the first and the last design ("" when there are none).
-std::string constraint_plots(StudySession& session, const Study& study,
-                             const std::vector<CycleRecord>& history) {
-  const std::vector<ShownDesign> designs = first_and_last(session, history, study.n_design());
-  std::string histories;
-  for (size_t j = 0; j < study.constraints.size(); ++j) {
-    const Constraint& c = study.constraints[j];
-    if (!c.g.time_dependent() || !c.g.program->uses_responses()) continue;
-    histories += constraint_plot(study, session.options(), j, designs);
-  }
-  if (histories.empty()) return "";
-  return "<section><h2>Time-dependent constraints</h2>\n<p>The constraint function g(t) at "
-         "the first and the last design; black: the bound; dots: the time points retained by "
-         "the screening at that design.</p>\n" +
-         histories + "</section>\n";
-}
-
-// The history as a table.
-std::string history_table(const Study& study, const std::vector<CycleRecord>& history) {
-  const int n = study.n_design();
-  std::string table = "<table><tr><th>cycle</th><th>accepted</th>";
-  for (const auto& v : study.design) table += "<th>" + xml_escape(v.name) + "</th>";
-  table += "<th>F</th><th>Ef [%]</th><th>Eg [%]</th><th>V [%]</th></tr>\n";
+std::string summary_section(StudySession& session, const std::vector<CycleRecord>& history,
+                            const std::optional<Evaluation>& final_analysis) {
+  const Study& study = session.study();
+  const RunSummary& s = session.driver().summary();
+  int rejected = 0, relaxed = 0, failed = 0;
   for (const CycleRecord& r : history) {
-    if (r.x_opt.size() == 0) continue;
-    table += fmt::format("<tr><td>{}</td><td>{}</td>", r.cycle, r.accepted ? "yes" : "no");
+    failed += r.x_opt.size() == 0;
+    rejected += r.x_opt.size() > 0 && !r.accepted;
+    relaxed += r.relaxed;
+  }
+  std::string out = "<section><h2 id=\"summary\">Summary</h2>\n";
+  out += fmt::format("<p class=\"status\"><b>Status: {}</b> &mdash; {}</p>\n", to_string(s.status),
+                     xml_escape(s.message));
+  out += fmt::format(
+      "<table class=\"figures\"><tr><th></th><th>start</th><th>final</th></tr>\n"
+      "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td></tr>\n"
+      "<tr><td class=\"name\">maximum violation V [%]</td><td>{:.3g}</td><td>{:.3g}</td></tr>\n"
+      "</table>\n",
+      xml_escape("objective: " + study.objective.note.title(study.objective.name) +
+                 (study.objective.maximize ? " (maximised)" : " (minimised)")),
+      number(history.empty() ? s.start_objective : history.front().F0), number(s.objective),
+      s.start_violation, s.max_violation);
+  out += "<h3>Optimum</h3>\n" + design_table(study, s.x);
+  out += "<h3>Active constraints</h3>\n" + active_constraints(study, s, final_analysis);
+  if (s.optimality.computed) {
+    out += fmt::format(
+        "<p>First-order check (multipliers): residual {:.3g} (tolerance {:.3g}) at the start "
+        "design of cycle {}{}.</p>\n",
+        s.optimality.residual, s.optimality.tolerance, s.optimality.cycle,
+        s.optimality.at_final_design ? ", the final design" : ", not the final design");
+  }
+  out += fmt::format(
+      "<p class=\"counts\">{} cycles ({} rejected, {} relaxed, {} failed); {} analyses and {} "
+      "sensitivity analyses on this branch; the store holds {} analyses from {} simulator runs "
+      "(every branch).</p>\n</section>\n",
+      history.size(), rejected, relaxed, failed, s.analyses, s.sensitivity_analyses,
+      session.store().analysis_count(), session.store().simulator_runs());
+  return out;
+}
+
+std::string toc_html(const std::vector<TocEntry>& toc) {
+  std::string out = "<nav><h2>Contents</h2>\n<ul class=\"toc\">\n";
+  bool nested = false;
+  for (const TocEntry& e : toc) {
+    if (e.level > 0 && !nested) out += "<ul>\n", nested = true;
+    if (e.level == 0 && nested) out += "</ul>\n", nested = false;
+    out += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", e.id, xml_escape(e.title));
+  }
+  if (nested) out += "</ul>\n";
+  return out + "</ul>\n</nav>\n";
+}
+
+// The history as a table, cycle 0 (the start) first; rejected and relaxed cycles marked.
+std::string history_table(const Study& study, const std::vector<CycleRecord>& history,
+                          std::vector<TocEntry>& toc) {
+  toc.push_back({"history", "History (table)", 0});
+  const int n = study.n_design();
+  std::string table =
+      "<section><h2 id=\"history\">History</h2>\n<table class=\"history\"><tr><th>cycle</th>"
+      "<th>accepted</th>";
+  for (const auto& v : study.design) table += "<th>" + xml_escape(v.note.title(v.name)) + "</th>";
+  table += "<th>" + xml_escape(study.objective.note.title(study.objective.name)) +
+           "</th><th>Ef [%]</th><th>Eg [%]</th><th>V [%]</th></tr>\n";
+  if (!history.empty()) {
+    table += "<tr><td>0</td><td>start</td>";
+    for (int i = 0; i < n; ++i) table += fmt::format("<td>{:.6g}</td>", history.front().x0(i));
+    table += fmt::format("<td>{:.6g}</td><td></td><td></td><td></td></tr>\n", history.front().F0);
+  }
+  for (const CycleRecord& r : history) {
+    if (r.x_opt.size() == 0) {
+      table +=
+          fmt::format("<tr class=\"failed\"><td>{}</td><td colspan=\"{}\">failed: {}</td></tr>\n",
+                      r.cycle, n + 5, xml_escape(r.message));
+      continue;
+    }
+    const std::string state =
+        std::string(r.accepted ? "yes" : "no (rejected)") + (r.relaxed ? ", relaxed" : "");
+    table += fmt::format("<tr{}><td>{}</td><td>{}</td>", r.accepted ? "" : " class=\"rejected\"",
+                         r.cycle, state);
     for (int i = 0; i < n; ++i) table += fmt::format("<td>{:.6g}</td>", r.x_opt(i));
     table += fmt::format("<td>{:.6g}</td><td>{:.3g}</td><td>{:.3g}</td><td>{:.3g}</td></tr>\n",
                          r.F_opt, r.Ef, r.Eg, r.V);
   }
-  table += "</table>\n";
-  return table;
+  return table + "</table>\n</section>\n";
 }
+
+constexpr const char* kStyle =
+    "body { font-family: sans-serif; margin: 2em; color: #222; max-width: 60em; }\n"
+    "svg.plot { display: block; margin: 1em 0; background: #fff; }\n"
+    "table { border-collapse: collapse; font-size: 12px; margin: 0.5em 0; }\n"
+    "td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }\n"
+    "td.name { text-align: left; }\n"
+    "tr.active td, tr.rejected td { background: #fff4e0; }\n"
+    "tr.rejected td { color: #888; font-style: italic; }\n"
+    "tr.failed td { color: #b00; text-align: left; }\n"
+    "ul.toc ul { margin: 0; font-size: 90%; }\n";
 
 }  // namespace
 
-std::string html_report(StudySession& session) {
+std::string html_report(StudySession& session, const ReportOptions& options) {
   const Study& study = session.study();
   const std::vector<CycleRecord> history = session.lineage(session.branch());
-  std::string body = cycle_plots(study, history);
-  body += constraint_plots(session, study, history);
-  const std::string table = history_table(study, history);
-
   const RunSummary& s = session.driver().summary();
+  const std::vector<ShownDesign> designs = chosen_designs(session, history, options);
+  std::optional<Evaluation> final_analysis;
+  if (s.x.size() >= study.n_design()) {
+    auto stored = session.store().lookup(s.x.head(study.n_design()), false);
+    if (!stored.empty()) final_analysis = stored.front();
+  }
+  std::vector<TocEntry> toc = {{"summary", "Summary", 0}};
+  std::string body = report::cycle_plots(study, history, s, toc);
+  body += report::constraint_plots(study, session.options(), designs, toc);
+  body += report::response_plots(study, designs, toc);
+  body += history_table(study, history, toc);
+  std::string shown;
+  for (const ShownDesign& d : designs) {
+    shown += (shown.empty() ? "" : "; ") + d.label + (d.analysis ? "" : " (no stored analysis)");
+  }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<title>{0} - sao report</title>\n<style>\n"
-      "body {{ font-family: sans-serif; margin: 2em; color: #222; }}\n"
-      "svg.plot {{ display: block; margin: 1em 0; background: #fff; }}\n"
-      "table {{ border-collapse: collapse; font-size: 12px; }}\n"
-      "td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}\n"
-      "</style>\n</head>\n<body>\n<h1>{0}</h1>\n<p>{1}</p>\n"
-      "<p>Branch {2}: {3} ({4}); {5} cycles.</p>\n{6}<section><h2>History</h2>\n{7}</section>\n"
-      "</body>\n</html>\n",
-      xml_escape(study.name), xml_escape(study.description), session.branch(), to_string(s.status),
-      xml_escape(s.message), history.size(), body, table);
+      "<title>{0} - sao report</title>\n<style>\n{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n"
+      "<p>{2}</p>\n<p>Branch {3}. Histories drawn at: {4}.</p>\n{5}{6}{7}</body>\n</html>\n",
+      xml_escape(study.name), kStyle, xml_escape(study.description), session.branch(),
+      xml_escape(shown), summary_section(session, history, final_analysis), toc_html(toc), body);
 }
 
 }  // namespace sao

@@ -1,11 +1,16 @@
 // The HTML report of a study directory (`sao report DIR`): one self-contained page with SVG
 // plots drawn here (no script, no style sheet or font from the network).
 //
-// The last box of the flow in docs/architecture.md, read back from the study store: per cycle the
-// objective, the maximum violation, the approximation errors Ef and Eg, the move-limit factors
-// and the design variables (scaled to their bounds); for every time-dependent constraint the
-// normalised history g_hat(t) at the first and at the last design, with the bound (g_hat = 0)
-// and the time points retained by the screening at those designs marked.
+// The last box of the flow in docs/architecture.md, read back from the study store. In order:
+// a summary (status, the optimum with its active constraints and bounds, their values and
+// multipliers where measured, the counts), a table of contents, the per-cycle plots (objective
+// and violation from the start design, cycle 0, on; rejected and relaxed cycles marked;
+// approximation errors; move-limit factors; design variables scaled to their bounds), one plot
+// per time-dependent constraint (both signs of an |x| constraint together, its bounds in the
+// legend, the time points the screening retains), the responses and relations no constraint
+// reads (with the data arrays they are compared with, e.g. a path against its target points),
+// and the history as a table. Every axis and column shows "label [unit]" where the study gives
+// them (Annotation in study.hpp).
 #pragma once
 
 #include <string>
@@ -16,7 +21,18 @@
 
 namespace sao {
 
+struct ReportOptions {
+  // The designs whose histories are drawn: "first" (= "0", the start design), "best" (the
+  // lowest objective among the feasible accepted designs), "last" (the final design), or a
+  // cycle number k (the design proposed in cycle k). Empty: first, best, last.
+  std::vector<std::string> cycles;
+};
+
+// "0,3,last" -> {"0", "3", "last"}; throws std::invalid_argument naming a bad entry.
+std::vector<std::string> parse_report_cycles(const std::string& text);
+
 // The report of the session's current branch (its lineage), after StudySession::open().
-std::string html_report(StudySession& session);
+// Throws std::invalid_argument when a chosen cycle does not exist.
+std::string html_report(StudySession& session, const ReportOptions& options = {});
 
 }  // namespace sao

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace sao {
@@ -42,6 +43,31 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+void apply_style(PlotSeries& series, size_t i) {
+  static const char* dashes[] = {"", "6 3", "2 2", "8 3 2 3", "12 4"};
+  static const char markers[] = {'o', 's', '^', 'd', 'v', 'x', '+'};
+  series.color = plot_colour(i);
+  series.dash = dashes[i % (sizeof dashes / sizeof *dashes)];
+  series.dashed = !series.dash.empty();
+  series.marker = markers[i % sizeof markers];
+}
+
+bool spans_decades(const Plot& plot, double decades) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+  for (const PlotSeries& s : plot.series) {
+    for (double y : s.y) {
+      if (!std::isfinite(y)) continue;
+      if (y <= 0.0) return false;
+      lo = std::min(lo, y);
+      hi = std::max(hi, y);
+    }
+  }
+  for (const ReferenceLine& l : plot.horizontal_lines) {
+    if (l.y <= 0.0) return false;
+  }
+  return hi > 0.0 && std::log10(hi / lo) >= decades;
+}
+
 namespace {
 
 // About five round tick values covering [lo, hi].
@@ -63,7 +89,7 @@ std::vector<double> ticks(double lo, double hi) {
 
 // The plot area in pixels and the data range it shows, and the mapping between them.
 struct Frame {
-  static constexpr double left = 70, right = 20, top = 30, bottom = 76;  // room for 2 legend rows
+  static constexpr double left = 70, right = 20, top = 30, bottom = 92;  // room for 3 legend rows
   double w = 0, h = 0;
   bool log_y = false;
   double x0 = 0, x1 = 0, y0 = 0, y1 = 0;  // y on the transformed (log) scale
@@ -91,9 +117,10 @@ Frame frame_of(const Plot& plot, int width, int height) {
       y1 = std::max(y1, f.ty(s.y[i]));
     }
   }
-  for (double l : plot.horizontal_lines) {
-    y0 = std::min(y0, f.ty(l));
-    y1 = std::max(y1, f.ty(l));
+  for (const ReferenceLine& l : plot.horizontal_lines) {
+    if (plot.log_y && l.y <= 0) continue;
+    y0 = std::min(y0, f.ty(l.y));
+    y1 = std::max(y1, f.ty(l.y));
   }
   if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   if (x1 - x0 < 1e-300) x0 -= 0.5, x1 += 0.5;
@@ -108,6 +135,15 @@ Frame frame_of(const Plot& plot, int width, int height) {
   return f;
 }
 
+// The y ticks: whole decades on a log axis that spans at least one, round values otherwise.
+std::vector<double> y_ticks(const Frame& f) {
+  if (!f.log_y || f.y1 - f.y0 < 1.0) return ticks(f.y0, f.y1);
+  const double step = std::max(1.0, std::ceil((f.y1 - f.y0) / 6.0));
+  std::vector<double> out;
+  for (double t = std::ceil(f.y0 / step) * step; t <= f.y1; t += step) out.push_back(t);
+  return out;
+}
+
 // Title, frame, grid lines with tick labels, axis labels and the horizontal lines.
 std::string axes(const Plot& plot, const Frame& f) {
   const double left = Frame::left, top = Frame::top, w = f.w, h = f.h;
@@ -119,9 +155,10 @@ std::string axes(const Plot& plot, const Frame& f) {
   svg += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n", left,
       top, w, h);
-  for (double t : ticks(f.y0, f.y1)) {
+  for (double t : y_ticks(f)) {
     const double y = f.py_t(t);
-    const std::string label = plot.log_y ? fmt::format("1e{:g}", t) : fmt::format("{:.4g}", t);
+    const std::string label =
+        plot.log_y ? fmt::format("{:g}", std::pow(10.0, t)) : fmt::format("{:.4g}", t);
     svg += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n",
@@ -141,63 +178,163 @@ std::string axes(const Plot& plot, const Frame& f) {
       "<text x=\"14\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 14 {:.1f})\">{}</text>\n",
       top + h / 2, top + h / 2, xml_escape(plot.y_label));
-  for (double l : plot.horizontal_lines) {
+  for (const ReferenceLine& l : plot.horizontal_lines) {
+    if (plot.log_y && l.y <= 0) continue;
     svg += fmt::format(
         "<line class=\"bound\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-        "stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n",
-        left, f.py(l), left + w, f.py(l));
+        "stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"{}\"/>\n",
+        left, f.py(l.y), left + w, f.py(l.y), l.color, l.dash);
   }
   return svg;
 }
 
-// Every series (line and markers) with its legend entry, the legend in rows below the frame.
-std::string series_and_legend(const Plot& plot, const Frame& f, int width) {
-  std::string svg;
-  double legend_x = Frame::left, legend_y = Frame::top + f.h + 42;
-  for (const PlotSeries& s : plot.series) {
-    std::string points;
-    std::string dots;
-    for (size_t i = 0; i < s.x.size(); ++i) {
-      if (!std::isfinite(s.y[i]) || (plot.log_y && s.y[i] <= 0)) continue;
-      points += fmt::format("{:.1f},{:.1f} ", f.px(s.x[i]), f.py(s.y[i]));
-      if (s.markers) {
-        dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>",
-                            f.px(s.x[i]), f.py(s.y[i]), s.color);
-      }
+// A marker of `shape` centred at (x, y).
+std::string marker_svg(char shape, double x, double y, const std::string& colour) {
+  const double r = 3.2;
+  switch (shape) {
+    case 's':
+      return fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+          "fill=\"{}\"/>",
+          x - r, y - r, 2 * r, 2 * r, colour);
+    case '^':
+    case 'v': {
+      const double s = shape == '^' ? 1.0 : -1.0;
+      return fmt::format("<path d=\"M{:.1f},{:.1f}L{:.1f},{:.1f}L{:.1f},{:.1f}Z\" fill=\"{}\"/>", x,
+                         y - s * 1.3 * r, x + 1.2 * r, y + s * r, x - 1.2 * r, y + s * r, colour);
     }
-    if (s.line && !points.empty()) {
+    case 'd':
+      return fmt::format(
+          "<path d=\"M{:.1f},{:.1f}L{:.1f},{:.1f}L{:.1f},{:.1f}L{:.1f},{:.1f}Z\" fill=\"{}\"/>", x,
+          y - 1.4 * r, x + r, y, x, y + 1.4 * r, x - r, y, colour);
+    case 'x':
+    case '+': {
+      const double a = 1.3 * r;
+      const bool cross = shape == 'x';
+      return fmt::format(
+          "<path d=\"M{:.1f},{:.1f}L{:.1f},{:.1f}M{:.1f},{:.1f}L{:.1f},{:.1f}\" stroke=\"{}\" "
+          "stroke-width=\"2\"/>",
+          x - a, cross ? y - a : y, x + a, cross ? y + a : y, cross ? x - a : x, y - a,
+          cross ? x + a : x, y + a, colour);
+    }
+    default:
+      return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\"/>", x, y, r,
+                         colour);
+  }
+}
+
+std::string dash_of(const PlotSeries& s) {
+  if (!s.dash.empty()) return s.dash;
+  return s.dashed ? "5 3" : "";
+}
+
+// A line from (x0, y) to (x1, y) as a legend swatch.
+std::string swatch_line(double x0, double x1, double y, const std::string& colour,
+                        const std::string& dash, double width) {
+  return fmt::format(
+      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+      "stroke-width=\"{}\"{}/>",
+      x0, y, x1, y, colour, width, dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"");
+}
+
+// The legend, in rows below the frame: per series its line (with its dash pattern) and
+// marker, as drawn; per labelled reference line its dashed line.
+class Legend {
+ public:
+  Legend(const Frame& f, int width) : x_(Frame::left), y_(Frame::top + f.h + 44), width_(width) {}
+  // An entry: `swatch(x, y)` draws its sample with the line's middle at height y from x on.
+  void add(const std::function<std::string(double, double)>& swatch, const std::string& name) {
+    const double entry = 36 + 6.2 * name.size();
+    if (x_ > Frame::left && x_ + entry > width_ - Frame::right) {  // next legend row
+      x_ = Frame::left;
+      y_ += 15;
+      ++rows_;
+    }
+    rows_ = std::max(rows_, 1);
+    svg_ += "<g class=\"legend-entry\">" + swatch(x_, y_) +
+            fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text></g>\n", x_ + 30,
+                        y_ + 4, xml_escape(name));
+    x_ += entry;
+  }
+  const std::string& svg() const { return svg_; }
+  int rows() const { return rows_; }
+
+ private:
+  int rows_ = 0;
+  double x_, y_;
+  int width_;
+  std::string svg_;
+};
+
+// The legend swatch of a series at (x, y): its line and its marker, as drawn in the plot.
+std::string series_swatch(const PlotSeries& s, double x, double y) {
+  std::string out;
+  if (s.line) out += swatch_line(x, x + 24, y, s.color, dash_of(s), 1.8);
+  if (s.markers) out += marker_svg(s.marker, x + 12, y, s.color);
+  return out;
+}
+
+// Every series as lines broken where a point is missing, and its markers.
+std::string series_svg(const Plot& plot, const Frame& f) {
+  std::string svg;
+  for (const PlotSeries& s : plot.series) {
+    std::vector<std::string> runs(1);
+    std::string dots;
+    const std::string dash = dash_of(s);
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) || (plot.log_y && s.y[i] <= 0)) {
+        if (!runs.back().empty()) runs.emplace_back();  // a gap
+        continue;
+      }
+      runs.back() += fmt::format("{:.1f},{:.1f} ", f.px(s.x[i]), f.py(s.y[i]));
+      if (s.markers) dots += marker_svg(s.marker, f.px(s.x[i]), f.py(s.y[i]), s.color);
+    }
+    for (const std::string& points : runs) {
+      if (!s.line || points.empty()) continue;
       svg += fmt::format(
           "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"{} "
           "points=\"{}\"/>\n",
-          s.color, s.dashed ? " stroke-dasharray=\"5 3\"" : "", points);
+          s.color, dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"", points);
     }
     svg += "<g class=\"markers\">" + dots + "</g>\n";
-    const double entry = 28 + 6.2 * s.name.size();
-    if (legend_x > Frame::left && legend_x + entry > width - Frame::right) {  // next legend row
-      legend_x = Frame::left;
-      legend_y += 15;
-    }
-    svg += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"4\" fill=\"{}\"/>"
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n",
-        legend_x, legend_y, s.color, legend_x + 16, legend_y + 6, xml_escape(s.name));
-    legend_x += entry;
   }
   return svg;
+}
+
+// The legend, and the rows it takes.
+std::string legend_svg(const Plot& plot, const Frame& f, int width, int& rows) {
+  Legend legend(f, width);
+  for (const PlotSeries& s : plot.series) {
+    if (s.name.empty()) continue;
+    legend.add([&](double x, double y) { return series_swatch(s, x, y); }, s.name);
+  }
+  for (const ReferenceLine& l : plot.horizontal_lines) {
+    if (l.label.empty()) continue;
+    legend.add([&](double x, double y) { return swatch_line(x, x + 24, y, l.color, l.dash, 1.5); },
+               l.label);
+  }
+  rows = legend.rows();
+  return legend.svg();
 }
 
 }  // namespace
 
-std::string svg_plot(const Plot& plot, int width, int height) {
-  const Frame f = frame_of(plot, width, height);
+std::string svg_plot(const Plot& plot, int width, int height_of_plot) {
+  // The frame keeps its size; a legend of more than 3 rows makes the picture taller.
+  const Frame f = frame_of(plot, width, height_of_plot);
+  int legend_rows = 0;
+  const std::string legend = legend_svg(plot, f, width, legend_rows);
+  const int height = height_of_plot + 15 * std::max(0, legend_rows - 3);
   std::string svg = fmt::format(
-      "<svg class=\"plot\" width=\"{}\" height=\"{}\" "
+      "<svg class=\"plot\"{} width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\" role=\"img\" "
       "aria-label=\"{}\">\n",
-      width, height, width, height, xml_escape(plot.title));
+      plot.id.empty() ? "" : " id=\"" + xml_escape(plot.id) + "\"", width, height, width, height,
+      xml_escape(plot.title));
   svg += fmt::format("<title>{}</title>\n", xml_escape(plot.title));
   svg += axes(plot, f);
-  svg += series_and_legend(plot, f, width);
+  svg += series_svg(plot, f);
+  svg += legend;
   svg += "</svg>\n";
   return svg;
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -228,7 +229,8 @@ std::vector<CurvePoint> compromise_curve(const SweepResult& result) {
 }
 
 void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
-                 const std::vector<ReferencePoint>& references, const std::string& objective_name) {
+                 const std::vector<ReferencePoint>& references, const std::string& objective_name,
+                 const std::string& x_title, const std::string& y_title) {
   std::filesystem::create_directories(dir);
   {
     std::ostringstream csv;
@@ -266,16 +268,15 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
   }
   Plot plot;
   plot.title = "compromise curve";
-  plot.x_label = options.range.key;
-  plot.y_label = objective_name;
+  plot.x_label = x_title.empty() ? options.range.key : x_title;
+  plot.y_label = y_title.empty() ? objective_name : y_title;
   PlotSeries best{"best of " + std::to_string(std::max(1, options.starts)) + " start(s)",
                   {},
                   {},
                   plot_colour(0)};
-  for (const CurvePoint& p : curve) {
-    if (p.start < 0) continue;
+  for (const CurvePoint& p : curve) {  // a member without a converged start: a gap
     best.x.push_back(p.value);
-    best.y.push_back(p.objective);
+    best.y.push_back(p.start < 0 ? std::numeric_limits<double>::quiet_NaN() : p.objective);
   }
   PlotSeries members{"every converged member", {}, {}, "#999999", false, true, false};
   for (const SweepMember& m : result.members) {

@@ -76,8 +76,11 @@ struct ReferencePoint {
   double objective = 0.0;
 };
 
-// DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.svg.
+// DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.svg (its axes titled
+// `x_title` and `y_title`, "label [unit]" where the study gives them; empty: the varied key
+// and the objective's name).
 void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
-                 const std::vector<ReferencePoint>& references, const std::string& objective_name);
+                 const std::vector<ReferencePoint>& references, const std::string& objective_name,
+                 const std::string& x_title = "", const std::string& y_title = "");
 
 }  // namespace sao

@@ -117,6 +117,7 @@ void read_responses(const json& node, Study& study, Problems& problems) {
           problems.add(r.at("kind"), "expected \"scalar\" or \"history\", got \"" + kind + "\"");
         }
         d.form = read_form(r);
+        d.note = read_annotation(r);
         r.finish();
         study.responses.push_back(d);
       });
@@ -155,14 +156,28 @@ void read_data(const json& node, Study& study, Problems& problems) {
 void read_relations(const json& node, Study& study, Problems& problems) {
   if (!expect_object(node, "relations", problems)) return;
   for (const auto& [name, value] : node.items()) {
-    const std::string at = "relations." + name;
-    if (!value.is_string()) {
-      problems.add(at, "expected an expression (a string), got " + json_type_name(value));
+    std::string at = "relations." + name;
+    std::string text;
+    if (value.is_string()) {
+      text = value.get<std::string>();
+    } else if (value.is_object()) {
+      // {"expression": "...", "unit": "...", "label": "..."}
+      JsonReader r(value, at, problems);
+      text = r.string("expression", true).value_or("");
+      study.relation_notes[name] = read_annotation(r);
+      r.finish();
+      at = r.at("expression");
+      if (text.empty()) continue;
+    } else {
+      problems.add(at,
+                   "expected an expression (a string) or an object {\"expression\", "
+                   "\"unit\", \"label\"}, got " +
+                       json_type_name(value));
       continue;
     }
-    study.relations[name] = value.get<std::string>();
+    study.relations[name] = text;
     // A relation that does not parse is reported here once; its uses see a placeholder.
-    const expr::AstPtr ast = parse_at(value.get<std::string>(), at, problems);
+    const expr::AstPtr ast = parse_at(text, at, problems);
     study.symbols.relations[name] = ast ? ast : expr::number_node(0.0);
   }
 }

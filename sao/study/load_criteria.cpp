@@ -129,8 +129,8 @@ std::string part_name(const std::string& base, const Study& study, int load_case
 
 // Expands one quantity with |.| and load cases into constraints `g <sense> bound`.
 void add_constraints(const Quantity& q, const std::string& name, const std::string& path,
-                     Sense sense, double bound, int bound_aux, double scale, Study& study,
-                     Problems& problems) {
+                     Sense sense, double bound, int bound_aux, double scale, const Annotation& note,
+                     Study& study, Problems& problems) {
   const std::vector<int> cases = cases_of(q, study);
   for (int lc : cases) {
     for (double sign : q.abs ? std::vector<double>{1.0, -1.0} : std::vector<double>{1.0}) {
@@ -144,6 +144,7 @@ void add_constraints(const Quantity& q, const std::string& name, const std::stri
       c.bound = bound;
       c.bound_auxiliary = bound_aux;
       c.scale = scale;
+      c.note = note;
       study.constraints.push_back(c);
     }
   }
@@ -164,6 +165,7 @@ void read_objective(const json& node, Study& study, Problems& problems) {
   Objective& obj = study.objective;
   obj.path = "objective";
   obj.name = r.string("name", false).value_or("F");
+  obj.note = read_annotation(r);
   const char* kinds[] = {"minimize", "maximize", "minimize_max"};
   std::vector<std::string> given;
   for (const char* k : kinds) {
@@ -191,7 +193,7 @@ void read_objective(const json& node, Study& study, Problems& problems) {
     // Bound formulation (2.18-2.19): minimise b_aux subject to q(t) <= b_aux for every t
     // (and every load case, and both signs for |q|).
     add_constraints(*q, "objective:" + obj.name, r.at(kind), Sense::kLessEqual, 0.0, aux, scale,
-                    study, problems);
+                    obj.note, study, problems);
     obj.bound_formulation = true;
     Quantity bound;
     bound.ast = expr::name_node(study.auxiliaries[aux].name);
@@ -236,6 +238,7 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
         }
         const double scale = r.number_or("scale", 0.0);
         if (scale < 0) problems.add(r.at("scale"), "must be > 0");
+        const Annotation note = read_annotation(r);
         // "equals": c is the pair c <= q <= c; the subproblem holds both rows (at a feasible
         // design both are active, and their multipliers make one of free sign).
         struct Side {
@@ -289,7 +292,7 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
             continue;
           }
           for (const Sense sense : side.senses) {
-            add_constraints(*q, name, path, sense, bound, aux, scale, study, problems);
+            add_constraints(*q, name, path, sense, bound, aux, scale, note, study, problems);
           }
         }
         if (sides == 0) problems.add(path, "give \"upper\", \"lower\", both, or \"equals\"");

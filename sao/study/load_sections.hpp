@@ -48,6 +48,10 @@ expr::ProgramPtr compile(const expr::AstPtr& ast, const expr::Symbols& symbols, 
                          const std::string& path, Problems& problems);
 expr::AstPtr parse_at(const std::string& text, const std::string& path, Problems& problems);
 
+// The optional free-text keys "unit" and "label" of `r` (a variable, response, relation,
+// constraint or the objective); a value that is not a string is a problem at its path.
+Annotation read_annotation(JsonReader& r);
+
 // --- settings and variables (load_settings_variables.cpp) ---
 
 void read_settings(const nlohmann::json& node, Options& options, double& default_move,

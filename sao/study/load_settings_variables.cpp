@@ -197,6 +197,7 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
                 "expected \"relative\" (3.20) or \"range\" (3.27), got \"" + *sizing + "\"");
           }
         }
+        v.note = read_annotation(r);
         r.finish();
         if (!valid_move_factor(v.move_factor))
           problems.add(r.at("move_limit"), move_factor_rule(v.move_factor));

@@ -22,6 +22,11 @@ std::string move_factor_rule(double m) {
          text;
 }
 
+std::string Annotation::title(const std::string& name) const {
+  const std::string head = label.empty() ? name : label;
+  return unit.empty() ? head : head + " [" + unit + "]";
+}
+
 void Study::variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) const {
   lower.resize(n_total());
   upper.resize(n_total());

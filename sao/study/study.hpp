@@ -24,6 +24,17 @@
 
 namespace sao {
 
+// What a quantity means to a reader: the optional "unit" (free text, "m/s^2") and "label"
+// ("Head acceleration") of a design variable, response, relation, constraint or the objective.
+// Tables and plots show title(): "label [unit]", the name where no label is given.
+struct Annotation {
+  std::string unit;
+  std::string label;
+
+  // "label [unit]", "name [unit]", "label" or `name`.
+  std::string title(const std::string& name) const;
+};
+
 // phi(b) of an intermediate design variable: b^power (1 identity, -1 reciprocal, 2 area of a
 // diameter), or an expression of that one variable.
 struct Intermediate {
@@ -57,6 +68,7 @@ struct DesignVariable {
   // Intermediate design variable b' = phi(b) (3.14) in which responses are approximated
   // linearly (SPEC 4).
   Intermediate intermediate;
+  Annotation note;  // "unit", "label"
 
   bool bounded() const { return std::isfinite(lower) && std::isfinite(upper); }
   // The range that sizes move limits, subregion floors and scales: upper - lower, or, for a
@@ -87,6 +99,7 @@ struct ResponseDef {
   std::string expression;
   // Shape of this response's approximation ("form"); none: the study's settings.form.
   std::optional<ApproximationForm> form;
+  Annotation note;  // "unit", "label"
 };
 
 // A criterion function g(x) of the full variable vector x = (design, auxiliaries) and the
@@ -111,6 +124,7 @@ struct Constraint {
   double bound = 0.0;        // c, when bound_auxiliary < 0
   int bound_auxiliary = -1;  // c = x[n + bound_auxiliary] (bound formulation)
   double scale = 0.0;        // normaliser when the bound is zero (0: not given)
+  Annotation note;           // "unit", "label" of the constraint entry (every part shares it)
 };
 
 struct Objective {
@@ -119,6 +133,7 @@ struct Objective {
   Criterion f;                     // the function minimised (internal sign: always minimised)
   bool maximize = false;           // user asked to maximise: reported value is -f
   bool bound_formulation = false;  // f is an auxiliary variable bounding a max value
+  Annotation note;                 // "unit", "label"
 };
 
 struct Study {
@@ -138,8 +153,9 @@ struct Study {
   // Names explicit relations may use beyond variables and responses.
   std::map<std::string, double> constants;
   std::map<std::string, std::vector<double>> data;
-  std::map<std::string, std::string> relations;  // name -> expression text
-  expr::Symbols symbols;                         // what names mean in this study's expressions
+  std::map<std::string, std::string> relations;      // name -> expression text
+  std::map<std::string, Annotation> relation_notes;  // name -> "unit", "label" (when given)
+  expr::Symbols symbols;                             // what names mean in this study's expressions
 
   int n_design() const { return static_cast<int>(design.size()); }
   int n_aux() const { return static_cast<int>(auxiliaries.size()); }

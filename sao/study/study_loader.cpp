@@ -36,6 +36,13 @@ std::string indexed(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 
+Annotation read_annotation(JsonReader& r) {
+  Annotation note;
+  note.unit = r.string("unit", false).value_or("");
+  note.label = r.string("label", false).value_or("");
+  return note;
+}
+
 expr::ProgramPtr compile(const expr::AstPtr& ast, const expr::Symbols& symbols, int load_case,
                          const std::string& path, Problems& problems) {
   try {
@@ -213,6 +220,21 @@ std::vector<std::string> resolve_study_path(const nlohmann::json& document,
     walked += (walked.empty() ? "" : ".") + part;
   }
   return parts;
+}
+
+std::string study_path_title(const nlohmann::json& document, const std::string& dotted) {
+  const std::vector<std::string> path = resolve_study_path(document, dotted, "--vary");
+  if (path.size() != 3 || !document.contains(path[0]) || !document[path[0]].is_array())
+    return dotted;
+  const nlohmann::json& element = document[path[0]][std::stoul(path[1])];
+  if (!element.is_object()) return dotted;
+  auto text = [&](const char* key) {
+    return element.contains(key) && element[key].is_string() ? element[key].get<std::string>()
+                                                             : std::string();
+  };
+  const Annotation note{text("unit"), text("label")};
+  const std::string name = text("name").empty() ? path[0] + "[" + path[1] + "]" : text("name");
+  return note.title(name) + ": " + path[2] + " (" + dotted + ")";
 }
 
 void apply_override(nlohmann::json& document, const std::string& assignment,

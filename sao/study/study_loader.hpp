@@ -44,6 +44,11 @@ nlohmann::json read_study_document(const std::string& path);
 std::vector<std::string> resolve_study_path(const nlohmann::json& document,
                                             const std::string& dotted, const std::string& source);
 
+// How a plot names the value a path sets: for a key of a named list element, its
+// "label [unit]" and the key with the path ("Chassis acceleration [m/s^2]: upper
+// (constraints.0.upper)"); otherwise the path. The path must resolve (resolve_study_path).
+std::string study_path_title(const nlohmann::json& document, const std::string& dotted);
+
 // Applies "path.to.key=value" to a study document (value parsed as JSON, else taken as a
 // string), e.g. "settings.noise=2.5" or "constraints.displacement.upper=0.9" (paths as
 // resolve_study_path). Throws StudyError (named by `source`: "--set", "--vary") for a

@@ -51,16 +51,36 @@ TEST(Report, HtmlWithSvgPlotsRendersInHeadlessChromium) {
   // Self-contained: no address to fetch anything from; the plots are inline SVG.
   EXPECT_EQ(page.find("http"), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
-  for (const char* title : {"Objective F(b*)", "Maximum constraint violation V",
-                            "Approximation errors", "Move-limit factors", "Design variables",
-                            "Constraint displacement[+]", "Time-dependent constraints"}) {
+  for (const char* title :
+       {"Summary", "Contents", "Objective F", "Maximum constraint violation V",
+        "Approximation errors", "Move-limit factors", "Design variables",
+        "Constraint displacement: y &lt;= 1, -(y) &lt;= 1", "Time-dependent constraints",
+        "Displacement |y| [m]", "Largest |acceleration| [m/s^2]", "upper bound 1",
+        "lower bound -1", "start (cycle 0)"}) {
     EXPECT_NE(page.find(title), std::string::npos) << title;
   }
-  // 5 per-cycle plots and one per time-dependent constraint (4 after the |y| and bound
-  // expansions), each with its polylines.
-  EXPECT_EQ(count(page, "<svg"), 9u);
-  EXPECT_GE(count(page, "<polyline"), 5u + 4u * 2u);
+  // 5 per-cycle plots and one per time-dependent constraint entry: |y| <= 1 (both signs in
+  // one plot) and the bound formulation's |acceleration| <= b3; no response is left unplotted
+  // (both are constrained). Every plot is linked from the contents.
+  EXPECT_EQ(count(page, "<svg"), 7u);
+  EXPECT_EQ(count(page, "<svg class=\"plot\" id=\""), 7u);
+  EXPECT_GE(count(page, "<a href=\"#"), 7u + 3u);
+  EXPECT_GE(count(page, "<polyline"), 5u + 2u * 2u);
   EXPECT_GE(count(page, "class=\"bound\""), 2u);  // displacement <= 1 and >= -1
+  EXPECT_LT(page.find("id=\"summary\""), page.find("id=\"cycles\""));  // the summary first
+
+  // --cycles: chosen designs; a cycle that does not exist is a usage error.
+  const Output chosen = shell(sao + " report " + dir.string() + " --cycles 0,2,last --out " +
+                              (dir / "chosen.html").string());
+  ASSERT_EQ(chosen.code, 0) << chosen.text;
+  const std::string chosen_page = sao::testing::read_file(dir / "chosen.html");
+  EXPECT_NE(chosen_page.find("Histories drawn at: start (cycle 0); cycle 2"), std::string::npos);
+  EXPECT_EQ(shell(sao + " report " + dir.string() + " --cycles 999 --out " +
+                  (dir / "bad.html").string())
+                .code,
+            2);
+  EXPECT_EQ(shell(sao + " report " + dir.string() + " --cycles 1,best,nope").code, 2);
+  EXPECT_FALSE(fs::exists(dir / "bad.html"));
 
   const std::string browser = chromium();
   if (browser.empty()) GTEST_SKIP() << "chromium is not installed (scripts/bootstrap installs it)";
@@ -72,7 +92,7 @@ TEST(Report, HtmlWithSvgPlotsRendersInHeadlessChromium) {
   // The DOM chromium built from the page holds every plot.
   const Output dom = shell("timeout 120 " + browser + flags + "--dump-dom " + url);
   ASSERT_EQ(dom.code, 0);
-  EXPECT_EQ(count(dom.text, "<svg"), 9u);
+  EXPECT_EQ(count(dom.text, "<svg"), 7u);
   EXPECT_NE(dom.text.find("<h1>impact-absorber max-acceleration</h1>"), std::string::npos);
   // The screenshot: a PNG of the rendered page, far from blank.
   const fs::path png = dir / "report.png";

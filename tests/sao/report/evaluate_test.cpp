@@ -97,5 +97,39 @@ TEST(Evaluate, HistoryPlotsHaveOneLinePerDesign) {
   EXPECT_EQ(lines, 2u);
 }
 
+// evaluate --plot: the bounds the study's constraints put on a response are drawn and in the
+// legend (both signs of an |h| constraint), and the y axis reads "label [unit]".
+TEST(Evaluate, HistoryPlotsDrawTheBoundsOfTheConstraintsOnTheResponse) {
+  nlohmann::json d = {
+      {"design_variables", {{{"name", "b1"}, {"lower", 0.1}, {"upper", 10}, {"initial", 2.0}}}},
+      {"load_cases", {{{"name", "road"}, {"time", {{"start", 0}, {"end", 2}, {"points", 3}}}}}},
+      {"responses",
+       {{{"name", "h"}, {"kind", "history"}, {"label", "Height"}, {"unit", "mm"}},
+        {{"name", "k"}, {"kind", "history"}}}},
+      {"objective", {{"minimize", "b1"}}},
+      {"constraints",
+       {{{"name", "cap"}, {"of", {{"response", "h"}, {"abs", true}}}, {"upper", 4.0}},
+        {{"name", "floor"}, {"of", {{"response", "k"}}}, {"lower", 0.5}}}},
+      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  Evaluation e = history(1, 2, 3);
+  e.cases[0].histories["k"] = Eigen::Vector3d(1, 1, 1);
+  const auto dir = (std::filesystem::temp_directory_path() / "sao-evaluate-bounds").string();
+  const auto files = write_history_plots(dir, s, {"start"}, {e});
+  ASSERT_EQ(files.size(), 2u);
+  const std::string h = testing::read_file(dir + "/road-h.svg");
+  EXPECT_THAT(h, HasSubstr(">upper bound 4 (cap[+])<"));
+  EXPECT_THAT(h, HasSubstr(">lower bound -4 (cap[-])<"));
+  EXPECT_THAT(h, HasSubstr(">Height [mm]<"));
+  const std::string k = testing::read_file(dir + "/road-k.svg");
+  EXPECT_THAT(k, HasSubstr(">lower bound 0.5 (floor)<"));
+  EXPECT_THAT(k, ::testing::Not(HasSubstr("cap")));
+  size_t bounds = 0;
+  for (size_t p = h.find("class=\"bound\""); p != std::string::npos;
+       p = h.find("class=\"bound\"", p + 1))
+    ++bounds;
+  EXPECT_EQ(bounds, 2u);
+}
+
 }  // namespace
 }  // namespace sao

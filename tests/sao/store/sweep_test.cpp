@@ -1,10 +1,11 @@
 #include "sao/store/sweep.hpp"
-#include "sao/store/shared_cache.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+
+#include "sao/store/shared_cache.hpp"
 
 namespace sao {
 namespace {
@@ -97,7 +98,7 @@ TEST(SvgPlot, IsAStandaloneSvgWithEscapedLabels) {
   plot.title = "t <1>";
   plot.series = {{"best", {1, 2, 3}, {3, 2, 1}, plot_colour(0)},
                  {"a&b", {2}, {2.5}, plot_colour(1), false, true, false}};
-  plot.horizontal_lines = {1.5};
+  plot.horizontal_lines = {ReferenceLine{1.5, "bound"}};
   const std::string svg = svg_file(plot);
   EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\""));
   EXPECT_EQ(svg_plot(plot).find("http"), std::string::npos);  // inline: nothing to fetch

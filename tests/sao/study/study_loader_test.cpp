@@ -599,5 +599,94 @@ TEST(StudyPaths, AnUnknownNameOrAnIndexOutOfRangeNamesTheElements) {
   EXPECT_EQ(doc, before);  // nothing changed by a failed override
 }
 
+TEST(StudyLoaderAnnotations, UnitsAndLabelsAreKeptWhereGiven) {
+  json d = base_study();
+  d["design_variables"][0]["unit"] = "mm";
+  d["design_variables"][0]["label"] = "Wall thickness";
+  d["responses"][1]["unit"] = "m/s^2";
+  d["responses"][1]["label"] = "Head acceleration";
+  d["relations"] = {{"energy", {{"expression", "acc^2 / 2"}, {"unit", "J"}}}, {"plain", "2 * y"}};
+  d["objective"]["unit"] = "m/s^2";
+  d["objective"]["label"] = "Peak acceleration";
+  d["constraints"][0]["unit"] = "m";
+  d["constraints"][0]["label"] = "Displacement";
+  d["constraints"].push_back({{"of", "trapz(energy)"}, {"upper", 1.0}});
+  const Study s = load_study(d);
+  EXPECT_EQ(s.design[0].note.title("b1"), "Wall thickness [mm]");
+  EXPECT_EQ(s.design[1].note.title("b2"), "b2");  // nothing given: the name
+  EXPECT_EQ(s.responses[1].note.unit, "m/s^2");
+  EXPECT_EQ(s.responses[1].note.label, "Head acceleration");
+  EXPECT_EQ(s.responses[0].note.title("y"), "y");
+  EXPECT_EQ(s.relation_notes.at("energy").title("energy"), "energy [J]");
+  EXPECT_EQ(s.relation_notes.count("plain"), 0u);
+  EXPECT_EQ(s.relations.at("energy"), "acc^2 / 2");  // the object form still defines it
+  EXPECT_EQ(s.objective.note.title("F"), "Peak acceleration [m/s^2]");
+  // Both parts of the |y| constraint and the bound formulation's parts carry their entry's note.
+  int displacement_parts = 0, objective_parts = 0;
+  for (const auto& c : s.constraints) {
+    if (c.name.rfind("disp", 0) == 0) {
+      ++displacement_parts;
+      EXPECT_EQ(c.note.title(c.name), "Displacement [m]");
+    } else if (c.name.rfind("objective:", 0) == 0) {
+      ++objective_parts;
+      EXPECT_EQ(c.note.label, "Peak acceleration");
+    } else {
+      EXPECT_TRUE(c.note.unit.empty() && c.note.label.empty()) << c.name;
+    }
+  }
+  EXPECT_EQ(displacement_parts, 2);
+  EXPECT_EQ(objective_parts, 2);
+}
+
+TEST(StudyLoaderAnnotations, AUnitOrLabelThatIsNotTextIsAnErrorAtItsPath) {
+  json d = base_study();
+  d["design_variables"][1]["unit"] = 3;
+  EXPECT_THAT(first_problem_with(d, "design_variables[1].unit"),
+              HasSubstr("expected a non-empty string, got a number"));
+  d = base_study();
+  d["constraints"][0]["label"] = json::array();
+  EXPECT_THAT(first_problem_with(d, "constraints[0].label"), HasSubstr("expected"));
+  d = base_study();
+  d["objective"]["unit"] = "";
+  EXPECT_THAT(first_problem_with(d, "objective.unit"), HasSubstr("non-empty string"));
+  d = base_study();
+  d["objective"]["label"] = nullptr;  // null: not given, as for every optional key
+  EXPECT_TRUE(load_study(d).objective.note.label.empty());
+  d = base_study();
+  d["relations"] = {{"energy", {{"expression", "acc^2 / 2"}, {"units", "J"}}}};
+  EXPECT_THAT(first_problem_with(d, "relations.energy.units"), HasSubstr("unknown key"));
+  d = base_study();
+  d["relations"] = {{"energy", {{"unit", "J"}}}};
+  EXPECT_THAT(first_problem_with(d, "relations.energy.expression"), HasSubstr("missing"));
+  d = base_study();
+  d["relations"] = {{"energy", 5}};
+  EXPECT_THAT(first_problem_with(d, "relations.energy"), HasSubstr("got a number"));
+  d = base_study();
+  d["responses"][0]["units"] = "m";  // a misspelt key is still an error
+  EXPECT_THAT(first_problem_with(d, "responses[0].units"), HasSubstr("unknown key"));
+}
+
+TEST(StudyLoaderAnnotations, AnErrorInAnAnnotatedRelationNamesItsExpression) {
+  json d = base_study();
+  d["relations"] = {{"bad", {{"expression", "y +* 2"}, {"label", "Bad"}}}};
+  d["constraints"] = json::array({{{"of", "bad"}, {"upper", 1.0}}});
+  EXPECT_THAT(first_problem_with(d, "relations.bad"),
+              HasSubstr("relations.bad.expression: column 4: unexpected \"*\""));
+}
+
+TEST(StudyLoaderAnnotations, APathIsTitledByTheLabelAndUnitOfItsElement) {
+  json d = base_study();
+  d["constraints"][0]["label"] = "Displacement";
+  d["constraints"][0]["unit"] = "m";
+  EXPECT_EQ(study_path_title(d, "constraints.disp.upper"),
+            "Displacement [m]: upper (constraints.disp.upper)");
+  EXPECT_EQ(study_path_title(d, "constraints.0.upper"),
+            "Displacement [m]: upper (constraints.0.upper)");
+  EXPECT_EQ(study_path_title(d, "design_variables.b2.initial"),
+            "b2: initial (design_variables.b2.initial)");
+  EXPECT_EQ(study_path_title(d, "settings.noise"), "settings.noise");
+  EXPECT_THROW(study_path_title(d, "constraints.nope.upper"), StudyError);
+}
+
 }  // namespace
 }  // namespace sao
