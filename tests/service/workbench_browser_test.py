@@ -198,7 +198,8 @@ def drive_histories(driver, url, study_text):
     expected = api_get(url, "/api/studies/%s/histories?cycle=1" % study_id)
     shown = [c for c in expected["constraints"] if c["name"] == "displacement[+]"][0]
     retained = sum(len(d["retained"]) for d in shown["designs"])
-    wait.until(lambda d: "displacement" in d.execute_script(
+    # The study labels the constraint: the plot shows "label [unit]", not the bare name.
+    wait.until(lambda d: "Displacement |y| [m]" in d.execute_script(
         "return document.querySelector('#constraint-history .title').textContent;"))
     check(count(driver, "#constraint-history polyline.history") == 2, "start and proposal g(t)")
     check(count(driver, "#constraint-history line.bound") == 1, "the bound")
