@@ -56,6 +56,7 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
   for (const Constraint& c : study.constraints) {
     ConstraintSummary s;
     s.name = c.name;
+    s.note = c.note;
     s.bound = constraint_bound(study, c, x);
     const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
     const Eigen::VectorXd gh = normalised_history(study, c, x, exact);

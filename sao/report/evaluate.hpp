@@ -24,6 +24,7 @@ struct ConstraintSummary {
   double normalised = 0.0;  // largest g_hat = s (g - c) / N over the points
   int point = 0;            // where (0 for a scalar)
   double time = 0.0;        // time of that point (0 for a scalar)
+  Annotation note;          // the constraint entry's unit and label (study.hpp)
 };
 
 struct DesignSummary {

@@ -29,9 +29,15 @@ nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd&
 }
 
 nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
-  // A place for the constraint's unit and label (issue 26, item 2) when the study has them.
-  return {{"name", c.name},   {"worst", c.worst}, {"bound", c.bound}, {"normalised", c.normalised},
-          {"point", c.point}, {"time", c.time}};
+  nlohmann::ordered_json out = {{"name", c.name}};
+  if (!c.note.label.empty()) out["label"] = c.note.label;
+  if (!c.note.unit.empty()) out["unit"] = c.note.unit;  // of worst and bound
+  out.update(nlohmann::ordered_json{{"worst", c.worst},
+                                    {"bound", c.bound},
+                                    {"normalised", c.normalised},
+                                    {"point", c.point},
+                                    {"time", c.time}});
+  return out;
 }
 
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,

@@ -35,7 +35,8 @@ Eigen::VectorXd current_design(const RunSummary& summary);
 // The variables of x by name, in study order (design variables, then auxiliaries).
 nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd& x);
 
-// A constraint at a design: name, worst value, bound, normalised g_hat, point and time.
+// A constraint at a design: name, label and unit (where the study gives them), worst value,
+// bound, normalised g_hat, point and time.
 nlohmann::ordered_json constraint_json(const ConstraintSummary& constraint);
 
 // While the run goes on, "design", "cycles", "constraints" and "active_set" are those of
