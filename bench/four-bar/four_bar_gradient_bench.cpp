@@ -11,8 +11,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
 
+#include "bench/gradient_timing.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 
@@ -53,22 +53,7 @@ void BM_FourBarGradient(benchmark::State& state, const char* method) {
     wanted.push_back({0, m, around_extremes(values[0].cases[0].histories.at(m))});
     count += static_cast<int>(wanted.back().time_indices.size());
   }
-  double analysis = 0, gradient = 0;
-  for (auto _ : state) {
-    auto t0 = std::chrono::steady_clock::now();
-    const auto plain = sim.evaluate({{b, {}}});
-    auto t1 = std::chrono::steady_clock::now();
-    const auto with = sim.evaluate({{b, wanted}});
-    auto t2 = std::chrono::steady_clock::now();
-    if (!plain[0].ok || !with[0].ok) {
-      state.SkipWithError((plain[0].message + with[0].message).c_str());
-      break;
-    }
-    analysis += std::chrono::duration<double>(t1 - t0).count();
-    gradient += std::chrono::duration<double>(t2 - t1).count();
-  }
-  state.counters["ratio"] = gradient / analysis;
-  state.counters["analysis_s"] = analysis / static_cast<double>(state.iterations());
+  state.counters["analysis_s"] = sao::bench::time_gradient_against_analysis(state, sim, b, wanted);
   state.counters["values"] = count;
 }
 BENCHMARK_CAPTURE(BM_FourBarGradient, forward, "forward")->Unit(benchmark::kSecond)->Iterations(2);
