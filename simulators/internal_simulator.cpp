@@ -354,10 +354,12 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
     // parameter.
     method = wanted.size() <= active.size() ? GradientMethod::kAdjoint : GradientMethod::kDirect;
   }
-  spdlog::debug(
-      "internal simulator: {} sensitivities for {} values and {} parameters in load "
+  // Info level: which method a study's "auto" chose is part of what a run did (issue 22).
+  spdlog::info(
+      "internal simulator: {} sensitivities{} for {} values and {} parameters in load "
       "case \"{}\"",
-      to_string(method), wanted.size(), active.size(), lc.name);
+      to_string(method), settings_.method == GradientMethod::kAuto ? " (auto)" : "", wanted.size(),
+      active.size(), lc.name);
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
   const SensitivityMethod differentiate =
       method == GradientMethod::kAdjoint ? adjoint_sensitivities : direct_sensitivities;

@@ -2,6 +2,7 @@
 
 #include <cvodes/cvodes.h>
 #include <nvector/nvector_serial.h>
+#include <spdlog/spdlog.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
@@ -203,6 +204,33 @@ void error_callback(int, const char*, const char* function, char* msg, void* use
   static_cast<CvodesSession*>(user_data)->cvodes_error = std::string(function) + ": " + msg;
 }
 
+// CVODES's counters of the forward problem, also logged at debug level.
+IntegratorStats statistics(void* memory, const char* what) {
+  IntegratorStats st;
+  CVodeGetNumSteps(memory, &st.steps);
+  CVodeGetNumRhsEvals(memory, &st.rhs);
+  CVodeGetNumJacEvals(memory, &st.jacobians);
+  CVodeGetNumLinSolvSetups(memory, &st.setups);
+  CVodeGetNumNonlinSolvIters(memory, &st.newton);
+  CVodeGetNumNonlinSolvConvFails(memory, &st.newton_failures);
+  CVodeGetNumErrTestFails(memory, &st.error_failures);
+  spdlog::debug(
+      "CVODES {}: {} steps, {} right-hand sides, {} Jacobians, {} factorisations, {} Newton "
+      "iterations, {} Newton failures, {} error-test failures",
+      what, st.steps, st.rhs, st.jacobians, st.setups, st.newton, st.newton_failures,
+      st.error_failures);
+  return st;
+}
+
+// A system whose Jacobian turns with its state (beams in absolute coordinates) has it
+// evaluated and the Newton matrix factored every `age` steps instead of CVODES's 51 and 20.
+int limit_jacobian_age(void* memory, long age) {
+  if (age <= 0) return CV_SUCCESS;
+  int flag = CVodeSetJacEvalFrequency(memory, age);
+  if (flag == CV_SUCCESS) flag = CVodeSetLSetupFrequency(memory, age);
+  return flag;
+}
+
 std::string flag_name(int flag) {
   char* name = CVodeGetReturnFlagName(flag);  // malloc'ed by CVODES
   std::string out = name ? name : std::to_string(flag);
@@ -261,6 +289,8 @@ int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& gr
     flag = CVodeSetMaxStep(s.memory, largest_step(system, settings));
   if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(s.memory, s.solver, s.matrix);
   if (flag == CV_SUCCESS && system.jacobian) flag = CVodeSetJacFn(s.memory, jac_callback);
+  if (flag == CV_SUCCESS && system.jacobian)
+    flag = limit_jacobian_age(s.memory, system.jacobian_age);
   if (flag == CV_SUCCESS && system.quadratures > 0) {
     s.quad = N_VNew_Serial(system.quadratures, s.context);
     if (!s.quad) return CV_MEM_FAIL;
@@ -374,7 +404,8 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
       return result;
     }
   }
-  CVodeGetNumSteps(s.memory, &result.steps);
+  result.stats = statistics(s.memory, direct ? "forward with direct sensitivities" : "forward");
+  result.steps = result.stats.steps;
   result.ok = true;
   return result;
 }
@@ -398,6 +429,8 @@ int start_backward(CvodesSession& s, const OdeSystem& system, const IntegratorSe
       flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
     if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
     if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, adjoint_jac_callback);
+    if (flag == CV_SUCCESS)
+      flag = limit_jacobian_age(CVodeGetAdjCVodeBmem(s.memory, which), system.jacobian_age);
     if (flag == CV_SUCCESS)
       flag = CVodeQuadInitB(s.memory, which, adjoint_quad_callback, s.adjoint_quad);
     if (flag == CV_SUCCESS)
@@ -440,7 +473,8 @@ bool forward_with_checkpoints(CvodesSession& s, const OdeSystem& system, const T
     }
     result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
   }
-  CVodeGetNumSteps(s.memory, &result.forward_steps);
+  result.forward_stats = statistics(s.memory, "forward pass of the adjoint method");
+  result.forward_steps = result.forward_stats.steps;
   result.checkpoints = checkpoints;
   return true;
 }

@@ -40,6 +40,17 @@ struct IntegratorSettings {
 // f(t, x, xdot): x and xdot hold state_size values; returns 0 ok, > 0 recoverable, < 0 fatal.
 using RightHandSide = std::function<int(double t, const double* x, double* xdot)>;
 
+// What one forward integration cost: CVODES's counters (the profile of an analysis).
+struct IntegratorStats {
+  long steps = 0;            // internal steps
+  long rhs = 0;              // right-hand side calls (Newton iterations included)
+  long jacobians = 0;        // Jacobian evaluations
+  long setups = 0;           // Newton matrix factorisations (linear solver set-ups)
+  long newton = 0;           // Newton iterations (each one linear solve)
+  long newton_failures = 0;  // steps whose Newton iteration did not converge
+  long error_failures = 0;   // steps rejected by the local error test
+};
+
 struct IntegrationResult {
   bool ok = false;
   std::string message;     // when !ok: the CVODES flag, the time reached and CVODES's text
@@ -77,6 +88,9 @@ struct OdeSystem {
   Eigen::VectorXd x0;
   Eigen::MatrixXd x0_p;   // dx0/dp: n x np
   double max_step = 0.0;  // the model's largest internal step (0: none); the settings' wins
+  // The oldest Jacobian (and Newton matrix) CVODES may use, in steps; 0: its defaults (51 and
+  // 20 steps, and whenever Newton fails). A model whose stiffness turns with its motion sets 1.
+  long jacobian_age = 0;
 };
 
 struct SystemResult {
@@ -88,6 +102,7 @@ struct SystemResult {
   std::vector<Eigen::MatrixXd> state_sensitivities;  // per grid point: dx/dp, n x np
   Eigen::MatrixXd integral_sensitivities;            // dq/dp, nq x np
   long steps = 0;
+  IntegratorStats stats;  // of the forward integration
 };
 
 // Integrates the system (with its quadratures); with `direct`, also the forward sensitivity
@@ -113,8 +128,9 @@ struct AdjointResult {
   Eigen::VectorXd integrals;
   int backward_solves = 0;
   long forward_steps = 0;
-  int checkpoints = 0;  // after the start; > 0: the backward solve integrated the forward
-                        // problem again between them
+  IntegratorStats forward_stats;  // of the forward pass
+  int checkpoints = 0;            // after the start; > 0: the backward solve integrated the forward
+                                  // problem again between them
 };
 
 // The adjoint method with CVODES checkpointing: one forward solve (a checkpoint every

@@ -98,6 +98,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   const std::shared_ptr<Instance> run = instance(p, lc, active);
   OdeSystem s;
   s.max_step = max_step(lc);
+  s.jacobian_age = jacobian_age();
   s.parameters = na;
   s.quadratures = nq;
   s.rhs = [run](double t, const double* x, double* xdot) { return run->rhs(t, x, xdot); };

@@ -92,6 +92,10 @@ class OdeModel : public Model {
   // driven by short input features (a rail on a road) sets it so that no step jumps over one
   // while the state is at rest. simulator.max_step overrides it.
   virtual double max_step(const LoadCaseSpec&) const { return 0.0; }
+  // The oldest Jacobian the implicit integrator may use, in steps (0: the integrator's
+  // default). Stiff elements whose stiffness turns with the motion (beams in absolute
+  // coordinates) make an older one a bad Newton matrix: Newton fails and the step collapses.
+  virtual long jacobian_age() const { return 0; }
   virtual std::vector<std::string> history_outputs() const = 0;
   virtual std::vector<std::string> integral_outputs() const { return {}; }
   // Scalars computed from the histories, without derivatives (e.g. max |y|).

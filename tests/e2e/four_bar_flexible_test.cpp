@@ -54,9 +54,13 @@ TEST(FourBarFlexibleE2E, StartDesignStressRatiosMatchTheRigidReference) {
   // 0.0499 (at this thick design the links are nearly rigid at E).
   EXPECT_NEAR(peak("coupler", 3), 0.0641, 0.005 * 0.0641);
   EXPECT_NEAR(peak("rocker", 3), 0.0499, 0.005 * 0.0499);
-  // Crank at its driven node: 0.2588 against the rigid links' 0.2548 (+1.6 %; docs say why the
-  // issue's 0.5 % is not met here).
-  EXPECT_NEAR(peak("crank", 0), 0.2548, 0.02 * 0.2548);
+  // Crank at its driven node: the rigid links' 0.2548 is for slender links; these solid
+  // cylinders (d/l up to 0.39) also carry their sections' rotary inertia m d^2/16, which the
+  // beam nodes hold: the rigid-link value with it is 0.25851 (problems/four-bar-flexible/
+  // rigid_reference.py, independent of the simulator). Within 0.5 % of that, and 1-2 % above
+  // the slender value.
+  EXPECT_NEAR(peak("crank", 0), 0.25851, 0.005 * 0.25851);
+  EXPECT_GT(peak("crank", 0), 1.01 * 0.2548);
   // The critical points are where the seed found them: the crank's root, mid-span elsewhere.
   for (int k = 1; k <= 6; ++k) EXPECT_LT(peak("crank", k), peak("crank", 0));
   for (int k : {0, 1, 2, 4, 5, 6}) EXPECT_LT(peak("coupler", k), peak("coupler", 3));

@@ -4,9 +4,12 @@
 // (0.55708928, -0.29470796), d comfort/db = (0.083382659, -0.040564101)).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <numbers>
+#include <sstream>
 
 #include "simulators/internal_simulator.hpp"
 
@@ -124,6 +127,36 @@ TEST(ImpactAbsorberSensitivity, AdjointWithManyCheckpointsReproducesTheSeedTable
   const Eigen::RowVectorXd comfort = e.cases[0].gradients.at("comfort").row(0);
   EXPECT_NEAR(comfort(0), 0.083382659, 1e-7);
   EXPECT_NEAR(comfort(1), -0.040564101, 1e-7);
+}
+
+// Issue 22: the method the simulator chooses is logged at info level, "(auto)" when chosen:
+// the adjoint for fewer values than parameters, else the direct method.
+TEST(ImpactAbsorberSensitivity, TheChosenMethodIsLoggedAtInfoLevel) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>(
+      "capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log));
+  spdlog::set_default_logger(logger);
+  const auto level = spdlog::get_level();
+  spdlog::set_level(spdlog::level::info);
+  auto message = [&](const std::string& method, const std::vector<DerivativeRequest>& wanted) {
+    log.str("");
+    InternalSimulator sim(impact(method));
+    const Evaluation e =
+        sim.evaluate({EvaluationRequest{Eigen::Vector2d(0.5, 0.5), wanted}}).front();
+    EXPECT_TRUE(e.ok) << e.message;
+    return log.str();
+  };
+  const std::string one = message("auto", {{0, "yddot", {50}}});
+  const std::string three = message("auto", {{0, "yddot", {30, 40, 50}}});
+  const std::string chosen = message("direct", {{0, "yddot", {50}}});
+  spdlog::set_default_logger(previous);
+  spdlog::set_level(level);
+  EXPECT_THAT(one, ::testing::HasSubstr("adjoint sensitivities (auto) for 1 values and 2 "
+                                        "parameters in load case \"impact\""));
+  EXPECT_THAT(three, ::testing::HasSubstr("direct sensitivities (auto) for 3 values"));
+  EXPECT_THAT(chosen, ::testing::HasSubstr("direct sensitivities for 1 values"));
+  EXPECT_THAT(chosen, ::testing::Not(::testing::HasSubstr("(auto)")));
 }
 
 TEST(ImpactAbsorberSensitivity, MaximaHaveNoAnalyticDerivative) {
