@@ -1,7 +1,7 @@
-// A sweep killed with SIGKILL half-way and run again (issue 18): every member that had
-// finished is kept (replayed without a simulator run), the others resume from their stores,
-// and no stored analysis is run again: over all the member stores, as many analyses were run
-// as in an uninterrupted sweep, and no (design, derivatives) twice.
+// A sweep killed with SIGKILL inside its second member and run again (issue 18): every member that
+// had finished is kept (replayed without a simulator run), the others resume from their stores, and
+// no stored analysis is run again: over all the member stores, as many analyses were run as in an
+// uninterrupted sweep, and no (design, derivatives) twice.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -33,15 +33,15 @@ std::vector<std::string> sweep_args(const fs::path& out) {
           "--out",  out.string()};
 }
 
-int run_sao(const std::vector<std::string>& args, double kill_after = -1) {
+int exit_code(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+int run_sao(const std::vector<std::string>& args) {
   const pid_t pid = spawn_sao(args);
-  if (kill_after >= 0) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(kill_after));
-    kill(pid, SIGKILL);
-  }
   int status = 0;
   waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  return exit_code(status);
 }
 
 struct Counts {
@@ -61,6 +61,24 @@ Counts count(const fs::path& out) {
     c.finished += query(store, "SELECT COUNT(*) FROM branches WHERE status != 'running'") > 0;
   }
   return c;
+}
+
+// Runs the sweep into `out` and kills it (SIGKILL) `delay` seconds after its first member has
+// finished (polled in the member stores, read-only), so that the kill falls inside a later
+// member however loaded the machine is. Returns the exit code (-SIGKILL when killed).
+int run_sao_killed_after_first_member(const std::vector<std::string>& args, const fs::path& out,
+                                      double delay) {
+  const pid_t pid = spawn_sao(args);
+  int status = 0;
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (count(out).finished < 1 && std::chrono::steady_clock::now() < limit) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return exit_code(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return exit_code(status);
 }
 
 // (design, derivatives) run more than once over every member store (attached to one
@@ -99,16 +117,21 @@ TEST(SweepStore, AKilledSweepResumesKeepingEveryFinishedMemberAndAnalysis) {
   ASSERT_EQ(reference.stores, 3);
   ASSERT_EQ(reference.finished, 3);
 
-  // Killed between 45 % and 80 % of the way: the first member has finished (usually).
+  // Killed inside the second member: after the first has finished, at a random point of the
+  // next quarter of a member's time (one member: a third of the uninterrupted sweep).
   const unsigned seed = std::random_device{}();
   std::mt19937 rng(seed);
-  const double at = std::uniform_real_distribution<double>(0.45, 0.8)(rng) * duration;
-  const int killed = run_sao(sweep_args(dir / "killed"), at);
-  ASSERT_EQ(killed, -SIGKILL) << "the sweep ended before the kill at " << at << " s";
+  const double at = std::uniform_real_distribution<double>(0.0, 0.25)(rng) * duration / 3.0;
+  const int killed =
+      run_sao_killed_after_first_member(sweep_args(dir / "killed"), dir / "killed", at);
+  ASSERT_EQ(killed, -SIGKILL) << "the sweep ended before the kill, " << at
+                              << " s after its first member";
   const Counts before = count(dir / "killed");
-  std::printf("killed at %.2f s of %.2f s: %d member stores, %d finished, %d analyses run\n", at,
-              duration, before.stores, before.finished, before.run);
-  EXPECT_GE(before.stores, 1) << "seed " << seed;
+  std::printf(
+      "killed %.2f s after the first member (sweep %.2f s): %d member stores, %d "
+      "finished, %d analyses run\n",
+      at, duration, before.stores, before.finished, before.run);
+  EXPECT_GE(before.finished, 1) << "seed " << seed;
 
   ASSERT_EQ(run_sao(sweep_args(dir / "killed")), 0);
   const Counts after = count(dir / "killed");
