@@ -21,13 +21,16 @@ Eigen::VectorXd initial_variables(const Study& study) {
   return x;
 }
 
+double point_time(const Study& study, const expr::Program& program, int point) {
+  const int lc = program.grid_case();
+  return lc < 0 ? point : study.load_cases[lc].grid.at(point);
+}
+
 namespace {
 
-// The time of a point of a series criterion on its load case's grid; 0 for a scalar or a
-// series over a data array (no time grid).
+// The time of a constraint's point; 0 for a scalar or a series over a data array (no grid).
 double time_of(const Study& study, const Constraint& c, int point) {
-  const int lc = c.g.program->grid_case();
-  return lc < 0 ? 0.0 : study.load_cases[lc].grid.at(point);
+  return c.g.program->grid_case() < 0 ? 0.0 : point_time(study, *c.g.program, point);
 }
 
 std::string fmt(const char* format, double a) {

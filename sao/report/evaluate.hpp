@@ -33,6 +33,10 @@ struct DesignSummary {
   double max_violation = 0.0;  // largest g_hat, percent (negative: all hold)
 };
 
+// The time of point `point` of a series criterion on its load case's grid; for a series
+// without a time grid (over a data array), the point's index.
+double point_time(const Study& study, const expr::Program& program, int point);
+
 DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
                                const Eigen::VectorXd& x);
 

@@ -294,11 +294,9 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
   const std::vector<CycleRecord> history = session.lineage(session.branch());
   const RunSummary& s = session.driver().summary();
   const std::vector<ShownDesign> designs = chosen_designs(session, history, options);
-  std::optional<Evaluation> final_analysis;
-  if (s.x.size() >= study.n_design()) {
-    auto stored = session.store().lookup(s.x.head(study.n_design()), false);
-    if (!stored.empty()) final_analysis = stored.front();
-  }
+  const std::optional<Evaluation> final_analysis =
+      s.x.size() >= study.n_design() ? session.analysis_of(s.x.head(study.n_design()))
+                                     : std::nullopt;
   std::vector<TocEntry> toc = {{"summary", "Summary", 0}};
   std::string body = report::cycle_plots(study, history, s, toc);
   body += report::constraint_plots(study, session.options(), designs, toc);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "sao/optimizer/screening.hpp"
+#include "sao/report/evaluate.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao::report {
@@ -193,11 +194,6 @@ std::vector<ConstraintGroup> constraint_groups(const Study& study) {
 // The sign that turns part j's g into the quantity the entry constrains: -1 for the [-] half.
 double part_sign(const Constraint& c) {
   return c.name.find("[-]") != std::string::npos ? -1.0 : 1.0;
-}
-
-double point_time(const Study& study, const expr::Program& program, int point) {
-  const int lc = program.grid_case();
-  return lc < 0 ? point : study.load_cases[lc].grid.at(point);
 }
 
 // The bound lines of a group whose bounds are numbers, each in the legend.

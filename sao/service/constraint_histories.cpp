@@ -2,18 +2,12 @@
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/optimizer/screening.hpp"
+#include "sao/report/evaluate.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao::service {
 namespace {
-
-// The load case whose time grid a constraint's points follow.
-const TimeGrid& grid_of(const Study& study, const Constraint& c) {
-  int load_case = 0;
-  expr::for_each_response_read(*c.g.program, 0, [&](int, int lc, int) { load_case = lc; });
-  return study.load_cases[load_case].grid;
-}
 
 nlohmann::json numbers(const Eigen::VectorXd& v) {
   nlohmann::json out = nlohmann::json::array();
@@ -32,10 +26,9 @@ nlohmann::json constraint_json(const Study& study, const Options& options, size_
                                const std::vector<Shown>& designs,
                                const std::vector<std::string>& names) {
   const Constraint& c = study.constraints[j];
-  const TimeGrid& grid = grid_of(study, c);
   const int points = criterion_points(study, c.g);
   nlohmann::json t = nlohmann::json::array();
-  for (int p = 0; p < points; ++p) t.push_back(grid.points == points ? grid.at(p) : p);
+  for (int p = 0; p < points; ++p) t.push_back(point_time(study, *c.g.program, p));
   nlohmann::json shown = nlohmann::json::array();
   for (const Shown& d : designs) {
     nlohmann::json named = nlohmann::json::object();

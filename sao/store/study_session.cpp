@@ -474,10 +474,8 @@ void StudySession::apply_changes(int cycle) {
         m.resize(study_->n_design());
         for (int i = 0; i < study_->n_design(); ++i) m(i) = study_->design[i].move_factor;
       }
-      double value = 0.0;
-      try {
-        value = std::stod(a.value);
-      } catch (const std::exception&) {
+      const double value = number_or_nan(a.value);
+      if (std::isnan(value)) {
         throw StoreError(store_->path() + ": the stored settings change \"" + c.assignment +
                          "\" before cycle " + std::to_string(cycle) + " of branch " +
                          std::to_string(branch_) + " is not a number (a damaged store?)");
