@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 #include <utility>
 
+#include "sao/report/evaluate.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao::cli {
@@ -81,14 +83,10 @@ std::string analyses_csv(const StudyStore& store) {
         out += ",,,";
         continue;
       }
-      const Eigen::VectorXd& h = e.cases[c].histories.at(name);
-      Eigen::Index at = 0;
-      const double max = h.maxCoeff(&at);
-      const bool timed = c < study.load_cases.size() &&
-                         static_cast<int>(h.size()) == study.load_cases[c].grid.points;
-      cell(out, number(max));
-      cell(out, number(h.minCoeff()));
-      cell(out, timed ? number(study.load_cases[c].grid.at(static_cast<int>(at))) : std::string());
+      const HistoryRange range = history_range(study, c, e.cases[c].histories.at(name));
+      cell(out, number(range.max));
+      cell(out, number(range.min));
+      cell(out, std::isnan(range.time_of_max) ? std::string() : number(range.time_of_max));
     }
     out += "\n";
   }

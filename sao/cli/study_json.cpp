@@ -24,16 +24,14 @@ nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluat
     }
     for (const auto& [name, h] : evaluation.cases[k].histories) {
       if (h.size() == 0) continue;
-      Eigen::Index at = 0;
-      const double max = h.maxCoeff(&at);
-      nlohmann::ordered_json r = {
-          {"load_case", lc}, {"name", name}, {"min", h.minCoeff()}, {"max", max}};
-      const bool timed = k < study.load_cases.size() &&
-                         static_cast<int>(h.size()) == study.load_cases[k].grid.points;
-      r["time_of_max"] =
-          timed ? nlohmann::ordered_json(study.load_cases[k].grid.at(static_cast<int>(at)))
-                : nlohmann::ordered_json(nullptr);
-      responses.push_back(r);
+      const HistoryRange range = history_range(study, k, h);
+      responses.push_back({{"load_case", lc},
+                           {"name", name},
+                           {"min", range.min},
+                           {"max", range.max},
+                           {"time_of_max", std::isnan(range.time_of_max)
+                                               ? nlohmann::ordered_json(nullptr)
+                                               : nlohmann::ordered_json(range.time_of_max)}});
     }
   }
   return {{"label", label},

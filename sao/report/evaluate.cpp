@@ -21,6 +21,18 @@ Eigen::VectorXd initial_variables(const Study& study) {
   return x;
 }
 
+HistoryRange history_range(const Study& study, size_t load_case, const Eigen::VectorXd& history) {
+  Eigen::Index at = 0;
+  HistoryRange r;
+  r.max = history.maxCoeff(&at);
+  r.min = history.minCoeff();
+  const bool timed = load_case < study.load_cases.size() &&
+                     static_cast<int>(history.size()) == study.load_cases[load_case].grid.points;
+  r.time_of_max = timed ? study.load_cases[load_case].grid.at(static_cast<int>(at))
+                        : std::numeric_limits<double>::quiet_NaN();
+  return r;
+}
+
 double point_time(const Study& study, const expr::Program& program, int point) {
   const int lc = program.grid_case();
   return lc < 0 ? point : study.load_cases[lc].grid.at(point);

@@ -33,6 +33,16 @@ struct DesignSummary {
   double max_violation = 0.0;  // largest g_hat, percent (negative: all hold)
 };
 
+// The range of a response history of load case `load_case`: its largest and smallest value,
+// and the time of the largest on the load case's grid (NaN when the history is not on that
+// grid). The history must not be empty.
+struct HistoryRange {
+  double max = 0.0;
+  double min = 0.0;
+  double time_of_max = 0.0;
+};
+HistoryRange history_range(const Study& study, size_t load_case, const Eigen::VectorXd& history);
+
 // The time of point `point` of a series criterion on its load case's grid; for a series
 // without a time grid (over a data array), the point's index.
 double point_time(const Study& study, const expr::Program& program, int point);
