@@ -486,13 +486,7 @@ int dispatch(Arguments& a) {
                      : a.quiet ? sao::cli::Output::kQuiet
                                : sao::cli::Output::kTable;
       a.run.overrides = a.overrides;
-      if (!a.executor.empty()) {
-        if (std::filesystem::is_directory(a.run.study)) {
-          throw sao::cli::UsageError("--executor applies to a study file; " + a.run.study +
-                                     " resumes with the executor its study was started with");
-        }
-        a.run.overrides.push_back("simulator.executor.type=" + a.executor);
-      }
+      if (!a.executor.empty()) a.run.overrides.push_back("simulator.executor.type=" + a.executor);
       a.run.start = a.start;
       a.run.store = !a.no_store;
       return sao::cli::run_study(a.run);

@@ -501,6 +501,13 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
       throw UsageError("--out applies to a study file; " + request.study +
                        " resumes in its own folder");
     }
+    // A store resumes the study it was started with: --set, --executor and --start would be
+    // silently ignored, so they are refused (between cycles, `sao set` changes a stored study).
+    if (!request.overrides.empty() || request.start != 0) {
+      throw UsageError("--set, --executor and --start apply to a study file; " + request.study +
+                       " resumes with the study, executor and start it was started with "
+                       "(change a setting between cycles with `sao set DIR name=value`)");
+    }
     dir = fs::is_directory(request.study, ec) ? request.study : directory_of(request.study);
     return std::make_unique<StudySession>(store_file(request.study), false);
   }
