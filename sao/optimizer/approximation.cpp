@@ -56,38 +56,6 @@ void LinearApproximation::add_gradient(int response, int load_case, int point,
   }
 }
 
-namespace {
-
-// The one variable of an intermediate-variable expression.
-class OneVariable final : public expr::Inputs {
- public:
-  explicit OneVariable(double b) : b_(b) {}
-  double variable(int) const override { return b_; }
-  double response(int, int, int) const override {
-    throw std::logic_error("an intermediate variable has no responses");
-  }
-  int gradient_size() const override { return 1; }
-
- private:
-  double b_;
-};
-
-}  // namespace
-
-double Intermediate::value(double b) const {
-  if (expression) return expr::Evaluator(*expression, OneVariable(b)).value();
-  return power == 1.0 ? b : std::pow(b, power);
-}
-
-double Intermediate::slope(double b) const {
-  if (expression) {
-    Eigen::VectorXd d(1);
-    expr::Evaluator(*expression, OneVariable(b)).value(0, d);
-    return d(0);
-  }
-  return power == 1.0 ? 1.0 : power * std::pow(b, power - 1.0);
-}
-
 bool all_identity(const Study& study) {
   return std::all_of(study.design.begin(), study.design.end(),
                      [](const DesignVariable& v) { return v.intermediate.identity(); });

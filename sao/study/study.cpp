@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 namespace sao {
@@ -20,6 +21,38 @@ std::string move_factor_rule(double m) {
              "must be in (0, 1] (a fraction of |b0|, or of the range with sizing "
              "\"range\"), got ") +
          text;
+}
+
+namespace {
+
+// The one variable of an intermediate-variable expression.
+class OneVariable final : public expr::Inputs {
+ public:
+  explicit OneVariable(double b) : b_(b) {}
+  double variable(int) const override { return b_; }
+  double response(int, int, int) const override {
+    throw std::logic_error("an intermediate variable has no responses");
+  }
+  int gradient_size() const override { return 1; }
+
+ private:
+  double b_;
+};
+
+}  // namespace
+
+double Intermediate::value(double b) const {
+  if (expression) return expr::Evaluator(*expression, OneVariable(b)).value();
+  return power == 1.0 ? b : std::pow(b, power);
+}
+
+double Intermediate::slope(double b) const {
+  if (expression) {
+    Eigen::VectorXd d(1);
+    expr::Evaluator(*expression, OneVariable(b)).value(0, d);
+    return d(0);
+  }
+  return power == 1.0 ? 1.0 : power * std::pow(b, power - 1.0);
 }
 
 std::string Annotation::title(const std::string& name) const {
