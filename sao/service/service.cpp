@@ -114,10 +114,18 @@ class Service::Impl {
     // A response is written in parts (headers, body): without TCP_NODELAY the second waits for
     // the client's delayed ACK (some 40 ms) on a kept-alive connection.
     server_.set_tcp_nodelay(true);
-    server_.set_error_handler([](const Request&, Response& res) {
-      if (res.body.empty()) {
-        reply(res, res.status, {{"message", status_text(res.status)}});
+    server_.set_error_handler([](const Request& req, Response& res) {
+      if (!res.body.empty()) return;
+      // cpp-httplib refuses a body-carrying method without a length (curl -X POST without -d
+      // sends none) before any handler: say so rather than "bad request".
+      if (res.status == 400 && (req.method == "POST" || req.method == "PATCH") &&
+          !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+        reply(res, 400,
+              {{"message", req.method + " needs a Content-Length header, even for an empty body "
+                                        "(curl: -d '' or -d '{}')"}});
+        return;
       }
+      reply(res, res.status, {{"message", status_text(res.status)}});
     });
     server_.set_exception_handler([](const Request&, Response& res, std::exception_ptr error) {
       try {

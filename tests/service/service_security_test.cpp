@@ -3,6 +3,8 @@
 // JSON message with the right status for every malformed request.
 #include <gtest/gtest.h>
 
+#include <boost/asio.hpp>
+
 #include "tests/service/service_support.hpp"
 
 namespace {
@@ -87,6 +89,38 @@ TEST(ServiceSecurity, ExternalStudiesAreRefusedUnlessAllowed) {
   expect_error(r3, 400);
   EXPECT_FALSE(json_of(r3)["errors"].empty()) << r3->body;
   EXPECT_TRUE(fs::is_empty(root / "data"));
+}
+
+// The reply to a request written as it is, on a connection of its own (the client library
+// always adds a Content-Length; curl -X POST without -d does not).
+std::string raw_request(int port, const std::string& text) {
+  namespace asio = boost::asio;
+  asio::io_context io;
+  asio::ip::tcp::socket socket(io);
+  socket.connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+  asio::write(socket, asio::buffer(text));
+  std::string reply;
+  boost::system::error_code ec;  // end of file when the server closes: the whole reply read
+  asio::read(socket, asio::dynamic_buffer(reply), ec);
+  return reply;
+}
+
+TEST(ServiceSecurity, APostWithoutALengthIsToldWhatIsMissing) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  ASSERT_GT(server.port(), 0) << server.line();
+  const std::string reply =
+      raw_request(server.port(),
+                  "POST /api/studies/0123456789abcdef/step HTTP/1.1\r\nHost: localhost\r\n"
+                  "Connection: close\r\n\r\n");
+  EXPECT_NE(reply.find("HTTP/1.1 400"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("needs a Content-Length header"), std::string::npos) << reply;
+  // With the header (curl -d ''), the request reaches the API.
+  const std::string reached =
+      raw_request(server.port(),
+                  "POST /api/studies/0123456789abcdef/step HTTP/1.1\r\nHost: localhost\r\n"
+                  "Content-Length: 0\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(reached.find("HTTP/1.1 404"), std::string::npos) << reached;
 }
 
 TEST(ServiceSecurity, BadRequestsGetAStatusAndAMessage) {
