@@ -198,17 +198,14 @@ nlohmann::json status_json(const StudyStore& store) {
       changes.push_back(
           {{"cycle", c.cycle}, {"assignment", c.assignment}, {"pending", c.cycle > last}});
     }
-    branches.push_back({{"id", b.id},
-                        {"current", b.id == current},
-                        {"parent", b.parent},
-                        {"from_cycle", b.from_cycle},
-                        {"study", study_def.source},
-                        {"status", b.status},
-                        {"live", b.id == current && owner != 0},
-                        {"pid", b.id == current && owner > 0 ? nlohmann::json(owner) : nullptr},
-                        {"message", b.message},
-                        {"cycles", cycles},
-                        {"settings_changes", changes}});
+    nlohmann::json branch = branch_json(b);
+    branch["current"] = b.id == current;
+    branch["study"] = study_def.source;
+    branch["live"] = b.id == current && owner != 0;
+    branch["pid"] = b.id == current && owner > 0 ? nlohmann::json(owner) : nullptr;
+    branch["cycles"] = cycles;
+    branch["settings_changes"] = changes;
+    branches.push_back(branch);
   }
   nlohmann::json damaged = nlohmann::json::array();
   for (const DamagedRecord& d : store.verify()) {

@@ -24,14 +24,7 @@ Eigen::VectorXd next_cycle_start(const Study& study, const std::vector<CycleReco
 
 nlohmann::json branches_json(StudyStore& store) {
   nlohmann::json out = nlohmann::json::array();
-  for (const BranchInfo& b : store.branches()) {
-    out.push_back({{"id", b.id},
-                   {"parent", b.parent},
-                   {"from_cycle", b.from_cycle},
-                   {"status", b.status},
-                   {"message", b.message},
-                   {"created", b.created}});
-  }
+  for (const BranchInfo& b : store.branches()) out.push_back(branch_json(b));
   return out;
 }
 

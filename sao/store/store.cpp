@@ -18,6 +18,12 @@
 #include "sao/store/store_records.hpp"
 
 namespace sao {
+
+nlohmann::json branch_json(const BranchInfo& branch) {
+  return {{"id", branch.id},         {"parent", branch.parent},   {"from_cycle", branch.from_cycle},
+          {"status", branch.status}, {"message", branch.message}, {"created", branch.created}};
+}
+
 namespace {
 
 using sqlite::now_utc;

@@ -111,6 +111,9 @@ struct BranchInfo {
   std::string message;
   std::string created;  // UTC, ISO 8601
 };
+// The fields of a branch every view shows (`sao status --json`, the service's branches):
+// id, parent, from_cycle, status, message, created; each view adds its own.
+nlohmann::json branch_json(const BranchInfo& branch);
 
 struct SettingChange {
   int branch = 0;
