@@ -10,8 +10,10 @@
 #include <pybind11_json/pybind11_json.hpp>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/store/atomic_file.hpp"
 #include "sao/store/study_session.hpp"
 
 namespace py = pybind11;
@@ -185,6 +187,14 @@ class Session {
     return evaluation_to_python(live().study(), *e);
   }
 
+  // `sao report DIR [--out FILE]`: the HTML report, written; its file.
+  std::string report(const std::optional<std::string>& file) {
+    const std::string out = file.value_or((fs::path(dir_) / "report.html").string());
+    py::gil_scoped_release release;
+    write_file_atomically(out, html_report(live()));
+    return out;
+  }
+
   py::object result() const { return result_of(live()); }
   int branch() const { return live().branch(); }
   int next_cycle() const { return live().next_cycle(); }
@@ -230,6 +240,7 @@ void bind_session(py::module_& m) {
       .def("arrays", &Session::arrays, py::arg("branch") = 0)
       .def("analysis", &Session::analysis, py::arg("design") = py::none())
       .def("result", &Session::result)
+      .def("report", &Session::report, py::arg("file") = py::none())
       .def("close", &Session::close)
       .def_property_readonly("branch", &Session::branch)
       .def_property_readonly("next_cycle", &Session::next_cycle)

@@ -75,6 +75,10 @@ class SessionAgainstTheCommandLine(unittest.TestCase):
         analysis = session.analysis()
         self.assertTrue(analysis["ok"])
         self.assertEqual(analysis["cases"][0]["histories"]["yddot"].shape, (101,))
+        report = session.report()
+        self.assertEqual(report, os.path.join(folder, "report.html"))
+        with open(report) as f:
+            self.assertIn("<svg", f.read())
         # Another process (the command line) sees the same store.
         session.close()
         self.assertIn("converged", cli("status", folder))
