@@ -4,6 +4,7 @@ shape named; bad sections refused with their JSON paths."""
 import copy
 import json
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -87,6 +88,38 @@ class PythonSimulators(unittest.TestCase):
         self.assertEqual(quadratic.calls, 3)
         np.testing.assert_allclose(analysis["cases"][0]["gradients"]["y"][:, 1],
                                    np.asarray(analysis["cases"][0]["times"]), atol=1e-5)
+
+    def test_the_gil_is_released_while_the_optimizer_works(self):
+        # A Python thread keeps ticking (every millisecond) during one long call of an analysis
+        # batch and of a run on the internal simulator. With the GIL held by the calls it ticks
+        # only where they convert results to Python objects: 4 and 1 times when this was
+        # checked by holding it, against 366 and 38 with the GIL released.
+        ticks, stop = [], threading.Event()
+
+        def tick():
+            while not stop.is_set():
+                ticks.append(1)
+                time.sleep(0.001)
+
+        def ticks_during(call):
+            before = len(ticks)
+            call()
+            return len(ticks) - before
+
+        evaluator = sao.Evaluator(problem("impact-absorber/max-acceleration.json"))
+        designs = np.tile([[0.5, 0.4]], (400, 1))
+        ticker = threading.Thread(target=tick)
+        ticker.start()
+        try:
+            time.sleep(0.01)
+            batch = ticks_during(lambda: evaluator.evaluate(designs))
+            run = ticks_during(
+                lambda: sao.run(problem("impact-absorber/max-acceleration-multibody.json")))
+        finally:
+            stop.set()
+            ticker.join()
+        self.assertGreaterEqual(batch, 50)
+        self.assertGreaterEqual(run, 5)
 
     def test_wrong_shape_and_run_errors_are_named(self):
         @sao.simulator(responses={"y": "history", "yddot": "history"})
