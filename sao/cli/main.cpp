@@ -21,6 +21,7 @@
 #include <iostream>
 
 #include "adapters/external_simulator.hpp"
+#include "adapters/plugin_simulator.hpp"
 #include "adapters/process_tree.hpp"
 #include "adapters/slurm_executor.hpp"
 #include "sao/cli/completion.hpp"
@@ -533,6 +534,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%^[%l]%$ %v");
   sao::sim::register_internal_simulator();
   sao::adapters::register_external_simulator();
+  sao::adapters::register_plugin_simulator();
   sao::adapters::register_slurm_executor();
   // SIGINT, SIGTERM, SIGHUP: every external run's process tree is killed, exit 3 (failed run;
   // the analyses stored so far stay stored). docs/trust.md

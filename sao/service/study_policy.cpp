@@ -33,6 +33,14 @@ nlohmann::json admit_study(nlohmann::json document, const std::filesystem::path&
                            bool allow_external) {
   if (!document.is_object() || !document.contains("simulator")) return document;
   nlohmann::json& simulator = document["simulator"];
+  // A plug-in is a library of the study's choosing loaded into this process: as trusted as a
+  // command (docs/python.md).
+  if (simulator.is_object() && simulator.value("type", nlohmann::json()) == "plugin" &&
+      !allow_external) {
+    refuse("simulator.type",
+           "a \"plugin\" simulator loads a library of the study's choosing into the service; "
+           "this service was started without --allow-external and refuses such studies");
+  }
   if (!simulator.is_object() || simulator.value("type", nlohmann::json()) != "external") {
     return document;
   }

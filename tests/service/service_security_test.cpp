@@ -63,6 +63,19 @@ json external_study() {
   return study;
 }
 
+// A plug-in loads a library of the study's choosing into the server: refused without
+// --allow-external, before the library is looked up (docs/python.md).
+TEST(ServiceSecurity, PluginStudiesAreRefusedUnlessAllowed) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  json study = json::parse(read_file(problem_file("plugin-absorber/max-acceleration.json")));
+  study["simulator"]["library"] = "/tmp/anything.so";
+  const auto r = server.client().Post("/api/studies", study.dump(), "application/json");
+  expect_error(r, 403, "--allow-external");
+  EXPECT_EQ(json_of(r)["errors"][0]["path"], "simulator.type");
+  EXPECT_TRUE(fs::is_empty(root / "data"));
+}
+
 TEST(ServiceSecurity, ExternalStudiesAreRefusedUnlessAllowed) {
   const fs::path root = scratch_directory("test-service");
   {

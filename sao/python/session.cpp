@@ -1,0 +1,253 @@
+#include "sao/python/session.hpp"
+
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <pybind11_json/pybind11_json.hpp>
+
+#include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/report/html_report.hpp"
+#include "sao/report/report.hpp"
+#include "sao/report/result_file.hpp"
+#include "sao/store/atomic_file.hpp"
+#include "sao/store/study_session.hpp"
+
+namespace py = pybind11;
+
+namespace sao::python {
+namespace {
+
+namespace fs = std::filesystem;
+using OnCycle = std::function<void(py::object)>;
+
+py::object record_to_python(const Study& study, const CycleRecord& record) {
+  return pyjson::from_json(cycle_to_json(study, record));
+}
+
+py::object result_of(const StudySession& session) {
+  return to_python(
+      result_document(session.study(), session.driver().summary(), final_analysis(session)));
+}
+
+// Runs the session to its end as `sao run` does: the results written after every cycle and at
+// the end (into `dir`, "" for none), `on_cycle` (from Python, under the GIL) after every cycle.
+void run_session(StudySession& session, const std::string& dir, const OnCycle& on_cycle) {
+  py::gil_scoped_release release;
+  session.run([&](const CycleRecord& record) {
+    if (!dir.empty()) write_run_results(session, dir, false);
+    if (on_cycle) {
+      py::gil_scoped_acquire gil;
+      on_cycle(record_to_python(session.study(), record));
+    }
+  });
+  if (!dir.empty()) write_run_results(session, dir, true);
+}
+
+// sao.run(study, out=None, ...): `sao run STUDY [--out DIR]`, or `--no-store` without `out`.
+py::object run(const py::object& study, const std::optional<std::string>& out, int max_cycles,
+               int start, const std::vector<std::string>& overrides, const OnCycle& on_cycle) {
+  StudyInput in = study_input(study, overrides);
+  std::unique_ptr<StudySession> session;
+  {
+    py::gil_scoped_release release;
+    if (out) {
+      fs::create_directories(*out);
+      session = std::make_unique<StudySession>(store_file(*out), true);
+      session->begin(in.document, in.source, start);
+    } else {
+      session = std::make_unique<StudySession>(in.document, in.source, start);
+    }
+    session->open(max_cycles);
+  }
+  run_session(*session, out.value_or(""), on_cycle);
+  return result_of(*session);
+}
+
+// A study directory's stored run, kept open between calls (as the service's host keeps it):
+// step, set and restart as `sao step`, `sao set`, `sao restart` do.
+class Session {
+ public:
+  Session(const std::string& directory, const py::object& study, int start,
+          const std::vector<std::string>& overrides)
+      : dir_(directory) {
+    std::optional<StudyInput> in;
+    if (!study.is_none()) in = study_input(study, overrides);
+    py::gil_scoped_release release;
+    if (in) {
+      fs::create_directories(dir_);
+      StudySession create(store_file(dir_), true);
+      create.begin(in->document, in->source, start);
+    }
+    reopen();
+  }
+
+  py::dict step() {
+    py::dict out;
+    out["branch"] = live().branch();
+    if (live().driver().finished()) {
+      const RunSummary& s = live().driver().summary();
+      out["event"] = "ended";
+      out["status"] = to_string(s.status);
+      out["message"] = s.message;
+      return out;
+    }
+    const int before = live().driver().summary().simulator_runs;
+    std::optional<CycleRecord> record;
+    {
+      py::gil_scoped_release release;
+      record = live().step();
+      write_run_results(live(), dir_, live().driver().finished());
+    }
+    const RunSummary& s = live().driver().summary();
+    out["event"] = "cycle";
+    out["record"] = record_to_python(live().study(), *record);
+    out["simulator_runs"] = s.simulator_runs - before;
+    out["status"] = to_string(s.status);
+    return out;
+  }
+
+  int set(const std::vector<std::string>& assignments) {
+    py::gil_scoped_release release;
+    const int cycle = live().set(assignments);
+    reopen();  // the changes apply when the session opens, as for the next `sao step`
+    return cycle;
+  }
+
+  std::vector<std::string> undo_set() {
+    py::gil_scoped_release release;
+    std::vector<std::string> removed = live().undo_set();
+    reopen();
+    return removed;
+  }
+
+  int restart(int from_cycle, const py::object& study, int from_branch, bool reset_region) {
+    std::optional<nlohmann::json> document;
+    std::string source;
+    if (!study.is_none()) {
+      StudyInput in = study_input(study, {});
+      document = std::move(in.document);
+      source = in.source;
+    }
+    py::gil_scoped_release release;
+    const int branch = live().restart(from_cycle, document, source, from_branch, reset_region);
+    reopen();  // the new branch is the current one
+    return branch;
+  }
+
+  py::object run(const OnCycle& on_cycle) {
+    run_session(live(), dir_, on_cycle);
+    return result_of(live());
+  }
+
+  py::list history(int branch) const {
+    py::list out;
+    for (const CycleRecord& r : live().lineage(branch > 0 ? branch : live().branch())) {
+      out.append(record_to_python(live().study(), r));
+    }
+    return out;
+  }
+
+  // The history as NumPy arrays: one row per cycle.
+  py::dict arrays(int branch) const {
+    const std::vector<CycleRecord> records = live().lineage(branch > 0 ? branch : live().branch());
+    const auto rows = static_cast<Eigen::Index>(records.size());
+    const Eigen::Index columns = live().study().n_total();
+    Eigen::VectorXi cycle(rows), accepted(rows);
+    Eigen::VectorXd F(rows), V(rows), E(rows);
+    Eigen::MatrixXd x0(rows, columns), x_opt(rows, columns);
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const CycleRecord& r = records[static_cast<size_t>(i)];
+      cycle(i) = r.cycle;
+      accepted(i) = r.accepted;
+      F(i) = r.F_opt;
+      V(i) = r.V;
+      E(i) = r.E;
+      x0.row(i) = r.x0.transpose();
+      x_opt.row(i) = r.x_opt.transpose();
+    }
+    py::dict out;
+    out["variables"] = variable_names(live().study());
+    out["cycle"] = cycle;
+    out["accepted"] = accepted.cast<bool>().eval();
+    out["F"] = F;
+    out["V"] = V;
+    out["E"] = E;
+    out["x0"] = x0;
+    out["x_opt"] = x_opt;
+    return out;
+  }
+
+  py::object analysis(const std::optional<Eigen::VectorXd>& design) const {
+    std::optional<Evaluation> e = design ? live().analysis_of(*design) : final_analysis(live());
+    if (!e) return py::none();
+    return evaluation_to_python(live().study(), *e);
+  }
+
+  // `sao report DIR [--out FILE]`: the HTML report, written; its file.
+  std::string report(const std::optional<std::string>& file) {
+    const std::string out = file.value_or((fs::path(dir_) / "report.html").string());
+    py::gil_scoped_release release;
+    write_file_atomically(out, html_report(live()));
+    return out;
+  }
+
+  py::object result() const { return result_of(live()); }
+  int branch() const { return live().branch(); }
+  int next_cycle() const { return live().next_cycle(); }
+  std::string status() const { return to_string(live().driver().summary().status); }
+  bool finished() const { return live().driver().finished(); }
+  py::object settings() const { return pyjson::from_json(live().settings_in_force()); }
+  const std::string& directory() const { return dir_; }
+
+  void close() { session_.reset(); }
+
+ private:
+  void reopen() {
+    session_.reset();
+    session_ = std::make_unique<StudySession>(store_file(dir_), false);
+    session_->open();
+  }
+  StudySession& live() const {
+    if (!session_) throw StoreError("sao.Session: closed");
+    return *session_;
+  }
+
+  std::string dir_;
+  std::unique_ptr<StudySession> session_;
+};
+
+}  // namespace
+
+void bind_session(py::module_& m) {
+  m.def("run", &run, py::arg("study"), py::arg("out") = py::none(), py::arg("max_cycles") = 0,
+        py::arg("start") = 0, py::arg("overrides") = std::vector<std::string>{},
+        py::arg("on_cycle") = py::none());
+  py::class_<Session>(m, "Session")
+      .def(py::init<const std::string&, const py::object&, int, const std::vector<std::string>&>(),
+           py::arg("directory"), py::arg("study") = py::none(), py::arg("start") = 0,
+           py::arg("overrides") = std::vector<std::string>{})
+      .def("step", &Session::step)
+      .def("set", &Session::set, py::arg("assignments"))
+      .def("undo_set", &Session::undo_set)
+      .def("restart", &Session::restart, py::arg("from_cycle"), py::arg("study") = py::none(),
+           py::arg("from_branch") = 0, py::arg("reset_region") = false)
+      .def("run", &Session::run, py::arg("on_cycle") = py::none())
+      .def("history", &Session::history, py::arg("branch") = 0)
+      .def("arrays", &Session::arrays, py::arg("branch") = 0)
+      .def("analysis", &Session::analysis, py::arg("design") = py::none())
+      .def("result", &Session::result)
+      .def("report", &Session::report, py::arg("file") = py::none())
+      .def("close", &Session::close)
+      .def_property_readonly("branch", &Session::branch)
+      .def_property_readonly("next_cycle", &Session::next_cycle)
+      .def_property_readonly("status", &Session::status)
+      .def_property_readonly("finished", &Session::finished)
+      .def_property_readonly("settings", &Session::settings)
+      .def_property_readonly("directory", &Session::directory);
+}
+
+}  // namespace sao::python
