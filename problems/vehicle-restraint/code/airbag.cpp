@@ -31,6 +31,7 @@ constexpr double kFabricAreal = 0.5;       // kg/m^2
 constexpr double kSkinStiffness = 1.23e8;  // N/m^3: Pa of contact pressure per m of penetration
 constexpr double kSkinDamping = 0.25;      // fraction of critical
 constexpr double kMaxPenetration = 0.02;   // m, deepest start of a node found in the skin
+constexpr double kMaxSurfaceRate = 30.0;   // m/s: faster, the skin's depth jumped
 }  // namespace
 
 Airbag::Airbag(const Deck& deck, Vec2 hub, Vec2 axis)
@@ -86,8 +87,10 @@ double Airbag::skin_contact(int j, double area, double surface, double dt, bool 
     return depth_of_[j];
   }
   const double mass = kFabricAreal * area, stiffness = kSkinStiffness * area;
-  const double surface_rate =
-      on && std::isfinite(surface_of_[j]) ? (surface - surface_of_[j]) / dt : 0.0;
+  // The skin's rate along the axis; a jump of the line's entry point (the line leaving the
+  // outline or passing the hub) is no motion of the head.
+  double surface_rate = on && std::isfinite(surface_of_[j]) ? (surface - surface_of_[j]) / dt : 0.0;
+  if (std::abs(surface_rate) > kMaxSurfaceRate) surface_rate = 0.0;
   surface_of_[j] = surface;
   const double penetration = on ? depth_of_[j] - surface : -1.0;
   const double damping = 2.0 * kSkinDamping * std::sqrt(stiffness * mass);
@@ -100,6 +103,10 @@ double Airbag::skin_contact(int j, double area, double surface, double dt, bool 
   if (depth_of_[j] > z_) {  // the face holds it: no node beyond the free face
     depth_of_[j] = z_;
     rate_of_[j] = std::min(rate_of_[j], zdot_);
+  }
+  if (depth_of_[j] < 0) {  // nor behind the module it comes out of
+    depth_of_[j] = 0;
+    rate_of_[j] = std::max(rate_of_[j], 0.0);
   }
   return depth_of_[j];
 }
