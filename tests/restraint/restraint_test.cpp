@@ -15,6 +15,8 @@
 #include <sstream>
 #include <string>
 
+#include "model.hpp"
+
 namespace restraint {
 namespace {
 
@@ -106,6 +108,25 @@ double gain_db(double cfc, double f, double dt) {
     b += y[k] * y[k];
   }
   return 10 * std::log10(b / a);
+}
+
+// The head contact (airbag.cpp): with the head held still in front of the deployed bag, the
+// fabric nodes on it settle on the skin, and the skin then carries exactly the bag pressure on
+// their strips: 7 nodes 30 mm apart (a 0.6 m bag, 21 nodes) within the head's 0.1 m radius,
+// each on a strip as wide as the head's 0.16 m patch.
+TEST(RestraintParts, HeadSkinCarriesTheBagPressureOnItsStrips) {
+  Deck d;
+  const detail::Vec2 hub{0.32, 0.45}, axis{-0.9063, 0.4226};
+  detail::Airbag bag(d, hub, axis);
+  const detail::Circle head{hub + 0.25 * axis, 0.10, 0.16};
+  const detail::Circle chest{hub + detail::Vec2{0.0, -5.0}, 0.15, 0.32};  // out of reach
+  const double dt = 1e-5;
+  for (int n = 0; n <= 6000; ++n) bag.step(n * dt, dt, head, chest);
+  ASSERT_EQ(bag.head_contacts().size(), 7u);
+  double force = 0.0;
+  for (const auto& c : bag.head_contacts()) force += c.force.dot(axis);
+  EXPECT_GT(bag.gauge(), 1.0e4);
+  EXPECT_NEAR(force, bag.gauge() * 7 * 0.03 * 0.16, 0.02 * force);
 }
 
 TEST(RestraintParts, J211FilterResponse) {
