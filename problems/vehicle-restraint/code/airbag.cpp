@@ -1,6 +1,7 @@
 // The airbag of restraint-sled: inflator, vent and gas energy balance in a control volume
-// whose occupant face is a row of nodes; each node stops where it meets the head or the chest
-// outline, and carries the bag pressure on its strip of face onto what it touches.
+// whose occupant face is a row of nodes; a node stops where it meets the chest outline and
+// carries the bag pressure on its strip of face onto it, and on the head it is a fabric mass
+// in penalty contact with the head skin, whose contact force loads the head.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
