@@ -66,8 +66,11 @@ class Airbag {
   double initial_air() const { return initial_air_; }
 
  private:
-  double geometry(const Circle& head, const Circle& chest, double* free_area);
+  double geometry(const Circle& head, const Circle& chest, double dt, double* free_area);
   double entry(const Circle& c, double y) const;
+  // Penalty contact of face node j (its strip of `area` m^2) with the head skin, whose surface
+  // lies at depth `surface` along the axis: advances the node by dt and returns its depth.
+  double skin_contact(int j, double area, double surface, double dt, bool entering);
   Vec2 hub_, axis_, lateral_;
   double radius_, depth_, vent_area_, mass_, fire_;
   int nodes_;
@@ -75,6 +78,9 @@ class Airbag {
   Gas gas_;
   std::vector<int> touching_;
   std::vector<int> found_;  // per node: the body the last contact search found it on (0: none)
+  // Nodes on the head: depth along the axis, its rate, the skin surface's depth a step ago and
+  // the contact force (N, along the axis).
+  std::vector<double> depth_of_, rate_of_, surface_of_, skin_force_;
   long steps_ = 0;
   std::vector<Contact> head_;
   Vec2 chest_ = Vec2::Zero();
