@@ -19,6 +19,7 @@
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
@@ -507,6 +508,7 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
   nlohmann::json document = read_study_document(request.study);
   for (const auto& assignment : request.overrides) apply_override(document, assignment);
   dir = request.out_dir.empty() ? default_output_folder(request.study) : request.out_dir;
+  place_run_directory(document, dir);
   if (!request.store) {
     // Without --out, the default folder may hold another run's results: not overwritten.
     if (request.out_dir.empty() && (fs::exists(fs::path(dir) / "result.json", ec) ||
@@ -525,6 +527,19 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
 }
 
 }  // namespace
+
+// An external code's run directories, unless the study says where: DIR/sao-runs, inside the
+// output folder the user chose (which may lie outside the study's and the current folder).
+void place_run_directory(nlohmann::json& document, const std::string& dir) {
+  if (!document.is_object() || !document.contains("simulator")) return;
+  nlohmann::json& simulator = document["simulator"];
+  if (!simulator.is_object() || simulator.value("type", "") != "external" ||
+      simulator.contains("run_directory")) {
+    return;
+  }
+  simulator["run_directory"] = run_directory_in(dir);
+  simulator["allow_outside_run_directory"] = true;  // the output folder: the user's choice
+}
 
 std::string default_output_folder(const std::string& study_file) {
   const fs::path file = fs::absolute(study_file).lexically_normal();
