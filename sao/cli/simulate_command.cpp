@@ -10,6 +10,7 @@
 
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
+#include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/version.hpp"

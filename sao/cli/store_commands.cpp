@@ -528,19 +528,6 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
 
 }  // namespace
 
-// An external code's run directories, unless the study says where: DIR/sao-runs, inside the
-// output folder the user chose (which may lie outside the study's and the current folder).
-void place_run_directory(nlohmann::json& document, const std::string& dir) {
-  if (!document.is_object() || !document.contains("simulator")) return;
-  nlohmann::json& simulator = document["simulator"];
-  if (!simulator.is_object() || simulator.value("type", "") != "external" ||
-      simulator.contains("run_directory")) {
-    return;
-  }
-  simulator["run_directory"] = run_directory_in(dir);
-  simulator["allow_outside_run_directory"] = true;  // the output folder: the user's choice
-}
-
 std::string default_output_folder(const std::string& study_file) {
   const fs::path file = fs::absolute(study_file).lexically_normal();
   const std::string folder = file.parent_path().filename().string();

@@ -40,9 +40,4 @@ int run_study(const RunRequest& request);
 // name in different folders do not share one.
 std::string default_output_folder(const std::string& study_file);
 
-// An external code's run directories, unless the study says where ("run_directory"):
-// DIR/sao-runs, inside the output folder the user chose (which may lie outside the study's
-// and the current folder), written into the study document's simulator section.
-void place_run_directory(nlohmann::json& document, const std::string& dir);
-
 }  // namespace sao::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace sao {
@@ -15,6 +16,21 @@ inline constexpr const char* kRunDirectory = "sao-runs";
 inline std::string run_directory_in(const std::filesystem::path& folder,
                                     const std::string& relative = kRunDirectory) {
   return (std::filesystem::absolute(folder) / relative).lexically_normal().string();
+}
+
+// An external code's run directories, unless the study says where ("run_directory"):
+// DIR/sao-runs inside the output folder DIR the user chose (which may lie outside the study's
+// and the current folder), written into the study document's simulator section (sao run,
+// sao simulate, sweep members).
+inline void place_run_directory(nlohmann::json& document, const std::string& dir) {
+  if (!document.is_object() || !document.contains("simulator")) return;
+  nlohmann::json& simulator = document["simulator"];
+  if (!simulator.is_object() || simulator.value("type", "") != "external" ||
+      simulator.contains("run_directory")) {
+    return;
+  }
+  simulator["run_directory"] = run_directory_in(dir);
+  simulator["allow_outside_run_directory"] = true;  // the output folder: the user's choice
 }
 
 }  // namespace sao
