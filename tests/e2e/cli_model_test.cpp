@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -198,6 +199,35 @@ TEST(CliModel, EvaluateShowsTheStudysResponsesAndEverythingWithAll) {
   EXPECT_NE(text.text.find("responses (the study's; --all"), std::string::npos) << text.text;
   EXPECT_NE(text.text.find("  acceleration "), std::string::npos) << text.text;
   EXPECT_EQ(text.text.find("  yddot "), std::string::npos) << text.text;
+}
+
+// One definition of an active constraint (is_active, 0.1 %): the report's summary lists exactly
+// result.json's active set, and --log info names the same constraints.
+TEST(CliModel, ReportAndResultJsonAgreeOnTheActiveConstraints) {
+  const fs::path dir = scratch() / "run";
+  const CommandOutput run =
+      sao::testing::sao("run " + kProblems + "suite/three-bar.json --out " + dir.string());
+  ASSERT_LE(run.code, 1) << run.text;
+  const json result = read_json(dir / "result.json");
+  std::set<std::string> in_result;
+  for (const json& name : result["active_set"]) in_result.insert(name.get<std::string>());
+  ASSERT_FALSE(in_result.empty()) << result.dump(2);
+  ASSERT_EQ(sao::testing::sao("report " + dir.string()).code, 0);
+  std::ifstream in(dir / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t table = html.find("<table class=\"active-constraints\">");
+  ASSERT_NE(table, std::string::npos) << "no active constraints in the report";
+  const std::string rows = html.substr(table, html.find("</table>", table) - table);
+  std::set<std::string> in_report;
+  const std::regex row(R"(<tr><td class="name">[^<]*</td><td>([^<]*)</td>)");
+  for (std::sregex_iterator it(rows.begin(), rows.end(), row), end; it != end; ++it) {
+    in_report.insert((*it)[1].str());
+  }
+  EXPECT_EQ(in_report, in_result);
+  for (const json& c : result["constraints"]) {
+    EXPECT_EQ(c["active"].get<bool>(), in_result.count(c["name"].get<std::string>()) == 1);
+    EXPECT_EQ(c["active"].get<bool>(), c["normalised"].get<double>() >= -1e-3) << c;
+  }
 }
 
 }  // namespace
