@@ -60,24 +60,24 @@ TEST(DerivedChain, ValuesAndGradientsGoThroughTheChain) {
   EXPECT_NEAR(c.gradients.at("inner")(0, 0), 1.6, 1e-14);  // computed on the way
 }
 
+// The problems of loading `d`, "" when it loads.
+std::string problems_of(const json& d) {
+  try {
+    load_study(d, "chain.json");
+  } catch (const StudyError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(DerivedChain, ACycleIsRefusedNamingIt) {
   json d = chained_study();
   d["responses"][2]["expression"] = "s*b1 + total";
-  try {
-    load_study(d, "chain.json");
-    ADD_FAILURE() << "a cycle of derived responses was accepted";
-  } catch (const StudyError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("derived responses read one another in a cycle: total -> "
-                                    "inner -> total"));
-  }
+  EXPECT_THAT(problems_of(d),
+              HasSubstr("derived responses read one another in a cycle: total -> inner -> total"));
   d["responses"][2]["expression"] = "inner + 1";
-  try {
-    load_study(d, "chain.json");
-    ADD_FAILURE() << "a derived response reading itself was accepted";
-  } catch (const StudyError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("responses[2].expression: derived responses read one "
-                                    "another in a cycle: inner -> inner"));
-  }
+  EXPECT_THAT(problems_of(d), HasSubstr("responses[2].expression: derived responses read one "
+                                        "another in a cycle: inner -> inner"));
 }
 
 }  // namespace
