@@ -46,7 +46,9 @@ Study study_of(const SimulateRequest& request, const std::string& dir, Eigen::Ve
   const bool is_study = document.is_object() && document.contains("objective");
   Study study = is_study ? load_study(document, request.file) : load_model(document, request.file);
   for (const std::string& d : request.designs) {
-    const auto [name, value] = assignment(d);
+    const std::pair<std::string, double> given = assignment(d);
+    const std::string& name = given.first;  // not a structured binding: a lambda reads it
+    const double value = given.second;
     auto it = std::find_if(study.design.begin(), study.design.end(),
                            [&](const DesignVariable& v) { return v.name == name; });
     if (it != study.design.end()) {
