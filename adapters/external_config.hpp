@@ -18,6 +18,7 @@
 #include "adapters/templates.hpp"
 #include "sao/expr/expression.hpp"
 #include "sao/seam/executor.hpp"
+#include "sao/seam/run_directory.hpp"
 #include "sao/seam/simulator.hpp"
 
 namespace sao::adapters {
@@ -39,9 +40,11 @@ struct ExternalSettings {
   // Only these variables of sao's environment reach the code (with `environment`); empty: all
   // of them when inherit_environment, none otherwise.
   std::vector<std::string> environment_allowlist;
-  double timeout_seconds = 3600.0;                   // 0: none
-  int workers = 1;                                   // concurrent runs of a batch (0: one per core)
-  std::filesystem::path run_directory = "sao-runs";  // each sao run gets a subfolder
+  double timeout_seconds = 3600.0;  // 0: none
+  int workers = 1;                  // concurrent runs of a batch (0: one per core)
+  // Each sao run gets a subfolder. Without "run_directory", sao-runs in the current folder;
+  // `sao run` gives its output folder's (run_directory_in, place_run_directory).
+  std::filesystem::path run_directory = kRunDirectory;
   Keep keep = Keep::kFailed;
   std::vector<int> exit_codes = {0};
   bool central = false;

@@ -5,6 +5,7 @@
 //                                    DIR/study.sqlite (--no-store: no store, no resume)
 //   sao check STUDY.json             validate the study (and its simulator section) only
 //   sao evaluate / check-gradient / sweep STUDY.json   one design, the sensitivities, a family
+//   sao simulate MODEL_OR_STUDY      one analysis, every history as CSV (simulate_command.hpp)
 //   sao run DIR, step, status, set, restart, report   the study store of DIR (store_commands.hpp)
 //   sao serve [--bind A] [--port N] [--data DIR]       the HTTP/JSON API and workbench
 //   (sao/service)
@@ -26,6 +27,7 @@
 #include "adapters/slurm_executor.hpp"
 #include "sao/cli/completion.hpp"
 #include "sao/cli/exit_codes.hpp"
+#include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
 #include "sao/report/evaluate.hpp"
@@ -68,7 +70,8 @@ int check_gradient(const std::string& file, const std::vector<std::string>& over
 
 // Analyses the initial design (after --set / --start) and prints where it stands.
 int evaluate(const std::string& file, const std::vector<std::string>& overrides, int start,
-             const std::vector<std::string>& designs, const std::string& plot_dir, bool json) {
+             const std::vector<std::string>& designs, const std::string& plot_dir, bool json,
+             bool all) {
   const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
   const sao::Study& study = opened.study;
   std::vector<Eigen::VectorXd> xs{sao::initial_variables(study)};
@@ -91,11 +94,11 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
       throw std::runtime_error("the analysis of " + labels[k] + " failed: " + e[k].message);
     }
     if (json) {
-      out["designs"].push_back(sao::cli::design_json(study, e[k], xs[k], labels[k]));
+      out["designs"].push_back(sao::cli::design_json(study, e[k], xs[k], labels[k], all));
       continue;
     }
     if (xs.size() > 1) std::cout << (k ? "\n" : "") << "== " << labels[k] << "\n";
-    std::cout << sao::design_report(study, e[k], xs[k]);
+    std::cout << sao::design_report(study, e[k], xs[k], all);
   }
   if (!plot_dir.empty()) {
     const auto files = sao::write_history_plots(plot_dir, study, labels, e);
@@ -349,6 +352,9 @@ struct Arguments {
   std::string vary, sweep_out, reference_label = "reference";
   std::vector<std::string> reference_set;
   sao::service::ServiceOptions serve;
+  sao::cli::SimulateRequest simulate;
+  bool all_responses = false;  // evaluate --all
+  CLI::App* simulate_cmd = nullptr;
   CLI::App *run_cmd = nullptr, *check_cmd = nullptr, *gradient_cmd = nullptr,
            *evaluate_cmd = nullptr, *sweep_cmd = nullptr, *serve_cmd = nullptr,
            *analyse_cmd = nullptr;
@@ -421,6 +427,9 @@ void add_study_commands(CLI::App& app, Arguments& a) {
   a.evaluate_cmd->add_option("--plot", a.plot_dir,
                              "write DIR/<case>-<response>.svg: every history, one line per design");
   a.evaluate_cmd->add_flag("--json", a.json, "the designs as one JSON document");
+  a.evaluate_cmd->add_flag("--all", a.all_responses,
+                           "every response the simulator delivers, not only the study's");
+  a.simulate_cmd = sao::cli::add_simulate_command(app, a.simulate);
 }
 
 void add_sweep(CLI::App& app, Arguments& a) {
@@ -496,8 +505,9 @@ int dispatch(Arguments& a) {
     if (*a.sweep_cmd)
       return sweep(a.sweep, a.vary, a.sweep_out, a.reference_set, a.reference_label, a.json);
     if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
+    if (*a.simulate_cmd) return sao::cli::simulate(a.simulate);
     if (*a.evaluate_cmd) {
-      return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json);
+      return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json, a.all_responses);
     }
     if (*a.gradient_cmd) return check_gradient(a.file, a.overrides, a.start, a.gradient, a.json);
     return check(a.file, a.json);

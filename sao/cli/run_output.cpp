@@ -61,7 +61,7 @@ std::string active_constraints(const StudySession& session, const CycleRecord& r
   std::string names;
   for (const ConstraintSummary& c : summarise_design(study, *e, x).constraints) {
     // A place for the constraint's label (issue 26, item 2) when the study has one.
-    if (c.normalised >= -kActiveTolerance) names += (names.empty() ? "" : ", ") + c.name;
+    if (is_active(c.normalised)) names += (names.empty() ? "" : ", ") + c.name;
   }
   return "; at the design it continues from, active constraints: " +
          (names.empty() ? std::string("none") : names);

@@ -19,6 +19,7 @@
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
@@ -511,6 +512,7 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
   nlohmann::json document = read_study_document(request.study);
   for (const auto& assignment : request.overrides) apply_override(document, assignment);
   dir = request.out_dir.empty() ? default_output_folder(request.study) : request.out_dir;
+  place_run_directory(document, dir);
   if (!request.store) {
     // Without --out, the default folder may hold another run's results: not overwritten.
     if (request.out_dir.empty() && (fs::exists(fs::path(dir) / "result.json", ec) ||

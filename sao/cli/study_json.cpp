@@ -12,18 +12,21 @@
 namespace sao::cli {
 
 nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluation,
-                                   const Eigen::VectorXd& x, const std::string& label) {
+                                   const Eigen::VectorXd& x, const std::string& label, bool all) {
   const DesignSummary s = summarise_design(study, evaluation, x);
   nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
   for (const ConstraintSummary& c : s.constraints) constraints.push_back(constraint_json(c));
   nlohmann::ordered_json responses = nlohmann::ordered_json::array();
   for (size_t k = 0; k < evaluation.cases.size(); ++k) {
     const std::string lc = k < study.load_cases.size() ? study.load_cases[k].name : "";
-    for (const auto& [name, value] : evaluation.cases[k].scalars) {
+    for (const auto& [key, value] : evaluation.cases[k].scalars) {
+      const std::string name = all ? key : declared_name(study, key);
+      if (name.empty()) continue;
       responses.push_back({{"load_case", lc}, {"name", name}, {"value", value}});
     }
-    for (const auto& [name, h] : evaluation.cases[k].histories) {
-      if (h.size() == 0) continue;
+    for (const auto& [key, h] : evaluation.cases[k].histories) {
+      const std::string name = all ? key : declared_name(study, key);
+      if (name.empty() || h.size() == 0) continue;
       const HistoryRange range = history_range(study, k, h);
       responses.push_back({{"load_case", lc},
                            {"name", name},

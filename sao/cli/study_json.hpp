@@ -16,10 +16,12 @@
 namespace sao::cli {
 
 // One analysed design: its variables, objective, largest violation, every constraint's worst
-// value and where, and per load case the range of every response (histories: min, max and the
-// time of the max).
+// value and where, and per load case the range of every response the study declares, by its
+// name (with `all`, of every response the simulator delivers, by the simulator's name;
+// histories: min, max and the time of the max).
 nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluation,
-                                   const Eigen::VectorXd& x, const std::string& label);
+                                   const Eigen::VectorXd& x, const std::string& label,
+                                   bool all = false);
 
 // The rows of a gradient check, the analyses used and the step hints.
 nlohmann::ordered_json gradient_check_json(const GradientCheck& check,

@@ -86,8 +86,15 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
   return out;
 }
 
+std::string declared_name(const Study& study, const std::string& key) {
+  for (const ResponseDef& r : study.responses) {
+    if ((r.derived.empty() ? r.source : r.name) == key) return r.name;
+  }
+  return "";
+}
+
 std::string design_report(const Study& study, const Evaluation& evaluation,
-                          const Eigen::VectorXd& x) {
+                          const Eigen::VectorXd& x, bool all) {
   const DesignSummary s = summarise_design(study, evaluation, x);
   std::string r = "design    ";
   for (int i = 0; i < study.n_design(); ++i) {
@@ -104,14 +111,17 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
                   c.worst, c.bound, 100.0 * c.normalised, c.time);
     r += line;
   }
-  r += "\nresponses\n";
+  r += all ? "\nresponses (every one the simulator delivers)\n"
+           : "\nresponses (the study's; --all: every one the simulator delivers)\n";
   std::snprintf(line, sizeof line, "  %-14s %-12s %14s %10s %14s %10s\n", "response", "case", "min",
                 "t", "max", "t");
   r += line;
   for (size_t c = 0; c < study.load_cases.size() && c < evaluation.cases.size(); ++c) {
     const CaseResult& cr = evaluation.cases[c];
     const LoadCaseSpec& lc = study.load_cases[c];
-    for (const auto& [name, h] : cr.histories) {
+    for (const auto& [key, h] : cr.histories) {
+      const std::string name = all ? key : declared_name(study, key);
+      if (name.empty() || h.size() == 0) continue;
       Eigen::Index lo = 0, hi = 0;
       const double mn = h.minCoeff(&lo), mx = h.maxCoeff(&hi);
       std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g %10.4g %14.6g %10.4g\n", name.c_str(),
@@ -119,7 +129,9 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
                     lc.grid.at(static_cast<int>(hi)));
       r += line;
     }
-    for (const auto& [name, v] : cr.scalars) {
+    for (const auto& [key, v] : cr.scalars) {
+      const std::string name = all ? key : declared_name(study, key);
+      if (name.empty()) continue;
       std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g\n", name.c_str(), lc.name.c_str(), v);
       r += line;
     }

@@ -50,9 +50,14 @@ double point_time(const Study& study, const expr::Program& program, int point);
 DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
                                const Eigen::VectorXd& x);
 
-// The summary as text: objective, constraints, and per load case the range of every response.
+// The name the study gives a response the simulator delivers as `key` (its source, or a
+// derived response's name); "" when the study does not declare it.
+std::string declared_name(const Study& study, const std::string& key);
+
+// The summary as text: objective, constraints, and per load case the range of every response
+// the study declares (with `all`, of every response the simulator delivers).
 std::string design_report(const Study& study, const Evaluation& evaluation,
-                          const Eigen::VectorXd& x);
+                          const Eigen::VectorXd& x, bool all = false);
 
 // The variables of a result file (DIR/result.json of `sao run`: "design" maps names to
 // values) as the study's full variable vector; names the study lacks are errors, variables the

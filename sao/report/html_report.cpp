@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sao/report/report_plots.hpp"
+#include "sao/report/result_file.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao {
@@ -136,14 +137,10 @@ std::string design_table(const Study& study, const Eigen::VectorXd& x) {
   return table + "</table>\n";
 }
 
-// Constraint parts within this much of their bound (g_hat >= -kActive, in units of the
-// normaliser) count as active in the summary.
-constexpr double kActive = 0.01;
-
-// The active constraints at the final design: the worst point of every part within kActive of
-// its bound (or violated), with the multiplier of the first-order check where it was measured
-// there. The bound formulation's own rows (objective:...) are left out: at a min-max optimum
-// they are active by construction.
+// The active constraints at the final design: the worst point of every part active by
+// is_active (result_file.hpp: within 0.1 % of its bound, or violated), with the multiplier of the
+// first-order check where it was measured there. The bound formulation's own rows (objective:...)
+// are left out: at a min-max optimum they are active by construction.
 std::string active_constraints(const Study& study, const RunSummary& summary,
                                const std::optional<Evaluation>& analysis) {
   if (!analysis) return "<p>The final design's analysis is not in the store.</p>\n";
@@ -156,7 +153,7 @@ std::string active_constraints(const Study& study, const RunSummary& summary,
     const Eigen::VectorXd g_hat = normalised_history(study, c, x, exact);
     Eigen::Index worst = 0;
     const double top = g_hat.maxCoeff(&worst);
-    if (!(top >= -kActive)) continue;
+    if (!is_active(top)) continue;
     const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
     // The first-order check names its rows "part[point]": the part's multiplier is their sum.
     std::string multiplier = "-";
@@ -184,7 +181,8 @@ std::string active_constraints(const Study& study, const RunSummary& summary,
         c.sense == Sense::kLessEqual ? "&lt;=" : "&gt;=", number(constraint_bound(study, c, x)),
         100.0 * top, multiplier);
   }
-  if (rows.empty()) return "<p>No constraint is within 1 % of its bound at the final design.</p>\n";
+  if (rows.empty())
+    return "<p>No constraint is within 0.1 % of its bound at the final design.</p>\n";
   return "<table class=\"active-constraints\"><tr><th>constraint</th><th>part</th><th>where</th>"
          "<th>value</th><th>bound</th><th>g&#770; [%]</th><th>multiplier</th></tr>\n" +
          rows + "</table>\n";

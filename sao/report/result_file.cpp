@@ -67,11 +67,11 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
   nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
   nlohmann::ordered_json active = nlohmann::ordered_json::array();
   for (const ConstraintSummary& c : s.constraints) {
-    const bool is_active = c.normalised >= -kActiveTolerance;
+    const bool active_here = is_active(c.normalised);
     nlohmann::ordered_json entry = constraint_json(c);
-    entry["active"] = is_active;
+    entry["active"] = active_here;
     constraints.push_back(entry);
-    if (is_active) active.push_back(c.name);
+    if (active_here) active.push_back(c.name);
   }
   out["constraints"] = constraints;
   out["active_set"] = active;

@@ -22,8 +22,13 @@
 
 namespace sao {
 
-// Within 0.1 % of the bound (normalised), a constraint counts as active.
+// The one definition of an active constraint (docs/results.md), used by result.json, the
+// report's summary, the command line and the service: its worst normalised value g_hat (in
+// units of its normaliser, evaluate.hpp) within 0.1 % of its bound, or beyond it.
 constexpr double kActiveTolerance = 1e-3;
+inline bool is_active(double normalised) {
+  return normalised >= -kActiveTolerance;
+}
 
 // The design the cycle after `last` starts from: its proposal when accepted, else its start.
 Eigen::VectorXd design_after(const CycleRecord& last);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 
+#include "sao/seam/run_directory.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/store/store.hpp"
 
@@ -56,7 +57,7 @@ nlohmann::json admit_study(nlohmann::json document, const std::filesystem::path&
              "directory");
     }
   }
-  std::string runs = "sao-runs";
+  std::string runs = kRunDirectory;
   if (simulator.contains("run_directory")) {
     const nlohmann::json& given = simulator["run_directory"];
     if (!given.is_string() || !stays_inside(given.get<std::string>())) {
@@ -66,7 +67,7 @@ nlohmann::json admit_study(nlohmann::json document, const std::filesystem::path&
     }
     runs = given.get<std::string>();
   }
-  simulator["run_directory"] = (std::filesystem::absolute(dir) / runs).lexically_normal().string();
+  simulator["run_directory"] = run_directory_in(dir, runs);
   return document;
 }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sao/seam/run_directory.hpp"
 #include "sao/seam/worker_pool.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/shared_cache.hpp"
@@ -168,6 +169,7 @@ SweepResult run_sweep(const SweepOptions& options,
       nlohmann::json document = base;
       for (const auto& o : options.overrides) apply_override(document, o);
       apply_override(document, options.range.key + "=" + format_value(m.value), "--vary");
+      if (!options.store_dir.empty()) place_run_directory(document, options.store_dir);
       OpenedStudy opened = open_study_document(document, options.study_file, m.start);
       const Study& study = opened.study;
       Simulator& simulator = *opened.simulator;

@@ -1,13 +1,23 @@
 #include "sao/study/derived_responses.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace sao {
 namespace {
 
-// Simulator responses of one load case of one analysis, read by a derived response's relation.
+// The key of a response in an analysis' results: the simulator's name, or a derived one's.
+const std::string& key_of(const ResponseDef& d) {
+  return d.derived.empty() ? d.source : d.name;
+}
+
+// The responses of one load case of one analysis (simulator responses, and derived ones
+// computed before), read by a derived response's relation.
 class CaseInputs final : public expr::Inputs {
  public:
   CaseInputs(const std::vector<ResponseDef>& responses, const CaseResult& result,
@@ -16,26 +26,27 @@ class CaseInputs final : public expr::Inputs {
   double variable(int i) const override { return design_(i); }
   double response(int response, int, int point) const override {
     const ResponseDef& d = responses_[response];
+    const std::string& key = key_of(d);
     if (d.history) {
-      auto it = result_.histories.find(d.source);
+      auto it = result_.histories.find(key);
       if (it == result_.histories.end() || point >= it->second.size()) {
-        throw std::runtime_error("the simulator delivered no history \"" + d.source + "\"");
+        throw std::runtime_error("the simulator delivered no history \"" + key + "\"");
       }
       return it->second(point);
     }
-    auto it = result_.scalars.find(d.source);
+    auto it = result_.scalars.find(key);
     if (it == result_.scalars.end()) {
-      throw std::runtime_error("the simulator delivered no scalar \"" + d.source + "\"");
+      throw std::runtime_error("the simulator delivered no scalar \"" + key + "\"");
     }
     return it->second;
   }
   int gradient_size() const override { return static_cast<int>(design_.size()); }
   void response_gradient(int response, int, int point,
                          Eigen::Ref<Eigen::VectorXd> gradient) const override {
-    const std::string& source = responses_[response].source;
-    auto it = result_.gradients.find(source);
+    const std::string& key = key_of(responses_[response]);
+    auto it = result_.gradients.find(key);
     if (it == result_.gradients.end() || point >= it->second.rows()) {
-      throw std::runtime_error("the simulator delivered no gradient of \"" + source + "\"");
+      throw std::runtime_error("the simulator delivered no gradient of \"" + key + "\"");
     }
     gradient = it->second.row(point).transpose();
   }
@@ -46,25 +57,33 @@ class CaseInputs final : public expr::Inputs {
   const Eigen::VectorXd& design_;
 };
 
+// The derived responses (indices into the study's responses) that derived response i reads.
+std::set<int> derived_read(const std::vector<ResponseDef>& responses, int i) {
+  std::set<int> out;
+  for (const expr::ProgramPtr& program : responses[i].derived) {
+    for (int p = 0; p < program->points(); ++p) {
+      expr::for_each_response_read(*program, p, [&](int response, int, int) {
+        if (!responses[response].derived.empty()) out.insert(response);
+      });
+    }
+  }
+  return out;
+}
+
 class DerivedResponses final : public Simulator {
  public:
   std::string fingerprint() const override { return inner_->fingerprint(); }
   void use_job_ledger(JobLedger* ledger) override { inner_->use_job_ledger(ledger); }
   DerivedResponses(const Study& study, std::unique_ptr<Simulator> inner)
-      : inner_(std::move(inner)), cases_(study.load_cases) {
-    // The relations index simulator responses in the order of the study, derived ones left out.
-    for (const ResponseDef& d : study.responses) {
-      if (d.derived.empty()) {
-        base_.push_back(d);
-      } else {
-        derived_.push_back(d);
-      }
-    }
+      : inner_(std::move(inner)), cases_(study.load_cases), all_(study.responses) {
+    // The relations index every response in the order of the study; the derived ones are
+    // computed in dependency order.
+    for (int i : derived_order(study)) derived_.push_back(i);
   }
 
   std::vector<ResponseInfo> responses() const override {
     std::vector<ResponseInfo> out = inner_->responses();
-    for (const ResponseDef& d : derived_) out.push_back({d.name, d.history});
+    for (int i : derived_) out.push_back({all_[i].name, all_[i].history});
     return out;
   }
 
@@ -79,11 +98,12 @@ class DerivedResponses final : public Simulator {
   }
 
  private:
-  const ResponseDef* derived(const std::string& name) const {
-    for (const ResponseDef& d : derived_) {
-      if (d.name == name) return &d;
+  // The index of the derived response `name`, or -1.
+  int derived(const std::string& name) const {
+    for (int i : derived_) {
+      if (all_[i].name == name) return i;
     }
-    return nullptr;
+    return -1;
   }
 
   int points(const ResponseDef& d, int load_case) const {
@@ -98,24 +118,47 @@ class DerivedResponses final : public Simulator {
     return all;
   }
 
+  // The points of derived responses (response, load case) whose gradients a request needs,
+  // those it asks for and those they read through the chain, and into `simulator` the points
+  // of simulator responses (load case, source) they read.
+  using Wanted = std::map<std::pair<int, int>, std::set<int>>;
+  Wanted closure(const EvaluationRequest& request,
+                 std::map<std::pair<int, std::string>, std::set<int>>* simulator) const {
+    Wanted wanted;
+    std::vector<std::tuple<int, int, int>> work;  // (response, load case, point) to expand
+    auto want = [&](int response, int load_case, int point) {
+      if (wanted[{response, load_case}].insert(point).second) {
+        work.emplace_back(response, load_case, point);
+      }
+    };
+    for (const DerivativeRequest& r : request.derivatives) {
+      const int d = derived(r.response);
+      if (d < 0) continue;
+      for (int p : requested_points(r, all_[d])) want(d, r.load_case, p);
+    }
+    while (!work.empty()) {
+      const auto [d, c, p] = work.back();
+      work.pop_back();
+      expr::for_each_response_read(*all_[d].derived[c], p, [&](int response, int lc, int point) {
+        if (!all_[response].derived.empty()) {
+          want(response, lc, point);
+        } else if (simulator) {
+          (*simulator)[{lc, all_[response].source}].insert(point);
+        }
+      });
+    }
+    return wanted;
+  }
+
   // Derivatives of a derived response become derivatives of what its relation reads there.
   EvaluationRequest translate(const EvaluationRequest& request) const {
     EvaluationRequest out{request.design, {}};
-    std::map<std::pair<int, std::string>, std::set<int>> wanted;
+    std::map<std::pair<int, std::string>, std::set<int>> simulator;
+    closure(request, &simulator);
     for (const DerivativeRequest& r : request.derivatives) {
-      const ResponseDef* d = derived(r.response);
-      if (d == nullptr) {
-        out.derivatives.push_back(r);
-        continue;
-      }
-      const expr::Program& program = *d->derived[r.load_case];
-      for (int p : requested_points(r, *d)) {
-        expr::for_each_response_read(program, p, [&](int response, int load_case, int point) {
-          wanted[{load_case, base_[response].source}].insert(point);
-        });
-      }
+      if (derived(r.response) < 0) out.derivatives.push_back(r);
     }
-    for (auto& [key, points] : wanted) {
+    for (auto& [key, points] : simulator) {
       out.derivatives.push_back({key.first, key.second, {points.begin(), points.end()}});
     }
     return out;
@@ -124,10 +167,11 @@ class DerivedResponses final : public Simulator {
   void add_derived(const EvaluationRequest& request, Evaluation& e) const {
     const int n = static_cast<int>(request.design.size());
     try {
-      for (const ResponseDef& d : derived_) {
+      for (int i : derived_) {
+        const ResponseDef& d = all_[i];
         for (size_t c = 0; c < e.cases.size(); ++c) {
           CaseResult& result = e.cases[c];
-          const CaseInputs inputs(base_, result, request.design);
+          const CaseInputs inputs(all_, result, request.design);
           expr::Evaluator evaluator(*d.derived[c], inputs);
           const int np = points(d, static_cast<int>(c));
           Eigen::VectorXd values(np);
@@ -143,20 +187,23 @@ class DerivedResponses final : public Simulator {
         }
       }
       if (!e.has_gradients) return;
-      for (const DerivativeRequest& r : request.derivatives) {
-        const ResponseDef* d = derived(r.response);
-        if (d == nullptr) continue;
-        CaseResult& result = e.cases[r.load_case];
-        const CaseInputs inputs(base_, result, request.design);
-        expr::Evaluator evaluator(*d->derived[r.load_case], inputs);
-        Eigen::MatrixXd& rows = result.gradients[d->name];
-        if (rows.rows() == 0) {
-          rows.setConstant(points(*d, r.load_case), n, std::numeric_limits<double>::quiet_NaN());
-        }
-        Eigen::VectorXd g(n);
-        for (int p : requested_points(r, *d)) {
-          evaluator.value(p, g);
-          rows.row(p) = g.transpose();
+      const Wanted wanted = closure(request, nullptr);
+      for (int i : derived_) {  // in dependency order: what a relation reads is there
+        const ResponseDef& d = all_[i];
+        for (const auto& [key, at] : wanted) {
+          if (key.first != i) continue;
+          CaseResult& result = e.cases[key.second];
+          const CaseInputs inputs(all_, result, request.design);
+          expr::Evaluator evaluator(*d.derived[key.second], inputs);
+          Eigen::MatrixXd& rows = result.gradients[d.name];
+          if (rows.rows() == 0) {
+            rows.setConstant(points(d, key.second), n, std::numeric_limits<double>::quiet_NaN());
+          }
+          Eigen::VectorXd g(n);
+          for (int p : at) {
+            evaluator.value(p, g);
+            rows.row(p) = g.transpose();
+          }
         }
       }
     } catch (const std::exception& ex) {
@@ -167,11 +214,46 @@ class DerivedResponses final : public Simulator {
 
   std::unique_ptr<Simulator> inner_;
   std::vector<LoadCaseSpec> cases_;
-  std::vector<ResponseDef> base_;
-  std::vector<ResponseDef> derived_;
+  std::vector<ResponseDef> all_;  // the study's responses
+  std::vector<int> derived_;      // the derived ones, in dependency order
 };
 
 }  // namespace
+
+std::vector<int> derived_order(const Study& study, std::string* cycle, int* where) {
+  const std::vector<ResponseDef>& all = study.responses;
+  const int n = static_cast<int>(all.size());
+  std::vector<int> order, state(n, 0);  // 0 not visited, 1 on the path, 2 done
+  std::vector<int> path;
+  // Depth first: a response after everything it reads; a response met again on the path
+  // closes a cycle.
+  std::function<bool(int)> visit = [&](int i) {
+    if (state[i] == 2) return true;
+    if (state[i] == 1) {
+      if (cycle) {
+        auto from = std::find(path.begin(), path.end(), i);
+        std::string text;
+        for (auto it = from; it != path.end(); ++it) text += all[*it].name + " -> ";
+        *cycle = text + all[i].name;
+      }
+      if (where) *where = i;
+      return false;
+    }
+    state[i] = 1;
+    path.push_back(i);
+    for (int j : derived_read(all, i)) {
+      if (!visit(j)) return false;
+    }
+    path.pop_back();
+    state[i] = 2;
+    order.push_back(i);
+    return true;
+  };
+  for (int i = 0; i < n; ++i) {
+    if (!all[i].derived.empty() && !visit(i)) break;
+  }
+  return order;
+}
 
 std::unique_ptr<Simulator> with_derived_responses(const Study& study,
                                                   std::unique_ptr<Simulator> inner) {

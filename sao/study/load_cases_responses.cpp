@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "sao/study/derived_responses.hpp"
 #include "sao/study/load_sections.hpp"
 
 namespace sao::loading {
@@ -247,10 +248,8 @@ void bind_derived(Study& study, Problems& problems) {
   expr::Symbols base = study.symbols;
   base.variables.clear();
   for (const auto& v : study.design) base.variables.push_back(v.name);
-  base.responses.clear();
-  for (const auto& r : study.responses) {
-    if (r.expression.empty()) base.responses.push_back({r.name, r.history});
-  }
+  base.responses.clear();  // every response, derived ones too (chained, in study order)
+  for (const auto& r : study.responses) base.responses.push_back({r.name, r.history});
   for (size_t i = 0; i < study.responses.size(); ++i) {
     ResponseDef& d = study.responses[i];
     if (d.expression.empty()) continue;
@@ -289,6 +288,13 @@ void bind_derived(Study& study, Problems& problems) {
       d.derived.push_back(program);
     }
     if (d.derived.size() != study.load_cases.size()) d.derived.clear();
+  }
+  std::string cycle;
+  int where = -1;
+  derived_order(study, &cycle, &where);
+  if (!cycle.empty()) {
+    problems.add(indexed("responses", static_cast<size_t>(where)) + ".expression",
+                 "derived responses read one another in a cycle: " + cycle);
   }
 }
 

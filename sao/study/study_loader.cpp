@@ -69,7 +69,10 @@ StudyError::StudyError(std::string source, std::vector<std::string> problems)
                          joined(problems, "\n  ")),
       problems_(std::move(problems)) {}
 
-Study load_study(const nlohmann::json& document, const std::string& source) {
+namespace {
+
+// A study, or with `model` a model file (no design variables or objective required).
+Study load(const nlohmann::json& document, const std::string& source, bool model) {
   Problems problems;
   Study study;
   study.file = source;
@@ -93,7 +96,7 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   if (top.has("relations")) loading::read_relations(top.raw("relations"), study, problems);
   if (top.has("design_variables")) {
     loading::read_design(top.raw("design_variables"), study, default_move, problems);
-  } else {
+  } else if (!model) {
     problems.add("design_variables", "missing");
   }
   if (top.has("auxiliary_variables"))
@@ -118,7 +121,7 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   loading::bind_derived(study, problems);
   if (top.has("objective")) {
     loading::read_objective(top.raw("objective"), study, problems);
-  } else {
+  } else if (!model) {
     problems.add("objective", "missing");
   }
   if (top.has("constraints")) loading::read_constraints(top.raw("constraints"), study, problems);
@@ -134,6 +137,16 @@ Study load_study(const nlohmann::json& document, const std::string& source) {
   if (!rule.empty()) problems.add("", rule);
   if (!problems.empty()) throw StudyError(source, problems.list());
   return study;
+}
+
+}  // namespace
+
+Study load_study(const nlohmann::json& document, const std::string& source) {
+  return load(document, source, false);
+}
+
+Study load_model(const nlohmann::json& document, const std::string& source) {
+  return load(document, source, true);
 }
 
 nlohmann::json read_study_document(const std::string& path) {

@@ -299,7 +299,26 @@ void spring_state(const Force& f, const S* q, const S* qd, const Env<S>& env, S&
   if (f.has_law) tension += f.law.at(env, {d, velocity});
 }
 
+// The states a point force's or a torque's quantities may read: x, y, theta, vx, vy, omega of
+// its body a (when not the ground), then of its body b.
+template <class S>
+std::vector<S> force_states(const Force& f, const S* q, const S* qd) {
+  std::vector<S> out;
+  for (const int body : {f.a, f.b}) {
+    if (body < 0) continue;
+    for (int c = 0; c < 3; ++c) out.push_back(q[3 * body + c]);
+    for (int c = 0; c < 3; ++c) out.push_back(qd[3 * body + c]);
+  }
+  return out;
+}
+
 // The generalised forces of a force element on its bodies a (fa: x, y, theta) and b (fb).
+// Signs: a spring-damper's tension (k d + c v + preload + law + damper, d = length - free
+// length, v = length') pulls its points together when positive; a rotational spring-damper's
+// moment k (theta_b - theta_a - angle) + c (omega_b - omega_a) + preload turns body b
+// clockwise (negative) and body a counter-clockwise when positive; a point force (fx, fy)
+// acts along +x, +y of the world (or of the body's frame, body-fixed); a torque turns body b
+// counter-clockwise when positive, and body a the other way.
 template <class S>
 void force_terms(const Force& f, const S* q, const S* qd, const Env<S>& env, S* fa, S* fb) {
   for (int c = 0; c < 3; ++c) fa[c] = fb[c] = C<S>(0.0);
@@ -330,9 +349,23 @@ void force_terms(const Force& f, const S* q, const S* qd, const Env<S>& env, S* 
       fa[2] += torque;
       break;
     }
-    case ForceKind::kPointForce:
-      apply(f.pb, fb, f.fx.at(env), f.fy.at(env));
+    case ForceKind::kPointForce: {
+      const std::vector<S> states = force_states(f, q, qd);
+      const S fx = f.fx.at(env, states), fy = f.fy.at(env, states);
+      if (!f.body_fixed) {
+        apply(f.pb, fb, fx, fy);
+        break;
+      }
+      const Pose<S> ps = pose(f.b, q);  // A (fx, fy): the body's frame in the world
+      apply(f.pb, fb, ps.c * fx - ps.s * fy, ps.s * fx + ps.c * fy);
       break;
+    }
+    case ForceKind::kTorque: {
+      const S torque = f.torque.at(env, force_states(f, q, qd));
+      fb[2] += torque;
+      fa[2] -= torque;
+      break;
+    }
   }
 }
 

@@ -91,7 +91,7 @@ struct Joint {
   }
 };
 
-enum class ForceKind { kSpringDamper, kRotational, kPointForce };
+enum class ForceKind { kSpringDamper, kRotational, kPointForce, kTorque };
 
 struct Force {
   std::string name;
@@ -99,7 +99,12 @@ struct Force {
   int a = -1, b = -1;
   Point pa, pb;
   Quantity stiffness, damping, length, preload;  // rotational: length is the free angle
-  Quantity fx, fy;                               // point force (may use t)
+  Quantity fx, fy;                               // point force (may use t and states)
+  bool body_fixed = false;  // point force: (fx, fy) in the body's frame, turning with it
+  Quantity torque;          // torque: on body b, counter-clockwise positive; -torque on a
+  // Point force and torque: their quantities may read t and the states of the element's own
+  // bodies a and b, the extra names <body>_x|y|theta|vx|vy|omega after the symbols
+  // (force_states, elements.hpp).
   // spring_damper: a nonlinear law of d = length - free length and its rate v, and the staged
   // damper law (damper_law.hpp) with B0..B3 per stage, times a weight of d.
   bool has_law = false, has_damper = false;
@@ -108,9 +113,13 @@ struct Force {
   Reads reads;
 };
 
+// A body's coordinates (x, y, theta) are those of its centre of mass. The study gives its
+// points (joints, forces, marked points), position and velocity in its reference frame, whose
+// origin may lie apart from the centre ("centre_of_mass": [u, v] in that frame); the parser
+// moves them to the centre (Parser::point, Parser::read_centre).
 struct Body {
   std::string name;
-  Quantity mass, inertia;
+  Quantity mass, inertia;  // inertia about the centre of mass
   Quantity x, y, angle, vx, vy, omega;
   Reads reads;  // of its mass, inertia and gravity force
 };

@@ -4,98 +4,11 @@
 #include <cmath>
 #include <utility>
 
-#include "sao/seam/json_reader.hpp"
 #include "simulators/multibody/beam.hpp"
+#include "simulators/multibody/parser_detail.hpp"
 
 namespace sao::sim::multibody {
-namespace {
-
-using nlohmann::json;
-
-// One problem of the section, thrown by the reader of one element and recorded by `guarded`.
-struct Problem {
-  std::string path, what;
-};
-
-[[noreturn]] void bad(const std::string& path, const std::string& what) {
-  throw Problem{path, what};
-}
-
-const json& array_at(const json& o, const std::string& key, const std::string& path,
-                     bool required = false) {
-  static const json empty = json::array();
-  if (!o.is_object() || !o.contains(key)) {
-    if (required) bad(path + "." + key, "missing");
-    return empty;
-  }
-  if (!o.at(key).is_array())
-    bad(path + "." + key, "expected an array, got " + json_excerpt(o.at(key)));
-  return o.at(key);
-}
-
-std::string at(const std::string& path, size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-class Parser {
- public:
-  Parser(MultibodyModel& model, Problems& problems) : model_(model), problems_(problems) {}
-
-  void read(const json& m, const std::string& path);
-
- private:
-  // Runs read(); a problem it throws is recorded, and reading goes on with the next element.
-  template <class Read>
-  void guarded(Read read) {
-    try {
-      read();
-    } catch (const Problem& p) {
-      problems_.add(p.path, p.what);
-    } catch (const json::exception& e) {
-      problems_.add("", e.what());
-    }
-  }
-  // read(entry, i, "PATH.KEY[i]") for each entry of the list m[key] (none when it is absent),
-  // each guarded: every problem of every entry is reported.
-  template <class Read>
-  void for_each_entry(const json& m, const char* key, const std::string& path, Read read) {
-    const json* list = nullptr;
-    guarded([&] { list = &array_at(m, key, path); });
-    if (!list) return;
-    for (size_t i = 0; i < list->size(); ++i) {
-      guarded([&] { read((*list)[i], i, at(path + "." + key, i)); });
-    }
-  }
-  // An object with no keys but `known` (each other key is a problem).
-  void only_keys(const json& o, std::initializer_list<const char*> known, const std::string& path) {
-    if (!o.is_object()) bad(path, "expected an object, got " + json_excerpt(o));
-    JsonReader reader(o, path, problems_);
-    reader.known(known);
-    reader.finish();
-  }
-  // An expression of the symbols (parameters, t, load-case parameters) and `extra` names.
-  Quantity quantity(const json& v, const std::string& path, bool time = false,
-                    const std::vector<std::string>& extra = {});
-  Motion motion(const json& v, const std::string& path);
-  int body_index(const json& v, const std::string& path) const;
-  Point point(int body, const json& v, const std::string& path);
-
-  void read_symbols(const json& m, const std::string& path);
-  void read_bodies(const json& m, const std::string& path);
-  void read_beam(const json& b, size_t i, const std::string& bp);
-  double at_defaults(const Quantity& q) const;
-  void read_joint(const json& j, size_t i, const std::string& jp);
-  void read_force(const json& f, size_t i, const std::string& fp);
-  void read_settings(const json& m, const std::string& path);
-  void read_initial(const json& m, const std::string& path);
-  void check_counts(const json& m, const std::string& path);
-  void read_points(const json& m, const std::string& path);
-  void read_integrals(const json& m, const std::string& path);
-  void record_reads();
-
-  MultibodyModel& model_;
-  Problems& problems_;
-};
+namespace parsing {
 
 Quantity Parser::quantity(const json& v, const std::string& path, bool time,
                           const std::vector<std::string>& extra) {
@@ -217,9 +130,28 @@ Point Parser::point(int body, const json& v, const std::string& path) {
   if (!v.is_array() || v.size() != 2) bad(path, "expected [u, v], got " + json_excerpt(v));
   Point pt;
   pt.body = body;
+  // From the reference frame to the centre (beam nodes, read after the bodies, have none).
+  if (body >= 0 && static_cast<size_t>(body) < centre_.size() && !centre_[body].first.empty()) {
+    pt.u = quantity(json(text(v[0], path + "[0]") + "-" + centre_[body].first), path + "[0]");
+    pt.v = quantity(json(text(v[1], path + "[1]") + "-" + centre_[body].second), path + "[1]");
+    return pt;
+  }
   pt.u = quantity(v[0], path + "[0]");
   pt.v = quantity(v[1], path + "[1]");
   return pt;
+}
+
+void Parser::bodies_and_points(const json& o, const std::string& path, int& a, int& b, Point& pa,
+                               Point& pb) {
+  const json& bs = o.value("bodies", json());
+  if (!bs.is_array() || bs.size() != 2) bad(path + ".bodies", "expected [first, second]");
+  a = body_index(bs[0], path + ".bodies[0]");
+  b = body_index(bs[1], path + ".bodies[1]");
+  const json pts =
+      o.value("points", json::array({json::array({0.0, 0.0}), json::array({0.0, 0.0})}));
+  if (!pts.is_array() || pts.size() != 2) bad(path + ".points", "expected [[u, v], [u, v]]");
+  pa = point(a, pts[0], path + ".points[0]");
+  pb = point(b, pts[1], path + ".points[1]");
 }
 
 void Parser::read(const json& m, const std::string& path) {
@@ -311,7 +243,9 @@ void Parser::read_bodies(const json& m, const std::string& path) {
     guarded([&] {
       const std::string bp = at(path + ".bodies", i);
       const json& b = (*bodies)[i];
-      only_keys(b, {"name", "mass", "inertia", "position", "angle", "velocity", "angular_velocity"},
+      only_keys(b,
+                {"name", "mass", "inertia", "position", "angle", "velocity", "angular_velocity",
+                 "centre_of_mass"},
                 bp);
       Body body;
       if (!b.contains("name") || !b.at("name").is_string()) bad(bp + ".name", "missing");
@@ -338,9 +272,35 @@ void Parser::read_bodies(const json& m, const std::string& path) {
       body.vx = quantity(vel[0], bp + ".velocity[0]");
       body.vy = quantity(vel[1], bp + ".velocity[1]");
       body.omega = quantity(b.value("angular_velocity", json(0.0)), bp + ".angular_velocity");
+      read_centre(b, bp, pos, vel, body);
       model_.bodies.push_back(body);
     });
   }
+}
+
+// "centre_of_mass": [u, v] in the reference frame: the body's coordinates are those of its
+// centre, so the given position and velocity (of the reference point) move to it.
+void Parser::read_centre(const json& b, const std::string& bp, const json& pos, const json& vel,
+                         Body& body) {
+  const json c = b.value("centre_of_mass", json::array({0.0, 0.0}));
+  const std::string cp = bp + ".centre_of_mass";
+  if (!c.is_array() || c.size() != 2) bad(cp, "expected [u, v] in the body's reference frame");
+  const std::string u = text(c[0], cp + "[0]"), v = text(c[1], cp + "[1]");
+  if (c[0] == 0.0 && c[1] == 0.0) {
+    centre_.emplace_back();
+    return;
+  }
+  centre_.emplace_back(u, v);
+  const std::string th = text(b.value("angle", json(0.0)), bp + ".angle"),
+                    w = text(b.value("angular_velocity", json(0.0)), bp + ".angular_velocity");
+  const std::string ax = "(cos" + th + "*" + u + "-sin" + th + "*" + v + ")",  // A c
+      ay = "(sin" + th + "*" + u + "+cos" + th + "*" + v + ")";
+  body.x = quantity(json(text(pos[0], bp + ".position[0]") + "+" + ax), bp + ".position[0]");
+  body.y = quantity(json(text(pos[1], bp + ".position[1]") + "+" + ay), bp + ".position[1]");
+  body.vx =
+      quantity(json(text(vel[0], bp + ".velocity[0]") + "-" + w + "*" + ay), bp + ".velocity[0]");
+  body.vy =
+      quantity(json(text(vel[1], bp + ".velocity[1]") + "+" + w + "*" + ax), bp + ".velocity[1]");
 }
 
 double Parser::at_defaults(const Quantity& q) const {
@@ -368,11 +328,6 @@ void Parser::read_beam(const json& b, size_t i, const std::string& bp) {
         "expected a whole number of elements (1 to 1000), got " + json_excerpt(n));
   }
   beam.elements = n.get<int>();
-  // The expression of a key (a number or a string), checked on its own first.
-  auto text = [&](const json& v, const std::string& where) {
-    quantity(v, where);
-    return v.is_number() ? "(" + v.dump() + ")" : "(" + v.get<std::string>() + ")";
-  };
   // A required quantity, positive (or non-negative) at the parameters' defaults.
   auto positive = [&](const char* key, bool zero_allowed) {
     const std::string kp = bp + "." + key;
@@ -477,88 +432,12 @@ void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
         "\"translational_driver\", \"fixed\" or \"driver\", got " +
             json_excerpt(j.value("type", json())));
   }
-  const json& bs = j.value("bodies", json());
-  if (!bs.is_array() || bs.size() != 2) bad(jp + ".bodies", "expected [first, second]");
-  joint.a = body_index(bs[0], jp + ".bodies[0]");
-  joint.b = body_index(bs[1], jp + ".bodies[1]");
+  bodies_and_points(j, jp, joint.a, joint.b, joint.pa, joint.pb);
   if (joint.a == joint.b) bad(jp + ".bodies", "a joint connects two different bodies");
-  const json pts =
-      j.value("points", json::array({json::array({0.0, 0.0}), json::array({0.0, 0.0})}));
-  if (!pts.is_array() || pts.size() != 2) bad(jp + ".points", "expected [[u, v], [u, v]]");
-  joint.pa = point(joint.a, pts[0], jp + ".points[0]");
-  joint.pb = point(joint.b, pts[1], jp + ".points[1]");
   joint.axis = quantity(j.value("axis", json(0.0)), jp + ".axis");
   joint.angle =
       quantity(j.value("angle", json(0.0)), jp + ".angle", joint.kind == JointKind::kAngleDriver);
   model_.joints.push_back(joint);
-}
-
-void Parser::read_force(const json& f, size_t i, const std::string& fp) {
-  Force force;
-  force.name = f.value("name", "force" + std::to_string(i + 1));
-  const std::string type = f.value("type", "");
-  if (type == "spring_damper" || type == "rotational_spring_damper") {
-    only_keys(f,
-              {"type", "name", "bodies", "points", "stiffness", "damping", "length", "angle",
-               "force", "law", "damper"},
-              fp);
-    if (type != "spring_damper" && (f.contains("law") || f.contains("damper"))) {
-      bad(fp, "\"law\" and \"damper\" belong to a spring_damper");
-    }
-    force.kind = type == "spring_damper" ? ForceKind::kSpringDamper : ForceKind::kRotational;
-    const json& bs = f.value("bodies", json());
-    if (!bs.is_array() || bs.size() != 2) bad(fp + ".bodies", "expected [first, second]");
-    force.a = body_index(bs[0], fp + ".bodies[0]");
-    force.b = body_index(bs[1], fp + ".bodies[1]");
-    const json pts =
-        f.value("points", json::array({json::array({0.0, 0.0}), json::array({0.0, 0.0})}));
-    if (!pts.is_array() || pts.size() != 2) bad(fp + ".points", "expected [[u, v], [u, v]]");
-    force.pa = point(force.a, pts[0], fp + ".points[0]");
-    force.pb = point(force.b, pts[1], fp + ".points[1]");
-    force.stiffness = quantity(f.value("stiffness", json(0.0)), fp + ".stiffness");
-    force.damping = quantity(f.value("damping", json(0.0)), fp + ".damping");
-    force.length =
-        quantity(f.value(force.kind == ForceKind::kRotational ? "angle" : "length", json(0.0)),
-                 fp + (force.kind == ForceKind::kRotational ? ".angle" : ".length"));
-    force.preload = quantity(f.value("force", json(0.0)), fp + ".force");
-    if (f.contains("law")) {
-      force.has_law = true;
-      force.law = quantity(f.at("law"), fp + ".law", false, {"d", "v"});
-    }
-    if (f.contains("damper")) {
-      const std::string dp = fp + ".damper";
-      const json& d = f.at("damper");
-      only_keys(d, {"compression", "rebound", "weight"}, dp);
-      force.has_damper = true;
-      for (const char* stage : {"compression", "rebound"}) {
-        const json& b = d.value(stage, json());
-        if (!b.is_array() || b.size() != 4) {
-          bad(dp + "." + stage, "expected [B0, B1, B2, B3] (bleed, preload, blow-off, port)");
-        }
-        Quantity* out = std::string(stage) == "compression" ? force.compression : force.rebound;
-        for (int k = 0; k < 4; ++k) {
-          out[k] = quantity(b[k], dp + "." + stage + "[" + std::to_string(k) + "]");
-        }
-      }
-      force.weight = quantity(d.value("weight", json(1.0)), dp + ".weight", false, {"d"});
-    }
-  } else if (type == "point_force") {
-    only_keys(f, {"type", "name", "body", "point", "force"}, fp);
-    force.kind = ForceKind::kPointForce;
-    force.b = body_index(f.value("body", json()), fp + ".body");
-    if (force.b < 0) bad(fp + ".body", "a force on the ground does nothing");
-    force.pb = point(force.b, f.value("point", json::array({0.0, 0.0})), fp + ".point");
-    const json fv = f.value("force", json());
-    if (!fv.is_array() || fv.size() != 2) bad(fp + ".force", "expected [fx, fy]");
-    force.fx = quantity(fv[0], fp + ".force[0]", true);
-    force.fy = quantity(fv[1], fp + ".force[1]", true);
-  } else {
-    bad(fp + ".type",
-        "expected \"spring_damper\", \"rotational_spring_damper\" or "
-        "\"point_force\", got " +
-            json_excerpt(f.value("type", json())));
-  }
-  model_.forces.push_back(force);
 }
 
 void Parser::read_settings(const json& m, const std::string& path) {
@@ -698,7 +577,7 @@ void Parser::record_reads() {
   }
   for (Force& f : model_.forces) {
     for (const Quantity* q : {&f.pa.u, &f.pa.v, &f.pb.u, &f.pb.v, &f.stiffness, &f.damping,
-                              &f.length, &f.preload, &f.fx, &f.fy, &f.law, &f.weight}) {
+                              &f.length, &f.preload, &f.fx, &f.fy, &f.law, &f.weight, &f.torque}) {
       f.reads.add(*q);
     }
     for (int k = 0; k < 4; ++k) {
@@ -709,12 +588,12 @@ void Parser::record_reads() {
   }
 }
 
-}  // namespace
+}  // namespace parsing
 
-MultibodyModel parse_multibody(const json& section, const std::string& path) {
+MultibodyModel parse_multibody(const nlohmann::json& section, const std::string& path) {
   MultibodyModel model;
   Problems problems;
-  Parser(model, problems).read(section, path);
+  parsing::Parser(model, problems).read(section, path);
   problems.throw_if_any();
   return model;
 }

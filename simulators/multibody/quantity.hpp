@@ -141,6 +141,13 @@ struct Quantity {
     vars.insert(vars.end(), extra.begin(), extra.end());
     return evaluate(*program, vars);
   }
+  template <class S>
+  S at(const Env<S>& env, const std::vector<S>& extra) const {
+    if (!program) return C<S>(constant);
+    std::vector<S> vars = symbols(env);
+    vars.insert(vars.end(), extra.begin(), extra.end());
+    return evaluate(*program, vars);
+  }
 
  private:
   template <class S>

@@ -100,7 +100,7 @@ def main():
     page = report(sao, study, work / "inactive", "constraints.0.upper=100")
     check("active-constraints" not in page.tables,
           f"a constraint far from its bound is listed as active: {page.tables.get('active-constraints')}")
-    check("No constraint is within 1 % of its bound" in "".join(page.text),
+    check("No constraint is within 0.1 % of its bound" in "".join(page.text),
           "the summary does not say that no constraint is active")
     optimum = page.tables.get("optimum", [])
     check([r[-1] for r in optimum[1:]] == ["lower", "lower"],

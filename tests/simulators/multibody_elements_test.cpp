@@ -14,6 +14,7 @@
 #include "simulators/models/damper_law.hpp"
 #include "simulators/models/model.hpp"
 #include "simulators/multibody/multibody.hpp"
+#include "tests/simulators/multibody_support.hpp"
 
 namespace sao::sim {
 namespace {
@@ -23,21 +24,8 @@ using ::testing::HasSubstr;
 
 constexpr double kG = 9.81;
 
-LoadCaseSpec grid_case(TimeGrid grid, std::map<std::string, double> parameters = {}) {
-  LoadCaseSpec lc;
-  lc.name = "case";
-  lc.grid = std::move(grid);
-  lc.parameters = std::move(parameters);
-  return lc;
-}
-
-Eigen::VectorXd defaults(const Model& model) {
-  const auto names = model.parameters();
-  const auto values = model.parameter_defaults();
-  Eigen::VectorXd p(static_cast<Eigen::Index>(names.size()));
-  for (size_t i = 0; i < names.size(); ++i) p(static_cast<Eigen::Index>(i)) = values.at(names[i]);
-  return p;
-}
+using testing::defaults;
+using testing::grid_case;
 
 // --- AD Jacobians of every element -----------------------------------------------------------
 
@@ -266,6 +254,21 @@ const ElementCase kElements[] = {
       "joints": [{"type": "revolute", "bodies": ["ground", "rod"], "points": [[0, 0], [-0.5, 0]]}],
       "forces": [{"type": "point_force", "body": "rod", "point": [0.5, 0],
                   "force": ["F*cos(t)", "-F"]}]
+})J"},
+    {"torque", R"J({"parameters": {"T0": 2, "w0": 8},
+      "bodies": [{"name": "arm", "mass": 2, "inertia": 0.3, "position": [0.5, 0], "angle": 0.1},
+                 {"name": "rod", "mass": 1, "inertia": 0.1, "position": [1.2, 0.1], "angle": 0.4}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "arm"], "points": [[0, 0], [-0.5, 0]]},
+                 {"type": "revolute", "bodies": ["arm", "rod"], "points": [[0.5, 0], [-0.5, 0]]}],
+      "forces": [{"type": "torque", "bodies": ["arm", "rod"],
+                  "torque": "T0*(1 - (rod_omega - arm_omega)/w0)*cos(t) + rod_x*arm_theta"}]
+})J"},
+    {"body-fixed force", R"J({"parameters": {"F": 3, "c": 0.5},
+      "bodies": [{"name": "rod", "mass": 1, "inertia": 0.1, "position": [0.5, 0], "angle": 0.2,
+                  "centre_of_mass": [0.1, -0.05]}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "rod"], "points": [[0, 0], [-0.5, 0]]}],
+      "forces": [{"type": "point_force", "body": "rod", "point": [0.5, 0.1], "frame": "body",
+                  "force": ["F*sin(t) - c*rod_vx", "-F*rod_theta + rod_omega*rod_y"]}]
 })J"},
 };
 

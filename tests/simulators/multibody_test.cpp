@@ -13,6 +13,7 @@
 #include "sao/seam/json_reader.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
+#include "tests/simulators/multibody_support.hpp"
 
 namespace sao::sim {
 namespace {
@@ -20,12 +21,7 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-LoadCaseSpec grid_case(TimeGrid grid) {
-  LoadCaseSpec lc;
-  lc.name = "case";
-  lc.grid = std::move(grid);
-  return lc;
-}
+using testing::grid_case;
 
 json study_simulator(const std::string& relative) {
   std::ifstream in(std::string(SAO_SOURCE_DIR) + "/" + relative);

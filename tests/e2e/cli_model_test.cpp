@@ -1,0 +1,233 @@
+// Modelling from the command line (issue 26, item 10; the last review's gaps): `sao simulate`
+// of a model file without an objective and of a study, its CSV at full precision and its timing
+// (parsed here) against a hand calculation, its exit codes; `sao evaluate` showing the study's
+// responses by default and every one with --all; an external study's failed runs kept inside
+// the output folder, not in the current folder.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "tests/e2e/store_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sao::testing;
+
+using json = nlohmann::json;
+
+fs::path scratch(const std::string& name = {}) {
+  return scratch_directory("test-cli-model", name);
+}
+
+CommandOutput stdout_of(const std::string& args) {
+  return run_command(kSao + " " + args + " 2>/dev/null");
+}
+
+// A CSV file as its header and rows of numbers.
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+  std::vector<std::string> lines;
+  int column(const std::string& name) const {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return static_cast<int>(i);
+    }
+    ADD_FAILURE() << "no column " << name;
+    return 0;
+  }
+};
+Csv read_csv(const fs::path& file) {
+  Csv csv;
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  std::istringstream head(line);
+  for (std::string cell; std::getline(head, cell, ',');) csv.header.push_back(cell);
+  while (std::getline(in, line)) {
+    csv.lines.push_back(line);
+    std::istringstream row(line);
+    std::vector<double> values;
+    for (std::string cell; std::getline(row, cell, ',');) values.push_back(std::stod(cell));
+    csv.rows.push_back(values);
+  }
+  return csv;
+}
+
+// A crank (centre of mass L/2 from its pivot, the reference point) driven by a motor torque
+// T0 (1 - omega / w0), no gravity: omega(t) = w0 (1 - exp(-t / tau)), tau = (m L^2 / 3) w0 / T0.
+const char* kCrankModel = R"J({
+  "name": "torque-driven crank",
+  "load_cases": [{"name": "spin", "time": {"end": 1.0, "points": 11}}],
+  "simulator": {"type": "internal", "model": "multibody", "rtol": 1e-10, "atol": 1e-12,
+    "multibody": {
+      "gravity": [0, 0], "parameters": {"L": 0.4, "m": 3, "T0": 2, "w0": 10},
+      "bodies": [{"name": "crank", "mass": "m", "inertia": "m*L^2/12",
+                  "centre_of_mass": ["L/2", 0]}],
+      "joints": [{"type": "revolute", "bodies": ["ground", "crank"]}],
+      "forces": [{"type": "torque", "name": "motor", "body": "crank",
+                  "torque": "T0*(1 - crank_omega/w0)"
+}]
+}
+}
+})J";
+
+TEST(CliModel, SimulateAModelWithoutObjectiveWritesEveryHistoryAtFullPrecision) {
+  const fs::path dir = scratch();
+  std::ofstream(dir / "crank.json") << kCrankModel;
+  const CommandOutput out = stdout_of("simulate " + (dir / "crank.json").string() +
+                                      " --design T0=3 --out " + (dir / "out").string() + " --json");
+  ASSERT_EQ(out.code, 0) << out.text;
+  const json doc = json::parse(out.text);
+  EXPECT_EQ(doc["design"]["T0"], 3.0);
+  EXPECT_GE(doc["timing"]["wall_seconds"].get<double>(), 0.0);
+  EXPECT_GE(doc["timing"]["cpu_seconds"].get<double>(), 0.0);
+  EXPECT_TRUE(doc["timing"]["integrator_steps"].is_null());
+  ASSERT_EQ(doc["load_cases"].size(), 1u);
+  const fs::path file = doc["load_cases"][0]["file"].get<std::string>();
+  EXPECT_EQ(file, dir / "out" / "spin.csv");
+  EXPECT_EQ(read_json(dir / "out" / "simulation.json")["design"], doc["design"]);
+  const Csv csv = read_csv(file);
+  ASSERT_EQ(csv.rows.size(), 11u);
+  EXPECT_EQ(csv.header.front(), "t");
+  EXPECT_EQ(csv.header.size(), 1 + doc["load_cases"][0]["histories"].size());
+  // %.17g: the grid time 0.1 as the double nearest to it, all 17 digits.
+  EXPECT_EQ(csv.lines[1].substr(0, csv.lines[1].find(',')), "0.10000000000000001");
+  const double tau = 3 * 0.4 * 0.4 / 3 * 10 / 3.0;
+  const int omega = csv.column("crank.omega");
+  for (const auto& row : csv.rows) {
+    EXPECT_NEAR(row[omega], 10 * (1 - std::exp(-row[0] / tau)), 1e-7) << "t = " << row[0];
+  }
+}
+
+TEST(CliModel, SimulateAStudyAtADesignAgainstTheClosedForm) {
+  const fs::path dir = scratch();
+  // y' = z, z' = -c y, y(0) = 0, z(0) = z0: y(pi/2) = z0 sin(pi/2) = z0 at c = 1.
+  const CommandOutput out =
+      stdout_of("simulate " + kProblems + "oscillator/psi.json --design z0=0.7 --out " +
+                (dir / "out").string() + " --json");
+  ASSERT_EQ(out.code, 0) << out.text;
+  const json doc = json::parse(out.text);
+  EXPECT_EQ(doc["design"]["c"], 1.0);
+  EXPECT_EQ(doc["design"]["z0"], 0.7);
+  const Csv csv = read_csv(doc["load_cases"][0]["file"].get<std::string>());
+  ASSERT_EQ(csv.rows.size(), 3u);
+  EXPECT_NEAR(csv.rows[2][csv.column("y")], 0.7, 1e-6);
+  // The text form names the file and the timing.
+  const CommandOutput text =
+      stdout_of("simulate " + kProblems + "oscillator/psi.json --out " + (dir / "text").string());
+  EXPECT_EQ(text.code, 0);
+  EXPECT_NE(text.text.find("timing       wall"), std::string::npos) << text.text;
+}
+
+TEST(CliModel, SimulateExitCodes) {
+  const fs::path dir = scratch();
+  const std::string out = " --out " + (dir / "out").string();
+  const CommandOutput unknown =
+      sao::testing::sao("simulate " + kProblems + "oscillator/psi.json --design q=1" + out);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.text.find("\"q\" is not a design variable of the study (c, z0)"),
+            std::string::npos)
+      << unknown.text;
+  const CommandOutput nan =
+      sao::testing::sao("simulate " + kProblems + "oscillator/psi.json --design c=abc" + out);
+  EXPECT_EQ(nan.code, 2);
+  EXPECT_NE(nan.text.find("\"abc\" is not a finite number"), std::string::npos) << nan.text;
+  std::ofstream(dir / "crank.json") << kCrankModel;
+  const CommandOutput parameter =
+      sao::testing::sao("simulate " + (dir / "crank.json").string() + " --design T9=1" + out);
+  EXPECT_EQ(parameter.code, 2);
+  EXPECT_NE(parameter.text.find("--design T9=...: not a parameter of the model (L, T0, m, w0)"),
+            std::string::npos)
+      << parameter.text;
+  std::ofstream(dir / "broken.json") << R"J({"load_cases": [{"name": "a"}]})J";
+  const CommandOutput broken =
+      sao::testing::sao("simulate " + (dir / "broken.json").string() + out);
+  EXPECT_EQ(broken.code, 2);
+  EXPECT_NE(broken.text.find("simulator: missing"), std::string::npos) << broken.text;
+}
+
+// The failing code's study (exit 7): the analysis fails (exit 3), and its run directory is
+// kept inside the output folder, nothing in the current folder.
+TEST(CliModel, FailedExternalRunsStayInsideTheOutputFolder) {
+  const fs::path dir = scratch();
+  fs::copy_file(fs::path(SAO_SOURCE_DIR) / "tests/data/failing-code/study.json",
+                dir / "study.json");
+  fs::copy_file(fs::path(SAO_SOURCE_DIR) / "tests/data/failing-code/input.tpl", dir / "input.tpl");
+  const std::string in = "cd " + dir.string() + " && " + kSao + " ";
+  const CommandOutput run = run_command(in + "run study.json --out out 2>&1");
+  EXPECT_EQ(run.code, 3) << run.text;
+  EXPECT_FALSE(fs::exists(dir / "sao-runs")) << "runs written outside the output folder";
+  ASSERT_TRUE(fs::is_directory(dir / "out" / "sao-runs")) << run.text;
+  EXPECT_FALSE(fs::is_empty(dir / "out" / "sao-runs")) << "the failed run was not kept";
+  const CommandOutput simulate = run_command(in + "simulate study.json --out sim 2>&1");
+  EXPECT_EQ(simulate.code, 3) << simulate.text;
+  EXPECT_NE(simulate.text.find("the analysis failed"), std::string::npos) << simulate.text;
+  EXPECT_TRUE(fs::is_directory(dir / "sim" / "sao-runs"));
+  EXPECT_FALSE(fs::exists(dir / "sao-runs"));
+  // A run directory the study names keeps working.
+  const CommandOutput named =
+      run_command(in + "run study.json --out named --set simulator.run_directory=mine 2>&1");
+  EXPECT_EQ(named.code, 3) << named.text;
+  EXPECT_TRUE(fs::is_directory(dir / "mine"));
+  EXPECT_FALSE(fs::exists(dir / "named" / "sao-runs"));
+}
+
+TEST(CliModel, EvaluateShowsTheStudysResponsesAndEverythingWithAll) {
+  const std::string study = kProblems + "impact-absorber/max-acceleration.json";
+  auto names = [](const json& doc) {
+    std::set<std::string> out;
+    for (const json& r : doc["designs"][0]["responses"]) out.insert(r["name"].get<std::string>());
+    return out;
+  };
+  const CommandOutput declared = stdout_of("evaluate " + study + " --json");
+  ASSERT_EQ(declared.code, 0) << declared.text;
+  EXPECT_EQ(names(json::parse(declared.text)), (std::set<std::string>{"acceleration", "y"}));
+  const CommandOutput all = stdout_of("evaluate " + study + " --all --json");
+  ASSERT_EQ(all.code, 0) << all.text;
+  const std::set<std::string> every = names(json::parse(all.text));
+  EXPECT_TRUE(every.count("yddot")) << "the simulator's own name with --all";
+  EXPECT_GT(every.size(), 2u);
+  const CommandOutput text = stdout_of("evaluate " + study);
+  EXPECT_NE(text.text.find("responses (the study's; --all"), std::string::npos) << text.text;
+  EXPECT_NE(text.text.find("  acceleration "), std::string::npos) << text.text;
+  EXPECT_EQ(text.text.find("  yddot "), std::string::npos) << text.text;
+}
+
+// One definition of an active constraint (is_active, 0.1 %): the report's summary lists exactly
+// result.json's active set, and --log info names the same constraints.
+TEST(CliModel, ReportAndResultJsonAgreeOnTheActiveConstraints) {
+  const fs::path dir = scratch() / "run";
+  const CommandOutput run =
+      sao::testing::sao("run " + kProblems + "suite/three-bar.json --out " + dir.string());
+  ASSERT_LE(run.code, 1) << run.text;
+  const json result = read_json(dir / "result.json");
+  std::set<std::string> in_result;
+  for (const json& name : result["active_set"]) in_result.insert(name.get<std::string>());
+  ASSERT_FALSE(in_result.empty()) << result.dump(2);
+  ASSERT_EQ(sao::testing::sao("report " + dir.string()).code, 0);
+  std::ifstream in(dir / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t table = html.find("<table class=\"active-constraints\">");
+  ASSERT_NE(table, std::string::npos) << "no active constraints in the report";
+  const std::string rows = html.substr(table, html.find("</table>", table) - table);
+  std::set<std::string> in_report;
+  const std::regex row(R"(<tr><td class="name">[^<]*</td><td>([^<]*)</td>)");
+  for (std::sregex_iterator it(rows.begin(), rows.end(), row), end; it != end; ++it) {
+    in_report.insert((*it)[1].str());
+  }
+  EXPECT_EQ(in_report, in_result);
+  for (const json& c : result["constraints"]) {
+    EXPECT_EQ(c["active"].get<bool>(), in_result.count(c["name"].get<std::string>()) == 1);
+    EXPECT_EQ(c["active"].get<bool>(), c["normalised"].get<double>() >= -1e-3) << c;
+  }
+}
+
+}  // namespace
