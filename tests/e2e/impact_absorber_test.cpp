@@ -33,7 +33,9 @@ TEST(ImpactAbsorberE2E, MaxAccelerationReachesTheVerifiedOptimum) {
     EXPECT_EQ(c.gradient_method, "forward differences") << "cycle " << c.cycle;
     ++with_method;
   }
-  EXPECT_EQ(with_method, r.sensitivity_analyses);
+  // A rejected cycle reuses the sensitivities of its start design (and names their method).
+  EXPECT_GE(with_method, r.sensitivity_analyses);
+  EXPECT_LE(with_method, r.cycles);
 }
 
 // The seed's observation, with the seed's strategy (with the trust-region strategy the study

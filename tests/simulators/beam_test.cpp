@@ -274,7 +274,8 @@ TEST(Beam, FlexiblePendulumConservesEnergy) {
 // rtol |q| + atol at rtol 1e-6 the moments were noise 50 times too large (the beam's own
 // tolerances resolve it down to atol, beam.hpp).
 TEST(Beam, StiffDrivenBeamRootMomentIsResolved) {
-  const double L = 0.3048, d = 0.3568, E = 6.895e13, rho = 2757, n = 6;
+  const int n = 6;
+  const double L = 0.3048, d = 0.3568, E = 6.895e13, rho = 2757;
   const double A = kPi * d * d / 4, I = kPi * d * d * d * d / 64, L0 = L / n;
   json m = {{"gravity", {0, 0}},
             {"beams",
@@ -300,6 +301,9 @@ TEST(Beam, StiffDrivenBeamRootMomentIsResolved) {
   const double largest = beyond * 400;  // theta'' = 400 cos(40 t)
   for (int k = 0; k < lc.grid.points; ++k) {
     const double t = lc.grid.at(k), acceleration = 400 * std::cos(40 * t);
+    // At t = 0 the beam is at rest and unbent while the driver already accelerates its root:
+    // the moment builds up over the damping time (2e-4 s); every later point is quasi-static.
+    if (k == 0) continue;
     EXPECT_NEAR(out.histories.at("crank.moment0")(k), -beyond * acceleration, 0.002 * largest)
         << "t = " << t;
     EXPECT_NEAR(out.histories.at("motor.torque")(k), (beyond + root) * acceleration,
