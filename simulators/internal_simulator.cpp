@@ -360,6 +360,8 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
       "case \"{}\"",
       to_string(method), settings_.method == GradientMethod::kAuto ? " (auto)" : "", wanted.size(),
       active.size(), lc.name);
+  job.result.gradient_method =
+      std::string(to_string(method)) + (settings_.method == GradientMethod::kAuto ? " (auto)" : "");
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
   const SensitivityMethod differentiate =
       method == GradientMethod::kAdjoint ? adjoint_sensitivities : direct_sensitivities;

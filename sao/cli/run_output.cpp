@@ -48,6 +48,7 @@ std::string cycle_in_words(const Study& study, const CycleRecord& r) {
                       r.retained_constraints, r.retained_rows, r.active_move_limits);
   text += fmt::format(", largest violation {:.3g} %", r.V);
   if (r.kkt_residual >= 0.0) text += fmt::format(", KKT residual {:.3g}", r.kkt_residual);
+  if (!r.gradient_method.empty()) text += ", sensitivities: " + r.gradient_method;
   if (!r.message.empty()) text += "; " + r.message;
   return text;
 }

@@ -103,6 +103,7 @@ nlohmann::json cycle_record_to_json(const CycleRecord& r,
           {"noise_estimate", exact_number(r.noise_estimate)},
           {"kkt_residual", exact_number(r.kkt_residual)},
           {"ratio", exact_number(r.ratio)},
+          {"gradient_method", r.gradient_method},
           {"message", r.message}};
 }
 
@@ -149,6 +150,10 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   // Records written before the trust-region strategy have neither.
   if (j.contains("kkt_residual")) real("kkt_residual", r.kkt_residual);
   if (j.contains("ratio")) real("ratio", r.ratio);
+  // Records written before issue 22's item 4 have none.
+  if (j.contains("gradient_method")) {
+    read(j, "gradient_method", [&](auto& v) { r.gradient_method = v.template get<std::string>(); });
+  }
   read(j, "message", [&](auto& v) { r.message = v.template get<std::string>(); });
   return r;
 }

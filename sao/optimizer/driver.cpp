@@ -24,6 +24,22 @@ bool uses_responses(const Criterion& c) {
   return c.program->uses_responses();
 }
 
+// How the simulator computed e's gradients: the one method its load cases name, else each
+// case's ("steady: direct (auto); crash: forward differences"); "" when none says.
+std::string gradient_method(const Study& study, const Evaluation& e) {
+  std::set<std::string> methods;
+  for (const CaseResult& c : e.cases) {
+    if (!c.gradient_method.empty()) methods.insert(c.gradient_method);
+  }
+  if (methods.size() <= 1) return methods.empty() ? std::string() : *methods.begin();
+  std::string out;
+  for (size_t c = 0; c < e.cases.size() && c < study.load_cases.size(); ++c) {
+    if (e.cases[c].gradient_method.empty()) continue;
+    out += (out.empty() ? "" : "; ") + study.load_cases[c].name + ": " + e.cases[c].gradient_method;
+  }
+  return out;
+}
+
 bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted) {
   if (!e.has_gradients) return false;
   for (const DerivativeRequest& r : wanted) {
@@ -511,6 +527,7 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
       failure = "sensitivity analysis of b0 failed: " + last_failure_;
       return false;
     }
+    rec.gradient_method = gradient_method(study_, *with_gradients);
     approximation =
         make_approximation(study_, *with_gradients, x0_, problem.lower, problem.upper, memory_);
   }

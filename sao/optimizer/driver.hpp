@@ -56,6 +56,9 @@ struct CycleRecord {
   std::string message;           // anything unusual in this cycle
   double kkt_residual = -1.0;    // first-order residual at b0 (optimality.hpp); < 0: none
   double ratio = 0.0;            // trust region: actual / predicted merit improvement
+  // How the simulator computed this cycle's sensitivities (Evaluation's cases, one per load
+  // case where they differ: "steady: direct (auto)"); "" without sensitivities or not said.
+  std::string gradient_method;
 };
 
 // kStalled: the run cannot go on usefully (move limits collapsed, or no predicted

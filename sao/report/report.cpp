@@ -116,7 +116,7 @@ std::string history_csv(const Study& study, const RunSummary& s) {
   for (const auto& n : names) out += "," + n;
   out += ",F,F_approx,Ef,Eg,V";
   for (const auto& v : study.design) out += ",m_" + v.name;
-  out += ",analyses\n";
+  out += ",analyses,gradient_method\n";
   for (const auto& r : s.history) {
     if (r.x_opt.size() == 0) continue;
     out += fmt::format("{},{},{},{},{},{}", r.cycle, r.accepted ? 1 : 0, r.relaxed ? 1 : 0,
@@ -125,7 +125,7 @@ std::string history_csv(const Study& study, const RunSummary& s) {
     out +=
         fmt::format(",{:.10g},{:.10g},{:.6g},{:.6g},{:.6g}", r.F_opt, r.F_approx, r.Ef, r.Eg, r.V);
     for (int i = 0; i < r.factors.size(); ++i) out += fmt::format(",{:.6g}", r.factors(i));
-    out += fmt::format(",{}\n", r.analyses);
+    out += fmt::format(",{},{}\n", r.analyses, r.gradient_method);
   }
   return out;
 }

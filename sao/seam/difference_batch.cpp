@@ -125,6 +125,8 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
         add_difference_gradients(result,
                                  perturbed(nominal, design_variables, differences.central, true),
                                  perturbed(nominal, design_variables, differences.central, false));
+        result.gradient_method =
+            differences.central ? "central differences" : "forward differences";
       }
       e.cases.push_back(std::move(result));
     }

@@ -61,6 +61,9 @@ struct CaseResult {
   // d(response)/d(design): rows = grid points (1 for a scalar), cols = design variables.
   // Rows that were not requested may be NaN.
   std::map<std::string, Eigen::MatrixXd> gradients;
+  // How the simulator computed `gradients` ("direct (auto)", "adjoint", "forward
+  // differences", ...); "" when it has none or does not say.
+  std::string gradient_method;
 };
 
 struct EvaluationCost {

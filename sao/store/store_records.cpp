@@ -157,6 +157,8 @@ std::string encode_evaluation(const Evaluation& e) {
       w.vec(g.data(), g.size());  // column-major, as Eigen stores it
     }
   }
+  // Appended (records written before it end after the cases): each case's gradient method.
+  for (const CaseResult& c : e.cases) w.str(c.gradient_method);
   return w.take();
 }
 
@@ -189,6 +191,9 @@ Evaluation decode_evaluation(const std::string& bytes) {
       }
       c.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
     }
+  }
+  if (!r.done()) {
+    for (CaseResult& c : e.cases) c.gradient_method = r.str();
   }
   if (!r.done()) throw StoreError("stored analysis: trailing bytes");
   return e;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace sao::sim {
 namespace {
@@ -32,8 +33,9 @@ struct CvodesSession {
   SUNLinearSolver solver_b = nullptr;
   void* memory = nullptr;
   const OdeSystem* system = nullptr;
-  int adjoint_quadrature = -1;  // the quadrature whose g_x drives the backward problem
-  Eigen::MatrixXd work;         // Jacobian scratch of the callbacks
+  double rtol = 0.0, atol = 0.0;  // of the forward problem, for system->tolerances
+  int adjoint_quadrature = -1;    // the quadrature whose g_x drives the backward problem
+  Eigen::MatrixXd work;           // Jacobian scratch of the callbacks
   Eigen::MatrixXd work_q;
   Eigen::VectorXd vjp;       // lambda' [f_x | f_p] of the adjoint callbacks
   std::string cvodes_error;  // CVODES's text of its last error
@@ -88,6 +90,19 @@ int rhs_callback(sunrealtype t, N_Vector x, N_Vector xdot, void* user_data) {
       s.rhs_failure = s.system->diagnose(t, data(x));
     }
     return flag;
+  });
+}
+
+// CVODES's error weights 1 / tolerance, from the system's tolerances.
+int weights_callback(N_Vector x, N_Vector weights, void* user_data) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    double* w = data(weights);
+    s.system->tolerances(data(x), s.rtol, s.atol, w);
+    for (int i = 0; i < s.n(); ++i) {
+      if (!(w[i] > 0.0)) return -1;
+      w[i] = 1.0 / w[i];
+    }
+    return 0;
   });
 }
 
@@ -283,7 +298,12 @@ int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& gr
   int flag = CVodeSetErrHandlerFn(s.memory, error_callback, &s);
   if (flag == CV_SUCCESS) flag = CVodeInit(s.memory, rhs_callback, grid.start, s.state);
   if (flag == CV_SUCCESS) flag = CVodeSetUserData(s.memory, &s);
-  if (flag == CV_SUCCESS) flag = CVodeSStolerances(s.memory, settings.rtol, settings.atol);
+  s.rtol = settings.rtol;
+  s.atol = settings.atol;
+  if (flag == CV_SUCCESS) {
+    flag = system.tolerances ? CVodeWFtolerances(s.memory, weights_callback)
+                             : CVodeSStolerances(s.memory, settings.rtol, settings.atol);
+  }
   if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(s.memory, settings.max_steps);
   if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
     flag = CVodeSetMaxStep(s.memory, largest_step(system, settings));
@@ -343,7 +363,14 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
       Eigen::Map<Eigen::VectorXd>(data(s.sens[i]), n) = system.x0_p.col(i);
     }
     if (flag == CV_SUCCESS) flag = CVodeSensInit(s.memory, np, CV_STAGGERED, sens_callback, s.sens);
-    if (flag == CV_SUCCESS) flag = CVodeSensEEtolerances(s.memory);
+    // EE applies the state's weights to the sensitivities; with the system's own tolerances
+    // (computed from a state, not from a sensitivity vector) the plain ones, what EE gives
+    // otherwise: rtol |s_i| + atol.
+    std::vector<double> atols(np, settings.atol);
+    if (flag == CV_SUCCESS) {
+      flag = system.tolerances ? CVodeSensSStolerances(s.memory, settings.rtol, atols.data())
+                               : CVodeSensEEtolerances(s.memory);
+    }
     if (flag == CV_SUCCESS) flag = CVodeSetSensErrCon(s.memory, SUNTRUE);
     if (flag == CV_SUCCESS && nq > 0) {
       s.quad_sens = N_VCloneVectorArray(np, s.quad);

@@ -91,6 +91,10 @@ struct OdeSystem {
   // The oldest Jacobian (and Newton matrix) CVODES may use, in steps; 0: its defaults (51 and
   // 20 steps, and whenever Newton fails). A model whose stiffness turns with its motion sets 1.
   long jacobian_age = 0;
+  // The state's error tolerances at x (one per component, > 0) for the given rtol and atol,
+  // when the model needs others than CVODES's rtol |x_i| + atol; absent: those. Beams
+  // (multibody) tighten their nodes' so that their elastic deformation is resolved.
+  std::function<void(const double* x, double rtol, double atol, double* tolerance)> tolerances;
 };
 
 struct SystemResult {

@@ -102,6 +102,11 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   s.parameters = na;
   s.quadratures = nq;
   s.rhs = [run](double t, const double* x, double* xdot) { return run->rhs(t, x, xdot); };
+  if (run->own_tolerances()) {
+    s.tolerances = [run](const double* x, double rtol, double atol, double* tolerance) {
+      run->tolerances(x, rtol, atol, tolerance);
+    };
+  }
   s.diagnose = [this, p, &lc](double t, const double* x) { return diagnose(t, x, p.data(), lc); };
   s.quadrature = [run](double t, const double* x, double* qdot) { run->integrands(t, x, qdot); };
   // CVODES asks for the Jacobians at the same (t, x) from several callbacks (the sensitivity

@@ -137,6 +137,11 @@ class OdeModel : public Model {
     virtual std::unique_ptr<Linearization> linearize(double /*t*/, const double* /*x*/) {
       return nullptr;
     }
+    // The state's error tolerances at x (one per component, > 0) for rtol and atol, when the
+    // model needs others than rtol |x_i| + atol (`own_tolerances`).
+    virtual bool own_tolerances() const { return false; }
+    virtual void tolerances(const double* /*x*/, double /*rtol*/, double /*atol*/,
+                            double* /*tolerance*/) {}
     // The integrands g_k of the integral outputs at (t, x).
     virtual void integrands(double t, const double* x, double* g) = 0;
     // [dg/dx | dg/dp_active] of the integrands at (t, x): nq x (n + na).

@@ -16,6 +16,7 @@
 // rates, so that rigid motion is never damped.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -30,6 +31,8 @@ struct BeamState {
   S c, s;    // chord direction
   S N;       // axial force (tension positive), damping included
   S M1, M2;  // end moments on the element (counter-clockwise), damping included
+  S t1, t2;  // the nodes' rotations relative to the chord
+  S strain;  // (L - L0) / L0
 };
 
 template <class S>
@@ -54,6 +57,9 @@ BeamState<S> beam_state(const BeamElement& e, const S* q, const S* qd, const Env
   const S t2 = atan2(sb * dx - cb * dy, cb * dx + sb * dy);
   const S L0 = e.length.at(env), E = e.modulus.at(env);
   const S EA = E * e.area.at(env), EI2 = 2.0 * E * e.second_moment.at(env) / L0;
+  st.t1 = t1;
+  st.t2 = t2;
+  st.strain = (st.length - L0) / L0;
   S u = st.length - L0, r1 = t1, r2 = t2;
   if (e.damping.program || e.damping.constant != 0.0) {
     const S* va = qd + 3 * e.a;
@@ -97,6 +103,42 @@ void beam_mass(const BeamElement& e, const Env<S>& env, S& own, S& coupled, S& r
   own = m / 3.0;
   coupled = m / 6.0;
   rotary = 0.5 * rho * e.second_moment.at(env) * L0;
+}
+
+// The error tolerances of the state x = (q, q') (n = q's size) that resolve the beams'
+// deformation, for CVODES's rtol and atol. A beam's moments are E I / L0 times its nodes'
+// rotations relative to the chord, differences of absolute coordinates. CVODES's tolerance
+// rtol |x_i| + atol follows the coordinates' size (a crank turned 15 rad: 1.5e-5 rad at rtol
+// 1e-6), not the deformation's, which falls as 1 / E (3e-8 rad at the four-bar's crank root
+// at 1000 E): a stiff beam's moments are then noise (docs/four-bar-flexible.md). So no
+// coordinate of a beam's node gets a tolerance above the beam's largest deformation at x
+// (D, the largest |t1|, |t2| or |strain| of its elements): D on the angle, D L0 on x and y
+// (L0 the element length), never below atol; its velocity's tolerance shrinks by the same
+// factor as the coordinate's (the damping forces are E I times deformation rates). A beam
+// at rest in its undeformed shape (D = 0) is integrated to atol.
+inline void beam_tolerances(const MultibodyModel& model, const double* x, int n, double rtol,
+                            double atol, const Env<double>& env, double* tolerance) {
+  using std::abs;
+  using std::max;
+  using std::min;
+  for (int i = 0; i < 2 * n; ++i) tolerance[i] = rtol * abs(x[i]) + atol;
+  for (const Beam& beam : model.beams) {
+    double D = 0.0;
+    for (int k = 0; k < beam.elements; ++k) {
+      const BeamState<double> st = beam_state(model.beam_elements[beam.first + k], x, x + n, env);
+      D = max({D, abs(st.t1), abs(st.t2), abs(st.strain)});
+    }
+    const double L0 = model.beam_elements[beam.first].length.at(env);
+    for (int node : beam.nodes) {
+      for (int c = 0; c < 3; ++c) {
+        const int i = 3 * node + c;
+        const double cap = max(atol, D * (c < 2 ? L0 : 1.0));
+        if (cap >= tolerance[i]) continue;
+        tolerance[n + i] = max(atol, tolerance[n + i] * cap / tolerance[i]);
+        tolerance[i] = cap;
+      }
+    }
+  }
 }
 
 // The histories of a beam at node k (0 .. elements): the bending moment (the internal moment

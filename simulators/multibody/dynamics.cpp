@@ -201,6 +201,12 @@ class Run final : public OdeModel::Instance {
     return 0;
   }
 
+  // Beams: their nodes' tolerances resolve their deformation (beam.hpp).
+  bool own_tolerances() const override { return !model_.beams.empty(); }
+  void tolerances(const double* x, double rtol, double atol, double* tolerance) override {
+    beam_tolerances(model_, x, n_, rtol, atol, env_, tolerance);
+  }
+
   std::unique_ptr<OdeModel::Linearization> linearize(double t, const double* x) override {
     if (!solve_at(t, x)) {
       throw std::runtime_error(dynamics_.singular_motion(t, x, p_.data(), *env_.lc));

@@ -25,6 +25,17 @@ TEST(ImpactAbsorberE2E, MaxAccelerationReachesTheVerifiedOptimum) {
   EXPECT_EQ(r.history.back().active_move_limits, 0);
   // Screening keeps a small part of the 4 x 101 time-point constraints.
   for (const auto& c : r.history) EXPECT_LT(c.retained_rows, 60) << "cycle " << c.cycle;
+  // The study's sensitivity method is in the record of every cycle that took sensitivities
+  // (issue 22): forward differences; "" in a cycle without.
+  int with_method = 0;
+  for (const auto& c : r.history) {
+    if (c.gradient_method.empty()) continue;
+    EXPECT_EQ(c.gradient_method, "forward differences") << "cycle " << c.cycle;
+    ++with_method;
+  }
+  // A rejected cycle reuses the sensitivities of its start design (and names their method).
+  EXPECT_GE(with_method, r.sensitivity_analyses);
+  EXPECT_LE(with_method, r.cycles);
 }
 
 // The seed's observation, with the seed's strategy (with the trust-region strategy the study

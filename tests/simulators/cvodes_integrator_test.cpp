@@ -3,9 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace sao::sim {
 namespace {
@@ -125,6 +127,63 @@ TEST(CvodesIntegrator, JacobianAgeAndTheRunsCounters) {
   EXPECT_LT(fresh.stats.steps, stale.stats.steps);
   // The same solution within the global error (about 10 rtol).
   EXPECT_NEAR((fresh.states.bottomRows(1) - stale.states.bottomRows(1)).norm(), 0.0, 1e-5);
+}
+
+// A system's own tolerances (OdeSystem::tolerances, what beams use) replace rtol |x| + atol:
+// the oscillator x1' = x2, x2' = -w^2 x1 (x1 = sin(w t) / w) at loose settings, then with a
+// tolerance of 1e-11 on x1 at any state, is integrated far more accurately (values and, with
+// the direct method, dx1/dw = t cos(w t) / w - sin(w t) / w^2), and a non-positive tolerance
+// fails the run instead of dividing by zero.
+TEST(CvodesIntegrator, TheSystemsOwnTolerancesReplaceTheScalarOnes) {
+  OdeSystem system;
+  const double w = 2.0;
+  system.parameters = 1;
+  system.rhs = [&](double, const double* x, double* xdot) {
+    xdot[0] = x[1];
+    xdot[1] = -w * w * x[0];
+    return 0;
+  };
+  system.jacobian = [&](double, const double* x, Eigen::MatrixXd& jac) {
+    jac.setZero(2, 3);
+    jac(0, 1) = 1.0;
+    jac(1, 0) = -w * w;
+    jac(1, 2) = -2 * w * x[0];
+  };
+  system.x0 = Eigen::Vector2d(0.0, 1.0);
+  system.x0_p = Eigen::MatrixXd::Zero(2, 1);
+  IntegratorSettings settings;
+  settings.rtol = 1e-4;
+  settings.atol = 1e-6;
+  const TimeGrid grid{0.0, 10.0, 11};
+  auto errors = [&](const SystemResult& r) {
+    double value = 0.0, slope = 0.0;
+    for (int k = 0; k < grid.points; ++k) {
+      const double t = grid.at(k);
+      value = std::max(value, std::abs(r.states(k, 0) - std::sin(w * t) / w));
+      slope = std::max(slope, std::abs(r.state_sensitivities[k](0, 0) -
+                                       (t * std::cos(w * t) / w - std::sin(w * t) / (w * w))));
+    }
+    return std::make_pair(value, slope);
+  };
+  const SystemResult plain = integrate_system(system, grid, settings, true);
+  double tight = 1e-11;
+  system.tolerances = [&](const double* x, double rtol, double atol, double* tolerance) {
+    tolerance[0] = tight;
+    tolerance[1] = rtol * std::abs(x[1]) + atol;
+  };
+  const SystemResult own = integrate_system(system, grid, settings, true);
+  ASSERT_TRUE(plain.ok) << plain.message;
+  ASSERT_TRUE(own.ok) << own.message;
+  const auto [plain_value, plain_slope] = errors(plain);
+  const auto [own_value, own_slope] = errors(own);
+  EXPECT_GT(plain_value, 1e-5);
+  EXPECT_LT(own_value, 1e-6);
+  EXPECT_LT(own_value, 0.01 * plain_value);
+  EXPECT_LT(own_slope, 0.01 * plain_slope);
+  EXPECT_GT(own.steps, 2 * plain.steps);
+  tight = 0.0;
+  const SystemResult bad = integrate_system(system, grid, settings, false);
+  EXPECT_FALSE(bad.ok);
 }
 
 TEST(CvodesIntegrator, FatalRightHandSideIsAFailureNamingFlagAndTime) {

@@ -159,6 +159,24 @@ TEST(ImpactAbsorberSensitivity, TheChosenMethodIsLoggedAtInfoLevel) {
   EXPECT_THAT(chosen, ::testing::Not(::testing::HasSubstr("(auto)")));
 }
 
+// ... and returned with the evaluation (CaseResult::gradient_method), which the driver puts in
+// the cycle record: finite differences are named too.
+TEST(ImpactAbsorberSensitivity, TheChosenMethodIsInTheEvaluation) {
+  auto method = [&](const std::string& setting, const std::vector<DerivativeRequest>& wanted) {
+    InternalSimulator sim(impact(setting));
+    const Evaluation e =
+        sim.evaluate({EvaluationRequest{Eigen::Vector2d(0.5, 0.5), wanted}}).front();
+    EXPECT_TRUE(e.ok) << e.message;
+    return e.cases.at(0).gradient_method;
+  };
+  EXPECT_EQ(method("auto", {{0, "yddot", {50}}}), "adjoint (auto)");
+  EXPECT_EQ(method("auto", {{0, "yddot", {30, 40, 50}}}), "direct (auto)");
+  EXPECT_EQ(method("adjoint", {{0, "yddot", {30, 40, 50}}}), "adjoint");
+  EXPECT_EQ(method("forward", {{0, "yddot", {50}}}), "forward differences");
+  EXPECT_EQ(method("central", {{0, "yddot", {50}}}), "central differences");
+  EXPECT_EQ(method("auto", {}), "");  // no gradients
+}
+
 TEST(ImpactAbsorberSensitivity, MaximaHaveNoAnalyticDerivative) {
   InternalSimulator sim(impact("adjoint"));
   EvaluationRequest r{Eigen::Vector2d(0.5, 0.5), {{0, "max_abs_y", {}}}};

@@ -56,6 +56,7 @@ CycleRecord awkward_record() {
   r.fit_points = 5;
   r.noise_estimate = std::numeric_limits<double>::quiet_NaN();
   r.message = "a \"quoted\" message\nwith a new line";
+  r.gradient_method = "steady: direct (auto); crash: forward differences";
   return r;
 }
 
@@ -82,6 +83,7 @@ void expect_exact(const CycleRecord& a, const CycleRecord& b) {
   EXPECT_EQ(a.analyses, b.analyses);
   EXPECT_EQ(a.fit_points, b.fit_points);
   EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(a.gradient_method, b.gradient_method);
 }
 
 TEST(CycleRecordJson, RecordsWithoutTheTrustRegionFieldsStillRead) {
@@ -95,6 +97,17 @@ TEST(CycleRecordJson, RecordsWithoutTheTrustRegionFieldsStillRead) {
   const CycleRecord old = cycle_record_from_json(j, kNames);
   EXPECT_EQ(old.kkt_residual, -1.0);  // not measured
   EXPECT_EQ(old.ratio, 0.0);
+}
+
+// Issue 22: the sensitivity method is in the record; records written before it read as "".
+TEST(CycleRecordJson, TheGradientMethodIsKeptAndOptional) {
+  nlohmann::json j = cycle_record_to_json(awkward_record(), kNames);
+  EXPECT_EQ(j["gradient_method"], "steady: direct (auto); crash: forward differences");
+  EXPECT_EQ(cycle_record_from_json(j, kNames).gradient_method, j["gradient_method"]);
+  j.erase("gradient_method");
+  EXPECT_EQ(cycle_record_from_json(j, kNames).gradient_method, "");
+  j["gradient_method"] = 3;
+  EXPECT_THROW(cycle_record_from_json(j, kNames), std::invalid_argument);
 }
 
 TEST(CycleRecordJson, RoundTripThroughTextIsBitwise) {

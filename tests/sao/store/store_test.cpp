@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,23 @@ TEST(StudyStore, EvaluationEncodingIsExactIncludingNaNRows) {
   std::string truncated = encode_evaluation(e);
   truncated.pop_back();
   EXPECT_THROW(decode_evaluation(truncated), StoreError);
+}
+
+// Each case's gradient method (issue 22) is kept; an analysis stored before it (the cases
+// end the record) reads with none.
+TEST(StudyStore, EvaluationEncodingKeepsTheGradientMethod) {
+  Evaluation e = sample_evaluation();
+  e.cases[0].gradient_method = "direct (auto)";
+  const Evaluation d = decode_evaluation(encode_evaluation(e));
+  EXPECT_EQ(d.cases[0].gradient_method, "direct (auto)");
+  EXPECT_EQ(d.cases[1].gradient_method, "");
+  e.cases[0].gradient_method.clear();
+  std::string old = encode_evaluation(e);
+  old.resize(old.size() - 2 * sizeof(uint32_t));  // the two empty names
+  const Evaluation before = decode_evaluation(old);
+  ASSERT_EQ(before.cases.size(), 2u);
+  EXPECT_EQ(before.cases[0].gradient_method, "");
+  EXPECT_EQ(before.cases[0].scalars.at("mass"), 0.1 + 0.2);
 }
 
 TEST(StudyStore, LookupNeedsTheSameDesignBitsAndSimulatorInputs) {
