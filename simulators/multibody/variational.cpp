@@ -49,6 +49,18 @@ Mat<S> mass_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coupled) 
   return M;
 }
 
+// Every entry of A with a derivative vector of the evaluation's size: Phi_q leaves AD entries
+// the joints do not write without one, and Eigen's AutoDiffScalar does not combine those
+// with full ones inside matrix products.
+template <class S>
+void coherent(Mat<S>& A) {
+  if constexpr (!std::is_same_v<S, double>) {
+    for (Eigen::Index i = 0; i < A.size(); ++i) {
+      if (A(i).derivatives().size() != ad_size) A(i) = C<S>(A(i).value());
+    }
+  }
+}
+
 // AD copies of `values`, seeded on directions first.. (first < 0: constants).
 void seeded(const double* values, int count, int first, int directions, std::vector<AD>& out) {
   out.resize(count);
@@ -95,6 +107,8 @@ void Variational::residual(double t0, double h, const S* x0, const S* w, const S
   Mat<S> phi_q0, phi_q1;
   dynamics_.constraints(q0, v0, dynamics_.vars(p, t0, lc), phi0, phi_q0, phi_t0, gamma);
   dynamics_.constraints(q1, v1, dynamics_.vars(p, t0 + h, lc), phi1, phi_q1, phi_t1, gamma);
+  coherent(phi_q0);
+  coherent(phi_q1);
   const Eigen::Map<const Vec<S>> v0s(v0, n), v1s(v1, n), lam(lambda, m), mus(mu, m);
   const Vec<S> ra = M * Vec<S>(vm - v0s) - 0.5 * h * (Q - phi_q0.transpose() * lam);
   const Vec<S> rc = M * Vec<S>(v1s - vm) - 0.5 * h * (Q - phi_q1.transpose() * mus);

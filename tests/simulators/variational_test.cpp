@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numbers>
 
 #include "simulators/internal_simulator.hpp"
+#include "simulators/multibody/dynamics.hpp"
 #include "simulators/multibody/multibody.hpp"
+#include "simulators/multibody/parser.hpp"
 
 namespace sao::sim {
 namespace {
@@ -249,6 +252,105 @@ TEST(Variational, DiscreteDerivativesOfTheFlexiblePendulumEqualCentralDifference
     expect_exact(*model, p, lc, indices(*model, {"E", "rho", "ax", "len"}),
                  {{"b_5.y", 4}, {"b.moment2", 4}, {"tip2", -1}}, 1e-7);
   }
+}
+
+// Seed 001's accelerometer model: a bar (mass m, length L) pinned at A, held by a spring-damper
+// (k, c) from its tip to a ground point above it, an accelerometer at the tip.
+json accelerometer_model(double step) {
+  return json::parse(R"({
+    "analysis": "dynamic", "parameters": {"k": 200.0, "c": 2.0, "m": 1.5, "L": 0.8},
+    "bodies": [{"name": "bar", "mass": "m", "inertia": "m*L^2/12", "position": ["L/2", 0]}],
+    "joints": [{"type": "revolute", "name": "A", "bodies": ["ground", "bar"],
+                "points": [[0, 0], ["-L/2", 0]]}],
+    "forces": [{"type": "spring_damper", "name": "spring", "bodies": ["ground", "bar"],
+                "points": [["L", 0.5], ["L/2", 0]], "stiffness": "k", "damping": "c",
+                "length": 0.45}],
+    "points": [{"name": "sensor", "body": "bar", "at": ["L/2", 0]}],
+    "integrator": {"type": "variational", "step": )" +
+                     std::to_string(step) + "}}");
+}
+
+// Accelerations and a constraint force at the final time in the objective: the discrete
+// derivatives (the terminal condition through the augmented system [M Phi_q'; Phi_q 0] at
+// the final state) equal central differences at two step sizes.
+TEST(Variational, AccelerationsAndReactionsAtTheFinalTimeHaveExactDerivatives) {
+  const LoadCaseSpec lc = grid_case(0.5, 6);
+  for (double h : {2e-3, 1e-3}) {
+    SCOPED_TRACE("h = " + std::to_string(h));
+    const auto model = load_multibody_model(accelerometer_model(h));
+    const Eigen::VectorXd p =
+        parameters(*model, {{"k", 200.0}, {"c", 2.0}, {"m", 1.5}, {"L", 0.8}});
+    expect_exact(*model, p, lc, indices(*model, {"k", "c", "m", "L"}),
+                 {{"sensor.ay", 5}, {"sensor.ax", 5}, {"bar.alpha", 5}, {"A.fy", 5}}, 1e-7);
+  }
+}
+
+// The naive terminal condition: the acceleration's derivative at the final state taken from
+// q'' = M^-1 (Q - Phi_q' lambda) with the multipliers held (as if the constraint forces did
+// not change with the state) gives a wrong gradient; the consistent one is right.
+TEST(Variational, NaiveTerminalConditionsAreWrongForAnAccelerationObjective) {
+  const LoadCaseSpec lc = grid_case(0.5, 6);
+  const json description = accelerometer_model(1e-3);
+  const auto model = load_multibody_model(description);
+  const std::vector<std::string> names = {"k", "c", "m", "L"};
+  const Eigen::VectorXd p = parameters(*model, {{"k", 200.0}, {"c", 2.0}, {"m", 1.5}, {"L", 0.8}});
+  const std::vector<int> active = indices(*model, names);
+  const int na = static_cast<int>(active.size());
+  const auto histories = model->ode()->history_outputs();
+  auto index = [&](const std::string& name) {
+    return static_cast<int>(std::find(histories.begin(), histories.end(), name) -
+                            histories.begin());
+  };
+  // The consistent derivatives of bar.ay at the end, and dx_N/dp of the state there.
+  std::vector<OutputPoint> wanted = {{index("bar.ay"), 5}};
+  for (const char* c : {"x", "y", "theta", "vx", "vy", "omega"}) {
+    wanted.push_back({index(std::string("bar.") + c), 5});
+  }
+  CaseResult out;
+  Eigen::MatrixXd rows;
+  ASSERT_EQ(model->ode()->analyse_with_derivatives(p, lc, active, wanted, false, out, rows), "");
+  const Eigen::MatrixXd reference = central(*model, p, lc, active, {{"bar.ay", 5}});
+  // The naive partials at the final state x_N.
+  const multibody::MultibodyModel mm = multibody::parse_multibody(description, "multibody");
+  const multibody::Dynamics dynamics(mm);
+  Eigen::VectorXd x(6);
+  for (int i = 0; i < 6; ++i) x(i) = out.histories.at(histories[wanted[1 + i].output])(5);
+  const multibody::Env<double> env = dynamics.vars(p.data(), 0.5, lc);
+  multibody::Vec<double> qdd, lambda;
+  ASSERT_TRUE(dynamics.accelerations(x.data(), x.data() + 3, env, qdd, &lambda));
+  multibody::ad_size = 6 + na;
+  std::vector<AD> xs(6), ps(p.size());
+  for (int i = 0; i < 6; ++i) xs[i] = AD(x(i), Eigen::VectorXd::Unit(6 + na, i));
+  for (Eigen::Index i = 0; i < p.size(); ++i) ps[i] = AD(p(i), Eigen::VectorXd::Zero(6 + na));
+  for (int a = 0; a < na; ++a) ps[active[a]].derivatives()(6 + a) = 1.0;
+  const multibody::Env<AD> envs = dynamics.vars(ps.data(), 0.5, lc);
+  multibody::Vec<AD> mass, Q, phi, phi_t, gamma;
+  multibody::Mat<AD> phi_q;
+  dynamics.mass_and_forces(xs.data(), xs.data() + 3, envs, mass, Q);
+  dynamics.constraints(xs.data(), xs.data() + 3, envs, phi, phi_q, phi_t, gamma);
+  AD ay = Q(1);
+  for (Eigen::Index r = 0; r < phi_q.rows(); ++r) {
+    const AD& entry = phi_q(r, 1);  // entries the joint does not write have no derivatives
+    if (entry.derivatives().size() == 6 + na) {
+      ay -= entry * lambda(r);
+    } else {
+      ay -= entry.value() * lambda(r);
+    }
+  }
+  ay /= mass(1);
+  EXPECT_NEAR(ay.value(), qdd(1), 1e-9);  // the same acceleration, only its derivative differs
+  const Eigen::RowVectorXd naive = ay.derivatives().head(6).transpose() * rows.bottomRows(6) +
+                                   ay.derivatives().tail(na).transpose();
+  const double scale = reference.cwiseAbs().maxCoeff();
+  double naive_error = 0.0;
+  for (int a = 0; a < na; ++a) {
+    EXPECT_NEAR(rows(0, a), reference(0, a), 1e-7 * scale) << names[a];
+    naive_error = std::max(naive_error, std::abs(naive(a) - reference(0, a)));
+  }
+  EXPECT_GT(naive_error, 1e-2 * scale);
+  std::printf(
+      "d(bar.ay)/d(k, c, m, L) at t = 0.5: consistent (%g, %g, %g, %g), naive (%g, %g, %g, %g)\n",
+      rows(0, 0), rows(0, 1), rows(0, 2), rows(0, 3), naive(0), naive(1), naive(2), naive(3));
 }
 
 // The internal simulator with the rigid pendulum: "auto" chooses the discrete adjoint, whose
