@@ -31,29 +31,14 @@ nlohmann::json chain() {
 // checkpoints during the backward solve, as in a run longer than the interval).
 void BM_GradientCost(benchmark::State& state, const char* method, int checkpoint_steps) {
   const int n = static_cast<int>(state.range(0));
-  sao::SimulatorSetup setup;
-  setup.section = {{"type", "internal"},
-                   {"model", "multibody"},
-                   {"multibody", chain()},
-                   {"rtol", 1e-6},
-                   {"atol", 1e-8},
-                   {"threads", 1},  // cost, not wall time: one core for every method
-                   {"gradients", {{"method", method}, {"step", 1e-4}}}};
-  if (checkpoint_steps > 0) setup.section["gradients"]["checkpoint_steps"] = checkpoint_steps;
-  const auto names = chain().at("parameters");
-  for (const auto& [name, value] : names.items()) {
-    if (static_cast<int>(setup.design_names.size()) < n) setup.design_names.push_back(name);
-  }
-  sao::LoadCaseSpec lc;
-  lc.name = "swing";
-  lc.grid = sao::TimeGrid(0.0, 1.0, 11);
-  setup.load_cases = {lc};
-  sao::sim::InternalSimulator sim(setup);
-  Eigen::VectorXd b(n);
-  for (int i = 0; i < n; ++i) b(i) = names.at(setup.design_names[i]).get<double>();
-  const double analysis =
-      sao::bench::time_gradient_against_analysis(state, sim, b, {{0, "tip", {}}});
-  state.counters["analysis_ms"] = 1e3 * analysis;
+  nlohmann::json section = {{"type", "internal"},
+                            {"model", "multibody"},
+                            {"rtol", 1e-6},
+                            {"atol", 1e-8},
+                            {"threads", 1},  // cost, not wall time: one core for every method
+                            {"gradients", {{"method", method}, {"step", 1e-4}}}};
+  if (checkpoint_steps > 0) section["gradients"]["checkpoint_steps"] = checkpoint_steps;
+  sao::bench::time_chain_gradient(state, chain(), section, n);
 }
 // 1, 2, 5, 10, 20 and 50 parameters, each method.
 void parameter_counts(benchmark::internal::Benchmark* b) {

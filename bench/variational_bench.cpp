@@ -12,9 +12,7 @@
 //   nice -n 10 build/sao_bench --benchmark_filter=VariationalGradientCost
 #include <benchmark/benchmark.h>
 
-#include "bench/gradient_timing.hpp"
 #include "bench/pendulum_chain.hpp"
-#include "simulators/internal_simulator.hpp"
 
 namespace {
 
@@ -24,28 +22,14 @@ void BM_VariationalGradientCost(benchmark::State& state, const char* method, boo
   const int n = static_cast<int>(state.range(0));
   nlohmann::json chain = sao::bench::pendulum_chain(kLinks);
   if (variational) chain["integrator"] = {{"type", "variational"}, {"step", 5e-3}};
-  sao::SimulatorSetup setup;
-  setup.section = {{"type", "internal"},
-                   {"model", "multibody"},
-                   {"multibody", chain},
-                   {"rtol", 1e-6},
-                   {"atol", 1e-8},
-                   {"workers", 1},
-                   {"gradients", {{"method", method}, {"step", 1e-4}}}};
-  const auto names = chain.at("parameters");
-  for (const auto& [name, value] : names.items()) {
-    if (static_cast<int>(setup.design_names.size()) < n) setup.design_names.push_back(name);
-  }
-  sao::LoadCaseSpec lc;
-  lc.name = "swing";
-  lc.grid = sao::TimeGrid(0.0, 1.0, 11);
-  setup.load_cases = {lc};
-  sao::sim::InternalSimulator sim(setup);
-  Eigen::VectorXd b(n);
-  for (int i = 0; i < n; ++i) b(i) = names.at(setup.design_names[i]).get<double>();
-  const double analysis =
-      sao::bench::time_gradient_against_analysis(state, sim, b, {{0, "tip", {}}});
-  state.counters["analysis_ms"] = 1e3 * analysis;
+  sao::bench::time_chain_gradient(state, chain,
+                                  {{"type", "internal"},
+                                   {"model", "multibody"},
+                                   {"rtol", 1e-6},
+                                   {"atol", 1e-8},
+                                   {"workers", 1},
+                                   {"gradients", {{"method", method}, {"step", 1e-4}}}},
+                                  n);
 }
 void parameter_counts(benchmark::internal::Benchmark* b) {
   for (int n : {1, 2, 5, 10, 20, 40, 60}) b->Arg(n);

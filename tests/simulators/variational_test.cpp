@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <numbers>
 
@@ -228,30 +229,34 @@ void expect_exact(const Model& model, const Eigen::VectorXd& p, const LoadCaseSp
   }
 }
 
-TEST(Variational, DiscreteDerivativesOfTheRigidPendulumEqualCentralDifferences) {
-  const LoadCaseSpec lc = grid_case(1.0, 11);
-  for (double h : {1e-2, 5e-3}) {
+// expect_exact on the model make(h) at each step h, at the named parameter values, every
+// named parameter active.
+void expect_exact_at_steps(const std::function<json(double)>& make,
+                           std::initializer_list<double> steps, const LoadCaseSpec& lc,
+                           const std::map<std::string, double>& at,
+                           const std::vector<std::pair<std::string, int>>& values) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : at) names.push_back(name);
+  for (double h : steps) {
     SCOPED_TRACE("h = " + std::to_string(h));
-    const auto model = load_multibody_model(rigid_pendulum(h));
-    const Eigen::VectorXd p =
-        parameters(*model, {{"L", 1.0}, {"m", 2.0}, {"ax", 0.1}, {"ay", -0.05}});
-    // L (geometry), m (material), ax, ay (the joint's position).
-    expect_exact(*model, p, lc, indices(*model, {"L", "m", "ax", "ay"}),
-                 {{"tip.y", 10}, {"rod.omega", 7}, {"rod.ay", 10}, {"height", -1}}, 1e-7);
+    const auto model = load_multibody_model(make(h));
+    expect_exact(*model, parameters(*model, at), lc, indices(*model, names), values, 1e-7);
   }
 }
 
+TEST(Variational, DiscreteDerivativesOfTheRigidPendulumEqualCentralDifferences) {
+  // L (geometry), m (material), ax, ay (the joint's position).
+  expect_exact_at_steps(rigid_pendulum, {1e-2, 5e-3}, grid_case(1.0, 11),
+                        {{"L", 1.0}, {"m", 2.0}, {"ax", 0.1}, {"ay", -0.05}},
+                        {{"tip.y", 10}, {"rod.omega", 7}, {"rod.ay", 10}, {"height", -1}});
+}
+
 TEST(Variational, DiscreteDerivativesOfTheFlexiblePendulumEqualCentralDifferences) {
-  const LoadCaseSpec lc = grid_case(0.2, 5);
-  for (double h : {2e-3, 1e-3}) {
-    SCOPED_TRACE("h = " + std::to_string(h));
-    const auto model = load_multibody_model(flexible_pendulum(h));
-    const Eigen::VectorXd p =
-        parameters(*model, {{"E", 1e9}, {"rho", 2700.0}, {"ax", 0.02}, {"len", 1.2}});
-    // E, rho (material), the beam's start node x and its length (nodal coordinates).
-    expect_exact(*model, p, lc, indices(*model, {"E", "rho", "ax", "len"}),
-                 {{"b_5.y", 4}, {"b.moment2", 4}, {"tip2", -1}}, 1e-7);
-  }
+  // E, rho (material), the beam's start node x and its length (nodal coordinates).
+  expect_exact_at_steps([](double h) { return flexible_pendulum(h); }, {2e-3, 1e-3},
+                        grid_case(0.2, 5),
+                        {{"E", 1e9}, {"rho", 2700.0}, {"ax", 0.02}, {"len", 1.2}},
+                        {{"b_5.y", 4}, {"b.moment2", 4}, {"tip2", -1}});
 }
 
 // Seed 001's accelerometer model: a bar (mass m, length L) pinned at A, held by a spring-damper
@@ -274,15 +279,9 @@ json accelerometer_model(double step) {
 // derivatives (the terminal condition through the augmented system [M Phi_q'; Phi_q 0] at
 // the final state) equal central differences at two step sizes.
 TEST(Variational, AccelerationsAndReactionsAtTheFinalTimeHaveExactDerivatives) {
-  const LoadCaseSpec lc = grid_case(0.5, 6);
-  for (double h : {2e-3, 1e-3}) {
-    SCOPED_TRACE("h = " + std::to_string(h));
-    const auto model = load_multibody_model(accelerometer_model(h));
-    const Eigen::VectorXd p =
-        parameters(*model, {{"k", 200.0}, {"c", 2.0}, {"m", 1.5}, {"L", 0.8}});
-    expect_exact(*model, p, lc, indices(*model, {"k", "c", "m", "L"}),
-                 {{"sensor.ay", 5}, {"sensor.ax", 5}, {"bar.alpha", 5}, {"A.fy", 5}}, 1e-7);
-  }
+  expect_exact_at_steps(accelerometer_model, {2e-3, 1e-3}, grid_case(0.5, 6),
+                        {{"k", 200.0}, {"c", 2.0}, {"m", 1.5}, {"L", 0.8}},
+                        {{"sensor.ay", 5}, {"sensor.ax", 5}, {"bar.alpha", 5}, {"A.fy", 5}});
 }
 
 // The naive terminal condition: the acceleration's derivative at the final state taken from
