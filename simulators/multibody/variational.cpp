@@ -258,6 +258,25 @@ std::string Variational::integrate(const Eigen::VectorXd& p, const LoadCaseSpec&
   return "";
 }
 
+Eigen::MatrixXd Variational::initial_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                                 const std::vector<int>& active) const {
+  const int n = dynamics_.nq(), na = static_cast<int>(active.size());
+  Eigen::MatrixXd dx0(2 * n, na);
+  ad_size = na;
+  std::vector<AD> ps, x0(2 * n);
+  seeded(p.data(), static_cast<int>(p.size()), -1, na, ps);
+  for (int a = 0; a < na; ++a) ps[active[a]].derivatives()(a) = 1.0;
+  dynamics_.initial<AD>(ps.data(), x0.data(), lc);
+  for (int i = 0; i < 2 * n; ++i) {
+    if (x0[i].derivatives().size() == na) {
+      dx0.row(i) = x0[i].derivatives().transpose();
+    } else {
+      dx0.row(i).setZero();
+    }
+  }
+  return dx0;
+}
+
 std::string Variational::derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                      const std::vector<int>& active,
                                      const std::vector<OutputPoint>& wanted, bool adjoint,
@@ -303,22 +322,7 @@ std::string Variational::derivatives(const Eigen::VectorXd& p, const LoadCaseSpe
       gp.col(c) += weight * g.tail(na).transpose();
     }
   };
-  // dx0/dp_active from the assembly at t0.
-  Eigen::MatrixXd dx0(2 * n, na);
-  {
-    ad_size = na;
-    std::vector<AD> ps, x0(2 * n);
-    seeded(p.data(), static_cast<int>(p.size()), -1, na, ps);
-    for (int a = 0; a < na; ++a) ps[active[a]].derivatives()(a) = 1.0;
-    dynamics_.initial<AD>(ps.data(), x0.data(), lc);
-    for (int i = 0; i < 2 * n; ++i) {
-      if (x0[i].derivatives().size() == na) {
-        dx0.row(i) = x0[i].derivatives().transpose();
-      } else {
-        dx0.row(i).setZero();
-      }
-    }
-  }
+  const Eigen::MatrixXd dx0 = initial_derivatives(p, lc, active);
   Eigen::MatrixXd gx = Eigen::MatrixXd::Zero(2 * n, nw), gp = Eigen::MatrixXd::Zero(na, nw);
   Eigen::VectorXd R;
   Eigen::MatrixXd J;

@@ -73,6 +73,9 @@ class Variational {
   template <class S>
   void residual(double t0, double h, const S* x0, const S* w, const S* p, const LoadCaseSpec& lc,
                 S* R) const;
+  // dx0/dp_active: the assembly at t0 differentiated.
+  Eigen::MatrixXd initial_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                      const std::vector<int>& active) const;
   std::string step(double t0, double h, const double* x0, const Eigen::VectorXd& p,
                    const LoadCaseSpec& lc, Eigen::VectorXd& w, int& iterations,
                    Eigen::SparseMatrix<double>* newton) const;
