@@ -14,6 +14,7 @@
 #include <chrono>
 
 #include "bench/gradient_timing.hpp"
+#include "bench/pendulum_chain.hpp"
 #include "simulators/internal_simulator.hpp"
 #include "simulators/multibody/multibody.hpp"
 
@@ -22,43 +23,7 @@ namespace {
 constexpr int kLinks = 10;
 
 nlohmann::json chain() {
-  nlohmann::json params = nlohmann::json::object(), bodies = nlohmann::json::array(),
-                 joints = nlohmann::json::array(), forces = nlohmann::json::array();
-  // 50 parameters: stiffness, damping, free angle, mass and length of every link.
-  for (int i = 1; i <= kLinks; ++i) params[fmt::format("k{}", i)] = 20.0;
-  for (int i = 1; i <= kLinks; ++i) params[fmt::format("c{}", i)] = 0.1;
-  for (int i = 1; i <= kLinks; ++i) params[fmt::format("a{}", i)] = 0.0;
-  for (int i = 1; i <= kLinks; ++i) params[fmt::format("m{}", i)] = 1.0;
-  for (int i = 1; i <= kLinks; ++i) params[fmt::format("L{}", i)] = 0.5;
-  std::string x = "0";
-  for (int i = 1; i <= kLinks; ++i) {
-    const std::string L = fmt::format("L{}", i), m = fmt::format("m{}", i);
-    bodies.push_back({{"name", fmt::format("link{}", i)},
-                      {"mass", m},
-                      {"inertia", fmt::format("{}*{}^2/12", m, L)},
-                      {"position", nlohmann::json::array({x + " + " + L + "/2", 0})}});
-    x += " + " + L;
-    const std::string previous = i == 1 ? "ground" : fmt::format("link{}", i - 1);
-    const nlohmann::json at_previous =
-        i == 1 ? nlohmann::json::array({0, 0})
-               : nlohmann::json::array({fmt::format("L{}/2", i - 1), 0});
-    joints.push_back(
-        {{"type", "revolute"},
-         {"bodies", {previous, fmt::format("link{}", i)}},
-         {"points", nlohmann::json::array(
-                        {at_previous, nlohmann::json::array({fmt::format("-{}/2", L), 0})})}});
-    forces.push_back({{"type", "rotational_spring_damper"},
-                      {"bodies", {previous, fmt::format("link{}", i)}},
-                      {"stiffness", fmt::format("k{}", i)},
-                      {"damping", fmt::format("c{}", i)},
-                      {"angle", fmt::format("a{}", i)}});
-  }
-  return {{"analysis", "dynamic"},
-          {"parameters", params},
-          {"bodies", bodies},
-          {"joints", joints},
-          {"forces", forces},
-          {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("link{}_y^2", kLinks)}}}}};
+  return sao::bench::pendulum_chain(kLinks);
 }
 
 // checkpoint_steps: the adjoint's forward steps between checkpoints (0: the default, 500,
@@ -66,29 +31,14 @@ nlohmann::json chain() {
 // checkpoints during the backward solve, as in a run longer than the interval).
 void BM_GradientCost(benchmark::State& state, const char* method, int checkpoint_steps) {
   const int n = static_cast<int>(state.range(0));
-  sao::SimulatorSetup setup;
-  setup.section = {{"type", "internal"},
-                   {"model", "multibody"},
-                   {"multibody", chain()},
-                   {"rtol", 1e-6},
-                   {"atol", 1e-8},
-                   {"threads", 1},  // cost, not wall time: one core for every method
-                   {"gradients", {{"method", method}, {"step", 1e-4}}}};
-  if (checkpoint_steps > 0) setup.section["gradients"]["checkpoint_steps"] = checkpoint_steps;
-  const auto names = chain().at("parameters");
-  for (const auto& [name, value] : names.items()) {
-    if (static_cast<int>(setup.design_names.size()) < n) setup.design_names.push_back(name);
-  }
-  sao::LoadCaseSpec lc;
-  lc.name = "swing";
-  lc.grid = sao::TimeGrid(0.0, 1.0, 11);
-  setup.load_cases = {lc};
-  sao::sim::InternalSimulator sim(setup);
-  Eigen::VectorXd b(n);
-  for (int i = 0; i < n; ++i) b(i) = names.at(setup.design_names[i]).get<double>();
-  const double analysis =
-      sao::bench::time_gradient_against_analysis(state, sim, b, {{0, "tip", {}}});
-  state.counters["analysis_ms"] = 1e3 * analysis;
+  nlohmann::json section = {{"type", "internal"},
+                            {"model", "multibody"},
+                            {"rtol", 1e-6},
+                            {"atol", 1e-8},
+                            {"threads", 1},  // cost, not wall time: one core for every method
+                            {"gradients", {{"method", method}, {"step", 1e-4}}}};
+  if (checkpoint_steps > 0) section["gradients"]["checkpoint_steps"] = checkpoint_steps;
+  sao::bench::time_chain_gradient(state, chain(), section, n);
 }
 // 1, 2, 5, 10, 20 and 50 parameters, each method.
 void parameter_counts(benchmark::internal::Benchmark* b) {

@@ -51,11 +51,13 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
   JsonReader g = section.object("gradients");
   if (g.has("method")) {
     const json& m = g.raw("method");
-    const std::pair<const char*, GradientMethod> methods[] = {{"forward", GradientMethod::kForward},
-                                                              {"central", GradientMethod::kCentral},
-                                                              {"direct", GradientMethod::kDirect},
-                                                              {"adjoint", GradientMethod::kAdjoint},
-                                                              {"auto", GradientMethod::kAuto}};
+    const std::pair<const char*, GradientMethod> methods[] = {
+        {"forward", GradientMethod::kForward},
+        {"central", GradientMethod::kCentral},
+        {"direct", GradientMethod::kDirect},
+        {"adjoint", GradientMethod::kAdjoint},
+        {"auto", GradientMethod::kAuto},
+        {"discrete_adjoint", GradientMethod::kDiscreteAdjoint}};
     bool known = false;
     for (const auto& [name, method] : methods) {
       if (m == name) {
@@ -65,8 +67,8 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
     }
     if (!known) {
       g.problems().add(g.at("method"),
-                       "expected \"forward\", \"central\", \"direct\", \"adjoint\" or "
-                       "\"auto\", got " +
+                       "expected \"forward\", \"central\", \"direct\", \"adjoint\", "
+                       "\"discrete_adjoint\" or \"auto\", got " +
                            json_excerpt(m));
     }
     out.central = out.method == GradientMethod::kCentral;
@@ -281,7 +283,16 @@ InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
   }
   const bool analytic = settings_.method == GradientMethod::kDirect ||
                         settings_.method == GradientMethod::kAdjoint ||
-                        settings_.method == GradientMethod::kAuto;
+                        settings_.method == GradientMethod::kAuto ||
+                        settings_.method == GradientMethod::kDiscreteAdjoint;
+  if (model_ && settings_.method == GradientMethod::kDiscreteAdjoint && model_->ode() &&
+      !model_->ode()->discrete_map()) {
+    problems.add(
+        "simulator.gradients.method",
+        "discrete_adjoint differentiates the variational integrator's steps: " + model_->name() +
+            " is not integrated by it (a multibody model with "
+            "\"integrator\": {\"type\": \"variational\", \"step\": h})");
+  }
   if (model_ && analytic && model_->ode() == nullptr) {
     problems.add("simulator.gradients.method",
                  std::string(to_string(settings_.method)) +
@@ -349,7 +360,9 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
   job.message = wanted_values(model, lc, job.load_case, *job.derivatives, wanted);
   if (!job.message.empty()) return;
   GradientMethod method = settings_.method;
-  if (method == GradientMethod::kAuto) {
+  if (method == GradientMethod::kAuto && model.discrete_map()) {
+    method = GradientMethod::kDiscreteAdjoint;
+  } else if (method == GradientMethod::kAuto) {
     // One backward solve per value against one forward solve with one sensitivity system per
     // parameter.
     method = wanted.size() <= active.size() ? GradientMethod::kAdjoint : GradientMethod::kDirect;
@@ -364,7 +377,9 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
       std::string(to_string(method)) + (settings_.method == GradientMethod::kAuto ? " (auto)" : "");
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
   const SensitivityMethod differentiate =
-      method == GradientMethod::kAdjoint ? adjoint_sensitivities : direct_sensitivities;
+      method == GradientMethod::kDiscreteAdjoint ? discrete_adjoint_sensitivities
+      : method == GradientMethod::kAdjoint       ? adjoint_sensitivities
+                                                 : direct_sensitivities;
   const std::string failure =
       differentiate({model, lc, p, active, wanted, settings_.integrator}, job.result, rows);
   if (!failure.empty()) {
@@ -424,6 +439,8 @@ const char* to_string(GradientMethod method) {
       return "adjoint";
     case GradientMethod::kAuto:
       return "auto";
+    case GradientMethod::kDiscreteAdjoint:
+      return "discrete_adjoint";
   }
   return "?";
 }

@@ -34,7 +34,9 @@ enum class GradientMethod {
   kCentral,  // central differences: 2n perturbed runs
   kDirect,   // direct differentiation: CVODES forward sensitivities, one run
   kAdjoint,  // adjoint: one forward run, one backward solve per requested value
-  kAuto,     // direct or adjoint, whichever needs fewer solves for the request
+  kAuto,     // direct or adjoint, whichever needs fewer solves for the request; the discrete
+             // adjoint for a model integrated by the variational integrator
+  kDiscreteAdjoint,  // the adjoint of the variational integrator's discrete map
 };
 const char* to_string(GradientMethod method);
 

@@ -82,6 +82,9 @@ class OdeModel : public Model {
   // grid point i (`wanted`), differentiated with respect to the parameters `active` by the
   // direct or the adjoint method, into `rows` (wanted x active); every response into `out`.
   virtual bool differentiates_itself() const { return false; }
+  // A model integrated by a fixed-step discrete map (the multibody variational integrator)
+  // that differentiates that map exactly: "auto" sensitivities choose "discrete_adjoint".
+  virtual bool discrete_map() const { return false; }
   virtual std::string analyse_with_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                                const std::vector<int>& active,
                                                const std::vector<OutputPoint>& wanted, bool adjoint,

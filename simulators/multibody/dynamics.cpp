@@ -494,10 +494,21 @@ void Dynamics::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
   const std::string failure = assemble(t0, pv.data(), lc, q, square);
   if (!failure.empty()) throw std::runtime_error("assembly: " + failure);
   // One Newton step in S from the assembled q: exact first derivatives of q with respect to
-  // the parameters (the residual is zero there).
+  // the parameters (the residual is zero there). Without initial conditions the step is the
+  // smallest correction of the given pose, so q carries the given pose's derivatives.
   const Env<S> vs = vars(p, t0, lc);
   Vec<S> qs(n);
   for (int i = 0; i < n; ++i) qs(i) = C<S>(q(i));
+  if (!square) {
+    for (size_t i = 0; i < model_.bodies.size(); ++i) {
+      const Body& b = model_.bodies[i];
+      const S given[3] = {b.x.at(vs), b.y.at(vs), b.angle.at(vs)};
+      for (int c = 0; c < 3; ++c) {
+        const int k = 3 * static_cast<int>(i) + c;
+        qs(k) = given[c] + C<S>(q(k) - value_of(given[c]));
+      }
+    }
+  }
   Vec<S> zero = Vec<S>::Constant(n, C<S>(0.0));
   Vec<S> phi, phi_t, gamma;
   Mat<S> phi_q;

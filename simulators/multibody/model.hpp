@@ -159,6 +159,16 @@ struct Marker {
   Point at;
 };
 
+// "integrator": {"type": "variational", "step": h, "tolerance": t}: the fixed-step variational
+// integrator (variational.hpp) instead of CVODES; h the largest step (each grid interval is
+// cut into equal steps no longer than h), t the Newton tolerance on the step's unknowns.
+struct VariationalSettings {
+  bool on = false;
+  double step = 0.0;
+  double tolerance = 1e-10;
+  int max_iterations = 25;
+};
+
 struct Integral {
   std::string name;
   expr::ProgramPtr integrand;  // of (parameters, t, <body>_<x|y|theta|vx|vy|omega>)
@@ -186,6 +196,7 @@ struct MultibodyModel {
   std::vector<Integral> integrals;
   Quantity gx, gy;
   double alpha = 10.0, beta = 10.0;  // Baumgarte stabilisation
+  VariationalSettings variational;
   bool has_max_step = false;
   Quantity max_step;  // of the load-case parameters (and the parameters' defaults)
   std::vector<std::string> history_names;

@@ -4,6 +4,7 @@
 
 #include "simulators/multibody/dynamics.hpp"
 #include "simulators/multibody/parser.hpp"
+#include "simulators/multibody/variational.hpp"
 
 namespace sao::sim {
 namespace {
@@ -55,12 +56,14 @@ class Multibody final : public OdeModel {
                       const IntegratorSettings& settings, CaseResult& out) const override {
     try {
       if (!model_.dynamic) return dynamics_.analyse(p, lc, nullptr, out);
+      if (model_.variational.on) return analyse_variational(p, lc, nullptr, out);
       return OdeModel::analyse(p, lc, settings, out);
     } catch (const std::runtime_error& e) {
       return e.what();
     }
   }
-  bool differentiates_itself() const override { return !model_.dynamic; }
+  bool differentiates_itself() const override { return !model_.dynamic || model_.variational.on; }
+  bool discrete_map() const override { return model_.variational.on; }
   std::unique_ptr<Instance> instance(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                      const std::vector<int>& active) const override {
     if (!model_.dynamic) return OdeModel::instance(p, lc, active);
@@ -74,6 +77,7 @@ class Multibody final : public OdeModel {
                  static_cast<Eigen::Index>(active.size()));
     const KinematicRequest request{&active, &wanted, adjoint, &rows};
     try {
+      if (model_.variational.on) return analyse_variational(p, lc, &request, out);
       return dynamics_.analyse(p, lc, &request, out);
     } catch (const std::runtime_error& e) {
       return e.what();
@@ -127,6 +131,23 @@ class Multibody final : public OdeModel {
   }
 
  private:
+  // The variational integrator's analysis and, with a request, its discrete direct or
+  // adjoint derivatives.
+  std::string analyse_variational(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                  const KinematicRequest* request, CaseResult& out) const {
+    const Variational variational(dynamics_);
+    VariationalRun run;
+    std::string failure = variational.integrate(p, lc, request != nullptr, run);
+    if (!failure.empty()) return failure;
+    if (request) {
+      failure = variational.derivatives(p, lc, *request->active, *request->wanted, request->adjoint,
+                                        run, *request->rows);
+      if (!failure.empty()) return failure;
+    }
+    fill_outputs(run.states, run.integrals, p, lc, out);
+    return "";
+  }
+
   MultibodyModel model_;
   Dynamics dynamics_;  // views model_
 };

@@ -158,7 +158,7 @@ void Parser::read(const json& m, const std::string& path) {
   guarded([&] {
     only_keys(m,
               {"analysis", "parameters", "load_parameters", "gravity", "bodies", "beams", "joints",
-               "forces", "initial", "points", "integrals", "baumgarte", "max_step"},
+               "forces", "initial", "points", "integrals", "baumgarte", "max_step", "integrator"},
               path);
   });
   read_symbols(m, path);
@@ -454,6 +454,7 @@ void Parser::read_settings(const json& m, const std::string& path) {
     model_.gx = quantity(g[0], path + ".gravity[0]");
     model_.gy = quantity(g[1], path + ".gravity[1]");
   });
+  guarded([&] { read_integrator(m, path); });
   guarded([&] {
     if (m.contains("baumgarte")) {
       only_keys(m.at("baumgarte"), {"alpha", "beta"}, path + ".baumgarte");
@@ -461,6 +462,29 @@ void Parser::read_settings(const json& m, const std::string& path) {
       model_.beta = m.at("baumgarte").value("beta", model_.beta);
     }
   });
+}
+
+void Parser::read_integrator(const json& m, const std::string& path) {
+  if (!m.contains("integrator")) return;
+  const std::string ip = path + ".integrator";
+  const json& v = m.at("integrator");
+  only_keys(v, {"type", "step", "tolerance"}, ip);
+  if (v.value("type", json()) != "variational") {
+    bad(ip + ".type", "expected \"variational\" (the default is CVODES), got " +
+                          json_excerpt(v.value("type", json())));
+  }
+  auto positive = [&](const char* key, double fallback) {
+    if (!v.contains(key) && fallback > 0.0) return fallback;
+    const json& x = v.value(key, json());
+    if (!x.is_number() || !(x.get<double>() > 0.0)) {
+      bad(ip + "." + key, "expected a positive number, got " + json_excerpt(x));
+    }
+    return x.get<double>();
+  };
+  model_.variational.step = positive("step", 0.0);
+  model_.variational.tolerance = positive("tolerance", model_.variational.tolerance);
+  if (!model_.dynamic) bad(ip, "the variational integrator needs \"analysis\": \"dynamic\"");
+  model_.variational.on = true;
 }
 
 void Parser::read_initial(const json& m, const std::string& path) {

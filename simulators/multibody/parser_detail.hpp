@@ -89,6 +89,7 @@ class Parser {
   Quantity state_quantity(const json& v, const std::string& path, int a, int b);
   void read_applied(const json& f, const std::string& fp, const std::string& type, Force& force);
   Motion motion(const json& v, const std::string& path);
+  void read_integrator(const json& m, const std::string& path);
   int body_index(const json& v, const std::string& path) const;
   Point point(int body, const json& v, const std::string& path);
   // "bodies": [first, second] and "points": [[u, v], [u, v]] (default: the reference points).

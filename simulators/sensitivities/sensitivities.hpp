@@ -46,6 +46,10 @@ std::string direct_sensitivities(const SensitivityProblem& problem, CaseResult& 
                                  Eigen::MatrixXd& rows);
 std::string adjoint_sensitivities(const SensitivityProblem& problem, CaseResult& out,
                                   Eigen::MatrixXd& rows);
+// The adjoint of the discrete map of a model integrated by the variational integrator
+// (OdeModel::discrete_map): the exact gradient of the computed values at any step size.
+std::string discrete_adjoint_sensitivities(const SensitivityProblem& problem, CaseResult& out,
+                                           Eigen::MatrixXd& rows);
 
 // The values the derivative requests ask for in load case `load_case` (grid `lc`), into
 // `wanted`; returns "" or why one of them has no direct or adjoint derivative.

@@ -1,0 +1,81 @@
+// A chain of `links` pendulum links pinned end to end (3 coordinates and 2 constraint equations
+// per link, a rotational spring-damper at every joint) with 5 parameters per link (stiffness,
+// damping, free angle, mass and length) and one integral response "tip", the integral of the
+// squared height of the last link: the model of the gradient-cost benches
+// (sensitivity_bench.cpp, variational_bench.cpp).
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bench/gradient_timing.hpp"
+#include "simulators/internal_simulator.hpp"
+
+namespace sao::bench {
+
+inline nlohmann::json pendulum_chain(int links) {
+  nlohmann::json params = nlohmann::json::object(), bodies = nlohmann::json::array(),
+                 joints = nlohmann::json::array(), forces = nlohmann::json::array();
+  for (int i = 1; i <= links; ++i) params[fmt::format("k{}", i)] = 20.0;
+  for (int i = 1; i <= links; ++i) params[fmt::format("c{}", i)] = 0.1;
+  for (int i = 1; i <= links; ++i) params[fmt::format("a{}", i)] = 0.0;
+  for (int i = 1; i <= links; ++i) params[fmt::format("m{}", i)] = 1.0;
+  for (int i = 1; i <= links; ++i) params[fmt::format("L{}", i)] = 0.5;
+  std::string x = "0";
+  for (int i = 1; i <= links; ++i) {
+    const std::string L = fmt::format("L{}", i), m = fmt::format("m{}", i);
+    bodies.push_back({{"name", fmt::format("link{}", i)},
+                      {"mass", m},
+                      {"inertia", fmt::format("{}*{}^2/12", m, L)},
+                      {"position", nlohmann::json::array({x + " + " + L + "/2", 0})}});
+    x += " + " + L;
+    const std::string previous = i == 1 ? "ground" : fmt::format("link{}", i - 1);
+    const nlohmann::json at_previous =
+        i == 1 ? nlohmann::json::array({0, 0})
+               : nlohmann::json::array({fmt::format("L{}/2", i - 1), 0});
+    joints.push_back(
+        {{"type", "revolute"},
+         {"bodies", {previous, fmt::format("link{}", i)}},
+         {"points", nlohmann::json::array(
+                        {at_previous, nlohmann::json::array({fmt::format("-{}/2", L), 0})})}});
+    forces.push_back({{"type", "rotational_spring_damper"},
+                      {"bodies", {previous, fmt::format("link{}", i)}},
+                      {"stiffness", fmt::format("k{}", i)},
+                      {"damping", fmt::format("c{}", i)},
+                      {"angle", fmt::format("a{}", i)}});
+  }
+  return {{"analysis", "dynamic"},
+          {"parameters", params},
+          {"bodies", bodies},
+          {"joints", joints},
+          {"forces", forces},
+          {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("link{}_y^2", links)}}}}};
+}
+
+// Times the gradient of "tip" against one analysis (gradient_timing.hpp) with the first n
+// parameters of `chain` as design variables, on 1 s (11 points), the internal simulator's
+// section `section` (its "multibody" set to `chain`); the counter analysis_ms is one analysis.
+inline void time_chain_gradient(benchmark::State& state, const nlohmann::json& chain,
+                                nlohmann::json section, int n) {
+  section["multibody"] = chain;
+  sao::SimulatorSetup setup;
+  setup.section = std::move(section);
+  const auto names = chain.at("parameters");
+  for (const auto& [name, value] : names.items()) {
+    if (static_cast<int>(setup.design_names.size()) < n) setup.design_names.push_back(name);
+  }
+  sao::LoadCaseSpec lc;
+  lc.name = "swing";
+  lc.grid = sao::TimeGrid(0.0, 1.0, 11);
+  setup.load_cases = {lc};
+  sao::sim::InternalSimulator sim(setup);
+  Eigen::VectorXd b(n);
+  for (int i = 0; i < n; ++i) b(i) = names.at(setup.design_names[i]).get<double>();
+  const double analysis = time_gradient_against_analysis(state, sim, b, {{0, "tip", {}}});
+  state.counters["analysis_ms"] = 1e3 * analysis;
+}
+
+}  // namespace sao::bench

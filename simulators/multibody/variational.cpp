@@ -1,0 +1,377 @@
+#include "simulators/multibody/variational.hpp"
+
+#include <Eigen/SparseLU>
+#include <cmath>
+#include <sstream>
+
+namespace sao::sim::multibody {
+namespace {
+
+// Above this many unknowns per step the Newton matrix goes to Eigen's sparse LU (joints and
+// elements couple a few coordinates each), below it to a dense LU.
+constexpr Eigen::Index kDenseLimit = 80;
+
+// A factorised Newton matrix (or its transpose), dense or sparse by size.
+class StepSolver {
+ public:
+  // False when J is singular.
+  bool factor(const Eigen::SparseMatrix<double>& J) {
+    sparse_ = J.rows() > kDenseLimit;
+    if (!sparse_) {
+      dense_.compute(Eigen::MatrixXd(J));
+      return regular(dense_);
+    }
+    sparse_lu_.analyzePattern(J);
+    sparse_lu_.factorize(J);
+    return sparse_lu_.info() == Eigen::Success;
+  }
+  Eigen::MatrixXd solve(const Eigen::MatrixXd& b) {
+    if (!sparse_) return dense_.solve(b);
+    return sparse_lu_.solve(b);
+  }
+
+ private:
+  bool sparse_ = false;
+  Eigen::PartialPivLU<Eigen::MatrixXd> dense_;
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
+};
+
+// The mass matrix, dense, from its diagonal and the couplings of beam elements.
+template <class S>
+Mat<S> mass_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coupled) {
+  const auto n = mass.size();
+  Mat<S> M = Mat<S>::Constant(n, n, C<S>(0.0));
+  for (Eigen::Index i = 0; i < n; ++i) M(i, i) = mass(i);
+  for (const Coupling<S>& c : coupled) {
+    M(c.i, c.j) += c.value;
+    M(c.j, c.i) += c.value;
+  }
+  return M;
+}
+
+// Every entry of A with a derivative vector of the evaluation's size: Phi_q leaves AD entries
+// the joints do not write without one, and Eigen's AutoDiffScalar does not combine those
+// with full ones inside matrix products.
+template <class S>
+void coherent(Mat<S>& A) {
+  if constexpr (!std::is_same_v<S, double>) {
+    for (Eigen::Index i = 0; i < A.size(); ++i) {
+      if (A(i).derivatives().size() != ad_size) A(i) = C<S>(A(i).value());
+    }
+  }
+}
+
+// AD copies of `values`, seeded on directions first.. (first < 0: constants).
+void seeded(const double* values, int count, int first, int directions, std::vector<AD>& out) {
+  out.resize(count);
+  for (int i = 0; i < count; ++i) {
+    out[i] = AD(values[i], Eigen::VectorXd::Zero(directions));
+    if (first >= 0) out[i].derivatives()(first + i) = 1.0;
+  }
+}
+
+// The largest relative change of the positions and velocities in a Newton update.
+double relative_update(const Eigen::VectorXd& w, const Eigen::VectorXd& dw, int n, int m) {
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    worst = std::max(worst, std::abs(dw(i)) / (1.0 + std::abs(w(i))));
+    const int v = n + m + i;
+    worst = std::max(worst, std::abs(dw(v)) / (1.0 + std::abs(w(v))));
+  }
+  return worst;
+}
+
+}  // namespace
+
+template <class S>
+void Variational::residual(double t0, double h, const S* x0, const S* w, const S* p,
+                           const LoadCaseSpec& lc, S* R) const {
+  const int n = dynamics_.nq(), m = dynamics_.n_constraints();
+  const S* q0 = x0;
+  const S* v0 = x0 + n;
+  const S* q1 = w;
+  const S* lambda = w + n;
+  const S* v1 = w + n + m;
+  const S* mu = w + 2 * n + m;
+  Vec<S> qm(n), vm(n);
+  for (int i = 0; i < n; ++i) {
+    qm(i) = 0.5 * (q0[i] + q1[i]);
+    vm(i) = (q1[i] - q0[i]) / h;
+  }
+  Vec<S> mass, Q;
+  std::vector<Coupling<S>> coupled;
+  dynamics_.mass_and_forces(qm.data(), vm.data(), dynamics_.vars(p, t0 + 0.5 * h, lc), mass, Q,
+                            &coupled);
+  const Mat<S> M = mass_matrix(mass, coupled);
+  Vec<S> phi0, phi1, phi_t0, phi_t1, gamma;
+  Mat<S> phi_q0, phi_q1;
+  dynamics_.constraints(q0, v0, dynamics_.vars(p, t0, lc), phi0, phi_q0, phi_t0, gamma);
+  dynamics_.constraints(q1, v1, dynamics_.vars(p, t0 + h, lc), phi1, phi_q1, phi_t1, gamma);
+  coherent(phi_q0);
+  coherent(phi_q1);
+  const Eigen::Map<const Vec<S>> v0s(v0, n), v1s(v1, n), lam(lambda, m), mus(mu, m);
+  const Vec<S> ra = M * Vec<S>(vm - v0s) - 0.5 * h * (Q - phi_q0.transpose() * lam);
+  const Vec<S> rc = M * Vec<S>(v1s - vm) - 0.5 * h * (Q - phi_q1.transpose() * mus);
+  const Vec<S> rd = phi_q1 * v1s + phi_t1;
+  for (int i = 0; i < n; ++i) {
+    R[i] = ra(i);
+    R[n + m + i] = rc(i);
+  }
+  for (int i = 0; i < m; ++i) {
+    R[n + i] = phi1(i);
+    R[2 * n + m + i] = rd(i);
+  }
+}
+
+void Variational::linearise(double t0, double h, const double* x0, const Eigen::VectorXd& w,
+                            const Eigen::VectorXd& p, const std::vector<int>& active, Blocks blocks,
+                            const LoadCaseSpec& lc, Eigen::VectorXd& R, Eigen::MatrixXd& J) const {
+  const int n = dynamics_.nq(), size = static_cast<int>(w.size());
+  const bool unknowns = blocks != Blocks::kInputs, inputs = blocks != Blocks::kUnknowns;
+  const int na = inputs ? static_cast<int>(active.size()) : 0;
+  const int first_input = unknowns ? size : 0;
+  const int directions = first_input + (inputs ? 2 * n + na : 0);
+  ad_size = directions;
+  std::vector<AD> ws, xs, ps;
+  seeded(w.data(), size, unknowns ? 0 : -1, directions, ws);
+  seeded(x0, 2 * n, inputs ? first_input : -1, directions, xs);
+  seeded(p.data(), static_cast<int>(p.size()), -1, directions, ps);
+  for (int a = 0; a < na; ++a) ps[active[a]].derivatives()(first_input + 2 * n + a) = 1.0;
+  std::vector<AD> r(size);
+  residual<AD>(t0, h, xs.data(), ws.data(), ps.data(), lc, r.data());
+  R.resize(size);
+  J.resize(size, directions);
+  for (int i = 0; i < size; ++i) {
+    R(i) = r[i].value();
+    if (r[i].derivatives().size() == directions) {
+      J.row(i) = r[i].derivatives().transpose();
+    } else {
+      J.row(i).setZero();
+    }
+  }
+}
+
+Eigen::RowVectorXd Variational::output_gradient(int k, double t, const double* x,
+                                                const Eigen::VectorXd& p,
+                                                const std::vector<int>& active,
+                                                const LoadCaseSpec& lc) const {
+  const int n2 = 2 * dynamics_.nq(), na = static_cast<int>(active.size());
+  ad_size = n2 + na;
+  std::vector<AD> xs, ps;
+  seeded(x, n2, 0, n2 + na, xs);
+  seeded(p.data(), static_cast<int>(p.size()), -1, n2 + na, ps);
+  for (int a = 0; a < na; ++a) ps[active[a]].derivatives()(n2 + a) = 1.0;
+  const AD value = dynamics_.out<AD>(k, t, xs.data(), ps.data(), lc);
+  if (value.derivatives().size() != n2 + na) return Eigen::RowVectorXd::Zero(n2 + na);
+  return value.derivatives().transpose();
+}
+
+std::string Variational::step(double t0, double h, const double* x0, const Eigen::VectorXd& p,
+                              const LoadCaseSpec& lc, Eigen::VectorXd& w, int& iterations,
+                              Eigen::SparseMatrix<double>* newton) const {
+  const VariationalSettings& settings = dynamics_.model().variational;
+  const int n = dynamics_.nq(), m = dynamics_.n_constraints();
+  // The guess: a step at constant velocity, the last multipliers.
+  for (int i = 0; i < n; ++i) {
+    w(i) = x0[i] + h * x0[n + i];
+    w(n + m + i) = x0[n + i];
+  }
+  Eigen::VectorXd R;
+  Eigen::MatrixXd J;
+  StepSolver solver;
+  double change = 0.0;
+  for (int it = 0; it < settings.max_iterations; ++it) {
+    linearise(t0, h, x0, w, p, {}, Blocks::kUnknowns, lc, R, J);
+    if (!R.allFinite()) break;
+    const Eigen::SparseMatrix<double> sparse = J.sparseView(0.0, 1.0);
+    if (!solver.factor(sparse)) {
+      std::vector<double> x(x0, x0 + 2 * n);
+      return "variational integrator: singular step matrix at t = " + std::to_string(t0) + ": " +
+             dynamics_.singular_motion(t0, x.data(), p.data(), lc);
+    }
+    const Eigen::VectorXd dw = solver.solve(-R);
+    w += dw;
+    ++iterations;
+    change = relative_update(w, dw, n, m);
+    if (change <= settings.tolerance) {
+      if (newton) *newton = sparse;
+      return "";
+    }
+  }
+  std::ostringstream why;
+  why << "variational integrator: Newton did not converge in " << settings.max_iterations
+      << " iterations in the step from t = " << t0 << " (h = " << h << ", last relative change "
+      << change << ", tolerance " << settings.tolerance
+      << "): a smaller simulator.multibody.integrator.step may help";
+  return why.str();
+}
+
+std::string Variational::integrate(const Eigen::VectorXd& p, const LoadCaseSpec& lc, bool keep,
+                                   VariationalRun& run) const {
+  const MultibodyModel& model = dynamics_.model();
+  const int n = dynamics_.nq(), m = dynamics_.n_constraints();
+  const int nh = static_cast<int>(model.history_names.size());
+  const int ni = static_cast<int>(model.integrals.size());
+  const int points = lc.grid.points;
+  run = VariationalRun{};
+  run.states.resize(points, 2 * n);
+  run.integrals = Eigen::VectorXd::Zero(ni);
+  Eigen::VectorXd x(2 * n);
+  dynamics_.initial<double>(p.data(), x.data(), lc);
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(2 * n + 2 * m);
+  auto integrand = [&](double t, const Eigen::VectorXd& state, double weight) {
+    for (int k = 0; k < ni; ++k) {
+      run.integrals(k) += weight * dynamics_.out<double>(nh + k, t, state.data(), p.data(), lc);
+    }
+  };
+  run.states.row(0) = x.transpose();
+  run.times.push_back(lc.grid.at(0));
+  run.node_of_point.push_back(0);
+  if (keep) {  // no step ends at t0
+    run.w.push_back(Eigen::VectorXd());
+    run.newton.emplace_back();
+  }
+  for (int i = 0; i + 1 < points; ++i) {
+    const double t_start = lc.grid.at(i), span = lc.grid.at(i + 1) - t_start;
+    const int steps =
+        std::max(1, static_cast<int>(std::ceil(span / model.variational.step - 1e-9)));
+    const double h = span / steps;
+    for (int s = 0; s < steps; ++s) {
+      const double t0 = t_start + s * h;
+      integrand(t0, x, 0.5 * h);
+      Eigen::SparseMatrix<double> newton;
+      const std::string failure =
+          step(t0, h, x.data(), p, lc, w, run.newton_iterations, keep ? &newton : nullptr);
+      if (!failure.empty()) return failure;
+      x.head(n) = w.head(n);
+      x.tail(n) = w.segment(n + m, n);
+      integrand(t0 + h, x, 0.5 * h);
+      run.times.push_back(t0 + h);
+      if (keep) {
+        run.w.push_back(w);
+        run.newton.push_back(std::move(newton));
+      }
+    }
+    run.states.row(i + 1) = x.transpose();
+    run.node_of_point.push_back(static_cast<int>(run.times.size()) - 1);
+  }
+  return "";
+}
+
+Eigen::MatrixXd Variational::initial_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                                 const std::vector<int>& active) const {
+  const int n = dynamics_.nq(), na = static_cast<int>(active.size());
+  Eigen::MatrixXd dx0(2 * n, na);
+  ad_size = na;
+  std::vector<AD> ps, x0(2 * n);
+  seeded(p.data(), static_cast<int>(p.size()), -1, na, ps);
+  for (int a = 0; a < na; ++a) ps[active[a]].derivatives()(a) = 1.0;
+  dynamics_.initial<AD>(ps.data(), x0.data(), lc);
+  for (int i = 0; i < 2 * n; ++i) {
+    if (x0[i].derivatives().size() == na) {
+      dx0.row(i) = x0[i].derivatives().transpose();
+    } else {
+      dx0.row(i).setZero();
+    }
+  }
+  return dx0;
+}
+
+std::string Variational::derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                     const std::vector<int>& active,
+                                     const std::vector<OutputPoint>& wanted, bool adjoint,
+                                     const VariationalRun& run, Eigen::MatrixXd& rows) const {
+  const int n = dynamics_.nq(), m = dynamics_.n_constraints();
+  const int na = static_cast<int>(active.size()), nw = static_cast<int>(wanted.size());
+  const int nodes = static_cast<int>(run.times.size()), size = 2 * n + 2 * m;
+  rows.setZero(nw, na);
+  if (na == 0 || nw == 0) return "";
+  if (static_cast<int>(run.w.size()) != nodes) return "variational integrator: steps not kept";
+  // Which wanted values read node j, with which weight (1 for a history value, the trapezoidal
+  // weight for an integral).
+  std::vector<std::vector<std::pair<int, double>>> at_node(nodes);
+  for (int c = 0; c < nw; ++c) {
+    const OutputPoint& o = wanted[c];
+    if (o.point >= 0) {
+      at_node[run.node_of_point.at(o.point)].push_back({c, 1.0});
+      continue;
+    }
+    for (int j = 0; j < nodes; ++j) {
+      const double before = j > 0 ? run.times[j] - run.times[j - 1] : 0.0;
+      const double after = j + 1 < nodes ? run.times[j + 1] - run.times[j] : 0.0;
+      at_node[j].push_back({c, 0.5 * (before + after)});
+    }
+  }
+  auto state = [&](int j) {
+    Eigen::VectorXd x(2 * n);
+    if (j == 0) {
+      x = run.states.row(0).transpose();
+    } else {
+      x.head(n) = run.w[j].head(n);
+      x.tail(n) = run.w[j].segment(n + m, n);
+    }
+    return x;
+  };
+  // gx (2n x nw) and gp (na x nw) += the explicit derivatives of the values read at node j.
+  auto seed = [&](int j, Eigen::MatrixXd& gx, Eigen::MatrixXd& gp) {
+    const Eigen::VectorXd x = state(j);
+    for (const auto& [c, weight] : at_node[j]) {
+      const Eigen::RowVectorXd g =
+          output_gradient(wanted[c].output, run.times[j], x.data(), p, active, lc);
+      gx.col(c) += weight * g.head(2 * n).transpose();
+      gp.col(c) += weight * g.tail(na).transpose();
+    }
+  };
+  const Eigen::MatrixXd dx0 = initial_derivatives(p, lc, active);
+  Eigen::MatrixXd gx = Eigen::MatrixXd::Zero(2 * n, nw), gp = Eigen::MatrixXd::Zero(na, nw);
+  Eigen::VectorXd R;
+  Eigen::MatrixXd J;
+  StepSolver solver;
+  // Step j's [dR/dx0 | dR/dp_active] into J, its Newton matrix (or the transpose) factorised.
+  auto linearised = [&](int j, bool transposed) {
+    const Eigen::VectorXd x0 = state(j - 1);
+    linearise(run.times[j - 1], run.times[j] - run.times[j - 1], x0.data(), run.w[j], p, active,
+              Blocks::kInputs, lc, R, J);
+    if (transposed) return solver.factor(run.newton[j].transpose());
+    return solver.factor(run.newton[j]);
+  };
+  auto singular = [&](int j) {
+    return "variational integrator: singular step matrix at t = " +
+           std::to_string(run.times[j - 1]) + " in the sensitivities";
+  };
+  if (!adjoint) {  // direct: dx_j/dp forward through the steps
+    Eigen::MatrixXd s = dx0;
+    seed(0, gx, gp);
+    Eigen::MatrixXd out = s.transpose() * gx + gp;
+    for (int j = 1; j < nodes; ++j) {
+      if (!linearised(j, false)) return singular(j);
+      const Eigen::MatrixXd sw = -solver.solve(J.leftCols(2 * n) * s + J.rightCols(na));
+      s.topRows(n) = sw.topRows(n);
+      s.bottomRows(n) = sw.middleRows(n + m, n);
+      gx.setZero();
+      gp.setZero();
+      seed(j, gx, gp);
+      out += s.transpose() * gx + gp;
+    }
+    rows = out.transpose();
+    return "";
+  }
+  // Adjoint: b = dJ/dx_j (total, through the later steps), one sweep for every value.
+  Eigen::MatrixXd b = Eigen::MatrixXd::Zero(2 * n, nw), grad = Eigen::MatrixXd::Zero(na, nw);
+  seed(nodes - 1, b, grad);
+  for (int j = nodes - 1; j >= 1; --j) {
+    if (!linearised(j, true)) return singular(j);
+    Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(size, nw);
+    rhs.topRows(n) = b.topRows(n);
+    rhs.middleRows(n + m, n) = b.bottomRows(n);
+    const Eigen::MatrixXd a = solver.solve(rhs);
+    grad -= J.rightCols(na).transpose() * a;
+    b = -J.leftCols(2 * n).transpose() * a;
+    seed(j - 1, b, grad);
+  }
+  grad += dx0.transpose() * b;
+  rows = grad.transpose();
+  return "";
+}
+
+}  // namespace sao::sim::multibody
