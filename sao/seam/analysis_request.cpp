@@ -130,7 +130,10 @@ json evaluation_document(const Evaluation& e) {
       gradients[name] = {
           {"rows", g.rows()}, {"cols", g.cols()}, {"values", numbers(g.data(), g.size())}};
     }
-    cases.push_back({{"scalars", scalars}, {"histories", histories}, {"gradients", gradients}});
+    cases.push_back({{"scalars", scalars},
+                     {"histories", histories},
+                     {"gradients", gradients},
+                     {"gradient_method", c.gradient_method}});
   }
   return {{"format", "sao-evaluation"},
           {"ok", e.ok},
@@ -164,6 +167,7 @@ Evaluation read_evaluation_document(const json& d) {
           throw std::invalid_argument(p + ".gradients." + name + ": size");
         r.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
       }
+      r.gradient_method = c.value("gradient_method", "");  // absent in older workers' files
       e.cases.push_back(std::move(r));
     }
     return e;

@@ -175,9 +175,11 @@ TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
   g << 1.0 / 7.0, std::numeric_limits<double>::quiet_NaN(), 2.5,
       -std::numeric_limits<double>::infinity();
   e.cases[0].gradients["h"] = g;
+  e.cases[0].gradient_method = "adjoint";
   const Evaluation back =
       read_evaluation_document(nlohmann::json::parse(evaluation_document(e).dump()));
   EXPECT_EQ(back.cost.runs, 3);
+  EXPECT_EQ(back.cases[0].gradient_method, "adjoint");  // the cycle record names it
   EXPECT_EQ(0, std::memcmp(back.cases[0].histories.at("h").data(),
                            e.cases[0].histories.at("h").data(), 3 * sizeof(double)));
   const Eigen::MatrixXd& gb = back.cases[0].gradients.at("h");
