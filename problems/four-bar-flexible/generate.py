@@ -75,19 +75,22 @@ def study(name, description, modulus=E, intermediate_variables=True,
         ],
     }
     intermediate = "area" if intermediate_variables else "identity"
-    variables = [{"name": v, "lower": 0.005, "upper": 0.5, "initial": D0,
-                  "intermediate": intermediate} for _, v, _ in LINKS]
+    variables = [{"name": v, "label": f"Diameter of the {link}", "unit": "m", "lower": 0.005,
+                  "upper": 0.5, "initial": D0, "intermediate": intermediate}
+                 for link, v, _ in LINKS]
     responses, constraints = [], []
     for link, v, _ in LINKS:
         for k in range(ELEMENTS + 1):
             m = f"M_{link}_{k}"
-            responses.append({"name": m, "kind": "history", "source": f"{link}.moment{k}"})
+            responses.append({"name": m, "label": f"Bending moment, {link} node {k}",
+                              "unit": "N*m", "kind": "history", "source": f"{link}.moment{k}"})
             stress = f"32*{m}/(pi*{v}^3)"
             if not intermediate_responses:  # the stress itself is the approximated response
-                responses.append({"name": f"s_{link}_{k}", "kind": "history",
-                                  "expression": stress})
+                responses.append({"name": f"s_{link}_{k}", "label": f"Bending stress, {link} node {k}",
+                                  "unit": "Pa", "kind": "history", "expression": stress})
                 stress = f"s_{link}_{k}"
             constraints.append({"name": f"stress_{link}_{k}",
+                                "label": f"Bending stress, {link} node {k}", "unit": "Pa",
                                 "of": {"expression": stress, "abs": True},
                                 "upper": SIGMA_A})
     mass = " + ".join(f"{l}*{v}^2" for _, v, l in LINKS)
@@ -97,7 +100,8 @@ def study(name, description, modulus=E, intermediate_variables=True,
         "design_variables": variables,
         "load_cases": [{"name": "steady", "time": {"values": GRID}}],
         "responses": responses,
-        "objective": {"name": "mass", "minimize": f"{RHO}*pi/4*({mass})"},
+        "objective": {"name": "mass", "label": "Mass of the links", "unit": "kg",
+                      "minimize": f"{RHO}*pi/4*({mass})"},
         "constraints": constraints,
         "settings": {"move_limit": 0.4, "cutoff": 0.5, "neighbours": 2, "max_cycles": 30},
         "simulator": {"type": "internal", "model": "multibody", "rtol": 1e-6, "atol": 1e-9,
