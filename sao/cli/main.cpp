@@ -101,7 +101,7 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
     std::cout << sao::design_report(study, e[k], xs[k], all);
   }
   if (!plot_dir.empty()) {
-    const auto files = sao::write_history_plots(plot_dir, study, labels, e);
+    const auto files = sao::write_history_plots(plot_dir, study, labels, e, all);
     if (json) out["plots"] = files;
     if (!json) std::cout << "\nwritten    " << files.size() << " plots in " << plot_dir << "/\n";
   }
@@ -425,7 +425,8 @@ void add_study_commands(CLI::App& app, Arguments& a) {
                    "repeatable")
       ->check(CLI::ExistingFile);
   a.evaluate_cmd->add_option("--plot", a.plot_dir,
-                             "write DIR/<case>-<response>.svg: every history, one line per design");
+                             "write DIR/<case>-<response>.svg: the study's histories (with --all: "
+                             "every one), one line per design");
   a.evaluate_cmd->add_flag("--json", a.json, "the designs as one JSON document");
   a.evaluate_cmd->add_flag("--all", a.all_responses,
                            "every response the simulator delivers, not only the study's");

@@ -202,19 +202,21 @@ void add_response_bounds(const Study& study, const std::string& history, int loa
 
 std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
                                              const std::vector<std::string>& labels,
-                                             const std::vector<Evaluation>& evaluations) {
+                                             const std::vector<Evaluation>& evaluations, bool all) {
   std::filesystem::create_directories(dir);
   std::vector<std::string> files;
   for (size_t c = 0; c < study.load_cases.size(); ++c) {
     const LoadCaseSpec& lc = study.load_cases[c];
     const std::vector<double> t = lc.grid.times();
     if (evaluations.empty() || c >= evaluations.front().cases.size()) continue;
-    for (const auto& [name, h] : evaluations.front().cases[c].histories) {
+    for (const auto& [key, h] : evaluations.front().cases[c].histories) {
+      const std::string name = all ? key : declared_name(study, key);
+      if (name.empty()) continue;
       Plot plot{name + " (" + lc.name + ")", "t", name, {}, {}, false};
       add_response_bounds(study, name, static_cast<int>(c), plot);
       for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
         const auto& histories = evaluations[k].cases.at(c).histories;
-        auto it = histories.find(name);
+        auto it = histories.find(key);
         if (it == histories.end()) continue;
         PlotSeries s{labels[k], t, {}};
         apply_style(s, k);

@@ -65,9 +65,11 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
 Eigen::VectorXd variables_from_result(const Study& study, const std::string& result_file);
 
 // One SVG per load case and history response, DIR/<case>-<response>.svg, with one line per
-// labelled design (e.g. start and optimum). Returns the files written.
+// labelled design (e.g. start and optimum): the study's responses under their names, or with
+// `all` every history the simulator delivers (as design_report). Returns the files written.
 std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
                                              const std::vector<std::string>& labels,
-                                             const std::vector<Evaluation>& evaluations);
+                                             const std::vector<Evaluation>& evaluations,
+                                             bool all = false);
 
 }  // namespace sao

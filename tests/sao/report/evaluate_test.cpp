@@ -114,9 +114,13 @@ TEST(Evaluate, HistoryPlotsDrawTheBoundsOfTheConstraintsOnTheResponse) {
   const Study s = load_study(d);
   Evaluation e = history(1, 2, 3);
   e.cases[0].histories["k"] = Eigen::Vector3d(1, 1, 1);
+  e.cases[0].histories["undeclared"] = Eigen::Vector3d(0, 0, 0);  // plotted only with --all
   const auto dir = (std::filesystem::temp_directory_path() / "sao-evaluate-bounds").string();
+  std::filesystem::remove_all(dir);
   const auto files = write_history_plots(dir, s, {"start"}, {e});
   ASSERT_EQ(files.size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/road-undeclared.svg"));
+  EXPECT_EQ(write_history_plots(dir, s, {"start"}, {e}, true).size(), 3u);
   const std::string h = testing::read_file(dir + "/road-h.svg");
   EXPECT_THAT(h, HasSubstr(">upper bound 4 (cap[+])<"));
   EXPECT_THAT(h, HasSubstr(">lower bound -4 (cap[-])<"));
