@@ -10,11 +10,7 @@ Mat<S> augmented_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coup
                         const Mat<S>& phi_q) {
   const auto n = mass.size(), m = phi_q.rows();
   Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
-  A.topLeftCorner(n, n).diagonal() = mass;
-  for (const Coupling<S>& c : coupled) {
-    A(c.i, c.j) += c.value;
-    A(c.j, c.i) += c.value;
-  }
+  A.topLeftCorner(n, n) = mass_matrix(mass, coupled);
   A.block(0, n, n, m) = phi_q.transpose();
   A.block(n, 0, m, n) = phi_q;
   return A;

@@ -20,6 +20,19 @@ struct Coupling {
   S value;
 };
 
+// The mass matrix, dense, from its diagonal and the couplings of beam elements.
+template <class S>
+Mat<S> mass_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coupled) {
+  const auto n = mass.size();
+  Mat<S> M = Mat<S>::Constant(n, n, C<S>(0.0));
+  M.diagonal() = mass;
+  for (const Coupling<S>& c : coupled) {
+    M(c.i, c.j) += c.value;
+    M(c.j, c.i) += c.value;
+  }
+  return M;
+}
+
 // The solution of the kinematic equations at one time point, and every history value there.
 template <class S>
 struct KinematicState {

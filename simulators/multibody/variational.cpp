@@ -36,19 +36,6 @@ class StepSolver {
   Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
 };
 
-// The mass matrix, dense, from its diagonal and the couplings of beam elements.
-template <class S>
-Mat<S> mass_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coupled) {
-  const auto n = mass.size();
-  Mat<S> M = Mat<S>::Constant(n, n, C<S>(0.0));
-  for (Eigen::Index i = 0; i < n; ++i) M(i, i) = mass(i);
-  for (const Coupling<S>& c : coupled) {
-    M(c.i, c.j) += c.value;
-    M(c.j, c.i) += c.value;
-  }
-  return M;
-}
-
 // Every entry of A with a derivative vector of the evaluation's size: Phi_q leaves AD entries
 // the joints do not write without one, and Eigen's AutoDiffScalar does not combine those
 // with full ones inside matrix products.
