@@ -10,6 +10,7 @@
 
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
+#include "sao/seam/number_text.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/study/open_study.hpp"
@@ -28,14 +29,11 @@ std::pair<std::string, double> assignment(const std::string& text) {
     throw UsageError("--design " + text + ": expected name=value");
   }
   const std::string name = text.substr(0, eq), value = text.substr(eq + 1);
-  try {
-    size_t used = 0;
-    const double v = std::stod(value, &used);
-    if (used != value.size() || !std::isfinite(v)) throw std::invalid_argument(value);
-    return {name, v};
-  } catch (const std::exception&) {
+  const double v = number_or_nan(value);
+  if (!std::isfinite(v)) {
     throw UsageError("--design " + text + ": \"" + value + "\" is not a finite number");
   }
+  return {name, v};
 }
 
 // The study or model of the file, its design (study order) with the --design values.

@@ -16,6 +16,7 @@
 #include <map>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/seam/number_text.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -41,17 +42,6 @@ bool is_move_limit(const std::string& key) {
 
 std::string settings_key(const std::string& key) {
   return key.rfind("settings.", 0) == 0 ? key.substr(9) : key;
-}
-
-// The whole text as a number; NaN when it is not one.
-double number_or_nan(const std::string& text) {
-  try {
-    size_t used = 0;
-    const double value = std::stod(text, &used);
-    return used == text.size() ? value : std::nan("");
-  } catch (const std::exception&) {
-    return std::nan("");
-  }
 }
 
 // design_variables.NAME.lower / .upper (NAME a name or an index): a bound set between cycles.

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sao/seam/number_text.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/seam/worker_pool.hpp"
 #include "sao/store/atomic_file.hpp"
@@ -25,16 +26,8 @@ namespace sao {
 namespace {
 
 double parse_number(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(v)) {
-    throw std::invalid_argument(what + ": \"" + text + "\" is not a number");
-  }
+  const double v = number_or_nan(text);
+  if (!std::isfinite(v)) throw std::invalid_argument(what + ": \"" + text + "\" is not a number");
   return v;
 }
 
