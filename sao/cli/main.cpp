@@ -33,6 +33,7 @@
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
 #include "sao/seam/analysis_request.hpp"
+#include "sao/seam/run_directory.hpp"
 #include "sao/service/service.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/sweep.hpp"
@@ -43,9 +44,26 @@
 
 namespace {
 
+// A study opened by a command that analyses without a run's output folder (evaluate,
+// check-gradient): an external code's run directories go to OUT/sao-runs when --out is given,
+// else to a temporary folder removed at the end unless it keeps a run (nothing is written in
+// the current folder; docs/adapters.md, run_directory).
+sao::OpenedStudy open_for_analyses(const std::string& file,
+                                   const std::vector<std::string>& overrides, int start,
+                                   const std::string& out, const std::string& command) {
+  nlohmann::json document = sao::read_study_document(file);
+  for (const auto& assignment : overrides) sao::apply_override(document, assignment);
+  if (out.empty()) {
+    sao::place_scratch_run_directory(document, command);
+  } else {
+    sao::place_run_directory(document, out);
+  }
+  return sao::open_study_document(std::move(document), file, start);
+}
+
 int check_gradient(const std::string& file, const std::vector<std::string>& overrides, int start,
-                   const sao::GradientCheckOptions& options, bool json) {
-  const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
+                   const sao::GradientCheckOptions& options, bool json, const std::string& out) {
+  const sao::OpenedStudy opened = open_for_analyses(file, overrides, start, out, "check-gradient");
   const sao::Study& study = opened.study;
   Eigen::VectorXd design(study.n_design());
   for (int i = 0; i < study.n_design(); ++i) design(i) = study.design[i].initial;
@@ -71,8 +89,8 @@ int check_gradient(const std::string& file, const std::vector<std::string>& over
 // Analyses the initial design (after --set / --start) and prints where it stands.
 int evaluate(const std::string& file, const std::vector<std::string>& overrides, int start,
              const std::vector<std::string>& designs, const std::string& plot_dir, bool json,
-             bool all) {
-  const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
+             bool all, const std::string& runs_out) {
+  const sao::OpenedStudy opened = open_for_analyses(file, overrides, start, runs_out, "evaluate");
   const sao::Study& study = opened.study;
   std::vector<Eigen::VectorXd> xs{sao::initial_variables(study)};
   std::vector<std::string> labels{start > 0 ? "start " + std::to_string(start) : "start"};
@@ -113,10 +131,11 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
 // compromise curve at the worst value of the swept constraint (or at the swept entry's value).
 sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
                                     const std::vector<std::string>& reference_set,
-                                    const std::string& label, bool json) {
+                                    const std::string& label, const std::string& dir, bool json) {
   std::vector<std::string> all = options.overrides;
   all.insert(all.end(), reference_set.begin(), reference_set.end());
-  const sao::OpenedStudy opened = sao::open_study(options.study_file, all);
+  const sao::OpenedStudy opened =
+      open_for_analyses(options.study_file, all, 0, dir + "/reference", "sweep");
   const sao::Study& study = opened.study;
   const Eigen::VectorXd x = sao::initial_variables(study);
   sao::EvaluationRequest request;
@@ -208,12 +227,12 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
     all.push_back(options.range.key + buf);
     (void)sao::open_study(options.study_file, all, options.starts > 1 ? options.starts - 1 : 0);
   }
-  std::vector<sao::ReferencePoint> references;
-  if (!reference_set.empty()) {
-    references.push_back(sweep_reference(options, reference_set, reference_label, json));
-  }
   const std::string dir =
       out_dir.empty() ? sao::cli::default_output_folder(options.study_file) + "-sweep" : out_dir;
+  std::vector<sao::ReferencePoint> references;
+  if (!reference_set.empty()) {  // its external runs in DIR/reference/sao-runs
+    references.push_back(sweep_reference(options, reference_set, reference_label, dir, json));
+  }
   options.store_dir = dir + "/members";  // one study store per member: a killed sweep resumes
   if (!json) {
     std::printf("%-12s %5s %-10s %12s %9s %6s %8s %8s\n", "value", "start", "status", "objective",
@@ -328,6 +347,12 @@ int check(const std::string& file, bool json) {
 void add_study_file(CLI::App* cmd, std::string& file) {
   cmd->add_option("study", file, "study file (JSON)")->required()->check(CLI::ExistingFile);
 }
+void add_analyses_out(CLI::App* cmd, std::string& out) {
+  cmd->add_option("--out", out,
+                  "external studies: keep the code's run directories in DIR/sao-runs (default: a "
+                  "temporary folder, removed unless a failed run is kept there)");
+}
+
 void add_study_overrides(CLI::App* cmd, std::vector<std::string>& overrides, int& start) {
   cmd->add_option("--set", overrides,
                   "override a study entry: path.to.key=value (e.g. settings.noise=2.5)");
@@ -348,6 +373,7 @@ struct Arguments {
   sao::GradientCheckOptions gradient;
   std::vector<std::string> designs;
   std::string plot_dir;
+  std::string analyses_out;  // evaluate / check-gradient --out: their run directories
   sao::SweepOptions sweep;
   std::string vary, sweep_out, reference_label = "reference";
   std::vector<std::string> reference_set;
@@ -402,6 +428,7 @@ void add_study_commands(CLI::App& app, Arguments& a) {
                    "largest relative perturbation dp0 / (1 + |b|)")
       ->check(CLI::PositiveNumber);
   a.gradient_cmd->add_flag("--json", a.json, "the rows and hints as one JSON document");
+  add_analyses_out(a.gradient_cmd, a.analyses_out);
 
   a.analyse_cmd = app.add_subcommand(
       "analyse",
@@ -430,6 +457,7 @@ void add_study_commands(CLI::App& app, Arguments& a) {
   a.evaluate_cmd->add_flag("--json", a.json, "the designs as one JSON document");
   a.evaluate_cmd->add_flag("--all", a.all_responses,
                            "every response the simulator delivers, not only the study's");
+  add_analyses_out(a.evaluate_cmd, a.analyses_out);
   a.simulate_cmd = sao::cli::add_simulate_command(app, a.simulate);
 }
 
@@ -508,9 +536,11 @@ int dispatch(Arguments& a) {
     if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
     if (*a.simulate_cmd) return sao::cli::simulate(a.simulate);
     if (*a.evaluate_cmd) {
-      return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json, a.all_responses);
+      return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json, a.all_responses,
+                      a.analyses_out);
     }
-    if (*a.gradient_cmd) return check_gradient(a.file, a.overrides, a.start, a.gradient, a.json);
+    if (*a.gradient_cmd)
+      return check_gradient(a.file, a.overrides, a.start, a.gradient, a.json, a.analyses_out);
     return check(a.file, a.json);
   });
 }

@@ -64,6 +64,9 @@ struct CaseResult {
   // How the simulator computed `gradients` ("direct (auto)", "adjoint", "forward
   // differences", ...); "" when it has none or does not say.
   std::string gradient_method;
+  // Time steps the simulator's integrator took in this load case (the forward integration);
+  // -1 when it has none or does not say (external codes, explicit functions).
+  long integrator_steps = -1;
 };
 
 struct EvaluationCost {

@@ -194,6 +194,7 @@ std::string OdeModel::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   const SystemResult r = integrate_system(s, lc.grid, settings, false);
   if (!r.ok) return r.message;
   fill_outputs(r.states, r.integrals, p, lc, out);
+  out.integrator_steps = r.steps;
   return "";
 }
 

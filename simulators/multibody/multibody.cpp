@@ -145,6 +145,7 @@ class Multibody final : public OdeModel {
       if (!failure.empty()) return failure;
     }
     fill_outputs(run.states, run.integrals, p, lc, out);
+    out.integrator_steps = static_cast<long>(run.times.size()) - 1;
     return "";
   }
 

@@ -49,6 +49,7 @@ std::string adjoint_sensitivities(const SensitivityProblem& problem, CaseResult&
     }
   }
   model.fill_outputs(r.states, r.integrals, problem.p, lc, out);
+  out.integrator_steps = r.forward_steps;
   return "";
 }
 

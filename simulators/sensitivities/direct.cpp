@@ -24,6 +24,7 @@ std::string direct_sensitivities(const SensitivityProblem& problem, CaseResult& 
     rows.row(row) = hx * r.state_sensitivities[w.point] + hp;
   }
   model.fill_outputs(r.states, r.integrals, problem.p, lc, out);
+  out.integrator_steps = r.steps;
   return "";
 }
 
