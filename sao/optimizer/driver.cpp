@@ -195,6 +195,8 @@ std::vector<const Evaluation*> Driver::analyse_batch(
       if (!values_.count(keys[r])) {
         ++summary_.analyses;
         values_[keys[r]] = e;
+        analysed_in_.emplace(keys[r],
+                             cycle_offset_ + static_cast<int>(summary_.history.size()) + 1);
       }
       fresh[keys[r]] = &(cache[keys[r]] = std::move(e));
     }
@@ -246,6 +248,10 @@ void Driver::finish(RunStatus status, const std::string& message) {
     summary_.objective =
         user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
     summary_.max_violation = violation(x0_, it->second);
+  }
+  if (status == RunStatus::kCycleLimit || status == RunStatus::kInfeasible ||
+      status == RunStatus::kStalled) {
+    report_best_analysed();
   }
   if (status == RunStatus::kFailed) {
     spdlog::error("{}", message);
@@ -674,6 +680,7 @@ bool Driver::reuse_stored(const std::vector<double>& key, const Eigen::VectorXd&
     if (!values_.count(key)) {
       ++summary_.analyses;
       values_[key] = e;
+      analysed_in_.emplace(key, cycle_offset_ + static_cast<int>(summary_.history.size()) + 1);
     }
     if (!derivatives.empty()) gradients_[key] = std::move(e);
     return true;

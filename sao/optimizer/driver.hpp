@@ -150,6 +150,12 @@ class Driver {
   bool reuse_stored(const std::vector<double>& key, const Eigen::VectorXd& x,
                     const std::vector<DerivativeRequest>& derivatives);
   void finish(RunStatus status, const std::string& message);
+  // A run ended without convergence (cycle limit, infeasible, stalled): reports the best
+  // feasible design analysed instead of the last accepted one where that is better or the
+  // last is infeasible (best_design.hpp), with the status and message saying so.
+  void report_best_analysed();
+  // Where the design of `key` was analysed first, in words ("a plan point of cycle 4").
+  std::string where_analysed(const std::vector<double>& key) const;
   // Multi-point: analyses the plan points of this cycle (one batch) and fits the responses
   // over them (and, for least squares, earlier analyses near the subregion).
   bool fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
@@ -212,6 +218,7 @@ class Driver {
   Options noisy_;                                        // options_ with the noise applied
   std::map<std::vector<double>, Evaluation> values_;     // analyses by design
   std::map<std::vector<double>, Evaluation> gradients_;  // analyses with sensitivities
+  std::map<std::vector<double>, int> analysed_in_;       // the cycle each design was analysed in
   Eigen::VectorXd x0_;
   Eigen::VectorXd factors_;
   Eigen::VectorXi direction_;  // multi-point direction d

@@ -6,8 +6,8 @@
 # (CONVERGED=1) or at least not failed or infeasible (CONVERGED=0: a cycle limit is allowed);
 # then the final design is evaluated again by a fresh run of the crash code (sao evaluate
 # --design) and must hold V <= MAX_V there too. ALLOW_INFEASIBLE=1 also accepts a run that ends
-# infeasible, and MAX_V=none bounds no violation (the re-evaluation must still run): on the
-# noisy crash code the two-variable runs end with V above 3 % (docs/vehicle-restraint.md).
+# infeasible, and MAX_V=none bounds no violation (the re-evaluation must still run); the
+# restraint CTests use neither (docs/vehicle-restraint.md, "Results").
 execute_process(COMMAND ${SAO} run ${STUDY} --start ${START} --out ${OUT} --no-store --quiet
                 RESULT_VARIABLE rc)
 include(${CMAKE_CURRENT_LIST_DIR}/results.cmake)

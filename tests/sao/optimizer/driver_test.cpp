@@ -352,5 +352,62 @@ TEST(Driver, NoFeasibleDesignEndsInfeasible) {
   EXPECT_NEAR(r.max_violation, 90.0, 1e-4);
 }
 
+// max b1 s.t. r = sqrt(b1) <= 1.5 (b1 <= 2.25), multi-point with a noise estimate of 5 %: the
+// secant through b0 and the plan point under-estimates the concave r, so proposals overshoot
+// the bound, and the noise-raised viomax (15 %) accepts them. A run that ends on its cycle limit
+// at such an infeasible design reports the best feasible design it analysed instead.
+Study concave_multipoint_study(int max_cycles) {
+  nlohmann::json b1 = variable("b1", 0.1, 10, 0.5, 0.4);
+  b1["sizing"] = "range";
+  nlohmann::json d = {
+      {"design_variables", {b1}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+      {"objective", {{"maximize", {{"variable", "b1"}}}}},
+      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 1.5}}}},
+      {"settings", {{"approximation", "multipoint"}, {"noise", 5.0}, {"max_cycles", max_cycles}}},
+      {"simulator", {{"type", "fake"}}}};
+  return load_study(d);
+}
+
+FakeSimulator concave_simulator() {
+  return FakeSimulator({{"r", [](const Eigen::VectorXd& b) { return std::sqrt(b(0)); },
+                         [](const Eigen::VectorXd& b) {
+                           return Eigen::VectorXd::Constant(1, 0.5 / std::sqrt(b(0))).eval();
+                         }}});
+}
+
+TEST(Driver, CycleLimitAtAnInfeasibleDesignReportsTheBestFeasibleDesignAnalysed) {
+  const Study s = concave_multipoint_study(2);
+  FakeSimulator sim = concave_simulator();
+  Driver driver(s, sim, s.options);
+  const RunSummary& r = driver.run();
+  ASSERT_EQ(r.history.size(), 2u);
+  // Cycle 1's proposal (V 34 %) is rejected; cycle 2's, b1 = 2.282, violates by 0.7 %, inside
+  // the noise-raised viomax, and is accepted: the last accepted design is infeasible.
+  ASSERT_TRUE(r.history.back().accepted);
+  EXPECT_NEAR(r.history.back().x_opt(0), 2.282, 1e-9);
+  EXPECT_GT(r.history.back().V, 0.5);
+  // Reported: the only feasible design analysed, the start (feasibility ranked first).
+  EXPECT_EQ(r.status, RunStatus::kCycleLimit);
+  EXPECT_DOUBLE_EQ(r.x(0), 0.5);
+  EXPECT_DOUBLE_EQ(r.objective, 0.5);
+  EXPECT_LT(r.max_violation, 0.0);
+  EXPECT_NE(r.message.find("reported: the best feasible design analysed, the start design"),
+            std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("not the last accepted design (objective 2.282"), std::string::npos)
+      << r.message;
+  EXPECT_FALSE(r.optimality.at_final_design);
+  // One more cycle converges at b1 = 2.2445, feasible: the converged design is reported.
+  Options more = s.options;
+  more.max_cycles = 3;
+  driver.set_options(more);
+  const RunSummary& r3 = driver.run();
+  EXPECT_EQ(r3.status, RunStatus::kConverged);
+  EXPECT_NEAR(r3.x(0), 2.24452, 1e-4);
+  EXPECT_EQ(r3.message.find("reported"), std::string::npos) << r3.message;
+}
+
 }  // namespace
 }  // namespace sao

@@ -1,0 +1,98 @@
+#include "sao/optimizer/best_design.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "sao/optimizer/driver.hpp"
+#include "sao/study/criteria.hpp"
+
+namespace sao {
+namespace {
+
+std::vector<double> key_of(const Study& study, const Eigen::VectorXd& x) {
+  return std::vector<double>(x.data(), x.data() + study.n_design());
+}
+
+}  // namespace
+
+std::optional<AnalysedDesign> best_feasible_analysed(
+    const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc) {
+  if (study.n_aux() > 0) return std::nullopt;
+  std::optional<AnalysedDesign> best;
+  for (const auto& [key, evaluation] : analyses) {
+    if (static_cast<int>(key.size()) != study.n_design()) continue;
+    if (!evaluation.ok || evaluation.cases.size() != study.load_cases.size()) continue;
+    const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(key.data(), study.n_design());
+    bool inside = true;
+    for (int i = 0; i < study.n_design(); ++i) {
+      inside = inside && x(i) >= study.design[i].lower && x(i) <= study.design[i].upper;
+    }
+    if (!inside) continue;
+    const ExactResponses exact(study, evaluation);
+    const double V = max_violation(study, x, exact);
+    if (!std::isfinite(V) || V > vioacc) continue;
+    const double F = criterion_value(study, study.objective.f, 0, x, exact);
+    if (!std::isfinite(F)) continue;
+    if (!best || F < best->objective) best = AnalysedDesign{x, F, V};
+  }
+  return best;
+}
+
+// --- the driver's use of it ---
+
+std::string Driver::where_analysed(const std::vector<double>& key) const {
+  auto it = analysed_in_.find(key);
+  if (it == analysed_in_.end()) return "an earlier analysis";
+  const int cycle = it->second;
+  for (const CycleRecord& r : summary_.history) {
+    if (r.cycle != cycle) continue;
+    if (r.x0.size() >= study_.n_design() && key_of(study_, r.x0) == key) {
+      return cycle == cycle_offset_ + 1 ? "the start design"
+                                        : "the start of cycle " + std::to_string(cycle);
+    }
+    if (r.x_opt.size() >= study_.n_design() && key_of(study_, r.x_opt) == key) {
+      return "the proposal b* of cycle " + std::to_string(cycle);
+    }
+  }
+  if (cycle == cycle_offset_ + 1 && summary_.history.empty()) return "the start design";
+  return "a plan point of cycle " + std::to_string(cycle);
+}
+
+void Driver::report_best_analysed() {
+  const std::optional<AnalysedDesign> best =
+      best_feasible_analysed(study_, values_, options_.vioacc);
+  if (!best) return;
+  const std::vector<double> last_key = key_of(study_, x0_);
+  const std::vector<double> best_key(best->x.data(), best->x.data() + best->x.size());
+  if (best_key == last_key) return;
+  auto last = values_.find(last_key);
+  if (last != values_.end()) {
+    const ExactResponses exact(study_, last->second);
+    const double F_last = criterion_value(study_, study_.objective.f, 0, x0_, exact);
+    if (summary_.max_violation <= options_.vioacc && F_last <= best->objective) return;
+  }
+  const double F_last_user = summary_.objective;
+  const double V_last = summary_.max_violation;
+  Eigen::VectorXd x = x0_;
+  x.head(study_.n_design()) = best->x;
+  summary_.x = x;
+  summary_.objective = user_objective(study_, best->objective);
+  summary_.max_violation = best->violation;
+  summary_.optimality.at_final_design = false;
+  if (summary_.status == RunStatus::kInfeasible) {
+    // "without a feasible design" no longer holds: the reported design is feasible.
+    summary_.status = RunStatus::kCycleLimit;
+    summary_.message = "cycle limit " + std::to_string(noisy_.max_cycles) +
+                       " reached before convergence, at an infeasible design";
+  }
+  summary_.message += fmt::format(
+      "; reported: the best feasible design analysed, {} (objective {:.6g}, V = {:.3g} %), not "
+      "the last accepted design (objective {:.6g}, V = {:.3g} %), from which a further cycle "
+      "would continue",
+      where_analysed(best_key), summary_.objective, summary_.max_violation, F_last_user, V_last);
+  spdlog::warn("{}", summary_.message);
+}
+
+}  // namespace sao

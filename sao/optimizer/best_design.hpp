@@ -1,0 +1,37 @@
+// Which design a run that did not converge reports: the best feasible design it analysed.
+//
+// A sequential approximate optimization that stops on its cycle limit (or stalls) ends at its
+// last accepted design. With noisy responses the move-limit strategy accepts proposals whose
+// violation lies inside the noise band (seed 003, 3.6.3: viomax + noise), so the last accepted
+// design can violate a constraint while an earlier proposal or plan point, analysed by the
+// same code, held every constraint with a lower objective. Those analyses are real results of
+// the simulator, not predictions: a user expects the run to report the best of them (DAKOTA
+// reports its best evaluation, feasibility ranked first). best_feasible_analysed() picks it;
+// the driver reports it (summary x, objective, V) and says so in the run's message, while the
+// next cycle of a reopened run still continues from the last accepted design.
+#pragma once
+
+#include <Eigen/Dense>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "sao/seam/simulator.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+struct AnalysedDesign {
+  Eigen::VectorXd x;     // design variables (size n_design)
+  double objective = 0;  // F, internal sign (minimised)
+  double violation = 0;  // V, percent
+};
+
+// The analysed design with the lowest objective among those with V <= vioacc that lie inside
+// the design variables' current bounds; nullopt when none does. `analyses` are keyed by the
+// design variables' values (the driver's cache). Studies with auxiliary variables (the bound
+// formulation: F is a variable, not a function of the analysis) are not handled: nullopt.
+std::optional<AnalysedDesign> best_feasible_analysed(
+    const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc);
+
+}  // namespace sao

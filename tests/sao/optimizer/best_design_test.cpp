@@ -1,0 +1,70 @@
+#include "sao/optimizer/best_design.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sao/study/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+// min b1 + b2 s.t. r <= 1 on [0, 4]^2; each analysis gives r directly.
+Study two_variable_study(bool with_auxiliary = false) {
+  nlohmann::json d = {{"design_variables",
+                       {{{"name", "b1"}, {"lower", 0.0}, {"upper", 4.0}, {"initial", 1.0}},
+                        {{"name", "b2"}, {"lower", 0.0}, {"upper", 4.0}, {"initial", 1.0}}}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"minimize", "b1 + b2"}}},
+                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 1.0}}}},
+                      {"simulator", {{"type", "fake"}}}};
+  if (with_auxiliary) {
+    d["auxiliary_variables"] = {
+        {{"name", "beta"}, {"lower", -10.0}, {"upper", 10.0}, {"initial", 0.0}}};
+  }
+  return load_study(d);
+}
+
+Evaluation with_r(double r) {
+  Evaluation e;
+  e.cases.resize(1);
+  e.cases[0].scalars["r"] = r;
+  return e;
+}
+
+TEST(BestDesign, LowestObjectiveAmongTheFeasibleAnalyses) {
+  const Study s = two_variable_study();
+  std::map<std::vector<double>, Evaluation> analyses;
+  analyses[{1.0, 1.0}] = with_r(0.5);     // F 2, V -50 %
+  analyses[{0.5, 1.0}] = with_r(1.0);     // F 1.5, V 0: the best feasible
+  analyses[{0.2, 0.2}] = with_r(1.02);    // F 0.4 but V 2 %: infeasible
+  analyses[{0.5, 0.5}] = with_r(1.0005);  // F 1, V 0.05 %: within vioacc 0.1 %
+  Evaluation failed = with_r(0.0);
+  failed.ok = false;
+  analyses[{0.1, 0.1}] = failed;  // a failed analysis is never a result
+  auto best = best_feasible_analysed(s, analyses, 0.1);
+  ASSERT_TRUE(best);
+  EXPECT_DOUBLE_EQ(best->x(0), 0.5);
+  EXPECT_DOUBLE_EQ(best->x(1), 0.5);
+  EXPECT_DOUBLE_EQ(best->objective, 1.0);
+  EXPECT_NEAR(best->violation, 0.05, 1e-9);
+  // With a tighter accuracy the 0.05 % violation is not feasible any more.
+  best = best_feasible_analysed(s, analyses, 0.01);
+  ASSERT_TRUE(best);
+  EXPECT_DOUBLE_EQ(best->objective, 1.5);
+}
+
+TEST(BestDesign, NoneWhenNothingFeasibleOrOutsideTheBoundsOrWithAuxiliaries) {
+  const Study s = two_variable_study();
+  std::map<std::vector<double>, Evaluation> analyses;
+  analyses[{1.0, 1.0}] = with_r(3.0);
+  EXPECT_FALSE(best_feasible_analysed(s, analyses, 0.1));
+  Study narrowed = s;  // bounds narrowed after the analysis (sao set): it is not a result
+  analyses[{3.5, 3.5}] = with_r(0.0);
+  EXPECT_TRUE(best_feasible_analysed(s, analyses, 0.1));
+  narrowed.design[0].upper = 3.0;
+  EXPECT_FALSE(best_feasible_analysed(narrowed, analyses, 0.1));
+  EXPECT_FALSE(best_feasible_analysed(two_variable_study(true), analyses, 0.1));
+}
+
+}  // namespace
+}  // namespace sao
