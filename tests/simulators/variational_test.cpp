@@ -14,6 +14,7 @@
 #include <map>
 #include <numbers>
 
+#include "bench/pendulum_chain_model.hpp"
 #include "simulators/internal_simulator.hpp"
 #include "simulators/multibody/dynamics.hpp"
 #include "simulators/multibody/multibody.hpp"
@@ -354,41 +355,19 @@ TEST(Variational, NaiveTerminalConditionsAreWrongForAnAccelerationObjective) {
       rows(0, 0), rows(0, 1), rows(0, 2), rows(0, 3), naive(0), naive(1), naive(2), naive(3));
 }
 
-// A chain of `links` pendulum links pinned end to end, a rotational spring-damper at every
-// joint, 5 parameters per link (stiffness, damping, free angle, mass, length).
+// The benches' chain of `links` pendulum links (bench/pendulum_chain_model.hpp: a rotational
+// spring-damper at every joint, 5 parameters per link) integrated by the variational integrator
+// at `step`, its parameters made unequal (so that no derivative vanishes by symmetry).
 json pendulum_chain(int links, double step) {
-  json params = json::object(), bodies = json::array(), joints = json::array(),
-       forces = json::array();
-  std::string x = "0";
+  json chain = bench::pendulum_chain(links);
   for (int i = 1; i <= links; ++i) {
-    const std::string s = std::to_string(i), L = "L" + s, m = "m" + s;
-    for (const char* name : {"k", "c", "a", "m", "L"}) {
-      params[name + s] = std::string(name) == "k"   ? 20.0 + i
-                         : std::string(name) == "c" ? 0.1
-                         : std::string(name) == "a" ? 0.05 * i
-                         : std::string(name) == "m" ? 1.0 + 0.1 * i
-                                                    : 0.5;
-    }
-    bodies.push_back({{"name", "link" + s},
-                      {"mass", m},
-                      {"inertia", m + "*" + L + "^2/12"},
-                      {"position", json::array({x + " + " + L + "/2", 0})}});
-    x += " + " + L;
-    const std::string previous = i == 1 ? "ground" : "link" + std::to_string(i - 1);
-    const json at_previous =
-        i == 1 ? json::array({0, 0}) : json::array({"L" + std::to_string(i - 1) + "/2", 0});
-    joints.push_back({{"type", "revolute"},
-                      {"bodies", {previous, "link" + s}},
-                      {"points", json::array({at_previous, json::array({"-" + L + "/2", 0})})}});
-    forces.push_back({{"type", "rotational_spring_damper"},
-                      {"bodies", {previous, "link" + s}},
-                      {"stiffness", "k" + s},
-                      {"damping", "c" + s},
-                      {"angle", "a" + s}});
+    const std::string s = std::to_string(i);
+    chain["parameters"]["k" + s] = 20.0 + i;
+    chain["parameters"]["a" + s] = 0.05 * i;
+    chain["parameters"]["m" + s] = 1.0 + 0.1 * i;
   }
-  return {{"analysis", "dynamic"}, {"parameters", params},
-          {"bodies", bodies},      {"joints", joints},
-          {"forces", forces},      {"integrator", {{"type", "variational"}, {"step", step}}}};
+  chain["integrator"] = {{"type", "variational"}, {"step", step}};
+  return chain;
 }
 
 // The input Jacobian [dR/dx0 | dR/dp] of the adjoint sweep, formed by AD in one direction per
