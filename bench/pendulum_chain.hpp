@@ -1,59 +1,16 @@
-// A chain of `links` pendulum links pinned end to end (3 coordinates and 2 constraint equations
-// per link, a rotational spring-damper at every joint) with 5 parameters per link (stiffness,
-// damping, free angle, mass and length) and one integral response "tip", the integral of the
-// squared height of the last link: the model of the gradient-cost benches
-// (sensitivity_bench.cpp, variational_bench.cpp).
+// Timing of the gradient of the pendulum chain (pendulum_chain_model.hpp), the model of the
+// gradient-cost benches (sensitivity_bench.cpp, variational_bench.cpp).
 #pragma once
 
 #include <benchmark/benchmark.h>
-#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <string>
 
 #include "bench/gradient_timing.hpp"
+#include "bench/pendulum_chain_model.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace sao::bench {
-
-inline nlohmann::json pendulum_chain(int links) {
-  nlohmann::json params = nlohmann::json::object(), bodies = nlohmann::json::array(),
-                 joints = nlohmann::json::array(), forces = nlohmann::json::array();
-  for (int i = 1; i <= links; ++i) params[fmt::format("k{}", i)] = 20.0;
-  for (int i = 1; i <= links; ++i) params[fmt::format("c{}", i)] = 0.1;
-  for (int i = 1; i <= links; ++i) params[fmt::format("a{}", i)] = 0.0;
-  for (int i = 1; i <= links; ++i) params[fmt::format("m{}", i)] = 1.0;
-  for (int i = 1; i <= links; ++i) params[fmt::format("L{}", i)] = 0.5;
-  std::string x = "0";
-  for (int i = 1; i <= links; ++i) {
-    const std::string L = fmt::format("L{}", i), m = fmt::format("m{}", i);
-    bodies.push_back({{"name", fmt::format("link{}", i)},
-                      {"mass", m},
-                      {"inertia", fmt::format("{}*{}^2/12", m, L)},
-                      {"position", nlohmann::json::array({x + " + " + L + "/2", 0})}});
-    x += " + " + L;
-    const std::string previous = i == 1 ? "ground" : fmt::format("link{}", i - 1);
-    const nlohmann::json at_previous =
-        i == 1 ? nlohmann::json::array({0, 0})
-               : nlohmann::json::array({fmt::format("L{}/2", i - 1), 0});
-    joints.push_back(
-        {{"type", "revolute"},
-         {"bodies", {previous, fmt::format("link{}", i)}},
-         {"points", nlohmann::json::array(
-                        {at_previous, nlohmann::json::array({fmt::format("-{}/2", L), 0})})}});
-    forces.push_back({{"type", "rotational_spring_damper"},
-                      {"bodies", {previous, fmt::format("link{}", i)}},
-                      {"stiffness", fmt::format("k{}", i)},
-                      {"damping", fmt::format("c{}", i)},
-                      {"angle", fmt::format("a{}", i)}});
-  }
-  return {{"analysis", "dynamic"},
-          {"parameters", params},
-          {"bodies", bodies},
-          {"joints", joints},
-          {"forces", forces},
-          {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("link{}_y^2", links)}}}}};
-}
 
 // Times the gradient of "tip" against one analysis (gradient_timing.hpp) with the first n
 // parameters of `chain` as design variables, on 1 s (11 points), the internal simulator's

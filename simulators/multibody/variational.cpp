@@ -138,6 +138,127 @@ void Variational::linearise(double t0, double h, const double* x0, const Eigen::
   }
 }
 
+Variational::InputColouring Variational::input_colouring(const std::vector<int>& active) const {
+  const MultibodyModel& model = dynamics_.model();
+  const int n = dynamics_.nq(), m = dynamics_.n_constraints(), size = 2 * n + 2 * m;
+  const int na = static_cast<int>(active.size()), columns = 2 * n + na;
+  // reach[column][row]: R's rows are (ra: n, Phi: m, rc: n, rd: m), its columns (q0, v0, p).
+  std::vector<std::vector<char>> reach(columns, std::vector<char>(size, 0));
+  std::vector<std::vector<int>> of_parameter(model.parameter_names.size());
+  for (int a = 0; a < na; ++a) of_parameter[active[a]].push_back(2 * n + a);
+  // The force rows (ra and rc) of the coordinates `cols` for every column in `from`.
+  auto force_rows = [&](const std::vector<int>& from, const std::vector<int>& cols, bool rc) {
+    for (int column : from) {
+      for (int c : cols) {
+        reach[column][c] = 1;
+        if (rc) reach[column][n + m + c] = 1;
+      }
+    }
+  };
+  auto parameters = [&](const Reads& reads) {
+    std::vector<int> out;
+    for (int i : reads.parameters)
+      out.insert(out.end(), of_parameter[i].begin(), of_parameter[i].end());
+    return out;
+  };
+  auto coordinates = [](int a, int b) {
+    std::vector<int> cols;
+    for_each_column(a, b, [&](int, int col) { cols.push_back(col); });
+    return cols;
+  };
+  auto shifted = [](std::vector<int> cols, int by) {
+    for (int& c : cols) c += by;
+    return cols;
+  };
+  // Bodies: M (vm - v0) and M (v1 - vm), the weights: q0, v0 and the parameters they read.
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const std::vector<int> own = coordinates(static_cast<int>(i), -1);
+    for (int c : own) {
+      reach[c][c] = reach[c][n + m + c] = 1;
+      reach[n + c][c] = 1;
+    }
+    force_rows(parameters(model.bodies[i].reads), own, true);
+  }
+  // Forces and beams at (qm, vm); beams' mass couplings also reach v0.
+  for (const Force& f : model.forces) {
+    const std::vector<int> cols = coordinates(f.a, f.b);
+    force_rows(cols, cols, true);
+    force_rows(parameters(f.reads), cols, true);
+  }
+  for (const BeamElement& e : model.beam_elements) {
+    const std::vector<int> cols = coordinates(e.a, e.b);
+    force_rows(cols, cols, true);
+    force_rows(shifted(cols, n), cols, false);
+    force_rows(parameters(e.reads), cols, true);
+  }
+  // Joints: Phi_q(q0)' lambda reaches q0; their parameters every row of the joint.
+  int row = 0;
+  for (const Joint& j : model.joints) {
+    const std::vector<int> cols = coordinates(j.a, j.b);
+    force_rows(cols, cols, false);
+    const std::vector<int> reads = parameters(j.reads);
+    force_rows(reads, cols, true);
+    for (int column : reads) {
+      for (int k = 0; k < j.equations(); ++k)
+        reach[column][n + row + k] = reach[column][2 * n + m + row + k] = 1;
+    }
+    row += j.equations();
+  }
+  // Greedy colouring: each column takes the first colour none of whose columns shares a row.
+  InputColouring out;
+  out.rows.resize(columns);
+  out.colour.assign(columns, -1);
+  std::vector<std::vector<char>> taken;  // colour -> the rows its columns reach
+  for (int column = 0; column < columns; ++column) {
+    for (int r = 0; r < size; ++r) {
+      if (reach[column][r]) out.rows[column].push_back(r);
+    }
+    if (out.rows[column].empty()) continue;
+    int colour = 0;
+    for (; colour < static_cast<int>(taken.size()); ++colour) {
+      bool free = true;
+      for (int r : out.rows[column]) free = free && !taken[colour][r];
+      if (free) break;
+    }
+    if (colour == static_cast<int>(taken.size())) taken.emplace_back(size, 0);
+    for (int r : out.rows[column]) taken[colour][r] = 1;
+    out.colour[column] = colour;
+  }
+  out.colours = static_cast<int>(taken.size());
+  return out;
+}
+
+void Variational::input_jacobian(double t0, double h, const double* x0, const Eigen::VectorXd& w,
+                                 const Eigen::VectorXd& p, const std::vector<int>& active,
+                                 const InputColouring& colouring, const LoadCaseSpec& lc,
+                                 Eigen::MatrixXd& J) const {
+  const int n = dynamics_.nq(), size = static_cast<int>(w.size());
+  const int na = static_cast<int>(active.size()), directions = colouring.colours;
+  J.setZero(size, 2 * n + na);
+  if (directions == 0) return;
+  ad_size = directions;
+  std::vector<AD> ws, xs, ps;
+  seeded(w.data(), size, -1, directions, ws);
+  seeded(x0, 2 * n, -1, directions, xs);
+  seeded(p.data(), static_cast<int>(p.size()), -1, directions, ps);
+  for (int c = 0; c < 2 * n; ++c) {
+    if (colouring.colour[c] >= 0) xs[c].derivatives()(colouring.colour[c]) = 1.0;
+  }
+  for (int a = 0; a < na; ++a) {
+    if (colouring.colour[2 * n + a] >= 0)
+      ps[active[a]].derivatives()(colouring.colour[2 * n + a]) = 1.0;
+  }
+  std::vector<AD> r(size);
+  residual<AD>(t0, h, xs.data(), ws.data(), ps.data(), lc, r.data());
+  for (int c = 0; c < 2 * n + na; ++c) {
+    const int colour = colouring.colour[c];
+    if (colour < 0) continue;
+    for (int row : colouring.rows[c]) {
+      if (r[row].derivatives().size() == directions) J(row, c) = r[row].derivatives()(colour);
+    }
+  }
+}
+
 Eigen::RowVectorXd Variational::output_gradient(int k, double t, const double* x,
                                                 const Eigen::VectorXd& p,
                                                 const std::vector<int>& active,
@@ -311,14 +432,14 @@ std::string Variational::derivatives(const Eigen::VectorXd& p, const LoadCaseSpe
   };
   const Eigen::MatrixXd dx0 = initial_derivatives(p, lc, active);
   Eigen::MatrixXd gx = Eigen::MatrixXd::Zero(2 * n, nw), gp = Eigen::MatrixXd::Zero(na, nw);
-  Eigen::VectorXd R;
+  const InputColouring colouring = input_colouring(active);
   Eigen::MatrixXd J;
   StepSolver solver;
   // Step j's [dR/dx0 | dR/dp_active] into J, its Newton matrix (or the transpose) factorised.
   auto linearised = [&](int j, bool transposed) {
     const Eigen::VectorXd x0 = state(j - 1);
-    linearise(run.times[j - 1], run.times[j] - run.times[j - 1], x0.data(), run.w[j], p, active,
-              Blocks::kInputs, lc, R, J);
+    input_jacobian(run.times[j - 1], run.times[j] - run.times[j - 1], x0.data(), run.w[j], p,
+                   active, colouring, lc, J);
     if (transposed) return solver.factor(run.newton[j].transpose());
     return solver.factor(run.newton[j]);
   };

@@ -65,6 +65,22 @@ class Variational {
   void linearise(double t0, double h, const double* x0, const Eigen::VectorXd& w,
                  const Eigen::VectorXd& p, const std::vector<int>& active, Blocks blocks,
                  const LoadCaseSpec& lc, Eigen::VectorXd& R, Eigen::MatrixXd& J) const;
+  // The columns of [dR/dx0 | dR/dp_active] coloured for compressed AD: `rows` lists the rows
+  // each column can reach (from the model's topology: the bodies each element joins and the
+  // parameters it reads), and columns of one colour reach disjoint rows, so that one AD
+  // direction per colour gives every column. A parameter read by one element reaches a few
+  // rows, so the number of colours barely grows with the number of parameters.
+  struct InputColouring {
+    std::vector<std::vector<int>> rows;  // column -> the rows it may reach
+    std::vector<int> colour;             // column -> its AD direction, -1: reaches no row
+    int colours = 0;
+  };
+  InputColouring input_colouring(const std::vector<int>& active) const;
+  // [dR/dx0 | dR/dp_active] of step (t0, h) at w, by AD in colouring.colours directions.
+  void input_jacobian(double t0, double h, const double* x0, const Eigen::VectorXd& w,
+                      const Eigen::VectorXd& p, const std::vector<int>& active,
+                      const InputColouring& colouring, const LoadCaseSpec& lc,
+                      Eigen::MatrixXd& J) const;
   // [d out_k/dx | d out_k/dp_active] at (t, x): output k of Dynamics::out.
   Eigen::RowVectorXd output_gradient(int k, double t, const double* x, const Eigen::VectorXd& p,
                                      const std::vector<int>& active, const LoadCaseSpec& lc) const;

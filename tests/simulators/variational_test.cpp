@@ -3,6 +3,8 @@
 // the Newton tolerance, and its discrete sensitivities (direct and adjoint) against central
 // differences of the same discrete map at two step sizes, for geometric and material
 // parameters, history values and integrals.
+#include "simulators/multibody/variational.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +14,7 @@
 #include <map>
 #include <numbers>
 
+#include "bench/pendulum_chain_model.hpp"
 #include "simulators/internal_simulator.hpp"
 #include "simulators/multibody/dynamics.hpp"
 #include "simulators/multibody/multibody.hpp"
@@ -350,6 +353,135 @@ TEST(Variational, NaiveTerminalConditionsAreWrongForAnAccelerationObjective) {
   std::printf(
       "d(bar.ay)/d(k, c, m, L) at t = 0.5: consistent (%g, %g, %g, %g), naive (%g, %g, %g, %g)\n",
       rows(0, 0), rows(0, 1), rows(0, 2), rows(0, 3), naive(0), naive(1), naive(2), naive(3));
+}
+
+// The benches' chain of `links` pendulum links (bench/pendulum_chain_model.hpp: a rotational
+// spring-damper at every joint, 5 parameters per link) integrated by the variational integrator
+// at `step`, its parameters made unequal (so that no derivative vanishes by symmetry).
+json pendulum_chain(int links, double step) {
+  json chain = bench::pendulum_chain(links);
+  for (int i = 1; i <= links; ++i) {
+    const std::string s = std::to_string(i);
+    chain["parameters"]["k" + s] = 20.0 + i;
+    chain["parameters"]["a" + s] = 0.05 * i;
+    chain["parameters"]["m" + s] = 1.0 + 0.1 * i;
+  }
+  chain["integrator"] = {{"type", "variational"}, {"step", step}};
+  return chain;
+}
+
+// The input Jacobian [dR/dx0 | dR/dp] of the adjoint sweep, formed by AD in one direction per
+// colour of its columns (variational.hpp, input_colouring), equals the one formed in one
+// direction per column, at every step of a run, on a rigid body with a spring-damper, a beam
+// and a 12-link chain with every parameter active; on the chain (60 parameters) it needs a
+// fixed number of directions whatever the number of parameters.
+TEST(Variational, ColouredInputJacobianEqualsTheDenseOne) {
+  const LoadCaseSpec lc = grid_case(0.1, 3);
+  const std::vector<json> models = {accelerometer_model(1e-2), flexible_pendulum(1e-2),
+                                    pendulum_chain(12, 2e-2)};
+  for (const json& description : models) {
+    const multibody::MultibodyModel mm = multibody::parse_multibody(description, "multibody");
+    const multibody::Dynamics dynamics(mm);
+    const multibody::Variational variational(dynamics);
+    const Eigen::VectorXd p = Eigen::Map<const Eigen::VectorXd>(
+        mm.parameter_defaults.data(), static_cast<Eigen::Index>(mm.parameter_defaults.size()));
+    std::vector<int> active(mm.parameter_names.size());
+    for (size_t i = 0; i < active.size(); ++i) active[i] = static_cast<int>(i);
+    multibody::VariationalRun run;
+    ASSERT_EQ(variational.integrate(p, lc, true, run), "");
+    const auto colouring = variational.input_colouring(active);
+    const int n = dynamics.nq(), m = dynamics.n_constraints();
+    SCOPED_TRACE(std::to_string(n / 3) + " bodies, " + std::to_string(active.size()) +
+                 " parameters, " + std::to_string(colouring.colours) + " colours");
+    for (size_t j = 1; j < run.times.size(); ++j) {
+      Eigen::VectorXd x0(2 * n);
+      if (j == 1) {
+        x0 = run.states.row(0).transpose();
+      } else {
+        x0 << run.w[j - 1].head(n), run.w[j - 1].segment(n + m, n);
+      }
+      const double t0 = run.times[j - 1], h = run.times[j] - t0;
+      Eigen::VectorXd R;
+      Eigen::MatrixXd dense, coloured;
+      variational.linearise(t0, h, x0.data(), run.w[j], p, active,
+                            multibody::Variational::Blocks::kInputs, lc, R, dense);
+      variational.input_jacobian(t0, h, x0.data(), run.w[j], p, active, colouring, lc, coloured);
+      ASSERT_EQ(coloured.rows(), dense.rows());
+      ASSERT_EQ(coloured.cols(), dense.cols());
+      EXPECT_LE((coloured - dense).cwiseAbs().maxCoeff(),
+                1e-12 * (1.0 + dense.cwiseAbs().maxCoeff()))
+          << "step " << j;
+    }
+    if (n == 36) {  // the chain: far fewer directions than its 2n + 60 columns, and as many
+                    // with its first parameter only as with all 60 give or take a few
+      EXPECT_LT(colouring.colours, 40);
+      const auto one = variational.input_colouring({0});
+      EXPECT_GE(one.colours + 20, colouring.colours);
+      std::printf("chain of 12 links: %d colours with 60 parameters, %d with 1 (%d columns)\n",
+                  colouring.colours, one.colours, 2 * n + 60);
+    }
+  }
+}
+
+// The hazard of issue 24: Phi_q in AD leaves the entries no joint writes without a derivative
+// vector (kinematics.hpp joint_rows, elements.hpp joint_terms), and every product of such a
+// matrix with full AD values (Phi_q' lambda in the variational residual, in the kinematic
+// sensitivities; Phi_q q' in the velocity constraints) must give the derivatives of the
+// product taken entry by entry, which skips the unwritten entries explicitly. On the 12-link
+// chain (24 x 36, most entries unwritten; Eigen's blocked product kernels at these sizes) the
+// two agree to rounding, so Eigen's AutoDiffScalar combines empty and full derivative vectors
+// in products (make_coherent in every binary operation); a change of Eigen or of the element
+// templates that broke this would fail here.
+TEST(Variational, ProductsMixingUnwrittenAdEntriesKeepTheirDerivatives) {
+  const multibody::MultibodyModel mm =
+      multibody::parse_multibody(pendulum_chain(12, 1e-2), "multibody");
+  const multibody::Dynamics dynamics(mm);
+  const int n = dynamics.nq(), m = dynamics.n_constraints(), size = 2 * n + m;
+  const Eigen::VectorXd p = Eigen::Map<const Eigen::VectorXd>(
+      mm.parameter_defaults.data(), static_cast<Eigen::Index>(mm.parameter_defaults.size()));
+  multibody::ad_size = size;
+  std::vector<AD> q(n), v(n), lambda(m), ps(p.size());
+  for (int i = 0; i < n; ++i) {
+    q[i] = AD(0.1 * i + 0.05 * std::sin(i), Eigen::VectorXd::Unit(size, i));
+    v[i] = AD(0.3 * std::cos(i), Eigen::VectorXd::Unit(size, n + i));
+  }
+  for (int r = 0; r < m; ++r) lambda[r] = AD(1.0 + 0.2 * r, Eigen::VectorXd::Unit(size, 2 * n + r));
+  for (Eigen::Index i = 0; i < p.size(); ++i) ps[i] = AD(p(i), Eigen::VectorXd::Zero(size));
+  const LoadCaseSpec lc = grid_case(1.0, 2);
+  multibody::Vec<AD> phi, phi_t, gamma;
+  multibody::Mat<AD> phi_q;
+  dynamics.constraints(q.data(), v.data(), dynamics.vars(ps.data(), 0.3, lc), phi, phi_q, phi_t,
+                       gamma);
+  int unwritten = 0;
+  for (Eigen::Index i = 0; i < phi_q.size(); ++i) {
+    unwritten += phi_q(i).derivatives().size() == 0 ? 1 : 0;
+  }
+  ASSERT_GT(unwritten, phi_q.size() / 2);  // the hazard is present in the input
+  const Eigen::Map<const multibody::Vec<AD>> lam(lambda.data(), m), vs(v.data(), n);
+  const multibody::Vec<AD> force = phi_q.transpose() * lam, rate = phi_q * vs;
+  // Entry by entry: d(sum_k a_k b_k) = sum_k (da_k b_k + a_k db_k), da_k = 0 where unwritten.
+  auto d = [&](const AD& a) {
+    return a.derivatives().size() == size ? Eigen::VectorXd(a.derivatives())
+                                          : Eigen::VectorXd::Zero(size);
+  };
+  double worst = 0.0, largest = 0.0;
+  for (int c = 0; c < n; ++c) {
+    Eigen::VectorXd expected = Eigen::VectorXd::Zero(size);
+    for (int r = 0; r < m; ++r) {
+      expected += d(phi_q(r, c)) * lambda[r].value() + phi_q(r, c).value() * d(lambda[r]);
+    }
+    worst = std::max(worst, (d(force(c)) - expected).cwiseAbs().maxCoeff());
+    largest = std::max(largest, expected.cwiseAbs().maxCoeff());
+  }
+  for (int r = 0; r < m; ++r) {
+    Eigen::VectorXd expected = Eigen::VectorXd::Zero(size);
+    for (int c = 0; c < n; ++c) {
+      expected += d(phi_q(r, c)) * v[c].value() + phi_q(r, c).value() * d(v[c]);
+    }
+    worst = std::max(worst, (d(rate(r)) - expected).cwiseAbs().maxCoeff());
+  }
+  EXPECT_GT(largest, 0.1);
+  EXPECT_LE(worst, 1e-14 * largest);
 }
 
 // The internal simulator with the rigid pendulum: "auto" chooses the discrete adjoint, whose
