@@ -135,7 +135,9 @@ int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_V
     const int n = s.n();
     for (int i = 0; i < ns; ++i) {
       Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
-      Eigen::Map<Eigen::VectorXd>(data(xsdot[i]), n) = s.work.leftCols(n) * si + s.work.col(n + i);
+      Eigen::Map<Eigen::VectorXd> out(data(xsdot[i]), n);
+      out.noalias() = s.work.leftCols(n) * si;  // no temporary
+      out += s.work.col(n + i);
     }
     return 0;
   });
@@ -150,8 +152,9 @@ int quad_sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector* xs, N_Vector
     const int nq = s.system->quadratures;
     for (int i = 0; i < ns; ++i) {
       Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
-      Eigen::Map<Eigen::VectorXd>(data(qsdot[i]), nq) =
-          s.work_q.leftCols(n) * si + s.work_q.col(n + i);
+      Eigen::Map<Eigen::VectorXd> out(data(qsdot[i]), nq);
+      out.noalias() = s.work_q.leftCols(n) * si;
+      out += s.work_q.col(n + i);
     }
     return 0;
   });
@@ -164,7 +167,7 @@ const Eigen::VectorXd& lambda_jacobian(CvodesSession& s, double t, N_Vector x, N
     s.system->vector_jacobian(t, data(x), data(lambda), s.vjp);
   } else {
     s.system->jacobian(t, data(x), s.work);
-    s.vjp = s.work.transpose() * Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
+    s.vjp.noalias() = s.work.transpose() * Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
   }
   return s.vjp;
 }
