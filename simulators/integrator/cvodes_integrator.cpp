@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "simulators/integrator/second_order_solver.hpp"
+
 namespace sao::sim {
 namespace {
 
@@ -281,6 +283,15 @@ double largest_step(const OdeSystem& system, const IntegratorSettings& settings)
   return settings.max_step > 0 ? settings.max_step : system.max_step;
 }
 
+// The Newton matrices' solver: for a second-order system (x = (q, v), q' = v) the
+// factorisation of the half-size Schur complement (second_order_solver.hpp), else SUNDIALS's
+// dense LU.
+SUNLinearSolver linear_solver(const OdeSystem& system, N_Vector like, SUNMatrix matrix,
+                              SUNContext context) {
+  if (system.second_order) return second_order_solver(context, N_VGetLength(like));
+  return SUNLinSol_Dense(like, matrix, context);
+}
+
 int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
                    const IntegratorSettings& settings, std::string& what) {
   s.system = &system;
@@ -294,7 +305,7 @@ int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& gr
   s.matrix = SUNDenseMatrix(n, n, s.context);
   s.memory = CVodeCreate(settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, s.context);
   if (!s.state || !s.matrix || !s.memory) return CV_MEM_FAIL;
-  s.solver = SUNLinSol_Dense(s.state, s.matrix, s.context);
+  s.solver = linear_solver(system, s.state, s.matrix, s.context);
   if (!s.solver) return CV_MEM_FAIL;
   for (sunindextype i = 0; i < n; ++i) NV_Ith_S(s.state, i) = system.x0(i);
 
@@ -542,7 +553,11 @@ AdjointResult adjoint_system(
     result.message = "CVODES: allocation of the backward problem failed";
     return result;
   }
-  s.solver_b = SUNLinSol_Dense(s.adjoint, s.matrix_b, s.context);
+  s.solver_b = linear_solver(system, s.adjoint, s.matrix_b, s.context);
+  if (!s.solver_b) {
+    result.message = "CVODES: allocation of the backward problem's linear solver failed";
+    return result;
+  }
   for (size_t f = 0; f < wanted.size(); ++f) {
     const AdjointFunctional& fn = wanted[f];
     const auto row = static_cast<Eigen::Index>(f);

@@ -219,6 +219,8 @@ class Run final : public OdeModel::Instance {
     return 0;
   }
 
+  // x = (q, q'): the Newton matrices through their half-size Schur complement.
+  bool second_order() const override { return true; }
   // Beams: their nodes' tolerances resolve their deformation (beam.hpp).
   bool own_tolerances() const override { return !model_.beams.empty(); }
   void tolerances(const double* x, double rtol, double atol, double* tolerance) override {
