@@ -162,25 +162,13 @@ struct ChainFigures {
 
 ChainFigures chain_figures(const std::string& method, int n) {
   const nlohmann::json chain = sao::bench::pendulum_chain(10);
-  sao::SimulatorSetup setup;
-  setup.section = {{"type", "internal"},
-                   {"model", "multibody"},
-                   {"rtol", 1e-6},
-                   {"atol", 1e-8},
-                   {"workers", 1},
-                   {"multibody", chain},
-                   {"gradients", {{"method", method}, {"step", 1e-4}}}};
-  const auto names = chain.at("parameters");
-  for (const auto& [name, value] : names.items()) {
-    if (static_cast<int>(setup.design_names.size()) < n) setup.design_names.push_back(name);
-  }
-  sao::LoadCaseSpec lc;
-  lc.name = "swing";
-  lc.grid = sao::TimeGrid(0.0, 1.0, 11);
-  setup.load_cases = {lc};
-  const auto sim = sao::make_simulator(setup);  // the seam only: no layout of the simulator here
-  Eigen::VectorXd b(n);
-  for (int i = 0; i < n; ++i) b(i) = names.at(setup.design_names[i]).get<double>();
+  Eigen::VectorXd b;
+  const nlohmann::json section = {
+      {"type", "internal"}, {"model", "multibody"},
+      {"rtol", 1e-6},       {"atol", 1e-8},
+      {"workers", 1},       {"gradients", {{"method", method}, {"step", 1e-4}}}};
+  // The seam only: no layout of the simulator in this program.
+  const auto sim = sao::make_simulator(sao::bench::chain_setup(chain, section, n, b));
   auto evaluate = [&](const std::vector<sao::DerivativeRequest>& wanted) {
     const auto e = sim->evaluate({{b, wanted}});
     if (!e[0].ok) throw std::runtime_error(e[0].message);
