@@ -1,5 +1,6 @@
-// Timing of the gradient of the pendulum chain (pendulum_chain_model.hpp), the model of the
-// gradient-cost benches (sensitivity_bench.cpp, variational_bench.cpp).
+// The pendulum chain (pendulum_chain_model.hpp) as the internal simulator's set-up, and the
+// timing of its gradient: the model of the gradient-cost benches (sensitivity_bench.cpp,
+// variational_bench.cpp, speed/speed_bench.cpp).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -12,11 +13,11 @@
 
 namespace sao::bench {
 
-// Times the gradient of "tip" against one analysis (gradient_timing.hpp) with the first n
-// parameters of `chain` as design variables, on 1 s (11 points), the internal simulator's
-// section `section` (its "multibody" set to `chain`); the counter analysis_ms is one analysis.
-inline void time_chain_gradient(benchmark::State& state, const nlohmann::json& chain,
-                                nlohmann::json section, int n) {
+// The simulator set-up of `chain` with its first n parameters as design variables, on 1 s
+// (11 points), the internal simulator's section `section` (its "multibody" set to `chain`),
+// and those parameters' values into `b`.
+inline sao::SimulatorSetup chain_setup(const nlohmann::json& chain, nlohmann::json section, int n,
+                                       Eigen::VectorXd& b) {
   section["multibody"] = chain;
   sao::SimulatorSetup setup;
   setup.section = std::move(section);
@@ -28,9 +29,18 @@ inline void time_chain_gradient(benchmark::State& state, const nlohmann::json& c
   lc.name = "swing";
   lc.grid = sao::TimeGrid(0.0, 1.0, 11);
   setup.load_cases = {lc};
-  sao::sim::InternalSimulator sim(setup);
-  Eigen::VectorXd b(n);
+  b.resize(n);
   for (int i = 0; i < n; ++i) b(i) = names.at(setup.design_names[i]).get<double>();
+  return setup;
+}
+
+// Times the gradient of "tip" against one analysis (gradient_timing.hpp) with the first n
+// parameters of `chain` as design variables (chain_setup); the counter analysis_ms is one
+// analysis.
+inline void time_chain_gradient(benchmark::State& state, const nlohmann::json& chain,
+                                nlohmann::json section, int n) {
+  Eigen::VectorXd b;
+  sao::sim::InternalSimulator sim(chain_setup(chain, std::move(section), n, b));
   const double analysis = time_gradient_against_analysis(state, sim, b, {{0, "tip", {}}});
   state.counters["analysis_ms"] = 1e3 * analysis;
 }

@@ -264,8 +264,18 @@ const Model* InternalSimulator::read_functions(JsonReader& s) {
   return s.problems().size() == before ? owned_model_.get() : nullptr;
 }
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
 InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
-    : design_names_(setup.design_names), load_cases_(setup.load_cases) {
+    : design_names_(setup.design_names),
+      load_cases_(setup.load_cases),
+      chooser_(std::make_unique<MethodChooser>(static_cast<int>(setup.load_cases.size()))) {
   Problems problems;
   JsonReader s(setup.section, "simulator", problems);
   s.known({"type", "model", "multibody", "functions", "parameters", "constants", "rtol", "atol",
@@ -334,8 +344,10 @@ void InternalSimulator::run(BatchRun& job) const {
     }
     job.message = msg.str() + ": " + why;
   };
+  const auto start = std::chrono::steady_clock::now();
   const std::string failure = model_->analyse(p, lc, settings_.integrator, job.result);
   if (!failure.empty()) return fail(failure);
+  chooser_->record_analysis(job.load_case, seconds_since(start));
   for (const auto& [name, h] : job.result.histories) {
     if (!h.allFinite()) return fail("history \"" + name + "\" is not finite");
   }
@@ -360,19 +372,24 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
   job.message = wanted_values(model, lc, job.load_case, *job.derivatives, wanted);
   if (!job.message.empty()) return;
   GradientMethod method = settings_.method;
+  std::string reason;
   if (method == GradientMethod::kAuto && model.discrete_map()) {
     method = GradientMethod::kDiscreteAdjoint;
   } else if (method == GradientMethod::kAuto) {
-    // One backward solve per value against one forward solve with one sensitivity system per
-    // parameter.
-    method = wanted.size() <= active.size() ? GradientMethod::kAdjoint : GradientMethod::kDirect;
+    // The cheaper of one backward solve per value and one sensitivity system per parameter,
+    // by the costs measured in this load case (method_choice.hpp).
+    const MethodChooser::Choice choice = chooser_->choose(
+        job.load_case, static_cast<int>(wanted.size()), static_cast<int>(active.size()));
+    method = choice.adjoint ? GradientMethod::kAdjoint : GradientMethod::kDirect;
+    reason = ": " + choice.reason;
   }
-  // Info level: which method a study's "auto" chose is part of what a run did (issue 22).
+  // Info level: which method a study's "auto" chose, and why, is part of what a run did
+  // (issues 22, 25).
   spdlog::info(
       "internal simulator: {} sensitivities{} for {} values and {} parameters in load "
-      "case \"{}\"",
+      "case \"{}\"{}",
       to_string(method), settings_.method == GradientMethod::kAuto ? " (auto)" : "", wanted.size(),
-      active.size(), lc.name);
+      active.size(), lc.name, reason);
   job.result.gradient_method =
       std::string(to_string(method)) + (settings_.method == GradientMethod::kAuto ? " (auto)" : "");
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
@@ -380,11 +397,17 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
       method == GradientMethod::kDiscreteAdjoint ? discrete_adjoint_sensitivities
       : method == GradientMethod::kAdjoint       ? adjoint_sensitivities
                                                  : direct_sensitivities;
+  const auto start = std::chrono::steady_clock::now();
   const std::string failure =
       differentiate({model, lc, p, active, wanted, settings_.integrator}, job.result, rows);
   if (!failure.empty()) {
     job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + failure;
     return;
+  }
+  if (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint) {
+    chooser_->record(job.load_case, method == GradientMethod::kAdjoint,
+                     static_cast<int>(wanted.size()), static_cast<int>(active.size()),
+                     seconds_since(start));
   }
   // d/db_j: the parameters mapped onto design variable j, summed.
   for (size_t f = 0; f < wanted.size(); ++f) {

@@ -12,7 +12,7 @@
 // only its own slot, so the results do not depend on the number of workers. For ODE models,
 // "direct" and "adjoint" sensitivities (simulators/sensitivities/: CVODES forward
 // sensitivities, CVODES adjoint with checkpointing) use the exact Jacobians of the model's
-// templated equations; "auto" picks the one with fewer solves.
+// templated equations; "auto" picks the one the costs measured on the model's runs make cheaper.
 #pragma once
 
 #include <memory>
@@ -25,6 +25,7 @@
 #include "sao/seam/simulator.hpp"
 #include "simulators/integrator/cvodes_integrator.hpp"
 #include "simulators/models/model.hpp"
+#include "simulators/sensitivities/method_choice.hpp"
 
 namespace sao::sim {
 
@@ -34,8 +35,9 @@ enum class GradientMethod {
   kCentral,  // central differences: 2n perturbed runs
   kDirect,   // direct differentiation: CVODES forward sensitivities, one run
   kAdjoint,  // adjoint: one forward run, one backward solve per requested value
-  kAuto,     // direct or adjoint, whichever needs fewer solves for the request; the discrete
-             // adjoint for a model integrated by the variational integrator
+  kAuto,     // direct or adjoint, whichever the costs measured in the load case make cheaper
+             // (method_choice.hpp); the discrete adjoint for a model integrated by the
+             // variational integrator
   kDiscreteAdjoint,  // the adjoint of the variational integrator's discrete map
 };
 const char* to_string(GradientMethod method);
@@ -92,6 +94,8 @@ class InternalSimulator final : public Simulator {
   SimulatorSetup setup_;
   std::unique_ptr<BatchExecutor> executor_;
   JobLedger* ledger_ = nullptr;
+  // The costs of analyses and of direct and adjoint runs, per load case, for "auto".
+  std::unique_ptr<MethodChooser> chooser_;
 };
 
 // Registers the factory of type "internal" with sao::register_simulator (idempotent).

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "simulators/integrator/second_order_solver.hpp"
+
 namespace sao::sim {
 namespace {
 
@@ -135,7 +137,9 @@ int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_V
     const int n = s.n();
     for (int i = 0; i < ns; ++i) {
       Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
-      Eigen::Map<Eigen::VectorXd>(data(xsdot[i]), n) = s.work.leftCols(n) * si + s.work.col(n + i);
+      Eigen::Map<Eigen::VectorXd> out(data(xsdot[i]), n);
+      out.noalias() = s.work.leftCols(n) * si;  // no temporary
+      out += s.work.col(n + i);
     }
     return 0;
   });
@@ -150,8 +154,9 @@ int quad_sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector* xs, N_Vector
     const int nq = s.system->quadratures;
     for (int i = 0; i < ns; ++i) {
       Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
-      Eigen::Map<Eigen::VectorXd>(data(qsdot[i]), nq) =
-          s.work_q.leftCols(n) * si + s.work_q.col(n + i);
+      Eigen::Map<Eigen::VectorXd> out(data(qsdot[i]), nq);
+      out.noalias() = s.work_q.leftCols(n) * si;
+      out += s.work_q.col(n + i);
     }
     return 0;
   });
@@ -164,7 +169,7 @@ const Eigen::VectorXd& lambda_jacobian(CvodesSession& s, double t, N_Vector x, N
     s.system->vector_jacobian(t, data(x), data(lambda), s.vjp);
   } else {
     s.system->jacobian(t, data(x), s.work);
-    s.vjp = s.work.transpose() * Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
+    s.vjp.noalias() = s.work.transpose() * Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
   }
   return s.vjp;
 }
@@ -278,6 +283,15 @@ double largest_step(const OdeSystem& system, const IntegratorSettings& settings)
   return settings.max_step > 0 ? settings.max_step : system.max_step;
 }
 
+// The Newton matrices' solver: for a second-order system (x = (q, v), q' = v) the
+// factorisation of the half-size Schur complement (second_order_solver.hpp), else SUNDIALS's
+// dense LU.
+SUNLinearSolver linear_solver(const OdeSystem& system, N_Vector like, SUNMatrix matrix,
+                              SUNContext context) {
+  if (system.second_order) return second_order_solver(context, N_VGetLength(like));
+  return SUNLinSol_Dense(like, matrix, context);
+}
+
 int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
                    const IntegratorSettings& settings, std::string& what) {
   s.system = &system;
@@ -291,7 +305,7 @@ int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& gr
   s.matrix = SUNDenseMatrix(n, n, s.context);
   s.memory = CVodeCreate(settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, s.context);
   if (!s.state || !s.matrix || !s.memory) return CV_MEM_FAIL;
-  s.solver = SUNLinSol_Dense(s.state, s.matrix, s.context);
+  s.solver = linear_solver(system, s.state, s.matrix, s.context);
   if (!s.solver) return CV_MEM_FAIL;
   for (sunindextype i = 0; i < n; ++i) NV_Ith_S(s.state, i) = system.x0(i);
 
@@ -539,7 +553,11 @@ AdjointResult adjoint_system(
     result.message = "CVODES: allocation of the backward problem failed";
     return result;
   }
-  s.solver_b = SUNLinSol_Dense(s.adjoint, s.matrix_b, s.context);
+  s.solver_b = linear_solver(system, s.adjoint, s.matrix_b, s.context);
+  if (!s.solver_b) {
+    result.message = "CVODES: allocation of the backward problem's linear solver failed";
+    return result;
+  }
   for (size_t f = 0; f < wanted.size(); ++f) {
     const AdjointFunctional& fn = wanted[f];
     const auto row = static_cast<Eigen::Index>(f);

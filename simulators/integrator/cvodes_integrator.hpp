@@ -95,6 +95,9 @@ struct OdeSystem {
   // when the model needs others than CVODES's rtol |x_i| + atol; absent: those. Beams
   // (multibody) tighten their nodes' so that their elastic deformation is resolved.
   std::function<void(const double* x, double rtol, double atol, double* tolerance)> tolerances;
+  // x = (q, v) with q' = v (n even): the Newton matrices are factored through their half-size
+  // Schur complement (second_order_solver.hpp) instead of SUNDIALS's dense LU.
+  bool second_order = false;
 };
 
 struct SystemResult {

@@ -99,6 +99,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   OdeSystem s;
   s.max_step = max_step(lc);
   s.jacobian_age = jacobian_age();
+  s.second_order = run->second_order();
   s.parameters = na;
   s.quadratures = nq;
   s.rhs = [run](double t, const double* x, double* xdot) { return run->rhs(t, x, xdot); };

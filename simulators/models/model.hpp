@@ -143,6 +143,8 @@ class OdeModel : public Model {
     // The state's error tolerances at x (one per component, > 0) for rtol and atol, when the
     // model needs others than rtol |x_i| + atol (`own_tolerances`).
     virtual bool own_tolerances() const { return false; }
+    // Whether the state is x = (q, v) with q' = v (OdeSystem::second_order).
+    virtual bool second_order() const { return false; }
     virtual void tolerances(const double* /*x*/, double /*rtol*/, double /*atol*/,
                             double* /*tolerance*/) {}
     // The integrands g_k of the integral outputs at (t, x).

@@ -36,12 +36,32 @@ class AugmentedSolver {
       inverse_mass_ = mass.cwiseInverse();
       if (m_ == 0) return true;
       phi_q_ = phi_q;
-      schur_.compute(phi_q * inverse_mass_.asDiagonal() * phi_q.transpose());
+      // Into the members' storage: no allocation once their sizes are set.
+      scaled_phi_.noalias() = phi_q * inverse_mass_.asDiagonal();
+      schur_matrix_.noalias() = scaled_phi_ * phi_q.transpose();
+      schur_.compute(schur_matrix_);
       if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
     }
     dense_ = true;
     lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
     return regular(lu_);
+  }
+  // z = A^-1 r for one right-hand side, into z and the members' storage (no allocation once
+  // their sizes are set): the right-hand side's path.
+  void solve_into(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
+    if (dense_ || coupled_) {
+      z = solve(r);
+      return;
+    }
+    z.resize(n_ + m_);
+    z.head(n_) = inverse_mass_.cwiseProduct(r.head(n_));
+    if (m_ == 0) return;
+    mu_.noalias() = phi_q_ * z.head(n_);
+    mu_ -= r.tail(m_);
+    schur_.solveInPlace(mu_);
+    z.tail(m_) = mu_;
+    force_.noalias() = phi_q_.transpose() * mu_;
+    z.head(n_) -= inverse_mass_.cwiseProduct(force_);
   }
   // A^-1 R for every column of R (n + m rows); A is symmetric, so this is also A^-T R.
   Eigen::MatrixXd solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
@@ -92,6 +112,8 @@ class AugmentedSolver {
   Eigen::MatrixXd inverse_mass_phi_;
   Eigen::VectorXd inverse_mass_;
   Eigen::MatrixXd phi_q_;
+  Eigen::MatrixXd scaled_phi_, schur_matrix_;  // Phi_q M^-1 and S, formed in place
+  Eigen::VectorXd mu_, force_;                 // scratch of solve_into
   Eigen::LLT<Eigen::MatrixXd> schur_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
 };
@@ -197,6 +219,8 @@ class Run final : public OdeModel::Instance {
     return 0;
   }
 
+  // x = (q, q'): the Newton matrices through their half-size Schur complement.
+  bool second_order() const override { return true; }
   // Beams: their nodes' tolerances resolve their deformation (beam.hpp).
   bool own_tolerances() const override { return !model_.beams.empty(); }
   void tolerances(const double* x, double rtol, double atol, double* tolerance) override {
@@ -309,9 +333,9 @@ class Run final : public OdeModel::Instance {
   // The augmented system at (t, x), factored, and its solution z_; false when singular.
   bool solve_at(double t, const double* x) {
     env_.set_time(t);
-    dynamics_.augmented(x, x + n_, env_, mass_, coupled_, phi_q_, r_);
+    dynamics_.augmented(x, x + n_, env_, mass_, coupled_, phi_q_, r_, &forces_);
     if (!solver_.factor(mass_, coupled_, phi_q_)) return false;
-    z_ = solver_.solve(r_);
+    solver_.solve_into(r_, z_);
     return true;
   }
 
@@ -384,7 +408,7 @@ class Run final : public OdeModel::Instance {
   Env<double> env_;  // the symbols (t moved per call) and the frozen quantities
   std::vector<std::vector<int>> body_columns_, joint_columns_, force_columns_, beam_columns_;
   std::vector<LocalAD> q_, qd_;  // seeded coordinates and velocities of the current element
-  Vec<double> mass_, r_;
+  Vec<double> mass_, r_, forces_;
   std::vector<Coupling<double>> coupled_;
   Mat<double> phi_q_;
   AugmentedSolver solver_;
@@ -398,9 +422,11 @@ class Run final : public OdeModel::Instance {
 
 template <class S>
 void Dynamics::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass,
-                         std::vector<Coupling<S>>& coupled, Mat<S>& phi_q, Vec<S>& rhs) const {
+                         std::vector<Coupling<S>>& coupled, Mat<S>& phi_q, Vec<S>& rhs,
+                         Vec<S>* forces) const {
   const int n = nq();
-  Vec<S> Q;
+  Vec<S> own;
+  Vec<S>& Q = forces ? *forces : own;
   mass_and_forces(q, qd, env, mass, Q, &coupled);
   rhs.resize(n + n_constraints());
   rhs.head(n) = Q;
@@ -622,7 +648,8 @@ std::unique_ptr<OdeModel::Instance> Dynamics::run(const Eigen::VectorXd& p, cons
 
 #define SAO_MULTIBODY_DYNAMICS(S)                                                               \
   template void Dynamics::augmented<S>(const S*, const S*, const Env<S>&, Vec<S>&,              \
-                                       std::vector<Coupling<S>>&, Mat<S>&, Vec<S>&) const;      \
+                                       std::vector<Coupling<S>>&, Mat<S>&, Vec<S>&, Vec<S>*)    \
+      const;                                                                                    \
   template bool Dynamics::accelerations<S>(const S*, const S*, const Env<S>&, Vec<S>&, Vec<S>*, \
                                            Mat<S>*) const;                                      \
   template bool Dynamics::equations<S>(const S*, S*, const Env<S>&) const;                      \

@@ -21,10 +21,12 @@ class Dynamics : public Kinematics {
 
   // The augmented system A z = r of the accelerations and multipliers: the mass matrix (its
   // diagonal, and the couplings of beam elements), Phi_q, and r = (Q, gamma with Baumgarte
-  // stabilisation), at (t, q, q').
+  // stabilisation), at (t, q, q'). `forces`, when given, is the scratch of the generalised
+  // forces (reused from call to call: no allocation).
   template <class S>
   void augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass,
-                 std::vector<Coupling<S>>& coupled, Mat<S>& phi_q, Vec<S>& rhs) const;
+                 std::vector<Coupling<S>>& coupled, Mat<S>& phi_q, Vec<S>& rhs,
+                 Vec<S>* forces = nullptr) const;
   // Solves for q'' and the multipliers lambda at (t, q, q'); false when the system is singular.
   template <class S>
   bool accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>& qdd,

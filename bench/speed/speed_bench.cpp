@@ -1,0 +1,258 @@
+// The internal simulator's speed in one run (issue 25), printed side by side:
+//   1. the truck quarter car as a multibody model against the dedicated model: one analysis
+//      (the three load cases of the study at its initial design, one thread) and the whole
+//      study (`sao run FILE --no-store`, CPU and wall time, with its final objective);
+//   2. the 10-link pendulum chain (bench/pendulum_chain.hpp): one analysis and the gradient /
+//      analysis ratio of its integral response for 1..50 parameters by forward differences,
+//      direct and adjoint (one thread);
+//   3. the quarter car's gradients of every retained time point (3 histories x 601 points x 3
+//      load cases, 6 design variables) by direct, adjoint and auto, on one thread.
+// Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
+// leaves out the whole studies (the longest part); --sao PATH runs them with another sao program.
+//
+//   nice -n 10 build/sao_speed
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/pendulum_chain.hpp"
+#include "sao/study/study_loader.hpp"
+#include "simulators/internal_simulator.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int g_repeats = 3;
+std::string g_sao = SAO_COMMAND;  // the sao program of the whole studies (--sao PATH)
+
+// CPU seconds of this process (sections 1-3 run on one thread) and of its finished children
+// (the whole studies): on a loaded machine they scatter far less than wall time.
+double cpu_seconds() {
+  timespec own{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &own);
+  rusage children{};
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * t.tv_usec; };
+  return static_cast<double>(own.tv_sec) + 1e-9 * static_cast<double>(own.tv_nsec) +
+         seconds(children.ru_utime) + seconds(children.ru_stime);
+}
+
+// The median CPU time of `g_repeats` calls of `body`, in seconds; `wall`, when given, gets the
+// median wall time.
+double median_seconds(const std::function<void()>& body, double* wall = nullptr) {
+  std::vector<double> times, walls;
+  for (int r = 0; r < g_repeats; ++r) {
+    const auto t0 = Clock::now();
+    const double c0 = cpu_seconds();
+    body();
+    times.push_back(cpu_seconds() - c0);
+    walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  std::sort(walls.begin(), walls.end());
+  if (wall) *wall = walls[walls.size() / 2];
+  return times[times.size() / 2];
+}
+
+std::string study_path(const char* name) {
+  return std::string(SAO_SOURCE_DIR) + "/problems/truck-damper/" + name;
+}
+
+// The simulator of a study file with the given gradient method, on one thread.
+struct StudySimulator {
+  sao::Study study;
+  std::unique_ptr<sao::Simulator> simulator;
+  Eigen::VectorXd start;
+};
+
+StudySimulator study_simulator(const char* name, const std::string& method) {
+  StudySimulator s{sao::load_study_file(study_path(name)), nullptr, {}};
+  s.study.simulator["workers"] = 1;
+  s.study.simulator["gradients"]["method"] = method;
+  s.simulator = sao::make_simulator(s.study.simulator_setup());
+  s.start.resize(s.study.n_design());
+  for (int i = 0; i < s.study.n_design(); ++i) s.start(i) = s.study.design[i].initial;
+  return s;
+}
+
+// The time of one evaluation of `s` at its start with the derivative requests `wanted`.
+double evaluation_seconds(StudySimulator& s, const std::vector<sao::DerivativeRequest>& wanted,
+                          std::string* method = nullptr) {
+  return median_seconds([&] {
+    const auto e = s.simulator->evaluate({{s.start, wanted}});
+    if (!e[0].ok) throw std::runtime_error(e[0].message);
+    if (method && !e[0].cases.empty()) *method = e[0].cases[0].gradient_method;
+  });
+}
+
+// Every point of the model's histories behind the study's responses, every load case.
+std::vector<sao::DerivativeRequest> all_points(const StudySimulator& s,
+                                               const std::vector<std::string>& histories) {
+  std::vector<sao::DerivativeRequest> out;
+  for (int c = 0; c < static_cast<int>(s.study.load_cases.size()); ++c) {
+    for (const std::string& h : histories) out.push_back({c, h, {}});
+  }
+  return out;
+}
+
+// `sao run FILE --no-store`: its CPU time (wall time into `wall`) and its "objective" line.
+double run_study(const std::string& file, std::string& result, double& wall) {
+  const std::string out = "/tmp/sao-speed-" + std::to_string(getpid());
+  const std::string command = g_sao + " run " + file + " --no-store --out " + out + " 2>&1";
+  return median_seconds(
+      [&] {
+        std::filesystem::remove_all(out);  // --no-store refuses a folder with a result
+        FILE* pipe = popen(command.c_str(), "r");
+        if (!pipe) throw std::runtime_error("cannot run " + command);
+        std::array<char, 4096> line{};
+        std::string last;
+        while (fgets(line.data(), line.size(), pipe)) {
+          const std::string text(line.data());
+          if (text.find("objective") != std::string::npos || last.empty()) last = text;
+        }
+        const int status = pclose(pipe);
+        if (status != 0 && WEXITSTATUS(status) > 1) throw std::runtime_error(command + " failed");
+        result = last.substr(0, last.find_last_not_of('\n') + 1);
+      },
+      &wall);
+}
+
+void quarter_car_analysis() {
+  fmt::print("\n1. Truck quarter car: multibody model against the dedicated model\n");
+  auto dedicated = study_simulator("quarter-car.json", "direct");
+  auto multibody = study_simulator("quarter-car-multibody.json", "direct");
+  const double a = evaluation_seconds(dedicated, {});
+  const double b = evaluation_seconds(multibody, {});
+  fmt::print("{:<46} {:>12} {:>12} {:>8}\n", "", "dedicated", "multibody", "ratio");
+  fmt::print("{:<46} {:>10.1f}ms {:>10.1f}ms {:>8.2f}\n", "one analysis (3 load cases), CPU",
+             1e3 * a, 1e3 * b, b / a);
+}
+
+void quarter_car_study() {
+  std::string dedicated_result, multibody_result;
+  double wall_a = 0, wall_b = 0;
+  const double a = run_study(study_path("quarter-car.json"), dedicated_result, wall_a);
+  const double b = run_study(study_path("quarter-car-multibody.json"), multibody_result, wall_b);
+  fmt::print("{:<46} {:>11.2f}s {:>11.2f}s {:>8.2f}\n", "whole study, wall", wall_a, wall_b,
+             wall_b / wall_a);
+  fmt::print("{:<46} {:>11.2f}s {:>11.2f}s {:>8.2f}\n", "whole study, CPU (sao run --no-store)", a,
+             b, b / a);
+  fmt::print("  dedicated: {}\n  multibody: {}\n", dedicated_result, multibody_result);
+}
+
+// One analysis and one gradient of the chain's "tip" with the first n parameters, by method.
+struct ChainFigures {
+  double analysis = 0.0, gradient = 0.0;
+};
+
+ChainFigures chain_figures(const std::string& method, int n) {
+  const nlohmann::json chain = sao::bench::pendulum_chain(10);
+  Eigen::VectorXd b;
+  const nlohmann::json section = {
+      {"type", "internal"}, {"model", "multibody"},
+      {"rtol", 1e-6},       {"atol", 1e-8},
+      {"workers", 1},       {"gradients", {{"method", method}, {"step", 1e-4}}}};
+  // The seam only: no layout of the simulator in this program.
+  const auto sim = sao::make_simulator(sao::bench::chain_setup(chain, section, n, b));
+  auto evaluate = [&](const std::vector<sao::DerivativeRequest>& wanted) {
+    const auto e = sim->evaluate({{b, wanted}});
+    if (!e[0].ok) throw std::runtime_error(e[0].message);
+  };
+  return {median_seconds([&] { evaluate({}); }), median_seconds([&] {
+            evaluate({{0, "tip", {}}});
+          })};
+}
+
+void chain() {
+  fmt::print(
+      "\n2. 10-link pendulum chain (30 coordinates, 20 constraints), integral response, 1 s, "
+      "1 thread: gradient / analysis\n");
+  fmt::print("{:>4} {:>12} {:>10} {:>10} {:>10}\n", "P", "analysis", "forward", "direct",
+             "adjoint");
+  for (int n : {1, 2, 5, 10, 20, 50}) {
+    const ChainFigures f = chain_figures("forward", n), d = chain_figures("direct", n),
+                       a = chain_figures("adjoint", n);
+    fmt::print("{:>4} {:>10.1f}ms {:>10.2f} {:>10.2f} {:>10.2f}\n", n, 1e3 * d.analysis,
+               f.gradient / f.analysis, d.gradient / d.analysis, a.gradient / a.analysis);
+  }
+}
+
+void quarter_car_points() {
+  fmt::print(
+      "\n3. Quarter car: gradients of every retained point (3 histories x 601 points x 3 load "
+      "cases, 6 variables), 1 thread\n");
+  fmt::print("{:<10} {:<10} {:>12} {:>16} {}\n", "model", "method", "time", "/ analysis",
+             "  chosen");
+  const std::vector<std::pair<const char*, std::vector<std::string>>> models = {
+      {"quarter-car.json", {"deflection", "chassis_acceleration", "tyre_deflection"}},
+      {"quarter-car-multibody.json", {"suspension.length", "chassis.ay", "tyre.length"}}};
+  for (const auto& [file, histories] : models) {
+    const bool multibody = std::strstr(file, "multibody") != nullptr;
+    // The multibody model's per-point adjoint (5418 backward solves) would take minutes.
+    const std::vector<const char*> methods =
+        multibody ? std::vector<const char*>{"direct", "auto"}
+                  : std::vector<const char*>{"direct", "adjoint", "auto"};
+    for (const char* method : methods) {
+      auto s = study_simulator(file, method);
+      const double analysis = evaluation_seconds(s, {});
+      std::string chosen;
+      double t = 0.0;
+      try {  // a failed method is a row of the table, not the end of the run
+        t = evaluation_seconds(s, all_points(s, histories), &chosen);
+      } catch (const std::runtime_error& e) {
+        fmt::print("{:<10} {:<10} failed: {}\n", multibody ? "multibody" : "dedicated", method,
+                   e.what());
+        continue;
+      }
+      fmt::print("{:<10} {:<10} {:>10.1f}ms {:>16.2f}   {}\n",
+                 multibody ? "multibody" : "dedicated", method, 1e3 * t, t / analysis, chosen);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool study = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--skip-study") == 0) {
+      study = false;
+    } else if (std::strcmp(argv[i], "--sao") == 0 && i + 1 < argc) {
+      g_sao = argv[++i];
+    } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
+      g_repeats = std::max(1, std::atoi(argv[++i]));
+    } else {
+      fmt::print(stderr, "usage: sao_speed [--repeats N] [--skip-study] [--sao PATH]\n");
+      return 2;
+    }
+  }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line when it is measured
+  spdlog::set_level(spdlog::level::warn);    // the chosen methods are printed in the table
+  sao::sim::register_internal_simulator();
+  try {
+    fmt::print("sao_speed: medians of {} runs\n", g_repeats);
+    quarter_car_analysis();
+    if (study) quarter_car_study();
+    chain();
+    quarter_car_points();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "sao_speed: {}\n", e.what());
+    return 3;
+  }
+  return 0;
+}

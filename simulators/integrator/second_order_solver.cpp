@@ -1,0 +1,119 @@
+#include "simulators/integrator/second_order_solver.hpp"
+
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <Eigen/Dense>
+#include <new>
+
+namespace sao::sim {
+namespace {
+
+// The factorisation between a set-up and the solves that use it; sized once.
+struct Content {
+  Eigen::Index n = 0, half = 0;
+  bool reduced = false;   // the Schur complement (else the whole matrix) is factored
+  Eigen::MatrixXd c, d;   // the off-diagonal blocks C and D of M
+  Eigen::MatrixXd schur;  // E - D C
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  Eigen::VectorXd rhs, top;  // scratch of the solves
+  long last_flag = 0;
+};
+
+Content& content(SUNLinearSolver s) {
+  return *static_cast<Content*>(s->content);
+}
+
+SUNLinearSolver_Type get_type(SUNLinearSolver) {
+  return SUNLINEARSOLVER_DIRECT;
+}
+
+bool identity(const Eigen::Ref<const Eigen::MatrixXd>& block) {
+  for (Eigen::Index j = 0; j < block.cols(); ++j) {
+    for (Eigen::Index i = 0; i < block.rows(); ++i) {
+      if (block(i, j) != (i == j ? 1.0 : 0.0)) return false;
+    }
+  }
+  return true;
+}
+
+// Factors M (the matrix CVODES formed); a zero pivot is a recoverable failure, as in SUNDIALS's
+// dense solver (CVODES then retries with a smaller step).
+int set_up(SUNLinearSolver s, SUNMatrix a) {
+  Content& k = content(s);
+  const Eigen::Map<const Eigen::MatrixXd> m(SUNDenseMatrix_Data(a), k.n, k.n);
+  const Eigen::Index h = k.half;
+  k.reduced = identity(m.topLeftCorner(h, h));
+  if (k.reduced) {
+    k.c = m.topRightCorner(h, h);
+    k.d = m.bottomLeftCorner(h, h);
+    k.schur = m.bottomRightCorner(h, h);
+    k.schur.noalias() -= k.d * k.c;
+    k.lu.compute(k.schur);
+  } else {
+    k.lu.compute(m);
+  }
+  const auto pivots = k.lu.matrixLU().diagonal();
+  for (Eigen::Index i = 0; i < pivots.size(); ++i) {
+    if (pivots(i) == 0.0) {
+      k.last_flag = i + 1;
+      return SUNLS_LUFACT_FAIL;
+    }
+  }
+  k.last_flag = SUNLS_SUCCESS;
+  return SUNLS_SUCCESS;
+}
+
+int solve(SUNLinearSolver s, SUNMatrix, N_Vector x, N_Vector b, sunrealtype) {
+  Content& k = content(s);
+  const Eigen::Map<const Eigen::VectorXd> bv(N_VGetArrayPointer(b), k.n);
+  Eigen::Map<Eigen::VectorXd> xv(N_VGetArrayPointer(x), k.n);
+  const Eigen::Index h = k.half;
+  k.rhs = bv;  // x and b may be the same vector
+  if (!k.reduced) {
+    xv = k.lu.solve(k.rhs);
+  } else {
+    k.top = k.rhs.head(h);
+    k.rhs.tail(h).noalias() -= k.d * k.top;
+    xv.tail(h) = k.lu.solve(k.rhs.tail(h));
+    xv.head(h) = k.top;
+    xv.head(h).noalias() -= k.c * xv.tail(h);
+  }
+  k.last_flag = SUNLS_SUCCESS;
+  return SUNLS_SUCCESS;
+}
+
+sunindextype last_flag(SUNLinearSolver s) {
+  return content(s).last_flag;
+}
+
+int free_solver(SUNLinearSolver s) {
+  if (!s) return SUNLS_SUCCESS;
+  delete static_cast<Content*>(s->content);
+  s->content = nullptr;
+  SUNLinSolFreeEmpty(s);
+  return SUNLS_SUCCESS;
+}
+
+}  // namespace
+
+SUNLinearSolver second_order_solver(SUNContext context, long n) {
+  if (n <= 0 || n % 2 != 0) return nullptr;
+  SUNLinearSolver s = SUNLinSolNewEmpty(context);
+  if (!s) return nullptr;
+  auto* k = new (std::nothrow) Content;
+  if (!k) {
+    SUNLinSolFreeEmpty(s);
+    return nullptr;
+  }
+  k->n = n;
+  k->half = n / 2;
+  s->content = k;
+  s->ops->gettype = get_type;
+  s->ops->setup = set_up;
+  s->ops->solve = solve;
+  s->ops->lastflag = last_flag;
+  s->ops->free = free_solver;
+  return s;
+}
+
+}  // namespace sao::sim

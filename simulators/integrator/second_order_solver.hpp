@@ -1,0 +1,22 @@
+// A SUNLinearSolver for the Newton matrices of a second-order system written as a first-order
+// one (issue 25): x = (q, v) with q' = v (the multibody equations), so that the Jacobian's
+// top-left block is zero and M = I - gamma J (and the adjoint's I + gamma J') is
+//   M = [I  C]   and   M [u; w] = [r; s]  <=>  (E - D C) w = s - D r,  u = r - C w:
+//       [D  E]
+// an LU factorisation of the half-size Schur complement E - D C (Eigen) instead of the whole
+// matrix, about 1/8 of the dense factorisation's work, and half-size triangular solves. When
+// the top-left block of M is not exactly the identity the whole matrix is factored (Eigen's LU
+// with partial pivoting). The matrix is CVODES's dense SUNMatrix; used by the forward, direct
+// and adjoint integrations alike (cvodes_integrator.cpp).
+#pragma once
+
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_linearsolver.h>
+
+namespace sao::sim {
+
+// A new solver for n x n dense matrices (n even); null when out of memory. Freed by
+// SUNLinSolFree.
+SUNLinearSolver second_order_solver(SUNContext context, long n);
+
+}  // namespace sao::sim
