@@ -30,12 +30,24 @@ B = (A[0] + a * dx / d - h * dy / d, A[1] + a * dy / d + h * dx / d)
 COUPLER_ANGLE = math.atan2(B[1] - A[1], B[0] - A[0])
 ROCKER_ANGLE = math.atan2(B[1] - D[1], B[0] - D[0])
 
+# The sudden start (flexible-sudden-start.json): every link in its rigid motion at t = 0 with the
+# crank at 10 pi rad/s. A moves at OMEGA x OA; the coupler's and rocker's angular velocities
+# follow from v_B = v_A + w2 x AB = w3 x DB (two linear equations).
+OMEGA = 10 * math.pi
+V_A = (-OMEGA * A[1], OMEGA * A[0])
+AB, DB = (B[0] - A[0], B[1] - A[1]), (B[0] - D[0], B[1] - D[1])
+_DET = -AB[1] * DB[0] + AB[0] * DB[1]  # w2 (-AB_y, AB_x) - w3 (-DB_y, DB_x) = -v_A
+W2 = (-V_A[0] * DB[0] - V_A[1] * DB[1]) / _DET
+W3 = (-AB[0] * V_A[0] - AB[1] * V_A[1]) / _DET
+
 # Grid: t = 0 (the start of the simulation, at rest: zero stress) then 201 points on [0.3, 0.5].
 GRID = [0.0] + [round(0.3 + 0.001 * k, 10) for k in range(201)]
 LINKS = [("crank", "d1", L1), ("coupler", "d2", L2), ("rocker", "d3", L3)]
 
 
-def beam(name, diameter, length, start, angle):
+def beam(name, diameter, length, start, angle, velocity=None, angular_velocity=None):
+    motion = {} if velocity is None else {"velocity": list(velocity),
+                                          "angular_velocity": angular_velocity}
     return {
         "name": name,
         "elements": ELEMENTS,
@@ -48,20 +60,27 @@ def beam(name, diameter, length, start, angle):
         "density": "rho",
         "modulus": "E",
         "damping": "mu",
+        **motion,
     }
 
 
 def study(name, description, modulus=E, intermediate_variables=True,
-          intermediate_responses=True):
+          intermediate_responses=True, sudden_start=False):
     crank_motion = (f"10*pi*t + 5*pi*({RAMP} - min(t, {RAMP}))"
                     f" - 5*{RAMP}*sin(pi*min(t, {RAMP})/{RAMP})")
+    links = [beam("crank", "d1", L1, (0.0, 0.0), THETA0),
+             beam("coupler", "d2", L2, A, COUPLER_ANGLE),
+             beam("rocker", "d3", L3, D, ROCKER_ANGLE)]
+    if sudden_start:  # at 10 pi rad/s from t = 0, the links rigid and unbent
+        crank_motion = f"{THETA0} + 10*pi*t"
+        links = [beam("crank", "d1", L1, (0.0, 0.0), THETA0, (0.0, 0.0), OMEGA),
+                 beam("coupler", "d2", L2, A, COUPLER_ANGLE, V_A, W2),
+                 beam("rocker", "d3", L3, D, ROCKER_ANGLE, (0.0, 0.0), W3)]
     multibody = {
         "analysis": "dynamic",
         "parameters": {"d1": D0, "d2": D0, "d3": D0, "E": modulus, "rho": RHO, "mu": DAMPING},
         "gravity": [0, 0],
-        "beams": [beam("crank", "d1", L1, (0.0, 0.0), THETA0),
-                  beam("coupler", "d2", L2, A, COUPLER_ANGLE),
-                  beam("rocker", "d3", L3, D, ROCKER_ANGLE)],
+        "beams": links,
         "joints": [
             {"type": "revolute", "name": "O", "bodies": ["ground", "crank_0"],
              "points": [[0, 0], [0, 0]]},
@@ -129,6 +148,11 @@ STUDIES = {
     "stiff-no-intermediate-responses.json": study(
         "four-bar, stiff links, stresses approximated", COMMON +
         " Modulus 10 E. Without intermediate responses.", 10 * E, intermediate_responses=False),
+    "flexible-sudden-start.json": study(
+        "four-bar, flexible links (E), sudden start", COMMON.replace(
+            "crank driven from rest to 10 pi rad/s over 0.1 s",
+            "crank at 10 pi rad/s from t = 0, every link starting in its rigid motion, unbent")
+        + " The start-up variant of the damping and start-up table.", sudden_start=True),
 }
 
 if __name__ == "__main__":

@@ -11,6 +11,17 @@ force at A about O. Prints the peak ratio 32|M|/(pi d1^3)/sigma_a on the seed's 
 over [0.3, 0.5] s twice: for slender links (J = m l^2/12, PROBLEMS.md's reference) and for
 solid cylinders (J = m (l^2/12 + d^2/16): the sections' rotary inertia, which the beam
 elements carry).
+
+python3 problems/four-bar-flexible/rigid_reference.py --optimum
+
+The rigid-link optimum, independently of the simulator and its optimiser: the bending moments
+at the links' nodes (sixths of each link) from the same pin forces and the links' distributed
+inertia (rigid motion: the acceleration is linear along a link), for slender links and with
+the sections' rotary inertia. Coupler and rocker are pinned at both ends, so their moments come
+from their own inertia only and scale as d^2 (slender) against W = pi d^3/32: each diameter is
+the one at which its peak stress is sigma_a (a fixed point, exact in one step for slender
+links). The crank's root moment then sets d1 = (32 M / (pi sigma_a))^(1/3). Prints d1 d2 d3 in
+mm and the mass in kg for each model.
 """
 import math
 import sys
@@ -51,7 +62,12 @@ def solve(matrix, rhs):
 
 
 def root_moment(t, d2, d3, rotary):
-    a, b, _, _ = pose(t)
+    return moments(t, d2, d3, rotary)[0]
+
+
+def moments(t, d2, d3, rotary):
+    """|M| at the crank's root, and at the 7 nodes of the coupler (from A) and rocker (from D)."""
+    a, b, phi2, phi3 = pose(t)
     m2, m3 = RHO * math.pi * d2**2 / 4 * L2, RHO * math.pi * d3**2 / 4 * L3
     j2 = m2 * (L2**2 / 12 + (d2**2 / 16 if rotary else 0.0))
     j3 = m3 * (L3**2 / 12 + (d3**2 / 16 if rotary else 0.0))
@@ -71,10 +87,49 @@ def root_moment(t, d2, d3, rotary):
               [0, 0, -1, 0, 1, 0], [0, 0, 0, -1, 0, 1],
               [0, 0, rb3[1], -rb3[0], -rd[1], rd[0]]]
     f = solve(matrix, [m2 * a2[0], m2 * a2[1], j2 * alpha2, m3 * a3[0], m3 * a3[1], j3 * alpha3])
-    return abs(a[0] * f[1] - a[1] * f[0])  # |A x F_A|: the crank's moment at O
+    # Along a link from its pin P (unit vector e, acceleration a_P, angular acceleration alpha,
+    # end force F): the moment at distance s of the forces on [0, s] about that point,
+    # -s e x F + rho A (e x a_P s^2/2 + alpha s^3/6) - rho I alpha s.
+    a_a = [second_derivative(lambda s: pose(s)[0][i], t) for i in range(2)]
+
+    def along(length, d, phi, a_p, alpha, force):
+        e = (math.cos(phi), math.sin(phi))
+        area, inertia = math.pi * d**2 / 4, (math.pi * d**4 / 64 if rotary else 0.0)
+        cross_f, cross_a = e[0] * force[1] - e[1] * force[0], e[0] * a_p[1] - e[1] * a_p[0]
+        return [abs(-s * cross_f + RHO * area * (cross_a * s**2 / 2 + alpha * s**3 / 6)
+                    - RHO * inertia * alpha * s)
+                for s in (length * k / 6 for k in range(7))]
+
+    crank = abs(a[0] * f[1] - a[1] * f[0])  # |A x F_A|: the crank's moment at O
+    return (crank, along(L2, d2, phi2, a_a, alpha2, f[0:2]),
+            along(L3, d3, phi3, (0.0, 0.0), alpha3, f[4:6]))
+
+
+def optimum(rotary):
+    """The diameters at which each link's peak stress over the seed's grid is sigma_a."""
+    grid = [0.3 + 0.001 * k for k in range(201)]
+    d = [0.035, 0.023, 0.018]
+    for _ in range(20):
+        peaks = [0.0, 0.0, 0.0]
+        for t in grid:
+            crank, coupler, rocker = moments(t, d[1], d[2], rotary)
+            peaks = [max(peaks[0], crank), max(peaks[1], *coupler), max(peaks[2], *rocker)]
+        ratio = [32 * m / (math.pi * di**3) / SIGMA_A for m, di in zip(peaks, d)]
+        new = [d[0] * ratio[0] ** (1 / 3), d[1] * ratio[1], d[2] * ratio[2]]
+        done = max(abs(n - o) for n, o in zip(new, d)) < 1e-9
+        d = new
+        if done:
+            break
+    mass = RHO * math.pi / 4 * (L1 * d[0] ** 2 + L2 * d[1] ** 2 + L3 * d[2] ** 2)
+    return d, mass
 
 
 def main():
+    if sys.argv[1:] == ["--optimum"]:
+        for label, rotary in (("slender", False), ("rotary", True)):
+            d, mass = optimum(rotary)
+            print(f"{label} {1000 * d[0]:.3f} {1000 * d[1]:.3f} {1000 * d[2]:.3f} mm {mass:.4f} kg")
+        return
     d1, d2, d3 = (float(v) for v in sys.argv[1:4]) if len(sys.argv) == 4 else (0.3568,) * 3
     w = math.pi * d1**3 / 32
     for label, rotary in (("slender", False), ("rotary", True)):
