@@ -357,6 +357,23 @@ void InternalSimulator::run(BatchRun& job) const {
   job.ok = true;
 }
 
+std::string InternalSimulator::differentiate(BatchRun& job, const SensitivityProblem& problem,
+                                             GradientMethod method, Eigen::MatrixXd& rows) const {
+  const SensitivityMethod run = method == GradientMethod::kDiscreteAdjoint
+                                    ? discrete_adjoint_sensitivities
+                                : method == GradientMethod::kAdjoint ? adjoint_sensitivities
+                                                                     : direct_sensitivities;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string failure = run(problem, job.result, rows);
+  if (failure.empty() &&
+      (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint)) {
+    chooser_->record(job.load_case, method == GradientMethod::kAdjoint,
+                     static_cast<int>(problem.wanted.size()),
+                     static_cast<int>(problem.active.size()), seconds_since(start));
+  }
+  return failure;
+}
+
 void InternalSimulator::run_sensitivities(BatchRun& job) const {
   const OdeModel& model = *model_->ode();  // checked by the constructor
   const LoadCaseSpec& lc = load_cases_[job.load_case];
@@ -393,21 +410,28 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
   job.result.gradient_method =
       std::string(to_string(method)) + (settings_.method == GradientMethod::kAuto ? " (auto)" : "");
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
-  const SensitivityMethod differentiate =
-      method == GradientMethod::kDiscreteAdjoint ? discrete_adjoint_sensitivities
-      : method == GradientMethod::kAdjoint       ? adjoint_sensitivities
-                                                 : direct_sensitivities;
-  const auto start = std::chrono::steady_clock::now();
-  const std::string failure =
-      differentiate({model, lc, p, active, wanted, settings_.integrator}, job.result, rows);
+  const SensitivityProblem problem{model, lc, p, active, wanted, settings_.integrator};
+  std::string failure = differentiate(job, problem, method, rows);
+  if (!failure.empty() && settings_.method == GradientMethod::kAuto &&
+      (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint)) {
+    // auto: the other method once, and the failed one is not chosen again in this load case
+    // (an adjoint backward solve can fail where the forward sensitivities do not, and back).
+    const GradientMethod other =
+        method == GradientMethod::kAdjoint ? GradientMethod::kDirect : GradientMethod::kAdjoint;
+    chooser_->record_failure(job.load_case, method == GradientMethod::kAdjoint);
+    spdlog::warn(
+        "internal simulator: {} sensitivities failed in load case \"{}\" ({}); auto "
+        "takes {} instead",
+        to_string(method), lc.name, failure, to_string(other));
+    failure = differentiate(job, problem, other, rows);
+    if (failure.empty()) {
+      job.result.gradient_method =
+          std::string(to_string(other)) + " (auto, after " + to_string(method) + " failed)";
+    }
+  }
   if (!failure.empty()) {
     job.message = "model " + model.name() + ", load case \"" + lc.name + "\": " + failure;
     return;
-  }
-  if (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint) {
-    chooser_->record(job.load_case, method == GradientMethod::kAdjoint,
-                     static_cast<int>(wanted.size()), static_cast<int>(active.size()),
-                     seconds_since(start));
   }
   // d/db_j: the parameters mapped onto design variable j, summed.
   for (size_t f = 0; f < wanted.size(); ++f) {

@@ -29,6 +29,8 @@
 
 namespace sao::sim {
 
+struct SensitivityProblem;  // simulators/sensitivities/sensitivities.hpp
+
 // How sensitivities are computed (gradients.method).
 enum class GradientMethod {
   kForward,  // forward differences: n perturbed runs
@@ -83,6 +85,10 @@ class InternalSimulator final : public Simulator {
   void run(BatchRun& job) const;
   // A run with direct or adjoint derivatives (simulators/sensitivities/).
   void run_sensitivities(BatchRun& job) const;
+  // The derivatives of `problem` by `method` into job.result and `rows`, the cost recorded for
+  // auto's choice; returns "" or why it failed.
+  std::string differentiate(BatchRun& job, const SensitivityProblem& problem, GradientMethod method,
+                            Eigen::MatrixXd& rows) const;
 
   const Model* model_ = nullptr;
   std::unique_ptr<Model> owned_model_;  // a model described in the section (multibody, functions)

@@ -13,6 +13,12 @@ MethodChooser::Choice MethodChooser::choose(int load_case, int values, int param
     c = costs_.at(static_cast<size_t>(load_case));
   }
   Choice out;
+  if (c.adjoint_failed != c.direct_failed) {
+    out.adjoint = c.direct_failed;
+    out.reason = fmt::format("{} failed earlier in this load case",
+                             c.adjoint_failed ? "the adjoint method" : "the direct method");
+    return out;
+  }
   if (!(c.analysis > 0.0)) {
     out.adjoint = values <= parameters;
     out.reason =
@@ -37,6 +43,12 @@ void MethodChooser::record_analysis(int load_case, double seconds) {
   if (!(seconds > 0.0)) return;
   const std::lock_guard<std::mutex> lock(mutex_);
   costs_.at(static_cast<size_t>(load_case)).analysis = seconds;
+}
+
+void MethodChooser::record_failure(int load_case, bool adjoint) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  Costs& c = costs_.at(static_cast<size_t>(load_case));
+  (adjoint ? c.adjoint_failed : c.direct_failed) = true;
 }
 
 void MethodChooser::record(int load_case, bool adjoint, int values, int parameters,

@@ -32,12 +32,15 @@ class MethodChooser {
   // The wall time of one direct (adjoint false) or adjoint run for `values` values and
   // `parameters` parameters.
   void record(int load_case, bool adjoint, int values, int parameters, double seconds);
+  // The adjoint (or direct) run failed in the load case: the other method from now on.
+  void record_failure(int load_case, bool adjoint);
 
  private:
   struct Costs {
     double analysis = 0.0;       // seconds; 0: not measured
     double per_parameter = 0.0;  // d; 0: not measured
     double per_value = 0.0;      // a; 0: not measured
+    bool direct_failed = false, adjoint_failed = false;
   };
   mutable std::mutex mutex_;
   std::vector<Costs> costs_;

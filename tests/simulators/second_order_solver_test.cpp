@@ -113,5 +113,22 @@ TEST(MethodChooser, CountsFirstThenMeasuredCosts) {
   EXPECT_FALSE(chooser.choose(1, 12, 3).adjoint);
 }
 
+// A method that failed in a load case (an adjoint backward solve giving up) is not chosen
+// again there, whatever the estimates say; the other load cases keep choosing by cost.
+TEST(MethodChooser, AFailedMethodIsNotChosenAgainInItsLoadCase) {
+  MethodChooser chooser(2);
+  EXPECT_TRUE(chooser.choose(0, 1, 3).adjoint);
+  chooser.record_failure(0, true);
+  const MethodChooser::Choice c = chooser.choose(0, 1, 3);
+  EXPECT_FALSE(c.adjoint);
+  EXPECT_THAT(c.reason, ::testing::HasSubstr("the adjoint method failed earlier"));
+  EXPECT_TRUE(chooser.choose(1, 1, 3).adjoint);
+  chooser.record_failure(1, false);
+  EXPECT_TRUE(chooser.choose(1, 30, 3).adjoint);
+  // Both failed: back to the estimates.
+  chooser.record_failure(0, false);
+  EXPECT_TRUE(chooser.choose(0, 1, 3).adjoint);
+}
+
 }  // namespace
 }  // namespace sao::sim
