@@ -80,12 +80,7 @@ class AugmentedSolver {
   // M with couplings: its Cholesky factor, M^-1 Phi_q' and S, else the dense LU.
   bool factor_coupled(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled,
                       const Eigen::MatrixXd& phi_q) {
-    Eigen::MatrixXd M = mass.asDiagonal();
-    for (const Coupling<double>& c : coupled) {
-      M(c.i, c.j) += c.value;
-      M(c.j, c.i) += c.value;
-    }
-    mass_llt_.compute(M);
+    mass_llt_.compute(mass_matrix<double>(mass, coupled));
     if (mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12) {
       phi_q_ = phi_q;
       inverse_mass_phi_ = mass_llt_.solve(phi_q.transpose());
