@@ -60,7 +60,8 @@ def spectral_derivative(values, order):
     if k % 2 == 0:
         n[k // 2] = 0.0  # the Nyquist term has no well-defined derivative
     factor = (2j * math.pi * n / PERIOD) ** order
-    return np.real(np.fft.ifft(factor * np.fft.fft(values)))
+    factor = factor.reshape((k,) + (1,) * (np.ndim(values) - 1))  # along the first axis
+    return np.real(np.fft.ifft(factor * np.fft.fft(values, axis=0), axis=0))
 
 
 class Link:
@@ -100,10 +101,16 @@ class Link:
         return s * (q0 * L / 2 + q1 * L**2 / 6) - q0 * s**2 / 2 - q1 * s**3 / 6
 
 
-def mechanism(design, samples):
-    """Coupler and rocker in their rigid motion on `samples` points of one period from 0.3 s."""
+def mechanism(design, samples, crank_tip=None):
+    """Coupler and rocker in their rigid motion on `samples` points of one period from 0.3 s,
+    the crank rigid or, with crank_tip, its tip (pin A) deflected by crank_tip(t) along the
+    crank's normal."""
     t = 0.3 + PERIOD * np.arange(samples) / samples
-    poses = [rigid_reference.pose(ti) for ti in t]
+    theta = OMEGA * t
+    a = rigid_reference.L1 * np.stack([np.cos(theta), np.sin(theta)], axis=1)
+    if crank_tip is not None:
+        a += crank_tip[:, None] * np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+    poses = [rigid_reference.close_loop(tuple(ai)) for ai in a]
     a = np.array([p[0] for p in poses])
     phi2 = np.unwrap([p[2] for p in poses])
     phi3 = np.unwrap([p[3] for p in poses])
@@ -111,15 +118,109 @@ def mechanism(design, samples):
     coupler = Link("coupler", L2, design[1], a, accel_a, phi2)
     rocker = Link("rocker", L3, design[2], np.tile([L4, 0.0], (samples, 1)),
                   np.zeros((samples, 2)), phi3)
-    # The pin force F_B on the coupler (-F_B on the rocker): each link's moment about its other
-    # pin gives F_B's component along its normal; two equations for F_B's two components.
-    fb_n2 = coupler.mu * (coupler.a_n0 * L2 / 2 + coupler.alpha * L2**2 / 3)
-    fb_n3 = -rocker.mu * rocker.alpha * L3**2 / 3
+    pin_forces(coupler, rocker)
+    return t, coupler, rocker
+
+
+def pin_forces(coupler, rocker, bending=None):
+    """The pin forces of coupler and rocker in their motion: the axial force at each one's far
+    end (tension_far) and the force on the coupler at A (force_near). With `bending` ({link:
+    (int rho A w_tt ds, int s rho A w_tt ds)}) the inertia of their bending vibration too."""
+    extra = bending or {}
+    own = {link.name: extra.get(link.name, (0.0, 0.0)) for link in (coupler, rocker)}
+    # F_B on the coupler (-F_B on the rocker): each link's moment about its other pin gives
+    # F_B's component along its normal; two equations for F_B's two components.
+    fb_n2 = (coupler.mu * (coupler.a_n0 * L2 / 2 + coupler.alpha * L2**2 / 3)
+             + own["coupler"][1] / L2)
+    fb_n3 = -(rocker.mu * rocker.alpha * L3**2 / 3 + own["rocker"][1] / L3)
     matrix = np.stack([coupler.n, rocker.n], axis=1)  # [time, equation, component]
     f_b = np.linalg.solve(matrix, np.stack([fb_n2, fb_n3], axis=1)[:, :, None])[:, :, 0]
     coupler.tension_far = np.sum(f_b * coupler.e, axis=1)
     rocker.tension_far = -np.sum(f_b * rocker.e, axis=1)
-    return t, coupler, rocker
+    # The force on the coupler at A, from its Newton equation: F_A = m a_G - F_B.
+    a_g = (coupler.a_pin + (coupler.alpha * L2 / 2)[:, None] * coupler.n
+           - (coupler.omega**2 * L2 / 2)[:, None] * coupler.e)
+    coupler.force_near = (coupler.mu * L2 * a_g + np.asarray(own["coupler"][0])[..., None] * coupler.n
+                          - f_b)
+
+
+def bending_inertia(link, modulus, damping, modes):
+    """(int rho A w_tt ds, int s rho A w_tt ds) of the link's steady bending (modal_solution)."""
+    eta_tt = spectral_derivative(modal_solution(link, modulus, damping, modes, True), 2)
+    j = np.arange(1, modes + 1)
+    L = link.length
+    return (link.mu * eta_tt @ (L * (1 - (-1.0) ** j) / (j * math.pi)),
+            link.mu * eta_tt @ (L**2 * (-1.0) ** (j + 1) / (j * math.pi)))
+
+
+def cantilever_modes(count):
+    """beta_j L of the clamped-free beam: the roots of cos x cosh x = -1 (Newton)."""
+    roots = []
+    for j in range(1, count + 1):
+        x = (2 * j - 1) * math.pi / 2
+        for _ in range(50):
+            x -= (math.cos(x) * math.cosh(x) + 1) / (
+                math.cos(x) * math.sinh(x) - math.sin(x) * math.cosh(x))
+        roots.append(x)
+    return np.array(roots)
+
+
+def flexible_crank(design, samples, modulus, damping, modes=6, harmonics=40, feedback=True):
+    """The crank as a clamped-free Euler-Bernoulli beam (clamped in the driven hub, turning at
+    10 pi rad/s: its rigid motion loads it only along its axis), loaded at its tip by the
+    coupler's pin force, which follows the mechanism's motion with A so deflected. The steady
+    periodic state by harmonic balance: the tip deflection's first `harmonics` harmonics of the
+    crank speed are the unknowns of a Newton iteration (Jacobian by differences), since the
+    coupler's inertia on the crank's tip makes a plain fixed-point iteration diverge. Returns the
+    mechanism (as mechanism()), the crank's root moment M(0, t), the pin force across the crank
+    P(t) (its rigid value P L1) and the tip deflection. With `feedback`, the pin force carries
+    the inertia of the coupler's and rocker's bending vibration (12 modes each) too."""
+    L1 = rigid_reference.L1
+    mu = RHO * math.pi * design[0] ** 2 / 4
+    EI = modulus * math.pi * design[0] ** 4 / 64
+    beta = cantilever_modes(modes) / L1
+    sigma = ((np.cosh(beta * L1) + np.cos(beta * L1))
+             / (np.sinh(beta * L1) + np.sin(beta * L1)))
+    tip = (np.cosh(beta * L1) - np.cos(beta * L1)
+           - sigma * (np.sinh(beta * L1) - np.sin(beta * L1)))  # phi_j(L1), int phi^2 = L1
+    mass = np.diag(np.full(modes, mu * L1))
+    stiffness = np.diag(mu * L1 * EI / mu * beta**4)
+
+    def deflection(c):  # real Fourier coefficients -> samples
+        spectrum = np.zeros(samples // 2 + 1, complex)
+        spectrum[: harmonics + 1] = c[: harmonics + 1]
+        spectrum[1: harmonics + 1] += 1j * c[harmonics + 1:]
+        return np.fft.irfft(spectrum, samples)
+
+    def respond(c):  # the crank's response to the pin force of the mechanism deflected by c
+        t, coupler, rocker = mechanism(design, samples, deflection(c))
+        if feedback:
+            pin_forces(coupler, rocker, {link.name: bending_inertia(link, modulus, damping, 12)
+                                         for link in (coupler, rocker)})
+        theta = OMEGA * t
+        normal = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+        across = -np.sum(coupler.force_near * normal, axis=1)  # the force on the crank at A
+        eta = harmonic_balance(mass, stiffness, damping, np.outer(across, tip))
+        spectrum = np.fft.rfft(eta @ tip)[: harmonics + 1]
+        c_new = np.concatenate([spectrum.real, spectrum[1:].imag])
+        return c_new, (t, coupler, rocker), EI * eta @ (2 * beta**2), across  # w''(0) per eta
+
+    c = np.zeros(2 * harmonics + 1)
+    for _ in range(10):
+        base = respond(c)
+        residual = c - base[0]
+        step = 1e-7  # m, against a tip deflection of about 1e-3 m
+        jacobian = np.eye(len(c))
+        for i in range(len(c)):
+            shifted = c.copy()
+            shifted[i] += step
+            jacobian[:, i] -= (respond(shifted)[0] - base[0]) / step
+        delta = np.linalg.solve(jacobian, residual)
+        c -= delta
+        if np.max(np.abs(delta)) < 1e-12:
+            _, motion, root, across = respond(c)
+            return motion, root, across, deflection(c)
+    raise RuntimeError("flexible crank: the Newton iteration on the tip deflection did not converge")
 
 
 def harmonic_balance(mass, stiffness, damping, force, varying=None, tol=1e-12):
@@ -143,8 +244,8 @@ def harmonic_balance(mass, stiffness, damping, force, varying=None, tol=1e-12):
     raise RuntimeError("harmonic balance: the fixed-point iteration on N(s, t) did not converge")
 
 
-def modal_moments(link, modulus, damping, modes, axial):
-    """Steady M(s_k, t) of the continuous beam from `modes` sine modes."""
+def modal_solution(link, modulus, damping, modes, axial):
+    """The steady modal coordinates eta_j(t) of the continuous beam, `modes` sine modes."""
     L, EI = link.length, modulus * link.inertia
     j = np.arange(1, modes + 1)
     kj = j * math.pi / L
@@ -163,7 +264,14 @@ def modal_moments(link, modulus, damping, modes, axial):
         tension = link.axial(s)  # [time, point]
         varying = np.einsum("tp,p,pi,pj->tij", tension, ws, dphi, dphi)
         varying -= (link.mu * link.omega**2 * L / 2)[:, None, None] * np.eye(modes)[None]
-    eta = harmonic_balance(mass, stiffness, damping, force, varying)
+    return harmonic_balance(mass, stiffness, damping, force, varying)
+
+
+def modal_moments(link, modulus, damping, modes, axial):
+    """Steady M(s_k, t) at the nodes of the continuous beam from `modes` sine modes."""
+    eta = modal_solution(link, modulus, damping, modes, axial)
+    L, EI = link.length, modulus * link.inertia
+    kj = np.arange(1, modes + 1) * math.pi / L
     s_nodes = L * np.arange(NODES) / (NODES - 1)
     curvature = -(kj**2)[None, :] * np.sin(np.outer(s_nodes, kj))  # w_ss per unit eta
     return -EI * eta @ curvature.T  # M = -E I w_ss, [time, node]
@@ -233,11 +341,21 @@ def analyse(args):
         sys.exit("steady_flexible_check.py: --samples must be a multiple of 200 (the seed's grid)")
     if args.elements is not None and args.elements % (NODES - 1) != 0:
         sys.exit("steady_flexible_check.py: --elements must be a multiple of 6")
-    _, coupler, rocker = mechanism(args.design, samples)
+    t, coupler, rocker = mechanism(args.design, samples)
+    rigid = {}
+    for link in (coupler, rocker):
+        rigid[link.name] = seed_peaks(link.rigid_moment(link.length * np.arange(NODES) / 6))
+    crank = None
+    if args.flexible_crank:
+        theta = OMEGA * t
+        normal = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+        rigid_root = seed_peaks(np.sum(coupler.force_near * normal, axis=1)[:, None]).max()
+        (_, coupler, rocker), root, _, tip = flexible_crank(
+            args.design, samples, args.modulus, args.damping, harmonics=args.harmonics)
+        crank = (rigid_root * rigid_reference.L1, seed_peaks(root[:, None]).max(),
+                 np.max(np.abs(tip)))
     rows = []
     for link in (coupler, rocker):
-        s_nodes = link.length * np.arange(NODES) / (NODES - 1)
-        rigid = seed_peaks(link.rigid_moment(s_nodes))
         models = [("modal", modal_moments(link, args.modulus, args.damping, args.modes,
                                           not args.no_axial))]
         if args.elements:
@@ -245,9 +363,8 @@ def analyse(args):
                            element_moments(link, args.modulus, args.damping, args.elements,
                                            not args.no_axial)))
         for label, moment in models:
-            peaks = seed_peaks(moment)
-            rows.append((link, label, rigid, peaks))
-    return coupler, rocker, rows
+            rows.append((link, label, rigid[link.name], seed_peaks(moment)))
+    return coupler, rocker, rows, crank
 
 
 def reference_peaks(design):
@@ -274,12 +391,11 @@ def simulated_peaks(sao, args, crank_modulus):
         sys.exit(f"steady_flexible_check.py: {' '.join(command)} failed (exit {run.returncode}): "
                  + (run.stderr.strip().splitlines() or [""])[-1])
     design = json.loads(run.stdout)["designs"][0]
-    peaks = {"coupler": np.zeros(NODES), "rocker": np.zeros(NODES)}
+    peaks = {"crank": np.zeros(NODES), "coupler": np.zeros(NODES), "rocker": np.zeros(NODES)}
     for c in design["constraints"]:  # stress_<link>_<k>[+|-]: the worst |32 M / (pi d^3)|
         link, k = c["name"].split("[")[0].split("_")[1:]
-        if link in peaks:
-            d = args.design[1 if link == "coupler" else 2]
-            peaks[link][int(k)] = max(peaks[link][int(k)], c["worst"] * math.pi * d**3 / 32)
+        d = args.design[list(peaks).index(link)]
+        peaks[link][int(k)] = max(peaks[link][int(k)], c["worst"] * math.pi * d**3 / 32)
     return peaks
 
 
@@ -297,18 +413,26 @@ def main():
                         help="also run SAO evaluate on flexible.json at the same design, modulus "
                         "and damping, the crank made rigid (1000 E), and compare")
     parser.add_argument("--flexible-crank", action="store_true",
-                        help="with --simulator: the crank at the study's modulus too")
+                        help="the crank flexible too (a clamped-free beam loaded by the pin force, "
+                        "the pin force carrying the links' bending inertia); with --simulator, "
+                        "the simulator's crank at the study's modulus")
+    parser.add_argument("--harmonics", type=int, default=20,
+                        help="with --flexible-crank: harmonics of the crank's tip deflection")
     parser.add_argument("--tolerance", type=float, default=None,
                         help="with --simulator: exit 1 unless the simulated amplification of each "
                         "link is within this of the check's on --elements elements")
     args = parser.parse_args()
-    coupler, rocker, rows = analyse(args)
+    coupler, rocker, rows, crank_check = analyse(args)
     for link in (coupler, rocker):
         first = link.length**-2 * math.pi**2 * math.sqrt(args.modulus * link.inertia / link.mu)
         print(f"# {link.name}: d = {1000 * link.d:.3f} mm, first pinned-pinned mode "
               f"{first:.1f} rad/s = {first / OMEGA:.2f} x the crank speed, damping ratio "
               f"{args.damping * first / 2:.4f}")
     reference = reference_peaks(args.design)
+    if crank_check:
+        rigid_root, root, tip = crank_check
+        print(f"crank: tip deflection up to {1000 * tip:.3f} mm; root |M| peak {root:.4f} N*m "
+              f"against {rigid_root:.4f} N*m rigid: amplification {root / rigid_root:.4f}")
     for link, label, rigid, peaks in rows:
         if label == "modal":
             print(f"{link.name} rigid peak |M| N*m  "
@@ -322,6 +446,9 @@ def main():
     if args.simulator:
         crank = "E" if args.flexible_crank else "1000*E"
         simulated = simulated_peaks(args.simulator, args, crank)
+        if crank_check:
+            print(f"crank simulator (crank {crank}): root |M| peak {simulated['crank'][0]:.4f} N*m, "
+                  f"amplification {simulated['crank'][0] / crank_check[0]:.4f}")
         for link, label, rigid, peaks in rows:
             if label == "modal" and args.elements:
                 continue
