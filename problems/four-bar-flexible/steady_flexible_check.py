@@ -468,6 +468,8 @@ def main():
     if failed:
         sys.exit(f"steady_flexible_check.py: the simulator and the check differ by more than "
                  f"{args.tolerance}")
+    if args.simulator and args.tolerance is not None:
+        print(f"simulator and check agree within {args.tolerance}")
 
 
 if __name__ == "__main__":
