@@ -19,7 +19,8 @@ stiffness-proportional damping of the study (the bending forces of the deformati
 MU, modal damping ratio MU omega_j / 2), solved for the steady periodic response by harmonic
 balance on K samples of one period (each harmonic through the modes' transfer functions; the
 time-varying N and omega^2 by a fixed-point iteration on the products): no start-up, no
-transient. The bending moment M = -E I w_ss (rigid_reference.py's sign) at the nodes s = k L / 6.
+transient. The bending moment M = -E I (w_ss + MU w_sst) (rigid_reference.py's sign, the damping's
+part included as in the simulator's moments) at the nodes s = k L / 6.
 
 The rigid value: the same load on the beam without inertia (closed form, M'' = -q), which is
 rigid_reference.py's moment (printed side by side, from its Newton-Euler pin forces).
@@ -165,7 +166,8 @@ def cantilever_modes(count):
     return np.array(roots)
 
 
-def flexible_crank(design, samples, modulus, damping, modes=6, harmonics=40, feedback=True):
+def flexible_crank(design, samples, modulus, damping, modes=6, harmonics=40, feedback=True,
+                   axial=True):
     """The crank as a clamped-free Euler-Bernoulli beam (clamped in the driven hub, turning at
     10 pi rad/s: its rigid motion loads it only along its axis), loaded at its tip by the
     coupler's pin force, which follows the mechanism's motion with A so deflected. The steady
@@ -174,7 +176,9 @@ def flexible_crank(design, samples, modulus, damping, modes=6, harmonics=40, fee
     coupler's inertia on the crank's tip makes a plain fixed-point iteration diverge. Returns the
     mechanism (as mechanism()), the crank's root moment M(0, t), the pin force across the crank
     P(t) (its rigid value P L1) and the tip deflection. With `feedback`, the pin force carries
-    the inertia of the coupler's and rocker's bending vibration (12 modes each) too."""
+    the inertia of the coupler's and rocker's bending vibration (12 modes each) too; with
+    `axial`, the crank has the geometric stiffness of its axial force (the pin force along it
+    and its own centripetal inertia) as the links have theirs."""
     L1 = rigid_reference.L1
     mu = RHO * math.pi * design[0] ** 2 / 4
     EI = modulus * math.pi * design[0] ** 4 / 64
@@ -184,7 +188,19 @@ def flexible_crank(design, samples, modulus, damping, modes=6, harmonics=40, fee
     tip = (np.cosh(beta * L1) - np.cos(beta * L1)
            - sigma * (np.sinh(beta * L1) - np.sin(beta * L1)))  # phi_j(L1), int phi^2 = L1
     mass = np.diag(np.full(modes, mu * L1))
-    stiffness = np.diag(mu * L1 * EI / mu * beta**4)
+    stiffness = np.diag(EI * beta**4 * L1)
+    # The crank's geometric stiffness: int N phi_i' phi_j' ds with its axial force N(s, t) =
+    # N(L1, t) + rho A Omega^2 (L1^2 - s^2) / 2, less rho A Omega^2 int phi_i phi_j ds.
+    xg, wg = np.polynomial.legendre.leggauss(48)
+    s, ws = L1 * (xg + 1) / 2, wg * L1 / 2
+    bs = np.outer(s, beta)
+    slope = beta * (np.sinh(bs) + np.sin(bs) - sigma * (np.cosh(bs) - np.cos(bs)))
+    slope_products = np.einsum("p,pi,pj->pij", ws, slope, slope)
+    centrifugal = np.einsum("p,pij->ij", mu * OMEGA**2 * (L1**2 - s**2) / 2, slope_products)
+    centrifugal -= mu * OMEGA**2 * mass / mu
+    tip_products = np.sum(slope_products, axis=0)
+    shape = np.cosh(bs) - np.cos(bs) - sigma * (np.sinh(bs) - np.sin(bs))
+    first_moment = ws @ (s[:, None] * shape)  # int s phi_j ds
 
     def deflection(c):  # real Fourier coefficients -> samples
         spectrum = np.zeros(samples // 2 + 1, complex)
@@ -200,10 +216,21 @@ def flexible_crank(design, samples, modulus, damping, modes=6, harmonics=40, fee
         theta = OMEGA * t
         normal = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
         across = -np.sum(coupler.force_near * normal, axis=1)  # the force on the crank at A
-        eta = harmonic_balance(mass, stiffness, damping, np.outer(across, tip))
+        varying = None
+        along = -(coupler.force_near[:, 0] * np.cos(theta)
+                  + coupler.force_near[:, 1] * np.sin(theta))  # the crank's tension at A
+        if axial:
+            varying = along[:, None, None] * tip_products[None] + centrifugal[None]
+        eta = harmonic_balance(mass, stiffness, damping, np.outer(across, tip), varying)
         spectrum = np.fft.rfft(eta @ tip)[: harmonics + 1]
         c_new = np.concatenate([spectrum.real, spectrum[1:].imag])
-        return c_new, (t, coupler, rocker), EI * eta @ (2 * beta**2), across  # w''(0) per eta
+        # The root moment by the crank's equilibrium about O (the modal curvature at a clamped
+        # root converges slowly: 0.55 % short with 6 modes for a tip load): the tip force's
+        # moment at the deflected tip, less the bending vibration's inertia (the centripetal
+        # forces pass through O).
+        root = (across * L1 - (along if axial else 0.0) * (eta @ tip)
+                - mu * spectral_derivative(eta, 2) @ first_moment)
+        return c_new, (t, coupler, rocker), root, across
 
     c = np.zeros(2 * harmonics + 1)
     for _ in range(10):
@@ -274,7 +301,7 @@ def modal_moments(link, modulus, damping, modes, axial):
     kj = np.arange(1, modes + 1) * math.pi / L
     s_nodes = L * np.arange(NODES) / (NODES - 1)
     curvature = -(kj**2)[None, :] * np.sin(np.outer(s_nodes, kj))  # w_ss per unit eta
-    return -EI * eta @ curvature.T  # M = -E I w_ss, [time, node]
+    return with_damping(-EI * eta @ curvature.T, damping)  # M = -E I w_ss, [time, node]
 
 
 def element_moments(link, modulus, damping, elements, axial):
@@ -326,7 +353,13 @@ def element_moments(link, modulus, damping, elements, axial):
     internal[:, 1:] += m2
     internal[:, 1:-1] /= 2
     # Back to this script's sign and the nodes at sixths.
-    return -internal[:, :: elements // (NODES - 1)]
+    return with_damping(-internal[:, :: elements // (NODES - 1)], damping)
+
+
+def with_damping(elastic, damping):
+    """The section's moment with the stiffness-proportional damping's part, M + mu dM/dt (as
+    the simulator's moments; without it the moment of a very stiff link would lag its load)."""
+    return elastic + damping * spectral_derivative(elastic, 1)
 
 
 def seed_peaks(moment):
@@ -345,15 +378,16 @@ def analyse(args):
     rigid = {}
     for link in (coupler, rocker):
         rigid[link.name] = seed_peaks(link.rigid_moment(link.length * np.arange(NODES) / 6))
-    crank = None
+    theta = OMEGA * t
+    normal = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+    rigid_root = rigid_reference.L1 * seed_peaks(
+        np.sum(coupler.force_near * normal, axis=1)[:, None]).max()
+    crank = (rigid_root, rigid_root, 0.0)  # the rigid crank's root moment, no tip deflection
     if args.flexible_crank:
-        theta = OMEGA * t
-        normal = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
-        rigid_root = seed_peaks(np.sum(coupler.force_near * normal, axis=1)[:, None]).max()
         (_, coupler, rocker), root, _, tip = flexible_crank(
-            args.design, samples, args.modulus, args.damping, harmonics=args.harmonics)
-        crank = (rigid_root * rigid_reference.L1, seed_peaks(root[:, None]).max(),
-                 np.max(np.abs(tip)))
+            args.design, samples, args.modulus, args.damping, harmonics=args.harmonics,
+            axial=not args.no_axial)
+        crank = (rigid_root, seed_peaks(root[:, None]).max(), np.max(np.abs(tip)))
     rows = []
     for link in (coupler, rocker):
         models = [("modal", modal_moments(link, args.modulus, args.damping, args.modes,
@@ -365,6 +399,29 @@ def analyse(args):
         for label, moment in models:
             rows.append((link, label, rigid[link.name], seed_peaks(moment)))
     return coupler, rocker, rows, crank
+
+
+def optimum(args):
+    """The design at which each link's peak stress is sigma_a in the check's model (the links
+    on --elements elements, else modal): d2, d3 scaled by their peak stress ratio (M ~ d^2 for a
+    link bent by its own inertia), d1 by its cube root, until the design stops moving."""
+    model = f"{args.elements} elements" if args.elements else "modal"
+    for cycle in range(1, 21):
+        _, _, rows, crank = analyse(args)
+        d1, d2, d3 = args.design
+        ratio = [32 * crank[1] / (math.pi * d1**3) / rigid_reference.SIGMA_A]
+        for link, label, _, peaks in rows:
+            if label == model:
+                ratio.append(32 * peaks.max() / (math.pi * link.d**3) / rigid_reference.SIGMA_A)
+        new = [d1 * ratio[0] ** (1 / 3), d2 * ratio[1], d3 * ratio[2]]
+        mass = RHO * math.pi / 4 * (rigid_reference.L1 * d1**2 + L2 * d2**2 + L3 * d3**2)
+        print(f"optimum cycle {cycle}: {1000 * d1:.3f} {1000 * d2:.3f} {1000 * d3:.3f} mm "
+              f"{mass:.4f} kg, peak stress / sigma_a "
+              + " ".join(f"{r:.5f}" for r in ratio), flush=True)
+        args.design = new
+        if max(abs(n - o) for n, o in zip(new, (d1, d2, d3))) < 1e-7:
+            return
+    sys.exit("steady_flexible_check.py: --optimum did not settle in 20 cycles")
 
 
 def reference_peaks(design):
@@ -404,7 +461,7 @@ def main():
     parser.add_argument("--design", nargs=3, type=float, default=[0.034451, 0.022871, 0.017822])
     parser.add_argument("--modulus", type=float, default=E)
     parser.add_argument("--damping", type=float, default=2e-4)
-    parser.add_argument("--modes", type=int, default=12)
+    parser.add_argument("--modes", type=int, default=48)
     parser.add_argument("--samples", type=int, default=800)
     parser.add_argument("--elements", type=int, default=None)
     parser.add_argument("--no-axial", action="store_true")
@@ -416,12 +473,17 @@ def main():
                         help="the crank flexible too (a clamped-free beam loaded by the pin force, "
                         "the pin force carrying the links' bending inertia); with --simulator, "
                         "the simulator's crank at the study's modulus")
-    parser.add_argument("--harmonics", type=int, default=20,
+    parser.add_argument("--harmonics", type=int, default=30,
                         help="with --flexible-crank: harmonics of the crank's tip deflection")
     parser.add_argument("--tolerance", type=float, default=None,
                         help="with --simulator: exit 1 unless the simulated amplification of each "
                         "link is within this of the check's on --elements elements")
+    parser.add_argument("--optimum", action="store_true",
+                        help="iterate the design to the check's own fully stressed optimum")
     args = parser.parse_args()
+    if args.optimum:
+        optimum(args)
+        return
     coupler, rocker, rows, crank_check = analyse(args)
     for link in (coupler, rocker):
         first = link.length**-2 * math.pi**2 * math.sqrt(args.modulus * link.inertia / link.mu)
@@ -429,7 +491,7 @@ def main():
               f"{first:.1f} rad/s = {first / OMEGA:.2f} x the crank speed, damping ratio "
               f"{args.damping * first / 2:.4f}")
     reference = reference_peaks(args.design)
-    if crank_check:
+    if args.flexible_crank:
         rigid_root, root, tip = crank_check
         print(f"crank: tip deflection up to {1000 * tip:.3f} mm; root |M| peak {root:.4f} N*m "
               f"against {rigid_root:.4f} N*m rigid: amplification {root / rigid_root:.4f}")
@@ -446,7 +508,7 @@ def main():
     if args.simulator:
         crank = "E" if args.flexible_crank else "1000*E"
         simulated = simulated_peaks(args.simulator, args, crank)
-        if crank_check:
+        if args.flexible_crank:
             print(f"crank simulator (crank {crank}): root |M| peak {simulated['crank'][0]:.4f} N*m, "
                   f"amplification {simulated['crank'][0] / crank_check[0]:.4f}")
         for link, label, rigid, peaks in rows:
