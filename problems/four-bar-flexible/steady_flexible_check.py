@@ -490,6 +490,13 @@ def main():
         print(f"# {link.name}: d = {1000 * link.d:.3f} mm, first pinned-pinned mode "
               f"{first:.1f} rad/s = {first / OMEGA:.2f} x the crank speed, damping ratio "
               f"{args.damping * first / 2:.4f}")
+        s_nodes = link.length * np.arange(NODES) / (NODES - 1)
+        peak = np.argmax(np.max(np.abs(link.rigid_moment(s_nodes)), axis=1))
+        euler = math.pi**2 * args.modulus * link.inertia / link.length**2
+        axial = link.axial([link.length / 2])[peak, 0]
+        print(f"#   at its largest rigid moment (t = {0.3 + PERIOD * peak / args.samples:.4f} s) "
+              f"mid-span axial force {axial:+.1f} N (tension +), {axial / euler:+.4f} of its "
+              f"Euler load {euler:.0f} N")
     reference = reference_peaks(args.design)
     if args.flexible_crank:
         rigid_root, root, tip = crank_check
