@@ -33,7 +33,11 @@ RHO, SIGMA_A, OMEGA = 2757.0, 2.758e7, 10 * math.pi
 def pose(t):
     """Crank pin A, coupler-rocker pin B, and the coupler's and rocker's angles at t."""
     theta = OMEGA * t
-    a = (L1 * math.cos(theta), L1 * math.sin(theta))
+    return close_loop((L1 * math.cos(theta), L1 * math.sin(theta)))
+
+
+def close_loop(a):
+    """Pin A at a: pin B (open branch) and the coupler's and rocker's angles."""
     dx, dy = L4 - a[0], -a[1]
     dist = math.hypot(dx, dy)
     along = (L2**2 - L3**2 + dist**2) / (2 * dist)
