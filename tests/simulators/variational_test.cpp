@@ -371,6 +371,17 @@ json pendulum_chain(int links, double step) {
   return chain;
 }
 
+// The state (q, v) at the start of step j (1-based) of a kept run.
+Eigen::VectorXd step_start(const multibody::VariationalRun& run, size_t j, int n, int m) {
+  Eigen::VectorXd x0(2 * n);
+  if (j == 1) {
+    x0 = run.states.row(0).transpose();
+  } else {
+    x0 << run.w[j - 1].head(n), run.w[j - 1].segment(n + m, n);
+  }
+  return x0;
+}
+
 // The input Jacobian [dR/dx0 | dR/dp] of the adjoint sweep, formed by AD in one direction per
 // colour of its columns (variational.hpp, input_colouring), equals the one formed in one
 // direction per column, at every step of a run, on a rigid body with a spring-damper, a beam
@@ -395,12 +406,7 @@ TEST(Variational, ColouredInputJacobianEqualsTheDenseOne) {
     SCOPED_TRACE(std::to_string(n / 3) + " bodies, " + std::to_string(active.size()) +
                  " parameters, " + std::to_string(colouring.colours) + " colours");
     for (size_t j = 1; j < run.times.size(); ++j) {
-      Eigen::VectorXd x0(2 * n);
-      if (j == 1) {
-        x0 = run.states.row(0).transpose();
-      } else {
-        x0 << run.w[j - 1].head(n), run.w[j - 1].segment(n + m, n);
-      }
+      const Eigen::VectorXd x0 = step_start(run, j, n, m);
       const double t0 = run.times[j - 1], h = run.times[j] - t0;
       Eigen::VectorXd R;
       Eigen::MatrixXd dense, coloured;
@@ -454,12 +460,7 @@ TEST(Variational, ColouredNewtonMatrixEqualsTheDenseOne) {
     SCOPED_TRACE(std::to_string(n) + " coordinates, " + std::to_string(m) + " constraints, " +
                  std::to_string(colouring.colours) + " colours");
     for (size_t j = 1; j < run.times.size(); ++j) {
-      Eigen::VectorXd x0(2 * n);
-      if (j == 1) {
-        x0 = run.states.row(0).transpose();
-      } else {
-        x0 << run.w[j - 1].head(n), run.w[j - 1].segment(n + m, n);
-      }
+      const Eigen::VectorXd x0 = step_start(run, j, n, m);
       const double t0 = run.times[j - 1], h = run.times[j] - t0;
       Eigen::VectorXd R, Rc;
       Eigen::MatrixXd dense;
