@@ -48,6 +48,40 @@ void coherent(Mat<S>& A) {
   }
 }
 
+// Whether an entry is an exact zero, its derivatives included.
+template <class S>
+bool exact_zero(const S& a) {
+  if constexpr (std::is_same_v<S, double>) {
+    return a == 0.0;
+  } else {
+    return a.value() == 0.0 && (a.derivatives().array() == 0.0).all();
+  }
+}
+
+// A x, or A' x with `transposed`, for the mass matrix and Phi_q, whose entries are mostly exact
+// zeros: in AD these are skipped (Eigen's dense product multiplies every derivative vector and
+// allocates a temporary for each, most of an analysis' time before this).
+template <class S>
+Vec<S> sparse_product(const Mat<S>& A, const Vec<S>& x, bool transposed) {
+  if constexpr (std::is_same_v<S, double>) {
+    return transposed ? Vec<S>(A.transpose() * x) : Vec<S>(A * x);
+  } else {
+    Vec<S> out(transposed ? A.cols() : A.rows());
+    for (Eigen::Index i = 0; i < out.size(); ++i) out(i) = C<S>(0.0);
+    for (Eigen::Index j = 0; j < A.cols(); ++j) {
+      for (Eigen::Index i = 0; i < A.rows(); ++i) {
+        if (exact_zero(A(i, j))) continue;
+        if (transposed) {
+          out(j) += A(i, j) * x(i);
+        } else {
+          out(i) += A(i, j) * x(j);
+        }
+      }
+    }
+    return out;
+  }
+}
+
 // AD copies of `values`, seeded on directions first.. (first < 0: constants).
 void seeded(const double* values, int count, int first, int directions, std::vector<AD>& out) {
   out.resize(count);
@@ -97,9 +131,11 @@ void Variational::residual(double t0, double h, const S* x0, const S* w, const S
   coherent(phi_q0);
   coherent(phi_q1);
   const Eigen::Map<const Vec<S>> v0s(v0, n), v1s(v1, n), lam(lambda, m), mus(mu, m);
-  const Vec<S> ra = M * Vec<S>(vm - v0s) - 0.5 * h * (Q - phi_q0.transpose() * lam);
-  const Vec<S> rc = M * Vec<S>(v1s - vm) - 0.5 * h * (Q - phi_q1.transpose() * mus);
-  const Vec<S> rd = phi_q1 * v1s + phi_t1;
+  const Vec<S> ra = sparse_product(M, Vec<S>(vm - v0s), false) -
+                    0.5 * h * (Q - sparse_product(phi_q0, Vec<S>(lam), true));
+  const Vec<S> rc = sparse_product(M, Vec<S>(v1s - vm), false) -
+                    0.5 * h * (Q - sparse_product(phi_q1, Vec<S>(mus), true));
+  const Vec<S> rd = sparse_product(phi_q1, Vec<S>(v1s), false) + phi_t1;
   for (int i = 0; i < n; ++i) {
     R[i] = ra(i);
     R[n + m + i] = rc(i);
@@ -138,21 +174,21 @@ void Variational::linearise(double t0, double h, const double* x0, const Eigen::
   }
 }
 
-Variational::InputColouring Variational::input_colouring(const std::vector<int>& active) const {
+std::vector<std::vector<char>> Variational::reach(const std::vector<int>& active) const {
   const MultibodyModel& model = dynamics_.model();
   const int n = dynamics_.nq(), m = dynamics_.n_constraints(), size = 2 * n + 2 * m;
-  const int na = static_cast<int>(active.size()), columns = 2 * n + na;
-  // reach[column][row]: R's rows are (ra: n, Phi: m, rc: n, rd: m), its columns (q0, v0, p).
-  std::vector<std::vector<char>> reach(columns, std::vector<char>(size, 0));
+  const int na = static_cast<int>(active.size());
+  // reach[column][row]: R's rows are (ra: n, Phi: m, rc: n, rd: m), its columns
+  // (q1, lambda, v1, mu: the unknowns w; then q0, v0: the step's start x0; then p_active).
+  const int q1 = 0, lambda = n, v1 = n + m, mu = 2 * n + m, q0 = size, v0 = size + n;
+  const int ra = 0, phi = n, rc = n + m, rd = 2 * n + m;
+  std::vector<std::vector<char>> reach(size + 2 * n + na, std::vector<char>(size, 0));
   std::vector<std::vector<int>> of_parameter(model.parameter_names.size());
-  for (int a = 0; a < na; ++a) of_parameter[active[a]].push_back(2 * n + a);
-  // The force rows (ra and rc) of the coordinates `cols` for every column in `from`.
-  auto force_rows = [&](const std::vector<int>& from, const std::vector<int>& cols, bool rc) {
+  for (int a = 0; a < na; ++a) of_parameter[active[a]].push_back(size + 2 * n + a);
+  // Every column in `from` reaches the rows `first + r` for r in `to`.
+  auto link = [&](const std::vector<int>& from, const std::vector<int>& to, int first) {
     for (int column : from) {
-      for (int c : cols) {
-        reach[column][c] = 1;
-        if (rc) reach[column][n + m + c] = 1;
-      }
+      for (int r : to) reach[column][first + r] = 1;
     }
   };
   auto parameters = [&](const Reads& reads) {
@@ -170,48 +206,61 @@ Variational::InputColouring Variational::input_colouring(const std::vector<int>&
     for (int& c : cols) c += by;
     return cols;
   };
-  // Bodies: M (vm - v0) and M (v1 - vm), the weights: q0, v0 and the parameters they read.
+  // Terms of (qm, vm) in both force rows: the columns of q0 and q1 and the parameters read.
+  auto at_midpoint = [&](const std::vector<int>& cols, const Reads& reads) {
+    for (int first : {ra, rc}) {
+      link(shifted(cols, q0), cols, first);
+      link(shifted(cols, q1), cols, first);
+      link(parameters(reads), cols, first);
+    }
+  };
+  // Bodies: M (vm - v0) and M (v1 - vm), the weights; beams: their mass couplings as well.
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     const std::vector<int> own = coordinates(static_cast<int>(i), -1);
-    for (int c : own) {
-      reach[c][c] = reach[c][n + m + c] = 1;
-      reach[n + c][c] = 1;
-    }
-    force_rows(parameters(model.bodies[i].reads), own, true);
+    at_midpoint(own, model.bodies[i].reads);
+    link(shifted(own, v0), own, ra);
+    link(shifted(own, v1), own, rc);
   }
-  // Forces and beams at (qm, vm); beams' mass couplings also reach v0.
-  for (const Force& f : model.forces) {
-    const std::vector<int> cols = coordinates(f.a, f.b);
-    force_rows(cols, cols, true);
-    force_rows(parameters(f.reads), cols, true);
-  }
+  for (const Force& f : model.forces) at_midpoint(coordinates(f.a, f.b), f.reads);
   for (const BeamElement& e : model.beam_elements) {
     const std::vector<int> cols = coordinates(e.a, e.b);
-    force_rows(cols, cols, true);
-    force_rows(shifted(cols, n), cols, false);
-    force_rows(parameters(e.reads), cols, true);
+    at_midpoint(cols, e.reads);
+    link(shifted(cols, v0), cols, ra);
+    link(shifted(cols, v1), cols, rc);
   }
-  // Joints: Phi_q(q0)' lambda reaches q0; their parameters every row of the joint.
+  // Joints: Phi_q(q0)' lambda in ra, Phi(q1) and Phi_q(q1) v1 + Phi_t in their own rows,
+  // Phi_q(q1)' mu in rc; their parameters every one of these rows.
   int row = 0;
   for (const Joint& j : model.joints) {
     const std::vector<int> cols = coordinates(j.a, j.b);
-    force_rows(cols, cols, false);
+    std::vector<int> own(j.equations());
+    for (int k = 0; k < j.equations(); ++k) own[k] = row + k;
+    link(shifted(cols, q0), cols, ra);
+    link(shifted(own, lambda), cols, ra);
+    link(shifted(cols, q1), own, phi);
+    link(shifted(cols, q1), cols, rc);
+    link(shifted(own, mu), cols, rc);
+    link(shifted(cols, q1), own, rd);
+    link(shifted(cols, v1), own, rd);
     const std::vector<int> reads = parameters(j.reads);
-    force_rows(reads, cols, true);
-    for (int column : reads) {
-      for (int k = 0; k < j.equations(); ++k)
-        reach[column][n + row + k] = reach[column][2 * n + m + row + k] = 1;
-    }
+    for (int first : {ra, rc}) link(reads, cols, first);
+    for (int first : {phi, rd}) link(reads, own, first);
     row += j.equations();
   }
-  // Greedy colouring: each column takes the first colour none of whose columns shares a row.
-  InputColouring out;
-  out.rows.resize(columns);
-  out.colour.assign(columns, -1);
+  return reach;
+}
+
+Variational::Colouring Variational::colour(const std::vector<std::vector<char>>& reach, int first,
+                                           int count) {
+  // Greedy: each column takes the first colour none of whose columns shares a row.
+  Colouring out;
+  out.rows.resize(count);
+  out.colour.assign(count, -1);
   std::vector<std::vector<char>> taken;  // colour -> the rows its columns reach
-  for (int column = 0; column < columns; ++column) {
-    for (int r = 0; r < size; ++r) {
-      if (reach[column][r]) out.rows[column].push_back(r);
+  for (int column = 0; column < count; ++column) {
+    const std::vector<char>& rows = reach[first + column];
+    for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+      if (rows[r]) out.rows[column].push_back(r);
     }
     if (out.rows[column].empty()) continue;
     int colour = 0;
@@ -220,7 +269,7 @@ Variational::InputColouring Variational::input_colouring(const std::vector<int>&
       for (int r : out.rows[column]) free = free && !taken[colour][r];
       if (free) break;
     }
-    if (colour == static_cast<int>(taken.size())) taken.emplace_back(size, 0);
+    if (colour == static_cast<int>(taken.size())) taken.emplace_back(rows.size(), 0);
     for (int r : out.rows[column]) taken[colour][r] = 1;
     out.colour[column] = colour;
   }
@@ -228,9 +277,51 @@ Variational::InputColouring Variational::input_colouring(const std::vector<int>&
   return out;
 }
 
+Variational::Colouring Variational::input_colouring(const std::vector<int>& active) const {
+  const int size = 2 * dynamics_.nq() + 2 * dynamics_.n_constraints();
+  return colour(reach(active), size, 2 * dynamics_.nq() + static_cast<int>(active.size()));
+}
+
+Variational::Colouring Variational::unknown_colouring() const {
+  const int size = 2 * dynamics_.nq() + 2 * dynamics_.n_constraints();
+  return colour(reach({}), 0, size);
+}
+
+void Variational::unknown_jacobian(double t0, double h, const double* x0, const Eigen::VectorXd& w,
+                                   const Eigen::VectorXd& p, const Colouring& colouring,
+                                   const LoadCaseSpec& lc, Eigen::VectorXd& R,
+                                   Eigen::SparseMatrix<double>& J) const {
+  const int n = dynamics_.nq(), size = static_cast<int>(w.size());
+  const int directions = colouring.colours;
+  ad_size = directions;
+  std::vector<AD> ws, xs, ps;
+  seeded(w.data(), size, -1, directions, ws);
+  seeded(x0, 2 * n, -1, directions, xs);
+  seeded(p.data(), static_cast<int>(p.size()), -1, directions, ps);
+  for (int c = 0; c < size; ++c) {
+    if (colouring.colour[c] >= 0) ws[c].derivatives()(colouring.colour[c]) = 1.0;
+  }
+  std::vector<AD> r(size);
+  residual<AD>(t0, h, xs.data(), ws.data(), ps.data(), lc, r.data());
+  R.resize(size);
+  for (int i = 0; i < size; ++i) R(i) = r[i].value();
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int c = 0; c < size; ++c) {
+    const int colour = colouring.colour[c];
+    if (colour < 0) continue;
+    for (int row : colouring.rows[c]) {
+      if (r[row].derivatives().size() != directions) continue;
+      const double d = r[row].derivatives()(colour);
+      if (d != 0.0) entries.emplace_back(row, c, d);
+    }
+  }
+  J.resize(size, size);
+  J.setFromTriplets(entries.begin(), entries.end());
+}
+
 void Variational::input_jacobian(double t0, double h, const double* x0, const Eigen::VectorXd& w,
                                  const Eigen::VectorXd& p, const std::vector<int>& active,
-                                 const InputColouring& colouring, const LoadCaseSpec& lc,
+                                 const Colouring& colouring, const LoadCaseSpec& lc,
                                  Eigen::MatrixXd& J) const {
   const int n = dynamics_.nq(), size = static_cast<int>(w.size());
   const int na = static_cast<int>(active.size()), directions = colouring.colours;
@@ -275,7 +366,8 @@ Eigen::RowVectorXd Variational::output_gradient(int k, double t, const double* x
 }
 
 std::string Variational::step(double t0, double h, const double* x0, const Eigen::VectorXd& p,
-                              const LoadCaseSpec& lc, Eigen::VectorXd& w, int& iterations,
+                              const LoadCaseSpec& lc, const Colouring& colouring,
+                              Eigen::VectorXd& w, int& iterations,
                               Eigen::SparseMatrix<double>* newton) const {
   const VariationalSettings& settings = dynamics_.model().variational;
   const int n = dynamics_.nq(), m = dynamics_.n_constraints();
@@ -285,13 +377,12 @@ std::string Variational::step(double t0, double h, const double* x0, const Eigen
     w(n + m + i) = x0[n + i];
   }
   Eigen::VectorXd R;
-  Eigen::MatrixXd J;
+  Eigen::SparseMatrix<double> sparse;
   StepSolver solver;
   double change = 0.0;
   for (int it = 0; it < settings.max_iterations; ++it) {
-    linearise(t0, h, x0, w, p, {}, Blocks::kUnknowns, lc, R, J);
+    unknown_jacobian(t0, h, x0, w, p, colouring, lc, R, sparse);
     if (!R.allFinite()) break;
-    const Eigen::SparseMatrix<double> sparse = J.sparseView(0.0, 1.0);
     if (!solver.factor(sparse)) {
       std::vector<double> x(x0, x0 + 2 * n);
       return "variational integrator: singular step matrix at t = " + std::to_string(t0) + ": " +
@@ -327,6 +418,7 @@ std::string Variational::integrate(const Eigen::VectorXd& p, const LoadCaseSpec&
   Eigen::VectorXd x(2 * n);
   dynamics_.initial<double>(p.data(), x.data(), lc);
   Eigen::VectorXd w = Eigen::VectorXd::Zero(2 * n + 2 * m);
+  const Colouring colouring = unknown_colouring();  // Newton's matrix in a few AD directions
   auto integrand = [&](double t, const Eigen::VectorXd& state, double weight) {
     for (int k = 0; k < ni; ++k) {
       run.integrals(k) += weight * dynamics_.out<double>(nh + k, t, state.data(), p.data(), lc);
@@ -348,8 +440,8 @@ std::string Variational::integrate(const Eigen::VectorXd& p, const LoadCaseSpec&
       const double t0 = t_start + s * h;
       integrand(t0, x, 0.5 * h);
       Eigen::SparseMatrix<double> newton;
-      const std::string failure =
-          step(t0, h, x.data(), p, lc, w, run.newton_iterations, keep ? &newton : nullptr);
+      const std::string failure = step(t0, h, x.data(), p, lc, colouring, w, run.newton_iterations,
+                                       keep ? &newton : nullptr);
       if (!failure.empty()) return failure;
       x.head(n) = w.head(n);
       x.tail(n) = w.segment(n + m, n);
@@ -432,7 +524,7 @@ std::string Variational::derivatives(const Eigen::VectorXd& p, const LoadCaseSpe
   };
   const Eigen::MatrixXd dx0 = initial_derivatives(p, lc, active);
   Eigen::MatrixXd gx = Eigen::MatrixXd::Zero(2 * n, nw), gp = Eigen::MatrixXd::Zero(na, nw);
-  const InputColouring colouring = input_colouring(active);
+  const Colouring colouring = input_colouring(active);
   Eigen::MatrixXd J;
   StepSolver solver;
   // Step j's [dR/dx0 | dR/dp_active] into J, its Newton matrix (or the transpose) factorised.

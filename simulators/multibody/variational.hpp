@@ -10,10 +10,11 @@
 //   Phi(t1, q1) = 0,                                                  qm = (q0 + q1)/2,
 //   M (v1 - vm) - h/2 (Q(tm, qm, vm) - Phi_q(t1, q1)' mu) = 0,
 //   Phi_q(t1, q1) v1 + Phi_t(t1, q1) = 0,
-// by Newton's method, the Jacobians by automatic differentiation of the element templates, the
-// linear solves by a dense LU (small models) or Eigen's sparse LU. M is constant (absolute
-// coordinates with the reference point at the centre of mass; beams: consistent mass), so the
-// scheme is the symplectic constrained variational integrator: no energy drift.
+// by Newton's method, the Jacobians by automatic differentiation of the element templates
+// (compressed: one direction per colour of their columns), the linear solves by a dense LU
+// (small models) or Eigen's sparse LU. M is constant (absolute coordinates with the reference
+// point at the centre of mass; beams: consistent mass), so the scheme is the symplectic
+// constrained variational integrator: no energy drift.
 //
 // The discrete map is differentiated exactly: the direct method carries dw/dp forward through
 // the steps' Newton matrices, the adjoint method makes one backward sweep of linear solves with
@@ -65,22 +66,31 @@ class Variational {
   void linearise(double t0, double h, const double* x0, const Eigen::VectorXd& w,
                  const Eigen::VectorXd& p, const std::vector<int>& active, Blocks blocks,
                  const LoadCaseSpec& lc, Eigen::VectorXd& R, Eigen::MatrixXd& J) const;
-  // The columns of [dR/dx0 | dR/dp_active] coloured for compressed AD: `rows` lists the rows
-  // each column can reach (from the model's topology: the bodies each element joins and the
-  // parameters it reads), and columns of one colour reach disjoint rows, so that one AD
-  // direction per colour gives every column. A parameter read by one element reaches a few
-  // rows, so the number of colours barely grows with the number of parameters.
-  struct InputColouring {
+  // Columns of R's Jacobians coloured for compressed AD: `rows` lists the rows each column can
+  // reach (from the model's topology: the bodies each element joins and the parameters it
+  // reads), and columns of one colour reach disjoint rows, so that one AD direction per colour
+  // gives every column. input_colouring colours [dR/dx0 | dR/dp_active]: a parameter read by
+  // one element reaches a few rows, so the number of colours barely grows with the number of
+  // parameters. unknown_colouring colours Newton's matrix dR/dw: a joint or an element couples
+  // a few coordinates, so the number of colours depends on the largest coupling, not on the
+  // size of the model.
+  struct Colouring {
     std::vector<std::vector<int>> rows;  // column -> the rows it may reach
     std::vector<int> colour;             // column -> its AD direction, -1: reaches no row
     int colours = 0;
   };
-  InputColouring input_colouring(const std::vector<int>& active) const;
+  Colouring input_colouring(const std::vector<int>& active) const;
+  Colouring unknown_colouring() const;
   // [dR/dx0 | dR/dp_active] of step (t0, h) at w, by AD in colouring.colours directions.
   void input_jacobian(double t0, double h, const double* x0, const Eigen::VectorXd& w,
                       const Eigen::VectorXd& p, const std::vector<int>& active,
-                      const InputColouring& colouring, const LoadCaseSpec& lc,
-                      Eigen::MatrixXd& J) const;
+                      const Colouring& colouring, const LoadCaseSpec& lc, Eigen::MatrixXd& J) const;
+  // R and Newton's matrix dR/dw (its exact zeros dropped) of step (t0, h) at w, by AD in
+  // colouring.colours directions (colouring: unknown_colouring()).
+  void unknown_jacobian(double t0, double h, const double* x0, const Eigen::VectorXd& w,
+                        const Eigen::VectorXd& p, const Colouring& colouring,
+                        const LoadCaseSpec& lc, Eigen::VectorXd& R,
+                        Eigen::SparseMatrix<double>& J) const;
   // [d out_k/dx | d out_k/dp_active] at (t, x): output k of Dynamics::out.
   Eigen::RowVectorXd output_gradient(int k, double t, const double* x, const Eigen::VectorXd& p,
                                      const std::vector<int>& active, const LoadCaseSpec& lc) const;
@@ -92,9 +102,12 @@ class Variational {
   // dx0/dp_active: the assembly at t0 differentiated.
   Eigen::MatrixXd initial_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                       const std::vector<int>& active) const;
+  // Which rows of R each column of [w | x0 | p_active] may reach (the colourings' source).
+  std::vector<std::vector<char>> reach(const std::vector<int>& active) const;
+  static Colouring colour(const std::vector<std::vector<char>>& reach, int first, int count);
   std::string step(double t0, double h, const double* x0, const Eigen::VectorXd& p,
-                   const LoadCaseSpec& lc, Eigen::VectorXd& w, int& iterations,
-                   Eigen::SparseMatrix<double>* newton) const;
+                   const LoadCaseSpec& lc, const Colouring& colouring, Eigen::VectorXd& w,
+                   int& iterations, Eigen::SparseMatrix<double>* newton) const;
 
   const Dynamics& dynamics_;
 };

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <numbers>
@@ -370,6 +371,17 @@ json pendulum_chain(int links, double step) {
   return chain;
 }
 
+// The state (q, v) at the start of step j (1-based) of a kept run.
+Eigen::VectorXd step_start(const multibody::VariationalRun& run, size_t j, int n, int m) {
+  Eigen::VectorXd x0(2 * n);
+  if (j == 1) {
+    x0 = run.states.row(0).transpose();
+  } else {
+    x0 << run.w[j - 1].head(n), run.w[j - 1].segment(n + m, n);
+  }
+  return x0;
+}
+
 // The input Jacobian [dR/dx0 | dR/dp] of the adjoint sweep, formed by AD in one direction per
 // colour of its columns (variational.hpp, input_colouring), equals the one formed in one
 // direction per column, at every step of a run, on a rigid body with a spring-damper, a beam
@@ -394,12 +406,7 @@ TEST(Variational, ColouredInputJacobianEqualsTheDenseOne) {
     SCOPED_TRACE(std::to_string(n / 3) + " bodies, " + std::to_string(active.size()) +
                  " parameters, " + std::to_string(colouring.colours) + " colours");
     for (size_t j = 1; j < run.times.size(); ++j) {
-      Eigen::VectorXd x0(2 * n);
-      if (j == 1) {
-        x0 = run.states.row(0).transpose();
-      } else {
-        x0 << run.w[j - 1].head(n), run.w[j - 1].segment(n + m, n);
-      }
+      const Eigen::VectorXd x0 = step_start(run, j, n, m);
       const double t0 = run.times[j - 1], h = run.times[j] - t0;
       Eigen::VectorXd R;
       Eigen::MatrixXd dense, coloured;
@@ -419,6 +426,59 @@ TEST(Variational, ColouredInputJacobianEqualsTheDenseOne) {
       EXPECT_GE(one.colours + 20, colouring.colours);
       std::printf("chain of 12 links: %d colours with 60 parameters, %d with 1 (%d columns)\n",
                   colouring.colours, one.colours, 2 * n + 60);
+    }
+  }
+}
+
+// The multibody model of problems/suspension/optimise.json (4 wheels, 8 one-element beams,
+// point forces reading their body's state; 60 parameters).
+json suspension_model() {
+  std::ifstream in(std::string(SAO_SOURCE_DIR) + "/problems/suspension/optimise.json");
+  return json::parse(in).at("simulator").at("multibody");
+}
+
+// Newton's matrix dR/dw of every step, formed by AD in one direction per colour of its columns
+// (variational.hpp, unknown_colouring; what the integrator uses), equals the one formed in one
+// direction per column, on the models above and the suspension; far fewer directions than
+// columns on the chain and the suspension.
+TEST(Variational, ColouredNewtonMatrixEqualsTheDenseOne) {
+  const std::vector<std::pair<json, LoadCaseSpec>> models = {
+      {accelerometer_model(1e-2), grid_case(0.1, 3)},
+      {flexible_pendulum(1e-2), grid_case(0.1, 3)},
+      {pendulum_chain(12, 2e-2), grid_case(0.1, 3)},
+      {suspension_model(), grid_case(0.02, 3)}};
+  for (const auto& [description, lc] : models) {
+    const multibody::MultibodyModel mm = multibody::parse_multibody(description, "multibody");
+    const multibody::Dynamics dynamics(mm);
+    const multibody::Variational variational(dynamics);
+    const Eigen::VectorXd p = Eigen::Map<const Eigen::VectorXd>(
+        mm.parameter_defaults.data(), static_cast<Eigen::Index>(mm.parameter_defaults.size()));
+    multibody::VariationalRun run;
+    ASSERT_EQ(variational.integrate(p, lc, true, run), "");
+    const auto colouring = variational.unknown_colouring();
+    const int n = dynamics.nq(), m = dynamics.n_constraints(), size = 2 * n + 2 * m;
+    SCOPED_TRACE(std::to_string(n) + " coordinates, " + std::to_string(m) + " constraints, " +
+                 std::to_string(colouring.colours) + " colours");
+    for (size_t j = 1; j < run.times.size(); ++j) {
+      const Eigen::VectorXd x0 = step_start(run, j, n, m);
+      const double t0 = run.times[j - 1], h = run.times[j] - t0;
+      Eigen::VectorXd R, Rc;
+      Eigen::MatrixXd dense;
+      Eigen::SparseMatrix<double> coloured;
+      variational.linearise(t0, h, x0.data(), run.w[j], p, {},
+                            multibody::Variational::Blocks::kUnknowns, lc, R, dense);
+      variational.unknown_jacobian(t0, h, x0.data(), run.w[j], p, colouring, lc, Rc, coloured);
+      ASSERT_EQ(dense.rows(), size);
+      ASSERT_EQ(dense.cols(), size);
+      EXPECT_EQ((Rc - R).cwiseAbs().maxCoeff(), 0.0) << "step " << j;
+      EXPECT_LE((Eigen::MatrixXd(coloured) - dense).cwiseAbs().maxCoeff(),
+                1e-12 * (1.0 + dense.cwiseAbs().maxCoeff()))
+          << "step " << j;
+    }
+    if (n >= 36) {
+      EXPECT_LT(colouring.colours, size / 3);
+      std::printf("%d coordinates, %d constraints: Newton's matrix in %d directions (%d columns)\n",
+                  n, m, colouring.colours, size);
     }
   }
 }
