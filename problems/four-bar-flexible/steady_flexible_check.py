@@ -137,32 +137,43 @@ def mechanism(design, samples, crank_tip=None):
 def pin_forces(coupler, rocker, bending=None):
     """The pin forces of coupler and rocker in their motion: the axial force at each one's far
     end (tension_far) and the force on the coupler at A (force_near). With `bending` ({link:
-    (int rho A w_tt ds, int s rho A w_tt ds)}) the inertia of their bending vibration too."""
-    extra = bending or {}
-    own = {link.name: extra.get(link.name, (0.0, 0.0)) for link in (coupler, rocker)}
+    bending_inertia(link)}) the inertia of their bending vibration too: a point s along the link,
+    w off its chord, accelerates by (a_n0 + alpha s + w_tt - omega^2 w) along n and
+    (a_e0 - omega^2 s - 2 omega w_t - alpha w) along e (to first order in w)."""
+    zero = (0.0, 0.0, 0.0, 0.0)
+    w = {link.name: (bending or {}).get(link.name, zero) for link in (coupler, rocker)}
     # F_B on the coupler (-F_B on the rocker): each link's moment about its other pin gives
-    # F_B's component along its normal; two equations for F_B's two components.
+    # F_B's component along its normal; two equations for F_B's two components. About its pin
+    # P, the moment of the inertia at (s, w) is s (a . n) - w (a . e): the deflection adds
+    # int s rho A w_tt ds - a_e0 int rho A w ds (the omega^2 s w terms cancel).
+    w0, _, w0_tt, w1_tt = w["coupler"]
     fb_n2 = (coupler.mu * (coupler.a_n0 * L2 / 2 + coupler.alpha * L2**2 / 3)
-             + own["coupler"][1] / L2)
-    fb_n3 = -(rocker.mu * rocker.alpha * L3**2 / 3 + own["rocker"][1] / L3)
+             + (w1_tt - coupler.a_e0 * w0) / L2)
+    fb_n3 = -(rocker.mu * rocker.alpha * L3**2 / 3 + w["rocker"][3] / L3)  # a_e0 = 0 at D
     matrix = np.stack([coupler.n, rocker.n], axis=1)  # [time, equation, component]
     f_b = np.linalg.solve(matrix, np.stack([fb_n2, fb_n3], axis=1)[:, :, None])[:, :, 0]
     coupler.tension_far = np.sum(f_b * coupler.e, axis=1)
     rocker.tension_far = -np.sum(f_b * rocker.e, axis=1)
-    # The force on the coupler at A, from its Newton equation: F_A = m a_G - F_B.
+    # The force on the coupler at A, from its Newton equation: F_A = int rho A a ds - F_B.
     a_g = (coupler.a_pin + (coupler.alpha * L2 / 2)[:, None] * coupler.n
            - (coupler.omega**2 * L2 / 2)[:, None] * coupler.e)
-    bending = np.asarray(own["coupler"][0])[..., None] * coupler.n
-    coupler.force_near = coupler.mu * L2 * a_g + bending - f_b
+    _, w0_t, _, _ = w["coupler"]
+    along_n = np.asarray(w0_tt - coupler.omega**2 * w0)
+    along_e = np.asarray(-2 * coupler.omega * w0_t - coupler.alpha * w0)
+    deflected = along_n[..., None] * coupler.n + along_e[..., None] * coupler.e
+    coupler.force_near = coupler.mu * L2 * a_g + deflected - f_b
 
 
 def bending_inertia(link, modulus, damping, modes):
-    """(int rho A w_tt ds, int s rho A w_tt ds) of the link's steady bending (modal_solution)."""
-    eta_tt = spectral_derivative(modal_solution(link, modulus, damping, modes, True), 2)
+    """int rho A w ds, its first and second time derivatives, and int s rho A w_tt ds of the
+    link's steady bending (modal_solution)."""
+    eta = modal_solution(link, modulus, damping, modes, True)
     j = np.arange(1, modes + 1)
     L = link.length
-    return (link.mu * eta_tt @ (L * (1 - (-1.0) ** j) / (j * math.pi)),
-            link.mu * eta_tt @ (L**2 * (-1.0) ** (j + 1) / (j * math.pi)))
+    area = link.mu * L * (1 - (-1.0) ** j) / (j * math.pi)  # rho A int sin(k_j s) ds
+    first = link.mu * L**2 * (-1.0) ** (j + 1) / (j * math.pi)  # rho A int s sin(k_j s) ds
+    return (eta @ area, spectral_derivative(eta, 1) @ area, spectral_derivative(eta, 2) @ area,
+            spectral_derivative(eta, 2) @ first)
 
 
 def cantilever_modes(count):
@@ -187,7 +198,8 @@ def flexible_crank(design, samples, modulus, damping, modes=6, harmonics=40, fee
     coupler's inertia on the crank's tip makes a plain fixed-point iteration diverge. Returns the
     mechanism (as mechanism()), the crank's root moment M(0, t), the pin force across the crank
     P(t) (its rigid value P L1) and the tip deflection. With `feedback`, the pin force carries
-    the inertia of the coupler's and rocker's bending vibration (12 modes each) too; with
+    the inertia of the coupler's and rocker's bending vibration (12 modes each, pin_forces())
+    too; with
     `axial`, the crank has the geometric stiffness of its axial force (the pin force along it
     and its own centripetal inertia) as the links have theirs."""
     L1 = rigid_reference.L1
@@ -489,7 +501,8 @@ def main():
                         help="with --flexible-crank: harmonics of the crank's tip deflection")
     parser.add_argument("--tolerance", type=float, default=None,
                         help="with --simulator: exit 1 unless the simulated amplification of each "
-                        "link is within this of the check's on --elements elements")
+                        "link (and of the crank's root, with --flexible-crank) is within this of "
+                        "the check's on --elements elements")
     parser.add_argument("--optimum", action="store_true",
                         help="iterate the design to the check's own fully stressed optimum")
     args = parser.parse_args()
@@ -528,9 +541,13 @@ def main():
         crank = "E" if args.flexible_crank else "1000*E"
         simulated = simulated_peaks(args.simulator, args, crank)
         if args.flexible_crank:
+            amp = simulated["crank"][0] / crank_check[0]
+            check = crank_check[1] / crank_check[0]
             print(f"crank simulator (crank {crank}): root |M| peak "
-                  f"{simulated['crank'][0]:.4f} N*m, "
-                  f"amplification {simulated['crank'][0] / crank_check[0]:.4f}")
+                  f"{simulated['crank'][0]:.4f} N*m, amplification {amp:.4f} against "
+                  f"{check:.4f}: {amp - check:+.4f}")
+            if args.tolerance is not None and abs(amp - check) > args.tolerance:
+                failed = True
         for link, label, rigid, peaks in rows:
             if label == "modal" and args.elements:
                 continue
