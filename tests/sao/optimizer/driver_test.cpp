@@ -413,9 +413,9 @@ TEST(Driver, CycleLimitAtAnInfeasibleDesignReportsTheBestFeasibleDesignAnalysed)
 // + 0.4 <= t (bounded by t), b1 >= 3, from b1 = 1, t = 0. The bound row r <= t is normalised by
 // t itself; phase 1 sets t to r - (its least violation), which is just above 0 once b1 passes
 // 1.385. Measured at b* with b*'s t, that row's violation is tens of times b0's, while the
-// subproblem's rows (normalised as at b0) predicted a decrease: every feasibility step was
-// rejected and the run stalled near b1 = 1.4 (the truck damper sweep's stalls). Judged in b0's
-// units, the run reaches the optimum b1 = 3, t = 0.7.
+// subproblem's rows (normalised as at b0) predicted a decrease: the feasibility steps were
+// rejected (judged each in its own units, this run ended infeasible at its cycle limit; the truck
+// damper sweep's members stalled). Judged in b0's units, it reaches the optimum b1 = 3, t = 0.7.
 TEST(Driver, ABoundFormulationWhoseAuxiliaryLeavesZeroIsJudgedInTheUnitsOfB0) {
   nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
                       {"auxiliary_variables", {{{"name", "t"}, {"lower", 0.0}, {"initial", 0.0}}}},
