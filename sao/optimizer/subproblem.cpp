@@ -108,12 +108,10 @@ double lp_row_violation(glp_prob* lp, const Eigen::MatrixXd& A, const Eigen::Vec
   return (rows.array() / (1.0 + rhs.array().abs())).maxCoeff();
 }
 
-}  // namespace
-
-LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
-                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
-                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message) {
-  glp_term_out(GLP_OFF);
+// The LP of solve_lp in GLPK's form (the columns, then b_r when relaxed; one row per row of A).
+GlpkProblem build_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                     const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                     double beta) {
   GlpkProblem lp(glp_create_prob());
   const int nx = static_cast<int>(c.size());
   const int ncols = nx + (relaxed ? 1 : 0);
@@ -156,6 +154,19 @@ LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eig
     }
     glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
   }
+  return lp;
+}
+
+}  // namespace
+
+LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message) {
+  glp_term_out(GLP_OFF);
+  GlpkProblem lp = build_lp(c, A, rhs, lower, upper, relaxed, beta);
+  const int nx = static_cast<int>(c.size());
+  const int ncols = nx + (relaxed ? 1 : 0);
+  const int nrows = static_cast<int>(A.rows());
   glp_scale_prob(lp.get(), GLP_SF_AUTO);
   glp_smcp parm;
   glp_init_smcp(&parm);
