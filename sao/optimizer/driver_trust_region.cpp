@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/optimizer/driver.hpp"
@@ -26,6 +27,26 @@ std::string short_number(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", v);
   return text;
+}
+
+// The largest normalised violation (%) at x with every constraint normalised as at `reference`
+// (b0): the units of the subproblem's rows. A constraint bounded by an auxiliary (the bound
+// formulation, g <= b7) is normalised by the auxiliary's value; measured each at its own design,
+// the violations of b0 and b* differ by the ratio of the two values (a factor 1e4 when phase 1
+// sets b7 from 0 to 5e-5), and the ratio of actual to predicted improvement says nothing.
+double violation_in_units_of(const Study& study, const Eigen::VectorXd& x,
+                             const Eigen::VectorXd& reference, const ResponseModel& model) {
+  double v = -std::numeric_limits<double>::infinity();
+  for (const Constraint& c : study.constraints) {
+    std::vector<int> points(c.g.points());
+    for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
+    const double normaliser = constraint_normaliser(study, c, reference);
+    v = std::max(
+        v,
+        normalised_constraint_points(study, c, points, x, model, normaliser, nullptr).maxCoeff() *
+            100.0);
+  }
+  return study.constraints.empty() ? -100.0 : v;
 }
 
 }  // namespace
@@ -140,7 +161,9 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   const Eigen::VectorXd b0 = x0_.head(n);
   const Evaluation* e_opt = analyse_proposal(problem, sub.objective, x_opt, facts, rec);
   if (!e_opt) return;
-  const double h_opt = std::max(0.0, facts.V / 100.0);
+  // b*'s violation in the units of b0's (the rows'): see violation_in_units_of.
+  const double V_opt = violation_in_units_of(study_, x_opt, x0_, ExactResponses(study_, *e_opt));
+  const double h_opt = std::max(0.0, V_opt / 100.0);
   TrustRegionFacts t;
   t.phase1 = sub.status == SubproblemStatus::kRelaxed;
   if (t.phase1) {
@@ -150,7 +173,7 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
     t.actual = (facts.F0 - facts.Fopt) + penalty_ * (h0 - h_opt);
     t.predicted = (facts.F0 - sub.objective) + penalty_ * (h0 - h_pred);
   }
-  t.beyond_violation_limit = !t.phase1 && facts.V > std::max(noisy_.viomax, facts.V0);
+  t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy_.viomax, facts.V0);
   t.move_limit_active = facts.move_limit_active;
   t.bound_active = facts.bound_active;
   if (previous_ && !t.phase1) {

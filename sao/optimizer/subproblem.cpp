@@ -92,15 +92,26 @@ const char* to_string(SubproblemStatus status) {
 
 namespace {
 
-enum class SolveOutcome { kOptimal, kInfeasible, kUnbounded, kError };
+constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
+constexpr int kIterationsPerRow = 20;  // GLPK's simplex iteration limit per row and column
 
-// Solves min c.x s.t. A x <= rhs (optionally - b_r on every row, b_r >= 0 with cost beta),
-// lower <= x <= upper with GLPK's simplex.
-SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
-                      const Eigen::VectorXd& rhs, const Eigen::VectorXd& lower,
-                      const Eigen::VectorXd& upper, bool relaxed, double beta, Eigen::VectorXd& x,
-                      double& relaxation, std::string& message) {
-  glp_term_out(GLP_OFF);
+// The largest violation of A x (- b_r) <= rhs at GLPK's current primal values, in the units of
+// the rows (normalised constraints), measured in double precision from the original data.
+double lp_row_violation(glp_prob* lp, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                        bool relaxed) {
+  if (A.rows() == 0) return 0.0;
+  const auto nx = A.cols();
+  Eigen::VectorXd x(nx);
+  for (Eigen::Index j = 0; j < nx; ++j) x(j) = glp_get_col_prim(lp, static_cast<int>(j) + 1);
+  Eigen::VectorXd rows = A * x - rhs;
+  if (relaxed) rows.array() -= glp_get_col_prim(lp, static_cast<int>(nx) + 1);
+  return (rows.array() / (1.0 + rhs.array().abs())).maxCoeff();
+}
+
+// The LP of solve_lp in GLPK's form (the columns, then b_r when relaxed; one row per row of A).
+GlpkProblem build_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                     const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                     double beta) {
   GlpkProblem lp(glp_create_prob());
   const int nx = static_cast<int>(c.size());
   const int ncols = nx + (relaxed ? 1 : 0);
@@ -143,18 +154,44 @@ SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
     }
     glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
   }
+  return lp;
+}
+
+}  // namespace
+
+LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message) {
+  glp_term_out(GLP_OFF);
+  GlpkProblem lp = build_lp(c, A, rhs, lower, upper, relaxed, beta);
+  const int nx = static_cast<int>(c.size());
+  const int ncols = nx + (relaxed ? 1 : 0);
+  const int nrows = static_cast<int>(A.rows());
   glp_scale_prob(lp.get(), GLP_SF_AUTO);
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_OFF;
+  // An iteration limit far above what these problems need (a few times rows + columns): on a
+  // highly degenerate problem (hundreds of time points of one history active at once) GLPK's
+  // primal simplex has been seen to run for more than 10 minutes without ending; hitting the
+  // limit (GLP_EITLIM) is numerical trouble like any other and is retried below.
+  parm.it_lim = kIterationsPerRow * (nrows + ncols) + 1000;
   int ret = glp_simplex(lp.get(), &parm);
-  // The relaxed problem is feasible by construction (b_r large enough): "infeasible" there, like
-  // a simplex failure (GLP_EFAIL on a badly conditioned basis), is numerical. Retry from the
-  // standard basis with the dual simplex, then in exact rational arithmetic (small problems).
+  // Numerical trouble, retried from the standard basis with the dual simplex, then in exact
+  // rational arithmetic (small problems): a simplex failure (GLP_EFAIL on a badly conditioned
+  // basis); "infeasible" for the relaxed problem, feasible by construction (b_r large enough);
+  // and an "optimal" answer that violates a row. GLPK judges feasibility in its scaled problem:
+  // on a subregion whose box is a few 1e-5 of a variable's value wide, its automatic scaling
+  // has been seen to call a design optimal that violates a normalised row by 0.04-0.2 (the truck
+  // damper study: an infeasible subproblem taken as feasible, so no feasibility step was ever
+  // made and the region shrank to nothing). Test:
+  // Subproblem.AnLpGlpkCallsOptimalWhileViolatingARowIsSolvedAgain.
   auto numerical_trouble = [&]() {
-    return ret != 0 || (relaxed && (glp_get_status(lp.get()) == GLP_NOFEAS ||
-                                    glp_get_status(lp.get()) == GLP_INFEAS));
+    if (ret != 0) return true;
+    const int status = glp_get_status(lp.get());
+    if (relaxed && (status == GLP_NOFEAS || status == GLP_INFEAS)) return true;
+    return status == GLP_OPT && lp_row_violation(lp.get(), A, rhs, relaxed) > kFeasibility;
   };
   if (numerical_trouble()) {
     glp_std_basis(lp.get());
@@ -166,25 +203,34 @@ SolveOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A,
     ret = glp_exact(lp.get(), &parm);
   }
   if (ret != 0) {
-    message = "GLPK simplex returned code " + std::to_string(ret) +
+    message = (ret == GLP_EITLIM ? "GLPK's simplex reached its iteration limit (" +
+                                       std::to_string(parm.it_lim) + ")"
+                                 : "GLPK simplex returned code " + std::to_string(ret)) +
               " (also with the dual simplex and in exact arithmetic)";
-    return SolveOutcome::kError;
+    return LpOutcome::kError;
   }
   const int status = glp_get_status(lp.get());
-  if (status == GLP_NOFEAS || status == GLP_INFEAS) return SolveOutcome::kInfeasible;
+  if (status == GLP_NOFEAS || status == GLP_INFEAS) return LpOutcome::kInfeasible;
   if (status == GLP_UNBND) {
     message = "the subproblem is unbounded (an auxiliary variable without bounds is free?)";
-    return SolveOutcome::kUnbounded;
+    return LpOutcome::kUnbounded;
   }
   if (status != GLP_OPT) {
     message = "GLPK ended with status " + std::to_string(status);
-    return SolveOutcome::kError;
+    return LpOutcome::kError;
+  }
+  if (const double v = lp_row_violation(lp.get(), A, rhs, relaxed); v > kFeasibility) {
+    message = "GLPK's optimum violates a row by " + std::to_string(v) +
+              " (also with the dual simplex and in exact arithmetic)";
+    return LpOutcome::kError;
   }
   x.resize(nx);
   for (int j = 0; j < nx; ++j) x(j) = glp_get_col_prim(lp.get(), j + 1);
   relaxation = relaxed ? glp_get_col_prim(lp.get(), ncols) : 0.0;
-  return SolveOutcome::kOptimal;
+  return LpOutcome::kOptimal;
 }
+
+namespace {
 
 // The NLP path: NLopt (SLSQP or MMA) on the same functions, with exact gradients. With
 // `relaxed`, the last variable is b_r: minimise F~ + beta b_r s.t. g_hat~_i - b_r <= 0.
@@ -238,8 +284,6 @@ void nlp_rows(unsigned m, double* result, unsigned n, const double* x, double* g
   }
 }
 
-constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
-
 // Scaled (the trust-region strategy): every variable with a finite subregion maps onto [0, 1]
 // and the objective is divided by its largest change over the box to first order, so that
 // SLSQP's first quasi-Newton steps fit the problem whatever its units.
@@ -262,9 +306,9 @@ void scale_nlp(const ApproximateProblem& problem, bool scaled, NlpContext& c) {
   if (change > 0.0 && std::isfinite(change)) c.objective_scale = 1.0 / change;
 }
 
-SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
-                       bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
-                       std::string& message) {
+LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
+                    bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
+                    std::string& message) {
   const int nx = static_cast<int>(problem.x0.size());
   const int n = nx + (relaxed ? 1 : 0);
   const unsigned m = static_cast<unsigned>(problem.rows.size());
@@ -317,14 +361,14 @@ SolveOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double b
   const bool usable = r > 0 || r == NLOPT_ROUNDOFF_LIMITED;
   if (!usable && !std::isfinite(f)) {
     message = std::string("NLopt ended with ") + nlopt_result_to_string(r);
-    return SolveOutcome::kError;
+    return LpOutcome::kError;
   }
   if (m > 0 && worst > kFeasibility) {
     message = std::string("NLopt ") + (mma ? "MMA" : "SLSQP") + " found no feasible point (" +
               nlopt_result_to_string(r) + ", largest g_hat~ " + std::to_string(worst) + ")";
-    return SolveOutcome::kInfeasible;
+    return LpOutcome::kInfeasible;
   }
-  return SolveOutcome::kOptimal;
+  return LpOutcome::kOptimal;
 }
 
 }  // namespace
@@ -337,7 +381,7 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
   // (3.5-3.8) with weight beta, or phase 1: the least violation b_r* first (weight 0: b_r
   // alone), then the best objective with every row g_hat~ <= b_r*.
   // solve(relaxed, weight, level): level shifts every row (g_hat~ <= level).
-  std::function<SolveOutcome(bool, double, double)> solve;
+  std::function<LpOutcome(bool, double, double)> solve;
   Eigen::MatrixXd A;
   Eigen::VectorXd c, rhs;
   result.solver = !problem.linear || options.force_nlp
@@ -361,28 +405,28 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
                       weight == 0.0 ? 1.0 : weight, result.x, result.relaxation, result.message);
     };
   }
-  SolveOutcome outcome = solve(false, 0.0, 0.0);
-  if (outcome == SolveOutcome::kInfeasible && !options.feasibility_first) {
+  LpOutcome outcome = solve(false, 0.0, 0.0);
+  if (outcome == LpOutcome::kInfeasible && !options.feasibility_first) {
     outcome = solve(true, beta, 0.0);
-    if (outcome == SolveOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
-  } else if (outcome == SolveOutcome::kInfeasible) {
+    if (outcome == LpOutcome::kOptimal) result.status = SubproblemStatus::kRelaxed;
+  } else if (outcome == LpOutcome::kInfeasible) {
     outcome = solve(true, 0.0, 0.0);
-    if (outcome == SolveOutcome::kOptimal) {
+    if (outcome == LpOutcome::kOptimal) {
       const Eigen::VectorXd least = result.x;
       const double level = result.relaxation;
       // The second stage may fail numerically at the very edge: the first stage's design
       // then stands (it is feasible for the level by construction).
       const double slack = 1e-8 * (1.0 + level);
-      if (solve(false, 0.0, level + slack) != SolveOutcome::kOptimal) result.x = least;
+      if (solve(false, 0.0, level + slack) != LpOutcome::kOptimal) result.x = least;
       result.relaxation = level;
       result.message.clear();
-      outcome = SolveOutcome::kOptimal;
+      outcome = LpOutcome::kOptimal;
       result.status = SubproblemStatus::kRelaxed;
     }
-  } else if (outcome == SolveOutcome::kOptimal) {
+  } else if (outcome == LpOutcome::kOptimal) {
     result.status = SubproblemStatus::kOptimal;
   }
-  if (outcome == SolveOutcome::kInfeasible) result.message = "the relaxed subproblem is infeasible";
+  if (outcome == LpOutcome::kInfeasible) result.message = "the relaxed subproblem is infeasible";
   if (result.status != SubproblemStatus::kFailed) result.objective = problem.objective(result.x);
   return result;
 }

@@ -73,6 +73,16 @@ struct SubproblemResult {
   std::string message;      // why it failed
 };
 
+// The LP path: min c.x s.t. A x <= rhs (relaxed: A x - b_r <= rhs on every row, b_r >= 0 with
+// cost beta), lower <= x <= upper, by GLPK's simplex (retried with the dual simplex and in exact
+// arithmetic on numerical trouble). kOptimal only when x satisfies every row in double
+// precision to 1e-6 (1 + |rhs_i|): GLPK's own test is made in its scaled problem. x (nx values)
+// and relaxation (b_r) are set only on kOptimal; message says why on kUnbounded and kError.
+enum class LpOutcome { kOptimal, kInfeasible, kUnbounded, kError };
+LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message);
+
 // Solves the problem (LP when linear); never throws for solver failures.
 SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Options& options);
 

@@ -409,5 +409,33 @@ TEST(Driver, CycleLimitAtAnInfeasibleDesignReportsTheBestFeasibleDesignAnalysed)
   EXPECT_EQ(r3.message.find("reported"), std::string::npos) << r3.message;
 }
 
+// The bound formulation from an infeasible start with the auxiliary at 0: min t s.t. r = 0.1 b1
+// + 0.4 <= t (bounded by t), b1 >= 3, from b1 = 1, t = 0. The bound row r <= t is normalised by
+// t itself; phase 1 sets t to r - (its least violation), which is just above 0 once b1 passes
+// 1.385. Measured at b* with b*'s t, that row's violation is tens of times b0's, while the
+// subproblem's rows (normalised as at b0) predicted a decrease: the feasibility steps were
+// rejected (judged each in its own units, this run ended infeasible at its cycle limit; the truck
+// damper sweep's members stalled). Judged in b0's units, it reaches the optimum b1 = 3, t = 0.7.
+TEST(Driver, ABoundFormulationWhoseAuxiliaryLeavesZeroIsJudgedInTheUnitsOfB0) {
+  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
+                      {"auxiliary_variables", {{{"name", "t"}, {"lower", 0.0}, {"initial", 0.0}}}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"minimize_max", {{"expression", "r"}}}, {"auxiliary", "t"}}},
+                      {"constraints", {{{"of", {{"variable", "b1"}}}, {"lower", 3.0}}}},
+                      {"settings", {{"max_cycles", 30}}},
+                      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  FakeSimulator sim(
+      {{"r", [](const Eigen::VectorXd& b) { return 0.1 * b(0) + 0.4; },
+        [](const Eigen::VectorXd&) { return Eigen::VectorXd::Constant(1, 0.1).eval(); }}});
+  Driver driver(s, sim, s.options);
+  const RunSummary& r = driver.run();
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 3.0, 1e-3);
+  EXPECT_NEAR(r.objective, 0.7, 1e-3);
+  EXPECT_LE(r.max_violation, s.options.vioacc);
+}
+
 }  // namespace
 }  // namespace sao

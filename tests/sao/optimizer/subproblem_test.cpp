@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "sao/optimizer/approximation.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -228,6 +230,48 @@ TEST(Subproblem, UnboundedAuxiliaryIsReportedNotThrown) {
   const SubproblemResult r = solve_subproblem(p, Options{});
   EXPECT_EQ(r.status, SubproblemStatus::kFailed);
   EXPECT_NE(r.message.find("unbounded"), std::string::npos) << r.message;
+}
+
+// Five rows of a subproblem of the truck damper study (constraint 0.upper = 18, start 1, cycle
+// 5), in full precision: a bound row of the auxiliary b7 (last column), and acceleration rows.
+// They cannot all hold in the box (HiGHS, and GLPK unscaled or exact, say infeasible), yet
+// GLPK's primal simplex with automatic scaling ends "optimal" at a design that violates a row
+// by 0.04. The LP path must not take that for a feasible design: the run then never made a
+// feasibility step and stalled.
+TEST(Subproblem, AnLpGlpkCallsOptimalWhileViolatingARowIsSolvedAgain) {
+  Eigen::MatrixXd A(5, 7);
+  A << -0.0078669997830037898, -0.00019866656565162175, -9.7021409384594439e-05,
+      3.1693086975326725e-12, 2.6122087820227679e-16, 2.3338446820819476e-19, -1.0,
+      8.2001136025337651e-06, 1.0801465643545949e-07, 3.1495854600378177e-08,
+      -2.2292903385656843e-07, -5.141661921193019e-07, -1.3484683898015274e-07, -1.0,
+      0.013788896300545595, 0.00030021361455607288, 0.00091021022107714016, -0.00099710234339945246,
+      0.0021087261499099204, 0.0027326855693308809, 0.0, 0.11121247758279912, 0.0028807122297034994,
+      0.0013844533072212056, -5.9933704080696479e-05, 0.0011486956271716947, 0.00068644526503248982,
+      0.0, -0.053005974319158405, -0.0027052527524541927, -0.0012426022264623512,
+      -0.001002683216110098, 0.0029438607001586806, 0.0035264676060898256, 0.0;
+  Eigen::VectorXd rhs(5);
+  rhs << -0.095652481116780361, -0.00014973373485553304, 0.0999537610608143, 0.43862402056250993,
+      0.1869043884927713;
+  Eigen::VectorXd lower(7), upper(7), c = Eigen::VectorXd::Zero(7);
+  lower << 0.29999999999999999, 34.299999999999997, 0.69999999999999996, 20.350000000000001,
+      50.829995243352016, 4.0087779888595119, 0.0;
+  upper << 1.3490000000000002, 63.700000000000003, 2.9210000000000003, 22.0, 68.769993564535085,
+      6.0877779888595107, std::numeric_limits<double>::infinity();
+  c(6) = 1.0;
+  Eigen::VectorXd x;
+  double relaxation = 0.0;
+  std::string message;
+  const LpOutcome plain = solve_lp(c, A, rhs, lower, upper, false, 0.0, x, relaxation, message);
+  if (plain == LpOutcome::kOptimal) {
+    EXPECT_LE((A * x - rhs).maxCoeff(), 1e-6) << "an \"optimal\" design that violates a row";
+  }
+  EXPECT_EQ(plain, LpOutcome::kInfeasible) << message;
+  // Relaxed, the least violation is positive and the design satisfies the relaxed rows.
+  const LpOutcome least =
+      solve_lp(Eigen::VectorXd::Zero(7), A, rhs, lower, upper, true, 1.0, x, relaxation, message);
+  ASSERT_EQ(least, LpOutcome::kOptimal) << message;
+  EXPECT_GT(relaxation, 1e-3);
+  EXPECT_LE((A * x - rhs).maxCoeff() - relaxation, 1e-6);
 }
 
 }  // namespace
