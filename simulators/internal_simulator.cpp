@@ -76,6 +76,17 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
   out.relative_step = g.positive("step").value_or(out.relative_step);
   out.integrator.checkpoint_steps =
       integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1);
+  if (g.has("adjoint_sweep")) {
+    const json& m = g.raw("adjoint_sweep");
+    if (m == "shared" || m == "per_value") {
+      out.integrator.shared_sweep = m == "shared";
+    } else {
+      g.problems().add(g.at("adjoint_sweep"),
+                       "expected \"shared\" (one backward sweep for all values) or "
+                       "\"per_value\" (one backward solve per value), got " +
+                           json_excerpt(m));
+    }
+  }
   g.finish();
 }
 

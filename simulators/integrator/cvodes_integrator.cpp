@@ -6,6 +6,7 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -39,7 +40,14 @@ struct CvodesSession {
   int adjoint_quadrature = -1;    // the quadrature whose g_x drives the backward problem
   Eigen::MatrixXd work;           // Jacobian scratch of the callbacks
   Eigen::MatrixXd work_q;
-  Eigen::VectorXd vjp;       // lambda' [f_x | f_p] of the adjoint callbacks
+  Eigen::VectorXd vjp;  // lambda' [f_x | f_p] of the adjoint callbacks
+  // Shared backward sweep: `block` adjoint vectors (columns of an n x block matrix), the first
+  // `active` of them joined; per column the quadrature of an integral functional (else -1).
+  int block = 0, active = 0;
+  std::vector<int> block_quadrature;
+  Eigen::MatrixXd sweep_jacobian;  // [f_x | f_p] at (sweep_t, sweep_x), shared by the callbacks
+  Eigen::VectorXd sweep_x;
+  double sweep_t = NAN;
   std::string cvodes_error;  // CVODES's text of its last error
   std::string rhs_error;     // what a callback threw, if it did
   std::string rhs_failure;   // why the last right-hand side call failed, if it did
@@ -215,6 +223,74 @@ int adjoint_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatri
       double* col = SUNDenseMatrix_Column(J, j);
       for (int i = 0; i < n; ++i) col[i] = -s.work(j, i);
     }
+    return 0;
+  });
+}
+
+// The shared sweep's [f_x | f_p] at (t, x): evaluated once for the right-hand side, the
+// quadratures and the Newton matrix of a step, which CVODES calls at the same point.
+const Eigen::MatrixXd& sweep_jacobian(CvodesSession& s, double t, N_Vector x) {
+  const Eigen::Map<const Eigen::VectorXd> xv(data(x), s.n());
+  if (!(t == s.sweep_t) || s.sweep_x != xv) {
+    s.system->jacobian(t, data(x), s.sweep_jacobian);
+    s.sweep_x = xv;
+    s.sweep_t = t;
+  }
+  return s.sweep_jacobian;
+}
+
+// The block of adjoint vectors Lambda (n x block): Lambda' = -f_x' Lambda (- g_x' in the columns
+// of integral functionals); the columns not yet joined stay 0.
+int block_adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector lambda_dot,
+                           void* user_data) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    const int n = s.n(), m = s.active;
+    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
+    const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), n, s.block);
+    Eigen::Map<Eigen::MatrixXd> out(data(lambda_dot), n, s.block);
+    out.leftCols(m).noalias() = -jac.leftCols(n).transpose() * l.leftCols(m);
+    out.rightCols(s.block - m).setZero();
+    bool quadrature_done = false;
+    for (int c = 0; c < m; ++c) {
+      const int k = s.block_quadrature[static_cast<size_t>(c)];
+      if (k < 0) continue;
+      if (!quadrature_done) s.system->quadrature_jacobian(t, data(x), s.work_q);
+      quadrature_done = true;
+      out.col(c) -= s.work_q.row(k).head(n).transpose();
+    }
+    return 0;
+  });
+}
+
+// The block's quadratures -(Lambda' f_p + g_p), np x block (see adjoint_quad_callback).
+int block_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector qdot,
+                        void* user_data) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    const int n = s.n(), np = s.np(), m = s.active;
+    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
+    const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), n, s.block);
+    Eigen::Map<Eigen::MatrixXd> out(data(qdot), np, s.block);
+    out.leftCols(m).noalias() = -jac.rightCols(np).transpose() * l.leftCols(m);
+    out.rightCols(s.block - m).setZero();
+    bool quadrature_done = false;
+    for (int c = 0; c < m; ++c) {
+      const int k = s.block_quadrature[static_cast<size_t>(c)];
+      if (k < 0) continue;
+      if (!quadrature_done) s.system->quadrature_jacobian(t, data(x), s.work_q);
+      quadrature_done = true;
+      out.col(c) -= s.work_q.row(k).tail(np).transpose();
+    }
+    return 0;
+  });
+}
+
+// The n x n block -f_x' of the sweep's Jacobian; block_solver applies it to every column.
+int block_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatrix J, void* user_data,
+                       N_Vector, N_Vector, N_Vector) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    const int n = s.n();
+    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
+    Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(J), n, n) = -jac.leftCols(n).transpose();
     return 0;
   });
 }
@@ -453,33 +529,47 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
 
 namespace {
 
+// The callbacks of a backward problem: one adjoint vector, or the shared sweep's block.
+struct BackwardCallbacks {
+  CVRhsFnB rhs;
+  CVQuadRhsFnB quadrature;
+  CVLsJacFnB jacobian;
+};
+constexpr BackwardCallbacks kOneFunctional{adjoint_callback, adjoint_quad_callback,
+                                           adjoint_jac_callback};
+constexpr BackwardCallbacks kSharedSweep{block_adjoint_callback, block_quad_callback,
+                                         block_jac_callback};
+
 // Starts the backward problem at t_start: created and set up the first time (which < 0, then
-// set), re-initialised for every further functional. Returns the CVODES flag.
+// set), re-initialised for every further functional or stop. The tolerances are the settings'
+// times `scale` (the shared sweep's, see adjoint_system). Returns the CVODES flag.
 int start_backward(CvodesSession& s, const OdeSystem& system, const IntegratorSettings& settings,
-                   double t_start, int& which) {
+                   double t_start, int& which, const BackwardCallbacks& callbacks = kOneFunctional,
+                   double scale = 1.0) {
   int flag = CV_SUCCESS;
+  const double rtol = settings.rtol * scale, atol = settings.atol * scale;
   if (which < 0) {
     flag = CVodeCreateB(s.memory, settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, &which);
-    if (flag == CV_SUCCESS)
-      flag = CVodeInitB(s.memory, which, adjoint_callback, t_start, s.adjoint);
+    if (flag == CV_SUCCESS) flag = CVodeInitB(s.memory, which, callbacks.rhs, t_start, s.adjoint);
     if (flag == CV_SUCCESS) flag = CVodeSetUserDataB(s.memory, which, &s);
-    if (flag == CV_SUCCESS)
-      flag = CVodeSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+    if (flag == CV_SUCCESS) flag = CVodeSStolerancesB(s.memory, which, rtol, atol);
     if (flag == CV_SUCCESS) flag = CVodeSetMaxNumStepsB(s.memory, which, settings.max_steps);
     if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
       flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
     if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
-    if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, adjoint_jac_callback);
+    if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, callbacks.jacobian);
     if (flag == CV_SUCCESS)
       flag = limit_jacobian_age(CVodeGetAdjCVodeBmem(s.memory, which), system.jacobian_age);
     if (flag == CV_SUCCESS)
-      flag = CVodeQuadInitB(s.memory, which, adjoint_quad_callback, s.adjoint_quad);
-    if (flag == CV_SUCCESS)
-      flag = CVodeQuadSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+      flag = CVodeQuadInitB(s.memory, which, callbacks.quadrature, s.adjoint_quad);
+    if (flag == CV_SUCCESS) flag = CVodeQuadSStolerancesB(s.memory, which, rtol, atol);
     if (flag == CV_SUCCESS) flag = CVodeSetQuadErrConB(s.memory, which, SUNTRUE);
   } else {
     flag = CVodeReInitB(s.memory, which, t_start, s.adjoint);
     if (flag == CV_SUCCESS) flag = CVodeQuadReInitB(s.memory, which, s.adjoint_quad);
+    if (flag == CV_SUCCESS && scale != 1.0) flag = CVodeSStolerancesB(s.memory, which, rtol, atol);
+    if (flag == CV_SUCCESS && scale != 1.0)
+      flag = CVodeQuadSStolerancesB(s.memory, which, rtol, atol);
   }
   return flag;
 }
@@ -522,41 +612,26 @@ bool forward_with_checkpoints(CvodesSession& s, const OdeSystem& system, const T
 
 }  // namespace
 
-AdjointResult adjoint_system(
-    const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
-    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
-        functionals) {
-  check_arguments(system.x0, grid);
-  if (!system.jacobian || system.parameters <= 0) {
-    throw std::invalid_argument("adjoint_system: needs a Jacobian and parameters");
-  }
-  AdjointResult result;
-  CvodesSession s;
-  std::string what;
-  int flag = set_up_forward(s, system, grid, settings, what);
-  const int n = static_cast<int>(system.x0.size()), np = system.parameters;
-  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
-  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
-  if (flag != CV_SUCCESS) {
-    result.message = describe(s, what, flag);
-    return result;
-  }
-  if (!forward_with_checkpoints(s, system, grid, result)) return result;
+namespace {
 
-  const std::vector<AdjointFunctional> wanted = functionals(result.states);
-  result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), np);
+// One backward solve per functional (per_functional) or the shared sweep (shared_sweep) after
+// the forward pass, into result.gradients; false (with the message) on failure.
+bool per_functional(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
+                    const IntegratorSettings& settings,
+                    const std::vector<AdjointFunctional>& wanted, AdjointResult& result) {
+  const int n = static_cast<int>(system.x0.size()), np = system.parameters;
   int which = -1;
   s.adjoint = N_VNew_Serial(n, s.context);
   s.adjoint_quad = N_VNew_Serial(np, s.context);
   s.matrix_b = SUNDenseMatrix(n, n, s.context);
   if (!s.adjoint || !s.adjoint_quad || !s.matrix_b) {
     result.message = "CVODES: allocation of the backward problem failed";
-    return result;
+    return false;
   }
   s.solver_b = linear_solver(system, s.adjoint, s.matrix_b, s.context);
   if (!s.solver_b) {
     result.message = "CVODES: allocation of the backward problem's linear solver failed";
-    return result;
+    return false;
   }
   for (size_t f = 0; f < wanted.size(); ++f) {
     const AdjointFunctional& fn = wanted[f];
@@ -573,7 +648,7 @@ AdjointResult adjoint_system(
     N_VConst(0.0, s.adjoint_quad);
     s.adjoint_quadrature = fn.quadrature;
     const double t_start = grid.at(point);
-    flag = start_backward(s, system, settings, t_start, which);
+    int flag = start_backward(s, system, settings, t_start, which);
     if (flag == CV_SUCCESS) flag = CVodeB(s.memory, grid.start, CV_NORMAL);
     sunrealtype t = 0;
     if (flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
@@ -583,14 +658,120 @@ AdjointResult adjoint_system(
       stop << "backward solve " << f + 1 << " of " << wanted.size() << " (from t = " << t_start
            << ")";
       result.message = describe(s, stop.str(), flag);
-      return result;
+      return false;
     }
     ++result.backward_solves;
     result.gradients.row(row) =
         (system.x0_p.transpose() * lambda).transpose() +
         Eigen::Map<const Eigen::VectorXd>(data(s.adjoint_quad), np).transpose();
   }
-  result.ok = true;
+  return true;
+}
+
+// The grid point where a functional's adjoint vector starts (joins the shared sweep).
+int join_point(const AdjointFunctional& fn, const TimeGrid& grid) {
+  return fn.quadrature >= 0 ? grid.points - 1 : fn.point;
+}
+
+bool shared_sweep(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
+                  const IntegratorSettings& settings, const std::vector<AdjointFunctional>& wanted,
+                  AdjointResult& result) {
+  const int n = static_cast<int>(system.x0.size()), np = system.parameters;
+  const int block = static_cast<int>(wanted.size());
+  // Columns in the order the sweep meets the functionals: latest first.
+  std::vector<int> order(wanted.size());
+  for (int c = 0; c < block; ++c) order[static_cast<size_t>(c)] = c;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return join_point(wanted[static_cast<size_t>(a)], grid) >
+           join_point(wanted[static_cast<size_t>(b)], grid);
+  });
+  s.block = block;
+  s.active = 0;
+  for (int f : order) s.block_quadrature.push_back(wanted[static_cast<size_t>(f)].quadrature);
+  s.adjoint = N_VNew_Serial(static_cast<sunindextype>(n) * block, s.context);
+  s.adjoint_quad = N_VNew_Serial(static_cast<sunindextype>(np) * block, s.context);
+  s.matrix_b = SUNDenseMatrix(n, n, s.context);
+  s.solver_b = block_solver(s.context, n, block, system.second_order);
+  if (!s.adjoint || !s.adjoint_quad || !s.matrix_b || !s.solver_b) {
+    result.message = "CVODES: allocation of the shared backward sweep failed";
+    return false;
+  }
+  N_VConst(0.0, s.adjoint);
+  N_VConst(0.0, s.adjoint_quad);
+  Eigen::Map<Eigen::MatrixXd> lambda(data(s.adjoint), n, block);
+  const Eigen::Map<const Eigen::MatrixXd> quad(data(s.adjoint_quad), np, block);
+  int which = -1, flag = CV_SUCCESS, point = 0;
+  sunrealtype t = 0;
+  while (s.active < block) {
+    // The next stop: the adjoint vectors joining there start with h_x (0 for an integral).
+    point = join_point(wanted[static_cast<size_t>(order[s.active])], grid);
+    if (which >= 0) flag = CVodeB(s.memory, grid.at(point), CV_NORMAL);
+    if (which >= 0 && flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
+    if (which >= 0 && flag >= 0) flag = CVodeGetQuadB(s.memory, which, &t, s.adjoint_quad);
+    while (flag >= 0 && s.active < block &&
+           join_point(wanted[static_cast<size_t>(order[s.active])], grid) == point) {
+      const AdjointFunctional& fn = wanted[static_cast<size_t>(order[s.active])];
+      if (fn.quadrature < 0) lambda.col(s.active) += fn.state_weight;
+      ++s.active;
+    }
+    // The error test's RMS norm spans all n x block values, the columns not yet joined (0)
+    // included: tolerances times sqrt(active / block) keep it the RMS of the joined columns.
+    const double scale = std::sqrt(static_cast<double>(s.active) / block);
+    if (flag >= 0 && point > 0) {
+      flag = start_backward(s, system, settings, grid.at(point), which, kSharedSweep, scale);
+      ++result.sweep_stops;
+    }
+    if (flag < 0) {
+      std::ostringstream stop;
+      stop << "shared backward sweep (" << s.active << " of " << block
+           << " adjoint vectors, at t = " << grid.at(point) << ")";
+      result.message = describe(s, stop.str(), flag);
+      return false;
+    }
+  }
+  if (point > 0) {  // from the last stop to t0
+    flag = CVodeB(s.memory, grid.start, CV_NORMAL);
+    if (flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
+    if (flag >= 0) flag = CVodeGetQuadB(s.memory, which, &t, s.adjoint_quad);
+    if (flag < 0) {
+      result.message = describe(s, "shared backward sweep (to the start)", flag);
+      return false;
+    }
+  }
+  result.backward_solves = which >= 0 ? 1 : 0;
+  for (int c = 0; c < block; ++c) {
+    result.gradients.row(order[static_cast<size_t>(c)]) =
+        (system.x0_p.transpose() * lambda.col(c) + quad.col(c)).transpose();
+  }
+  return true;
+}
+
+}  // namespace
+
+AdjointResult adjoint_system(
+    const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
+    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
+        functionals) {
+  check_arguments(system.x0, grid);
+  if (!system.jacobian || system.parameters <= 0) {
+    throw std::invalid_argument("adjoint_system: needs a Jacobian and parameters");
+  }
+  AdjointResult result;
+  CvodesSession s;
+  std::string what;
+  int flag = set_up_forward(s, system, grid, settings, what);
+  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
+  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
+  if (flag != CV_SUCCESS) {
+    result.message = describe(s, what, flag);
+    return result;
+  }
+  if (!forward_with_checkpoints(s, system, grid, result)) return result;
+  const std::vector<AdjointFunctional> wanted = functionals(result.states);
+  result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), system.parameters);
+  result.shared = settings.shared_sweep && wanted.size() > 1;
+  result.ok = result.shared ? shared_sweep(s, system, grid, settings, wanted, result)
+                            : per_functional(s, system, grid, settings, wanted, result);
   return result;
 }
 
