@@ -13,83 +13,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "simulators/integrator/cvodes_session.hpp"
 #include "simulators/integrator/second_order_solver.hpp"
 
 namespace sao::sim {
+using namespace detail;  // NOLINT: the session and helpers of cvodes_session.hpp
 namespace {
-
-// Every SUNDIALS object of one integration, freed in reverse order of creation. It is also
-// the user data of the callbacks: they reach the system and record errors here.
-struct CvodesSession {
-  SUNContext context = nullptr;
-  N_Vector state = nullptr;
-  N_Vector quad = nullptr;
-  N_Vector* sens = nullptr;
-  N_Vector* quad_sens = nullptr;
-  int n_sens = 0;
-  SUNMatrix matrix = nullptr;
-  SUNLinearSolver solver = nullptr;
-  // Backward problem of the adjoint method.
-  N_Vector adjoint = nullptr;
-  N_Vector adjoint_quad = nullptr;
-  SUNMatrix matrix_b = nullptr;
-  SUNLinearSolver solver_b = nullptr;
-  void* memory = nullptr;
-  const OdeSystem* system = nullptr;
-  double rtol = 0.0, atol = 0.0;  // of the forward problem, for system->tolerances
-  int adjoint_quadrature = -1;    // the quadrature whose g_x drives the backward problem
-  Eigen::MatrixXd work;           // Jacobian scratch of the callbacks
-  Eigen::MatrixXd work_q;
-  Eigen::VectorXd vjp;  // lambda' [f_x | f_p] of the adjoint callbacks
-  // Shared backward sweep: `block` adjoint vectors (columns of an n x block matrix), the first
-  // `active` of them joined; per column the quadrature of an integral functional (else -1).
-  int block = 0, active = 0;
-  std::vector<int> block_quadrature;
-  Eigen::MatrixXd sweep_jacobian;  // [f_x | f_p] at (sweep_t, sweep_x), shared by the callbacks
-  Eigen::VectorXd sweep_x;
-  double sweep_t = NAN;
-  std::string cvodes_error;  // CVODES's text of its last error
-  std::string rhs_error;     // what a callback threw, if it did
-  std::string rhs_failure;   // why the last right-hand side call failed, if it did
-
-  CvodesSession() = default;
-  CvodesSession(const CvodesSession&) = delete;
-  CvodesSession& operator=(const CvodesSession&) = delete;
-  ~CvodesSession() {
-    if (memory) CVodeFree(&memory);
-    if (solver_b) SUNLinSolFree(solver_b);
-    if (matrix_b) SUNMatDestroy(matrix_b);
-    if (adjoint_quad) N_VDestroy(adjoint_quad);
-    if (adjoint) N_VDestroy(adjoint);
-    if (solver) SUNLinSolFree(solver);
-    if (matrix) SUNMatDestroy(matrix);
-    if (quad_sens) N_VDestroyVectorArray(quad_sens, n_sens);
-    if (sens) N_VDestroyVectorArray(sens, n_sens);
-    if (quad) N_VDestroy(quad);
-    if (state) N_VDestroy(state);
-    if (context) SUNContext_Free(&context);
-  }
-  int n() const { return static_cast<int>(system->x0.size()); }
-  int np() const { return system->parameters; }
-};
-
-// Exceptions must not cross the C code of CVODES: they become a fatal return.
-template <class Body>
-int guarded(void* user_data, Body body) {
-  auto& s = *static_cast<CvodesSession*>(user_data);
-  try {
-    return body(s);
-  } catch (const std::exception& e) {
-    s.rhs_error = std::string("the model threw: ") + e.what();
-  } catch (...) {
-    s.rhs_error = "the model threw";
-  }
-  return -1;
-}
-
-double* data(N_Vector v) {
-  return N_VGetArrayPointer(v);
-}
 
 int rhs_callback(sunrealtype t, N_Vector x, N_Vector xdot, void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
@@ -227,74 +156,6 @@ int adjoint_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatri
   });
 }
 
-// The shared sweep's [f_x | f_p] at (t, x): evaluated once for the right-hand side, the
-// quadratures and the Newton matrix of a step, which CVODES calls at the same point.
-const Eigen::MatrixXd& sweep_jacobian(CvodesSession& s, double t, N_Vector x) {
-  const Eigen::Map<const Eigen::VectorXd> xv(data(x), s.n());
-  if (!(t == s.sweep_t) || s.sweep_x != xv) {
-    s.system->jacobian(t, data(x), s.sweep_jacobian);
-    s.sweep_x = xv;
-    s.sweep_t = t;
-  }
-  return s.sweep_jacobian;
-}
-
-// The block of adjoint vectors Lambda (n x block): Lambda' = -f_x' Lambda (- g_x' in the columns
-// of integral functionals); the columns not yet joined stay 0.
-int block_adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector lambda_dot,
-                           void* user_data) {
-  return guarded(user_data, [&](CvodesSession& s) {
-    const int n = s.n(), m = s.active;
-    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
-    const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), n, s.block);
-    Eigen::Map<Eigen::MatrixXd> out(data(lambda_dot), n, s.block);
-    out.leftCols(m).noalias() = -jac.leftCols(n).transpose() * l.leftCols(m);
-    out.rightCols(s.block - m).setZero();
-    bool quadrature_done = false;
-    for (int c = 0; c < m; ++c) {
-      const int k = s.block_quadrature[static_cast<size_t>(c)];
-      if (k < 0) continue;
-      if (!quadrature_done) s.system->quadrature_jacobian(t, data(x), s.work_q);
-      quadrature_done = true;
-      out.col(c) -= s.work_q.row(k).head(n).transpose();
-    }
-    return 0;
-  });
-}
-
-// The block's quadratures -(Lambda' f_p + g_p), np x block (see adjoint_quad_callback).
-int block_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector qdot,
-                        void* user_data) {
-  return guarded(user_data, [&](CvodesSession& s) {
-    const int n = s.n(), np = s.np(), m = s.active;
-    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
-    const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), n, s.block);
-    Eigen::Map<Eigen::MatrixXd> out(data(qdot), np, s.block);
-    out.leftCols(m).noalias() = -jac.rightCols(np).transpose() * l.leftCols(m);
-    out.rightCols(s.block - m).setZero();
-    bool quadrature_done = false;
-    for (int c = 0; c < m; ++c) {
-      const int k = s.block_quadrature[static_cast<size_t>(c)];
-      if (k < 0) continue;
-      if (!quadrature_done) s.system->quadrature_jacobian(t, data(x), s.work_q);
-      quadrature_done = true;
-      out.col(c) -= s.work_q.row(k).tail(np).transpose();
-    }
-    return 0;
-  });
-}
-
-// The n x n block -f_x' of the sweep's Jacobian; block_solver applies it to every column.
-int block_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatrix J, void* user_data,
-                       N_Vector, N_Vector, N_Vector) {
-  return guarded(user_data, [&](CvodesSession& s) {
-    const int n = s.n();
-    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
-    Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(J), n, n) = -jac.leftCols(n).transpose();
-    return 0;
-  });
-}
-
 // Keeps CVODES's messages in the result instead of printing them on stderr.
 void error_callback(int, const char*, const char* function, char* msg, void* user_data) {
   static_cast<CvodesSession*>(user_data)->cvodes_error = std::string(function) + ": " + msg;
@@ -334,13 +195,17 @@ std::string flag_name(int flag) {
   return out;
 }
 
-std::string describe(const CvodesSession& s, const std::string& what, int flag) {
+}  // namespace
+
+std::string detail::describe(const CvodesSession& s, const std::string& what, int flag) {
   std::string out = "CVODES " + what + ": " + flag_name(flag);
   if (!s.cvodes_error.empty()) out += " (" + s.cvodes_error + ")";
   if (!s.rhs_error.empty()) out += "; " + s.rhs_error;
   if (!s.rhs_failure.empty()) out += "; " + s.rhs_failure;
   return out;
 }
+
+namespace {
 
 void check_arguments(const Eigen::VectorXd& x0, const TimeGrid& grid) {
   if (x0.size() == 0 || grid.points < 2 || !(grid.end > grid.start)) {
@@ -527,25 +392,13 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
   return result;
 }
 
-namespace {
+const BackwardCallbacks detail::kOneFunctional{adjoint_callback, adjoint_quad_callback,
+                                               adjoint_jac_callback};
 
-// The callbacks of a backward problem: one adjoint vector, or the shared sweep's block.
-struct BackwardCallbacks {
-  CVRhsFnB rhs;
-  CVQuadRhsFnB quadrature;
-  CVLsJacFnB jacobian;
-};
-constexpr BackwardCallbacks kOneFunctional{adjoint_callback, adjoint_quad_callback,
-                                           adjoint_jac_callback};
-constexpr BackwardCallbacks kSharedSweep{block_adjoint_callback, block_quad_callback,
-                                         block_jac_callback};
-
-// Starts the backward problem at t_start: created and set up the first time (which < 0, then
-// set), re-initialised for every further functional or stop. The tolerances are the settings'
-// times `scale` (the shared sweep's, see adjoint_system). Returns the CVODES flag.
-int start_backward(CvodesSession& s, const OdeSystem& system, const IntegratorSettings& settings,
-                   double t_start, int& which, const BackwardCallbacks& callbacks = kOneFunctional,
-                   double scale = 1.0) {
+// Starts the backward problem (cvodes_session.hpp).
+int detail::start_backward(CvodesSession& s, const OdeSystem& system,
+                           const IntegratorSettings& settings, double t_start, int& which,
+                           const BackwardCallbacks& callbacks, double scale) {
   int flag = CV_SUCCESS;
   const double rtol = settings.rtol * scale, atol = settings.atol * scale;
   if (which < 0) {
@@ -573,6 +426,8 @@ int start_backward(CvodesSession& s, const OdeSystem& system, const IntegratorSe
   }
   return flag;
 }
+
+namespace {
 
 // The forward pass of the adjoint method, storing checkpoints: the states on the grid, the
 // integrals, the step and checkpoint counts into `result`; false (with its message) on failure.
@@ -648,7 +503,7 @@ bool per_functional(CvodesSession& s, const OdeSystem& system, const TimeGrid& g
     N_VConst(0.0, s.adjoint_quad);
     s.adjoint_quadrature = fn.quadrature;
     const double t_start = grid.at(point);
-    int flag = start_backward(s, system, settings, t_start, which);
+    int flag = start_backward(s, system, settings, t_start, which, kOneFunctional, 1.0);
     if (flag == CV_SUCCESS) flag = CVodeB(s.memory, grid.start, CV_NORMAL);
     sunrealtype t = 0;
     if (flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
@@ -661,87 +516,12 @@ bool per_functional(CvodesSession& s, const OdeSystem& system, const TimeGrid& g
       return false;
     }
     ++result.backward_solves;
+    long steps = 0;
+    CVodeGetNumSteps(CVodeGetAdjCVodeBmem(s.memory, which), &steps);
+    result.backward_steps += steps;
     result.gradients.row(row) =
         (system.x0_p.transpose() * lambda).transpose() +
         Eigen::Map<const Eigen::VectorXd>(data(s.adjoint_quad), np).transpose();
-  }
-  return true;
-}
-
-// The grid point where a functional's adjoint vector starts (joins the shared sweep).
-int join_point(const AdjointFunctional& fn, const TimeGrid& grid) {
-  return fn.quadrature >= 0 ? grid.points - 1 : fn.point;
-}
-
-bool shared_sweep(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
-                  const IntegratorSettings& settings, const std::vector<AdjointFunctional>& wanted,
-                  AdjointResult& result) {
-  const int n = static_cast<int>(system.x0.size()), np = system.parameters;
-  const int block = static_cast<int>(wanted.size());
-  // Columns in the order the sweep meets the functionals: latest first.
-  std::vector<int> order(wanted.size());
-  for (int c = 0; c < block; ++c) order[static_cast<size_t>(c)] = c;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return join_point(wanted[static_cast<size_t>(a)], grid) >
-           join_point(wanted[static_cast<size_t>(b)], grid);
-  });
-  s.block = block;
-  s.active = 0;
-  for (int f : order) s.block_quadrature.push_back(wanted[static_cast<size_t>(f)].quadrature);
-  s.adjoint = N_VNew_Serial(static_cast<sunindextype>(n) * block, s.context);
-  s.adjoint_quad = N_VNew_Serial(static_cast<sunindextype>(np) * block, s.context);
-  s.matrix_b = SUNDenseMatrix(n, n, s.context);
-  s.solver_b = block_solver(s.context, n, block, system.second_order);
-  if (!s.adjoint || !s.adjoint_quad || !s.matrix_b || !s.solver_b) {
-    result.message = "CVODES: allocation of the shared backward sweep failed";
-    return false;
-  }
-  N_VConst(0.0, s.adjoint);
-  N_VConst(0.0, s.adjoint_quad);
-  Eigen::Map<Eigen::MatrixXd> lambda(data(s.adjoint), n, block);
-  const Eigen::Map<const Eigen::MatrixXd> quad(data(s.adjoint_quad), np, block);
-  int which = -1, flag = CV_SUCCESS, point = 0;
-  sunrealtype t = 0;
-  while (s.active < block) {
-    // The next stop: the adjoint vectors joining there start with h_x (0 for an integral).
-    point = join_point(wanted[static_cast<size_t>(order[s.active])], grid);
-    if (which >= 0) flag = CVodeB(s.memory, grid.at(point), CV_NORMAL);
-    if (which >= 0 && flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
-    if (which >= 0 && flag >= 0) flag = CVodeGetQuadB(s.memory, which, &t, s.adjoint_quad);
-    while (flag >= 0 && s.active < block &&
-           join_point(wanted[static_cast<size_t>(order[s.active])], grid) == point) {
-      const AdjointFunctional& fn = wanted[static_cast<size_t>(order[s.active])];
-      if (fn.quadrature < 0) lambda.col(s.active) += fn.state_weight;
-      ++s.active;
-    }
-    // The error test's RMS norm spans all n x block values, the columns not yet joined (0)
-    // included: tolerances times sqrt(active / block) keep it the RMS of the joined columns.
-    const double scale = std::sqrt(static_cast<double>(s.active) / block);
-    if (flag >= 0 && point > 0) {
-      flag = start_backward(s, system, settings, grid.at(point), which, kSharedSweep, scale);
-      ++result.sweep_stops;
-    }
-    if (flag < 0) {
-      std::ostringstream stop;
-      stop << "shared backward sweep (" << s.active << " of " << block
-           << " adjoint vectors, at t = " << grid.at(point) << ")";
-      result.message = describe(s, stop.str(), flag);
-      return false;
-    }
-  }
-  if (point > 0) {  // from the last stop to t0
-    flag = CVodeB(s.memory, grid.start, CV_NORMAL);
-    if (flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
-    if (flag >= 0) flag = CVodeGetQuadB(s.memory, which, &t, s.adjoint_quad);
-    if (flag < 0) {
-      result.message = describe(s, "shared backward sweep (to the start)", flag);
-      return false;
-    }
-  }
-  result.backward_solves = which >= 0 ? 1 : 0;
-  for (int c = 0; c < block; ++c) {
-    result.gradients.row(order[static_cast<size_t>(c)]) =
-        (system.x0_p.transpose() * lambda.col(c) + quad.col(c)).transpose();
   }
   return true;
 }

@@ -143,6 +143,7 @@ struct AdjointResult {
                                   // problem again between them
   bool shared = false;            // the shared backward sweep ran (backward_solves is 1)
   int sweep_stops = 0;            // its (re-)starts: the distinct times where functionals join
+  long backward_steps = 0;        // internal steps of the backward solves (or of the sweep)
 };
 
 // The adjoint method with CVODES checkpointing: one forward solve (a checkpoint every

@@ -40,9 +40,10 @@ std::string adjoint_sensitivities(const SensitivityProblem& problem, CaseResult&
       r.checkpoints > 0 ? " (the forward problem integrated again between them; "
                           "simulator.gradients.checkpoint_steps keeps more steps in memory)"
                         : "",
-      r.shared ? fmt::format("one shared backward sweep of {} adjoint vectors ({} stops)",
-                             wanted.size(), r.sweep_stops)
-               : fmt::format("{} backward solve(s)", r.backward_solves));
+      r.shared
+          ? fmt::format("one shared backward sweep of {} adjoint vectors ({} stops, {} steps)",
+                        wanted.size(), r.sweep_stops, r.backward_steps)
+          : fmt::format("{} backward solve(s) ({} steps)", r.backward_solves, r.backward_steps));
   for (size_t f = 0; f < wanted.size(); ++f) {
     const auto row = static_cast<Eigen::Index>(f);
     rows.row(row) = r.gradients.row(row);

@@ -145,6 +145,30 @@ INSTANTIATE_TEST_SUITE_P(Issue25, SharedSweep,
                                   std::to_string(info.param.checkpoint_steps);
                          });
 
+// Fewer values than states (plus integrals): the sweep carries the values' own adjoint vectors
+// (no transition block) and gives the same gradients.
+TEST(SharedSweep, TwoValuesCarryTheirOwnVectors) {
+  const OdeSystem system = oscillator(true);
+  const TimeGrid grid{0.0, 4.0, 41};
+  IntegratorSettings settings;
+  settings.rtol = 1e-9;
+  settings.atol = 1e-11;
+  std::vector<AdjointFunctional> values(2);
+  values[0].point = 17;
+  values[0].state_weight = Eigen::Vector2d(1, 0);
+  values[1].point = 33;
+  values[1].state_weight = Eigen::Vector2d(0.5, -1);
+  auto functionals = [&](const Eigen::MatrixXd&) { return values; };
+  const AdjointResult shared = adjoint_system(system, grid, settings, functionals);
+  ASSERT_TRUE(shared.ok) << shared.message;
+  EXPECT_TRUE(shared.shared);
+  EXPECT_EQ(shared.sweep_stops, 2);
+  const Eigen::MatrixXd direct = direct_rows(system, grid, settings, values);
+  EXPECT_LT((shared.gradients - direct).cwiseAbs().maxCoeff(), 1e-6 * (1 + direct.norm()))
+      << shared.gradients << "\n"
+      << direct;
+}
+
 // A failing Jacobian in the sweep is a message naming the sweep and where it stopped, never an
 // exception or a wrong gradient.
 TEST(SharedSweep, AFailureNamesTheSweep) {
