@@ -23,25 +23,32 @@ const Eigen::MatrixXd& sweep_jacobian(CvodesSession& s, double t, N_Vector x) {
   return s.sweep_jacobian;
 }
 
-// The block of adjoint vectors Lambda (n x block): Lambda' = -f_x' Lambda (- g_x' in the columns
-// of integral functionals); the columns not yet joined stay 0.
+// -[f_x | f_p]' Lambda (- [g_x | g_p]' in the columns of integral functionals), the rows of
+// columns first .. first + rows - 1 of [f_x | f_p]: the block's right-hand side (first 0, n rows)
+// or its quadratures (first n, np rows); the columns not yet joined stay 0.
+void block_products(CvodesSession& s, double t, N_Vector x, N_Vector lambda, double* result,
+                    int first, int rows) {
+  const int m = s.active;
+  const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
+  const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), s.n(), s.block);
+  Eigen::Map<Eigen::MatrixXd> out(result, rows, s.block);
+  out.leftCols(m).noalias() = -jac.middleCols(first, rows).transpose() * l.leftCols(m);
+  out.rightCols(s.block - m).setZero();
+  bool quadrature_done = false;
+  for (int c = 0; c < m; ++c) {
+    const int k = s.block_quadrature[static_cast<size_t>(c)];
+    if (k < 0) continue;
+    if (!quadrature_done) s.system->quadrature_jacobian(t, data(x), s.work_q);
+    quadrature_done = true;
+    out.col(c) -= s.work_q.row(k).segment(first, rows).transpose();
+  }
+}
+
+// The block of adjoint vectors Lambda (n x block): Lambda' = -f_x' Lambda (- g_x').
 int block_adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector lambda_dot,
                            void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
-    const int n = s.n(), m = s.active;
-    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
-    const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), n, s.block);
-    Eigen::Map<Eigen::MatrixXd> out(data(lambda_dot), n, s.block);
-    out.leftCols(m).noalias() = -jac.leftCols(n).transpose() * l.leftCols(m);
-    out.rightCols(s.block - m).setZero();
-    bool quadrature_done = false;
-    for (int c = 0; c < m; ++c) {
-      const int k = s.block_quadrature[static_cast<size_t>(c)];
-      if (k < 0) continue;
-      if (!quadrature_done) s.system->quadrature_jacobian(t, data(x), s.work_q);
-      quadrature_done = true;
-      out.col(c) -= s.work_q.row(k).head(n).transpose();
-    }
+    block_products(s, t, x, lambda, data(lambda_dot), 0, s.n());
     return 0;
   });
 }
@@ -50,20 +57,7 @@ int block_adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector 
 int block_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector qdot,
                         void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
-    const int n = s.n(), np = s.np(), m = s.active;
-    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
-    const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), n, s.block);
-    Eigen::Map<Eigen::MatrixXd> out(data(qdot), np, s.block);
-    out.leftCols(m).noalias() = -jac.rightCols(np).transpose() * l.leftCols(m);
-    out.rightCols(s.block - m).setZero();
-    bool quadrature_done = false;
-    for (int c = 0; c < m; ++c) {
-      const int k = s.block_quadrature[static_cast<size_t>(c)];
-      if (k < 0) continue;
-      if (!quadrature_done) s.system->quadrature_jacobian(t, data(x), s.work_q);
-      quadrature_done = true;
-      out.col(c) -= s.work_q.row(k).tail(np).transpose();
-    }
+    block_products(s, t, x, lambda, data(qdot), s.n(), s.np());
     return 0;
   });
 }
