@@ -76,6 +76,17 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
   out.relative_step = g.positive("step").value_or(out.relative_step);
   out.integrator.checkpoint_steps =
       integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1);
+  if (g.has("adjoint_sweep")) {
+    const json& m = g.raw("adjoint_sweep");
+    if (m == "shared" || m == "per_value") {
+      out.integrator.shared_sweep = m == "shared";
+    } else {
+      g.problems().add(g.at("adjoint_sweep"),
+                       "expected \"shared\" (one backward sweep for all values) or "
+                       "\"per_value\" (one backward solve per value), got " +
+                           json_excerpt(m));
+    }
+  }
   g.finish();
 }
 
@@ -357,6 +368,22 @@ void InternalSimulator::run(BatchRun& job) const {
   job.ok = true;
 }
 
+namespace {
+
+// What the adjoint method's cost grows with: its backward block (adjoint_system,
+// cvodes_integrator.hpp): one vector per value, or with the shared sweep and more values than
+// states and integrals, the n unit vectors and one per integral.
+int adjoint_width(const OdeModel& model, const std::vector<WantedValue>& wanted,
+                  const IntegratorSettings& settings) {
+  const int values = static_cast<int>(wanted.size());
+  if (!settings.shared_sweep || values <= 1) return values;
+  int integrals = 0;
+  for (const WantedValue& w : wanted) integrals += w.point < 0 ? 1 : 0;
+  return std::min(values, model.state_size() + integrals);
+}
+
+}  // namespace
+
 std::string InternalSimulator::differentiate(BatchRun& job, const SensitivityProblem& problem,
                                              GradientMethod method, Eigen::MatrixXd& rows) const {
   const SensitivityMethod run = method == GradientMethod::kDiscreteAdjoint
@@ -368,7 +395,7 @@ std::string InternalSimulator::differentiate(BatchRun& job, const SensitivityPro
   if (failure.empty() &&
       (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint)) {
     chooser_->record(job.load_case, method == GradientMethod::kAdjoint,
-                     static_cast<int>(problem.wanted.size()),
+                     adjoint_width(problem.model, problem.wanted, problem.settings),
                      static_cast<int>(problem.active.size()), seconds_since(start));
   }
   return failure;
@@ -393,10 +420,12 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
   if (method == GradientMethod::kAuto && model.discrete_map()) {
     method = GradientMethod::kDiscreteAdjoint;
   } else if (method == GradientMethod::kAuto) {
-    // The cheaper of one backward solve per value and one sensitivity system per parameter,
-    // by the costs measured in this load case (method_choice.hpp).
+    // The cheaper of the adjoint's backward block (one vector per value, at most the states
+    // and integrals with the shared sweep) and one sensitivity system per parameter, by the
+    // costs measured in this load case (method_choice.hpp).
     const MethodChooser::Choice choice = chooser_->choose(
-        job.load_case, static_cast<int>(wanted.size()), static_cast<int>(active.size()));
+        job.load_case, static_cast<int>(wanted.size()), static_cast<int>(active.size()),
+        adjoint_width(model, wanted, settings_.integrator));
     method = choice.adjoint ? GradientMethod::kAdjoint : GradientMethod::kDirect;
     reason = ": " + choice.reason;
   }

@@ -6,7 +6,8 @@
 //      analysis ratio of its integral response for 1..50 parameters by forward differences,
 //      direct and adjoint (one thread);
 //   3. the quarter car's gradients of every retained time point (3 histories x 601 points x 3
-//      load cases, 6 design variables) by direct, adjoint and auto, on one thread.
+//      load cases, 6 design variables) by direct, the adjoint with one backward solve per value
+//      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread.
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --sao PATH runs them with another sao program.
 //
@@ -80,10 +81,13 @@ struct StudySimulator {
   Eigen::VectorXd start;
 };
 
-StudySimulator study_simulator(const char* name, const std::string& method) {
+// `sweep`, when given: simulator.gradients.adjoint_sweep ("shared" or "per_value").
+StudySimulator study_simulator(const char* name, const std::string& method,
+                               const char* sweep = nullptr) {
   StudySimulator s{sao::load_study_file(study_path(name)), nullptr, {}};
   s.study.simulator["workers"] = 1;
   s.study.simulator["gradients"]["method"] = method;
+  if (sweep) s.study.simulator["gradients"]["adjoint_sweep"] = sweep;
   s.simulator = sao::make_simulator(s.study.simulator_setup());
   s.start.resize(s.study.n_design());
   for (int i = 0; i < s.study.n_design(); ++i) s.start(i) = s.study.design[i].initial;
@@ -196,31 +200,37 @@ void quarter_car_points() {
   fmt::print(
       "\n3. Quarter car: gradients of every retained point (3 histories x 601 points x 3 load "
       "cases, 6 variables), 1 thread\n");
-  fmt::print("{:<10} {:<10} {:>12} {:>16} {}\n", "model", "method", "time", "/ analysis",
+  fmt::print("{:<10} {:<18} {:>12} {:>12} {}\n", "model", "method", "time", "/ analysis",
              "  chosen");
   const std::vector<std::pair<const char*, std::vector<std::string>>> models = {
       {"quarter-car.json", {"deflection", "chassis_acceleration", "tyre_deflection"}},
       {"quarter-car-multibody.json", {"suspension.length", "chassis.ay", "tyre.length"}}};
+  struct Method {
+    const char* label;
+    const char* method;
+    const char* sweep;  // simulator.gradients.adjoint_sweep, or null
+  };
   for (const auto& [file, histories] : models) {
     const bool multibody = std::strstr(file, "multibody") != nullptr;
-    // The multibody model's per-point adjoint (5418 backward solves) would take minutes.
-    const std::vector<const char*> methods =
-        multibody ? std::vector<const char*>{"direct", "auto"}
-                  : std::vector<const char*>{"direct", "adjoint", "auto"};
-    for (const char* method : methods) {
-      auto s = study_simulator(file, method);
+    // The multibody model's per-value adjoint (5418 backward solves) would take minutes.
+    std::vector<Method> methods = {{"direct", "direct", nullptr}};
+    if (!multibody) methods.push_back({"adjoint per value", "adjoint", "per_value"});
+    methods.push_back({"adjoint shared", "adjoint", "shared"});
+    methods.push_back({"auto", "auto", nullptr});
+    for (const Method& m : methods) {
+      auto s = study_simulator(file, m.method, m.sweep);
       const double analysis = evaluation_seconds(s, {});
       std::string chosen;
       double t = 0.0;
       try {  // a failed method is a row of the table, not the end of the run
         t = evaluation_seconds(s, all_points(s, histories), &chosen);
       } catch (const std::runtime_error& e) {
-        fmt::print("{:<10} {:<10} failed: {}\n", multibody ? "multibody" : "dedicated", method,
+        fmt::print("{:<10} {:<18} failed: {}\n", multibody ? "multibody" : "dedicated", m.label,
                    e.what());
         continue;
       }
-      fmt::print("{:<10} {:<10} {:>10.1f}ms {:>16.2f}   {}\n",
-                 multibody ? "multibody" : "dedicated", method, 1e3 * t, t / analysis, chosen);
+      fmt::print("{:<10} {:<18} {:>10.1f}ms {:>12.2f}   {}\n",
+                 multibody ? "multibody" : "dedicated", m.label, 1e3 * t, t / analysis, chosen);
     }
   }
 }

@@ -6,82 +6,19 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "simulators/integrator/cvodes_session.hpp"
 #include "simulators/integrator/second_order_solver.hpp"
 
 namespace sao::sim {
+using namespace detail;  // NOLINT: the session and helpers of cvodes_session.hpp
 namespace {
-
-// Every SUNDIALS object of one integration, freed in reverse order of creation. It is also
-// the user data of the callbacks: they reach the system and record errors here.
-struct CvodesSession {
-  SUNContext context = nullptr;
-  N_Vector state = nullptr;
-  N_Vector quad = nullptr;
-  N_Vector* sens = nullptr;
-  N_Vector* quad_sens = nullptr;
-  int n_sens = 0;
-  SUNMatrix matrix = nullptr;
-  SUNLinearSolver solver = nullptr;
-  // Backward problem of the adjoint method.
-  N_Vector adjoint = nullptr;
-  N_Vector adjoint_quad = nullptr;
-  SUNMatrix matrix_b = nullptr;
-  SUNLinearSolver solver_b = nullptr;
-  void* memory = nullptr;
-  const OdeSystem* system = nullptr;
-  double rtol = 0.0, atol = 0.0;  // of the forward problem, for system->tolerances
-  int adjoint_quadrature = -1;    // the quadrature whose g_x drives the backward problem
-  Eigen::MatrixXd work;           // Jacobian scratch of the callbacks
-  Eigen::MatrixXd work_q;
-  Eigen::VectorXd vjp;       // lambda' [f_x | f_p] of the adjoint callbacks
-  std::string cvodes_error;  // CVODES's text of its last error
-  std::string rhs_error;     // what a callback threw, if it did
-  std::string rhs_failure;   // why the last right-hand side call failed, if it did
-
-  CvodesSession() = default;
-  CvodesSession(const CvodesSession&) = delete;
-  CvodesSession& operator=(const CvodesSession&) = delete;
-  ~CvodesSession() {
-    if (memory) CVodeFree(&memory);
-    if (solver_b) SUNLinSolFree(solver_b);
-    if (matrix_b) SUNMatDestroy(matrix_b);
-    if (adjoint_quad) N_VDestroy(adjoint_quad);
-    if (adjoint) N_VDestroy(adjoint);
-    if (solver) SUNLinSolFree(solver);
-    if (matrix) SUNMatDestroy(matrix);
-    if (quad_sens) N_VDestroyVectorArray(quad_sens, n_sens);
-    if (sens) N_VDestroyVectorArray(sens, n_sens);
-    if (quad) N_VDestroy(quad);
-    if (state) N_VDestroy(state);
-    if (context) SUNContext_Free(&context);
-  }
-  int n() const { return static_cast<int>(system->x0.size()); }
-  int np() const { return system->parameters; }
-};
-
-// Exceptions must not cross the C code of CVODES: they become a fatal return.
-template <class Body>
-int guarded(void* user_data, Body body) {
-  auto& s = *static_cast<CvodesSession*>(user_data);
-  try {
-    return body(s);
-  } catch (const std::exception& e) {
-    s.rhs_error = std::string("the model threw: ") + e.what();
-  } catch (...) {
-    s.rhs_error = "the model threw";
-  }
-  return -1;
-}
-
-double* data(N_Vector v) {
-  return N_VGetArrayPointer(v);
-}
 
 int rhs_callback(sunrealtype t, N_Vector x, N_Vector xdot, void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
@@ -258,13 +195,17 @@ std::string flag_name(int flag) {
   return out;
 }
 
-std::string describe(const CvodesSession& s, const std::string& what, int flag) {
+}  // namespace
+
+std::string detail::describe(const CvodesSession& s, const std::string& what, int flag) {
   std::string out = "CVODES " + what + ": " + flag_name(flag);
   if (!s.cvodes_error.empty()) out += " (" + s.cvodes_error + ")";
   if (!s.rhs_error.empty()) out += "; " + s.rhs_error;
   if (!s.rhs_failure.empty()) out += "; " + s.rhs_failure;
   return out;
 }
+
+namespace {
 
 void check_arguments(const Eigen::VectorXd& x0, const TimeGrid& grid) {
   if (x0.size() == 0 || grid.points < 2 || !(grid.end > grid.start)) {
@@ -451,38 +392,42 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
   return result;
 }
 
-namespace {
+const BackwardCallbacks detail::kOneFunctional{adjoint_callback, adjoint_quad_callback,
+                                               adjoint_jac_callback};
 
-// Starts the backward problem at t_start: created and set up the first time (which < 0, then
-// set), re-initialised for every further functional. Returns the CVODES flag.
-int start_backward(CvodesSession& s, const OdeSystem& system, const IntegratorSettings& settings,
-                   double t_start, int& which) {
+// Starts the backward problem (cvodes_session.hpp).
+int detail::start_backward(CvodesSession& s, const OdeSystem& system,
+                           const IntegratorSettings& settings, double t_start, int& which,
+                           const BackwardCallbacks& callbacks, double scale) {
   int flag = CV_SUCCESS;
+  const double rtol = settings.rtol * scale, atol = settings.atol * scale;
   if (which < 0) {
     flag = CVodeCreateB(s.memory, settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, &which);
-    if (flag == CV_SUCCESS)
-      flag = CVodeInitB(s.memory, which, adjoint_callback, t_start, s.adjoint);
+    if (flag == CV_SUCCESS) flag = CVodeInitB(s.memory, which, callbacks.rhs, t_start, s.adjoint);
     if (flag == CV_SUCCESS) flag = CVodeSetUserDataB(s.memory, which, &s);
-    if (flag == CV_SUCCESS)
-      flag = CVodeSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+    if (flag == CV_SUCCESS) flag = CVodeSStolerancesB(s.memory, which, rtol, atol);
     if (flag == CV_SUCCESS) flag = CVodeSetMaxNumStepsB(s.memory, which, settings.max_steps);
     if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
       flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
     if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
-    if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, adjoint_jac_callback);
+    if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, callbacks.jacobian);
     if (flag == CV_SUCCESS)
       flag = limit_jacobian_age(CVodeGetAdjCVodeBmem(s.memory, which), system.jacobian_age);
     if (flag == CV_SUCCESS)
-      flag = CVodeQuadInitB(s.memory, which, adjoint_quad_callback, s.adjoint_quad);
-    if (flag == CV_SUCCESS)
-      flag = CVodeQuadSStolerancesB(s.memory, which, settings.rtol, settings.atol);
+      flag = CVodeQuadInitB(s.memory, which, callbacks.quadrature, s.adjoint_quad);
+    if (flag == CV_SUCCESS) flag = CVodeQuadSStolerancesB(s.memory, which, rtol, atol);
     if (flag == CV_SUCCESS) flag = CVodeSetQuadErrConB(s.memory, which, SUNTRUE);
   } else {
     flag = CVodeReInitB(s.memory, which, t_start, s.adjoint);
     if (flag == CV_SUCCESS) flag = CVodeQuadReInitB(s.memory, which, s.adjoint_quad);
+    if (flag == CV_SUCCESS && scale != 1.0) flag = CVodeSStolerancesB(s.memory, which, rtol, atol);
+    if (flag == CV_SUCCESS && scale != 1.0)
+      flag = CVodeQuadSStolerancesB(s.memory, which, rtol, atol);
   }
   return flag;
 }
+
+namespace {
 
 // The forward pass of the adjoint method, storing checkpoints: the states on the grid, the
 // integrals, the step and checkpoint counts into `result`; false (with its message) on failure.
@@ -522,41 +467,26 @@ bool forward_with_checkpoints(CvodesSession& s, const OdeSystem& system, const T
 
 }  // namespace
 
-AdjointResult adjoint_system(
-    const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
-    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
-        functionals) {
-  check_arguments(system.x0, grid);
-  if (!system.jacobian || system.parameters <= 0) {
-    throw std::invalid_argument("adjoint_system: needs a Jacobian and parameters");
-  }
-  AdjointResult result;
-  CvodesSession s;
-  std::string what;
-  int flag = set_up_forward(s, system, grid, settings, what);
-  const int n = static_cast<int>(system.x0.size()), np = system.parameters;
-  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
-  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
-  if (flag != CV_SUCCESS) {
-    result.message = describe(s, what, flag);
-    return result;
-  }
-  if (!forward_with_checkpoints(s, system, grid, result)) return result;
+namespace {
 
-  const std::vector<AdjointFunctional> wanted = functionals(result.states);
-  result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), np);
+// One backward solve per functional (per_functional) or the shared sweep (shared_sweep) after
+// the forward pass, into result.gradients; false (with the message) on failure.
+bool per_functional(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
+                    const IntegratorSettings& settings,
+                    const std::vector<AdjointFunctional>& wanted, AdjointResult& result) {
+  const int n = static_cast<int>(system.x0.size()), np = system.parameters;
   int which = -1;
   s.adjoint = N_VNew_Serial(n, s.context);
   s.adjoint_quad = N_VNew_Serial(np, s.context);
   s.matrix_b = SUNDenseMatrix(n, n, s.context);
   if (!s.adjoint || !s.adjoint_quad || !s.matrix_b) {
     result.message = "CVODES: allocation of the backward problem failed";
-    return result;
+    return false;
   }
   s.solver_b = linear_solver(system, s.adjoint, s.matrix_b, s.context);
   if (!s.solver_b) {
     result.message = "CVODES: allocation of the backward problem's linear solver failed";
-    return result;
+    return false;
   }
   for (size_t f = 0; f < wanted.size(); ++f) {
     const AdjointFunctional& fn = wanted[f];
@@ -573,7 +503,7 @@ AdjointResult adjoint_system(
     N_VConst(0.0, s.adjoint_quad);
     s.adjoint_quadrature = fn.quadrature;
     const double t_start = grid.at(point);
-    flag = start_backward(s, system, settings, t_start, which);
+    int flag = start_backward(s, system, settings, t_start, which, kOneFunctional, 1.0);
     if (flag == CV_SUCCESS) flag = CVodeB(s.memory, grid.start, CV_NORMAL);
     sunrealtype t = 0;
     if (flag >= 0) flag = CVodeGetB(s.memory, which, &t, s.adjoint);
@@ -583,14 +513,45 @@ AdjointResult adjoint_system(
       stop << "backward solve " << f + 1 << " of " << wanted.size() << " (from t = " << t_start
            << ")";
       result.message = describe(s, stop.str(), flag);
-      return result;
+      return false;
     }
     ++result.backward_solves;
+    long steps = 0;
+    CVodeGetNumSteps(CVodeGetAdjCVodeBmem(s.memory, which), &steps);
+    result.backward_steps += steps;
     result.gradients.row(row) =
         (system.x0_p.transpose() * lambda).transpose() +
         Eigen::Map<const Eigen::VectorXd>(data(s.adjoint_quad), np).transpose();
   }
-  result.ok = true;
+  return true;
+}
+
+}  // namespace
+
+AdjointResult adjoint_system(
+    const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
+    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
+        functionals) {
+  check_arguments(system.x0, grid);
+  if (!system.jacobian || system.parameters <= 0) {
+    throw std::invalid_argument("adjoint_system: needs a Jacobian and parameters");
+  }
+  AdjointResult result;
+  CvodesSession s;
+  std::string what;
+  int flag = set_up_forward(s, system, grid, settings, what);
+  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
+  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
+  if (flag != CV_SUCCESS) {
+    result.message = describe(s, what, flag);
+    return result;
+  }
+  if (!forward_with_checkpoints(s, system, grid, result)) return result;
+  const std::vector<AdjointFunctional> wanted = functionals(result.states);
+  result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), system.parameters);
+  result.shared = settings.shared_sweep && wanted.size() > 1;
+  result.ok = result.shared ? shared_sweep(s, system, grid, settings, wanted, result)
+                            : per_functional(s, system, grid, settings, wanted, result);
   return result;
 }
 

@@ -35,6 +35,9 @@ struct IntegratorSettings {
   // integrates the forward problem again over every earlier interval during the backward
   // solve: a run of up to this many steps is integrated once, a longer one up to twice.
   long checkpoint_steps = 500;
+  // Adjoint method with more than one functional: one shared backward sweep carrying a block of
+  // adjoint vectors (true) or one backward solve per functional (false); see adjoint_system.
+  bool shared_sweep = true;
 };
 
 // f(t, x, xdot): x and xdot hold state_size values; returns 0 ok, > 0 recoverable, < 0 fatal.
@@ -138,12 +141,26 @@ struct AdjointResult {
   IntegratorStats forward_stats;  // of the forward pass
   int checkpoints = 0;            // after the start; > 0: the backward solve integrated the forward
                                   // problem again between them
+  bool shared = false;            // the shared backward sweep ran (backward_solves is 1)
+  int sweep_stops = 0;            // its (re-)starts: the distinct times where functionals join
+  long backward_steps = 0;        // internal steps of the backward solves (or of the sweep)
 };
 
 // The adjoint method with CVODES checkpointing: one forward solve (a checkpoint every
-// settings.checkpoint_steps steps, Hermite interpolation between the steps), then one backward
-// solve of lambda' = -f_x' lambda (- g_x' for a quadrature) per functional. `point_weights` is
-// called with the forward states to get the point functionals' h_x before the backward solves.
+// settings.checkpoint_steps steps, Hermite interpolation between the steps), then the backward
+// integration of lambda' = -f_x' lambda (- g_x' for a quadrature) for every functional.
+// `functionals` is called with the forward states to get the point functionals' h_x first.
+//
+// One functional, or settings.shared_sweep false: one backward solve per functional, each from
+// its own time to t0. Else the shared backward sweep: ONE backward problem whose state is the
+// block of all adjoint vectors (n x functionals), ordered by the time they start; a vector is 0
+// until the sweep reaches its functional's grid point, where it is set to h_x and the problem
+// re-initialised (CVodeReInitB; one stop per distinct time). Each step evaluates the Jacobian
+// [f_x | f_p] once for every vector and factors ONE n x n Newton matrix (block_solver,
+// second_order_solver.hpp) for all of them; the forward problem is recomputed between
+// checkpoints once, not once per functional. Its error test takes the RMS norm over the joined
+// vectors (tolerances scaled by sqrt(joined / all)); the gradients agree with the per-functional
+// ones to the integration tolerance (tests/simulators/adjoint_sweep_test.cpp).
 AdjointResult adjoint_system(
     const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
     const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&

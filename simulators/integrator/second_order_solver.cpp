@@ -11,11 +11,14 @@ namespace {
 // The factorisation between a set-up and the solves that use it; sized once.
 struct Content {
   Eigen::Index n = 0, half = 0;
-  bool reduced = false;   // the Schur complement (else the whole matrix) is factored
-  Eigen::MatrixXd c, d;   // the off-diagonal blocks C and D of M
-  Eigen::MatrixXd schur;  // E - D C
+  Eigen::Index blocks = 1;    // right-hand sides of size n stacked in one vector
+  bool second_order = false;  // try the Schur complement
+  bool reduced = false;       // the Schur complement (else the whole matrix) is factored
+  Eigen::MatrixXd c, d;       // the off-diagonal blocks C and D of M
+  Eigen::MatrixXd schur;      // E - D C
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
-  Eigen::VectorXd rhs, top;  // scratch of the solves
+  Eigen::VectorXd rhs, top;              // scratch of the solves
+  Eigen::MatrixXd block_rhs, block_top;  // the same for more than one block
   long last_flag = 0;
 };
 
@@ -42,7 +45,7 @@ int set_up(SUNLinearSolver s, SUNMatrix a) {
   Content& k = content(s);
   const Eigen::Map<const Eigen::MatrixXd> m(SUNDenseMatrix_Data(a), k.n, k.n);
   const Eigen::Index h = k.half;
-  k.reduced = identity(m.topLeftCorner(h, h));
+  k.reduced = k.second_order && identity(m.topLeftCorner(h, h));
   if (k.reduced) {
     k.c = m.topRightCorner(h, h);
     k.d = m.bottomLeftCorner(h, h);
@@ -63,20 +66,32 @@ int set_up(SUNLinearSolver s, SUNMatrix a) {
   return SUNLS_SUCCESS;
 }
 
+// x = M^-1 b with the factorisation; Rhs is a vector (one block) or a matrix (n x blocks).
+template <class Rhs, class Out>
+void solve_with(Content& k, Rhs& rhs, Rhs& top, Out&& xv) {
+  const Eigen::Index h = k.half;
+  if (!k.reduced) {
+    xv = k.lu.solve(rhs);
+  } else {
+    top = rhs.topRows(h);
+    rhs.bottomRows(h).noalias() -= k.d * top;
+    xv.bottomRows(h) = k.lu.solve(rhs.bottomRows(h));
+    xv.topRows(h) = top;
+    xv.topRows(h).noalias() -= k.c * xv.bottomRows(h);
+  }
+}
+
+// Solves every block of b (n x blocks, column after column) with the one factorisation; one
+// block as a vector, the arithmetic of the solver before blocks existed.
 int solve(SUNLinearSolver s, SUNMatrix, N_Vector x, N_Vector b, sunrealtype) {
   Content& k = content(s);
-  const Eigen::Map<const Eigen::VectorXd> bv(N_VGetArrayPointer(b), k.n);
-  Eigen::Map<Eigen::VectorXd> xv(N_VGetArrayPointer(x), k.n);
-  const Eigen::Index h = k.half;
-  k.rhs = bv;  // x and b may be the same vector
-  if (!k.reduced) {
-    xv = k.lu.solve(k.rhs);
+  if (k.blocks == 1) {
+    k.rhs = Eigen::Map<const Eigen::VectorXd>(N_VGetArrayPointer(b), k.n);  // x may be b
+    solve_with(k, k.rhs, k.top, Eigen::Map<Eigen::VectorXd>(N_VGetArrayPointer(x), k.n));
   } else {
-    k.top = k.rhs.head(h);
-    k.rhs.tail(h).noalias() -= k.d * k.top;
-    xv.tail(h) = k.lu.solve(k.rhs.tail(h));
-    xv.head(h) = k.top;
-    xv.head(h).noalias() -= k.c * xv.tail(h);
+    k.block_rhs = Eigen::Map<const Eigen::MatrixXd>(N_VGetArrayPointer(b), k.n, k.blocks);
+    solve_with(k, k.block_rhs, k.block_top,
+               Eigen::Map<Eigen::MatrixXd>(N_VGetArrayPointer(x), k.n, k.blocks));
   }
   k.last_flag = SUNLS_SUCCESS;
   return SUNLS_SUCCESS;
@@ -96,8 +111,8 @@ int free_solver(SUNLinearSolver s) {
 
 }  // namespace
 
-SUNLinearSolver second_order_solver(SUNContext context, long n) {
-  if (n <= 0 || n % 2 != 0) return nullptr;
+SUNLinearSolver block_solver(SUNContext context, long n, long blocks, bool second_order) {
+  if (n <= 0 || blocks <= 0 || (second_order && n % 2 != 0)) return nullptr;
   SUNLinearSolver s = SUNLinSolNewEmpty(context);
   if (!s) return nullptr;
   auto* k = new (std::nothrow) Content;
@@ -107,6 +122,8 @@ SUNLinearSolver second_order_solver(SUNContext context, long n) {
   }
   k->n = n;
   k->half = n / 2;
+  k->blocks = blocks;
+  k->second_order = second_order;
   s->content = k;
   s->ops->gettype = get_type;
   s->ops->setup = set_up;
@@ -114,6 +131,10 @@ SUNLinearSolver second_order_solver(SUNContext context, long n) {
   s->ops->lastflag = last_flag;
   s->ops->free = free_solver;
   return s;
+}
+
+SUNLinearSolver second_order_solver(SUNContext context, long n) {
+  return block_solver(context, n, 1, true);
 }
 
 }  // namespace sao::sim

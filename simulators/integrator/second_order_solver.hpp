@@ -19,4 +19,12 @@ namespace sao::sim {
 // SUNLinSolFree.
 SUNLinearSolver second_order_solver(SUNContext context, long n);
 
+// The Newton matrices of a block of `blocks` independent systems that share one n x n matrix
+// (the shared backward sweep of the adjoint method, cvodes_integrator.hpp): CVODES forms and
+// hands over the n x n matrix, the vectors hold n x blocks values (column after column), and
+// one factorisation (the Schur complement's when `second_order` and the top-left block is the
+// identity, else Eigen's LU of the whole matrix) solves every block. Null when n or blocks is
+// not positive, n is odd for a second-order system, or out of memory.
+SUNLinearSolver block_solver(SUNContext context, long n, long blocks, bool second_order);
+
 }  // namespace sao::sim

@@ -1,5 +1,6 @@
-// The adjoint method: one forward integration with checkpoints, then one backward solve per
-// requested value (CVODES adjoint).
+// The adjoint method: one forward integration with checkpoints, then one shared backward sweep
+// for all requested values (or one backward solve per value; CVODES adjoint, adjoint_system).
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "simulators/sensitivities/sensitivities.hpp"
@@ -34,12 +35,15 @@ std::string adjoint_sensitivities(const SensitivityProblem& problem, CaseResult&
   if (!r.ok) return r.message;
   spdlog::debug(
       "internal simulator: adjoint in load case \"{}\": {} forward steps, {} checkpoint(s) "
-      "after the start{}, {} backward solve(s)",
+      "after the start{}, {}",
       lc.name, r.forward_steps, r.checkpoints,
       r.checkpoints > 0 ? " (the forward problem integrated again between them; "
                           "simulator.gradients.checkpoint_steps keeps more steps in memory)"
                         : "",
-      r.backward_solves);
+      r.shared
+          ? fmt::format("one shared backward sweep of {} adjoint vectors ({} stops, {} steps)",
+                        wanted.size(), r.sweep_stops, r.backward_steps)
+          : fmt::format("{} backward solve(s) ({} steps)", r.backward_solves, r.backward_steps));
   for (size_t f = 0; f < wanted.size(); ++f) {
     const auto row = static_cast<Eigen::Index>(f);
     rows.row(row) = r.gradients.row(row);

@@ -6,7 +6,9 @@
 
 namespace sao::sim {
 
-MethodChooser::Choice MethodChooser::choose(int load_case, int values, int parameters) const {
+MethodChooser::Choice MethodChooser::choose(int load_case, int values, int parameters,
+                                            int width) const {
+  if (width < 0) width = values;
   Costs c;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -29,13 +31,13 @@ MethodChooser::Choice MethodChooser::choose(int load_case, int values, int param
   const double d = c.per_parameter > 0.0 ? c.per_parameter : 1.0;
   const double a = c.per_value > 0.0 ? c.per_value : 1.0;
   const double direct = c.analysis * (1.0 + d * parameters);
-  const double adjoint = c.analysis * (1.0 + a * values);
+  const double adjoint = c.analysis * (1.0 + a * width);
   out.adjoint = adjoint < direct;
   out.reason = fmt::format(
       "estimated {:.3g} s direct against {:.3g} s adjoint (analysis {:.3g} s; {} {:.3g} "
-      "analyses per parameter, {} {:.3g} per value)",
+      "analyses per parameter, {} {:.3g} per backward vector, {} of them)",
       direct, adjoint, c.analysis, c.per_parameter > 0.0 ? "measured" : "assumed", d,
-      c.per_value > 0.0 ? "measured" : "assumed", a);
+      c.per_value > 0.0 ? "measured" : "assumed", a, width);
   return out;
 }
 

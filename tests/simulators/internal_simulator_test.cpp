@@ -107,6 +107,8 @@ TEST(InternalSimulator, BadSectionsNameTheirPath) {
       {{{"gradients", {{"step", 0}}}}, "simulator.gradients.step: expected a positive number"},
       {{{"gradients", {{"checkpoint_steps", 0}}}},
        "simulator.gradients.checkpoint_steps: expected an integer >= 1"},
+      {{{"gradients", {{"adjoint_sweep", "both"}}}},
+       "simulator.gradients.adjoint_sweep: expected \"shared\""},
       {{{"parameters", {{"m", "b1"}}}}, "simulator.parameters.m: unknown"},
       {{{"parameters", {{"k", "b9"}, {"c", "b2"}}}},
        "simulator.parameters.k: expected the name of a design variable (b1, b2)"},

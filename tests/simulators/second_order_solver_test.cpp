@@ -111,6 +111,9 @@ TEST(MethodChooser, CountsFirstThenMeasuredCosts) {
   EXPECT_FALSE(chooser.choose(0, 20, 3).adjoint);  // 2 s adjoint
   // The other load case is measured on its own.
   EXPECT_FALSE(chooser.choose(1, 12, 3).adjoint);
+  // The shared sweep's block: 1803 values but 4 backward vectors cost 4 x 0.05 analyses.
+  EXPECT_TRUE(chooser.choose(0, 1803, 3, 4).adjoint);
+  EXPECT_THAT(chooser.choose(0, 1803, 3, 4).reason, ::testing::HasSubstr("4 of them"));
 }
 
 // A method that failed in a load case (an adjoint backward solve giving up) is not chosen

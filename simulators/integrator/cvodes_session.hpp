@@ -1,0 +1,116 @@
+// Internal to simulators/integrator/: the SUNDIALS objects of one CVODES integration and the
+// helpers that cvodes_integrator.cpp (forward, direct, per-functional adjoint) and
+// adjoint_sweep.cpp (the adjoint method's shared backward sweep) have in common.
+#pragma once
+
+#include <cvodes/cvodes.h>
+#include <nvector/nvector_serial.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "simulators/integrator/cvodes_integrator.hpp"
+
+namespace sao::sim::detail {
+
+// Every SUNDIALS object of one integration, freed in reverse order of creation. It is also
+// the user data of the callbacks: they reach the system and record errors here.
+struct CvodesSession {
+  SUNContext context = nullptr;
+  N_Vector state = nullptr;
+  N_Vector quad = nullptr;
+  N_Vector* sens = nullptr;
+  N_Vector* quad_sens = nullptr;
+  int n_sens = 0;
+  SUNMatrix matrix = nullptr;
+  SUNLinearSolver solver = nullptr;
+  // Backward problem of the adjoint method.
+  N_Vector adjoint = nullptr;
+  N_Vector adjoint_quad = nullptr;
+  SUNMatrix matrix_b = nullptr;
+  SUNLinearSolver solver_b = nullptr;
+  void* memory = nullptr;
+  const OdeSystem* system = nullptr;
+  double rtol = 0.0, atol = 0.0;  // of the forward problem, for system->tolerances
+  int adjoint_quadrature = -1;    // the quadrature whose g_x drives the backward problem
+  Eigen::MatrixXd work;           // Jacobian scratch of the callbacks
+  Eigen::MatrixXd work_q;
+  Eigen::VectorXd vjp;  // lambda' [f_x | f_p] of the adjoint callbacks
+  // Shared backward sweep: `block` adjoint vectors (columns of an n x block matrix), the first
+  // `active` of them joined; per column the quadrature of an integral functional (else -1).
+  int block = 0, active = 0;
+  std::vector<int> block_quadrature;
+  Eigen::MatrixXd sweep_jacobian;  // [f_x | f_p] at (sweep_t, sweep_x), shared by the callbacks
+  Eigen::VectorXd sweep_x;
+  double sweep_t = NAN;
+  std::string cvodes_error;  // CVODES's text of its last error
+  std::string rhs_error;     // what a callback threw, if it did
+  std::string rhs_failure;   // why the last right-hand side call failed, if it did
+
+  CvodesSession() = default;
+  CvodesSession(const CvodesSession&) = delete;
+  CvodesSession& operator=(const CvodesSession&) = delete;
+  ~CvodesSession() {
+    if (memory) CVodeFree(&memory);
+    if (solver_b) SUNLinSolFree(solver_b);
+    if (matrix_b) SUNMatDestroy(matrix_b);
+    if (adjoint_quad) N_VDestroy(adjoint_quad);
+    if (adjoint) N_VDestroy(adjoint);
+    if (solver) SUNLinSolFree(solver);
+    if (matrix) SUNMatDestroy(matrix);
+    if (quad_sens) N_VDestroyVectorArray(quad_sens, n_sens);
+    if (sens) N_VDestroyVectorArray(sens, n_sens);
+    if (quad) N_VDestroy(quad);
+    if (state) N_VDestroy(state);
+    if (context) SUNContext_Free(&context);
+  }
+  int n() const { return static_cast<int>(system->x0.size()); }
+  int np() const { return system->parameters; }
+};
+
+// Exceptions must not cross the C code of CVODES: they become a fatal return.
+template <class Body>
+int guarded(void* user_data, Body body) {
+  auto& s = *static_cast<CvodesSession*>(user_data);
+  try {
+    return body(s);
+  } catch (const std::exception& e) {
+    s.rhs_error = std::string("the model threw: ") + e.what();
+  } catch (...) {
+    s.rhs_error = "the model threw";
+  }
+  return -1;
+}
+
+inline double* data(N_Vector v) {
+  return N_VGetArrayPointer(v);
+}
+
+// "CVODES <what>: <flag>" with CVODES's text and the model's failure, for a result's message.
+std::string describe(const CvodesSession& s, const std::string& what, int flag);
+
+// The callbacks of a backward problem: one adjoint vector, or the shared sweep's block.
+struct BackwardCallbacks {
+  CVRhsFnB rhs;
+  CVQuadRhsFnB quadrature;
+  CVLsJacFnB jacobian;
+};
+// The per-functional callbacks (cvodes_integrator.cpp) and the shared sweep's (adjoint_sweep.cpp).
+extern const BackwardCallbacks kOneFunctional;
+extern const BackwardCallbacks kSharedSweep;
+
+// Starts the backward problem at t_start: created and set up the first time (which < 0, then
+// set), re-initialised for every further functional or stop. The tolerances are the settings'
+// times `scale`. Returns the CVODES flag.
+int start_backward(CvodesSession& s, const OdeSystem& system, const IntegratorSettings& settings,
+                   double t_start, int& which, const BackwardCallbacks& callbacks, double scale);
+
+// The shared backward sweep after the forward pass (adjoint_system): every functional's
+// gradient into result.gradients; false (with the message) on failure.
+bool shared_sweep(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
+                  const IntegratorSettings& settings, const std::vector<AdjointFunctional>& wanted,
+                  AdjointResult& result);
+
+}  // namespace sao::sim::detail
