@@ -187,20 +187,25 @@ class ReducedRun final : public OdeModel::Instance {
   void to_full(double t, const double* xr) {
     Env<double>& env = full_->env();
     env.set_time(t);
-    for (const auto& [joint, first] : moving_) {
-      joint_terms(*joint, zero_.data(), zero_.data(), env, terms_);
-      for (int r = 0; r < joint->equations(); ++r) {
-        b_(first + r) = -terms_.phi[r];
-        bt_(first + r) = -terms_.phi_t[r];
-        btt_(first + r) = terms_.gamma[r];
+    // The offsets depend on t only: CVODES asks for the right-hand side and the linearisation
+    // (and the sensitivities' right-hand sides) at the same t.
+    if (t != offsets_time_) {
+      for (const auto& [joint, first] : moving_) {
+        joint_terms(*joint, zero_.data(), zero_.data(), env, terms_);
+        for (int r = 0; r < joint->equations(); ++r) {
+          b_(first + r) = -terms_.phi[r];
+          bt_(first + r) = -terms_.phi_t[r];
+          btt_(first + r) = terms_.gamma[r];
+        }
       }
+      ap_.noalias() = r_.particular * btt_;
+      offsets_time_ = t;
     }
     const Eigen::Map<const Eigen::VectorXd> z(xr, k_), zd(xr + k_, k_);
     x_.head(n_).noalias() = r_.particular * b_;
     x_.head(n_).noalias() += r_.basis * z;
     x_.tail(n_).noalias() = r_.particular * bt_;
     x_.tail(n_).noalias() += r_.basis * zd;
-    ap_.noalias() = r_.particular * btt_;
   }
   // z'' at (t, xr) into zdd_; false when the reduced mass matrix is not positive definite.
   bool accelerations(double t, const double* xr) {
@@ -252,6 +257,7 @@ class ReducedRun final : public OdeModel::Instance {
   std::vector<std::pair<const Joint*, int>> moving_;  // (joint, its first row)
   std::vector<double> zero_;
   JointTerms<double> terms_;
+  double offsets_time_ = NAN;  // the t of b_, bt_, btt_
   Eigen::LLT<Eigen::MatrixXd> reduced_mass_;
   bool mass_ok_ = false;
   Eigen::MatrixXd dq_, dv_, da_;
