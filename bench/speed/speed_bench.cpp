@@ -9,7 +9,8 @@
 //      load cases, 6 design variables) by direct, the adjoint with one backward solve per value
 //      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread.
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
-// leaves out the whole studies (the longest part); --sao PATH runs them with another sao program.
+// leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
+// runs the studies with another sao program.
 //
 //   nice -n 10 build/sao_speed
 #include <fmt/format.h>
@@ -239,15 +240,23 @@ void quarter_car_points() {
 
 int main(int argc, char** argv) {
   bool study = true;
+  int section = 0;  // 0: every section
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
       study = false;
+    } else if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
+      section = std::atoi(argv[++i]);
+      if (section < 1 || section > 3) {
+        fmt::print(stderr, "sao_speed: --section expects 1, 2 or 3\n");
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--sao") == 0 && i + 1 < argc) {
       g_sao = argv[++i];
     } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       g_repeats = std::max(1, std::atoi(argv[++i]));
     } else {
-      fmt::print(stderr, "usage: sao_speed [--repeats N] [--skip-study] [--sao PATH]\n");
+      fmt::print(stderr,
+                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3] [--sao PATH]\n");
       return 2;
     }
   }
@@ -256,10 +265,12 @@ int main(int argc, char** argv) {
   sao::sim::register_internal_simulator();
   try {
     fmt::print("sao_speed: medians of {} runs\n", g_repeats);
-    quarter_car_analysis();
-    if (study) quarter_car_study();
-    chain();
-    quarter_car_points();
+    if (section == 0 || section == 1) {
+      quarter_car_analysis();
+      if (study) quarter_car_study();
+    }
+    if (section == 0 || section == 2) chain();
+    if (section == 0 || section == 3) quarter_car_points();
   } catch (const std::exception& e) {
     fmt::print(stderr, "sao_speed: {}\n", e.what());
     return 3;

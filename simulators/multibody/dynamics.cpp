@@ -146,14 +146,8 @@ class AugmentedLinearization final : public OdeModel::Linearization {
 // evaluated once, here, with their derivatives; the linearisation goes element by element
 // (every body, force and joint), each in LocalAD seeded on its own coordinates and the active
 // parameters it reads, in chunks of at most kLocal directions: its cost grows with the size of
-
-// One run of a dynamic model: the model at parameters p in load case lc, differentiated with
-// respect to the parameters `active`. The quantities that depend on the parameters only are
-// evaluated once, here, with their derivatives; the linearisation goes element by element
-// (every body, force and joint), each in LocalAD seeded on its own coordinates and the active
-// parameters it reads, in chunks of at most kLocal directions: its cost grows with the size of
 // the model, not with the number of design variables, and allocates nothing per operation.
-class Run final : public OdeModel::Instance {
+class Run final : public AbsoluteRun {
  public:
   Run(const Dynamics& dynamics, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
       const std::vector<int>& active)
@@ -226,6 +220,60 @@ class Run final : public OdeModel::Instance {
     if (!solve_at(t, x)) {
       throw std::runtime_error(dynamics_.singular_motion(t, x, p_.data(), *env_.lc));
     }
+    fill_gt(x, true);
+    return std::make_unique<AugmentedLinearization>(n_, solver_, gt_);
+  }
+
+  Env<double>& env() override { return env_; }
+  void mass_and_forces(double t, const double* q, const double* qd, Vec<double>& mass,
+                       Vec<double>& forces) override {
+    env_.set_time(t);
+    dynamics_.mass_and_forces(q, qd, env_, mass, forces, &coupled_);
+  }
+  Eigen::Ref<const Eigen::MatrixXd> force_derivatives(double t, const double* x,
+                                                      const Eigen::VectorXd& qdd) override {
+    env_.set_time(t);
+    z_.setZero(n_ + m_);
+    z_.head(n_) = qdd;
+    fill_gt(x, false);
+    return gt_.leftCols(n_);
+  }
+
+  void integrands(double t, const double* x, double* g) override {
+    env_.set_time(t);
+    const std::vector<double> symbols = dynamics_.integrand_symbols(env_, x);
+    for (size_t k = 0; k < model_.integrals.size(); ++k) {
+      g[k] = evaluate(*model_.integrals[k].integrand, symbols);
+    }
+  }
+
+  // The integrands' own gradients in their symbols, mapped onto (x, p_active): no AD needed.
+  void integrand_jacobian(double t, const double* x, Eigen::MatrixXd& jac) override {
+    env_.set_time(t);
+    const std::vector<double> symbols = dynamics_.integrand_symbols(env_, x);
+    const auto size = static_cast<Eigen::Index>(symbols.size());
+    const int first_coordinate = static_cast<int>(env_.symbols.size());
+    jac.setZero(static_cast<Eigen::Index>(model_.integrals.size()), width_);
+    Eigen::VectorXd g(size);
+    for (size_t k = 0; k < model_.integrals.size(); ++k) {
+      expr::Evaluator(*model_.integrals[k].integrand, Values(symbols)).value(0, g);
+      const auto row = static_cast<Eigen::Index>(k);
+      for (int i = 0; i < static_cast<int>(position_.size()); ++i) {
+        if (position_[i] >= 0) jac(row, 2 * n_ + position_[i]) = g(i);
+      }
+      for (int b = 0; b < n_ / 3; ++b) {
+        for (int c = 0; c < 6; ++c) {
+          const int col = c < 3 ? 3 * b + c : n_ + 3 * b + c - 3;
+          jac(row, col) = g(first_coordinate + 6 * b + c);
+        }
+      }
+    }
+  }
+
+ private:
+  // G' at (t, x) with z_ held: the force rows of every body, force and beam element, and with
+  // `joints` the joints' rows and their multipliers' terms.
+  void fill_gt(const double* x, bool joints) {
     gt_.setZero(width_, n_ + m_);  // G', a column per equation
     // Bodies: the weight, and -M q'' with q'' held, in their force rows.
     for (size_t i = 0; i < model_.bodies.size(); ++i) {
@@ -270,6 +318,7 @@ class Run final : public OdeModel::Instance {
         }
       });
     }
+    if (!joints) return;
     // Joints: their stabilised rows minus Phi_q q'', and -Phi_q' multipliers in the force rows.
     int row = 0;
     for (size_t e = 0; e < model_.joints.size(); ++e) {
@@ -290,41 +339,8 @@ class Run final : public OdeModel::Instance {
       });
       row += j.equations();
     }
-    return std::make_unique<AugmentedLinearization>(n_, solver_, gt_);
   }
 
-  void integrands(double t, const double* x, double* g) override {
-    env_.set_time(t);
-    const std::vector<double> symbols = dynamics_.integrand_symbols(env_, x);
-    for (size_t k = 0; k < model_.integrals.size(); ++k) {
-      g[k] = evaluate(*model_.integrals[k].integrand, symbols);
-    }
-  }
-
-  // The integrands' own gradients in their symbols, mapped onto (x, p_active): no AD needed.
-  void integrand_jacobian(double t, const double* x, Eigen::MatrixXd& jac) override {
-    env_.set_time(t);
-    const std::vector<double> symbols = dynamics_.integrand_symbols(env_, x);
-    const auto size = static_cast<Eigen::Index>(symbols.size());
-    const int first_coordinate = static_cast<int>(env_.symbols.size());
-    jac.setZero(static_cast<Eigen::Index>(model_.integrals.size()), width_);
-    Eigen::VectorXd g(size);
-    for (size_t k = 0; k < model_.integrals.size(); ++k) {
-      expr::Evaluator(*model_.integrals[k].integrand, Values(symbols)).value(0, g);
-      const auto row = static_cast<Eigen::Index>(k);
-      for (int i = 0; i < static_cast<int>(position_.size()); ++i) {
-        if (position_[i] >= 0) jac(row, 2 * n_ + position_[i]) = g(i);
-      }
-      for (int b = 0; b < n_ / 3; ++b) {
-        for (int c = 0; c < 6; ++c) {
-          const int col = c < 3 ? 3 * b + c : n_ + 3 * b + c - 3;
-          jac(row, col) = g(first_coordinate + 6 * b + c);
-        }
-      }
-    }
-  }
-
- private:
   // The augmented system at (t, x), factored, and its solution z_; false when singular.
   bool solve_at(double t, const double* x) {
     env_.set_time(t);
@@ -636,8 +652,8 @@ S Dynamics::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc)
   return evaluate(*model_.integrals.at(index).integrand, integrand_symbols(v, x));
 }
 
-std::unique_ptr<OdeModel::Instance> Dynamics::run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
-                                                  const std::vector<int>& active) const {
+std::unique_ptr<AbsoluteRun> Dynamics::run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                           const std::vector<int>& active) const {
   return std::make_unique<Run>(*this, p, lc, active);
 }
 

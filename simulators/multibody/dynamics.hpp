@@ -14,6 +14,22 @@
 
 namespace sao::sim::multibody {
 
+// One run in the absolute coordinates x = (q, q') (dynamics.cpp), with what the run in
+// independent coordinates (reduced.hpp) reuses of it: the run's frozen quantities, the mass
+// and forces, and their element-by-element derivatives.
+class AbsoluteRun : public OdeModel::Instance {
+ public:
+  // The symbols at the run's last time and its frozen quantities.
+  virtual Env<double>& env() = 0;
+  // The diagonal of M and the generalised forces Q at (t, q, q'), into `mass` and `forces`.
+  virtual void mass_and_forces(double t, const double* q, const double* qd, Vec<double>& mass,
+                               Vec<double>& forces) = 0;
+  // G' of the force rows: d(Q - M q'')/d(q, q', p_active) at (t, x) with q'' held at `qdd`,
+  // (2n + na) x n.
+  virtual Eigen::Ref<const Eigen::MatrixXd> force_derivatives(double t, const double* x,
+                                                              const Eigen::VectorXd& qdd) = 0;
+};
+
 // The dynamic equations of a model; the member templates exist for double and AD.
 class Dynamics : public Kinematics {
  public:
@@ -47,8 +63,8 @@ class Dynamics : public Kinematics {
   std::string singular_motion(double t, const S* x, const S* p, const LoadCaseSpec& lc) const;
 
   // One run at parameters p in load case lc, differentiated with respect to `active`.
-  std::unique_ptr<OdeModel::Instance> run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
-                                          const std::vector<int>& active) const;
+  std::unique_ptr<AbsoluteRun> run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                   const std::vector<int>& active) const;
 };
 
 }  // namespace sao::sim::multibody

@@ -195,7 +195,10 @@ void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, J
         return j.angle.at(e);
     }
   };
-  Env<S> shifted = env;  // one copy of the symbols for both neighbours in t
+  // One copy of the symbols for both neighbours in t, into a scratch of the thread (no
+  // allocation once its size is set).
+  static thread_local Env<S> shifted;
+  shifted = env;
   shifted.set_time(env.t + h);
   const S f = f_of(env), fp = f_of(shifted);
   shifted.set_time(env.t - h);

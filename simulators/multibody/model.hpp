@@ -196,6 +196,9 @@ struct MultibodyModel {
   std::vector<Integral> integrals;
   Quantity gx, gy;
   double alpha = 10.0, beta = 10.0;  // Baumgarte stabilisation
+  // "coordinates": "independent" (default): integrate in independent coordinates when every
+  // constraint equation is linear (reduced.hpp); "absolute": always in (q, q').
+  bool reduce = true;
   VariationalSettings variational;
   bool has_max_step = false;
   Quantity max_step;  // of the load-case parameters (and the parameters' defaults)

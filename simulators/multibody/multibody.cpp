@@ -1,9 +1,12 @@
 #include "simulators/multibody/multibody.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <stdexcept>
 
 #include "simulators/multibody/dynamics.hpp"
 #include "simulators/multibody/parser.hpp"
+#include "simulators/multibody/reduced.hpp"
 #include "simulators/multibody/variational.hpp"
 
 namespace sao::sim {
@@ -14,7 +17,11 @@ using namespace multibody;  // NOLINT: the multibody internals, used throughout
 // A multibody model as an OdeModel: the model data and its equations.
 class Multibody final : public OdeModel {
  public:
-  explicit Multibody(MultibodyModel model) : model_(std::move(model)), dynamics_(model_) {}
+  explicit Multibody(MultibodyModel model) : model_(std::move(model)), dynamics_(model_) {
+    std::string why;
+    reduced_ = find_reduction(dynamics_, reduction_, why);
+    spdlog::info(reduction_summary(dynamics_, reduced_ ? &reduction_ : nullptr, why));
+  }
 
   std::string name() const override { return "multibody"; }
   std::vector<std::string> parameters() const override { return model_.parameter_names; }
@@ -30,7 +37,8 @@ class Multibody final : public OdeModel {
       out[model_.load_names[i]] = model_.load_defaults[i];
     return out;
   }
-  int state_size() const override { return 2 * model_.nq(); }
+  // (q, q'), or (z, z') in independent coordinates (reduced.hpp).
+  int state_size() const override { return reduced_ ? 2 * reduction_.size() : 2 * model_.nq(); }
   double max_step(const LoadCaseSpec& lc) const override {
     if (!model_.has_max_step) return 0.0;
     const double h =
@@ -67,6 +75,7 @@ class Multibody final : public OdeModel {
   std::unique_ptr<Instance> instance(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                      const std::vector<int>& active) const override {
     if (!model_.dynamic) return OdeModel::instance(p, lc, active);
+    if (reduced_) return reduced_run(dynamics_, reduction_, p, lc, active);
     return dynamics_.run(p, lc, active);
   }
   std::string analyse_with_derivatives(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
@@ -85,52 +94,82 @@ class Multibody final : public OdeModel {
   }
 
   void initial_state(const double* p, double* x0, const LoadCaseSpec& lc) const override {
-    dynamics_.initial<double>(p, x0, lc);
+    initial<double>(p, x0, lc);
   }
   void initial_state(const AD* p, AD* x0, const LoadCaseSpec& lc) const override {
     set_ad_size(p, static_cast<Eigen::Index>(model_.parameter_names.size()));
-    dynamics_.initial<AD>(p, x0, lc);
+    initial<AD>(p, x0, lc);
   }
   int rhs(double t, const double* x, double* xdot, const double* p,
           const LoadCaseSpec& lc) const override {
     // A singular system: let CVODES retry with a smaller step.
-    return dynamics_.equations<double>(x, xdot, dynamics_.vars(p, t, lc)) ? 0 : 1;
+    return equations<double>(t, x, xdot, p, lc) ? 0 : 1;
   }
-  std::string diagnose(double t, const double* x, const double* p,
+  std::string diagnose(double t, const double* xs, const double* p,
                        const LoadCaseSpec& lc) const override {
+    const std::vector<double> x = absolute<double>(t, xs, p, lc);
     Vec<double> qdd;
-    return dynamics_.accelerations(x, x + model_.nq(), dynamics_.vars(p, t, lc), qdd)
+    return dynamics_.accelerations(x.data(), x.data() + model_.nq(), dynamics_.vars(p, t, lc), qdd)
                ? ""
-               : dynamics_.singular_motion(t, x, p, lc);
+               : dynamics_.singular_motion(t, x.data(), p, lc);
   }
   void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
-    if (!dynamics_.equations<AD>(x, xdot, dynamics_.vars(p, t, lc))) {
-      throw std::runtime_error(dynamics_.singular_motion(t, x, p, lc));
+    if (!equations<AD>(t, x, xdot, p, lc)) {
+      throw std::runtime_error(
+          dynamics_.singular_motion(t, absolute<AD>(t, x, p, lc).data(), p, lc));
     }
   }
   double output(int k, double t, const double* x, const double* p,
                 const LoadCaseSpec& lc) const override {
-    return dynamics_.out<double>(k, t, x, p, lc);
+    return dynamics_.out<double>(k, t, absolute<double>(t, x, p, lc).data(), p, lc);
   }
-  void history_outputs_at(double t, const double* x, const double* p, const LoadCaseSpec& lc,
+  void history_outputs_at(double t, const double* xs, const double* p, const LoadCaseSpec& lc,
                           Eigen::Ref<Eigen::VectorXd> h) const override {
     const int n = model_.nq();
+    const std::vector<double> x = absolute<double>(t, xs, p, lc);
     const Env<double> env = dynamics_.vars(p, t, lc);
     Vec<double> qdd, lambda;
     Mat<double> phi_q;
-    if (!dynamics_.accelerations(x, x + n, env, qdd, &lambda, &phi_q)) {
-      throw std::runtime_error(dynamics_.singular_motion(t, x, p, lc));
+    if (!dynamics_.accelerations(x.data(), x.data() + n, env, qdd, &lambda, &phi_q)) {
+      throw std::runtime_error(dynamics_.singular_motion(t, x.data(), p, lc));
     }
-    const Eigen::Map<const Eigen::VectorXd> q(x, n), qd(x + n, n);
+    const Eigen::Map<const Eigen::VectorXd> q(x.data(), n), qd(x.data() + n, n);
     h = dynamics_.history_values<double>(q, qd, qdd, lambda, phi_q, env);
   }
   AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
-    return dynamics_.out<AD>(k, t, x, p, lc);
+    return dynamics_.out<AD>(k, t, absolute<AD>(t, x, p, lc).data(), p, lc);
   }
 
  private:
+  // The absolute state (q, q') of the integrated state x at t.
+  template <class S>
+  std::vector<S> absolute(double t, const S* x, const S* p, const LoadCaseSpec& lc) const {
+    if (!reduced_) return std::vector<S>(x, x + 2 * model_.nq());
+    std::vector<S> full(2 * model_.nq());
+    full_state(dynamics_, reduction_, t, x, p, lc, full.data());
+    return full;
+  }
+  template <class S>
+  void initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
+    if (!reduced_) return dynamics_.initial<S>(p, x0, lc);
+    std::vector<S> full(2 * model_.nq());
+    dynamics_.initial<S>(p, full.data(), lc);
+    reduced_state(dynamics_, reduction_, full.data(), x0);
+  }
+  // x' at x; false when the equations of motion are singular there.
+  template <class S>
+  bool equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const {
+    const Env<S> env = dynamics_.vars(p, t, lc);
+    if (!reduced_) return dynamics_.equations<S>(x, xdot, env);
+    const std::vector<S> full = absolute<S>(t, x, p, lc);
+    std::vector<S> rates(full.size());
+    if (!dynamics_.equations<S>(full.data(), rates.data(), env)) return false;
+    reduced_state(dynamics_, reduction_, rates.data(), xdot);
+    return true;
+  }
+
   // The variational integrator's analysis and, with a request, its discrete direct or
   // adjoint derivatives.
   std::string analyse_variational(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
@@ -151,6 +190,8 @@ class Multibody final : public OdeModel {
 
   MultibodyModel model_;
   Dynamics dynamics_;  // views model_
+  Reduction reduction_;
+  bool reduced_ = false;
 };
 
 }  // namespace

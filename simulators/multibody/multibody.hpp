@@ -33,6 +33,7 @@
 //     "initial": [{"body": "rod", "angle": 0.5236}],  // held while assembling (dynamic)
 //     "integrals": [{"name": "psi", "integrand": "(slider_x - 2.5)^2"}],
 //     "baumgarte": {"alpha": 10, "beta": 10},
+//     "coordinates": "independent" | "absolute",   // reduced.hpp: linear constraints eliminated
 //     "max_step": "0.05/(speed/3.6)"               // largest integrator step per load case
 //   }
 // Every number may be an expression (a string) of the parameters and load-case parameters;
@@ -53,8 +54,9 @@
 // projected onto the constraints, and the equations of motion
 //   [M  Phi_q'] [q'']   [Q                                 ]
 //   [Phi_q  0 ] [lam] = [gamma - 2 alpha Phi' - beta^2 Phi ]
-// (Baumgarte-stabilised) are integrated as an ODE in (q, q') with CVODES. The equations are
-// templates on the scalar type, so direct and adjoint sensitivities (model.hpp) apply.
+// (Baumgarte-stabilised) are integrated as an ODE in (q, q') with CVODES; when every
+// constraint equation is linear, in independent coordinates instead (reduced.hpp). The equations
+// are templates on the scalar type, so direct and adjoint sensitivities (model.hpp) apply.
 //
 // Responses: histories "<body>.x|y|theta|vx|vy|omega|ax|ay|alpha" (accelerations: dynamic
 // models and kinematic ones alike), "<point>.x|y|vx|vy|ax|ay" of the marked "points"

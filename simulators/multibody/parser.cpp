@@ -158,7 +158,8 @@ void Parser::read(const json& m, const std::string& path) {
   guarded([&] {
     only_keys(m,
               {"analysis", "parameters", "load_parameters", "gravity", "bodies", "beams", "joints",
-               "forces", "initial", "points", "integrals", "baumgarte", "max_step", "integrator"},
+               "forces", "initial", "points", "integrals", "baumgarte", "max_step", "integrator",
+               "coordinates"},
               path);
   });
   read_symbols(m, path);
@@ -455,6 +456,14 @@ void Parser::read_settings(const json& m, const std::string& path) {
     model_.gy = quantity(g[1], path + ".gravity[1]");
   });
   guarded([&] { read_integrator(m, path); });
+  guarded([&] {
+    const json c = m.value("coordinates", json("independent"));
+    if (c != "independent" && c != "absolute") {
+      bad(path + ".coordinates",
+          "expected \"independent\" or \"absolute\", got " + json_excerpt(c));
+    }
+    model_.reduce = c == "independent";
+  });
   guarded([&] {
     if (m.contains("baumgarte")) {
       only_keys(m.at("baumgarte"), {"alpha", "beta"}, path + ".baumgarte");

@@ -134,22 +134,31 @@ struct Quantity {
     return evaluate(*program, symbols(env));
   }
   // With values of further names after the symbols (d and v of a force law, x of a road).
+  // (The symbols and the extra names go to a scratch vector of the thread, reused from call
+  // to call: no allocation per evaluation.)
   template <class S>
   S at(const Env<S>& env, std::initializer_list<S> extra) const {
     if (!program) return C<S>(constant);
-    std::vector<S> vars = symbols(env);
+    std::vector<S>& vars = scratch<S>();
+    vars.assign(symbols(env).begin(), symbols(env).end());
     vars.insert(vars.end(), extra.begin(), extra.end());
     return evaluate(*program, vars);
   }
   template <class S>
   S at(const Env<S>& env, const std::vector<S>& extra) const {
     if (!program) return C<S>(constant);
-    std::vector<S> vars = symbols(env);
+    std::vector<S>& vars = scratch<S>();
+    vars.assign(symbols(env).begin(), symbols(env).end());
     vars.insert(vars.end(), extra.begin(), extra.end());
     return evaluate(*program, vars);
   }
 
  private:
+  template <class S>
+  static std::vector<S>& scratch() {
+    static thread_local std::vector<S> vars;
+    return vars;
+  }
   template <class S>
   static const std::vector<S>& symbols(const Env<S>& env) {
     if (env.symbols.empty()) throw std::logic_error("multibody: an expression without its symbols");

@@ -1,0 +1,59 @@
+// Independent coordinates of a dynamic multibody model whose constraint equations are all
+// linear: Phi(q, t; p) = A q - b(t, p) with A the same at every pose, time and parameter value
+// (translational joints to the ground and between bodies that cannot turn, fixed joints,
+// coordinate drivers, ...). The constraints are eliminated once:
+//   q = A^+ b(t, p) + N z,   q' = A^+ b'(t, p) + N z',   q'' = A^+ b''(t, p) + N z''
+// with N an orthonormal basis of the null space of A (Eigen's Householder QR) and A^+ its
+// pseudo-inverse (Eigen's complete orthogonal decomposition), and the integrator carries
+// (z, z'): k = n - m independent coordinates instead of n coordinates and m multipliers. The
+// equations of motion projected onto the motions the joints allow,
+//   N' M N z'' = N' (Q(t, q, q') - M A^+ b''),
+// need neither multipliers nor Baumgarte stabilisation (the constraints hold exactly). The
+// histories (accelerations, reactions included) are those of the absolute coordinates at the
+// full state, which the reduced state gives: every response reads the same functions.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simulators/multibody/dynamics.hpp"
+
+namespace sao::sim::multibody {
+
+struct Reduction {
+  Eigen::MatrixXd jacobian;    // A: m x n
+  Eigen::MatrixXd basis;       // N: n x k, orthonormal columns spanning the null space of A
+  Eigen::MatrixXd particular;  // A^+: n x m
+  int size() const { return static_cast<int>(basis.cols()); }
+};
+
+// Whether the model integrates in independent coordinates, into `out`; when not, `why` says
+// why ("joint pivot's equations are not linear in the coordinates", ...). Only dynamic models
+// integrated by CVODES, without beams, whose every constraint equation has the same Jacobian
+// at the given pose and at poses, times and parameter values away from it.
+bool find_reduction(const Dynamics& dynamics, Reduction& out, std::string& why);
+
+// The line the choice is logged with: "multibody: 9 coordinates, 7 linear constraint
+// equations eliminated, integrating 4 states" or "multibody: integrating 18 states in
+// absolute coordinates (...)".
+std::string reduction_summary(const Dynamics& dynamics, const Reduction* reduction,
+                              const std::string& why);
+
+// x = (q, q') of the reduced state xr = (z, z') at t. For double and AD.
+template <class S>
+void full_state(const Dynamics& dynamics, const Reduction& reduction, double t, const S* xr,
+                const S* p, const LoadCaseSpec& lc, S* x);
+// (z, z') = (N' q, N' q') of x = (q, q'); with x = (q', q''), (z', z''). For double and AD.
+template <class S>
+void reduced_state(const Dynamics& dynamics, const Reduction& reduction, const S* x, S* xr);
+
+// One run in independent coordinates at parameters p in load case lc, differentiated with
+// respect to `active`; throws std::runtime_error when the constraints' Jacobian differs from
+// the reduction's in this run (a load-case parameter turning a joint's axis).
+std::unique_ptr<OdeModel::Instance> reduced_run(const Dynamics& dynamics,
+                                                const Reduction& reduction,
+                                                const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                                const std::vector<int>& active);
+
+}  // namespace sao::sim::multibody

@@ -1,0 +1,195 @@
+// Independent coordinates of multibody models whose constraints are all linear
+// (simulators/multibody/reduced.hpp): the same histories, reactions, integrals and direct and
+// adjoint gradients as the absolute coordinates ("coordinates": "absolute"), on the quarter
+// car of problems/truck-damper and on a slider pulled through a spring by a driven cart (a
+// driver whose motion depends on a parameter); a pendulum (a revolute joint) stays absolute.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "sao/seam/json_reader.hpp"
+#include "simulators/multibody/multibody.hpp"
+#include "simulators/sensitivities/sensitivities.hpp"
+#include "tests/simulators/multibody_support.hpp"
+
+namespace sao::sim {
+namespace {
+
+using nlohmann::json;
+using testing::defaults;
+using testing::grid_case;
+
+json quarter_car() {
+  std::ifstream in(std::string(SAO_SOURCE_DIR) +
+                   "/problems/truck-damper/quarter-car-multibody.json");
+  return json::parse(in).at("simulator").at("multibody");
+}
+
+// A block sliding on a slope of 0.5 rad, pulled by a spring from a cart whose x is driven
+// (A sin 2t); gravity on; psi integrates the block's x.
+json slider() {
+  return json::parse(R"js({
+    "analysis": "dynamic", "parameters": {"k": 40.0, "m": 2.0, "A": 0.3},
+    "bodies": [{"name": "block", "mass": "m", "inertia": 0.1, "position": [1, 0.2]},
+               {"name": "cart", "mass": 1, "inertia": 1, "position": [0, 0]}],
+    "joints": [{"type": "translational", "name": "slope", "bodies": ["ground", "block"],
+                "axis": 0.5, "angle": 0},
+               {"type": "translational", "name": "rail", "bodies": ["ground", "cart"], "axis": 0},
+               {"type": "driver", "name": "push", "body": "cart", "coordinate": "x",
+                "motion": "A*sin(2*t)"}],
+    "forces": [{"type": "spring_damper", "name": "spring", "bodies": ["cart", "block"],
+                "stiffness": "k", "damping": 0.5, "length": 0.8}],
+    "integrals": [{"name": "psi", "integrand": "block_x^2"}]
+})js");
+}
+
+std::unique_ptr<Model> load(json m, const char* coordinates) {
+  m["coordinates"] = coordinates;
+  return load_multibody_model(m);
+}
+
+IntegratorSettings tight() {
+  IntegratorSettings s;
+  s.rtol = 1e-10;
+  s.atol = 1e-12;
+  return s;
+}
+
+// Every history of `names` and every scalar agree between the two runs to `tolerance`
+// (relative to the history's largest magnitude).
+void expect_same_responses(const CaseResult& a, const CaseResult& b,
+                           const std::vector<std::string>& names, double tolerance) {
+  for (const std::string& name : names) {
+    const Eigen::VectorXd& x = a.histories.at(name);
+    const Eigen::VectorXd& y = b.histories.at(name);
+    const double scale = std::max(1e-12, x.cwiseAbs().maxCoeff());
+    EXPECT_LE((x - y).cwiseAbs().maxCoeff(), tolerance * scale) << name;
+  }
+  for (const auto& [name, value] : a.scalars) {
+    EXPECT_NEAR(value, b.scalars.at(name), tolerance * std::max(1.0, std::abs(value))) << name;
+  }
+}
+
+// The rows of `wanted` by `method` at p, all parameters active.
+Eigen::MatrixXd gradient(const Model& model, SensitivityMethod method, const LoadCaseSpec& lc,
+                         const Eigen::VectorXd& p, const std::vector<WantedValue>& wanted) {
+  std::vector<int> active(static_cast<size_t>(p.size()));
+  for (size_t i = 0; i < active.size(); ++i) active[i] = static_cast<int>(i);
+  const IntegratorSettings settings = tight();
+  const SensitivityProblem problem{*model.ode(), lc, p, active, wanted, settings};
+  CaseResult out;
+  Eigen::MatrixXd rows = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(wanted.size()), p.size());
+  EXPECT_EQ(method(problem, out, rows), "");
+  return rows;
+}
+
+// The index of history `name` of the model.
+int history(const Model& model, const std::string& name) {
+  const auto names = model.ode()->history_outputs();
+  return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+void expect_close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tolerance) {
+  ASSERT_EQ(a.rows(), b.rows());
+  ASSERT_EQ(a.cols(), b.cols());
+  const double scale = std::max(1e-12, b.cwiseAbs().maxCoeff());
+  EXPECT_LE((a - b).cwiseAbs().maxCoeff(), tolerance * scale) << "\n" << a << "\n\n" << b;
+}
+
+TEST(MultibodyReduced, QuarterCarIntegratesTwoCoordinatesWithTheSameResponses) {
+  const auto reduced = load(quarter_car(), "independent");
+  const auto absolute = load(quarter_car(), "absolute");
+  EXPECT_EQ(reduced->ode()->state_size(), 4);  // axle and chassis heights and their rates
+  EXPECT_EQ(absolute->ode()->state_size(), 18);
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 2.0, 201), {{"road", 1}, {"speed", 15}});
+  const Eigen::VectorXd p = defaults(*reduced);
+  CaseResult a, b;
+  ASSERT_EQ(reduced->analyse(p, lc, tight(), a), "");
+  ASSERT_EQ(absolute->analyse(p, lc, tight(), b), "");
+  // Reactions of the eliminated guides included: recovered from the full state. The two
+  // integrate different equations (the absolute ones the road's height too, Baumgarte-
+  // stabilised), so they agree to the integration tolerance, not to rounding.
+  expect_same_responses(a, b,
+                        {"chassis.y", "chassis.ay", "axle.vy", "suspension.length", "tyre.force",
+                         "axle_guide.fx", "chassis_guide.torque"},
+                        1e-5);
+  // The road's acceleration: central differences of the profile in the independent
+  // coordinates, the solution of the stabilised driver equation in the absolute ones.
+  expect_same_responses(a, b, {"road.ay"}, 1e-3);
+}
+
+TEST(MultibodyReduced, QuarterCarGradientsMatchTheAbsoluteCoordinates) {
+  const auto reduced = load(quarter_car(), "independent");
+  const auto absolute = load(quarter_car(), "absolute");
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 1.6, 81), {{"road", 1}, {"speed", 15}});
+  Eigen::VectorXd p = defaults(*reduced);
+  p << 2.0, 100.0, 5.0, 20.0, 40.0, 2.0;  // the study's first start: the dampers work
+  std::vector<WantedValue> wanted;
+  for (int point : {40, 55, 70}) {
+    wanted.push_back({"chassis.ay", history(*reduced, "chassis.ay"), point});
+    wanted.push_back({"suspension.length", history(*reduced, "suspension.length"), point});
+  }
+  const Eigen::MatrixXd reference = gradient(*absolute, direct_sensitivities, lc, p, wanted);
+  ASSERT_GT(reference.cwiseAbs().maxCoeff(), 0.0);
+  expect_close(gradient(*reduced, direct_sensitivities, lc, p, wanted), reference, 1e-5);
+  expect_close(gradient(*reduced, adjoint_sensitivities, lc, p, wanted), reference, 1e-5);
+}
+
+TEST(MultibodyReduced, SliderWithADrivenCartMatchesTheAbsoluteCoordinates) {
+  const auto reduced = load(slider(), "independent");
+  const auto absolute = load(slider(), "absolute");
+  EXPECT_EQ(reduced->ode()->state_size(), 2);  // the block's position along the slope
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 2.0, 101));
+  const Eigen::VectorXd p = defaults(*reduced);
+  CaseResult a, b;
+  ASSERT_EQ(reduced->analyse(p, lc, tight(), a), "");
+  ASSERT_EQ(absolute->analyse(p, lc, tight(), b), "");
+  expect_same_responses(
+      a, b, {"block.x", "block.ay", "cart.vx", "spring.force", "slope.fy", "push.fx"}, 1e-5);
+  // Gradients in k, m and the driver's amplitude A (the constraints' offsets move with it).
+  std::vector<WantedValue> wanted;
+  for (int point : {30, 60, 100}) {
+    wanted.push_back({"block.x", history(*reduced, "block.x"), point});
+    wanted.push_back({"slope.fy", history(*reduced, "slope.fy"), point});
+  }
+  const int psi = static_cast<int>(reduced->ode()->history_outputs().size());
+  wanted.push_back({"psi", psi, -1});
+  const Eigen::MatrixXd reference = gradient(*absolute, direct_sensitivities, lc, p, wanted);
+  ASSERT_GT(reference.col(2).cwiseAbs().maxCoeff(), 0.0);
+  expect_close(gradient(*reduced, direct_sensitivities, lc, p, wanted), reference, 1e-5);
+  expect_close(gradient(*reduced, adjoint_sensitivities, lc, p, wanted), reference, 1e-5);
+}
+
+TEST(MultibodyReduced, APendulumKeepsTheAbsoluteCoordinates) {
+  const json m = json::parse(R"({
+    "analysis": "dynamic", "parameters": {"L": 1.0, "m": 2.0},
+    "bodies": [{"name": "rod", "mass": "m", "inertia": "m*L^2/12", "position": ["L/2", 0]}],
+    "joints": [{"type": "revolute", "bodies": ["ground", "rod"], "points": [[0, 0], ["-L/2", 0]]}]
+  })");
+  EXPECT_EQ(load_multibody_model(m)->ode()->state_size(), 6);
+  // A slider whose guide leaves the block's point off its centre turns with the block's angle:
+  // not linear in the coordinates either.
+  json off = slider();
+  off["joints"][0]["points"] = json::parse("[[0, 0], [0.1, 0]]");
+  off["joints"][0].erase("angle");
+  EXPECT_EQ(load_multibody_model(off)->ode()->state_size(), 12);
+}
+
+TEST(MultibodyReduced, AnUnknownCoordinatesChoiceIsAnError) {
+  json m = slider();
+  m["coordinates"] = "relative";
+  EXPECT_THROW(
+      {
+        try {
+          load_multibody_model(m);
+        } catch (const SectionError& e) {
+          EXPECT_THAT(e.what(), ::testing::HasSubstr("simulator.multibody.coordinates"));
+          throw;
+        }
+      },
+      SectionError);
+}
+
+}  // namespace
+}  // namespace sao::sim
