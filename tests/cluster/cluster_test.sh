@@ -137,13 +137,15 @@ stored_are_accounted() {  # stored_are_accounted DIR
   fail "sacct states: $(echo "$acct" | cut -d'|' -f2 | sort | uniq -c | paste -sd' ' -)"
 }
 
-wait_for_job() {  # wait_for_job DIR STATE: prints the first stored job id once squeue says STATE
+# wait_for_job DIR STATES: prints the first stored job id once squeue gives it one of STATES (an
+# extended regular expression, e.g. 'PENDING|RUNNING')
+wait_for_job() {
   local id state
   for _ in $(seq 1 300); do
     id=$(jobs_in_store "$1" | head -n1 | cut -d'|' -f2)
     if [ -n "$id" ]; then
       state=$(squeue -h -t all -j "${id%_*}" -r -o '%i %T' 2>/dev/null | awk -v i="$id" '$1 == i {print $2}')
-      if [ "$state" = "$2" ]; then
+      if [[ "$state" =~ ^($2)$ ]]; then
         echo "$id"
         return 0
       fi
@@ -249,7 +251,9 @@ case "$mode" in
     "$sao" run study.json --out out >first.out 2>&1 &
     sao_pid=$!
     set +m
-    wait_for_job out PENDING >/dev/null || wait_for_job out RUNNING >/dev/null || fail "no job queued"
+    # One wait for either state: waiting for PENDING first spent its whole 30 s when the job
+    # started at once, and by then the sensitivity array below had ended (seen in CI).
+    wait_for_job out 'PENDING|RUNNING' >/dev/null || fail "no job queued"
     if [ "$mode" = kill ]; then
       # The kill comes when the sensitivity array (two tasks, one at a time) has one task
       # COMPLETED and the other not yet: the resume must read the one and wait for the other.
