@@ -31,7 +31,24 @@ double residual_normaliser(double gradient_scale, double objective, double refer
                   std::clamp(std::abs(objective), kReferenceShare * reference, reference));
 }
 
-namespace {}  // namespace
+namespace {
+
+// || w (.) (dF + sum_a lambda_a J_a - mu_lower + mu_upper) ||_inf with the LP's multipliers
+// (clamped at 0): the residual those multipliers really leave, whatever the LP solver's own
+// figure for t says (GLPK's scaled simplex has called rows satisfied that were not).
+double stationarity_residual(const OptimalityInput& in, const Optimality& out,
+                             const Eigen::VectorXd& w, const std::vector<double>& columns) {
+  const std::size_t k = out.active_rows.size(), nl = out.at_lower.size();
+  Eigen::VectorXd r = in.objective_gradient;
+  for (std::size_t a = 0; a < k; ++a)
+    r += std::max(columns[a], 0.0) * in.row_jacobian.row(out.active_rows[a]).transpose();
+  for (std::size_t a = 0; a < nl; ++a) r(out.at_lower[a]) -= std::max(columns[k + a], 0.0);
+  for (std::size_t a = 0; a < out.at_upper.size(); ++a)
+    r(out.at_upper[a]) += std::max(columns[k + nl + a], 0.0);
+  return r.size() == 0 ? 0.0 : r.cwiseProduct(w).cwiseAbs().maxCoeff();
+}
+
+}  // namespace
 
 Optimality first_order_optimality(const OptimalityInput& in) {
   Optimality out;
@@ -61,6 +78,15 @@ Optimality first_order_optimality(const OptimalityInput& in) {
   const int k = static_cast<int>(out.active_rows.size());
   const int nl = static_cast<int>(out.at_lower.size()), nu = static_cast<int>(out.at_upper.size());
   const int t = k + nl + nu + 1;
+  // Each row's column is scaled to a largest entry of 1 (lambda' = lambda * row_scale): a row
+  // whose gradient is 1e-9 in these units would otherwise sit below GLPK's pivot tolerance.
+  std::vector<double> row_scale(static_cast<std::size_t>(k), 1.0);
+  for (int a = 0; a < k; ++a) {
+    const double m = (in.row_jacobian.row(out.active_rows[a]).transpose().cwiseProduct(s) / D)
+                         .cwiseAbs()
+                         .maxCoeff();
+    if (m > 0.0 && std::isfinite(m)) row_scale[static_cast<std::size_t>(a)] = m;
+  }
   GlpkProblem lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MIN);
   glp_add_cols(lp.get(), t);
@@ -80,7 +106,8 @@ Optimality first_order_optimality(const OptimalityInput& in) {
         ja.push_back(col);
         ar.push_back(value);
       };
-      for (int a = 0; a < k; ++a) add(a + 1, sign * w * in.row_jacobian(out.active_rows[a], i));
+      for (int a = 0; a < k; ++a)
+        add(a + 1, sign * w * in.row_jacobian(out.active_rows[a], i) / row_scale[a]);
       for (int a = 0; a < nl; ++a) add(k + a + 1, out.at_lower[a] == i ? -sign * w : 0.0);
       for (int a = 0; a < nu; ++a) add(k + nl + a + 1, out.at_upper[a] == i ? sign * w : 0.0);
       add(t, -1.0);
@@ -100,8 +127,14 @@ Optimality first_order_optimality(const OptimalityInput& in) {
     out.message = "the multiplier estimate (GLPK) did not solve (code " + std::to_string(ret) + ")";
     return out;
   }
-  out.residual = glp_get_col_prim(lp.get(), t);
-  for (int a = 0; a < k; ++a) out.multipliers.push_back(glp_get_col_prim(lp.get(), a + 1));
+  std::vector<double> columns(static_cast<std::size_t>(t - 1));
+  for (int c = 1; c < t; ++c)
+    columns[static_cast<std::size_t>(c - 1)] = glp_get_col_prim(lp.get(), c);
+  for (int a = 0; a < k; ++a)
+    columns[static_cast<std::size_t>(a)] /= row_scale[static_cast<std::size_t>(a)];
+  out.residual = stationarity_residual(in, out, s / D, columns);
+  for (int a = 0; a < k; ++a)
+    out.multipliers.push_back(std::max(columns[static_cast<std::size_t>(a)], 0.0));
   return out;
 }
 

@@ -78,6 +78,26 @@ TEST(Optimality, BoundsTakeMultipliersOfTheRightSignOnly) {
   EXPECT_NEAR(o.residual, 0.0, 1e-12);
 }
 
+TEST(Optimality, TheResidualIsTheOneItsMultipliersLeaveWhateverTheRowScale) {
+  // (1, 4) is not a KKT point; rows scaled by 1e-9 .. 1e9 change the multiplier, not the
+  // residual, and the residual must be the one the returned multiplier really leaves.
+  const double reference = first_order_optimality(product_problem(1.0, 4.0)).residual;
+  for (double scale : {1e-9, 1e-4, 1e4, 1e9}) {
+    OptimalityInput in = product_problem(1.0, 4.0);
+    in.row_values *= scale;
+    in.row_jacobian *= scale;
+    const Optimality o = first_order_optimality(in);
+    ASSERT_TRUE(o.computed) << o.message;
+    ASSERT_EQ(o.multipliers.size(), 1u);
+    const Eigen::VectorXd s = variable_sizes(in.x, in.lower, in.upper);
+    const Eigen::VectorXd left =
+        in.objective_gradient + o.multipliers[0] * in.row_jacobian.row(0).transpose();
+    EXPECT_NEAR(o.residual, left.cwiseProduct(s).cwiseAbs().maxCoeff() / o.normaliser, 1e-12)
+        << "scale " << scale;
+    EXPECT_NEAR(o.residual, reference, 1e-9 * (1.0 + reference)) << "scale " << scale;
+  }
+}
+
 TEST(Optimality, UnboundedVariablesUseTheirOwnSize) {
   const Eigen::VectorXd s =
       variable_sizes(Eigen::Vector3d(200.0, 0.001, 5.0), Eigen::Vector3d(-INFINITY, -INFINITY, 0.0),
