@@ -83,9 +83,15 @@ void Driver::report_best_analysed() {
   summary_.optimality.at_final_design = false;
   if (summary_.status == RunStatus::kInfeasible) {
     // "without a feasible design" no longer holds: the reported design is feasible.
-    summary_.status = RunStatus::kCycleLimit;
-    summary_.message = "cycle limit " + std::to_string(noisy_.max_cycles) +
-                       " reached before convergence, at an infeasible design";
+    if (stalled()) {
+      summary_.status = RunStatus::kStalled;
+      summary_.message = "every move limit shrank below min_move_limit (" +
+                         std::to_string(noisy_.min_move_factor) + ") at an infeasible design";
+    } else {
+      summary_.status = RunStatus::kCycleLimit;
+      summary_.message = "cycle limit " + std::to_string(noisy_.max_cycles) +
+                         " reached before convergence, at an infeasible design";
+    }
   }
   summary_.message += fmt::format(
       "; reported: the best feasible design analysed, {} (objective {:.6g}, V = {:.3g} %), not "

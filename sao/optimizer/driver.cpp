@@ -648,10 +648,20 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
       spdlog::warn("{}", message);
     }
     finish(RunStatus::kConverged, message);
-  } else if (!noisy_.seed_strategy && factors_.maxCoeff() < noisy_.min_move_factor) {
-    finish(RunStatus::kStalled, "every move limit shrank below min_move_limit (" +
-                                    std::to_string(noisy_.min_move_factor) + "); " +
-                                    describe_optimality());
+  } else if (stalled()) {
+    // A stall at an infeasible design ends "without a feasible design", as the cycle limit does.
+    const double v = violation(x0_, values_.at(design_key(study_, x0_)));
+    const std::string limits = "every move limit shrank below min_move_limit (" +
+                               std::to_string(noisy_.min_move_factor) + ")";
+    if (v > noisy_.vioacc) {
+      finish(RunStatus::kInfeasible,
+             "no feasible design found: " + limits + " at a design with V = " + std::to_string(v) +
+                 " %, the least violation the approximations could reach from there (the "
+                 "constraints may have no feasible point within the bounds); " +
+                 describe_optimality());
+    } else {
+      finish(RunStatus::kStalled, limits + "; " + describe_optimality());
+    }
   } else if (cycle_offset_ + summary_.cycles >= noisy_.max_cycles) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));
     if (v > noisy_.vioacc) {

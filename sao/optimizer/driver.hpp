@@ -199,6 +199,11 @@ class Driver {
                       const Eigen::VectorXd& x_opt, CycleRecord& rec) const;
   // Why the run stopped where it did, in words: residual, active constraints and limits.
   std::string describe_optimality() const;
+  // Every move limit below min_move_limit (not with the seed strategy, which has no floor).
+  bool stalled() const {
+    return !noisy_.seed_strategy && factors_.size() > 0 &&
+           factors_.maxCoeff() < noisy_.min_move_factor;
+  }
   // Ends the run after a cycle: too many failures, converged, or the cycle limit.
   void end_run_if_done(const CycleRecord& rec);
   // Ends the run as failed inside a cycle, keeping the cycle's record.

@@ -352,6 +352,32 @@ TEST(Driver, NoFeasibleDesignEndsInfeasible) {
   EXPECT_NEAR(r.max_violation, 90.0, 1e-4);
 }
 
+// min b1 s.t. r = (b1 - 3)^2 + 1 <= 0.5: no design is feasible, the least violation is at b1 = 3,
+// inside the bounds. The move limits shrink around it until the run stalls; a stall without a
+// feasible design ends `infeasible`, as the cycle limit does, not `stalled`.
+TEST(Driver, AStallAtTheLeastViolationEndsInfeasible) {
+  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
+                      {"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                      {"objective", {{"minimize", {{"variable", "b1"}}}}},
+                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 0.5}}}},
+                      {"settings", {{"max_cycles", 200}}},
+                      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  FakeSimulator sim(
+      {{"r", [](const Eigen::VectorXd& b) { return (b(0) - 3.0) * (b(0) - 3.0) + 1.0; },
+        [](const Eigen::VectorXd& b) {
+          return Eigen::VectorXd::Constant(1, 2.0 * (b(0) - 3.0)).eval();
+        }}});
+  Driver driver(s, sim, s.options);
+  const RunSummary& r = driver.run();
+  EXPECT_EQ(r.status, RunStatus::kInfeasible) << r.message;
+  EXPECT_NE(r.message.find("no feasible design found"), std::string::npos) << r.message;
+  EXPECT_LT(r.cycles, 200) << "ended on the cycle limit, not on a stall: " << r.message;
+  EXPECT_NEAR(r.x(0), 3.0, 0.05);
+  EXPECT_NEAR(r.max_violation, 100.0, 1.0);  // (1 - 0.5) / 0.5
+}
+
 // max b1 s.t. r = sqrt(b1) <= 1.5 (b1 <= 2.25), multi-point with a noise estimate of 5 %: the
 // secant through b0 and the plan point under-estimates the concave r, so proposals overshoot
 // the bound, and the noise-raised viomax (15 %) accepts them. A run that ends on its cycle limit
