@@ -29,26 +29,6 @@ std::string short_number(double v) {
   return text;
 }
 
-// The largest normalised violation (%) at x with every constraint normalised as at `reference`
-// (b0): the units of the subproblem's rows. A constraint bounded by an auxiliary (the bound
-// formulation, g <= b7) is normalised by the auxiliary's value; measured each at its own design,
-// the violations of b0 and b* differ by the ratio of the two values (a factor 1e4 when phase 1
-// sets b7 from 0 to 5e-5), and the ratio of actual to predicted improvement says nothing.
-double violation_in_units_of(const Study& study, const Eigen::VectorXd& x,
-                             const Eigen::VectorXd& reference, const ResponseModel& model) {
-  double v = -std::numeric_limits<double>::infinity();
-  for (const Constraint& c : study.constraints) {
-    std::vector<int> points(c.g.points());
-    for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
-    const double normaliser = constraint_normaliser(study, c, reference);
-    v = std::max(
-        v,
-        normalised_constraint_points(study, c, points, x, model, normaliser, nullptr).maxCoeff() *
-            100.0);
-  }
-  return study.constraints.empty() ? -100.0 : v;
-}
-
 }  // namespace
 
 void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& rec) {
@@ -161,8 +141,11 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   const Eigen::VectorXd b0 = x0_.head(n);
   const Evaluation* e_opt = analyse_proposal(problem, sub.objective, x_opt, facts, rec);
   if (!e_opt) return;
-  // b*'s violation in the units of b0's (the rows'): see violation_in_units_of.
-  const double V_opt = violation_in_units_of(study_, x_opt, x0_, ExactResponses(study_, *e_opt));
+  // b*'s violation in the units of b0's rows: a constraint bounded by an auxiliary (the bound
+  // formulation, g <= b7) is normalised by the auxiliary's value; measured each at its own
+  // design, the violations of b0 and b* differ by the ratio of the two values (a factor 1e4
+  // when phase 1 sets b7 from 0 to 5e-5), and actual / predicted improvement says nothing.
+  const double V_opt = max_violation(study_, x_opt, ExactResponses(study_, *e_opt), &x0_);
   const double h_opt = std::max(0.0, V_opt / 100.0);
   TrustRegionFacts t;
   t.phase1 = sub.status == SubproblemStatus::kRelaxed;

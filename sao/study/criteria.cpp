@@ -134,11 +134,13 @@ double normalised_constraint(const Study& study, const Constraint& constraint, i
 }
 
 Eigen::VectorXd normalised_history(const Study& study, const Constraint& constraint,
-                                   const Eigen::VectorXd& x, const ResponseModel& model) {
+                                   const Eigen::VectorXd& x, const ResponseModel& model,
+                                   const Eigen::VectorXd* normalise_at) {
   std::vector<int> points(constraint.g.points());
   for (size_t p = 0; p < points.size(); ++p) points[p] = static_cast<int>(p);
-  return normalised_constraint_points(study, constraint, points, x, model,
-                                      constraint_normaliser(study, constraint, x), nullptr);
+  const double normaliser =
+      constraint_normaliser(study, constraint, normalise_at ? *normalise_at : x);
+  return normalised_constraint_points(study, constraint, points, x, model, normaliser, nullptr);
 }
 
 double user_objective(const Study& study, double internal_value) {
@@ -157,11 +159,12 @@ Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,
   return worst;
 }
 
-double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model) {
+double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model,
+                     const Eigen::VectorXd* normalise_at) {
   if (study.constraints.empty()) return -100.0;
   double v = -std::numeric_limits<double>::infinity();
   for (const Constraint& c : study.constraints) {
-    v = std::max(v, normalised_history(study, c, x, model).maxCoeff() * 100.0);
+    v = std::max(v, normalised_history(study, c, x, model, normalise_at).maxCoeff() * 100.0);
   }
   return v;
 }

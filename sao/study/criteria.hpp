@@ -66,13 +66,17 @@ Eigen::VectorXd normalised_constraint_points(const Study& study, const Constrain
                                              const std::vector<int>& points,
                                              const Eigen::VectorXd& x, const ResponseModel& model,
                                              double normaliser, Eigen::MatrixXd* gradients);
-// g_hat at every point of the constraint, normalised at x.
+// g_hat at every point of the constraint, normalised at `normalise_at` (x when null).
 Eigen::VectorXd normalised_history(const Study& study, const Constraint& constraint,
-                                   const Eigen::VectorXd& x, const ResponseModel& model);
+                                   const Eigen::VectorXd& x, const ResponseModel& model,
+                                   const Eigen::VectorXd* normalise_at = nullptr);
 
 // V: the largest g_hat over every constraint and point at x, in percent (negative when all
-// hold with margin; -100 without constraints).
-double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model);
+// hold with margin; -100 without constraints). With `normalise_at`, every constraint is
+// normalised as at that design (the trust region judges b* in the units of b0's rows: a
+// constraint bounded by an auxiliary is normalised by the auxiliary's value).
+double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model,
+                     const Eigen::VectorXd* normalise_at = nullptr);
 
 // Per auxiliary variable, the largest value it bounds at x (the maximum over the points of
 // the constraints `q <= b_aux`: the bound formulation's max); -infinity where it bounds none.
