@@ -221,10 +221,15 @@ std::string Driver::describe_optimality() const {
   std::string text = "first-order residual " + short_number(optimality_.residual) +
                      " (kkt_tolerance " + short_number(noisy_.kkt_tolerance) +
                      ") at the start of cycle " + std::to_string(optimality_cycle_);
+  // At most kListed names per kind: a history active at hundreds of points would otherwise
+  // fill the message (result.json's `optimality` lists them all).
+  constexpr size_t kListed = 8;
   auto list = [&](const char* what, const std::vector<std::string>& names) {
     if (names.empty()) return;
     text += std::string("; ") + what + ": ";
-    for (size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+    for (size_t i = 0; i < std::min(names.size(), kListed); ++i) text += (i ? ", " : "") + names[i];
+    if (names.size() > kListed)
+      text += " and " + std::to_string(names.size() - kListed) + " more (result.json: optimality)";
   };
   const FinalOptimality& f = summary_.optimality;
   std::vector<std::string> rows;
