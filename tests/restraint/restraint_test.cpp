@@ -382,6 +382,13 @@ const char* kGood =
 
 TEST(RestraintSled, ProgramFailsOnNonsenseWithAMessage) {
   EXPECT_EQ(run_program("good", kGood).first, 0);
+  // Comments after a value or a card's name (docs/vehicle-restraint.md's deck).
+  EXPECT_EQ(run_program("comments",
+                        "*AIRBAG  $ b1-b3\ndiameter 0.6   $ b1, m\n"
+                        "vent_diameter 0.04\ninflator_mass 0.04\n*BELT\n"
+                        "webbing_strain 0.09\npretensioner 0.05\nload_limiter 4\n*END\n")
+                .first,
+            0);
   std::string deck = kGood;
   auto with = [&](const std::string& from, const std::string& to) {
     std::string d = kGood;
