@@ -68,8 +68,9 @@ double webbing_tension(double strain, double strain_at_10kN);
 // limiter) yields when that contact force exceeds its limit: the anchor of the contact moves
 // out and never winds back. `payout` > 0 is webbing given out. The spool's mass: J = 4.8e-5
 // kg m^2 (core, torsion bar and wound webbing) at a 20 mm webbing radius; the contact's
-// stiffness: the torsion bar's elastic twist (a 10 mm steel bar, 80 mm long: 0.98 kNm/rad,
-// 2.5e6 N/m at 20 mm) in series with the much stiffer pawl and tooth.
+// stiffness: the torsion bar's elastic twist in series with the much stiffer pawl and tooth
+// (a 10 mm steel bar 80 mm long, 0.98 kNm/rad: 2.5e6 N/m at a 20 mm webbing radius, 3.8e6 at
+// 16 mm; the value kept is a choice within such estimates: docs/vehicle-restraint.md).
 struct Retractor {
   static constexpr double kFireTime = 0.010;       // s
   static constexpr double kPullSpeed = 8.0;        // m/s of webbing
@@ -77,7 +78,7 @@ struct Retractor {
   static constexpr double kTooth = 0.004;          // m of webbing per ratchet tooth
   static constexpr double kDringFactor = 1.2;      // occupant-side / retractor-side tension
   static constexpr double kSpoolMass = 0.12;       // kg, the spool's inertia at the webbing
-  static constexpr double kLockStiffness = 2.5e6;  // N/m of webbing: torsion bar, pawl, tooth
+  static constexpr double kLockStiffness = 4.0e6;  // N/m of webbing: torsion bar, pawl, tooth
   static constexpr double kLockDamping = 0.1;      // of critical (spool mass on that stiffness)
   enum class State { kLocked, kPulling, kLimited };
   State state = State::kLocked;
