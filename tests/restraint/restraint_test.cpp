@@ -304,7 +304,7 @@ double noise_percent(const std::vector<double>& v) {
 // scatters around a locally linear trend by more than 0.5 % (a smooth model: below 0.05 %) but
 // stays bounded (below 10 %, not chaos), and the forward differences over 1, 2, 4 and 10 steps
 // from some design of the scan do not all have the same sign. The pretensioner stroke is scanned
-// downwards: above 0.0525 m the pretensioner stops on its force before its stroke, and b5 has no
+// downwards: above 0.0531 m the pretensioner stops on its force before its stroke, and b5 has no
 // effect at all there.
 TEST(RestraintSled, HicIsNoisyButBoundedAlongEveryVariable) {
   struct Axis {
