@@ -97,6 +97,8 @@ Deck read_deck(std::istream& in) {
       title_next = false;
       continue;
     }
+    // `$` starts a comment, also after a card's name or a `name value` pair.
+    text = trim(text.substr(0, text.find('$')));
     if (text[0] == '*') {
       card = trim(text.substr(1));
       if (card == "END") {

@@ -245,7 +245,13 @@ Histories simulate(const Deck& deck) {
   h.steps = steps;
   h.contact_changes = sled.bag.contact_changes();
   h.folds_opened = sled.bag.folds_opened();
-  h.limiter_payout = std::max(0.0, sled.belts.retractor.payout);
+  const Retractor& r = sled.belts.retractor;
+  h.limiter_payout = std::max(0.0, r.payout);
+  if (r.lock_time >= 0) {
+    h.lock_travel = r.kTooth * std::ceil(r.stop_payout / r.kTooth - 1e-9) - r.stop_payout;
+    h.lock_speed = r.lock_speed;
+    h.lock_time = r.lock_time;
+  }
   h.gas_initial = sled.bag.initial_air();
   h.gas_injected = sled.bag.gas().injected;
   h.gas_vented = sled.bag.gas().vented;

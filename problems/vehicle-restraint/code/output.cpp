@@ -46,6 +46,13 @@ void write_log(std::ostream& out, const Deck& d, const Histories& h, double seco
                 "%.4f m, load limiter paid out %.4f m\n",
                 h.contact_changes, h.folds_opened, h.pretension_pulled, h.limiter_payout);
   out << buf;
+  if (h.lock_time >= 0) {
+    std::snprintf(buf, sizeof buf,
+                  "spool lock: %.4f m of free travel back to the ratchet tooth, the pawl met it "
+                  "at %.4f s at %.3f m/s\n",
+                  h.lock_travel, h.lock_time, h.lock_speed);
+    out << buf;
+  }
   std::snprintf(buf, sizeof buf,
                 "gas: injected %.6f kg, vented %.6f kg, in the bag at the end %.6f kg, peak "
                 "gauge pressure %.1f kPa\n",

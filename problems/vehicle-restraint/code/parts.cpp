@@ -20,6 +20,13 @@ double webbing_tension(double strain, double strain_at_10kN) {
   return strain > 0 ? 1.0e4 / strain_at_10kN * strain : 0.0;
 }
 
+double Retractor::lock_force() const {
+  const double penetration = payout - anchor;
+  if (penetration <= 0) return 0.0;
+  const double damping = 2.0 * kLockDamping * std::sqrt(kLockStiffness * kSpoolMass);
+  return std::max(0.0, kLockStiffness * penetration + damping * speed);
+}
+
 double Retractor::step(double t, double dt, double length, double free_length,
                        double strain_at_10kN) {
   auto tension = [&](double pay) {
@@ -31,23 +38,37 @@ double Retractor::step(double t, double dt, double length, double free_length,
     state = State::kPulling;
   }
   if (state == State::kPulling) {
+    // The piston drives the spool; the pawl ratchets over the teeth.
     payout -= kPullSpeed * dt;
+    speed = -kPullSpeed;
     if (-payout >= pull_in || tension(payout) >= kStopForce) {
+      // The piston stops (end of stroke or stalled on its force) and so does the spool; the
+      // pawl will catch the tooth behind it.
       payout = std::max(payout, -pull_in);
-      // The spool locks on the ratchet tooth behind it: webbing given back to the tooth.
-      payout = kTooth * std::ceil(payout / kTooth - 1e-9);
+      speed = 0.0;
+      stop_payout = payout;
+      anchor = kTooth * std::ceil(payout / kTooth - 1e-9);
       state = State::kLocked;
     }
+    return tension(payout);
   }
-  double force = tension(payout);
-  if (state != State::kPulling && force > cap()) {
-    // The torsion bar yields: payout such that the tension is the cap (it never winds back).
-    const double stiffness = 1.0e4 / strain_at_10kN;
-    payout = stiffness * length / (stiffness + cap()) - free_length;
+  const double before = payout - anchor;
+  double contact = lock_force();
+  if (contact > limit_force) {
+    // The torsion bar yields: the anchor moves out until the contact carries the limit.
+    const double damping = 2.0 * kLockDamping * std::sqrt(kLockStiffness * kSpoolMass);
+    anchor = payout - (limit_force - damping * speed) / kLockStiffness;
+    contact = limit_force;
     state = State::kLimited;
-    force = cap();
   }
-  return force;
+  // The spool: the belt pulls it out (retractor side), the pawl holds it.
+  speed += dt * (tension(payout) / kDringFactor - contact) / kSpoolMass;
+  payout += dt * speed;
+  if (stop_payout < 0 && lock_time < 0 && before <= 0 && payout > anchor) {
+    lock_time = t;
+    lock_speed = speed;
+  }
+  return tension(payout);
 }
 
 namespace {

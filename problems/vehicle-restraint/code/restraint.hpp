@@ -61,22 +61,42 @@ double pulse_deceleration(const Deck& deck, double t);
 double webbing_tension(double strain, double strain_at_10kN);
 
 // The retractor: vehicle-sensitive lock at t = 0, pretensioner from 10 ms, load limiter, and
-// the ratchet that locks the spool on a tooth. `payout` > 0 is webbing given out.
+// the ratchet that locks the spool on a tooth. The spool is a mass of its own (its inertia at
+// the webbing radius): when the pretensioner stops, the belt pulls it back freely until the pawl
+// meets the ratchet tooth behind it, and the pawl stops it through a stiff contact (the pawl,
+// the tooth and the torsion bar's elastic twist, with damping). The torsion bar (the load
+// limiter) yields when that contact force exceeds its limit: the anchor of the contact moves
+// out and never winds back. `payout` > 0 is webbing given out. The spool's mass: J = 4.8e-5
+// kg m^2 (core, torsion bar and wound webbing) at a 20 mm webbing radius; the contact's
+// stiffness: the torsion bar's elastic twist in series with the much stiffer pawl and tooth
+// (a 10 mm steel bar 80 mm long, 0.98 kNm/rad: 2.5e6 N/m at a 20 mm webbing radius, 3.8e6 at
+// 16 mm; the value kept is a choice within such estimates: docs/vehicle-restraint.md).
 struct Retractor {
-  static constexpr double kFireTime = 0.010;    // s
-  static constexpr double kPullSpeed = 8.0;     // m/s of webbing
-  static constexpr double kStopForce = 2500.0;  // N
-  static constexpr double kTooth = 0.004;       // m of webbing per ratchet tooth
-  static constexpr double kDringFactor = 1.2;   // occupant-side / retractor-side tension
+  static constexpr double kFireTime = 0.010;       // s
+  static constexpr double kPullSpeed = 8.0;        // m/s of webbing
+  static constexpr double kStopForce = 2500.0;     // N
+  static constexpr double kTooth = 0.004;          // m of webbing per ratchet tooth
+  static constexpr double kDringFactor = 1.2;      // occupant-side / retractor-side tension
+  static constexpr double kSpoolMass = 0.12;       // kg, the spool's inertia at the webbing
+  static constexpr double kLockStiffness = 4.0e6;  // N/m of webbing: torsion bar, pawl, tooth
+  static constexpr double kLockDamping = 0.1;      // of critical (spool mass on that stiffness)
   enum class State { kLocked, kPulling, kLimited };
   State state = State::kLocked;
-  double payout = 0.0;  // m
+  double payout = 0.0;  // m, the spool's position (webbing out)
+  double speed = 0.0;   // m/s, the spool's payout rate
+  double anchor = 0.0;  // m, where the pawl holds the unloaded spool: the tooth plus the yield
   bool fired = false;
   double pull_in = 0.05;        // m, the pretensioner's stroke (b5)
   double limit_force = 4000.0;  // N, retractor side (b6)
+  double stop_payout = 0.0;     // m, where the pretensioner stopped (0: it has not)
+  double lock_speed = 0.0;      // m/s, the spool's speed when the pawl met the tooth
+  double lock_time = -1.0;      // s, when the pawl met the tooth after the pretensioner (-1: not)
 
-  // Occupant-side tension cap of the load limiter [N].
+  // Occupant-side tension cap of the load limiter [N] (quasi-static: the spool's inertia lets
+  // the tension pass it while the spool is accelerated).
   double cap() const { return limit_force * kDringFactor; }
+  // The pawl's contact force on the spool [N] (retractor side), before the torsion bar yields.
+  double lock_force() const;
   // Advances by dt at time t with the belt path length `length` [m], its unloaded length
   // `free_length` (without payout) and the webbing law; returns the occupant-side tension.
   double step(double t, double dt, double length, double free_length, double strain_at_10kN);
@@ -133,8 +153,11 @@ struct Histories {
   int steps = 0;
   int contact_changes = 0;  // face nodes entering or leaving contact
   int folds_opened = 0;
-  double pretension_pulled = 0.0;                                                   // m
-  double limiter_payout = 0.0;                                                      // m
+  double pretension_pulled = 0.0;  // m
+  double limiter_payout = 0.0;     // m
+  // The spool's lock after the pretensioner: free travel back to the tooth [m], the speed at
+  // which the pawl met it [m/s] and when [s] (0, 0, -1 without a pretensioner).
+  double lock_travel = 0.0, lock_speed = 0.0, lock_time = -1.0;
   double gas_initial = 0.0, gas_injected = 0.0, gas_vented = 0.0, gas_final = 0.0;  // kg
   double peak_pressure = 0.0;                                                       // Pa, gauge
 };
