@@ -16,18 +16,6 @@
 namespace sao {
 namespace {
 
-// Whether a step b* - b0 (design variables) is zero to 1e-12 of each variable's range (of 1
-// for a variable without both bounds).
-bool proposes_b0(const Study& study, const Eigen::VectorXd& delta_b) {
-  for (Eigen::Index i = 0; i < delta_b.size(); ++i) {
-    const DesignVariable& v = study.design[static_cast<size_t>(i)];
-    const double range = v.upper - v.lower;
-    const double scale = std::isfinite(range) ? std::max(1.0, range) : 1.0;
-    if (std::abs(delta_b(i)) > 1e-12 * scale) return false;
-  }
-  return true;
-}
-
 std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x) {
   return std::vector<double>(x.data(), x.data() + study.n_design());
 }
@@ -628,21 +616,8 @@ void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eige
       rec.noise_estimate > 0.0) {
     decision_options.noise = 2.0 * rec.noise_estimate;  // a band of +-2 sigma, as users state noise
   }
-  MoveDecision decision =
+  const MoveDecision decision =
       decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
-  if (!decision.converged && proposes_b0(study_, facts.delta_b)) {
-    // The subproblem proposed b0 itself: the cycle learned nothing, and the next one, with the
-    // same subregion, plan and fit, would propose it again until the cycle limit (a relaxed
-    // multi-point cycle whose least violation is at b0). Treated as a rejected proposal: every
-    // factor shrinks by beta1, so the next cycle's plan and fit differ.
-    decision.accept = false;
-    decision.factors = factors_ * noisy_.beta1;
-    decision.actions.assign(decision.actions.size(), MoveAction::kRejected);
-    rec.message += std::string(rec.message.empty() ? "" : "; ") +
-                   "treated as rejected: every move-limit factor times beta1 = " +
-                   fmt::format("{:g}", noisy_.beta1);
-    spdlog::info("cycle {}: the proposal is b0 itself: {}", rec.cycle, rec.message);
-  }
   rec.accepted = decision.accept;
   rec.converged = decision.converged;
   rec.E = decision.E;

@@ -378,38 +378,6 @@ TEST(Driver, AStallAtTheLeastViolationEndsInfeasible) {
   EXPECT_NEAR(r.max_violation, 100.0, 1.0);  // (1 - 0.5) / 0.5
 }
 
-// b1 <= 1 and b1 >= 3 cannot both hold; normalised by their bounds, (b1 - 1) / 1 and
-// (3 - b1) / 3 cross at b1 = 1.5, the start, and b2 sits on its lower bound. The relaxed
-// subproblem (least violation, exact linear approximations) proposes b0 itself; with the
-// same subregion the next cycle would propose it again until the cycle limit. A proposal that
-// is b0 counts as rejected: every factor shrinks by beta1.
-TEST(Driver, AProposalThatIsB0ItselfShrinksTheSubregion) {
-  nlohmann::json d = {
-      {"design_variables", {variable("b1", 0, 10, 1.5, 0.4), variable("b2", 1, 10, 1, 0.4)}},
-      {"load_cases", {{{"name", "only"}}}},
-      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
-      {"objective", {{"minimize", {{"variable", "b2"}}}}},
-      {"constraints",
-       {{{"of", {{"response", "r"}}}, {"upper", 1.0}},
-        {{"of", {{"response", "r"}}}, {"lower", 3.0}}}},
-      {"settings", {{"strategy", "seed"}, {"max_cycles", 4}}},
-      {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
-  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return b(0); },
-                      [](const Eigen::VectorXd&) { return Eigen::Vector2d(1.0, 0.0).eval(); }}});
-  Driver driver(s, sim, s.options);
-  const RunSummary& r = driver.run();
-  ASSERT_EQ(r.history.size(), 4u) << r.message;
-  for (size_t c = 0; c < r.history.size(); ++c) {
-    const CycleRecord& rec = r.history[c];
-    EXPECT_TRUE(rec.relaxed) << "cycle " << rec.cycle;
-    EXPECT_NEAR(rec.x_opt(0), 1.5, 1e-9) << "cycle " << rec.cycle;
-    EXPECT_FALSE(rec.accepted) << "cycle " << rec.cycle;
-    EXPECT_NEAR(rec.next_factors(0), 0.5 * rec.factors(0), 1e-12) << "cycle " << rec.cycle;
-  }
-  EXPECT_EQ(r.status, RunStatus::kInfeasible);
-}
-
 // max b1 s.t. r = sqrt(b1) <= 1.5 (b1 <= 2.25), multi-point with a noise estimate of 5 %: the
 // secant through b0 and the plan point under-estimates the concave r, so proposals overshoot
 // the bound, and the noise-raised viomax (15 %) accepts them. A run that ends on its cycle limit
