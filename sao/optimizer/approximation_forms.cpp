@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 namespace sao {
 namespace {
@@ -150,6 +151,22 @@ struct CurvatureLimits {
   double lower = 0.0, upper = 1e3;  // on c_k w_k^2 / S
 };
 
+// Whether each variable moved in the step dy (in y; w the ranges): by more than kMovedShare of
+// the largest scaled step |dy_j / w_j|. Less is rounding (the subproblem's tolerance, the
+// simulator's last digits), with no direction: its sign and its quotients must not decide
+// anything, or a variable that stayed put is treated unlike its mirror image in a symmetric
+// design, rounded the other way.
+constexpr double kMovedShare = 1e-4;
+
+std::vector<bool> moved(const Eigen::VectorXd& dy, const Eigen::VectorXd& w) {
+  const double largest = dy.size() ? dy.cwiseQuotient(w).cwiseAbs().maxCoeff() : 0.0;
+  std::vector<bool> out(static_cast<size_t>(dy.size()));
+  for (Eigen::Index k = 0; k < dy.size(); ++k) {
+    out[static_cast<size_t>(k)] = std::abs(dy(k)) > kMovedShare * largest * w(k);
+  }
+  return out;
+}
+
 // Curvatures c (in y) of one response value with slope a and value r0 at y0, from the
 // earlier point y0 + dy with value r_p and slope a_p (NaN entries: no gradient there).
 Eigen::RowVectorXd curvatures(double r0, const Eigen::RowVectorXd& a, const Eigen::VectorXd& dy,
@@ -161,9 +178,15 @@ Eigen::RowVectorXd curvatures(double r0, const Eigen::RowVectorXd& a, const Eige
   const double spherical = 2.0 * (r_p - r0 - a.dot(dy.transpose())) / norm2;  // c_k w_k^2
   const bool diagonal = a_p.allFinite();
   const double scale = response_scale(r0, a, w) + response_scale(r_p, diagonal ? a_p : a, w);
+  // The secant (a_p - a) / dy per variable is its curvature only where the variable itself
+  // moved; otherwise the quotient is the other variables' coupling over rounding, and the
+  // variable takes the spherical curvature.
+  const std::vector<bool> own = moved(dy, w);
   for (int k = 0; k < a.size(); ++k) {
     double scaled = spherical;
-    if (diagonal && std::abs(dy(k)) > 1e-12 * w(k)) scaled = (a_p(k) - a(k)) / dy(k) * w(k) * w(k);
+    if (diagonal && own[static_cast<size_t>(k)]) {
+      scaled = (a_p(k) - a(k)) / dy(k) * w(k) * w(k);
+    }
     scaled = std::clamp(scaled, limits.lower * scale, limits.upper * scale);
     c(k) = scaled / (w(k) * w(k));
   }
@@ -243,8 +266,10 @@ void Approximation::place_asymptotes(const ApproximationMemory& memory,
     const Eigen::VectorXd y2 = to_y(study_, memory.starts[memory.starts.size() - 2]);
     lower_.resize(n);
     upper_.resize(n);
+    const std::vector<bool> last = moved(y0_ - y1, width_), before = moved(y1 - y2, width_);
     for (int k = 0; k < n; ++k) {
-      const double turn = (y0_(k) - y1(k)) * (y1(k) - y2(k));
+      const auto K = static_cast<size_t>(k);
+      const double turn = last[K] && before[K] ? (y0_(k) - y1(k)) * (y1(k) - y2(k)) : 0.0;
       const double gamma = turn < 0 ? 0.7 : (turn > 0 ? 1.2 : 1.0);
       lower_(k) = std::clamp(y0_(k) - gamma * (y1(k) - memory.lower_asymptote(k)),
                              y0_(k) - 10.0 * width_(k), y0_(k) - 0.01 * width_(k));

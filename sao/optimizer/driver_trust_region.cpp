@@ -159,17 +159,13 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy_.viomax, facts.V0);
   t.move_limit_active = facts.move_limit_active;
   t.bound_active = facts.bound_active;
-  if (previous_ && !t.phase1) {
-    t.reversed.resize(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      t.reversed[static_cast<size_t>(i)] = previous_->reversed_by(facts.delta_b, i);
-    }
-  }
   t.used.resize(n);
+  Eigen::VectorXd half(n);
   for (int i = 0; i < n; ++i) {
-    const double half = move_half_width(study_.design[i], factors_(i), b0(i), true);
-    t.used(i) = half > 0.0 ? std::min(1.0, std::abs(facts.delta_b(i)) / half) : 1.0;
+    half(i) = move_half_width(study_.design[i], factors_(i), b0(i), true);
+    t.used(i) = half(i) > 0.0 ? std::min(1.0, std::abs(facts.delta_b(i)) / half(i)) : 1.0;
   }
+  if (previous_ && !t.phase1) t.reversed = reversed_steps(previous_->delta_b, facts.delta_b, half);
   const TrustRegionDecision d = decide_trust_region(noisy_, t, factors_);
   rec.accepted = d.accept;
   rec.ratio = d.ratio;

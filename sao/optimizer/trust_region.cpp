@@ -1,10 +1,29 @@
 #include "sao/optimizer/trust_region.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace sao {
+
+std::vector<bool> reversed_steps(const Eigen::VectorXd& previous, const Eigen::VectorXd& step,
+                                 const Eigen::VectorXd& half) {
+  if (previous.size() != step.size() || half.size() != step.size()) {
+    throw std::invalid_argument("reversed_steps: expected " + std::to_string(step.size()) +
+                                " entries per vector (one per variable)");
+  }
+  std::vector<bool> out(static_cast<size_t>(step.size()));
+  for (Eigen::Index i = 0; i < step.size(); ++i) {
+    // A step below the floor is rounding (the subproblem's tolerance, the simulator's last
+    // digits), not a direction: its sign must not halve a variable that stayed put while its
+    // mirror image in a symmetric design, rounded the other way, keeps its factor.
+    const double floor = kNegligibleStep * half(i);
+    out[static_cast<size_t>(i)] =
+        step(i) * previous(i) < 0.0 && std::abs(step(i)) > floor && std::abs(previous(i)) > floor;
+  }
+  return out;
+}
 
 TrustRegionDecision decide_trust_region(const Options& options, const TrustRegionFacts& facts,
                                         const Eigen::VectorXd& factors) {

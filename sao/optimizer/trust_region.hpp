@@ -29,7 +29,8 @@
 // sized by rho as above. So the region narrows along the directions in which the
 // approximation keeps overshooting and not along those in which it is right. With rho > 0.75
 // the prediction was good and a reversal is the approach to the optimum from the other side:
-// no shrink.
+// no shrink. A step (this one or the previous) below kNegligibleStep of the variable's
+// half-width is rounding, not a direction, and reverses nothing (a symmetric design stays so).
 #pragma once
 
 #include <Eigen/Dense>
@@ -63,6 +64,14 @@ constexpr double kAcceptRatio = 1e-2;  // eta
 constexpr double kMaxFactor = 1.0;     // largest move-limit factor the strategy grows to
 constexpr double kGrowRatio = 0.75;    // rho above which factors on their move limit grow
 constexpr double kPenaltyFloor = 0.1;  // mu >= this share of the residual normaliser D
+// A step of a variable (this cycle's or the previous accepted one) smaller than this share of
+// its subregion's half-width is no direction: it does not count as a reversal.
+constexpr double kNegligibleStep = 1e-4;
+
+// Per variable: whether `step` reverses `previous` (the previous accepted step), both larger
+// than kNegligibleStep of the variable's subregion half-width `half` (TrustRegionFacts::reversed).
+std::vector<bool> reversed_steps(const Eigen::VectorXd& previous, const Eigen::VectorXd& step,
+                                 const Eigen::VectorXd& half);
 
 // Throws std::invalid_argument when the per-variable vectors do not match `factors`.
 TrustRegionDecision decide_trust_region(const Options& options, const TrustRegionFacts& facts,

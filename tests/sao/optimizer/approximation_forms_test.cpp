@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -102,6 +103,36 @@ TEST(ApproximationForms, QuadraticIsExactForASeparableQuadraticAfterOnePreviousP
     a->add_gradient(0, 0, 0, x, 1.0, g);
     expect_close(g, kQuadratic.gradient(x), 1e-12);
   }
+}
+
+TEST(ApproximationForms, AVariableThatOnlyRoundedTakesTheSphericalCurvature) {
+  // r = (b1 - 2)^2 + 4 b1 b2 + b2^2: coupled. From bp to b0 only b1 moved (by 1); b2 moved by
+  // rounding (+-1e-13, as a subproblem's tolerance leaves it). b2's secant would be the
+  // coupling 4 * 1 over 1e-13, capped, or floored at 0 with the other sign: instead b2 takes
+  // the spherical curvature, the same for either sign (a mirror pair stays a pair), while b1
+  // keeps its secant (the exact 2 plus the coupling 4 * 1e-13 / 1).
+  const Function f{
+      "r",
+      [](const VectorXd& b) { return (b(0) - 2) * (b(0) - 2) + 4 * b(0) * b(1) + b(1) * b(1); },
+      [](const VectorXd& b) {
+        return point({2 * (b(0) - 2) + 4 * b(1), 4 * b(0) + 2 * b(1)});
+      }};
+  const Study s = make_study(2, "quadratic");
+  const VectorXd b0 = point({1.0, 1.0});
+  std::vector<double> c2;
+  for (double noise : {1e-13, -1e-13}) {
+    const VectorXd bp = point({2.0, 1.0 + noise});
+    ApproximationMemory memory;
+    memory.points.push_back({bp, analyse({f, kConstant}, bp, true)});
+    const auto a = make_approximation(s, analyse({f, kConstant}, b0, true), b0, VectorXd(),
+                                      VectorXd(), memory);
+    EXPECT_NEAR(a->curvature({0, 0, 0})(0), 2.0, 1e-9) << noise;
+    c2.push_back(a->curvature({0, 0, 0})(1));
+  }
+  EXPECT_NEAR(c2[0], c2[1], 1e-9 * std::abs(c2[0]));
+  // The spherical curvature: 2 (r(bp) - r0 - a . dy) / |dy / w|^2 / w^2, here (w equal) the
+  // second difference along the step, 2 to rounding.
+  EXPECT_NEAR(c2[0], 2.0, 1e-6);
 }
 
 TEST(ApproximationForms, QuadraticWithoutPreviousPointIsTheLinearApproximation) {

@@ -89,6 +89,26 @@ TEST(TrustRegion, AVariableThatReversesItsStepNarrowsUnlessThePredictionWasGood)
   EXPECT_DOUBLE_EQ(d.factors(1), 0.2);
 }
 
+TEST(TrustRegion, OnlyStepsBeyondRoundingReverse) {
+  // Variable 0 turned back by a fifth of its half-width: a reversal. Variables 1 and 2 stayed
+  // put, their steps rounding of opposite signs (a symmetric design's mirror pair): neither is
+  // a reversal, so both keep their factor. Variable 3 went on in the same direction.
+  const Eigen::Vector4d half(0.1, 0.1, 0.1, 0.1);
+  const Eigen::Vector4d previous(0.05, 1e-9, -1e-9, 0.05);
+  const Eigen::Vector4d step(-0.02, -1e-9, 1e-9, 0.01);
+  EXPECT_EQ(reversed_steps(previous, step, half), (std::vector<bool>{true, false, false, false}));
+  // The floor is kNegligibleStep of the half-width, for this step and the previous one.
+  const double at = kNegligibleStep * 0.1;
+  EXPECT_EQ(reversed_steps(Eigen::Vector2d(2 * at, 0.05), Eigen::Vector2d(-0.05, -0.5 * at),
+                           Eigen::Vector2d(0.1, 0.1)),
+            (std::vector<bool>{true, false}));
+  EXPECT_EQ(reversed_steps(Eigen::Vector2d(0.5 * at, 0.05), Eigen::Vector2d(-0.05, -2 * at),
+                           Eigen::Vector2d(0.1, 0.1)),
+            (std::vector<bool>{false, true}));
+  EXPECT_THROW(reversed_steps(Eigen::Vector2d(1, 1), Eigen::Vector3d(1, 1, 1), half.head(3)),
+               std::invalid_argument);
+}
+
 TEST(TrustRegion, SizesMustMatch) {
   TrustRegionFacts f = facts(1, 1);
   f.used.resize(1);
