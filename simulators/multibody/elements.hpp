@@ -213,14 +213,28 @@ inline bool driver_motion(const Joint& j, const Env<double>& env, double& f, dou
 }
 
 // The rows of a driver (angle, translational or coordinate driver): f(t), f'(t) and f''(t),
-// exact for double (driver_motion), else by central differences of the motion
-// (h = 1e-4 (1 + |t|)).
+// exact where driver_motion is, else by central differences of the motion (h = 1e-4 (1 + |t|)).
+// For AD scalars the values are driver_motion's too (the same as for double) and their
+// derivatives in the parameters those of the central differences.
 template <class S>
 void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, JointRows<S>& rows,
                   JointTerms<S>& out) {
   S f, rate, acceleration;
   bool exact = false;
-  if constexpr (std::is_same_v<S, double>) exact = driver_motion(j, env, f, rate, acceleration);
+  double values[3] = {0.0, 0.0, 0.0};  // exact f, f', f'' for AD scalars
+  if constexpr (std::is_same_v<S, double>) {
+    exact = driver_motion(j, env, f, rate, acceleration);
+  } else {
+    static thread_local Env<double> plain;
+    plain.symbols.resize(env.symbols.size());
+    for (size_t i = 0; i < env.symbols.size(); ++i) plain.symbols[i] = value_of(env.symbols[i]);
+    plain.t_index = env.t_index;
+    plain.t = env.t;
+    plain.lc = env.lc;
+    plain.frozen = env.frozen;
+    const bool known = driver_motion(j, plain, values[0], values[1], values[2]);
+    if (!known) values[0] = NAN;
+  }
   if (!exact) {
     const double h = 1e-4 * (1.0 + std::abs(env.t));
     auto f_of = [&](const Env<S>& e) {
@@ -244,6 +258,12 @@ void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, J
     const S fm = f_of(shifted);
     rate = (fp - fm) / (2.0 * h);
     acceleration = (fp - 2.0 * f + fm) / (h * h);
+    if constexpr (!std::is_same_v<S, double>) {
+      if (!std::isnan(values[0])) {
+        rate.value() = values[1];
+        acceleration.value() = values[2];
+      }
+    }
   }
   if (j.kind == JointKind::kAngleDriver) {
     rows.relative_angle(0, f);

@@ -24,7 +24,7 @@ ProgramPtr compile(const std::string& text) {
   Symbols s;
   s.variables = {"x", "y", "z"};
   s.responses = {{"r", false}};
-  return bind(parse(text), s, 0);
+  return sao::expr::bind(parse(text), s, 0);
 }
 
 // d/dx_i of the first-order mode's gradient component i, by central differences.
