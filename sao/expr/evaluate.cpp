@@ -87,27 +87,127 @@ double value_of(const AD& v) {
   return v.value();
 }
 
+// A value with its first and second derivatives in one direction (one variable): second-order
+// forward differentiation, for Evaluator::value(point, variable, first, second).
+struct Jet {
+  double v = 0.0, d = 0.0, dd = 0.0;
+};
+Jet operator-(const Jet& a) {
+  return {-a.v, -a.d, -a.dd};
+}
+Jet operator+(const Jet& a, const Jet& b) {
+  return {a.v + b.v, a.d + b.d, a.dd + b.dd};
+}
+Jet operator-(const Jet& a, const Jet& b) {
+  return {a.v - b.v, a.d - b.d, a.dd - b.dd};
+}
+Jet operator*(const Jet& a, const Jet& b) {
+  return {a.v * b.v, a.d * b.v + a.v * b.d, a.dd * b.v + 2.0 * a.d * b.d + a.v * b.dd};
+}
+Jet operator/(const Jet& a, const Jet& b) {
+  const double q = a.v / b.v, qd = (a.d - q * b.d) / b.v;
+  return {q, qd, (a.dd - 2.0 * qd * b.d - q * b.dd) / b.v};
+}
+Jet operator*(double c, const Jet& a) {
+  return {c * a.v, c * a.d, c * a.dd};
+}
+Jet& operator+=(Jet& a, const Jet& b) {
+  return a = a + b;
+}
+Jet& operator/=(Jet& a, double c) {
+  return a = Jet{a.v / c, a.d / c, a.dd / c};
+}
+double value_of(const Jet& v) {
+  return v.v;
+}
+
+// f''(x) of the one-argument functions (f and f' from apply).
+double second(Fn fn, double x, double f, double df) {
+  switch (fn) {
+    case Fn::kSin:
+    case Fn::kCos:
+      return -f;
+    case Fn::kTan:
+      return 2.0 * f * df;
+    case Fn::kAsin:
+    case Fn::kAcos:
+      return x * df * df * df;  // +-x (1 - x^2)^-1.5
+    case Fn::kAtan:
+      return -2.0 * x * df * df;
+    case Fn::kSqrt:
+      return -df / (2.0 * x);
+    case Fn::kExp:
+      return f;
+    case Fn::kLog:
+      return -df * df;
+    default:  // abs
+      return 0.0;
+  }
+}
+
+// The second partial derivatives faa, fab, fbb of the two-argument functions.
+struct SecondPartials {
+  double aa, ab, bb;
+};
+SecondPartials second(Fn fn, double a, double b, const Partials& p) {
+  switch (fn) {
+    case Fn::kAtan2: {
+      const double r4 = (a * a + b * b) * (a * a + b * b);
+      return {-2.0 * a * b / r4, (a * a - b * b) / r4, 2.0 * a * b / r4};
+    }
+    case Fn::kPow: {
+      const double aa = b == 0.0 || b == 1.0 ? 0.0 : b * (b - 1.0) * std::pow(a, b - 2.0);
+      const double log_a = a > 0 ? std::log(a) : NAN;
+      return {aa, std::pow(a, b - 1.0) * (1.0 + b * log_a), p.db * log_a};
+    }
+    default:  // min, max: piecewise linear
+      return {0.0, 0.0, 0.0};
+  }
+}
+
+// The chain rule of second order with structural zeros kept (as Impl::chain): a term whose
+// inner derivatives are both 0 contributes 0 even where the outer partial is not finite.
+double term(double partial, double inner) {
+  return inner == 0.0 ? 0.0 : partial * inner;
+}
+
 }  // namespace
 
 struct Evaluator::Impl {
   const Program& program;
   const Inputs& inputs;
   int nx = 0;
+  int direction = -1;  // the variable of the Jet evaluation
+  // The scalar nodes' values, per scalar type; sized at their first use, so an evaluation
+  // pays only for the type it computes in.
   std::vector<std::optional<double>> cache_value;
   std::vector<std::optional<AD>> cache_ad;
+  std::vector<std::optional<Jet>> cache_jet;
 
-  Impl(const Program& p, const Inputs& in)
-      : program(p), inputs(in), cache_value(p.nodes_.size()), cache_ad(p.nodes_.size()) {}
+  Impl(const Program& p, const Inputs& in) : program(p), inputs(in) {}
 
-  std::vector<std::optional<double>>& cache(double*) { return cache_value; }
-  std::vector<std::optional<AD>>& cache(AD*) { return cache_ad; }
+  template <class S>
+  std::vector<std::optional<S>>& cache() {
+    std::vector<std::optional<S>>* slots = nullptr;
+    if constexpr (std::is_same_v<S, double>) {
+      slots = &cache_value;
+    } else if constexpr (std::is_same_v<S, AD>) {
+      slots = &cache_ad;
+    } else {
+      slots = &cache_jet;
+    }
+    if (slots->empty()) slots->resize(program.nodes_.size());
+    return *slots;
+  }
 
   template <class S>
   S constant(double v) const {
     if constexpr (std::is_same_v<S, double>) {
       return v;
-    } else {
+    } else if constexpr (std::is_same_v<S, AD>) {
       return AD(v, Eigen::VectorXd::Zero(nx));
+    } else {
+      return Jet{v, 0.0, 0.0};
     }
   }
 
@@ -116,7 +216,7 @@ struct Evaluator::Impl {
     const Node& n = program.nodes_[index];
     // A scalar node has one value whatever the point: compute it once.
     if (!n.series && n.op != Op::kNumber && n.op != Op::kVariable) {
-      auto& slot = cache(static_cast<S*>(nullptr))[index];
+      auto& slot = cache<S>()[index];
       if (!slot) slot = compute<S>(n, 0);
       return *slot;
     }
@@ -132,8 +232,10 @@ struct Evaluator::Impl {
         const double v = inputs.variable(n.index);
         if constexpr (std::is_same_v<S, double>) {
           return v;
-        } else {
+        } else if constexpr (std::is_same_v<S, AD>) {
           return AD(v, nx, n.index);
+        } else {
+          return Jet{v, n.index == direction ? 1.0 : 0.0, 0.0};
         }
       }
       case Op::kResponse: {
@@ -141,6 +243,8 @@ struct Evaluator::Impl {
         const double v = inputs.response(n.index, n.load_case, p);
         if constexpr (std::is_same_v<S, double>) {
           return v;
+        } else if constexpr (std::is_same_v<S, Jet>) {
+          throw std::logic_error("second derivatives of responses are not available");
         } else {
           Eigen::VectorXd g = Eigen::VectorXd::Zero(nx);
           inputs.response_gradient(n.index, n.load_case, p, g);
@@ -195,6 +299,14 @@ struct Evaluator::Impl {
   // hic(a, window) and clip3ms(a, duration) (sao/expr/injury.hpp).
   template <class S>
   S injury_criterion(const Node& n) {
+    if constexpr (std::is_same_v<S, Jet>) {
+      throw std::logic_error("hic and clip3ms have no second derivatives");
+    } else {
+      return injury_value<S>(n);
+    }
+  }
+  template <class S>
+  S injury_value(const Node& n) {
     const std::vector<double>& t = program.arrays_[n.index];
     std::vector<S> a;
     a.reserve(t.size());
@@ -219,8 +331,11 @@ struct Evaluator::Impl {
     const auto [f, df] = apply(fn, value_of(x));
     if constexpr (std::is_same_v<S, double>) {
       return f;
-    } else {
+    } else if constexpr (std::is_same_v<S, AD>) {
       return AD(f, chain(x.derivatives(), df));
+    } else {
+      const double ddf = second(fn, x.v, f, df);
+      return Jet{f, term(df, x.d), term(ddf, x.d * x.d) + term(df, x.dd)};
     }
   }
 
@@ -231,6 +346,14 @@ struct Evaluator::Impl {
     const Partials p = apply(fn, value_of(a), value_of(b));
     if constexpr (std::is_same_v<S, double>) {
       return p.f;
+    } else if constexpr (std::is_same_v<S, Jet>) {
+      // A constant exponent contributes nothing (and a^b ln a may not exist).
+      const bool b_varies = program.nodes_[n.b].degree != Degree::kConstant;
+      const Jet bj = b_varies ? b : Jet{b.v, 0.0, 0.0};
+      const SecondPartials q = second(fn, a.v, b.v, p);
+      return Jet{p.f, term(p.da, a.d) + term(p.db, bj.d),
+                 term(q.aa, a.d * a.d) + 2.0 * term(q.ab, a.d * bj.d) + term(q.bb, bj.d * bj.d) +
+                     term(p.da, a.dd) + term(p.db, bj.dd)};
     } else {
       Eigen::VectorXd d = chain(a.derivatives(), p.da);
       // A constant exponent contributes nothing (and a^b ln a may not exist).
@@ -258,6 +381,14 @@ double Evaluator::value(int point, Eigen::Ref<Eigen::VectorXd> gradient) {
     gradient.setZero();
   }
   return v.value();
+}
+
+double Evaluator::value(int point, int variable, double& first, double& second) {
+  impl_->direction = variable;
+  const Jet v = impl_->eval<Jet>(static_cast<int>(impl_->program.nodes_.size()) - 1, point);
+  first = v.d;
+  second = v.dd;
+  return v.v;
 }
 
 std::vector<int> variables_read(const Program& program) {

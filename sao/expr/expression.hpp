@@ -135,6 +135,10 @@ class Evaluator {
   double value(int point = 0);
   // Returns the value; `gradient` (size inputs.gradient_size()) gets the exact derivative.
   double value(int point, Eigen::Ref<Eigen::VectorXd> gradient);
+  // Returns the value; `first` and `second` get its exact first and second derivatives with
+  // respect to variable `variable` alone (e.g. a motion's velocity and acceleration in t).
+  // Throws std::logic_error for a program that reads responses or computes hic/clip3ms.
+  double value(int point, int variable, double& first, double& second);
 
  private:
   struct Impl;

@@ -178,25 +178,37 @@ class Run final : public AbsoluteRun {
       }
     }
     env_.frozen = &frozen_;
-    // The columns of G' each element's derivatives go to: the coordinates and velocities of
-    // its bodies, then the active parameters it reads.
+    restrict_coordinates(std::vector<bool>(n_, true));
+    q_.resize(n_);
+    qd_.resize(n_);
+  }
+
+  // The columns of G' each element's derivatives go to: the needed coordinates and velocities
+  // of its bodies, then the active parameters it reads.
+  void restrict_coordinates(const std::vector<bool>& needed) override {
     auto columns = [&](int a, int b, const Reads& reads) {
       std::vector<int> out;
-      for_each_column(a, b, [&](int, int col) { out.push_back(col); });
-      for_each_column(a, b, [&](int, int col) { out.push_back(n_ + col); });
+      for_each_column(a, b, [&](int, int col) {
+        if (needed[col]) out.push_back(col);
+      });
+      for_each_column(a, b, [&](int, int col) {
+        if (needed[col]) out.push_back(n_ + col);
+      });
       for (int i : reads.parameters) {
         if (position_[i] >= 0) out.push_back(2 * n_ + position_[i]);
       }
       return out;
     };
+    body_columns_.clear();
+    joint_columns_.clear();
+    force_columns_.clear();
+    beam_columns_.clear();
     for (const Body& b : model_.bodies) body_columns_.push_back(columns(-1, -1, b.reads));
     for (const Joint& j : model_.joints) joint_columns_.push_back(columns(j.a, j.b, j.reads));
     for (const Force& f : model_.forces) force_columns_.push_back(columns(f.a, f.b, f.reads));
     for (const BeamElement& e : model_.beam_elements) {
       beam_columns_.push_back(columns(e.a, e.b, e.reads));
     }
-    q_.resize(n_);
-    qd_.resize(n_);
   }
 
   int rhs(double t, const double* x, double* xdot) override {

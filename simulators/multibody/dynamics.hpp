@@ -28,6 +28,11 @@ class AbsoluteRun : public OdeModel::Instance {
   // (2n + na) x n.
   virtual Eigen::Ref<const Eigen::MatrixXd> force_derivatives(double t, const double* x,
                                                               const Eigen::VectorXd& qdd) = 0;
+  // From now on, the derivatives in the coordinates i (and their velocities) with needed[i]
+  // false are not formed: their rows of G' stay zero (a run in independent coordinates whose
+  // null-space basis has a zero row there multiplies them by zero anyway). Every element's
+  // other derivatives are those it had: forward AD keeps its directions apart.
+  virtual void restrict_coordinates(const std::vector<bool>& needed) = 0;
 };
 
 // The dynamic equations of a model; the member templates exist for double and AD.

@@ -42,24 +42,25 @@ S omega(int body, const S* qd) {
   return body < 0 ? C<S>(0.0) : qd[3 * body + 2];
 }
 
+// The road profile of a motion that the load case selects (0-based).
+inline size_t road_index(const Motion& m, const LoadCaseSpec& lc) {
+  if (m.select.empty()) return 0;
+  const auto it = lc.parameters.find(m.select);
+  const double k = it != lc.parameters.end() ? it->second : m.select_default;
+  if (!(k >= 1 && k <= static_cast<double>(m.profiles.size())) || k != std::floor(k)) {
+    std::ostringstream why;
+    why << "load case \"" << lc.name << "\": " << m.select << " = " << k
+        << " does not pick one of the " << m.profiles.size() << " road profiles (1-based)";
+    throw std::runtime_error(why.str());
+  }
+  return static_cast<size_t>(k) - 1;
+}
+
 // The value of a prescribed motion at time env.t.
 template <class S>
 S motion_at(const Motion& m, const Env<S>& env) {
   if (m.profiles.empty()) return m.value.at(env);
-  const LoadCaseSpec& lc = *env.lc;
-  size_t which = 0;
-  if (!m.select.empty()) {
-    const auto it = lc.parameters.find(m.select);
-    const double k = it != lc.parameters.end() ? it->second : m.select_default;
-    if (!(k >= 1 && k <= static_cast<double>(m.profiles.size())) || k != std::floor(k)) {
-      std::ostringstream why;
-      why << "load case \"" << lc.name << "\": " << m.select << " = " << k
-          << " does not pick one of the " << m.profiles.size() << " road profiles (1-based)";
-      throw std::runtime_error(why.str());
-    }
-    which = static_cast<size_t>(k) - 1;
-  }
-  const Profile& profile = m.profiles[which];
+  const Profile& profile = m.profiles[road_index(m, *env.lc)];
   const S x = m.speed.at(env) * env.t - m.start.at(env);
   if (!profile.table) return profile.height.at(env, {x});
   const double xv = std::clamp(value_of(x), profile.first, profile.last);
@@ -179,30 +180,91 @@ class JointRows {
   JointTerms<S>& out_;
 };
 
-// The rows of a driver (angle, translational or coordinate driver): f(t), and f', f'' by
-// central differences of the motion (h = 1e-4 (1 + |t|)).
+// f(t), f'(t) and f''(t) of a driver's motion at env.t, exact: one evaluation in the expression
+// engine's second-order forward mode, in t or, for a road formula, in x = speed t - start
+// (f' = h'(x) speed, f'' = h''(x) speed^2). False for a road table or a road whose speed or
+// start changes with t: their derivatives then come from central differences.
+inline bool driver_motion(const Joint& j, const Env<double>& env, double& f, double& rate,
+                          double& acceleration) {
+  const int t = env.t_index;
+  switch (j.kind) {
+    case JointKind::kTranslationalDriver:
+      f = j.distance.at(env, {}, t, rate, acceleration);
+      return true;
+    case JointKind::kAngleDriver:
+      f = j.angle.at(env, {}, t, rate, acceleration);
+      return true;
+    default:
+      break;
+  }
+  const Motion& m = j.motion;
+  if (m.profiles.empty()) {
+    f = m.value.at(env, {}, t, rate, acceleration);
+    return true;
+  }
+  const Profile& profile = m.profiles[road_index(m, *env.lc)];
+  if (profile.table || m.speed.live() || m.start.live()) return false;
+  const double speed = m.speed.at(env), x = speed * env.t - m.start.at(env);
+  double hx = 0.0, hxx = 0.0;
+  f = profile.height.at(env, {x}, static_cast<int>(env.symbols.size()), hx, hxx);
+  rate = hx * speed;
+  acceleration = hxx * speed * speed;
+  return true;
+}
+
+// The rows of a driver (angle, translational or coordinate driver): f(t), f'(t) and f''(t),
+// exact where driver_motion is, else by central differences of the motion (h = 1e-4 (1 + |t|)).
+// For AD scalars the values are driver_motion's too (the same as for double) and their
+// derivatives in the parameters those of the central differences.
 template <class S>
 void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, JointRows<S>& rows,
                   JointTerms<S>& out) {
-  const double h = 1e-4 * (1.0 + std::abs(env.t));
-  auto f_of = [&](const Env<S>& e) {
-    switch (j.kind) {
-      case JointKind::kDriver:
-        return motion_at(j.motion, e);
-      case JointKind::kTranslationalDriver:
-        return j.distance.at(e);
-      default:
-        return j.angle.at(e);
+  S f, rate, acceleration;
+  bool exact = false;
+  double values[3] = {0.0, 0.0, 0.0};  // exact f, f', f'' for AD scalars
+  if constexpr (std::is_same_v<S, double>) {
+    exact = driver_motion(j, env, f, rate, acceleration);
+  } else {
+    static thread_local Env<double> plain;
+    plain.symbols.resize(env.symbols.size());
+    for (size_t i = 0; i < env.symbols.size(); ++i) plain.symbols[i] = value_of(env.symbols[i]);
+    plain.t_index = env.t_index;
+    plain.t = env.t;
+    plain.lc = env.lc;
+    plain.frozen = env.frozen;
+    const bool known = driver_motion(j, plain, values[0], values[1], values[2]);
+    if (!known) values[0] = NAN;
+  }
+  if (!exact) {
+    const double h = 1e-4 * (1.0 + std::abs(env.t));
+    auto f_of = [&](const Env<S>& e) {
+      switch (j.kind) {
+        case JointKind::kDriver:
+          return motion_at(j.motion, e);
+        case JointKind::kTranslationalDriver:
+          return j.distance.at(e);
+        default:
+          return j.angle.at(e);
+      }
+    };
+    // One copy of the symbols for both neighbours in t, into a scratch of the thread (no
+    // allocation once its size is set).
+    static thread_local Env<S> shifted;
+    shifted = env;
+    shifted.set_time(env.t + h);
+    f = f_of(env);
+    const S fp = f_of(shifted);
+    shifted.set_time(env.t - h);
+    const S fm = f_of(shifted);
+    rate = (fp - fm) / (2.0 * h);
+    acceleration = (fp - 2.0 * f + fm) / (h * h);
+    if constexpr (!std::is_same_v<S, double>) {
+      if (!std::isnan(values[0])) {
+        rate.value() = values[1];
+        acceleration.value() = values[2];
+      }
     }
-  };
-  // One copy of the symbols for both neighbours in t, into a scratch of the thread (no
-  // allocation once its size is set).
-  static thread_local Env<S> shifted;
-  shifted = env;
-  shifted.set_time(env.t + h);
-  const S f = f_of(env), fp = f_of(shifted);
-  shifted.set_time(env.t - h);
-  const S fm = f_of(shifted);
+  }
   if (j.kind == JointKind::kAngleDriver) {
     rows.relative_angle(0, f);
   } else if (j.kind == JointKind::kTranslationalDriver) {
@@ -215,8 +277,8 @@ void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, J
   } else {
     rows.coordinate(j.coordinate, f);
   }
-  out.phi_t[0] = -(fp - fm) / (2.0 * h);
-  out.gamma[0] += (fp - 2.0 * f + fm) / (h * h);
+  out.phi_t[0] = -rate;
+  out.gamma[0] += acceleration;
 }
 
 // The equations of one joint at (t, q, q'): its rows of Phi, Phi_q, Phi_t and gamma.

@@ -126,6 +126,7 @@ class Multibody final : public OdeModel {
   }
   void history_outputs_at(double t, const double* xs, const double* p, const LoadCaseSpec& lc,
                           Eigen::Ref<Eigen::VectorXd> h) const override {
+    if (reduced_) return reduced_histories(dynamics_, reduction_, t, xs, p, lc, h);
     const int n = model_.nq();
     const std::vector<double> x = absolute<double>(t, xs, p, lc);
     const Env<double> env = dynamics_.vars(p, t, lc);

@@ -152,6 +152,19 @@ struct Quantity {
     vars.insert(vars.end(), extra.begin(), extra.end());
     return evaluate(*program, vars);
   }
+  // The value with its exact first and second derivatives in one of its names, `variable`:
+  // an index into the symbols followed by `extra` (a motion's t, a road's x). A quantity of
+  // the parameters only (a number, a frozen quantity) has none.
+  double at(const Env<double>& env, std::initializer_list<double> extra, int variable,
+            double& first, double& second) const {
+    first = second = 0.0;
+    if (!program) return constant;
+    if (frozen >= 0 && env.frozen) return env.frozen->value[frozen];
+    std::vector<double>& vars = scratch<double>();
+    vars.assign(symbols(env).begin(), symbols(env).end());
+    vars.insert(vars.end(), extra.begin(), extra.end());
+    return expr::Evaluator(*program, Values(vars)).value(0, variable, first, second);
+  }
 
  private:
   template <class S>

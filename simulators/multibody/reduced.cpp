@@ -102,6 +102,15 @@ class ReducedRun final : public OdeModel::Instance {
         for (int a : active) moving_offsets_ = moving_offsets_ || a == i;
       }
     }
+    // The absolute derivatives are projected onto N (and, when the offsets move with an active
+    // parameter, onto A^+ db/dp): a coordinate whose row of N is zero needs none of its own.
+    // Zero to rounding: a guide along pi/2 leaves cos(pi/2) = 6e-17 in its x row, whose
+    // derivatives would add below the last bit of the projected sums.
+    std::vector<bool> needed(n_, true);
+    if (!moving_offsets_) {
+      for (int i = 0; i < n_; ++i) needed[i] = r.basis.row(i).cwiseAbs().maxCoeff() > 1e-14;
+    }
+    full_->restrict_coordinates(needed);
     x_.resize(2 * n_);
     Env<double>& env = full_->env();
     env.set_time(lc.grid.start);
@@ -344,6 +353,32 @@ void reduced_state(const Dynamics& d, const Reduction& r, const S* x, S* xr) {
     xr[j] = z;
     xr[k + j] = v;
   }
+}
+
+void reduced_histories(const Dynamics& d, const Reduction& r, double t, const double* xr,
+                       const double* p, const LoadCaseSpec& lc, Eigen::Ref<Eigen::VectorXd> h) {
+  const Env<double> env = d.vars(p, t, lc);
+  Vec<double> b, bt, btt;
+  Mat<double> phi_q;
+  offsets(d, env, b, bt, btt, phi_q);
+  const int n = d.nq(), k = r.size();
+  const Eigen::Map<const Eigen::VectorXd> z(xr, k), zd(xr + k, k);
+  Vec<double> q = r.particular * b, qd = r.particular * bt, qdd = r.particular * btt;
+  q.noalias() += r.basis * z;
+  qd.noalias() += r.basis * zd;
+  Vec<double> mass, forces;
+  d.mass_and_forces(q.data(), qd.data(), env, mass, forces);
+  const Eigen::LLT<Eigen::MatrixXd> reduced_mass(r.basis.transpose() * mass.asDiagonal() * r.basis);
+  if (reduced_mass.info() != Eigen::Success || !(reduced_mass.rcond() > 1e-14)) {
+    Vec<double> x(2 * n);
+    x << q, qd;
+    throw std::runtime_error(d.singular_motion(t, x.data(), p, lc));
+  }
+  const Eigen::VectorXd zdd =
+      reduced_mass.solve(r.basis.transpose() * (forces - mass.cwiseProduct(qdd)));
+  qdd.noalias() += r.basis * zdd;
+  const Vec<double> lambda = r.particular.transpose() * (forces - mass.cwiseProduct(qdd));
+  h = d.history_values<double>(q, qd, qdd, lambda, r.jacobian, env);
 }
 
 std::unique_ptr<OdeModel::Instance> reduced_run(const Dynamics& dynamics,

@@ -48,6 +48,14 @@ void full_state(const Dynamics& dynamics, const Reduction& reduction, double t, 
 template <class S>
 void reduced_state(const Dynamics& dynamics, const Reduction& reduction, const S* x, S* xr);
 
+// Every history output at the reduced state xr = (z, z') at t into `h`, without the augmented
+// solve: q'' = A^+ b'' + N z'' from the reduced equations and the multipliers from
+// Phi_q' lambda = Q - M q'' (lambda = A^+' (Q - M q''): A has full row rank). Throws
+// std::runtime_error when the reduced mass matrix is singular.
+void reduced_histories(const Dynamics& dynamics, const Reduction& reduction, double t,
+                       const double* xr, const double* p, const LoadCaseSpec& lc,
+                       Eigen::Ref<Eigen::VectorXd> h);
+
 // One run in independent coordinates at parameters p in load case lc, differentiated with
 // respect to `active`; throws std::runtime_error when the constraints' Jacobian differs from
 // the reduction's in this run (a load-case parameter turning a joint's axis).

@@ -114,9 +114,34 @@ TEST(MultibodyReduced, QuarterCarIntegratesTwoCoordinatesWithTheSameResponses) {
                         {"chassis.y", "chassis.ay", "axle.vy", "suspension.length", "tyre.force",
                          "axle_guide.fx", "chassis_guide.torque"},
                         1e-5);
-  // The road's acceleration: central differences of the profile in the independent
+  // The road's acceleration: the profile's exact second derivative in the independent
   // coordinates, the solution of the stabilised driver equation in the absolute ones.
   expect_same_responses(a, b, {"road.ay"}, 1e-3);
+}
+
+// The driven road's height, rate and acceleration are the profile's own h(x), h'(x) v and
+// h''(x) v^2 (x = v t - start), exact to rounding: the expression engine's second-order
+// derivative, not central differences in t (whose error would be ~1e-8 of h'').
+TEST(MultibodyReduced, TheRoadsMotionIsTheProfilesExactDerivatives) {
+  const auto reduced = load(quarter_car(), "independent");
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 0.5, 51), {{"road", 1}, {"speed", 15}});
+  CaseResult a;
+  ASSERT_EQ(reduced->analyse(defaults(*reduced), lc, tight(), a), "");
+  const double v = 15 / 3.6, pi = std::acos(-1.0);
+  int checked = 0;
+  for (int i = 0; i < lc.grid.points; ++i) {
+    const double x = v * lc.grid.at(i) - 1.0;                      // start 1 m
+    if (std::abs(x) < 1e-6 || std::abs(x - 1.0) < 1e-6) continue;  // the ramp's kinks
+    const bool ramp = x > 0 && x < 1;
+    const double y = ramp ? 0.125 * (1 - std::cos(pi * x)) : (x >= 1 ? 0.25 : 0.0);
+    const double vy = ramp ? 0.125 * pi * std::sin(pi * x) * v : 0.0;
+    const double ay = ramp ? 0.125 * pi * pi * std::cos(pi * x) * v * v : 0.0;
+    EXPECT_NEAR(a.histories.at("road.y")(i), y, 1e-14) << "t = " << lc.grid.at(i);
+    EXPECT_NEAR(a.histories.at("road.vy")(i), vy, 1e-13) << "t = " << lc.grid.at(i);
+    EXPECT_NEAR(a.histories.at("road.ay")(i), ay, 1e-12) << "t = " << lc.grid.at(i);
+    checked += ramp ? 1 : 0;
+  }
+  EXPECT_GT(checked, 20);
 }
 
 TEST(MultibodyReduced, QuarterCarGradientsMatchTheAbsoluteCoordinates) {
