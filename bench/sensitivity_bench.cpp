@@ -53,7 +53,8 @@ BENCHMARK_CAPTURE(BM_GradientCost, adjoint_checkpoints_100, "adjoint", 100)
 
 // One call of a run of the chain (OdeModel::Instance) with P = 10 active parameters: the
 // right-hand side, and the linearisation a backward step of the adjoint needs at a new point,
-// timed side by side over the same 50 states; `ratio` is linearisation / right-hand side.
+// timed side by side over the same 50 states; `ratio` is linearisation / right-hand side;
+// `qdd_rows_fill_pct` the share of nonzeros in the Jacobian's rows of q''.
 //   build/sao_bench --benchmark_filter=RunCalls
 void BM_RunCalls(benchmark::State& state) {
   const auto model = sao::sim::load_multibody_model(chain());
@@ -91,6 +92,16 @@ void BM_RunCalls(benchmark::State& state) {
       linearize += std::chrono::duration<double>(t2 - t1).count();
     }
   }
+  // The fill of the Newton matrix's half-size Schur complement E - D C (second_order_solver.hpp):
+  // the share of nonzeros in the rows of q'' = f(q, v) (D and E, n/2 x n, n/2 = 30 coordinates)
+  // over the 50 states; near 100 % leaves a sparse LU (KLU) nothing to gain over the dense one.
+  Eigen::MatrixXd jac;
+  double nonzero = 0.0;
+  for (const Eigen::VectorXd& x : states) {
+    run->linearize(0.3, x.data())->jacobian(jac);
+    nonzero += static_cast<double>((jac.block(n / 2, 0, n / 2, n).array() != 0.0).count());
+  }
+  state.counters["qdd_rows_fill_pct"] = 100.0 * nonzero / (50.0 * (n / 2) * n);
   const double calls = 50.0 * static_cast<double>(state.iterations());
   state.counters["rhs_us"] = 1e6 * rhs / calls;
   state.counters["linearize_us"] = 1e6 * linearize / calls;

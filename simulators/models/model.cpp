@@ -172,11 +172,14 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   };
   s.x0.resize(n);
   initial_state(p.data(), s.x0.data(), lc);
-  std::vector<AD> xs, ps, x0(n);
-  seed_ad(nullptr, n, p, active, xs, ps);
-  initial_state(ps.data(), x0.data(), lc);
+  // dx0/dp: automatic differentiation in the active parameters only (x0 reads no state), and
+  // none at all for an analysis.
   s.x0_p.resize(n, na);
-  for (int i = 0; i < n; ++i) s.x0_p.row(i) = derivative(x0[i], n + na).tail(na).transpose();
+  if (na == 0) return s;
+  std::vector<AD> xs, ps, x0(n);
+  seed_ad(nullptr, 0, p, active, xs, ps);
+  initial_state(ps.data(), x0.data(), lc);
+  for (int i = 0; i < n; ++i) s.x0_p.row(i) = derivative(x0[i], na).transpose();
   return s;
 }
 
