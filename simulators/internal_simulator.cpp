@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -277,8 +277,12 @@ const Model* InternalSimulator::read_functions(JsonReader& s) {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// The CPU time of the calling thread (a job runs on one worker thread): the costs "auto"
+// compares, far less scattered than wall time on a loaded machine.
+double thread_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 }  // namespace
@@ -355,10 +359,10 @@ void InternalSimulator::run(BatchRun& job) const {
     }
     job.message = msg.str() + ": " + why;
   };
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_seconds();
   const std::string failure = model_->analyse(p, lc, settings_.integrator, job.result);
   if (!failure.empty()) return fail(failure);
-  chooser_->record_analysis(job.load_case, seconds_since(start));
+  chooser_->record_analysis(job.load_case, thread_seconds() - start, job.result.integrator_steps);
   for (const auto& [name, h] : job.result.histories) {
     if (!h.allFinite()) return fail("history \"" + name + "\" is not finite");
   }
@@ -370,16 +374,31 @@ void InternalSimulator::run(BatchRun& job) const {
 
 namespace {
 
-// What the adjoint method's cost grows with: its backward block (adjoint_system,
-// cvodes_integrator.hpp): one vector per value, or with the shared sweep and more values than
-// states and integrals, the n unit vectors and one per integral.
-int adjoint_width(const OdeModel& model, const std::vector<WantedValue>& wanted,
-                  const IntegratorSettings& settings) {
-  const int values = static_cast<int>(wanted.size());
-  if (!settings.shared_sweep || values <= 1) return values;
+// What each method's cost grows with (method_choice.hpp): the direct method's sensitivity
+// systems, and the adjoint's backward block (adjoint_system, cvodes_integrator.hpp: one vector
+// per value, or with the shared sweep and more values than states and integrals, the n unit
+// vectors and one per integral) over the distinct times where the shared sweep restarts (an
+// integral joins at the last grid point; one backward solve per value restarts nowhere).
+MethodChooser::Request cost_request(const OdeModel& model, const LoadCaseSpec& lc,
+                                    const std::vector<WantedValue>& wanted, int parameters,
+                                    const IntegratorSettings& settings) {
+  MethodChooser::Request r;
+  r.values = static_cast<int>(wanted.size());
+  r.parameters = parameters;
+  r.width = r.values;
+  if (!settings.shared_sweep || r.values <= 1) return r;
   int integrals = 0;
-  for (const WantedValue& w : wanted) integrals += w.point < 0 ? 1 : 0;
-  return std::min(values, model.state_size() + integrals);
+  std::vector<int> joins;
+  for (const WantedValue& w : wanted) {
+    integrals += w.point < 0 ? 1 : 0;
+    const int at = w.point < 0 ? lc.grid.points - 1 : w.point;
+    if (at > 0) joins.push_back(at);
+  }
+  std::sort(joins.begin(), joins.end());
+  r.stops =
+      std::max<int>(1, static_cast<int>(std::unique(joins.begin(), joins.end()) - joins.begin()));
+  r.width = std::min(r.values, model.state_size() + integrals);
+  return r;
 }
 
 }  // namespace
@@ -390,13 +409,14 @@ std::string InternalSimulator::differentiate(BatchRun& job, const SensitivityPro
                                     ? discrete_adjoint_sensitivities
                                 : method == GradientMethod::kAdjoint ? adjoint_sensitivities
                                                                      : direct_sensitivities;
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_seconds();
   const std::string failure = run(problem, job.result, rows);
   if (failure.empty() &&
       (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint)) {
     chooser_->record(job.load_case, method == GradientMethod::kAdjoint,
-                     adjoint_width(problem.model, problem.wanted, problem.settings),
-                     static_cast<int>(problem.active.size()), seconds_since(start));
+                     cost_request(problem.model, problem.lc, problem.wanted,
+                                  static_cast<int>(problem.active.size()), problem.settings),
+                     thread_seconds() - start);
   }
   return failure;
 }
@@ -424,8 +444,8 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
     // and integrals with the shared sweep) and one sensitivity system per parameter, by the
     // costs measured in this load case (method_choice.hpp).
     const MethodChooser::Choice choice = chooser_->choose(
-        job.load_case, static_cast<int>(wanted.size()), static_cast<int>(active.size()),
-        adjoint_width(model, wanted, settings_.integrator));
+        job.load_case,
+        cost_request(model, lc, wanted, static_cast<int>(active.size()), settings_.integrator));
     method = choice.adjoint ? GradientMethod::kAdjoint : GradientMethod::kDirect;
     reason = ": " + choice.reason;
   }

@@ -55,8 +55,9 @@ double cpu_seconds() {
 }
 
 // The median CPU time of `g_repeats` calls of `body`, in seconds; `wall`, when given, gets the
-// median wall time.
-double median_seconds(const std::function<void()>& body, double* wall = nullptr) {
+// median wall time, `spread` the CPU times' (max - min) / median.
+double median_seconds(const std::function<void()>& body, double* wall = nullptr,
+                      double* spread = nullptr) {
   std::vector<double> times, walls;
   for (int r = 0; r < g_repeats; ++r) {
     const auto t0 = Clock::now();
@@ -68,7 +69,9 @@ double median_seconds(const std::function<void()>& body, double* wall = nullptr)
   std::sort(times.begin(), times.end());
   std::sort(walls.begin(), walls.end());
   if (wall) *wall = walls[walls.size() / 2];
-  return times[times.size() / 2];
+  const double median = times[times.size() / 2];
+  if (spread) *spread = median > 0.0 ? (times.back() - times.front()) / median : 0.0;
+  return median;
 }
 
 std::string study_path(const char* name) {
@@ -95,14 +98,20 @@ StudySimulator study_simulator(const char* name, const std::string& method,
   return s;
 }
 
-// The time of one evaluation of `s` at its start with the derivative requests `wanted`.
+// The time of one evaluation of `s` at its start with the derivative requests `wanted`;
+// `method` gets the gradient method of each load case of the last run ("; " between them).
 double evaluation_seconds(StudySimulator& s, const std::vector<sao::DerivativeRequest>& wanted,
-                          std::string* method = nullptr) {
-  return median_seconds([&] {
-    const auto e = s.simulator->evaluate({{s.start, wanted}});
-    if (!e[0].ok) throw std::runtime_error(e[0].message);
-    if (method && !e[0].cases.empty()) *method = e[0].cases[0].gradient_method;
-  });
+                          std::string* method = nullptr, double* spread = nullptr) {
+  return median_seconds(
+      [&] {
+        const auto e = s.simulator->evaluate({{s.start, wanted}});
+        if (!e[0].ok) throw std::runtime_error(e[0].message);
+        if (!method) return;
+        method->clear();
+        for (const auto& c : e[0].cases)
+          *method += (method->empty() ? "" : "; ") + c.gradient_method;
+      },
+      nullptr, spread);
 }
 
 // Every point of the model's histories behind the study's responses, every load case.
@@ -197,12 +206,13 @@ void chain() {
   }
 }
 
+// Section 3: every method's row, then auto against direct and the shared sweep side by side.
 void quarter_car_points() {
   fmt::print(
       "\n3. Quarter car: gradients of every retained point (3 histories x 601 points x 3 load "
-      "cases, 6 variables), 1 thread\n");
-  fmt::print("{:<10} {:<18} {:>12} {:>12} {}\n", "model", "method", "time", "/ analysis",
-             "  chosen");
+      "cases, 6 variables), 1 thread; spread: (max - min) / median of the runs\n");
+  fmt::print("{:<10} {:<18} {:>12} {:>8} {:>12}   {}\n", "model", "method", "time", "spread",
+             "/ analysis", "chosen (per load case)");
   const std::vector<std::pair<const char*, std::vector<std::string>>> models = {
       {"quarter-car.json", {"deflection", "chassis_acceleration", "tyre_deflection"}},
       {"quarter-car-multibody.json", {"suspension.length", "chassis.ay", "tyre.length"}}};
@@ -213,26 +223,41 @@ void quarter_car_points() {
   };
   for (const auto& [file, histories] : models) {
     const bool multibody = std::strstr(file, "multibody") != nullptr;
+    const char* model = multibody ? "multibody" : "dedicated";
     // The multibody model's per-value adjoint (5418 backward solves) would take minutes.
     std::vector<Method> methods = {{"direct", "direct", nullptr}};
     if (!multibody) methods.push_back({"adjoint per value", "adjoint", "per_value"});
     methods.push_back({"adjoint shared", "adjoint", "shared"});
     methods.push_back({"auto", "auto", nullptr});
-    for (const Method& m : methods) {
+    std::vector<std::pair<double, double>> times(methods.size(), {0.0, -1.0});  // median, spread
+    for (size_t i = 0; i < methods.size(); ++i) {
+      const Method& m = methods[i];
       auto s = study_simulator(file, m.method, m.sweep);
       const double analysis = evaluation_seconds(s, {});
       std::string chosen;
-      double t = 0.0;
+      double spread = 0.0, t = 0.0;
       try {  // a failed method is a row of the table, not the end of the run
-        t = evaluation_seconds(s, all_points(s, histories), &chosen);
+        t = evaluation_seconds(s, all_points(s, histories), &chosen, &spread);
       } catch (const std::runtime_error& e) {
-        fmt::print("{:<10} {:<18} failed: {}\n", multibody ? "multibody" : "dedicated", m.label,
-                   e.what());
+        fmt::print("{:<10} {:<18} failed: {}\n", model, m.label, e.what());
         continue;
       }
-      fmt::print("{:<10} {:<18} {:>10.1f}ms {:>12.2f}   {}\n",
-                 multibody ? "multibody" : "dedicated", m.label, 1e3 * t, t / analysis, chosen);
+      times[i] = {t, spread};
+      fmt::print("{:<10} {:<18} {:>10.1f}ms {:>7.0f}% {:>12.2f}   {}\n", model, m.label, 1e3 * t,
+                 100.0 * spread, t / analysis, chosen);
     }
+    // Issue 25: the chosen method no slower than direct (within the runs' scatter).
+    const auto& direct = times.front();
+    const auto& sweep = times[methods.size() - 2];
+    const auto& chosen = times.back();
+    if (direct.second < 0 || chosen.second < 0) continue;
+    fmt::print(
+        "{:<10} auto / direct {:.2f}, shared sweep / direct {}; scatter of the three "
+        "{:.0f}%, {:.0f}%, {:.0f}%\n",
+        model, chosen.first / direct.first,
+        sweep.second < 0 ? std::string("failed")
+                         : fmt::format("{:.2f}", sweep.first / direct.first),
+        100.0 * chosen.second, 100.0 * direct.second, std::max(0.0, 100.0 * sweep.second));
   }
 }
 

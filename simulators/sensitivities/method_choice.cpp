@@ -6,9 +6,14 @@
 
 namespace sao::sim {
 
-MethodChooser::Choice MethodChooser::choose(int load_case, int values, int parameters,
-                                            int width) const {
-  if (width < 0) width = values;
+double MethodChooser::sweep_length(const Costs& c, int stops) {
+  if (stops <= 1 || c.steps <= 0) return 1.0;
+  return 1.0 + kRestartSteps * (stops - 1) / static_cast<double>(c.steps);
+}
+
+MethodChooser::Choice MethodChooser::choose(int load_case, const Request& request) const {
+  const int width = request.width < 0 ? request.values : request.width;
+  const int parameters = request.parameters;
   Costs c;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -22,29 +27,45 @@ MethodChooser::Choice MethodChooser::choose(int load_case, int values, int param
     return out;
   }
   if (!(c.analysis > 0.0)) {
-    out.adjoint = values <= parameters;
+    out.adjoint = request.values <= parameters;
     out.reason =
         fmt::format("{} backward solve(s) against {} sensitivity system(s), no run timed yet",
-                    values, parameters);
+                    request.values, parameters);
     return out;
   }
-  const double d = c.per_parameter > 0.0 ? c.per_parameter : 1.0;
-  const double a = c.per_value > 0.0 ? c.per_value : 1.0;
+  const bool d_measured = c.per_parameter > 0.0, a_measured = c.per_value > 0.0;
+  const double d = d_measured ? c.per_parameter : 1.0;
+  const double a = a_measured ? c.per_value : 1.0;
+  const double length = sweep_length(c, request.stops);
   const double direct = c.analysis * (1.0 + d * parameters);
-  const double adjoint = c.analysis * (1.0 + a * width);
+  const double adjoint = c.analysis * (1.0 + a * width * length);
   out.adjoint = adjoint < direct;
+  std::string measuring;
+  if (d_measured != a_measured && width > 0 && parameters > 0) {
+    // One method measured, the other not: its estimate rests on the prior of 1 analysis per
+    // parameter or vector; when it is close, run it once to measure it.
+    const double known = a_measured ? adjoint : direct, other = a_measured ? direct : adjoint;
+    if (other >= known && other < kExploreMargin * known) {
+      out.adjoint = !a_measured;
+      measuring = fmt::format("; {} not measured in this load case and within {:.0f} %: run once",
+                              a_measured ? "direct" : "adjoint", 100.0 * (kExploreMargin - 1.0));
+    }
+  }
   out.reason = fmt::format(
       "estimated {:.3g} s direct against {:.3g} s adjoint (analysis {:.3g} s; {} {:.3g} "
-      "analyses per parameter, {} {:.3g} per backward vector, {} of them)",
-      direct, adjoint, c.analysis, c.per_parameter > 0.0 ? "measured" : "assumed", d,
-      c.per_value > 0.0 ? "measured" : "assumed", a, width);
+      "analyses per parameter, {} {:.3g} per backward vector, {} of them over {:.3g} solve "
+      "lengths for {} stop(s)){}",
+      direct, adjoint, c.analysis, d_measured ? "measured" : "assumed", d,
+      a_measured ? "measured" : "assumed", a, width, length, request.stops, measuring);
   return out;
 }
 
-void MethodChooser::record_analysis(int load_case, double seconds) {
+void MethodChooser::record_analysis(int load_case, double seconds, long steps) {
   if (!(seconds > 0.0)) return;
   const std::lock_guard<std::mutex> lock(mutex_);
-  costs_.at(static_cast<size_t>(load_case)).analysis = seconds;
+  Costs& c = costs_.at(static_cast<size_t>(load_case));
+  c.analysis = seconds;
+  c.steps = steps;
 }
 
 void MethodChooser::record_failure(int load_case, bool adjoint) {
@@ -53,12 +74,12 @@ void MethodChooser::record_failure(int load_case, bool adjoint) {
   (adjoint ? c.adjoint_failed : c.direct_failed) = true;
 }
 
-void MethodChooser::record(int load_case, bool adjoint, int values, int parameters,
-                           double seconds) {
+void MethodChooser::record(int load_case, bool adjoint, const Request& request, double seconds) {
   const std::lock_guard<std::mutex> lock(mutex_);
   Costs& c = costs_.at(static_cast<size_t>(load_case));
-  const int count = adjoint ? values : parameters;
-  if (!(c.analysis > 0.0) || count <= 0 || !(seconds > 0.0)) return;
+  const int width = request.width < 0 ? request.values : request.width;
+  const double count = adjoint ? width * sweep_length(c, request.stops) : request.parameters;
+  if (!(c.analysis > 0.0) || !(count > 0.0) || !(seconds > 0.0)) return;
   // At least a small positive cost: a run faster than the analysis it contains is noise.
   const double per = std::max((seconds / c.analysis - 1.0) / count, 1e-3);
   (adjoint ? c.per_value : c.per_parameter) = per;

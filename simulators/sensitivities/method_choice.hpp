@@ -1,17 +1,24 @@
 // The choice of "auto" between the direct and the adjoint method (issue 25), from costs
 // measured on the model's own runs.
 //
-// Per load case, the simulator records the wall time of its analyses and of its direct and
-// adjoint runs; the cost model is
-//   direct(P values wanted, N parameters)  = T_analysis (1 + d N),
-//   adjoint(P values wanted, N parameters) = T_analysis (1 + a P),
-// where P is the adjoint's backward block: the values, or with the shared backward sweep and
-// more values than states and integrals, the states plus integrals (the internal simulator
-// passes it as `width` and to record()). d is the measured cost of one sensitivity system and a
-// that of one backward vector, each relative to an analysis and calibrated on the latest run of
-// that method in that load case (1 until it has run: one more solve of the size of the analysis per
-// parameter or value, the rule "adjoint when there are no more values than parameters"). Before an
-// analysis of the load case has been timed the same rule decides. The choice comes with its reason,
+// Per load case, the simulator records the CPU time of its analyses (with their integrator
+// steps S) and of its direct and adjoint runs; the cost model is
+//   direct(N parameters)                   = T_analysis (1 + d N),
+//   adjoint(width vectors, `stops` stops)   = T_analysis (1 + a width L),
+//   L = 1 + kRestartSteps (stops - 1) / S,
+// where width is the adjoint's backward block (the values, or with the shared backward sweep
+// and more values than states and integrals, the states plus integrals) and `stops` the number
+// of distinct times where the shared sweep restarts its backward problem (1 for one backward
+// solve): every restart starts the backward integration again with a small first step, about
+// kRestartSteps backward steps more (measured: 34,000 backward steps for 600 stops of the quarter
+// car against 3,400 forward steps; 4,750 for 100 stops of the impact absorber against 440). d is
+// the measured cost of one sensitivity system and a that of one backward vector over the run's
+// length, each relative to an analysis and calibrated on the latest run of that method in that
+// load case (1 until it has run). When one method has been measured in the load case and the
+// other has not, and the other's estimate is within kExploreMargin of the measured one's, the
+// other is run once to measure it; from then on both estimates are calibrated and the cheaper
+// is kept. Before an analysis of the load case has been timed the rule of counts decides
+// (adjoint when there are no more values than parameters). The choice comes with its reason,
 // for the log.
 #pragma once
 
@@ -23,30 +30,42 @@ namespace sao::sim {
 
 class MethodChooser {
  public:
+  // Backward steps one restart of the shared sweep costs (the prior of L above).
+  static constexpr double kRestartSteps = 50.0;
+  // The unmeasured method is tried once when its estimate is below this times the other's.
+  static constexpr double kExploreMargin = 1.25;
+
+  // What a gradient request asks of each method.
+  struct Request {
+    int values = 0;      // the requested values
+    int parameters = 0;  // the active parameters (sensitivity systems of the direct method)
+    int width = -1;      // the adjoint's backward block (-1: `values`)
+    int stops = 1;       // distinct restart times of the backward problem (1: one solve)
+  };
   struct Choice {
     bool adjoint = false;
     std::string reason;  // the estimates and where they come from
   };
   explicit MethodChooser(int load_cases) : costs_(static_cast<size_t>(load_cases)) {}
 
-  // `width`: the adjoint's backward block for the cost model (-1: `values`); the rule before
-  // any timing compares the values themselves with the parameters.
-  Choice choose(int load_case, int values, int parameters, int width = -1) const;
-  // The wall time of one analysis of the load case.
-  void record_analysis(int load_case, double seconds);
-  // The wall time of one direct (adjoint false) or adjoint run for `values` values and
-  // `parameters` parameters.
-  void record(int load_case, bool adjoint, int values, int parameters, double seconds);
+  Choice choose(int load_case, const Request& request) const;
+  // The CPU time of one analysis of the load case and its integrator steps (-1: not known).
+  void record_analysis(int load_case, double seconds, long steps = -1);
+  // The CPU time of one direct (adjoint false) or adjoint run for `request`.
+  void record(int load_case, bool adjoint, const Request& request, double seconds);
   // The adjoint (or direct) run failed in the load case: the other method from now on.
   void record_failure(int load_case, bool adjoint);
 
  private:
   struct Costs {
     double analysis = 0.0;       // seconds; 0: not measured
+    long steps = -1;             // the analysis's integrator steps; -1: not known
     double per_parameter = 0.0;  // d; 0: not measured
     double per_value = 0.0;      // a; 0: not measured
     bool direct_failed = false, adjoint_failed = false;
   };
+  // L of the cost model: the backward run's length in units of one restart-free solve.
+  static double sweep_length(const Costs& c, int stops);
   mutable std::mutex mutex_;
   std::vector<Costs> costs_;
 };

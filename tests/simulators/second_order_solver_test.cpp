@@ -1,14 +1,11 @@
-// The Newton matrices' solver of second-order systems (second_order_solver.hpp) and the
-// choice of "auto" from measured costs (method_choice.hpp), issue 25.
+// The Newton matrices' solver of second-order systems (second_order_solver.hpp), issue 25.
 #include "simulators/integrator/second_order_solver.hpp"
 
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "simulators/integrator/cvodes_integrator.hpp"
-#include "simulators/sensitivities/method_choice.hpp"
 
 namespace sao::sim {
 namespace {
@@ -89,48 +86,6 @@ TEST(SecondOrderSolver, NeedsAnEvenSize) {
   EXPECT_EQ(SUNLinSolGetType(s), SUNLINEARSOLVER_DIRECT);
   SUNLinSolFree(s);
   SUNContext_Free(&context);
-}
-
-// "auto": the rule of counts until an analysis of the load case has been timed, then the
-// estimates from the measured costs, each named in the reason.
-TEST(MethodChooser, CountsFirstThenMeasuredCosts) {
-  MethodChooser chooser(2);
-  EXPECT_TRUE(chooser.choose(0, 3, 3).adjoint);
-  EXPECT_FALSE(chooser.choose(0, 4, 3).adjoint);
-  EXPECT_THAT(chooser.choose(0, 4, 3).reason, ::testing::HasSubstr("no run timed yet"));
-  chooser.record_analysis(0, 1.0);
-  // Assumed: one analysis per parameter and per value.
-  EXPECT_FALSE(chooser.choose(0, 4, 3).adjoint);
-  EXPECT_THAT(chooser.choose(0, 4, 3).reason, ::testing::HasSubstr("assumed"));
-  // Measured: 3 parameters cost 0.3 analyses each, 10 values 0.05 each.
-  chooser.record(0, false, 100, 3, 1.9);
-  chooser.record(0, true, 10, 3, 1.5);
-  const MethodChooser::Choice c = chooser.choose(0, 12, 3);  // 1.9 direct against 1.6 adjoint
-  EXPECT_TRUE(c.adjoint);
-  EXPECT_THAT(c.reason, ::testing::HasSubstr("estimated 1.9 s direct against 1.6 s adjoint"));
-  EXPECT_FALSE(chooser.choose(0, 20, 3).adjoint);  // 2 s adjoint
-  // The other load case is measured on its own.
-  EXPECT_FALSE(chooser.choose(1, 12, 3).adjoint);
-  // The shared sweep's block: 1803 values but 4 backward vectors cost 4 x 0.05 analyses.
-  EXPECT_TRUE(chooser.choose(0, 1803, 3, 4).adjoint);
-  EXPECT_THAT(chooser.choose(0, 1803, 3, 4).reason, ::testing::HasSubstr("4 of them"));
-}
-
-// A method that failed in a load case (an adjoint backward solve giving up) is not chosen
-// again there, whatever the estimates say; the other load cases keep choosing by cost.
-TEST(MethodChooser, AFailedMethodIsNotChosenAgainInItsLoadCase) {
-  MethodChooser chooser(2);
-  EXPECT_TRUE(chooser.choose(0, 1, 3).adjoint);
-  chooser.record_failure(0, true);
-  const MethodChooser::Choice c = chooser.choose(0, 1, 3);
-  EXPECT_FALSE(c.adjoint);
-  EXPECT_THAT(c.reason, ::testing::HasSubstr("the adjoint method failed earlier"));
-  EXPECT_TRUE(chooser.choose(1, 1, 3).adjoint);
-  chooser.record_failure(1, false);
-  EXPECT_TRUE(chooser.choose(1, 30, 3).adjoint);
-  // Both failed: back to the estimates.
-  chooser.record_failure(0, false);
-  EXPECT_TRUE(chooser.choose(0, 1, 3).adjoint);
 }
 
 }  // namespace
