@@ -139,18 +139,12 @@ struct Quantity {
   template <class S>
   S at(const Env<S>& env, std::initializer_list<S> extra) const {
     if (!program) return C<S>(constant);
-    std::vector<S>& vars = scratch<S>();
-    vars.assign(symbols(env).begin(), symbols(env).end());
-    vars.insert(vars.end(), extra.begin(), extra.end());
-    return evaluate(*program, vars);
+    return evaluate(*program, with_extra(env, extra.begin(), extra.end()));
   }
   template <class S>
   S at(const Env<S>& env, const std::vector<S>& extra) const {
     if (!program) return C<S>(constant);
-    std::vector<S>& vars = scratch<S>();
-    vars.assign(symbols(env).begin(), symbols(env).end());
-    vars.insert(vars.end(), extra.begin(), extra.end());
-    return evaluate(*program, vars);
+    return evaluate(*program, with_extra(env, extra.begin(), extra.end()));
   }
   // The value with its exact first and second derivatives in one of its names, `variable`:
   // an index into the symbols followed by `extra` (a motion's t, a road's x). A quantity of
@@ -160,16 +154,19 @@ struct Quantity {
     first = second = 0.0;
     if (!program) return constant;
     if (frozen >= 0 && env.frozen) return env.frozen->value[frozen];
-    std::vector<double>& vars = scratch<double>();
-    vars.assign(symbols(env).begin(), symbols(env).end());
-    vars.insert(vars.end(), extra.begin(), extra.end());
+    const std::vector<double>& vars = with_extra(env, extra.begin(), extra.end());
     return expr::Evaluator(*program, Values(vars)).value(0, variable, first, second);
   }
 
  private:
-  template <class S>
-  static std::vector<S>& scratch() {
+  // The symbols followed by `extra`, in a scratch vector of the thread (no allocation per
+  // call). Not re-entrant: the evaluation that reads it must not call `at` again (an
+  // expression reads numbers, never another quantity, so it does not).
+  template <class S, class It>
+  static const std::vector<S>& with_extra(const Env<S>& env, It first, It last) {
     static thread_local std::vector<S> vars;
+    vars.assign(symbols(env).begin(), symbols(env).end());
+    vars.insert(vars.end(), first, last);
     return vars;
   }
   template <class S>
