@@ -107,50 +107,56 @@ class Multibody final : public OdeModel {
   }
   std::string diagnose(double t, const double* xs, const double* p,
                        const LoadCaseSpec& lc) const override {
-    const std::vector<double> x = absolute<double>(t, xs, p, lc);
+    std::vector<double> full;
+    const double* x = absolute<double>(t, xs, p, lc, full);
     Vec<double> qdd;
-    return dynamics_.accelerations(x.data(), x.data() + model_.nq(), dynamics_.vars(p, t, lc), qdd)
+    return dynamics_.accelerations(x, x + model_.nq(), dynamics_.vars(p, t, lc), qdd)
                ? ""
-               : dynamics_.singular_motion(t, x.data(), p, lc);
+               : dynamics_.singular_motion(t, x, p, lc);
   }
   void rhs(double t, const AD* x, AD* xdot, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
     if (!equations<AD>(t, x, xdot, p, lc)) {
+      std::vector<AD> full;
       throw std::runtime_error(
-          dynamics_.singular_motion(t, absolute<AD>(t, x, p, lc).data(), p, lc));
+          dynamics_.singular_motion(t, absolute<AD>(t, x, p, lc, full), p, lc));
     }
   }
   double output(int k, double t, const double* x, const double* p,
                 const LoadCaseSpec& lc) const override {
-    return dynamics_.out<double>(k, t, absolute<double>(t, x, p, lc).data(), p, lc);
+    std::vector<double> full;
+    return dynamics_.out<double>(k, t, absolute<double>(t, x, p, lc, full), p, lc);
   }
   void history_outputs_at(double t, const double* xs, const double* p, const LoadCaseSpec& lc,
                           Eigen::Ref<Eigen::VectorXd> h) const override {
     if (reduced_) return reduced_histories(dynamics_, reduction_, t, xs, p, lc, h);
     const int n = model_.nq();
-    const std::vector<double> x = absolute<double>(t, xs, p, lc);
+    const double* x = xs;  // in absolute coordinates: reduced runs returned above
     const Env<double> env = dynamics_.vars(p, t, lc);
     Vec<double> qdd, lambda;
     Mat<double> phi_q;
-    if (!dynamics_.accelerations(x.data(), x.data() + n, env, qdd, &lambda, &phi_q)) {
-      throw std::runtime_error(dynamics_.singular_motion(t, x.data(), p, lc));
+    if (!dynamics_.accelerations(x, x + n, env, qdd, &lambda, &phi_q)) {
+      throw std::runtime_error(dynamics_.singular_motion(t, x, p, lc));
     }
-    const Eigen::Map<const Eigen::VectorXd> q(x.data(), n), qd(x.data() + n, n);
+    const Eigen::Map<const Eigen::VectorXd> q(x, n), qd(x + n, n);
     h = dynamics_.history_values<double>(q, qd, qdd, lambda, phi_q, env);
   }
   AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());
-    return dynamics_.out<AD>(k, t, absolute<AD>(t, x, p, lc).data(), p, lc);
+    std::vector<AD> full;
+    return dynamics_.out<AD>(k, t, absolute<AD>(t, x, p, lc, full), p, lc);
   }
 
  private:
-  // The absolute state (q, q') of the integrated state x at t.
+  // The absolute state (q, q') of the integrated state x at t: x itself in absolute
+  // coordinates (no copy), else expanded from the independent coordinates into `full`.
   template <class S>
-  std::vector<S> absolute(double t, const S* x, const S* p, const LoadCaseSpec& lc) const {
-    if (!reduced_) return std::vector<S>(x, x + 2 * model_.nq());
-    std::vector<S> full(2 * model_.nq());
+  const S* absolute(double t, const S* x, const S* p, const LoadCaseSpec& lc,
+                    std::vector<S>& full) const {
+    if (!reduced_) return x;
+    full.resize(2 * model_.nq());
     full_state(dynamics_, reduction_, t, x, p, lc, full.data());
-    return full;
+    return full.data();
   }
   template <class S>
   void initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
@@ -164,9 +170,10 @@ class Multibody final : public OdeModel {
   bool equations(double t, const S* x, S* xdot, const S* p, const LoadCaseSpec& lc) const {
     const Env<S> env = dynamics_.vars(p, t, lc);
     if (!reduced_) return dynamics_.equations<S>(x, xdot, env);
-    const std::vector<S> full = absolute<S>(t, x, p, lc);
+    std::vector<S> full;
+    const S* q = absolute<S>(t, x, p, lc, full);
     std::vector<S> rates(full.size());
-    if (!dynamics_.equations<S>(full.data(), rates.data(), env)) return false;
+    if (!dynamics_.equations<S>(q, rates.data(), env)) return false;
     reduced_state(dynamics_, reduction_, rates.data(), xdot);
     return true;
   }
