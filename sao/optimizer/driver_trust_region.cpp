@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/optimizer/driver.hpp"

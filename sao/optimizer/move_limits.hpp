@@ -49,7 +49,7 @@ struct PreviousCycle {
   double V = 0.0;
 
   // Whether a step of variable i reverses this cycle's step of it (the seed's bdrchg; the
-  // trust region's per-variable oscillation).
+  // trust region uses reversed_steps, which ignores rounding-sized steps).
   bool reversed_by(const Eigen::VectorXd& step, Eigen::Index i) const {
     return step(i) * delta_b(i) < 0.0;
   }

@@ -220,8 +220,9 @@ template <class S>
 void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, JointRows<S>& rows,
                   JointTerms<S>& out) {
   S f, rate, acceleration;
-  bool exact = false;
-  double values[3] = {0.0, 0.0, 0.0};  // exact f, f', f'' for AD scalars
+  bool exact = false;         // double scalars: f, f', f'' from driver_motion
+  bool exact_values = false;  // AD scalars: the values of f' and f'' from driver_motion
+  double values[3] = {0.0, 0.0, 0.0};
   if constexpr (std::is_same_v<S, double>) {
     exact = driver_motion(j, env, f, rate, acceleration);
   } else {
@@ -232,8 +233,7 @@ void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, J
     plain.t = env.t;
     plain.lc = env.lc;
     plain.frozen = env.frozen;
-    const bool known = driver_motion(j, plain, values[0], values[1], values[2]);
-    if (!known) values[0] = NAN;
+    exact_values = driver_motion(j, plain, values[0], values[1], values[2]);
   }
   if (!exact) {
     const double h = 1e-4 * (1.0 + std::abs(env.t));
@@ -259,7 +259,7 @@ void driver_terms(const Joint& j, const Env<S>& env, const S& wa, const S& wb, J
     rate = (fp - fm) / (2.0 * h);
     acceleration = (fp - 2.0 * f + fm) / (h * h);
     if constexpr (!std::is_same_v<S, double>) {
-      if (!std::isnan(values[0])) {
+      if (exact_values) {
         rate.value() = values[1];
         acceleration.value() = values[2];
       }
