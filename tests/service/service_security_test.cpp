@@ -195,7 +195,12 @@ TEST(ServiceSecurity, ExternalStudyFilesStayInItsFolder) {
   ASSERT_GT(server.port(), 0) << server.line();
   httplib::Client c = server.client();
   const std::string dir = std::string(SAO_SOURCE_DIR) + "/problems/cantilever-calculix/";
-  const json study = json::parse(read_file(dir + "mass.json"));
+  json study = json::parse(read_file(dir + "mass.json"));
+  // Creating a study checks that its program exists. Without ccx the files are still stored
+  // and refused the same way, with a program every machine has in its place; only the run
+  // at the end needs ccx.
+  const bool have_ccx = run_command("command -v ccx >/dev/null").code == 0;
+  if (!have_ccx) study["simulator"]["command"][0] = "true";
   const std::string tpl = read_file(dir + "beam.inp.tpl");
   auto with_files = [&](const json& files) {
     json s = study;
@@ -238,7 +243,7 @@ TEST(ServiceSecurity, ExternalStudyFilesStayInItsFolder) {
   EXPECT_EQ(read_file(folder / "notes/raw.bin"), std::string("\x00\x01\xff"
                                                              "abc",
                                                              6));
-  if (run_command("command -v ccx >/dev/null").code != 0) {
+  if (!have_ccx) {
     GTEST_SKIP() << "ccx (calculix-ccx, scripts/bootstrap) is not installed: the study is not run";
   }
   const auto step = c.Post("/api/studies/" + id + "/step", "{}", "application/json");
