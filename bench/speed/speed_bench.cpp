@@ -10,7 +10,8 @@
 //      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread.
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
-// runs the studies with another sao program.
+// runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
+// study file and stops (its gradients by any sao: `sao check-gradient FILE --json`).
 //
 //   nice -n 10 build/sao_speed
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -174,13 +176,17 @@ struct ChainFigures {
   double analysis = 0.0, gradient = 0.0;
 };
 
+// The internal simulator's section of section 2, gradients by `method`.
+nlohmann::json chain_section(const std::string& method) {
+  return {{"type", "internal"}, {"model", "multibody"},
+          {"rtol", 1e-6},       {"atol", 1e-8},
+          {"workers", 1},       {"gradients", {{"method", method}, {"step", 1e-4}}}};
+}
+
 ChainFigures chain_figures(const std::string& method, int n) {
   const nlohmann::json chain = sao::bench::pendulum_chain(10);
   Eigen::VectorXd b;
-  const nlohmann::json section = {
-      {"type", "internal"}, {"model", "multibody"},
-      {"rtol", 1e-6},       {"atol", 1e-8},
-      {"workers", 1},       {"gradients", {{"method", method}, {"step", 1e-4}}}};
+  const nlohmann::json section = chain_section(method);
   // The seam only: no layout of the simulator in this program.
   const auto sim = sao::make_simulator(sao::bench::chain_setup(chain, section, n, b));
   auto evaluate = [&](const std::vector<sao::DerivativeRequest>& wanted) {
@@ -190,6 +196,33 @@ ChainFigures chain_figures(const std::string& method, int n) {
   return {median_seconds([&] { evaluate({}); }), median_seconds([&] {
             evaluate({{0, "tip", {}}});
           })};
+}
+
+// The chain of section 2 as a study file (every one of its 50 parameters a design variable,
+// within +-(50 % + 0.1) of its value; objective "tip"; adjoint gradients), so that any `sao`
+// can compare its gradients: `sao check-gradient FILE --json`.
+void write_chain_study(const std::string& path) {
+  nlohmann::json chain = sao::bench::pendulum_chain(10), section = chain_section("adjoint");
+  nlohmann::json variables = nlohmann::json::array();
+  for (const auto& [name, value] : chain.at("parameters").items()) {
+    const double v = value.get<double>(), room = 0.5 * std::abs(v) + 0.1;
+    nlohmann::json variable = {
+        {"name", name}, {"lower", v - room}, {"upper", v + room}, {"initial", v}};
+    if (v == 0.0) variable["sizing"] = "range";
+    variables.push_back(variable);
+  }
+  section["multibody"] = chain;
+  const nlohmann::json study = {
+      {"name", "10-link pendulum chain (sao_speed section 2)"},
+      {"design_variables", variables},
+      {"load_cases", {{{"name", "swing"}, {"time", {{"start", 0}, {"end", 1}, {"points", 11}}}}}},
+      {"responses", {{{"name", "tip"}, {"kind", "scalar"}}}},
+      {"objective", {{"name", "tip"}, {"minimize", "tip"}}},
+      {"simulator", section}};
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (!out) throw std::runtime_error("cannot write " + path);
+  fmt::print(out, "{}\n", study.dump(1));
+  std::fclose(out);
 }
 
 void chain() {
@@ -265,7 +298,8 @@ void quarter_car_points() {
 
 int main(int argc, char** argv) {
   bool study = true;
-  int section = 0;  // 0: every section
+  int section = 0;          // 0: every section
+  std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
       study = false;
@@ -279,9 +313,12 @@ int main(int argc, char** argv) {
       g_sao = argv[++i];
     } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       g_repeats = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
+      chain_study = argv[++i];
     } else {
       fmt::print(stderr,
-                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3] [--sao PATH]\n");
+                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3] [--sao PATH] "
+                 "[--chain-study FILE]\n");
       return 2;
     }
   }
@@ -289,6 +326,10 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);    // the chosen methods are printed in the table
   sao::sim::register_internal_simulator();
   try {
+    if (!chain_study.empty()) {
+      write_chain_study(chain_study);
+      return 0;
+    }
     fmt::print("sao_speed: medians of {} runs\n", g_repeats);
     if (section == 0 || section == 1) {
       quarter_car_analysis();

@@ -127,6 +127,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
     if (t != last->t || xv != last->x) {
       last->t = NAN;  // invalid until the new point is complete
       last->has_jac = last->has_quadrature_jac = false;
+      last->linear.reset();  // its storage free for the new point's
       last->linear = run->linearize(t, x);
       last->x = xv;
       last->t = t;

@@ -113,32 +113,44 @@ class AugmentedSolver {
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
 };
 
+// What one linearisation keeps (AugmentedLinearization): the augmented system factored at its
+// point, G' there, and the scratch of its products. A run hands out again a storage no
+// linearisation holds any more, so that a new point (a backward step of the adjoint) allocates
+// nothing once the sizes are set.
+struct LinearizationData {
+  AugmentedSolver solver;
+  Eigen::MatrixXd gt;      // G': (2n + na) x (n + m)
+  Eigen::VectorXd top, w;  // scratch of vector_jacobian
+};
+
 // f = (q', q'') with A(x, p) z = r(x, p), z = (q'', multipliers): at the solution z,
 // d q''/d(x, p) = [I 0] A^-1 G with G = d(r - A z)/d(x, p) for z held, so the derivatives
 // of the assembly (no AD through the solve) give the Jacobian, and any lambda' [f_x | f_p]
 // costs one solve with A' (= A) and a product with G.
 class AugmentedLinearization final : public OdeModel::Linearization {
  public:
-  AugmentedLinearization(int n, AugmentedSolver solver, Eigen::MatrixXd gt)
-      : n_(n), solver_(std::move(solver)), gt_(std::move(gt)) {}
+  AugmentedLinearization(int n, std::shared_ptr<LinearizationData> data)
+      : n_(n), data_(std::move(data)) {}
 
   void jacobian(Eigen::MatrixXd& out) const override {
-    out.setZero(2 * n_, gt_.rows());
+    const LinearizationData& d = *data_;
+    out.setZero(2 * n_, d.gt.rows());
     out.block(0, n_, n_, n_).setIdentity();  // (q')' = q'
-    out.bottomRows(n_) = solver_.solve(gt_.transpose()).topRows(n_);
+    out.bottomRows(n_) = d.solver.solve(d.gt.transpose()).topRows(n_);
   }
+  // w = A^-T (0, lambda_v) = A^-1 (0, lambda_v), then G w, in the storage's scratch.
   void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
-    Eigen::VectorXd top = Eigen::VectorXd::Zero(gt_.cols());
-    top.head(n_) = Eigen::Map<const Eigen::VectorXd>(lambda + n_, n_);
-    const Eigen::VectorXd w = solver_.solve(top);
-    out.noalias() = gt_ * w;
+    LinearizationData& d = *data_;
+    d.top.setZero(d.gt.cols());
+    d.top.head(n_) = Eigen::Map<const Eigen::VectorXd>(lambda + n_, n_);
+    d.solver.solve_into(d.top, d.w);
+    out.noalias() = d.gt * d.w;
     out.segment(n_, n_) += Eigen::Map<const Eigen::VectorXd>(lambda, n_);
   }
 
  private:
   int n_;
-  AugmentedSolver solver_;
-  Eigen::MatrixXd gt_;  // G': (2n + na) x (n + m)
+  std::shared_ptr<LinearizationData> data_;
 };
 
 // One run of a dynamic model: the model at parameters p in load case lc, differentiated with
@@ -212,7 +224,7 @@ class Run final : public AbsoluteRun {
   }
 
   int rhs(double t, const double* x, double* xdot) override {
-    if (!solve_at(t, x)) return 1;  // singular: let CVODES retry with a smaller step
+    if (!solve_at(t, x, solver_)) return 1;  // singular: let CVODES retry with a smaller step
     for (int i = 0; i < n_; ++i) {
       xdot[i] = x[n_ + i];
       xdot[n_ + i] = z_(i);
@@ -228,12 +240,16 @@ class Run final : public AbsoluteRun {
     beam_tolerances(model_, x, n_, rtol, atol, env_, tolerance);
   }
 
+  // Factored and filled in a storage no earlier linearisation holds any more (G' swapped in,
+  // not copied).
   std::unique_ptr<OdeModel::Linearization> linearize(double t, const double* x) override {
-    if (!solve_at(t, x)) {
+    std::shared_ptr<LinearizationData> data = free_storage();
+    if (!solve_at(t, x, data->solver)) {
       throw std::runtime_error(dynamics_.singular_motion(t, x, p_.data(), *env_.lc));
     }
     fill_gt(x, true);
-    return std::make_unique<AugmentedLinearization>(n_, solver_, gt_);
+    gt_.swap(data->gt);
+    return std::make_unique<AugmentedLinearization>(n_, std::move(data));
   }
 
   Env<double>& env() override { return env_; }
@@ -353,13 +369,22 @@ class Run final : public AbsoluteRun {
     }
   }
 
-  // The augmented system at (t, x), factored, and its solution z_; false when singular.
-  bool solve_at(double t, const double* x) {
+  // The augmented system at (t, x), factored into `solver`, and its solution z_; false when
+  // singular.
+  bool solve_at(double t, const double* x, AugmentedSolver& solver) {
     env_.set_time(t);
     dynamics_.augmented(x, x + n_, env_, mass_, coupled_, phi_q_, r_, &forces_);
-    if (!solver_.factor(mass_, coupled_, phi_q_)) return false;
-    solver_.solve_into(r_, z_);
+    if (!solver.factor(mass_, coupled_, phi_q_)) return false;
+    solver.solve_into(r_, z_);
     return true;
+  }
+  // A linearisation's storage that none holds any more, else a new one.
+  std::shared_ptr<LinearizationData> free_storage() {
+    for (const auto& data : storage_) {
+      if (data.use_count() == 1) return data;
+    }
+    storage_.push_back(std::make_shared<LinearizationData>());
+    return storage_.back();
   }
 
   // A value of the current chunk without a derivative vector was not written by the element.
@@ -434,7 +459,8 @@ class Run final : public AbsoluteRun {
   Vec<double> mass_, r_, forces_;
   std::vector<Coupling<double>> coupled_;
   Mat<double> phi_q_;
-  AugmentedSolver solver_;
+  AugmentedSolver solver_;                                   // the right-hand side's
+  std::vector<std::shared_ptr<LinearizationData>> storage_;  // the linearisations'
   Eigen::VectorXd z_;
   Eigen::MatrixXd gt_;                  // G' of the linearisation being formed
   const int* chunk_columns_ = nullptr;  // the columns of G' of the current chunk's directions
@@ -597,7 +623,7 @@ void Dynamics::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
     }
   } else {
     // Smallest corrections: dq = J' (J J')^-1 F; q' = given - J' (J J')^-1 (J given - rates).
-    const Mat<S> JJ = J * J.transpose();
+    const Mat<S> JJ = gram(J);
     Vec<S> y, w;
     if (!solve(JJ, F, y) || !solve(JJ, Vec<S>(J * given - rates), w)) {
       throw std::runtime_error(redundancy(J, "redundant constraints"));

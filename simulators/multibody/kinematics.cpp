@@ -46,6 +46,37 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
 }
 
 template <class S>
+Mat<S> gram(const Mat<S>& J) {
+  if constexpr (std::is_same_v<S, double>) {
+    return J * J.transpose();
+  } else {
+    const Eigen::Index m = J.rows(), n = J.cols();
+    Eigen::Index size = 0;
+    for (Eigen::Index i = 0; i < J.size(); ++i) size = std::max(size, J(i).derivatives().size());
+    Eigen::MatrixXd values(m, n), derivatives = Eigen::MatrixXd::Zero(size * m, n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      for (Eigen::Index i = 0; i < m; ++i) {
+        values(i, j) = J(i, j).value();
+        const auto& d = J(i, j).derivatives();
+        if (d.size() != size) continue;  // a constant
+        for (Eigen::Index k = 0; k < size; ++k) derivatives(k * m + i, j) = d(k);
+      }
+    }
+    const Eigen::MatrixXd value = values * values.transpose();
+    const Eigen::MatrixXd half = derivatives * values.transpose();  // dJ_k J', stacked
+    Mat<S> out(m, m);
+    for (Eigen::Index j = 0; j < m; ++j) {
+      for (Eigen::Index i = 0; i < m; ++i) {
+        Eigen::VectorXd d(size);
+        for (Eigen::Index k = 0; k < size; ++k) d(k) = half(k * m + i, j) + half(k * m + j, i);
+        out(i, j) = S(value(i, j), d);
+      }
+    }
+    return out;
+  }
+}
+
+template <class S>
 void Kinematics::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
                              Vec<S>& phi_t, Vec<S>& gamma) const {
   const int m = n_constraints();
@@ -426,6 +457,8 @@ std::string Kinematics::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc
 
 template bool solve<double>(const Mat<double>&, const Vec<double>&, Vec<double>&);
 template bool solve<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&);
+template Mat<double> gram<double>(const Mat<double>&);
+template Mat<AD> gram<AD>(const Mat<AD>&);
 
 #define SAO_MULTIBODY_KINEMATICS(S)                                                             \
   template void Kinematics::constraints<S>(const S*, const S*, const Env<S>&, Vec<S>&, Mat<S>&, \

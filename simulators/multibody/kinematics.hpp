@@ -58,6 +58,12 @@ bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu);
 template <class S>
 bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x);
 
+// J J' for double and AD; for AD through double products of the values and the derivatives,
+// d(J J') = dJ J' + (dJ J')' per direction, instead of AD scalars' products (a heap
+// derivative vector per multiplication).
+template <class S>
+Mat<S> gram(const Mat<S>& J);
+
 // The equations of a model, assembled; the member templates exist for double and AD.
 class Kinematics {
  public:

@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <numbers>
 
 #include "simulators/internal_simulator.hpp"
 #include "simulators/models/damper_law.hpp"
 #include "simulators/models/model.hpp"
+#include "simulators/multibody/kinematics.hpp"
 #include "simulators/multibody/multibody.hpp"
 #include "tests/simulators/multibody_support.hpp"
 
@@ -137,6 +139,96 @@ TEST_P(ElementJacobian, LinearizationMatchesAdThroughTheSolve) {
   ASSERT_EQ(product.size(), size);
   const Eigen::VectorXd reference = expected.transpose() * lambda;
   EXPECT_LT((product - reference).cwiseAbs().maxCoeff(), 1e-10 * scale * n) << GetParam().name;
+}
+
+// Linearisations at several poses kept alive together (a run reuses the storage of one that is
+// gone, never of one still held): each one's lambda' [f_x | f_p] is its own Jacobian's
+// transpose times lambda, for random lambda, and the Jacobian is that of the AD equations at
+// its own pose.
+TEST_P(ElementJacobian, LinearizationsKeptTogetherKeepTheirOwnPoints) {
+  ElementPoint e(GetParam().model);
+  const int n = e.n();
+  std::vector<int> active;
+  for (int j = 0; j < e.np(); ++j) active.push_back(j);
+  const auto run = e.ode().instance(e.p, e.lc, active);
+  std::srand(7);
+  std::vector<Eigen::VectorXd> poses;
+  std::vector<std::unique_ptr<OdeModel::Linearization>> kept;
+  for (int k = 0; k < 4; ++k) {
+    // Velocities moved; positions moved off the constraints by 1e-3 at most.
+    Eigen::VectorXd x = e.x;
+    const Eigen::VectorXd move = Eigen::VectorXd::Random(n);
+    x.head(n / 2) += 1e-3 * move.head(n / 2);
+    x.tail(n / 2) += 0.5 * move.tail(n / 2);
+    poses.push_back(x);
+    kept.push_back(run->linearize(e.t + 0.01 * k, x.data()));
+    if (k == 2) kept[1].reset();  // its storage free for the next
+  }
+  const double tolerance = 1e-12;
+  for (int k = 0; k < 4; ++k) {
+    if (!kept[k]) continue;
+    ElementPoint at(GetParam().model);
+    at.x = poses[k];
+    at.t = e.t + 0.01 * k;
+    const Eigen::MatrixXd expected = at.ad_jacobian(active);
+    Eigen::MatrixXd jacobian;
+    kept[k]->jacobian(jacobian);
+    const double scale = 1 + expected.cwiseAbs().maxCoeff();
+    EXPECT_LT((jacobian - expected).cwiseAbs().maxCoeff(), 1e-10 * scale)
+        << GetParam().name << ", pose " << k;
+    for (int trial = 0; trial < 3; ++trial) {
+      const Eigen::VectorXd lambda = Eigen::VectorXd::Random(n);
+      Eigen::VectorXd product;
+      kept[k]->vector_jacobian(lambda.data(), product);
+      const Eigen::VectorXd reference = jacobian.transpose() * lambda;
+      ASSERT_EQ(product.size(), reference.size());
+      EXPECT_LT((product - reference).cwiseAbs().maxCoeff(),
+                tolerance * (1 + jacobian.cwiseAbs().sum()))
+          << GetParam().name << ", pose " << k << ", trial " << trial;
+    }
+  }
+}
+
+// J J' of AD scalars through double products (multibody::gram, the initial state's dx0/dp)
+// against the AD scalars' own product, with some entries constant (no derivative vector).
+TEST(MultibodyGram, AdProductMatchesTheScalarsProduct) {
+  std::srand(11);
+  const int m = 4, n = 7, directions = 5;
+  multibody::Mat<AD> J(m, n);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double value = Eigen::VectorXd::Random(1)(0);
+      J(i, j) = (i + j) % 3 == 0 ? AD(value, Eigen::VectorXd(0))
+                                 : AD(value, Eigen::VectorXd::Random(directions));
+    }
+  }
+  multibody::Mat<AD> expected(m, m);
+  for (int i = 0; i < m; ++i) {
+    for (int k = 0; k < m; ++k) {
+      Eigen::VectorXd d = Eigen::VectorXd::Zero(directions);
+      double v = 0.0;
+      for (int j = 0; j < n; ++j) {
+        v += J(i, j).value() * J(k, j).value();
+        if (J(i, j).derivatives().size() == directions)
+          d += J(i, j).derivatives() * J(k, j).value();
+        if (J(k, j).derivatives().size() == directions)
+          d += J(k, j).derivatives() * J(i, j).value();
+      }
+      expected(i, k) = AD(v, d);
+    }
+  }
+  const multibody::Mat<AD> got = multibody::gram(J);
+  ASSERT_EQ(got.rows(), m);
+  ASSERT_EQ(got.cols(), m);
+  for (int i = 0; i < m; ++i) {
+    for (int k = 0; k < m; ++k) {
+      EXPECT_NEAR(got(i, k).value(), expected(i, k).value(), 1e-14);
+      ASSERT_EQ(got(i, k).derivatives().size(), directions);
+      EXPECT_LT((got(i, k).derivatives() - expected(i, k).derivatives()).cwiseAbs().maxCoeff(),
+                1e-14)
+          << "(" << i << ", " << k << ")";
+    }
+  }
 }
 
 // A run's right-hand side (frozen parameter-only quantities, Schur complement or LU) against
