@@ -70,8 +70,9 @@ double webbing_tension(double strain, double strain_at_10kN);
 // out and never winds back. `payout` > 0 is webbing given out. The spool's mass: J = 4.8e-5
 // kg m^2 (core, torsion bar and wound webbing) at a 20 mm webbing radius; the contact's
 // stiffness: the torsion bar's elastic twist in series with the much stiffer pawl and tooth
-// (a 10 mm steel bar 80 mm long, 0.98 kNm/rad: 2.5e6 N/m at a 20 mm webbing radius, 3.8e6 at
-// 16 mm; the value kept is a choice within such estimates: docs/vehicle-restraint.md).
+// (a 10 mm steel bar 80 mm long, 973 N m/rad: 2.43e6 N/m at the 20 mm webbing radius of the
+// spool's mass; with pawl and tooth 2.4e6, the deck's default `lock_stiffness`, the reasoning
+// in docs/vehicle-restraint.md).
 struct Retractor {
   static constexpr double kFireTime = 0.010;    // s
   static constexpr double kPullSpeed = 8.0;     // m/s of webbing
