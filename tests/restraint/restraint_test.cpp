@@ -379,6 +379,15 @@ const char* kGood =
     "*AIRBAG\ndiameter 0.6\nvent_diameter 0.04\ninflator_mass 0.04\n"
     "*BELT\nwebbing_strain 0.09\npretensioner 0.05\nload_limiter 4\n*END\n";
 
+TEST(RestraintDeck, LockStiffnessIsReadWithAPhysicalDefault) {
+  std::istringstream plain(kGood);
+  EXPECT_DOUBLE_EQ(read_deck(plain).lock_stiffness, 2.4e6);  // torsion bar at 20 mm
+  std::string text = kGood;
+  text.replace(text.find("*END"), 4, "lock_stiffness 3.5e6\n*END");
+  std::istringstream given(text);
+  EXPECT_DOUBLE_EQ(read_deck(given).lock_stiffness, 3.5e6);
+}
+
 TEST(RestraintSled, ProgramFailsOnNonsenseWithAMessage) {
   EXPECT_EQ(run_program("good", kGood).first, 0);
   // Comments after a value or a card's name (docs/vehicle-restraint.md's deck).
@@ -402,6 +411,8 @@ TEST(RestraintSled, ProgramFailsOnNonsenseWithAMessage) {
       {with("diameter 0.6", "diameter -0.6"), "diameter must lie in"},
       {with("*END\n", ""), "without *END"},
       {with("pretensioner 0.05\n", ""), "missing pretensioner"},
+      {with("load_limiter 4\n", "load_limiter 4\nlock_stiffness 0\n"),
+       "lock_stiffness must lie in [1e5, 1e8] N/m"},
   };
   for (const auto& [text, message] : cases) {
     const auto [status, err] = run_program("bad", text);
