@@ -318,8 +318,8 @@ const CycleRecord& Driver::fail_cycle(CycleRecord& record, const std::string& me
   return summary_.history.back();
 }
 
-bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0,
-                             CycleRecord& rec, Evaluation& fitted, std::string& failure) {
+bool Driver::fit_plan_points(ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
+                             Evaluation& fitted, std::string& failure) {
   const int n = study_.n_design();
   const Eigen::VectorXd b0 = x0_.head(n);
   std::vector<Eigen::VectorXd> plan;
@@ -354,6 +354,9 @@ bool Driver::fit_plan_points(const ApproximateProblem& problem, const Evaluation
       plan[i].head(n) = b0 + 0.5 * (plan[i].head(n) - b0);
     }
   }
+  // The approximation is exact at the plan points (interpolation) or close to them (least
+  // squares): the subproblem's local solver starts there too, not only at b0.
+  problem.starts = plan;
   // Interpolation: b0 and the plan points. Least squares: also every earlier analysis near
   // the subregion, with the re-use rule of multipoint.hpp (ReuseRule).
   std::vector<Eigen::VectorXd> designs{b0};

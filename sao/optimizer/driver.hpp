@@ -158,7 +158,7 @@ class Driver {
   std::string where_analysed(const std::vector<double>& key) const;
   // Multi-point: analyses the plan points of this cycle (one batch) and fits the responses
   // over them (and, for least squares, earlier analyses near the subregion).
-  bool fit_plan_points(const ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
+  bool fit_plan_points(ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
                        Evaluation& fitted, std::string& failure);
   // The steps of one cycle (step()), in order.
   // Screening at b0 and the subregion; `derivatives`: the sensitivities the rows need.

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/glpk_problem.hpp"
@@ -306,19 +307,19 @@ void scale_nlp(const ApproximateProblem& problem, bool scaled, NlpContext& c) {
   if (change > 0.0 && std::isfinite(change)) c.objective_scale = 1.0 / change;
 }
 
-LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
-                    bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
-                    std::string& message) {
-  const int nx = static_cast<int>(problem.x0.size());
-  const int n = nx + (relaxed ? 1 : 0);
+// One NLopt run of the NLP path from `x_start` (clamped into the subregion): its result code,
+// objective and design.
+struct NlpRun {
+  nlopt_result r = NLOPT_FAILURE;
+  double f = HUGE_VAL;
+  Eigen::VectorXd x;
+};
+
+NlpRun solve_nlp_from(const ApproximateProblem& problem, NlpContext& context,
+                      const Eigen::VectorXd& x_start, bool mma) {
+  const int nx = context.nx;
+  const int n = nx + (context.relaxed ? 1 : 0);
   const unsigned m = static_cast<unsigned>(problem.rows.size());
-  NlpContext context;
-  context.problem = &problem;
-  context.relaxed = relaxed;
-  context.beta = beta;
-  context.nx = nx;
-  context.level = level;
-  scale_nlp(problem, scaled, context);
   std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> opt(
       nlopt_create(mma ? NLOPT_LD_MMA : NLOPT_LD_SLSQP, n), nlopt_destroy);
   std::vector<double> lo(n), up(n), start(n);
@@ -330,12 +331,12 @@ LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta
     const double reach = 10.0 * (1.0 + std::abs(problem.x0(j)));
     if (mma && !std::isfinite(lo[j])) lo[j] = problem.x0(j) - reach;
     if (mma && !std::isfinite(up[j])) up[j] = problem.x0(j) + reach;
-    start[j] = std::clamp(problem.x0(j), lo[j], up[j]);
+    start[j] = std::clamp(x_start(j), lo[j], up[j]);
     lo[j] = (lo[j] - context.offset(j)) / context.width(j);
     up[j] = (up[j] - context.offset(j)) / context.width(j);
     start[j] = std::clamp((start[j] - context.offset(j)) / context.width(j), lo[j], up[j]);
   }
-  if (relaxed) {
+  if (context.relaxed) {
     lo[nx] = 0.0;
     up[nx] = mma ? 1e6 : HUGE_VAL;
     const Eigen::VectorXd X = context.to_x(start.data());
@@ -350,22 +351,67 @@ LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta
   }
   nlopt_set_xtol_rel(opt.get(), 1e-10);
   nlopt_set_maxeval(opt.get(), 1000);
-  double f = 0.0;
-  const nlopt_result r = nlopt_optimize(opt.get(), start.data(), &f);
-  x = context.to_x(start.data());
-  double worst = m > 0 ? problem.row_values(x).maxCoeff() : -HUGE_VAL;
-  // The relaxation is what the rows need at x (any b_r above it is feasible by definition).
-  relaxation = relaxed ? std::max(0.0, worst) : 0.0;
-  if (relaxed) worst = 0.0;
-  worst -= level;
-  const bool usable = r > 0 || r == NLOPT_ROUNDOFF_LIMITED;
-  if (!usable && !std::isfinite(f)) {
-    message = std::string("NLopt ended with ") + nlopt_result_to_string(r);
+  NlpRun run;
+  run.r = nlopt_optimize(opt.get(), start.data(), &run.f);
+  run.x = context.to_x(start.data());
+  return run;
+}
+
+LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
+                    bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
+                    std::string& message) {
+  const int nx = static_cast<int>(problem.x0.size());
+  const unsigned m = static_cast<unsigned>(problem.rows.size());
+  NlpContext context;
+  context.problem = &problem;
+  context.relaxed = relaxed;
+  context.beta = beta;
+  context.nx = nx;
+  context.level = level;
+  scale_nlp(problem, scaled, context);
+  // One local solve from each start: x0, then the other designs where the approximation is
+  // exact (ApproximateProblem::starts). The best usable result wins: one that satisfies the
+  // rows (always, when relaxed) before one that does not, then the lower objective.
+  struct Local : NlpRun {
+    double worst = HUGE_VAL;  // largest g_hat~ - level (0 when relaxed)
+    double relaxation = 0.0;
+    double merit = HUGE_VAL;  // what the solve minimised, recomputed at x
+  };
+  std::vector<Eigen::VectorXd> from{problem.x0};
+  from.insert(from.end(), problem.starts.begin(), problem.starts.end());
+  std::optional<Local> best;
+  nlopt_result last = NLOPT_FAILURE;
+  for (const Eigen::VectorXd& x_start : from) {
+    Local local;
+    static_cast<NlpRun&>(local) = solve_nlp_from(problem, context, x_start, mma);
+    local.worst = m > 0 ? problem.row_values(local.x).maxCoeff() : -HUGE_VAL;
+    // The relaxation is what the rows need at x (any b_r above it is feasible by definition).
+    local.relaxation = relaxed ? std::max(0.0, local.worst) : 0.0;
+    if (relaxed) local.worst = 0.0;
+    local.worst -= level;
+    local.merit = relaxed
+                      ? (beta > 0.0 ? problem.objective(local.x) / beta : 0.0) + local.relaxation
+                      : problem.objective(local.x);
+    last = local.r;
+    const bool usable = local.r > 0 || local.r == NLOPT_ROUNDOFF_LIMITED || std::isfinite(local.f);
+    if (!usable) continue;
+    auto feasible = [&](const Local& l) { return m == 0 || l.worst <= kFeasibility; };
+    if (!best || (feasible(local) && !feasible(*best)) ||
+        (feasible(local) == feasible(*best) &&
+         (feasible(local) ? local.merit < best->merit : local.worst < best->worst))) {
+      best = std::move(local);
+    }
+  }
+  if (!best) {
+    message = std::string("NLopt ended with ") + nlopt_result_to_string(last);
     return LpOutcome::kError;
   }
-  if (m > 0 && worst > kFeasibility) {
+  x = best->x;
+  relaxation = best->relaxation;
+  if (m > 0 && best->worst > kFeasibility) {
     message = std::string("NLopt ") + (mma ? "MMA" : "SLSQP") + " found no feasible point (" +
-              nlopt_result_to_string(r) + ", largest g_hat~ " + std::to_string(worst) + ")";
+              nlopt_result_to_string(best->r) + ", largest g_hat~ " + std::to_string(best->worst) +
+              ")";
     return LpOutcome::kInfeasible;
   }
   return LpOutcome::kOptimal;

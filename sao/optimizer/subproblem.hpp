@@ -36,6 +36,10 @@ struct ApproximateProblem {
   Eigen::VectorXd lower, upper;          // subregion, full vector (auxiliaries: their bounds)
   std::vector<RetainedRow> rows;
   bool linear = true;  // every function linear in x: the LP path applies
+  // Further starts of the NLP path besides x0: designs where the approximation is exact, the
+  // multi-point plan points (a nonsmooth relation such as clip3ms can hold a local solver at a
+  // stationary point of x0 while a plan point shows a better design; the best result is kept).
+  std::vector<Eigen::VectorXd> starts;
 
   double objective(const Eigen::VectorXd& x) const;
   Eigen::VectorXd objective_gradient(const Eigen::VectorXd& x) const;

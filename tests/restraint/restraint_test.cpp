@@ -66,8 +66,7 @@ TEST(RestraintParts, WebbingLawAndLoadLimiterCap) {
   EXPECT_LE(held, r.cap());
   EXPECT_GT(held, 0.85 * r.cap());
   EXPECT_GT(r.payout, 0.1);
-  EXPECT_NEAR(r.payout - r.anchor, held / Retractor::kDringFactor / Retractor::kLockStiffness,
-              1e-6);
+  EXPECT_NEAR(r.payout - r.anchor, held / Retractor::kDringFactor / r.lock_stiffness, 1e-6);
   // Unloaded again (at 2 m/s): the tension falls to 0, the anchor stays where the bar yielded.
   last_anchor = r.anchor;
   double force = 1.0;
@@ -103,8 +102,8 @@ TEST(RestraintParts, PretensionerStopsAtItsStrokeOrForceAndLocksOnATooth) {
     EXPECT_LT(-taut.stop_payout, 0.15);
     const double tooth = Retractor::kTooth * std::ceil(taut.stop_payout / Retractor::kTooth);
     EXPECT_GT(taut.lock_time, Retractor::kFireTime);
-    EXPECT_NEAR(taut.payout - taut.anchor,
-                force / Retractor::kDringFactor / Retractor::kLockStiffness, 1e-5);
+    EXPECT_NEAR(taut.payout - taut.anchor, force / Retractor::kDringFactor / taut.lock_stiffness,
+                1e-5);
     if (limit > 5000.0) {
       EXPECT_NEAR(taut.anchor, tooth, 1e-12);
       EXPECT_EQ(taut.state, Retractor::State::kLocked);
@@ -380,6 +379,15 @@ const char* kGood =
     "*AIRBAG\ndiameter 0.6\nvent_diameter 0.04\ninflator_mass 0.04\n"
     "*BELT\nwebbing_strain 0.09\npretensioner 0.05\nload_limiter 4\n*END\n";
 
+TEST(RestraintDeck, LockStiffnessIsReadWithAPhysicalDefault) {
+  std::istringstream plain(kGood);
+  EXPECT_DOUBLE_EQ(read_deck(plain).lock_stiffness, 2.4e6);  // torsion bar at 20 mm
+  std::string text = kGood;
+  text.replace(text.find("*END"), 4, "lock_stiffness 3.5e6\n*END");
+  std::istringstream given(text);
+  EXPECT_DOUBLE_EQ(read_deck(given).lock_stiffness, 3.5e6);
+}
+
 TEST(RestraintSled, ProgramFailsOnNonsenseWithAMessage) {
   EXPECT_EQ(run_program("good", kGood).first, 0);
   // Comments after a value or a card's name (docs/vehicle-restraint.md's deck).
@@ -403,6 +411,8 @@ TEST(RestraintSled, ProgramFailsOnNonsenseWithAMessage) {
       {with("diameter 0.6", "diameter -0.6"), "diameter must lie in"},
       {with("*END\n", ""), "without *END"},
       {with("pretensioner 0.05\n", ""), "missing pretensioner"},
+      {with("load_limiter 4\n", "load_limiter 4\nlock_stiffness 0\n"),
+       "lock_stiffness must lie in [1e5, 1e8] N/m"},
   };
   for (const auto& [text, message] : cases) {
     const auto [status, err] = run_program("bad", text);

@@ -46,7 +46,8 @@ std::map<std::string, std::map<std::string, double Deck::*>> fields() {
           {"BELT",
            {{"webbing_strain", &Deck::webbing_strain},
             {"pretensioner", &Deck::pretensioner},
-            {"load_limiter", &Deck::load_limiter}}}};
+            {"load_limiter", &Deck::load_limiter},
+            {"lock_stiffness", &Deck::lock_stiffness}}}};
 }
 
 void set_field(Deck& deck, const std::string& card, const std::string& line_text, int line,
@@ -146,6 +147,8 @@ void check_deck(const Deck& d) {
           "webbing_strain must lie in [0.01, 0.5]");
   require(d.pretensioner >= 0 && d.pretensioner <= 0.3, "pretensioner must lie in [0, 0.3] m");
   require(d.load_limiter >= 0.5 && d.load_limiter <= 20, "load_limiter must lie in [0.5, 20] kN");
+  require(d.lock_stiffness >= 1e5 && d.lock_stiffness <= 1e8,
+          "lock_stiffness must lie in [1e5, 1e8] N/m");
 }
 
 }  // namespace restraint

@@ -122,6 +122,7 @@ struct Sled {
     belts.strain10 = d.webbing_strain;
     belts.retractor.pull_in = d.pretensioner;
     belts.retractor.limit_force = 1000.0 * d.load_limiter;
+    belts.retractor.lock_stiffness = d.lock_stiffness;
   }
 
   void step(double t, double dt) {

@@ -33,9 +33,9 @@ void write_log(std::ostream& out, const Deck& d, const Histories& h, double seco
   out << "title: " << d.title << "\n";
   std::snprintf(buf, sizeof buf,
                 "design: airbag diameter %.6g m, vent %.6g m, inflator %.6g kg, webbing strain "
-                "%.6g, pretensioner %.6g m, load limiter %.6g kN\n",
+                "%.6g, pretensioner %.6g m, load limiter %.6g kN; retractor lock %.6g N/m\n",
                 d.diameter, d.vent_diameter, d.inflator_mass, d.webbing_strain, d.pretensioner,
-                d.load_limiter);
+                d.load_limiter, d.lock_stiffness);
   out << buf;
   std::snprintf(buf, sizeof buf,
                 "run: %d steps of %.3g s to %.4g s, %zu output rows, %.3f s wall clock\n", h.steps,

@@ -23,8 +23,8 @@ double webbing_tension(double strain, double strain_at_10kN) {
 double Retractor::lock_force() const {
   const double penetration = payout - anchor;
   if (penetration <= 0) return 0.0;
-  const double damping = 2.0 * kLockDamping * std::sqrt(kLockStiffness * kSpoolMass);
-  return std::max(0.0, kLockStiffness * penetration + damping * speed);
+  const double damping = 2.0 * kLockDamping * std::sqrt(lock_stiffness * kSpoolMass);
+  return std::max(0.0, lock_stiffness * penetration + damping * speed);
 }
 
 double Retractor::step(double t, double dt, double length, double free_length,
@@ -56,8 +56,8 @@ double Retractor::step(double t, double dt, double length, double free_length,
   double contact = lock_force();
   if (contact > limit_force) {
     // The torsion bar yields: the anchor moves out until the contact carries the limit.
-    const double damping = 2.0 * kLockDamping * std::sqrt(kLockStiffness * kSpoolMass);
-    anchor = payout - (limit_force - damping * speed) / kLockStiffness;
+    const double damping = 2.0 * kLockDamping * std::sqrt(lock_stiffness * kSpoolMass);
+    anchor = payout - (limit_force - damping * speed) / lock_stiffness;
     contact = limit_force;
     state = State::kLimited;
   }

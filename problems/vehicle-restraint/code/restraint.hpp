@@ -41,9 +41,10 @@ struct Deck {
   double fire_time = 0.012;     // s
   int face_nodes = 21;          // nodes across the bag face (the contact mesh)
   // *BELT
-  double webbing_strain = 0.09;  // strain at 10 kN (b4)
-  double pretensioner = 0.05;    // m of webbing pulled in at most (b5)
-  double load_limiter = 4.0;     // kN, retractor-side force of the load limiter (b6)
+  double webbing_strain = 0.09;   // strain at 10 kN (b4)
+  double pretensioner = 0.05;     // m of webbing pulled in at most (b5)
+  double load_limiter = 4.0;      // kN, retractor-side force of the load limiter (b6)
+  double lock_stiffness = 2.4e6;  // N/m of webbing, the pawl's hold on the spool (Retractor)
 };
 
 // Reads a deck (keywords *TITLE, *CONTROL, *PULSE, *AIRBAG, *BELT, *END; `name value` lines;
@@ -69,28 +70,29 @@ double webbing_tension(double strain, double strain_at_10kN);
 // out and never winds back. `payout` > 0 is webbing given out. The spool's mass: J = 4.8e-5
 // kg m^2 (core, torsion bar and wound webbing) at a 20 mm webbing radius; the contact's
 // stiffness: the torsion bar's elastic twist in series with the much stiffer pawl and tooth
-// (a 10 mm steel bar 80 mm long, 0.98 kNm/rad: 2.5e6 N/m at a 20 mm webbing radius, 3.8e6 at
-// 16 mm; the value kept is a choice within such estimates: docs/vehicle-restraint.md).
+// (a 10 mm steel bar 80 mm long, 973 N m/rad: 2.43e6 N/m at the 20 mm webbing radius of the
+// spool's mass; with pawl and tooth 2.4e6, the deck's default `lock_stiffness`, the reasoning
+// in docs/vehicle-restraint.md).
 struct Retractor {
-  static constexpr double kFireTime = 0.010;       // s
-  static constexpr double kPullSpeed = 8.0;        // m/s of webbing
-  static constexpr double kStopForce = 2500.0;     // N
-  static constexpr double kTooth = 0.004;          // m of webbing per ratchet tooth
-  static constexpr double kDringFactor = 1.2;      // occupant-side / retractor-side tension
-  static constexpr double kSpoolMass = 0.12;       // kg, the spool's inertia at the webbing
-  static constexpr double kLockStiffness = 4.0e6;  // N/m of webbing: torsion bar, pawl, tooth
-  static constexpr double kLockDamping = 0.1;      // of critical (spool mass on that stiffness)
+  static constexpr double kFireTime = 0.010;    // s
+  static constexpr double kPullSpeed = 8.0;     // m/s of webbing
+  static constexpr double kStopForce = 2500.0;  // N
+  static constexpr double kTooth = 0.004;       // m of webbing per ratchet tooth
+  static constexpr double kDringFactor = 1.2;   // occupant-side / retractor-side tension
+  static constexpr double kSpoolMass = 0.12;    // kg, the spool's inertia at the webbing
+  static constexpr double kLockDamping = 0.1;   // of critical (spool mass on that stiffness)
   enum class State { kLocked, kPulling, kLimited };
   State state = State::kLocked;
   double payout = 0.0;  // m, the spool's position (webbing out)
   double speed = 0.0;   // m/s, the spool's payout rate
   double anchor = 0.0;  // m, where the pawl holds the unloaded spool: the tooth plus the yield
   bool fired = false;
-  double pull_in = 0.05;        // m, the pretensioner's stroke (b5)
-  double limit_force = 4000.0;  // N, retractor side (b6)
-  double stop_payout = 0.0;     // m, where the pretensioner stopped (0: it has not)
-  double lock_speed = 0.0;      // m/s, the spool's speed when the pawl met the tooth
-  double lock_time = -1.0;      // s, when the pawl met the tooth after the pretensioner (-1: not)
+  double pull_in = 0.05;                          // m, the pretensioner's stroke (b5)
+  double limit_force = 4000.0;                    // N, retractor side (b6)
+  double lock_stiffness = Deck{}.lock_stiffness;  // N/m of webbing: torsion bar, pawl, tooth
+  double stop_payout = 0.0;  // m, where the pretensioner stopped (0: it has not)
+  double lock_speed = 0.0;   // m/s, the spool's speed when the pawl met the tooth
+  double lock_time = -1.0;   // s, when the pawl met the tooth after the pretensioner (-1: not)
 
   // Occupant-side tension cap of the load limiter [N] (quasi-static: the spool's inertia lets
   // the tension pass it while the spool is accelerated).

@@ -435,6 +435,49 @@ TEST(Driver, CycleLimitAtAnInfeasibleDesignReportsTheBestFeasibleDesignAnalysed)
   EXPECT_EQ(r3.message.find("reported"), std::string::npos) << r3.message;
 }
 
+// A freeze of the multi-point strategy on a small noisy problem: min b1 s.t. 4 - (r - 5)^2 <= 2,
+// r = 5 + (b1 - 5) above b1 = 5 and 5 + 0.1 (b1 - 5) below, with noise 0.01 sin(200 pi b1) (the
+// impact absorber's kind), from b1 = 5 in [0, 10]: feasible only for b1 >= 5 + sqrt 2. At b0 the
+// relation is stationary (its derivative 2 (r - 5) r' is 0) and the fitted one has a maximum
+// there, so a local solver of the relaxed subproblem started at b0 stays there although the plan
+// point b1 = 6.9 is feasible. Before the subproblem also started from the plan points, the run
+// drifted to the least violation of the shallow side, b1 = 0, where cycles 5 and 6 proposed b0
+// again, and ended on the cycle limit infeasible (V 87.5 %). The approximation is exact at the
+// plan points: started there too, the run reaches the feasible side and stays near its edge.
+TEST(Driver, MultipointDoesNotFreezeWhenB0IsAStationaryPointOfTheRelation) {
+  nlohmann::json b1 = variable("b1", 0.0, 10.0, 5.0, 0.2);
+  b1["sizing"] = "range";
+  nlohmann::json d = {
+      {"design_variables", {b1}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", {{"variable", "b1"}}}}},
+      {"constraints", {{{"of", "4 - (r - 5)^2"}, {"upper", 2.0}}}},
+      {"settings", {{"approximation", "multipoint"}, {"noise", 5.0}, {"max_cycles", 6}}},
+      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  constexpr double kPi = 3.14159265358979323846;
+  auto slope = [](double b) { return b >= 5.0 ? 1.0 : 0.1; };
+  FakeSimulator sim({{"r",
+                      [&](const Eigen::VectorXd& b) {
+                        return 5.0 + slope(b(0)) * (b(0) - 5.0) + 0.01 * std::sin(200 * kPi * b(0));
+                      },
+                      [&](const Eigen::VectorXd& b) {
+                        return Eigen::VectorXd::Constant(
+                                   1, slope(b(0)) + 2 * kPi * std::cos(200 * kPi * b(0)))
+                            .eval();
+                      }}});
+  Driver driver(s, sim, s.options);
+  const RunSummary& r = driver.run();
+  ASSERT_FALSE(r.history.empty());
+  for (const CycleRecord& c : r.history) {
+    EXPECT_NE(c.x_opt(0), c.x0(0)) << "cycle " << c.cycle << " proposed b0 again";
+  }
+  EXPECT_NE(r.status, RunStatus::kInfeasible) << r.message;
+  EXPECT_LT(r.max_violation, 5.0);  // within the noise of 5 %
+  EXPECT_NEAR(r.x(0), 5.0 + std::sqrt(2.0), 0.1);
+}
+
 // The bound formulation from an infeasible start with the auxiliary at 0: min t s.t. r = 0.1 b1
 // + 0.4 <= t (bounded by t), b1 >= 3, from b1 = 1, t = 0. The bound row r <= t is normalised by
 // t itself; phase 1 sets t to r - (its least violation), which is just above 0 once b1 passes

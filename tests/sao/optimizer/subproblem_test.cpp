@@ -187,6 +187,32 @@ TEST(Subproblem, NlpRelaxesAnInfeasibleProblem) {
   }
 }
 
+// A relation stationary at x0: g = 4 - (b1 - 1)^2 <= 2 has a zero gradient at x0 = (1, 1) and
+// no feasible point in [0.1, 1.9] (m = 0.9); the least violation is on the edges, 3.19 -> 0.595
+// normalised. A local solver started at x0 stays there (the multi-point freeze: the cycle
+// proposes b0 again); started also at a design of `starts` (the plan points) it finds the edge.
+TEST(Subproblem, NlpAlsoStartsFromTheGivenStarts) {
+  Study s = two_variable_study({{"minimize", {{"variable", "b2"}}}},
+                               {{{"of", "4 - (b1 - 1)^2"}, {"upper", 2.0}}});
+  Assembled a{s, linear_response(3.0, 0.0, 0.0), nullptr, {}};
+  assemble(a, 0.9);
+  a.problem.linear = false;
+  Options o;
+  o.feasibility_first = false;  // the seed's relaxation, as the multi-point strategy runs it
+  const SubproblemResult stuck = solve_subproblem(a.problem, o);
+  ASSERT_EQ(stuck.status, SubproblemStatus::kRelaxed) << stuck.message;
+  EXPECT_NEAR(stuck.x(0), 1.0, 1e-9);
+  a.problem.starts = {Eigen::Vector2d(1.0, 1.0), Eigen::Vector2d(1.9, 1.0)};
+  for (bool phase1 : {false, true}) {
+    o.feasibility_first = phase1;
+    const SubproblemResult r = solve_subproblem(a.problem, o);
+    ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
+    EXPECT_NEAR(r.x(0), 1.9, 1e-6);
+    EXPECT_NEAR(r.x(1), 0.1, 1e-6);  // the objective, at the least violation
+    EXPECT_NEAR(r.relaxation, (3.19 - 2.0) / 2.0, 1e-6);
+  }
+}
+
 // Nonlinear in b: r = 3 / b1 approximated in the reciprocal variable is exact, so the NLP
 // finds min b1 s.t. 3 / b1 <= 2, i.e. b1 = 1.5, inside the subregion [0.1, 1.9] (m = 0.9).
 TEST(Subproblem, NonlinearApproximationGoesToTheNlp) {
