@@ -1,5 +1,6 @@
 #include "simulators/multibody/reduced.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -192,10 +193,14 @@ class ReducedRun final : public OdeModel::Instance {
   }
 
  private:
-  // x_ = (q, q') and A^+ b'' at (t, xr), into the run's storage.
+  // x_ = (q, q') and A^+ b'' at (t, xr), into the run's storage; nothing to do when they are
+  // those of the last call (CVODES asks for the right-hand side, then the linearisation and
+  // the sensitivities' right-hand sides, at the same point).
   void to_full(double t, const double* xr) {
     Env<double>& env = full_->env();
     env.set_time(t);
+    if (t == full_time_ && std::equal(xr, xr + 2 * k_, full_at_.begin())) return;
+    accelerations_known_ = false;
     // The offsets depend on t only: CVODES asks for the right-hand side and the linearisation
     // (and the sensitivities' right-hand sides) at the same t.
     if (t != offsets_time_) {
@@ -215,10 +220,13 @@ class ReducedRun final : public OdeModel::Instance {
     x_.head(n_).noalias() += r_.basis * z;
     x_.tail(n_).noalias() = r_.particular * bt_;
     x_.tail(n_).noalias() += r_.basis * zd;
+    full_time_ = t;
+    full_at_.assign(xr, xr + 2 * k_);
   }
   // z'' at (t, xr) into zdd_; false when the reduced mass matrix is not positive definite.
   bool accelerations(double t, const double* xr) {
     to_full(t, xr);
+    if (accelerations_known_) return mass_ok_;
     full_->mass_and_forces(t, x_.data(), x_.data() + n_, mass_, forces_);
     if (factored_mass_.size() != mass_.size() ||
         mass_ != factored_mass_) {  // N' M N, factored again only when M changes
@@ -230,6 +238,7 @@ class ReducedRun final : public OdeModel::Instance {
     forces_ -= mass_.cwiseProduct(ap_);
     zdd_.noalias() = r_.basis.transpose() * forces_;
     reduced_mass_.solveInPlace(zdd_);
+    accelerations_known_ = true;
     return true;
   }
   // A^+ db/dp, A^+ db'/dp, A^+ db''/dp at t for the active parameters (n x na each).
@@ -267,6 +276,9 @@ class ReducedRun final : public OdeModel::Instance {
   std::vector<double> zero_;
   JointTerms<double> terms_;
   double offsets_time_ = NAN;  // the t of b_, bt_, btt_
+  double full_time_ = NAN;     // the (t, xr) of x_
+  std::vector<double> full_at_;
+  bool accelerations_known_ = false;  // mass_, forces_, zdd_ are those of x_
   Eigen::LLT<Eigen::MatrixXd> reduced_mass_;
   bool mass_ok_ = false;
   Eigen::MatrixXd dq_, dv_, da_;
