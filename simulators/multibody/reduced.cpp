@@ -149,13 +149,14 @@ class ReducedRun final : public OdeModel::Instance {
     if (!accelerations(t, xr)) {
       throw std::runtime_error(d_.singular_motion(t, x_.data(), p_.data(), lc_));
     }
-    qdd_.noalias() = r_.basis * zdd_;
+    qdd_.noalias() = r_.sparse_basis * zdd_;
     qdd_ += ap_;
     const Eigen::MatrixXd T = full_->force_derivatives(t, x_.data(), qdd_).transpose();
     // d rho / d(z, z', p) with rho = N' (Q - M q'') at q'' held, then M_r^-1 of it.
     Eigen::MatrixXd rho(k_, 2 * k_ + na_);
-    rho.leftCols(k_).noalias() = r_.basis.transpose() * (T.leftCols(n_) * r_.basis);
-    rho.middleCols(k_, k_).noalias() = r_.basis.transpose() * (T.middleCols(n_, n_) * r_.basis);
+    const auto& N = r_.sparse_basis;
+    rho.leftCols(k_).noalias() = N.transpose() * (T.leftCols(n_) * N);
+    rho.middleCols(k_, k_).noalias() = N.transpose() * (T.middleCols(n_, n_) * N);
     if (na_ > 0) {
       Eigen::MatrixXd gp = T.rightCols(na_);
       if (moving_offsets_) {
@@ -164,7 +165,7 @@ class ReducedRun final : public OdeModel::Instance {
         gp.noalias() += T.middleCols(n_, n_) * dv_;
         gp.noalias() -= mass_.asDiagonal() * da_;
       }
-      rho.rightCols(na_).noalias() = r_.basis.transpose() * gp;
+      rho.rightCols(na_).noalias() = N.transpose() * gp;
     }
     Eigen::MatrixXd jacobian = Eigen::MatrixXd::Zero(2 * k_, 2 * k_ + na_);
     jacobian.block(0, k_, k_, k_).setIdentity();
@@ -212,14 +213,14 @@ class ReducedRun final : public OdeModel::Instance {
           btt_(first + r) = terms_.gamma[r];
         }
       }
-      ap_.noalias() = r_.particular * btt_;
+      ap_.noalias() = r_.sparse_particular * btt_;
       offsets_time_ = t;
     }
     const Eigen::Map<const Eigen::VectorXd> z(xr, k_), zd(xr + k_, k_);
-    x_.head(n_).noalias() = r_.particular * b_;
-    x_.head(n_).noalias() += r_.basis * z;
-    x_.tail(n_).noalias() = r_.particular * bt_;
-    x_.tail(n_).noalias() += r_.basis * zd;
+    x_.head(n_).noalias() = r_.sparse_particular * b_;
+    x_.head(n_).noalias() += r_.sparse_basis * z;
+    x_.tail(n_).noalias() = r_.sparse_particular * bt_;
+    x_.tail(n_).noalias() += r_.sparse_basis * zd;
     full_time_ = t;
     full_at_.assign(xr, xr + 2 * k_);
   }
@@ -236,7 +237,7 @@ class ReducedRun final : public OdeModel::Instance {
     }
     if (!mass_ok_) return false;
     forces_ -= mass_.cwiseProduct(ap_);
-    zdd_.noalias() = r_.basis.transpose() * forces_;
+    zdd_.noalias() = r_.sparse_basis.transpose() * forces_;
     reduced_mass_.solveInPlace(zdd_);
     accelerations_known_ = true;
     return true;
@@ -315,6 +316,8 @@ bool find_reduction(const Dynamics& d, Reduction& out, std::string& why) {
   const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(n, n);
   out.basis = Q.rightCols(n - m);
   out.particular = out.jacobian.completeOrthogonalDecomposition().pseudoInverse();
+  out.sparse_basis = out.basis.sparseView();
+  out.sparse_particular = out.particular.sparseView();
   return true;
 }
 
@@ -375,9 +378,10 @@ void reduced_histories(const Dynamics& d, const Reduction& r, double t, const do
   offsets(d, env, b, bt, btt, phi_q);
   const int n = d.nq(), k = r.size();
   const Eigen::Map<const Eigen::VectorXd> z(xr, k), zd(xr + k, k);
-  Vec<double> q = r.particular * b, qd = r.particular * bt, qdd = r.particular * btt;
-  q.noalias() += r.basis * z;
-  qd.noalias() += r.basis * zd;
+  const Eigen::SparseMatrix<double>&N = r.sparse_basis, &P = r.sparse_particular;
+  Vec<double> q = P * b, qd = P * bt, qdd = P * btt;
+  q.noalias() += N * z;
+  qd.noalias() += N * zd;
   Vec<double> mass, forces;
   d.mass_and_forces(q.data(), qd.data(), env, mass, forces);
   const Eigen::LLT<Eigen::MatrixXd> reduced_mass(r.basis.transpose() * mass.asDiagonal() * r.basis);
@@ -386,10 +390,9 @@ void reduced_histories(const Dynamics& d, const Reduction& r, double t, const do
     x << q, qd;
     throw std::runtime_error(d.singular_motion(t, x.data(), p, lc));
   }
-  const Eigen::VectorXd zdd =
-      reduced_mass.solve(r.basis.transpose() * (forces - mass.cwiseProduct(qdd)));
-  qdd.noalias() += r.basis * zdd;
-  const Vec<double> lambda = r.particular.transpose() * (forces - mass.cwiseProduct(qdd));
+  const Eigen::VectorXd zdd = reduced_mass.solve(N.transpose() * (forces - mass.cwiseProduct(qdd)));
+  qdd.noalias() += N * zdd;
+  const Vec<double> lambda = P.transpose() * (forces - mass.cwiseProduct(qdd));
   h = d.history_values<double>(q, qd, qdd, lambda, r.jacobian, env);
 }
 
