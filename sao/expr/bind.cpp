@@ -62,6 +62,7 @@ class Binder {
 
   ProgramPtr run(const AstPtr& ast) {
     bind(*ast, 0);
+    program_->flatten();
     return program_;
   }
 

@@ -83,7 +83,8 @@ Partials apply(Fn fn, double a, double b) {
 double value_of(double v) {
   return v;
 }
-double value_of(const AD& v) {
+template <class D>
+double value_of(const Eigen::AutoDiffScalar<D>& v) {
   return v.value();
 }
 
@@ -165,11 +166,80 @@ SecondPartials second(Fn fn, double a, double b, const Partials& p) {
   }
 }
 
-// The chain rule of second order with structural zeros kept (as Impl::chain): a term whose
+// The chain rule of second order with structural zeros kept (as chain): a term whose
 // inner derivatives are both 0 contributes 0 even where the outer partial is not finite.
 double term(double partial, double inner) {
   return inner == 0.0 ? 0.0 : partial * inner;
 }
+
+// The chain rule du/dx * df/du with structural zeros kept: a component where u does not
+// depend on x stays 0 even where df/du is infinite or does not exist (sqrt at 0, a^b ln a
+// at a < 0), so one undefined partial does not spread into every component.
+template <class D>
+D chain(const D& du, double df) {
+  if (std::isfinite(df)) return du * df;
+  return (du.array() == 0.0).select(0.0, du * df);
+}
+
+template <class S>
+S call1(Fn fn, const S& x) {
+  const auto [f, df] = apply(fn, value_of(x));
+  if constexpr (std::is_same_v<S, double>) {
+    return f;
+  } else if constexpr (std::is_same_v<S, Jet>) {
+    const double ddf = second(fn, x.v, f, df);
+    return Jet{f, term(df, x.d), term(ddf, x.d * x.d) + term(df, x.dd)};
+  } else {
+    return S(f, chain(x.derivatives(), df));
+  }
+}
+
+// fn(a, b); `b_varies`: b is not a constant of the program (a constant exponent contributes
+// nothing, and a^b ln a may not exist).
+template <class S>
+S call2(Fn fn, const S& a, const S& b, bool b_varies) {
+  const Partials p = apply(fn, value_of(a), value_of(b));
+  if constexpr (std::is_same_v<S, double>) {
+    return p.f;
+  } else if constexpr (std::is_same_v<S, Jet>) {
+    const Jet bj = b_varies ? b : Jet{b.v, 0.0, 0.0};
+    const SecondPartials q = second(fn, a.v, b.v, p);
+    return Jet{p.f, term(p.da, a.d) + term(p.db, bj.d),
+               term(q.aa, a.d * a.d) + 2.0 * term(q.ab, a.d * bj.d) + term(q.bb, bj.d * bj.d) +
+                   term(p.da, a.dd) + term(p.db, bj.dd)};
+  } else {
+    typename S::DerType d = chain(a.derivatives(), p.da);
+    if (b_varies) d += chain(b.derivatives(), p.db);
+    return S(p.f, d);
+  }
+}
+
+// The value of an arithmetic or function node from its operands' values a and b (b unused
+// by one-operand nodes): shared by the recursive evaluation and the flat one.
+template <class S>
+S combine(const std::vector<Node>& nodes, const Node& n, const S& a, const S& b) {
+  switch (n.op) {
+    case Op::kNeg:
+      return -a;
+    case Op::kAdd:
+      return a + b;
+    case Op::kSub:
+      return a - b;
+    case Op::kMul:
+      return a * b;
+    case Op::kDiv:
+      return a / b;
+    case Op::kPow:
+      return call2<S>(Fn::kPow, a, b, nodes[n.b].degree != Degree::kConstant);
+    default:  // kCall
+      if (n.b >= 0) return call2<S>(n.fn, a, b, nodes[n.b].degree != Degree::kConstant);
+      return call1<S>(n.fn, a);
+  }
+}
+
+// Derivatives of a flat program: as many as the variables it reads, in fixed storage.
+using FlatAD =
+    Eigen::AutoDiffScalar<Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kFlatVariables, 1>>;
 
 }  // namespace
 
@@ -254,20 +324,17 @@ struct Evaluator::Impl {
       case Op::kArray:
         return constant<S>(program.arrays_[n.index][point]);
       case Op::kNeg:
-        return -eval<S>(n.a, point);
-      case Op::kAdd:
-        return eval<S>(n.a, point) + eval<S>(n.b, point);
-      case Op::kSub:
-        return eval<S>(n.a, point) - eval<S>(n.b, point);
-      case Op::kMul:
-        return eval<S>(n.a, point) * eval<S>(n.b, point);
-      case Op::kDiv:
-        return eval<S>(n.a, point) / eval<S>(n.b, point);
-      case Op::kPow:
-        return call2<S>(Fn::kPow, n, point);
       case Op::kCall:
-        if (n.b >= 0) return call2<S>(n.fn, n, point);
-        return call1<S>(n.fn, eval<S>(n.a, point));
+        if (n.b < 0) return combine<S>(program.nodes_, n, eval<S>(n.a, point), S{});
+        [[fallthrough]];
+      case Op::kAdd:
+      case Op::kSub:
+      case Op::kMul:
+      case Op::kDiv:
+      case Op::kPow: {
+        const S a = eval<S>(n.a, point);
+        return combine<S>(program.nodes_, n, a, eval<S>(n.b, point));
+      }
       case Op::kSum:
       case Op::kMean: {
         const int len = program.nodes_[n.a].length;
@@ -317,50 +384,6 @@ struct Evaluator::Impl {
     if (n.op == Op::kHic) return injury::hic(a, t, span, value);
     return injury::exceeded_level(a, t, span, value);
   }
-
-  // The chain rule du/dx * df/du with structural zeros kept: a component where u does not
-  // depend on x stays 0 even where df/du is infinite or does not exist (sqrt at 0, a^b ln a
-  // at a < 0), so one undefined partial does not spread into every component.
-  static Eigen::VectorXd chain(const Eigen::VectorXd& du, double df) {
-    if (std::isfinite(df)) return du * df;
-    return (du.array() == 0.0).select(0.0, du * df);
-  }
-
-  template <class S>
-  S call1(Fn fn, const S& x) {
-    const auto [f, df] = apply(fn, value_of(x));
-    if constexpr (std::is_same_v<S, double>) {
-      return f;
-    } else if constexpr (std::is_same_v<S, AD>) {
-      return AD(f, chain(x.derivatives(), df));
-    } else {
-      const double ddf = second(fn, x.v, f, df);
-      return Jet{f, term(df, x.d), term(ddf, x.d * x.d) + term(df, x.dd)};
-    }
-  }
-
-  template <class S>
-  S call2(Fn fn, const Node& n, int point) {
-    const S a = eval<S>(n.a, point);
-    const S b = eval<S>(n.b, point);
-    const Partials p = apply(fn, value_of(a), value_of(b));
-    if constexpr (std::is_same_v<S, double>) {
-      return p.f;
-    } else if constexpr (std::is_same_v<S, Jet>) {
-      // A constant exponent contributes nothing (and a^b ln a may not exist).
-      const bool b_varies = program.nodes_[n.b].degree != Degree::kConstant;
-      const Jet bj = b_varies ? b : Jet{b.v, 0.0, 0.0};
-      const SecondPartials q = second(fn, a.v, b.v, p);
-      return Jet{p.f, term(p.da, a.d) + term(p.db, bj.d),
-                 term(q.aa, a.d * a.d) + 2.0 * term(q.ab, a.d * bj.d) + term(q.bb, bj.d * bj.d) +
-                     term(p.da, a.dd) + term(p.db, bj.dd)};
-    } else {
-      Eigen::VectorXd d = chain(a.derivatives(), p.da);
-      // A constant exponent contributes nothing (and a^b ln a may not exist).
-      if (program.nodes_[n.b].degree != Degree::kConstant) d += chain(b.derivatives(), p.db);
-      return AD(p.f, d);
-    }
-  }
 };
 
 Evaluator::Evaluator(const Program& program, const Inputs& inputs)
@@ -386,6 +409,115 @@ double Evaluator::value(int point, Eigen::Ref<Eigen::VectorXd> gradient) {
 double Evaluator::value(int point, int variable, double& first, double& second) {
   impl_->direction = variable;
   const Jet v = impl_->eval<Jet>(static_cast<int>(impl_->program.nodes_.size()) - 1, point);
+  first = v.d;
+  second = v.dd;
+  return v.v;
+}
+
+void Program::flatten() {
+  flat_ = false;
+  flat_order_.clear();
+  flat_variables_.clear();
+  flat_slot_.assign(nodes_.size(), -1);
+  if (nodes_.empty() || nodes_.back().series) return;
+  // The nodes the root reads, children first (a node's operands come before it).
+  std::vector<bool> read(nodes_.size(), false);
+  read.back() = true;
+  for (int i = static_cast<int>(nodes_.size()) - 1; i >= 0; --i) {
+    if (!read[i]) continue;
+    const Node& n = nodes_[i];
+    switch (n.op) {
+      case Op::kNumber:
+      case Op::kNeg:
+      case Op::kAdd:
+      case Op::kSub:
+      case Op::kMul:
+      case Op::kDiv:
+      case Op::kPow:
+      case Op::kCall:
+        break;
+      case Op::kVariable:
+        flat_variables_.push_back(n.index);
+        break;
+      default:  // responses, arrays, reductions, injury criteria
+        flat_variables_.clear();
+        return;
+    }
+    if (n.a >= 0) read[n.a] = true;
+    if (n.b >= 0) read[n.b] = true;
+  }
+  std::sort(flat_variables_.begin(), flat_variables_.end());
+  flat_variables_.erase(std::unique(flat_variables_.begin(), flat_variables_.end()),
+                        flat_variables_.end());
+  if (flat_variables_.size() > static_cast<size_t>(kFlatVariables)) {
+    flat_variables_.clear();
+    return;
+  }
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    if (!read[i]) continue;
+    flat_order_.push_back(i);
+    if (nodes_[i].op == Op::kVariable) {
+      flat_slot_[i] = static_cast<int>(
+          std::lower_bound(flat_variables_.begin(), flat_variables_.end(), nodes_[i].index) -
+          flat_variables_.begin());
+    }
+  }
+  flat_ = true;
+}
+
+// The flat evaluation: the program's operations in order into a scratch of the thread, one
+// value per node (no evaluation calls another, so one scratch per scalar type suffices).
+class Flat {
+ public:
+  // `leaf(node, slot)`: the value of a variable node; `zero`: a constant 0 of type S.
+  template <class S, class Leaf>
+  static S run(const Program& program, const S& zero, Leaf leaf) {
+    if (!program.flat_) throw std::logic_error("flat_value of a program that is not flat");
+    static thread_local std::vector<S> values;
+    if (values.size() < program.nodes_.size()) values.resize(program.nodes_.size());
+    for (int i : program.flat_order_) {
+      const Node& n = program.nodes_[i];
+      switch (n.op) {
+        case Op::kNumber:
+          values[i] = zero;
+          if constexpr (std::is_same_v<S, double>) {
+            values[i] = n.number;
+          } else if constexpr (std::is_same_v<S, Jet>) {
+            values[i].v = n.number;
+          } else {
+            values[i].value() = n.number;
+          }
+          break;
+        case Op::kVariable:
+          values[i] = leaf(n, program.flat_slot_[i]);
+          break;
+        default:
+          values[i] = combine<S>(program.nodes_, n, values[n.a], n.b >= 0 ? values[n.b] : zero);
+      }
+    }
+    return values[program.nodes_.size() - 1];
+  }
+};
+
+double flat_value(const Program& program, const double* x) {
+  return Flat::run<double>(program, 0.0, [&](const Node& n, int) { return x[n.index]; });
+}
+
+double flat_value(const Program& program, const double* x, double* gradient) {
+  const auto width = static_cast<Eigen::Index>(program.flat_variables().size());
+  const FlatAD zero(0.0, FlatAD::DerType::Zero(width));
+  const FlatAD v = Flat::run<FlatAD>(program, zero, [&](const Node& n, int slot) {
+    return FlatAD(x[n.index], static_cast<int>(width), slot);
+  });
+  for (Eigen::Index j = 0; j < width; ++j) gradient[j] = v.derivatives()(j);
+  return v.value();
+}
+
+double flat_value(const Program& program, const double* x, int variable, double& first,
+                  double& second) {
+  const Jet v = Flat::run<Jet>(program, Jet{}, [&](const Node& n, int) {
+    return Jet{x[n.index], n.index == variable ? 1.0 : 0.0, 0.0};
+  });
   first = v.d;
   second = v.dd;
   return v.v;

@@ -90,6 +90,8 @@ enum class Degree { kConstant = 0, kLinear = 1, kNonlinear = 2 };
 
 struct Node;
 
+inline constexpr int kFlatVariables = 16;
+
 class Program {
  public:
   Program();
@@ -99,9 +101,22 @@ class Program {
   int grid_case() const;   // load case of the time grid of a series, -1 for none
   Degree degree() const;
   bool uses_responses() const;
+  // A scalar program of numbers and variables only (no responses, series or data arrays),
+  // reading at most kFlatVariables variables: the formulas of models (road profiles, force
+  // laws, driver motions). It is also compiled when bound to a flat list of its operations,
+  // which flat_value evaluates without recursion or allocation per call.
+  bool flat() const { return flat_; }
+  // The variables a flat program reads, sorted: the entries of flat_value's gradient.
+  const std::vector<int>& flat_variables() const { return flat_variables_; }
 
  private:
   friend class Binder;
+  friend class Flat;
+  void flatten();  // sets flat_, flat_order_, flat_variables_, flat_slot_
+  bool flat_ = false;
+  std::vector<int> flat_order_;      // the nodes the root reads, children first
+  std::vector<int> flat_variables_;  // the variables read, sorted
+  std::vector<int> flat_slot_;       // of a variable node: its position in flat_variables_
   friend class Evaluator;
   std::vector<Node> nodes_;                  // children before parents; the root is last
   std::vector<std::vector<double>> arrays_;  // data arrays and time grids, by index
@@ -144,6 +159,16 @@ class Evaluator {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// A flat program's value (Program::flat) at the variable values x (x[i]: variable i), and
+// with its exact first derivatives, the same as Evaluator::value(0, gradient) gives for the
+// variables it reads: gradient[j] = d value / d x[flat_variables()[j]]; or with its first and
+// second derivatives in the one variable `variable` (as Evaluator::value(0, variable, ...)).
+// Not for a program that is not flat (std::logic_error).
+double flat_value(const Program& program, const double* x);
+double flat_value(const Program& program, const double* x, double* gradient);
+double flat_value(const Program& program, const double* x, int variable, double& first,
+                  double& second);
 
 // Calls `visit(response, load_case, point)` for every response value the program reads to
 // compute its value at `point` (with repeats): what a gradient at that point depends on.

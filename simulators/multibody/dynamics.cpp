@@ -423,7 +423,8 @@ class Run final : public AbsoluteRun {
           direction_[col - 2 * n_] = l;
         }
       }
-      Env<LocalAD> env;
+      Env<LocalAD>& env = chunk_env_;  // reused: its symbols keep their storage
+      env.symbols.clear();
       env.t_index = env_.t_index;
       env.t = env_.t;
       env.lc = env_.lc;
@@ -463,6 +464,7 @@ class Run final : public AbsoluteRun {
   std::vector<std::shared_ptr<LinearizationData>> storage_;  // the linearisations'
   Eigen::VectorXd z_;
   Eigen::MatrixXd gt_;                  // G' of the linearisation being formed
+  Env<LocalAD> chunk_env_;              // the symbols of the current chunk
   const int* chunk_columns_ = nullptr;  // the columns of G' of the current chunk's directions
   int chunk_count_ = 0;
 };

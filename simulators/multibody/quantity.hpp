@@ -67,14 +67,27 @@ class Values final : public expr::Inputs {
 };
 
 // An expression evaluated on scalars of type S: for AD, the chain rule through the exact
-// gradient of the expression with respect to its variables.
+// gradient of the expression with respect to its variables. A flat program (a formula of
+// numbers and symbols, expression.hpp) is evaluated from its flat form, without allocation.
 template <class S>
 S evaluate(const expr::Program& program, const std::vector<S>& vars) {
   if constexpr (std::is_same_v<S, double>) {
+    if (program.flat()) return expr::flat_value(program, vars.data());
     return expr::Evaluator(program, Values(vars)).value();
   } else {
-    std::vector<double> values(vars.size());
+    static thread_local std::vector<double> values;  // the scalars' values, reused
+    values.resize(vars.size());
     for (size_t i = 0; i < vars.size(); ++i) values[i] = value_of(vars[i]);
+    if (program.flat()) {
+      double g[expr::kFlatVariables];
+      S out = C<S>(expr::flat_value(program, values.data(), g));
+      const std::vector<int>& read = program.flat_variables();
+      for (size_t j = 0; j < read.size(); ++j) {
+        const auto& di = vars[read[j]].derivatives();
+        if (di.size() == ad_size && g[j] != 0.0) out.derivatives() += g[j] * di;
+      }
+      return out;
+    }
     Eigen::VectorXd g(vars.size());
     S out = C<S>(expr::Evaluator(program, Values(values)).value(0, g));
     for (size_t i = 0; i < vars.size(); ++i) {
@@ -155,6 +168,7 @@ struct Quantity {
     if (!program) return constant;
     if (frozen >= 0 && env.frozen) return env.frozen->value[frozen];
     const std::vector<double>& vars = with_extra(env, extra.begin(), extra.end());
+    if (program->flat()) return expr::flat_value(*program, vars.data(), variable, first, second);
     return expr::Evaluator(*program, Values(vars)).value(0, variable, first, second);
   }
 

@@ -1,5 +1,6 @@
 #include "simulators/multibody/reduced.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -148,13 +149,14 @@ class ReducedRun final : public OdeModel::Instance {
     if (!accelerations(t, xr)) {
       throw std::runtime_error(d_.singular_motion(t, x_.data(), p_.data(), lc_));
     }
-    qdd_.noalias() = r_.basis * zdd_;
+    qdd_.noalias() = r_.sparse_basis * zdd_;
     qdd_ += ap_;
     const Eigen::MatrixXd T = full_->force_derivatives(t, x_.data(), qdd_).transpose();
     // d rho / d(z, z', p) with rho = N' (Q - M q'') at q'' held, then M_r^-1 of it.
     Eigen::MatrixXd rho(k_, 2 * k_ + na_);
-    rho.leftCols(k_).noalias() = r_.basis.transpose() * (T.leftCols(n_) * r_.basis);
-    rho.middleCols(k_, k_).noalias() = r_.basis.transpose() * (T.middleCols(n_, n_) * r_.basis);
+    const auto& N = r_.sparse_basis;
+    rho.leftCols(k_).noalias() = N.transpose() * (T.leftCols(n_) * N);
+    rho.middleCols(k_, k_).noalias() = N.transpose() * (T.middleCols(n_, n_) * N);
     if (na_ > 0) {
       Eigen::MatrixXd gp = T.rightCols(na_);
       if (moving_offsets_) {
@@ -163,7 +165,7 @@ class ReducedRun final : public OdeModel::Instance {
         gp.noalias() += T.middleCols(n_, n_) * dv_;
         gp.noalias() -= mass_.asDiagonal() * da_;
       }
-      rho.rightCols(na_).noalias() = r_.basis.transpose() * gp;
+      rho.rightCols(na_).noalias() = N.transpose() * gp;
     }
     Eigen::MatrixXd jacobian = Eigen::MatrixXd::Zero(2 * k_, 2 * k_ + na_);
     jacobian.block(0, k_, k_, k_).setIdentity();
@@ -192,10 +194,14 @@ class ReducedRun final : public OdeModel::Instance {
   }
 
  private:
-  // x_ = (q, q') and A^+ b'' at (t, xr), into the run's storage.
+  // x_ = (q, q') and A^+ b'' at (t, xr), into the run's storage; nothing to do when they are
+  // those of the last call (CVODES asks for the right-hand side, then the linearisation and
+  // the sensitivities' right-hand sides, at the same point).
   void to_full(double t, const double* xr) {
     Env<double>& env = full_->env();
     env.set_time(t);
+    if (t == full_time_ && std::equal(xr, xr + 2 * k_, full_at_.begin())) return;
+    accelerations_known_ = false;
     // The offsets depend on t only: CVODES asks for the right-hand side and the linearisation
     // (and the sensitivities' right-hand sides) at the same t.
     if (t != offsets_time_) {
@@ -207,18 +213,21 @@ class ReducedRun final : public OdeModel::Instance {
           btt_(first + r) = terms_.gamma[r];
         }
       }
-      ap_.noalias() = r_.particular * btt_;
+      ap_.noalias() = r_.sparse_particular * btt_;
       offsets_time_ = t;
     }
     const Eigen::Map<const Eigen::VectorXd> z(xr, k_), zd(xr + k_, k_);
-    x_.head(n_).noalias() = r_.particular * b_;
-    x_.head(n_).noalias() += r_.basis * z;
-    x_.tail(n_).noalias() = r_.particular * bt_;
-    x_.tail(n_).noalias() += r_.basis * zd;
+    x_.head(n_).noalias() = r_.sparse_particular * b_;
+    x_.head(n_).noalias() += r_.sparse_basis * z;
+    x_.tail(n_).noalias() = r_.sparse_particular * bt_;
+    x_.tail(n_).noalias() += r_.sparse_basis * zd;
+    full_time_ = t;
+    full_at_.assign(xr, xr + 2 * k_);
   }
   // z'' at (t, xr) into zdd_; false when the reduced mass matrix is not positive definite.
   bool accelerations(double t, const double* xr) {
     to_full(t, xr);
+    if (accelerations_known_) return mass_ok_;
     full_->mass_and_forces(t, x_.data(), x_.data() + n_, mass_, forces_);
     if (factored_mass_.size() != mass_.size() ||
         mass_ != factored_mass_) {  // N' M N, factored again only when M changes
@@ -228,8 +237,9 @@ class ReducedRun final : public OdeModel::Instance {
     }
     if (!mass_ok_) return false;
     forces_ -= mass_.cwiseProduct(ap_);
-    zdd_.noalias() = r_.basis.transpose() * forces_;
+    zdd_.noalias() = r_.sparse_basis.transpose() * forces_;
     reduced_mass_.solveInPlace(zdd_);
+    accelerations_known_ = true;
     return true;
   }
   // A^+ db/dp, A^+ db'/dp, A^+ db''/dp at t for the active parameters (n x na each).
@@ -267,6 +277,9 @@ class ReducedRun final : public OdeModel::Instance {
   std::vector<double> zero_;
   JointTerms<double> terms_;
   double offsets_time_ = NAN;  // the t of b_, bt_, btt_
+  double full_time_ = NAN;     // the (t, xr) of x_
+  std::vector<double> full_at_;
+  bool accelerations_known_ = false;  // mass_, forces_, zdd_ are those of x_
   Eigen::LLT<Eigen::MatrixXd> reduced_mass_;
   bool mass_ok_ = false;
   Eigen::MatrixXd dq_, dv_, da_;
@@ -303,6 +316,8 @@ bool find_reduction(const Dynamics& d, Reduction& out, std::string& why) {
   const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(n, n);
   out.basis = Q.rightCols(n - m);
   out.particular = out.jacobian.completeOrthogonalDecomposition().pseudoInverse();
+  out.sparse_basis = out.basis.sparseView();
+  out.sparse_particular = out.particular.sparseView();
   return true;
 }
 
@@ -363,9 +378,10 @@ void reduced_histories(const Dynamics& d, const Reduction& r, double t, const do
   offsets(d, env, b, bt, btt, phi_q);
   const int n = d.nq(), k = r.size();
   const Eigen::Map<const Eigen::VectorXd> z(xr, k), zd(xr + k, k);
-  Vec<double> q = r.particular * b, qd = r.particular * bt, qdd = r.particular * btt;
-  q.noalias() += r.basis * z;
-  qd.noalias() += r.basis * zd;
+  const Eigen::SparseMatrix<double>&N = r.sparse_basis, &P = r.sparse_particular;
+  Vec<double> q = P * b, qd = P * bt, qdd = P * btt;
+  q.noalias() += N * z;
+  qd.noalias() += N * zd;
   Vec<double> mass, forces;
   d.mass_and_forces(q.data(), qd.data(), env, mass, forces);
   const Eigen::LLT<Eigen::MatrixXd> reduced_mass(r.basis.transpose() * mass.asDiagonal() * r.basis);
@@ -374,10 +390,9 @@ void reduced_histories(const Dynamics& d, const Reduction& r, double t, const do
     x << q, qd;
     throw std::runtime_error(d.singular_motion(t, x.data(), p, lc));
   }
-  const Eigen::VectorXd zdd =
-      reduced_mass.solve(r.basis.transpose() * (forces - mass.cwiseProduct(qdd)));
-  qdd.noalias() += r.basis * zdd;
-  const Vec<double> lambda = r.particular.transpose() * (forces - mass.cwiseProduct(qdd));
+  const Eigen::VectorXd zdd = reduced_mass.solve(N.transpose() * (forces - mass.cwiseProduct(qdd)));
+  qdd.noalias() += N * zdd;
+  const Vec<double> lambda = P.transpose() * (forces - mass.cwiseProduct(qdd));
   h = d.history_values<double>(q, qd, qdd, lambda, r.jacobian, env);
 }
 
