@@ -298,7 +298,8 @@ IntegrationResult integrate(const RightHandSide& rhs, const Eigen::VectorXd& x0,
 }
 
 SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
-                              const IntegratorSettings& settings, bool direct) {
+                              const IntegratorSettings& settings, bool direct,
+                              bool integral_sensitivities) {
   check_arguments(system.x0, grid);
   if (direct && (!system.jacobian || system.parameters <= 0)) {
     throw std::invalid_argument(
@@ -310,6 +311,7 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
   std::string what;
   int flag = set_up_forward(s, system, grid, settings, what);
   const int n = static_cast<int>(system.x0.size()), np = system.parameters, nq = system.quadratures;
+  const bool quad_sens = direct && integral_sensitivities && nq > 0;
   if (flag == CV_SUCCESS && direct) {
     s.n_sens = np;
     s.sens = N_VCloneVectorArray(np, s.state);
@@ -327,7 +329,7 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
                                : CVodeSensEEtolerances(s.memory);
     }
     if (flag == CV_SUCCESS) flag = CVodeSetSensErrCon(s.memory, SUNTRUE);
-    if (flag == CV_SUCCESS && nq > 0) {
+    if (flag == CV_SUCCESS && quad_sens) {
       s.quad_sens = N_VCloneVectorArray(np, s.quad);
       if (!s.quad_sens) flag = CV_MEM_FAIL;
       for (int i = 0; flag == CV_SUCCESS && i < np; ++i) N_VConst(0.0, s.quad_sens[i]);
@@ -373,7 +375,7 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
     sunrealtype t = 0;
     flag = CVodeGetQuad(s.memory, &t, s.quad);
     if (flag == CV_SUCCESS) result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
-    if (flag == CV_SUCCESS && direct) {
+    if (flag == CV_SUCCESS && quad_sens) {
       flag = CVodeGetQuadSens(s.memory, &t, s.quad_sens);
       result.integral_sensitivities.resize(nq, np);
       for (int i = 0; flag == CV_SUCCESS && i < np; ++i) {

@@ -229,8 +229,8 @@ std::string OdeModel::analyse_with_derivatives(const Eigen::VectorXd&, const Loa
 
 double Model::load_parameter(const LoadCaseSpec& lc, const std::string& key) const {
   if (auto it = lc.parameters.find(key); it != lc.parameters.end()) return it->second;
-  const auto defaults = load_parameters();
-  if (auto it = defaults.find(key); it != defaults.end()) return it->second;
+  std::call_once(defaults_once_, [this] { defaults_ = load_parameters(); });
+  if (auto it = defaults_.find(key); it != defaults_.end()) return it->second;
   throw std::logic_error("model " + name() + " reads load-case parameter \"" + key +
                          "\" but does not declare it");
 }

@@ -15,6 +15,7 @@
 #include <Eigen/Dense>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
@@ -49,12 +50,18 @@ class Model {
   virtual std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                               const IntegratorSettings& settings, CaseResult& out) const = 0;
 
-  // The value of a load-case parameter in `lc`, or the model's default for it.
+  // The value of a load-case parameter in `lc`, or the model's default for it. Models read
+  // them in their right-hand sides and outputs, at every step: the defaults are taken from
+  // load_parameters() once, at the first call, not built again per call.
   double load_parameter(const LoadCaseSpec& lc, const std::string& key) const;
 
   // What the model is: an OdeModel, to which direct and adjoint sensitivities apply, or null
   // for a closed-form model (finite differences only).
   virtual const OdeModel* ode() const { return nullptr; }
+
+ private:
+  mutable std::once_flag defaults_once_;            // load_parameter's defaults, set once
+  mutable std::map<std::string, double> defaults_;  // (a model is shared by threads)
 };
 
 using AD = Eigen::AutoDiffScalar<Eigen::VectorXd>;

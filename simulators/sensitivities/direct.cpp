@@ -1,4 +1,6 @@
 // The direct method: CVODES forward sensitivities, one integration for every parameter.
+#include <algorithm>
+
 #include "simulators/sensitivities/sensitivities.hpp"
 
 namespace sao::sim {
@@ -10,7 +12,10 @@ std::string direct_sensitivities(const SensitivityProblem& problem, CaseResult& 
   const LoadCaseSpec& lc = problem.lc;
   const OdeSystem system = model.system(problem.p, lc, problem.active);
   const int nh = static_cast<int>(model.history_outputs().size());
-  const SystemResult r = integrate_system(system, lc.grid, problem.settings, true);
+  // The integrals' sensitivities only when an integral's derivative is wanted.
+  const bool integrals = std::any_of(problem.wanted.begin(), problem.wanted.end(),
+                                     [](const WantedValue& w) { return w.point < 0; });
+  const SystemResult r = integrate_system(system, lc.grid, problem.settings, true, integrals);
   if (!r.ok) return r.message;
   for (size_t f = 0; f < problem.wanted.size(); ++f) {
     const WantedValue& w = problem.wanted[f];

@@ -186,6 +186,55 @@ TEST(CvodesIntegrator, TheSystemsOwnTolerancesReplaceTheScalarOnes) {
   EXPECT_FALSE(bad.ok);
 }
 
+// x' = -p x, x(0) = 1, q = integral of x over [0, T]: the direct method integrates the
+// quadrature's sensitivity dq/dp only when asked; without it the integrands' Jacobian is never
+// evaluated, the value q is still integrated and the states' sensitivities stay exact.
+TEST(CvodesIntegrator, DirectSensitivitiesLeaveTheIntegralsOutWhenNotWanted) {
+  const double p = 2.0, T = 1.0;
+  int quadrature_jacobians = 0;
+  OdeSystem system;
+  system.parameters = 1;
+  system.quadratures = 1;
+  system.rhs = [&](double, const double* x, double* xdot) {
+    xdot[0] = -p * x[0];
+    return 0;
+  };
+  system.jacobian = [&](double, const double* x, Eigen::MatrixXd& jac) {
+    jac.resize(1, 2);
+    jac << -p, -x[0];
+  };
+  system.quadrature = [](double, const double* x, double* qdot) { qdot[0] = x[0]; };
+  system.quadrature_jacobian = [&](double, const double*, Eigen::MatrixXd& jac) {
+    ++quadrature_jacobians;
+    jac.resize(1, 2);
+    jac << 1.0, 0.0;
+  };
+  system.x0 = Eigen::VectorXd::Ones(1);
+  system.x0_p = Eigen::MatrixXd::Zero(1, 1);
+  IntegratorSettings settings;
+  settings.rtol = 1e-10;
+  settings.atol = 1e-12;
+  const TimeGrid grid{0.0, T, 11};
+  const double q = (1.0 - std::exp(-p * T)) / p;
+  const double dq = T * std::exp(-p * T) / p - (1.0 - std::exp(-p * T)) / (p * p);
+  const SystemResult both = integrate_system(system, grid, settings, true, true);
+  ASSERT_TRUE(both.ok) << both.message;
+  EXPECT_GT(quadrature_jacobians, 0);
+  ASSERT_EQ(both.integral_sensitivities.size(), 1);
+  EXPECT_NEAR(both.integral_sensitivities(0, 0), dq, 1e-8);
+  quadrature_jacobians = 0;
+  const SystemResult states = integrate_system(system, grid, settings, true, false);
+  ASSERT_TRUE(states.ok) << states.message;
+  EXPECT_EQ(quadrature_jacobians, 0);
+  EXPECT_EQ(states.integral_sensitivities.size(), 0);
+  ASSERT_EQ(states.integrals.size(), 1);
+  EXPECT_NEAR(states.integrals(0), q, 1e-8);
+  for (int k = 0; k < grid.points; ++k) {
+    const double t = grid.at(k);
+    EXPECT_NEAR(states.state_sensitivities[k](0, 0), -t * std::exp(-p * t), 1e-8) << "t = " << t;
+  }
+}
+
 TEST(CvodesIntegrator, FatalRightHandSideIsAFailureNamingFlagAndTime) {
   const RightHandSide rhs = [](double t, const double* x, double* xdot) {
     xdot[0] = -x[0];
