@@ -19,9 +19,9 @@
 //  quasi_newton  r~ = r0 + a.dy + 1/2 dy' H dy: a full curvature matrix, not separable.
 //                H is rebuilt every cycle from the path of analysed designs with gradients
 //                (memory.path, oldest first, up to 2 n + 2 of them, then b0), so a restart
-//                that replays the cycles rebuilds the same H. In the scaled variables
-//                z_k = y_k / w_k: H0 = (s'g / s's) I from the newest pair (the mean curvature
-//                along the last step, Oren-Luenberger's scaling), or, when s'g <= 0, the
+//                that replays the cycles should rebuild the same H (not tested). In the scaled
+//                variables z_k = y_k / w_k: H0 = (s'g / s's) I from the newest pair (the mean
+//                curvature along the last step, Oren-Luenberger's scaling), or, when s'g <= 0, the
 //                quadratic form's diagonal above; floored at 1e-6 S; then for each consecutive pair
 //                of the path (s = z_{i+1} - z_i, g = the slope difference in z) one BFGS
 //                update with Powell's damping (g <- theta g + (1 - theta) H s, theta < 1
@@ -30,7 +30,8 @@
 //                [max(min_curvature, 0) S, max_curvature S] (only when one is outside).
 //                Value and gradient exact at b0; convex. Without an earlier gradient point
 //                it is the quadratic form. BFGS of mirror-symmetric steps and gradients is
-//                symmetric, so a symmetric design stays so (to rounding).
+//                symmetric in exact arithmetic, but on the suspension study the designs lost
+//                their symmetry from cycle ~16 (docs/variational.md; cause not found).
 //  conservative  Svanberg's globally convergent MMA (CCSA, 2002; the 2007 GCMMA notes):
 //                r~ = r0 + sum_k [p_k (1/(U_k - y_k) - 1/(U_k - y0_k))
 //                                 + q_k (1/(y_k - L_k) - 1/(y0_k - L_k))]
