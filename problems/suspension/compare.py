@@ -11,15 +11,16 @@ of the move-limit factors), then the objectives' relative difference and the
 largest differences of the design variables between the runs (geometry in m, shock heights in
 m, springs and dampers relative).
 
-The objective is flat along four directions: raising every v of a module (A to E and W) and
-its shock's chassis height z together changes nothing (the road follows the wheel's start).
-So each comparison is printed twice: as it is, and with each module's common vertical shift
-(the mean difference of its seven heights) taken out, with that shift printed: only the
-second is a property of the optimum.
+Parameters are compared two ways: each design variable's difference as a share of its range
+(its bounds, from generate.py), and the springs and dampers relative to their values. The status
+of each run is read from its result.json when it has one (a finished run).
 """
 import csv
+import json
 import os
 import sys
+
+import generate
 
 
 def history(folder):
@@ -49,7 +50,7 @@ def factor_asymmetry(row):
 def symmetry_over_cycles(folder):
     """Per run: the largest asymmetry of any cycle's design and of its move-limit factors."""
     rows = history(folder)
-    design = max(asymmetry(r, modulo_flat=True) for r in rows)
+    design = max(asymmetry(r) for r in rows)
     factors = max(factor_asymmetry(r) for r in rows)
     return design, factors
 
@@ -58,32 +59,24 @@ def geometry(row, module):
     return {k[3:]: float(v) for k, v in row.items() if k.startswith(f"m{module}_")}
 
 
-HEIGHTS = [f"{p}v" for p in "ABCDEW"]
-
-
-def heights(row, module):
-    """The seven heights of a module that shift together along its flat direction."""
-    return [float(row[f"m{module}_{h}"]) for h in HEIGHTS] + [float(row[f"z{module}"])]
-
-
-def flat_shift(a, b):
-    """The common shift of two modules' heights (lists), and the differences without it."""
-    d = [y - x for x, y in zip(a, b)]
-    t = sum(d) / len(d)
-    return t, [x - t for x in d]
-
-
-def asymmetry(row, modulo_flat=False):
+def asymmetry(row):
+    """The largest difference of a mirror pair: m for coordinates, relative above 1."""
     worst = 0.0
     for a, b in ((1, 4), (2, 3)):
         ga, gb = geometry(row, a), geometry(row, b)
-        t = flat_shift(heights(row, a), heights(row, b))[0] if modulo_flat else 0.0
-        worst = max([worst] + [abs(ga[k] - gb[k] + (t if k[-1] == "v" else 0.0)) for k in ga])
+        worst = max([worst] + [abs(ga[k] - gb[k]) for k in ga])
         for kind in ("z", "k", "c"):
             va, vb = float(row[f"{kind}{a}"]), float(row[f"{kind}{b}"])
-            va += t if kind == "z" else 0.0
-            worst = max(worst, abs(va - vb) / max(abs(va), 1.0) if kind != "z" else abs(va - vb))
+            worst = max(worst, abs(va - vb) / max(abs(va), 1.0))
     return worst
+
+
+def status(folder):
+    path = os.path.join(folder, "result.json")
+    if not os.path.exists(path):
+        return "no result.json (running or stopped)"
+    with open(path) as f:
+        return json.load(f)["status"]
 
 
 def main():
@@ -91,30 +84,27 @@ def main():
         sys.exit(__doc__)
     runs = [last_accepted(folder) for folder in sys.argv[1:]]
     for folder, (row, last) in zip(sys.argv[1:], runs):
-        print(f"{folder}: accepted cycle {row['cycle']} (last {last}), F = {float(row['F']):.6g}, "
-              f"largest asymmetry {asymmetry(row):.2g} "
-              f"({asymmetry(row, modulo_flat=True):.2g} without the flat shifts)")
+        print(f"{folder}: {status(folder)}; accepted cycle {row['cycle']} (last {last}), "
+              f"F = {float(row['F']):.6g}, largest asymmetry {asymmetry(row):.2g}")
         design, factors = symmetry_over_cycles(folder)
-        print(f"  over cycles 0-{last}: largest asymmetry of a design {design:.2g} (without the "
-              f"flat shifts), of the move-limit factors {factors:.2g} (relative)")
+        print(f"  over cycles 0-{last}: largest asymmetry of a design {design:.2g}, of the "
+              f"move-limit factors {factors:.2g} (relative)")
         print("  " + ", ".join(f"{k}{m} = {float(row[f'{k}{m}']):.6g}"
                                for k in ("z", "k", "c") for m in (1, 2)))
     (a, _), (b, _) = runs
     fa, fb = float(a["F"]), float(b["F"])
     print(f"objective: relative difference {abs(fa - fb) / abs(fa):.2%}")
+    share = {v["name"]: abs(float(a[v["name"]]) - float(b[v["name"]])) / (v["upper"] - v["lower"])
+             for v in generate.design_variables()}
+    worst = max(share, key=share.get)
+    print(f"design variables: largest difference {share[worst]:.2%} of the range ({worst}); "
+          f"{sum(x > 0.01 for x in share.values())} of {len(share)} differ by more than 1 %")
     geo = max(abs(float(a[k]) - float(b[k])) for k in a if k[:1] == "m" and k[1:2].isdigit())
     tower = max(abs(float(a[f"z{m}"]) - float(b[f"z{m}"])) for m in range(1, 5))
-    shifts = [flat_shift(heights(a, m), heights(b, m)) for m in range(1, 5)]
-    us = max(abs(float(a[k]) - float(b[k])) for k in a
-             if k[:1] == "m" and k[1:2].isdigit() and k[-1] == "u")
-    rest = max(max(abs(x) for x in d) for _, d in shifts)
-    print("flat shifts of the modules' heights (B - A): " +
-          ", ".join(f"{t:.3g} m" for t, _ in shifts) +
-          f"; without them, largest difference of a height {rest:.3g} m, of a u {us:.3g} m")
     rel = {kind: max(abs(float(a[f"{kind}{m}"]) - float(b[f"{kind}{m}"])) / float(a[f"{kind}{m}"])
                      for m in range(1, 5)) for kind in ("k", "c")}
     print(f"largest difference: attachment coordinates {geo:.3g} m, shock heights {tower:.3g} m, "
-          f"springs {rel['k']:.2%}, dampers {rel['c']:.2%}")
+          f"springs {rel['k']:.2%}, dampers {rel['c']:.2%} (relative to their values)")
 
 
 if __name__ == "__main__":

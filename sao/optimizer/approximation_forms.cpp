@@ -93,11 +93,12 @@ struct Approximation::Table {
   ApproximationForm form = ApproximationForm::kLinear;
   double direction = 1.0;  // conservative: +1 from above (r~ >= r), -1 from below
   Eigen::VectorXd r0;
-  Eigen::MatrixXd slope;    // a, in y
-  Eigen::MatrixXd first;    // conservative: p
-  Eigen::MatrixXd second;   // conservative: q; quadratic: c
-  Eigen::VectorXd rho;      // conservative
-  std::vector<char> valid;  // the point has a finite gradient at b0
+  Eigen::MatrixXd slope;                 // a, in y
+  Eigen::MatrixXd first;                 // conservative: p
+  Eigen::MatrixXd second;                // conservative: q; quadratic: c
+  Eigen::VectorXd rho;                   // conservative
+  std::vector<Eigen::MatrixXd> hessian;  // quasi-Newton: H (in y) per point
+  std::vector<char> valid;               // the point has a finite gradient at b0
 };
 
 namespace {
@@ -191,6 +192,85 @@ Eigen::RowVectorXd curvatures(double r0, const Eigen::RowVectorXd& a, const Eige
     c(k) = scaled / (w(k) * w(k));
   }
   return c;
+}
+
+// A design of the quasi-Newton path: y, and the slope in y of one response value there.
+struct PathPoint {
+  Eigen::VectorXd y;
+  Eigen::RowVectorXd a;
+};
+
+// The quasi-Newton path of one response value: the remembered cycle starts whose gradient
+// row of it is finite, then b0 (y0, slope a) unless it is the newest of them.
+std::vector<PathPoint> quasi_newton_path(const Study& study, const ApproximationMemory& memory,
+                                         const ResponseKey& key, const Eigen::VectorXd& b0,
+                                         const Eigen::VectorXd& y0, const Eigen::RowVectorXd& a) {
+  std::vector<PathPoint> path;
+  for (const AnalysedPoint& p : memory.path) {
+    if (p.b.size() != b0.size() || p.b == b0) continue;
+    const Eigen::MatrixXd* rows = gradient_rows(study, p.evaluation, key.response, key.load_case);
+    if (!rows || key.point >= rows->rows() || !rows->row(key.point).allFinite()) continue;
+    path.push_back({to_y(study, p.b), slope_in_y(study, p.b, rows->row(key.point))});
+  }
+  path.push_back({y0, a});
+  return path;
+}
+
+// One BFGS update of the scaled curvature matrix B with the step s and slope change g (both
+// in z = y / w), damped as Powell's: B stays positive definite. False when the pair is skipped.
+bool damped_bfgs_update(Eigen::MatrixXd& B, const Eigen::VectorXd& s, const Eigen::VectorXd& g) {
+  const Eigen::VectorXd Bs = B * s;
+  const double sBs = s.dot(Bs), sg = s.dot(g);
+  if (!(sBs > 0.0) || !std::isfinite(sBs) || !g.allFinite()) return false;
+  const double theta = sg >= 0.2 * sBs ? 1.0 : 0.8 * sBs / (sBs - sg);
+  const Eigen::VectorXd r = theta * g + (1.0 - theta) * Bs;
+  const double sr = s.dot(r);  // >= 0.2 sBs > 0
+  B += r * r.transpose() / sr - Bs * Bs.transpose() / sBs;
+  B = 0.5 * (B + B.transpose()).eval();  // keep it exactly symmetric
+  return true;
+}
+
+// The quasi-Newton form's curvature matrix (in y) of one response value: diagonal start
+// `diagonal` (the quadratic form's c, in y), damped BFGS along the path (oldest first, the
+// cycle start last), eigenvalues clamped to [max(lower, 0) S, upper S] in z = y / w.
+Eigen::MatrixXd quasi_newton_matrix(const Eigen::RowVectorXd& diagonal,
+                                    const std::vector<PathPoint>& path, const Eigen::VectorXd& w,
+                                    double scale, const CurvatureLimits& limits) {
+  const Eigen::Index n = w.size();
+  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(n, n);
+  if (path.size() < 2) {  // no pair: the quadratic form
+    B.diagonal() = diagonal.transpose();
+    return B;
+  }
+  // The start: the mean curvature s'g / s's along the newest step, in every direction (its
+  // size right where the diagonal secants of coupled variables are not; BFGS then corrects the
+  // directions stepped along). Without positive curvature along that step: the quadratic
+  // form's diagonal. Floored at 1e-6 S: positive definite.
+  const double floor = 1e-6 * scale;
+  const Eigen::VectorXd s_new = (path.back().y - path[path.size() - 2].y).cwiseQuotient(w);
+  const Eigen::VectorXd g_new =
+      (path.back().a - path[path.size() - 2].a).transpose().cwiseProduct(w);
+  const double sg = s_new.dot(g_new), ss = s_new.squaredNorm();
+  if (sg > 0.0 && ss > 0.0) {
+    B.diagonal().setConstant(std::max(sg / ss, floor));
+  } else {
+    for (Eigen::Index k = 0; k < n; ++k) B(k, k) = std::max(diagonal(k) * w(k) * w(k), floor);
+  }
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    const Eigen::VectorXd s = (path[i + 1].y - path[i].y).cwiseQuotient(w);
+    const Eigen::VectorXd g = (path[i + 1].a - path[i].a).transpose().cwiseProduct(w);
+    damped_bfgs_update(B, s, g);
+  }
+  const double lo = std::max(limits.lower, 0.0) * scale, hi = limits.upper * scale;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(B);
+  if (eigen.info() == Eigen::Success &&
+      (eigen.eigenvalues().minCoeff() < lo || eigen.eigenvalues().maxCoeff() > hi)) {
+    const Eigen::VectorXd clamped = eigen.eigenvalues().cwiseMax(lo).cwiseMin(hi);
+    B = eigen.eigenvectors() * clamped.asDiagonal() * eigen.eigenvectors().transpose();
+    B = 0.5 * (B + B.transpose()).eval();
+  }
+  const Eigen::VectorXd inv_w = w.cwiseInverse();
+  return inv_w.asDiagonal() * B * inv_w.asDiagonal();
 }
 
 }  // namespace
@@ -307,19 +387,28 @@ void Approximation::build_tables(const ApproximationMemory& memory) {
       t->slope = t->first = t->second = Eigen::MatrixXd::Zero(points, n);
       t->rho = Eigen::VectorXd::Zero(points);
       t->valid.assign(points, 0);
+      if (form == ApproximationForm::kQuasiNewton) t->hessian.resize(points);
       for (int j = 0; j < points; ++j) {
         if (!rows->row(j).allFinite()) continue;
         t->valid[j] = 1;
         t->r0(j) = value_or_nan(study_, at_b0_, i, c, j);
         const Eigen::RowVectorXd a = slope_in_y(study_, b0_, rows->row(j));
         t->slope.row(j) = a;
-        if (form == ApproximationForm::kQuadratic && earlier) {
+        const bool curved =
+            form == ApproximationForm::kQuadratic || form == ApproximationForm::kQuasiNewton;
+        if (curved && earlier) {
           const Eigen::VectorXd dy = to_y(study_, earlier->b) - y0_;
           const double r_p = value_or_nan(study_, earlier->evaluation, i, c, j);
           const Eigen::RowVectorXd a_p = rows_p && j < rows_p->rows()
                                              ? slope_in_y(study_, earlier->b, rows_p->row(j))
                                              : Eigen::RowVectorXd::Constant(n, kNaN);
           t->second.row(j) = curvatures(t->r0(j), a, dy, r_p, a_p, width_, limits);
+        }
+        if (form == ApproximationForm::kQuasiNewton) {
+          const std::vector<PathPoint> path =
+              quasi_newton_path(study_, memory, {i, c, j}, b0_, y0_, a);
+          t->hessian[static_cast<size_t>(j)] = quasi_newton_matrix(
+              t->second.row(j), path, width_, response_scale(t->r0(j), a, width_), limits);
         } else if (form == ApproximationForm::kConservative) {
           t->direction = directions_[static_cast<size_t>(i)];
           t->rho(j) = initial_rho(memory, {i, c, j}, t->r0(j), a, same_start);
@@ -374,6 +463,11 @@ double Approximation::value(int response, int load_case, int point,
   if (tables_[response].empty()) return linear_.value(response, load_case, point, x);
   const Table& t = table(response, load_case, point);
   double r = t.r0(point);
+  if (t.form == ApproximationForm::kQuasiNewton) {
+    const Eigen::VectorXd dy = to_y(study_, x.head(y0_.size())) - y0_;
+    const Eigen::MatrixXd& H = t.hessian[static_cast<size_t>(point)];
+    return r + t.slope.row(point).dot(dy.transpose()) + 0.5 * dy.dot(H * dy);
+  }
   for (int k = 0; k < y0_.size(); ++k) {
     const double y = phi(study_, k, x(k)), dy = y - y0_(k);
     if (t.form == ApproximationForm::kQuadratic) {
@@ -394,6 +488,13 @@ void Approximation::add_gradient(int response, int load_case, int point, const E
     return;
   }
   const Table& t = table(response, load_case, point);
+  if (t.form == ApproximationForm::kQuasiNewton) {
+    const Eigen::VectorXd dy = to_y(study_, x.head(y0_.size())) - y0_;
+    const Eigen::VectorXd dr_dy =
+        t.slope.row(point).transpose() + t.hessian[static_cast<size_t>(point)] * dy;
+    for (int k = 0; k < y0_.size(); ++k) grad(k) += coef * dr_dy(k) * phi_slope(study_, k, x(k));
+    return;
+  }
   for (int k = 0; k < y0_.size(); ++k) {
     const double y = phi(study_, k, x(k)), dy = y - y0_(k);
     double dr_dy = 0.0;
@@ -412,24 +513,36 @@ double Approximation::direction(int response) const {
   return directions_.at(static_cast<size_t>(response));
 }
 
+namespace {
+
+// The table of a response value in `form` (null when it is in another form, or has no finite
+// gradient at b0); `tables` is Approximation's, its element type deduced.
+template <class Tables>
+auto table_in_form(const Tables& tables, const ResponseKey& key, ApproximationForm form) -> const
+    typename Tables::value_type::value_type::element_type* {
+  const auto& per_case = tables[static_cast<size_t>(key.response)];
+  if (key.load_case >= static_cast<int>(per_case.size())) return nullptr;
+  const auto* t = per_case[static_cast<size_t>(key.load_case)].get();
+  if (t->form != form || key.point >= static_cast<int>(t->valid.size()) || !t->valid[key.point])
+    return nullptr;
+  return t;
+}
+
+}  // namespace
+
 double Approximation::rho(const ResponseKey& key) const {
-  const auto& per_case = tables_[key.response];
-  if (key.load_case >= static_cast<int>(per_case.size())) return kNaN;
-  const Table& t = *per_case[key.load_case];
-  if (t.form != ApproximationForm::kConservative || key.point >= static_cast<int>(t.valid.size()) ||
-      !t.valid[key.point])
-    return kNaN;
-  return t.rho(key.point);
+  const auto* t = table_in_form(tables_, key, ApproximationForm::kConservative);
+  return t ? t->rho(key.point) : kNaN;
 }
 
 Eigen::VectorXd Approximation::curvature(const ResponseKey& key) const {
-  const auto& per_case = tables_[key.response];
-  if (key.load_case >= static_cast<int>(per_case.size())) return {};
-  const Table& t = *per_case[key.load_case];
-  if (t.form != ApproximationForm::kQuadratic || key.point >= static_cast<int>(t.valid.size()) ||
-      !t.valid[key.point])
-    return {};
-  return t.second.row(key.point).transpose();
+  const auto* t = table_in_form(tables_, key, ApproximationForm::kQuadratic);
+  return t ? Eigen::VectorXd(t->second.row(key.point).transpose()) : Eigen::VectorXd();
+}
+
+Eigen::MatrixXd Approximation::curvature_matrix(const ResponseKey& key) const {
+  const auto* t = table_in_form(tables_, key, ApproximationForm::kQuasiNewton);
+  return t ? t->hessian[static_cast<size_t>(key.point)] : Eigen::MatrixXd();
 }
 
 std::vector<ResponseKey> Approximation::conservative_keys() const {
@@ -518,7 +631,14 @@ void keep_point(ApproximationMemory& memory, const Eigen::VectorXd& b, const Eva
 void remember(ApproximationMemory& memory, const Approximation& used, const Eigen::VectorXd& x_star,
               const Evaluation& at_star) {
   update_conservatism(memory, used, x_star, at_star);
-  if (!used.uses(ApproximationForm::kQuadratic)) return;
+  const bool quasi_newton = used.uses(ApproximationForm::kQuasiNewton);
+  if (!used.uses(ApproximationForm::kQuadratic) && !quasi_newton) return;
+  if (quasi_newton && used.at_b0().has_gradients &&
+      (memory.path.empty() || memory.path.back().b != used.b0())) {
+    memory.path.push_back({used.b0(), used.at_b0()});
+    const size_t longest = 2 * static_cast<size_t>(used.b0().size()) + 2;
+    if (memory.path.size() > longest) memory.path.erase(memory.path.begin());
+  }
   keep_point(memory, used.b0(), used.at_b0());
   if (at_star.ok) keep_point(memory, x_star.head(used.b0().size()), at_star);
 }

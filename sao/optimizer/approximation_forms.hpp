@@ -16,6 +16,22 @@
 //                Clamped: c_k w_k^2 in [min_curvature S, max_curvature S] (settings; default
 //                [0, 1000]), S = |r0| + sum_k |a_k| w_k the response's scale; min_curvature
 //                >= 0 keeps the approximation convex. No earlier point: c = 0 (the linear form).
+//  quasi_newton  r~ = r0 + a.dy + 1/2 dy' H dy: a full curvature matrix, not separable.
+//                H is rebuilt every cycle from the path of analysed designs with gradients
+//                (memory.path, oldest first, up to 2 n + 2 of them, then b0), so a restart
+//                that replays the cycles should rebuild the same H (not tested). In the scaled
+//                variables z_k = y_k / w_k: H0 = (s'g / s's) I from the newest pair (the mean
+//                curvature along the last step, Oren-Luenberger's scaling), or, when s'g <= 0, the
+//                quadratic form's diagonal above; floored at 1e-6 S; then for each consecutive pair
+//                of the path (s = z_{i+1} - z_i, g = the slope difference in z) one BFGS
+//                update with Powell's damping (g <- theta g + (1 - theta) H s, theta < 1
+//                when s'g < 0.2 s'Hs), which keeps H positive definite; pairs with
+//                s'Hs <= 0 are skipped. Then H's eigenvalues are clamped to
+//                [max(min_curvature, 0) S, max_curvature S] (only when one is outside).
+//                Value and gradient exact at b0; convex. Without an earlier gradient point
+//                it is the quadratic form. BFGS of mirror-symmetric steps and gradients is
+//                symmetric in exact arithmetic, but on the suspension study the designs lost
+//                their symmetry from cycle ~16 (docs/variational.md; cause not found).
 //  conservative  Svanberg's globally convergent MMA (CCSA, 2002; the 2007 GCMMA notes):
 //                r~ = r0 + sum_k [p_k (1/(U_k - y_k) - 1/(U_k - y0_k))
 //                                 + q_k (1/(y_k - L_k) - 1/(y0_k - L_k))]
@@ -82,6 +98,9 @@ struct ApproximationMemory {
   // Quadratic: the last analysed designs, newest last (at most 2: the cycle start, with
   // gradients, and the proposal).
   std::vector<AnalysedPoint> points;
+  // Quasi-Newton: the analysed cycle starts with gradients along the run, oldest first
+  // (distinct consecutive designs, at most 2 n + 2).
+  std::vector<AnalysedPoint> path;
   // Conservative: the last distinct cycle starts (design variables, newest last, at most 2),
   // the asymptotes used at the newest (in y), and rho per response value at the newest.
   std::vector<Eigen::VectorXd> starts;
@@ -127,6 +146,8 @@ class Approximation final : public ResponseModel {
   double distance(const Eigen::VectorXd& x) const;
   // Quadratic form: the curvatures c (in y) of a response value (empty when it has none).
   Eigen::VectorXd curvature(const ResponseKey& key) const;
+  // Quasi-Newton form: the curvature matrix H (in y) of a response value (empty when none).
+  Eigen::MatrixXd curvature_matrix(const ResponseKey& key) const;
   // The response values in the conservative form that have a gradient at b0.
   std::vector<ResponseKey> conservative_keys() const;
   // True when some response of the study uses `form`.
@@ -169,7 +190,7 @@ int update_conservatism(ApproximationMemory& memory, const Approximation& used,
 
 // After every cycle (its proposal analysed, or failed: at_star.ok == false): calls
 // update_conservatism and keeps the cycle start (with its gradients) and the proposal as the
-// earlier points of the quadratic form.
+// earlier points of the quadratic form, and the cycle start on the quasi-Newton form's path.
 void remember(ApproximationMemory& memory, const Approximation& used, const Eigen::VectorXd& x_star,
               const Evaluation& at_star);
 

@@ -60,7 +60,7 @@ void read_design(const nlohmann::json& node, Study& study, double default_move, 
 void read_auxiliaries(const nlohmann::json& node, Study& study, Problems& problems);
 void read_starts(const nlohmann::json& node, Study& study, Problems& problems);
 // The optional key "form" of `r` (settings, or one response): "linear" | "conservative" |
-// "quadratic"; a wrong value is a problem at its path and gives nothing.
+// "quadratic" | "quasi_newton"; a wrong value is a problem at its path and gives nothing.
 std::optional<ApproximationForm> read_form(JsonReader& r);
 
 // --- load cases, responses, names for relations (load_cases_responses.cpp) ---

@@ -120,9 +120,10 @@ std::optional<ApproximationForm> read_form(JsonReader& r) {
   if (!word) return std::nullopt;
   ApproximationForm form = ApproximationForm::kLinear;
   if (!parse_approximation_form(*word, form)) {
-    r.problems().add(
-        r.at("form"),
-        "expected \"auto\", \"linear\", \"conservative\" or \"quadratic\", got \"" + *word + "\"");
+    r.problems().add(r.at("form"),
+                     "expected \"auto\", \"linear\", \"conservative\", \"quadratic\" or "
+                     "\"quasi_newton\", got \"" +
+                         *word + "\"");
     return std::nullopt;
   }
   return form;

@@ -104,8 +104,9 @@ std::string Options::validate() const {
 }
 
 bool parse_approximation_form(const std::string& word, ApproximationForm& form) {
-  for (ApproximationForm f : {ApproximationForm::kLinear, ApproximationForm::kConservative,
-                              ApproximationForm::kQuadratic, ApproximationForm::kAuto}) {
+  for (ApproximationForm f :
+       {ApproximationForm::kLinear, ApproximationForm::kConservative, ApproximationForm::kQuadratic,
+        ApproximationForm::kQuasiNewton, ApproximationForm::kAuto}) {
     if (word == approximation_form_name(f)) {
       form = f;
       return true;
@@ -120,6 +121,8 @@ const char* approximation_form_name(ApproximationForm form) {
       return "conservative";
     case ApproximationForm::kQuadratic:
       return "quadratic";
+    case ApproximationForm::kQuasiNewton:
+      return "quasi_newton";
     case ApproximationForm::kAuto:
       return "auto";
     case ApproximationForm::kLinear:

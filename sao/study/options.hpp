@@ -15,8 +15,8 @@ namespace sao {
 // for scalar responses and linear for histories with the trust-region strategy (a time point's
 // curvature from one earlier design is unreliable where peaks move in time), linear with the
 // seed's strategy and for multi-point studies (response_form resolves it).
-enum class ApproximationForm { kLinear, kConservative, kQuadratic, kAuto };
-// "linear" | "conservative" | "quadratic" | "auto"; false for any other word.
+enum class ApproximationForm { kLinear, kConservative, kQuadratic, kQuasiNewton, kAuto };
+// "linear" | "conservative" | "quadratic" | "quasi_newton" | "auto"; false for any other word.
 bool parse_approximation_form(const std::string& word, ApproximationForm& form);
 const char* approximation_form_name(ApproximationForm form);
 

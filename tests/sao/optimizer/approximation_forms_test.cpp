@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <functional>
+#include <list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -475,6 +477,136 @@ TEST(ApproximationForms, RememberKeepsTheStartWithGradientsForTheNextCycle) {
   remember(memory, *second, b0, analyse({kQuadratic, kConstant}, b0, false));
   ASSERT_EQ(memory.points.size(), 2u);
   EXPECT_TRUE(memory.points[0].evaluation.has_gradients);  // b1, with its gradients kept
+}
+
+// A coupled convex quadratic: r = 1 + b1 - 2 b2 + 2 b1^2 + 2 b1 b2 + b2^2 (Hessian [[4, 2],
+// [2, 2]]), which no separable form can represent.
+const Function kCoupled{"r",
+                        [](const VectorXd& b) {
+                          return 1 + b(0) - 2 * b(1) + 2 * b(0) * b(0) + 2 * b(0) * b(1) +
+                                 b(1) * b(1);
+                        },
+                        [](const VectorXd& b) {
+                          return point({1 + 4 * b(0) + 2 * b(1), -2 + 2 * b(0) + 2 * b(1)});
+                        }};
+
+// The quasi-Newton approximation at the last of `path` (every point with gradients), the
+// others remembered as earlier cycle starts. An Approximation refers to its analysis of b0:
+// `analyses` keeps them alive.
+std::unique_ptr<Approximation> quasi_newton_at(const Study& s, const Function& f,
+                                               const std::vector<VectorXd>& path,
+                                               ApproximationMemory& memory,
+                                               std::list<Evaluation>& analyses) {
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    analyses.push_back(analyse({f, kConstant}, path[i], true));
+    const auto a = make_approximation(s, analyses.back(), path[i], VectorXd(), VectorXd(), memory);
+    remember(memory, *a, path[i + 1], analyse({f, kConstant}, path[i + 1], false));
+  }
+  analyses.push_back(analyse({f, kConstant}, path.back(), true));
+  return make_approximation(s, analyses.back(), path.back(), VectorXd(), VectorXd(), memory);
+}
+
+TEST(ApproximationForms, QuasiNewtonMeetsTheSecantOfItsLastStepAndIsExactAtB0) {
+  const Study s = make_study(2, "quasi_newton");
+  std::list<Evaluation> analyses;
+  ApproximationMemory memory;
+  const VectorXd bp = point({2.0, 3.0}), b0 = point({1.0, 1.5});
+  const auto a = quasi_newton_at(s, kCoupled, {bp, b0}, memory, analyses);
+  ASSERT_EQ(memory.path.size(), 1u);
+  const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
+  ASSERT_EQ(H.rows(), 2);
+  EXPECT_TRUE(a->curvature({0, 0, 0}).size() == 0);  // not the quadratic form's vector
+  EXPECT_NEAR(H(0, 1), H(1, 0), 1e-14);
+  EXPECT_GT(std::abs(H(0, 1)), 0.1);  // coupled
+  EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H).eigenvalues().minCoeff(), 0.0);
+  // The secant of the step bp -> b0: H s = the gradient change (the true Hessian's product),
+  // with the off-diagonal coupling the quadratic form has no place for.
+  const VectorXd step = b0 - bp;
+  expect_close(H * step, kCoupled.gradient(b0) - kCoupled.gradient(bp), 1e-10);
+  // Value and gradient exact at b0 and, by the secant, at bp too (a quadratic function).
+  for (const VectorXd& x : {b0, bp}) {
+    EXPECT_NEAR(a->value(0, 0, 0, x), kCoupled.value(x), 1e-10);
+    VectorXd g = VectorXd::Zero(2);
+    a->add_gradient(0, 0, 0, x, 1.0, g);
+    expect_close(g, kCoupled.gradient(x), 1e-10);
+  }
+  expect_consistent_gradient(*a, point({3.0, 0.7}));
+}
+
+TEST(ApproximationForms, QuasiNewtonLearnsTheWholeMatrixAlongTwoSteps) {
+  // Two independent steps of a quadratic in 2 variables: BFGS meets the newest secant
+  // exactly and, with an earlier secant along another direction, approaches the Hessian.
+  const Study s = make_study(2, "quasi_newton");
+  std::list<Evaluation> analyses;
+  ApproximationMemory memory;
+  const std::vector<VectorXd> path = {point({1.0, 1.0}), point({3.0, 1.0}), point({3.0, 3.5}),
+                                      point({1.5, 2.0})};
+  const auto a = quasi_newton_at(s, kCoupled, path, memory, analyses);
+  EXPECT_EQ(memory.path.size(), 3u);
+  const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
+  expect_close(H * (path[3] - path[2]), kCoupled.gradient(path[3]) - kCoupled.gradient(path[2]),
+               1e-10);
+  // The true Hessian [[4, 2], [2, 2]] within 10 % in every entry.
+  const Eigen::Matrix2d exact{{4.0, 2.0}, {2.0, 2.0}};
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) EXPECT_NEAR(H(i, j), exact(i, j), 0.4) << i << j;
+}
+
+TEST(ApproximationForms, QuasiNewtonDampingKeepsItConvexOnANegativeCurvatureStep) {
+  // r = -(b1 - b2)^2 + b1^2 + b2^2 = 2 b1 b2, indefinite; the step (1, 1) sees the positive
+  // curvature, the step (1, -1) the negative one: Powell's damping keeps H positive definite.
+  const Function saddle{"r", [](const VectorXd& b) { return 2 * b(0) * b(1); },
+                        [](const VectorXd& b) {
+                          return point({2 * b(1), 2 * b(0)});
+                        }};
+  const Study s = make_study(2, "quasi_newton");
+  std::list<Evaluation> analyses;
+  ApproximationMemory memory;
+  const auto a = quasi_newton_at(
+      s, saddle, {point({1.0, 1.0}), point({2.0, 2.0}), point({3.0, 1.0})}, memory, analyses);
+  const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
+  EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H).eigenvalues().minCoeff(), 0.0);
+  // Exact at b0 in value and gradient all the same.
+  const VectorXd b0 = point({3.0, 1.0});
+  EXPECT_NEAR(a->value(0, 0, 0, b0), 6.0, 1e-12);
+  expect_consistent_gradient(*a, point({2.5, 1.7}));
+}
+
+TEST(ApproximationForms, QuasiNewtonOfMirrorSymmetricStepsIsMirrorSymmetric) {
+  // r symmetric in b1 <-> b2 (coupled); the path moves along the diagonal and b2 takes
+  // rounding steps of 1e-13 of either sign: H stays symmetric under the swap.
+  const Function f{"r",
+                   [](const VectorXd& b) {
+                     return b(0) * b(0) + b(1) * b(1) + b(0) * b(1) - 3 * (b(0) + b(1)) +
+                            0.1 * std::pow(b(0) + b(1), 3);
+                   },
+                   [](const VectorXd& b) {
+                     const double t = 0.3 * std::pow(b(0) + b(1), 2);
+                     return point({2 * b(0) + b(1) - 3 + t, 2 * b(1) + b(0) - 3 + t});
+                   }};
+  const Study s = make_study(2, "quasi_newton");
+  for (double noise : {1e-13, -1e-13}) {
+    std::list<Evaluation> analyses;
+    ApproximationMemory memory;
+    const auto a = quasi_newton_at(
+        s, f, {point({1.0, 1.0}), point({2.0, 2.0 + noise}), point({1.5, 1.5})}, memory, analyses);
+    const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
+    EXPECT_NEAR(H(0, 0), H(1, 1), 1e-9 * H.norm()) << noise;
+    EXPECT_NEAR(H(0, 1), H(1, 0), 1e-15 * H.norm()) << noise;
+  }
+}
+
+TEST(ApproximationForms, QuasiNewtonWithoutAnEarlierGradientIsTheQuadraticForm) {
+  const VectorXd b0 = point({1.0, 1.0}), bp = point({2.0, 3.0});
+  const Evaluation e = analyse({kCoupled, kConstant}, b0, true);
+  ApproximationMemory memory;
+  memory.points.push_back({bp, analyse({kCoupled, kConstant}, bp, false)});  // value only
+  const auto qn =
+      make_approximation(make_study(2, "quasi_newton"), e, b0, VectorXd(), VectorXd(), memory);
+  const auto q =
+      make_approximation(make_study(2, "quadratic"), e, b0, VectorXd(), VectorXd(), memory);
+  for (const VectorXd& x : {point({0.5, 4.0}), point({3.0, 0.7})})
+    EXPECT_DOUBLE_EQ(qn->value(0, 0, 0, x), q->value(0, 0, 0, x));
 }
 
 }  // namespace

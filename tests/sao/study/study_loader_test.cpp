@@ -269,8 +269,10 @@ TEST(StudyLoader, ApproximationFormsStudyWideAndPerResponse) {
   EXPECT_FALSE(s.options.multipoint);  // `approximation` (the data's source) is independent
   d["settings"] = {{"form", "mma"}};
   EXPECT_THAT(first_problem_with(d, "mma"),
-              HasSubstr("settings.form: expected \"auto\", \"linear\", \"conservative\" or "
-                        "\"quadratic\", got \"mma\""));
+              HasSubstr("settings.form: expected \"auto\", \"linear\", \"conservative\", "
+                        "\"quadratic\" or \"quasi_newton\", got \"mma\""));
+  d["settings"] = {{"form", "quasi_newton"}};
+  EXPECT_EQ(load_study(d).options.form, ApproximationForm::kQuasiNewton);
   d["settings"] = json::object();
   d["responses"][1]["form"] = 2;
   EXPECT_THAT(first_problem_with(d, "responses[1].form"), HasSubstr("responses[1].form"));
