@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sao/optimizer/driver.hpp"
@@ -13,6 +14,13 @@ namespace {
 
 std::vector<double> key_of(const Study& study, const Eigen::VectorXd& x) {
   return std::vector<double>(x.data(), x.data() + study.n_design());
+}
+
+// x's design variables are `key` (compared in place: no temporary vector).
+bool same_design(const Study& study, const Eigen::VectorXd& x, const std::vector<double>& key) {
+  const int n = study.n_design();
+  return x.size() >= n && static_cast<int>(key.size()) == n &&
+         std::equal(key.begin(), key.end(), x.data());
 }
 
 }  // namespace
@@ -48,11 +56,11 @@ std::string Driver::where_analysed(const std::vector<double>& key) const {
   const int cycle = it->second;
   for (const CycleRecord& r : summary_.history) {
     if (r.cycle != cycle) continue;
-    if (r.x0.size() >= study_.n_design() && key_of(study_, r.x0) == key) {
+    if (same_design(study_, r.x0, key)) {
       return cycle == cycle_offset_ + 1 ? "the start design"
                                         : "the start of cycle " + std::to_string(cycle);
     }
-    if (r.x_opt.size() >= study_.n_design() && key_of(study_, r.x_opt) == key) {
+    if (same_design(study_, r.x_opt, key)) {
       return "the proposal b* of cycle " + std::to_string(cycle);
     }
   }
@@ -85,12 +93,10 @@ void Driver::report_best_analysed() {
     // "without a feasible design" no longer holds: the reported design is feasible.
     if (stalled()) {
       summary_.status = RunStatus::kStalled;
-      summary_.message = "every move limit shrank below min_move_limit (" +
-                         std::to_string(noisy_.min_move_factor) + ") at an infeasible design";
+      summary_.message = stall_words() + " at an infeasible design";
     } else {
       summary_.status = RunStatus::kCycleLimit;
-      summary_.message = "cycle limit " + std::to_string(noisy_.max_cycles) +
-                         " reached before convergence, at an infeasible design";
+      summary_.message = cycle_limit_words() + " before convergence, at an infeasible design";
     }
   }
   summary_.message += fmt::format(

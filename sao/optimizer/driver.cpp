@@ -1,5 +1,6 @@
 #include "sao/optimizer/driver.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -654,8 +655,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
   } else if (stalled()) {
     // A stall at an infeasible design ends "without a feasible design", as the cycle limit does.
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));
-    const std::string limits = "every move limit shrank below min_move_limit (" +
-                               std::to_string(noisy_.min_move_factor) + ")";
+    const std::string limits = stall_words();
     if (v > noisy_.vioacc) {
       finish(RunStatus::kInfeasible,
              "no feasible design found: " + limits + " at a design with V = " + std::to_string(v) +
@@ -669,13 +669,20 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
     const double v = violation(x0_, values_.at(design_key(study_, x0_)));
     if (v > noisy_.vioacc) {
       finish(RunStatus::kInfeasible,
-             "cycle limit " + std::to_string(noisy_.max_cycles) +
-                 " reached without a feasible design (V = " + std::to_string(v) + " %)");
+             cycle_limit_words() + " without a feasible design (V = " + std::to_string(v) + " %)");
     } else {
-      finish(RunStatus::kCycleLimit,
-             "cycle limit " + std::to_string(noisy_.max_cycles) + " reached before convergence");
+      finish(RunStatus::kCycleLimit, cycle_limit_words() + " before convergence");
     }
   }
+}
+
+std::string Driver::stall_words() const {
+  return fmt::format("every move limit shrank below min_move_limit ({})",
+                     std::to_string(noisy_.min_move_factor));
+}
+
+std::string Driver::cycle_limit_words() const {
+  return fmt::format("cycle limit {} reached", noisy_.max_cycles);
 }
 
 // --- study store and interactive use ---

@@ -204,6 +204,11 @@ class Driver {
     return !noisy_.seed_strategy && factors_.size() > 0 &&
            factors_.maxCoeff() < noisy_.min_move_factor;
   }
+  // The words of the two ends short of convergence, shared by end_run_if_done and
+  // report_best_analysed: "every move limit shrank below min_move_limit (f)" and
+  // "cycle limit N reached".
+  std::string stall_words() const;
+  std::string cycle_limit_words() const;
   // Ends the run after a cycle: too many failures, converged, or the cycle limit.
   void end_run_if_done(const CycleRecord& rec);
   // Ends the run as failed inside a cycle, keeping the cycle's record.
