@@ -22,6 +22,19 @@ nlohmann::json variable(const std::string& name, double lower, double upper, dou
       {"name", name}, {"lower", lower}, {"upper", upper}, {"initial", initial}, {"move_limit", m}};
 }
 
+// min b1 in [0.1, 10] (start 1) subject to the scalar response r of the fake simulator bounded
+// by `bound` ("lower" or "upper") at `value`.
+Study minimize_b1_study(const std::string& bound, double value, int max_cycles) {
+  const nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
+                            {"load_cases", {{{"name", "only"}}}},
+                            {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                            {"objective", {{"minimize", {{"variable", "b1"}}}}},
+                            {"constraints", {{{"of", {{"response", "r"}}}, {bound, value}}}},
+                            {"settings", {{"max_cycles", max_cycles}}},
+                            {"simulator", {{"type", "fake"}}}};
+  return load_study(d);
+}
+
 // min b1 + b2 s.t. r = b1 b2 >= 4: optimum (2, 2), F = 4. Quadratic approximations: linear
 // ones zigzag between the vertices of the linearised constraint with the trust-region strategy.
 Study product_study() {
@@ -337,14 +350,7 @@ TEST(Driver, SetOptionsReopensARunEndedOnTheCycleLimit) {
 }
 
 TEST(Driver, NoFeasibleDesignEndsInfeasible) {
-  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
-                      {"load_cases", {{{"name", "only"}}}},
-                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
-                      {"objective", {{"minimize", {{"variable", "b1"}}}}},
-                      {"constraints", {{{"of", {{"response", "r"}}}, {"lower", 100.0}}}},
-                      {"settings", {{"max_cycles", 8}}},
-                      {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
+  const Study s = minimize_b1_study("lower", 100.0, 8);
   FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return b(0); },
                       [](const Eigen::VectorXd&) { return Eigen::VectorXd::Ones(1).eval(); }}});
   Driver driver(s, sim, s.options);
@@ -358,14 +364,7 @@ TEST(Driver, NoFeasibleDesignEndsInfeasible) {
 // inside the bounds. The move limits shrink around it until the run stalls; a stall without a
 // feasible design ends `infeasible`, as the cycle limit does, not `stalled`.
 TEST(Driver, AStallAtTheLeastViolationEndsInfeasible) {
-  nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
-                      {"load_cases", {{{"name", "only"}}}},
-                      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
-                      {"objective", {{"minimize", {{"variable", "b1"}}}}},
-                      {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 0.5}}}},
-                      {"settings", {{"max_cycles", 200}}},
-                      {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
+  const Study s = minimize_b1_study("upper", 0.5, 200);
   FakeSimulator sim(
       {{"r", [](const Eigen::VectorXd& b) { return (b(0) - 3.0) * (b(0) - 3.0) + 1.0; },
         [](const Eigen::VectorXd& b) {
@@ -507,7 +506,6 @@ TEST(Driver, ABoundFormulationWhoseAuxiliaryLeavesZeroIsJudgedInTheUnitsOfB0) {
   EXPECT_NEAR(r.objective, 0.7, 1e-3);
   EXPECT_LE(r.max_violation, s.options.vioacc);
 }
-
 
 // A coupled, ill-conditioned quadratic in 6 variables (a chain: every neighbour pair pulled
 // together 10 times harder than x1 to 1; the Hessian's condition number about 1700), minimum
