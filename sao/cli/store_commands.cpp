@@ -44,6 +44,7 @@ struct Commands {
   int from_cycle = 0;
   int from_branch = 0;
   bool reset_region = false;
+  bool from_reported = false;
   bool json = false;
   bool undo = false;
   Progress progress = Progress::kAuto;
@@ -254,8 +255,12 @@ int status_command() {
     auto print_changes = [&](int cycle, bool pending) {
       for (const SettingChange& c : changes) {
         if (c.cycle == cycle) {
-          std::cout << "          set before cycle " << cycle << ": " << c.assignment
-                    << (pending ? "   (pending; `sao set --undo DIR` withdraws it)" : "") << "\n";
+          const bool start = c.assignment.rfind("start.", 0) == 0;  // sao restart --from-reported
+          std::cout << "          "
+                    << (start ? "starts at" : "set before cycle " + std::to_string(cycle) + ":")
+                    << " " << c.assignment
+                    << (pending && !start ? "   (pending; `sao set --undo DIR` withdraws it)" : "")
+                    << "\n";
         }
       }
     };
@@ -309,24 +314,34 @@ int set_command() {
 }
 
 int restart_command() {
+  if (commands.from_cycle == 0 && !commands.from_reported) {
+    throw StudyError("sao restart", {"--from-cycle K or --from-reported is required"});
+  }
   StudySession session(store_file(commands.dir), false);
   session.open();
   std::optional<nlohmann::json> document;
   if (!commands.study_file.empty()) document = read_study_document(commands.study_file);
-  const int branch = session.restart(commands.from_cycle, document, commands.study_file,
-                                     commands.from_branch, commands.reset_region);
+  const int branch =
+      session.restart(commands.from_cycle, document, commands.study_file, commands.from_branch,
+                      commands.reset_region, commands.from_reported);
+  const int from_cycle = session.store().branch(branch).from_cycle;
   if (commands.json) {
     std::cout << nlohmann::json({{"branch", branch},
                                  {"parent", session.store().branch(branch).parent},
-                                 {"from_cycle", commands.from_cycle},
+                                 {"from_cycle", from_cycle},
+                                 {"from_reported", commands.from_reported},
                                  {"study", commands.study_file},
                                  {"reset_region", commands.reset_region}})
                      .dump()
               << "\n";
     return 0;
   }
-  std::cout << "branch " << branch << ": from the accepted design of cycle " << commands.from_cycle
-            << " (branch " << session.store().branch(branch).parent << ")"
+  std::cout << "branch " << branch << ": from "
+            << (commands.from_reported
+                    ? "the design branch " + std::to_string(session.store().branch(branch).parent) +
+                          " reported, after its last cycle "
+                    : "the accepted design of cycle ")
+            << from_cycle << " (branch " << session.store().branch(branch).parent << ")"
             << (commands.study_file.empty() ? "" : ", study " + commands.study_file)
             << (commands.reset_region ? ", a fresh subregion (the study's move-limit factors)" : "")
             << "\n";
@@ -439,9 +454,13 @@ void add_store_commands(CLI::App& app) {
       "start a new branch from the accepted design of a cycle, optionally with a "
       "reformulated study");
   add_directory(commands.restart);
-  commands.restart->add_option("--from-cycle", commands.from_cycle, "cycle K")
-      ->required()
+  commands.restart
+      ->add_option("--from-cycle", commands.from_cycle, "cycle K (required unless --from-reported)")
       ->check(CLI::PositiveNumber);
+  commands.restart->add_flag(
+      "--from-reported", commands.from_reported,
+      "start from the design the ended run reported (its result: the best feasible design it "
+      "analysed where that is not its last accepted one), after its last cycle");
   commands.restart->add_option("--study", commands.study_file, "the reformulated study (JSON)")
       ->check(CLI::ExistingFile);
   commands.restart

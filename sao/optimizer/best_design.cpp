@@ -68,19 +68,46 @@ std::string Driver::where_analysed(const std::vector<double>& key) const {
   return "a plan point of cycle " + std::to_string(cycle);
 }
 
-void Driver::report_best_analysed() {
+bool Driver::reports_best_analysed(RunStatus status) const {
+  // A converged multi-point run too: its strategy accepts every proposal within the error
+  // bounds, worse ones included (move_limits.cpp, "worse"), and its convergence test compares
+  // the last two designs, so the last accepted design is not the best the run analysed; a
+  // converged run with sensitivities ends at the design whose optimality it tested.
+  return status == RunStatus::kCycleLimit || status == RunStatus::kInfeasible ||
+         status == RunStatus::kStalled || (status == RunStatus::kConverged && noisy_.multipoint);
+}
+
+std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {
   const std::optional<AnalysedDesign> best =
       best_feasible_analysed(study_, values_, options_.vioacc);
-  if (!best) return;
+  if (!best) return std::nullopt;
   const std::vector<double> last_key = key_of(study_, x0_);
   const std::vector<double> best_key(best->x.data(), best->x.data() + best->x.size());
-  if (best_key == last_key) return;
+  if (best_key == last_key) return std::nullopt;
   auto last = values_.find(last_key);
   if (last != values_.end()) {
     const ExactResponses exact(study_, last->second);
     const double F_last = criterion_value(study_, study_.objective.f, 0, x0_, exact);
-    if (summary_.max_violation <= options_.vioacc && F_last <= best->objective) return;
+    if (violation(x0_, last->second) <= options_.vioacc && F_last <= best->objective) {
+      return std::nullopt;
+    }
   }
+  return best;
+}
+
+Eigen::VectorXd Driver::reported_design(RunStatus status) const {
+  Eigen::VectorXd x = x0_;
+  if (!reports_best_analysed(status)) return x;
+  if (const std::optional<AnalysedDesign> best = better_than_last_accepted()) {
+    x.head(study_.n_design()) = best->x;
+  }
+  return x;
+}
+
+void Driver::report_best_analysed() {
+  const std::optional<AnalysedDesign> best = better_than_last_accepted();
+  if (!best) return;
+  const std::vector<double> best_key(best->x.data(), best->x.data() + best->x.size());
   const double F_last_user = summary_.objective;
   const double V_last = summary_.max_violation;
   Eigen::VectorXd x = x0_;

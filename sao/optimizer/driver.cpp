@@ -250,10 +250,7 @@ void Driver::finish(RunStatus status, const std::string& message) {
         user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
     summary_.max_violation = violation(x0_, it->second);
   }
-  if (status == RunStatus::kCycleLimit || status == RunStatus::kInfeasible ||
-      status == RunStatus::kStalled) {
-    report_best_analysed();
-  }
+  if (reports_best_analysed(status)) report_best_analysed();
   if (status == RunStatus::kFailed) {
     spdlog::error("{}", message);
   } else {

@@ -21,6 +21,7 @@
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/approximation_forms.hpp"
+#include "sao/optimizer/best_design.hpp"
 #include "sao/optimizer/move_limits.hpp"
 #include "sao/optimizer/optimality.hpp"
 #include "sao/optimizer/subproblem.hpp"
@@ -136,6 +137,11 @@ class Driver {
   // Call before the first step().
   void start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,
                 const std::optional<PreviousCycle>& previous = std::nullopt);
+  // The design (design + auxiliaries) a run ending now with `status` reports: the last
+  // accepted one, or the best feasible design analysed where the rule of best_design.hpp
+  // applies (what summary().x holds once the run has ended with that status). For a run
+  // reopened by a higher cycle limit, reported_design(kCycleLimit) is what it had reported.
+  Eigen::VectorXd reported_design(RunStatus status) const;
 
  private:
   // Analyses a design (design part of x), with derivatives when asked; cached by design.
@@ -154,6 +160,11 @@ class Driver {
   // feasible design analysed instead of the last accepted one where that is better or the
   // last is infeasible (best_design.hpp), with the status and message saying so.
   void report_best_analysed();
+  // Whether a run ending with `status` reports the best feasible design analysed where that
+  // beats the last accepted one (cycle limit, infeasible, stalled; converged multi-point).
+  bool reports_best_analysed(RunStatus status) const;
+  // That design, when it beats the last accepted one (feasible, or a lower objective).
+  std::optional<AnalysedDesign> better_than_last_accepted() const;
   // Where the design of `key` was analysed first, in words ("a plan point of cycle 4").
   std::string where_analysed(const std::vector<double>& key) const;
   // Multi-point: analyses the plan points of this cycle (one batch) and fits the responses

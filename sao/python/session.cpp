@@ -124,7 +124,8 @@ class Session {
     return removed;
   }
 
-  int restart(int from_cycle, const py::object& study, int from_branch, bool reset_region) {
+  int restart(int from_cycle, const py::object& study, int from_branch, bool reset_region,
+              bool from_reported) {
     std::optional<nlohmann::json> document;
     std::string source;
     if (!study.is_none()) {
@@ -133,7 +134,8 @@ class Session {
       source = in.source;
     }
     py::gil_scoped_release release;
-    const int branch = live().restart(from_cycle, document, source, from_branch, reset_region);
+    const int branch =
+        live().restart(from_cycle, document, source, from_branch, reset_region, from_reported);
     reopen();  // the new branch is the current one
     return branch;
   }
@@ -233,8 +235,9 @@ void bind_session(py::module_& m) {
       .def("step", &Session::step)
       .def("set", &Session::set, py::arg("assignments"))
       .def("undo_set", &Session::undo_set)
-      .def("restart", &Session::restart, py::arg("from_cycle"), py::arg("study") = py::none(),
-           py::arg("from_branch") = 0, py::arg("reset_region") = false)
+      .def("restart", &Session::restart, py::arg("from_cycle") = 0, py::arg("study") = py::none(),
+           py::arg("from_branch") = 0, py::arg("reset_region") = false,
+           py::arg("from_reported") = false)
       .def("run", &Session::run, py::arg("on_cycle") = py::none())
       .def("history", &Session::history, py::arg("branch") = 0)
       .def("arrays", &Session::arrays, py::arg("branch") = 0)

@@ -40,6 +40,17 @@ bool is_move_limit(const std::string& key) {
   return key == "move_limit" || key.rfind("move_limit.", 0) == 0;
 }
 
+// start.NAME=v: where a branch restarted with `sao restart --from-reported` starts (the design
+// its parent reported), stored for the branch's first cycle; not a setting of the study.
+bool is_start(const std::string& key) {
+  return key.rfind("start.", 0) == 0;
+}
+
+// A stored change that edits the study document (a setting or a bound), not the driver's state.
+bool edits_document(const std::string& key) {
+  return !is_move_limit(key) && !is_start(key);
+}
+
 std::string settings_key(const std::string& key) {
   return key.rfind("settings.", 0) == 0 ? key.substr(9) : key;
 }
@@ -383,6 +394,25 @@ void StudySession::start_restarted_branch(const BranchInfo& info) {
     x(n + a) =
         accepted.size() == study_->n_total() ? accepted(n + a) : study_->auxiliaries[a].initial;
   }
+  // `sao restart --from-reported`: the design the parent reported instead.
+  for (const SettingChange& c : changes_) {
+    const Assignment a = split(c.assignment);
+    if (c.cycle != info.from_cycle + 1 || !is_start(a.key)) continue;
+    const std::string name = a.key.substr(6);
+    const double value = number_or_nan(a.value);
+    int index = -1;
+    for (int i = 0; i < study_->n_total(); ++i) {
+      if (variables_[i] == name) index = i;
+    }
+    if (index < 0 || !std::isfinite(value)) {
+      throw StoreError(store_->path() + ": the stored start \"" + c.assignment + "\" of branch " +
+                       std::to_string(branch_) +
+                       " names no variable of its study or is not a number (a damaged store?)");
+    }
+    x(index) = index < n
+                   ? std::clamp(value, study_->design[index].lower, study_->design[index].upper)
+                   : value;
+  }
   // The strategy's memory: the last accepted cycle up to K (user sign turned back).
   std::optional<PreviousCycle> previous;
   for (const CycleRecord& r : before) {
@@ -474,6 +504,8 @@ void StudySession::apply_changes(int cycle) {
         if (a.key == "move_limit" || a.key == "move_limit." + study_->design[i].name) m(i) = value;
       }
       driver_->set_move_factors(m);
+    } else if (is_start(a.key)) {
+      continue;  // read once, by start_restarted_branch
     } else {
       apply_to(document_, a);
       settings_changed = true;
@@ -560,7 +592,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
   std::vector<std::string> problems;
   for (const SettingChange& c : changes_) {
     const Assignment a = split(c.assignment);
-    if (c.cycle == next && !is_move_limit(a.key)) apply_to(document, a);
+    if (c.cycle == next && edits_document(a.key)) apply_to(document, a);
   }
   std::vector<std::string> normalised;
   for (const std::string& text : assignments) {
@@ -645,9 +677,10 @@ std::vector<std::string> StudySession::undo_set() {
   require_store();
   if (!driver_) throw std::logic_error("StudySession::undo_set before open");
   const int next = next_cycle();
-  std::vector<std::string> removed;
+  std::vector<std::string> removed, starts;
   for (const SettingChange& c : changes_) {
-    if (c.cycle == next) removed.push_back(c.assignment);
+    if (c.cycle != next) continue;
+    (is_start(split(c.assignment).key) ? starts : removed).push_back(c.assignment);
   }
   if (removed.empty()) {
     throw StudyError("sao set --undo",
@@ -657,17 +690,49 @@ std::vector<std::string> StudySession::undo_set() {
                       "--from-cycle K` goes back to before them)"});
   }
   store_->remove_setting_changes(branch_, next);
+  if (!starts.empty()) store_->add_setting_changes(branch_, next, starts);  // where it starts
   changes_ = store_->setting_changes(branch_);
   return removed;
 }
 
 int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& document,
-                          const std::string& source, int from_branch, bool reset_region) {
+                          const std::string& source, int from_branch, bool reset_region,
+                          bool from_reported) {
   require_store();
   if (!driver_) throw std::logic_error("StudySession::restart before open");
   const int base = from_branch > 0 ? from_branch : branch_;
   (void)store_->branch(base);  // StoreError naming a branch the store does not have
   const std::vector<CycleRecord> history = lineage(base);
+  std::vector<std::string> start;  // --from-reported: start.NAME=v for the new branch
+  if (from_reported) {
+    // A run that ended on its cycle limit is open again when reopened with a higher limit (the
+    // stored status says how it ended).
+    const bool ended_on_limit = store_->branch(base).status == to_string(RunStatus::kCycleLimit);
+    std::vector<std::string> problems;
+    if (base != branch_) {
+      problems.push_back(
+          "--from-reported: only the current branch's reported design is known "
+          "(branch " +
+          std::to_string(branch_) + "), not branch " + std::to_string(base) + "'s");
+    } else if ((!driver_->finished() && !ended_on_limit) || history.empty()) {
+      problems.push_back("--from-reported: branch " + std::to_string(base) +
+                         " has not ended, so it has reported no design yet (`sao run` it, or "
+                         "restart from one of its cycles with --from-cycle K)");
+    } else if (from_cycle > 0 && from_cycle != history.back().cycle) {
+      problems.push_back("--from-cycle " + std::to_string(from_cycle) +
+                         " with --from-reported: the reported design belongs after the branch's "
+                         "last cycle, " +
+                         std::to_string(history.back().cycle));
+    }
+    if (!problems.empty()) throw StudyError("sao restart", problems);
+    from_cycle = history.back().cycle;
+    const Eigen::VectorXd x = driver_->finished()
+                                  ? driver_->summary().x
+                                  : driver_->reported_design(RunStatus::kCycleLimit);
+    for (int i = 0; i < x.size(); ++i) {
+      start.push_back(fmt::format("start.{}={}", variables_[i], x(i)));
+    }
+  }
   bool found = false;
   for (const CycleRecord& r : history) found = found || r.cycle == from_cycle;
   if (!found) {
@@ -692,7 +757,7 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
     new_source = s.source;
     for (const SettingChange& c : store_->setting_changes(owner.id)) {
       const Assignment a = split(c.assignment);
-      if (c.cycle <= from_cycle && !is_move_limit(a.key)) apply_to(new_document, a);
+      if (c.cycle <= from_cycle && edits_document(a.key)) apply_to(new_document, a);
     }
   }
   const OpenedStudy opened = open_study_document(new_document, new_source);
@@ -720,6 +785,7 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
     }
     store_->add_setting_changes(branch, from_cycle + 1, fresh);
   }
+  if (!start.empty()) store_->add_setting_changes(branch, from_cycle + 1, start);
   return branch;
 }
 

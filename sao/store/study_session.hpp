@@ -98,8 +98,14 @@ class StudySession {
   // its study's design variables instead of those the parent had reached by cycle K (the
   // seed's second run: restarted at the optimum with a new subregion). Stored as `sao set`
   // move-limit changes for the branch's first cycle, so a replay reaches the same state.
+  // `from_reported`: the new branch starts from the design the current branch reported when it
+  // ended (RunSummary::x: a multi-point or unconverged run may report the best feasible design
+  // it analysed rather than its last accepted one, best_design.hpp), after its last cycle
+  // (from_cycle 0, or that cycle); stored as start.NAME=v changes for the branch's first cycle.
+  // StudyError for a branch that has not ended or is not the current one.
   int restart(int from_cycle, const std::optional<nlohmann::json>& document,
-              const std::string& source, int from_branch = 0, bool reset_region = false);
+              const std::string& source, int from_branch = 0, bool reset_region = false,
+              bool from_reported = false);
 
   // The driver's analyses from a store built on this session's (a sweep member's store with
   // the other members' analyses, sweep.cpp) instead of the session's store alone. Before open().

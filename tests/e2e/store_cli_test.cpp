@@ -297,6 +297,55 @@ TEST(StoreCli, RestartWithResetRegionStartsWithTheStudysMoveLimits) {
   EXPECT_NE(status.text.find("set before cycle 4: move_limit."), std::string::npos) << status.text;
 }
 
+// `sao restart --from-reported` starts the new branch from the design the ended run reported
+// (result.json), stored with the branch so that it replays; it refuses a branch that has not
+// ended and a cycle other than the last. (That the reported design may differ from the last
+// accepted one is checked end to end by restraint.six_variable_restart.)
+TEST(StoreCli, RestartFromReportedStartsAtTheReportedDesign) {
+  const fs::path dir = scratch("from-reported");
+  const std::string d = (dir / "study").string();
+  const std::string study = kProblems + "slider-crank/path.json";
+  ASSERT_EQ(sao("step " + d + " --study " + study).code, 0);
+  const Output early = sao("restart " + d + " --from-reported");
+  EXPECT_EQ(early.code, 2) << early.text;
+  EXPECT_NE(early.text.find("has not ended"), std::string::npos) << early.text;
+  const Output none = sao("restart " + d);
+  EXPECT_EQ(none.code, 2) << none.text;
+  EXPECT_NE(none.text.find("--from-cycle K or --from-reported is required"), std::string::npos)
+      << none.text;
+
+  const Output run = sao("run " + d + " --quiet --max-cycles 2");
+  ASSERT_EQ(run.code, 1) << run.text;  // the cycle limit
+  const nlohmann::json result = nlohmann::json::parse(std::ifstream(dir / "study" / "result.json"));
+  const Output wrong = sao("restart " + d + " --from-reported --from-cycle 1");
+  EXPECT_EQ(wrong.code, 2) << wrong.text;
+  EXPECT_NE(wrong.text.find("last cycle, 2"), std::string::npos) << wrong.text;
+
+  const Output restart = sao("restart " + d + " --from-reported --json");
+  ASSERT_EQ(restart.code, 0) << restart.text;
+  const nlohmann::json made = nlohmann::json::parse(restart.text.substr(restart.text.rfind('{')));
+  EXPECT_EQ(made["from_cycle"], 2);
+  EXPECT_EQ(made["from_reported"], true);
+  const Output undo = sao("set " + d + " --undo");  // nothing else pending: the start stays
+  EXPECT_EQ(undo.code, 2) << undo.text;
+  const Output status = sao("status " + d);
+  EXPECT_NE(status.text.find("starts at start."), std::string::npos) << status.text;
+
+  const Output step = sao("step " + d + " --json");
+  ASSERT_EQ(step.code, 0) << step.text;
+  const nlohmann::json record =
+      nlohmann::json::parse(step.text.substr(step.text.rfind("{\"branch\"")))["record"];
+  EXPECT_EQ(record["cycle"], 3);
+  const nlohmann::json& design = result["design"];
+  ASSERT_TRUE(design.is_object()) << result.dump();
+  const nlohmann::json variables = nlohmann::json::parse(std::ifstream(study))["design_variables"];
+  ASSERT_EQ(record["b0"].size(), variables.size());
+  for (const nlohmann::json& v : variables) {
+    const std::string name = v["name"];
+    EXPECT_EQ(record["b0"].at(name).get<double>(), design.at(name).get<double>()) << name;
+  }
+}
+
 TEST(StoreCli, ForeignOrCorruptedStoreIsRefusedAndNotOverwritten) {
   const fs::path dir = scratch("foreign");
   const fs::path out = dir / "out";

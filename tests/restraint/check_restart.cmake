@@ -1,7 +1,9 @@
 # The seed's second run of the six-variable restraint study, as a user runs it: run 1 from the
-# study's start START into a study folder, then `sao restart DIR --from-cycle K --reset-region`
-# from its last cycle K (a fresh subregion) and `sao run DIR`. Run 2 must lower HIC below run
-# 1's with V <= MAX_V %, also when its final design is analysed again (sao evaluate --design).
+# study's start START into a study folder, then `sao restart DIR --from-reported --reset-region`
+# (from the design run 1 reported, after its last cycle K, with a fresh subregion) and `sao run
+# DIR`. Run 2 must start at run 1's reported HIC (a plan point of run 1 from the seed's start,
+# not its last accepted design: best_design.hpp) and lower HIC below it with V <= MAX_V %, also
+# when its final design is analysed again (sao evaluate --design).
 #   cmake -DSAO=... -DSTUDY=... -DOUT=... -DSTART=1 -DMAX_V=3 -P check_restart.cmake
 file(REMOVE_RECURSE ${OUT})
 execute_process(COMMAND ${SAO} run ${STUDY} --start ${START} --out ${OUT} --quiet
@@ -11,10 +13,10 @@ read_result(${OUT}/result.json run1)
 set(hic1 ${run1_hic})
 set(cycles1 ${run1_cycles})
 message(STATUS "run 1: ${run1_status}, HIC ${hic1} in ${cycles1} cycles")
-execute_process(COMMAND ${SAO} restart ${OUT} --from-cycle ${cycles1} --reset-region
+execute_process(COMMAND ${SAO} restart ${OUT} --from-reported --reset-region
                 OUTPUT_VARIABLE said RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT said MATCHES "a fresh subregion")
-  message(FATAL_ERROR "sao restart --reset-region: exit ${rc}: ${said}")
+  message(FATAL_ERROR "sao restart --from-reported --reset-region: exit ${rc}: ${said}")
 endif()
 math(EXPR limit "${cycles1} + 12")
 execute_process(COMMAND ${SAO} run ${OUT} --quiet --max-cycles ${limit} RESULT_VARIABLE rc)
