@@ -1,4 +1,5 @@
-// Which design a run that did not converge reports: the best feasible design it analysed.
+// Which design a run that did not converge, or a converged multi-point run, reports: the best
+// feasible design it analysed (Driver::reports_best_analysed says for which end).
 //
 // A sequential approximate optimization that stops on its cycle limit (or stalls) ends at its
 // last accepted design. With noisy responses the move-limit strategy accepts proposals whose
@@ -8,7 +9,10 @@
 // the simulator, not predictions: a user expects the run to report the best of them (DAKOTA
 // reports its best evaluation, feasibility ranked first). best_feasible_analysed() picks it;
 // the driver reports it (summary x, objective, V) and says so in the run's message, while the
-// next cycle of a reopened run still continues from the last accepted design.
+// next cycle of a reopened run still continues from the last accepted design. The multi-point
+// strategy moves to every proposal within its error bounds, worse ones too, and converges when
+// two successive designs agree, so a converged multi-point run reports the best as well.
+// `sao restart --from-reported` starts a branch from the reported design.
 #pragma once
 
 #include <Eigen/Dense>
