@@ -198,9 +198,7 @@ void install_interrupt_handler(int exit_code) {
     for (const std::string& cookie : cookies) killed += kill_run_tree(cookie);
     std::ostringstream msg;
     msg << "sao: interrupted by SIG" << sigabbrev_np(s) << ": killed " << killed
-        << " process(es) of " << cookies.size()
-        << " external run(s); the analyses finished so far are stored (resume with `sao run "
-           "DIR`)\n";
+        << " process(es) of " << cookies.size() << " external run(s)\n";
     std::vector<std::function<std::string(int)>> actions;
     {
       std::lock_guard<std::mutex> lock(actions_mutex);

@@ -515,8 +515,32 @@ void add_serve(CLI::App& app, Arguments& a) {
       ->check(CLI::Range(4, 4096));
 }
 
+// What an interruption leaves of the parsed command's work, the line `sao` adds to its
+// message on SIGINT, SIGTERM or SIGHUP (docs/trust.md); "" for a command that keeps nothing.
+std::string kept_on_interrupt(const Arguments& a) {
+  if (*a.run_cmd && a.no_store) {
+    return "--no-store: no study store, so nothing to resume from; the output folder's "
+           "result.json and history.csv hold the cycles finished before the signal, if any";
+  }
+  if (*a.run_cmd) {
+    return "the analyses finished so far are stored (resume with `sao run DIR`)";
+  }
+  if (*a.sweep_cmd) {
+    return "the members' analyses finished so far are stored (the same `sao sweep` command "
+           "resumes)";
+  }
+  if (*a.serve_cmd) return "the studies' analyses finished so far are in their study stores";
+  if (sao::cli::store_command_analyses()) {
+    return "the analyses finished so far are stored (resume with `sao run DIR` or `sao step DIR`)";
+  }
+  return "";
+}
+
 // The command that was parsed, run and mapped to its exit code.
 int dispatch(Arguments& a) {
+  if (const std::string kept = kept_on_interrupt(a); !kept.empty()) {
+    sao::adapters::add_interrupt_action([kept](int) { return kept; });
+  }
   const int rc = sao::cli::run_store_commands();
   if (rc >= 0) return rc;
   return sao::cli::run_guarded([&] {
@@ -578,7 +602,7 @@ int main(int argc, char** argv) {
   sao::adapters::register_plugin_simulator();
   sao::adapters::register_slurm_executor();
   // SIGINT, SIGTERM, SIGHUP: every external run's process tree is killed, exit 3 (failed run;
-  // the analyses stored so far stay stored). docs/trust.md
+  // the analyses stored so far stay stored, and the message says what is kept). docs/trust.md
   sao::adapters::install_interrupt_handler(sao::cli::kFailed);
   return dispatch(arguments);
 }

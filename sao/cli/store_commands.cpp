@@ -491,6 +491,10 @@ void add_store_commands(CLI::App& app) {
   commands.export_->add_flag("--json", commands.json, "the file written as one JSON document");
 }
 
+bool store_command_analyses() {
+  return commands.step && *commands.step;
+}
+
 int run_store_commands() {
   const auto chosen = [](const CLI::App* command) { return command && *command; };
   if (chosen(commands.report)) return run_guarded(report_command);

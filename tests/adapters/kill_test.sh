@@ -5,9 +5,10 @@
 #   kill  SIGKILL (cannot be caught): the code's own children survive it; the next
 #         `sao run DIR` must report them ("left over") and kill them before its runs;
 #   int, term, hup   SIGINT, SIGTERM, SIGHUP: `sao` kills every run's tree itself and exits 3,
-#         at once.
+#         at once, saying that the analyses are stored;
+#   nostore  SIGTERM to a run with --no-store: the same, saying that nothing is stored.
 # The processes of the runs are those whose environment has SAO_RUN_ID under the run directory.
-#   kill_test.sh SAO FAKE_CODE SCRATCH kill|int|term|hup
+#   kill_test.sh SAO FAKE_CODE SCRATCH kill|int|term|hup|nostore
 set -u
 sao=$1 fake=$2 work=$3 mode=$4
 set -m  # background jobs in their own process group, SIGINT not ignored
@@ -52,8 +53,10 @@ run_pids() {  # pids of processes of the runs
 
 # The start design's three runs (nominal and two finite differences) are fast and stored; the
 # runs after them sleep 30 s, and are in flight when the signal comes.
+store=()
+[ "$mode" = nostore ] && store=(--no-store)
 SAO_FAKE_SLEEP=30 SAO_FAKE_COUNT="$work/count" SAO_FAKE_FAST=3 \
-  "$sao" run "$work/study.json" --out "$work/out" >"$work/first.out" 2>"$work/first.err" &
+  "$sao" run "$work/study.json" --out "$work/out" "${store[@]}" >"$work/first.out" 2>"$work/first.err" &
 sao_pid=$!
 slow_started() {  # a run past the fast ones has counted itself (its setsid child is running)
   [ "$(stat -c %s "$work/count" 2>/dev/null || echo 0)" -gt 3 ]
@@ -69,6 +72,7 @@ echo "kill_test ($mode): processes of the runs in flight: $before"
 
 if [ "$mode" != kill ]; then
   signal=$(echo "$mode" | tr a-z A-Z)
+  [ "$mode" = nostore ] && signal=TERM
   kill -"$signal" "$sao_pid"
   wait "$sao_pid"
   code=$?
@@ -78,6 +82,16 @@ if [ "$mode" != kill ]; then
   grep -q "interrupted by SIG$signal: killed [1-9][0-9]* process(es)" "$work/first.err" ||
     fail "no message about the interruption"
   [ -z "$left" ] || fail "processes of the runs survived SIG$signal: $left"
+  if [ "$mode" = nostore ]; then
+    grep -q "no study store, so nothing to resume from" "$work/first.err" ||
+      fail "the message does not say that --no-store kept nothing"
+    grep -q "are stored" "$work/first.err" && fail "the message claims a store that --no-store has not"
+    [ ! -e "$work/out/study.sqlite" ] || fail "--no-store left a study store"
+    echo "kill_test (nostore): sao exited 3, no process of the runs left, no store claimed"
+    exit 0
+  fi
+  grep -q 'the analyses finished so far are stored (resume with `sao run DIR`)' "$work/first.err" ||
+    fail "the message does not say that the analyses are stored"
   # The study and its store are kept: the run resumes with the analysis finished before the
   # signal, and ends.
   SAO_FAKE_SLEEP=0 "$sao" run "$work/out" >"$work/resume.out" 2>"$work/resume.err"
