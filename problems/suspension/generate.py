@@ -3,6 +3,11 @@
 
 python3 problems/suspension/generate.py   # rewrites the *.json next to this file
 
+optimise.json: the study with 60 independent design variables. symmetric.json: the same model
+with the mirror pairs linked, 30 design variables (module 4 reads module 1's, 3 reads 2's), so
+every design it visits is symmetric: its optimum is the best symmetric design, to compare
+with the 60-variable study's (docs/variational.md).
+
 A planar model: a rigid chassis (300 kg) on four double-wishbone modules placed along it,
 mirror-symmetric about its centre line x = 0: modules 1 and 2 on the left (their arms point
 to -x), 3 and 4 their mirror images (4 mirrors 1, 3 mirrors 2). Each module: an upper and a
@@ -62,8 +67,17 @@ POINTS_UV = {
 }
 
 
+# The module whose design variables module k reads: itself, or in the symmetric study (LINKED)
+# its mirror image's on the left (4 reads 1, 3 reads 2).
+LINKED = False
+
+
+def own(k):
+    return {3: 2, 4: 1}.get(k, k) if LINKED else k
+
+
 def var(k, point, axis):
-    return f"m{k}_{point}{axis}"
+    return f"m{own(k)}_{point}{axis}"
 
 
 def gx(k, module, u):
@@ -74,7 +88,8 @@ def gx(k, module, u):
 
 def design_variables():
     out = []
-    for k, module in enumerate(MODULES, 1):
+    modules = [(k, m) for k, m in enumerate(MODULES, 1) if own(k) == k]
+    for k, module in modules:
         for point, ((u, v), what) in POINTS_UV.items():
             for axis, start in (("u", u), ("v", v)):
                 direction = "outward" if axis == "u" else "up"
@@ -82,13 +97,13 @@ def design_variables():
                             "label": f"Module {k}: {what}, {axis} ({direction})", "unit": "m",
                             "lower": round(start - BOX, 10), "upper": round(start + BOX, 10),
                             "initial": start, "sizing": "range"})
-    for k, module in enumerate(MODULES, 1):
+    for k, module in modules:
         out.append({"name": f"z{k}", "label": f"Module {k}: shock absorber, chassis end height",
                     "unit": "m", "lower": 0.15, "upper": 0.6, "initial": module["z"]})
-    for k in range(1, 5):
+    for k, _ in modules:
         out.append({"name": f"k{k}", "label": f"Module {k}: spring stiffness", "unit": "N/m",
                     "lower": 100, "upper": 30000, "initial": 10000})
-    for k, module in enumerate(MODULES, 1):
+    for k, module in modules:
         out.append({"name": f"c{k}", "label": f"Module {k}: damper coefficient",
                     "unit": "N*s/m", "lower": 20, "upper": 1000, "initial": module["c"]})
     return out
@@ -130,9 +145,9 @@ def multibody(parameters):
                            "points": [on_carrier(k, module, q), [0, 0]]})
         eu, ev = var(k, "E", "u"), var(k, "E", "v")
         forces.append({"type": "spring_damper", "name": f"shock{k}", "bodies": ["chassis", wheel],
-                       "points": [[gx(k, module, F_U), f"z{k}"], on_carrier(k, module, "E")],
-                       "stiffness": f"k{k}", "damping": f"c{k}",
-                       "length": f"sqrt(({F_U} - {eu})^2 + (z{k} - {ev})^2)"})
+                       "points": [[gx(k, module, F_U), f"z{own(k)}"], on_carrier(k, module, "E")],
+                       "stiffness": f"k{own(k)}", "damping": f"c{own(k)}",
+                       "length": f"sqrt(({F_U} - {eu})^2 + (z{own(k)} - {ev})^2)"})
         amplitude, frequency = module["road"]
         road = f"{amplitude}*sin(2*pi*{frequency}*t)"
         road_rate = f"{amplitude}*2*pi*{frequency}*cos(2*pi*{frequency}*t)"
@@ -180,11 +195,22 @@ DESCRIPTION = (
     "its discrete adjoint (auto). Written by generate.py; docs/variational.md.")
 
 
-def main():
+SYMMETRIC_DESCRIPTION = (
+    "The suspension study of optimise.json with the mirror pairs linked: 30 design variables "
+    "(modules 1 and 2; module 4 reads module 1's variables, module 3 reads module 2's), so "
+    "every design is mirror-symmetric and the optimum is the best symmetric design. Written by "
+    "generate.py; docs/variational.md.")
+
+
+def study_document(symmetric):
+    global LINKED
+    LINKED = symmetric
     variables = design_variables()
+    count = len(variables)
     study = {
-        "name": "suspension: 60 design variables of a double-wishbone suspension (seed 004)",
-        "description": DESCRIPTION,
+        "name": (f"suspension: {count} design variables of a double-wishbone suspension "
+                 f"(seed 004){', mirror pairs linked' if symmetric else ''}"),
+        "description": SYMMETRIC_DESCRIPTION if symmetric else DESCRIPTION,
         "design_variables": variables,
         "load_cases": [{"name": "road", "time": {"start": 0, "end": END, "points": POINTS}}],
         "responses": [
@@ -204,9 +230,15 @@ def main():
         "simulator": {"type": "internal", "model": "multibody", "gradients": {"method": "auto"},
                       "multibody": multibody({v["name"]: v["initial"] for v in variables})},
     }
-    with open(os.path.join(HERE, "optimise.json"), "w") as f:
-        json.dump(study, f, indent=1)
-        f.write("\n")
+    LINKED = False
+    return study
+
+
+def main():
+    for name, symmetric in (("optimise.json", False), ("symmetric.json", True)):
+        with open(os.path.join(HERE, name), "w") as f:
+            json.dump(study_document(symmetric), f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":

@@ -28,13 +28,13 @@ constexpr const char* kStudy = "problems/suspension/optimise.json";
 constexpr const char* kObjective = "displacement2";
 
 // The study over its first 0.4 s (21 points), to keep the test short: the same model.
-OpenedStudy open_suspension() {
+OpenedStudy open_suspension(const std::string& file = kStudy) {
   sim::register_internal_simulator();
   adapters::register_external_simulator();
-  nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + kStudy);
+  nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + file);
   apply_override(doc, "load_cases.0.time.end=0.4");
   apply_override(doc, "load_cases.0.time.points=21");
-  return open_study_document(std::move(doc), kStudy);
+  return open_study_document(std::move(doc), file);
 }
 
 Eigen::VectorXd start_design(const Study& study) {
@@ -64,6 +64,34 @@ std::vector<Evaluation> evaluate(Simulator& simulator, const std::vector<Eigen::
   std::vector<Evaluation> out = simulator.evaluate(batch);
   for (const auto& e : out) EXPECT_TRUE(e.ok) << e.message;
   return out;
+}
+
+// symmetric.json links the mirror pairs (module 4 reads module 1's variables, 3 reads 2's):
+// at the same start it has the same objective, and its gradient along a linked variable is the
+// sum of the 60-variable study's along the pair (the chain rule), so it is the same model
+// restricted to symmetric designs.
+TEST(SuspensionE2E, SymmetricStudyIsTheSameModelOnSymmetricDesigns) {
+  OpenedStudy full = open_suspension();
+  OpenedStudy linked = open_suspension("problems/suspension/symmetric.json");
+  const Study& s60 = full.study;
+  const Study& s30 = linked.study;
+  ASSERT_EQ(s30.design.size(), 30u);
+  const Evaluation a = evaluate(*full.simulator, {start_design(s60)}, true).at(0);
+  const Evaluation b = evaluate(*linked.simulator, {start_design(s30)}, true).at(0);
+  ASSERT_TRUE(a.has_gradients && b.has_gradients);
+  EXPECT_NEAR(b.cases.at(0).scalars.at(kObjective), a.cases.at(0).scalars.at(kObjective),
+              1e-12 * a.cases.at(0).scalars.at(kObjective));
+  const Eigen::RowVectorXd g60 = a.cases.at(0).gradients.at(kObjective).row(0);
+  const Eigen::RowVectorXd g30 = b.cases.at(0).gradients.at(kObjective).row(0);
+  const double scale = g60.cwiseAbs().maxCoeff();
+  for (size_t i = 0; i < s30.design.size(); ++i) {
+    const std::string& name = s30.design[i].name;  // module 1 or 2
+    std::string mirror = name;
+    const size_t digit = name[0] == 'm' ? 1 : name.size() - 1;
+    mirror[digit] = name[digit] == '1' ? '4' : '3';
+    const double sum = g60(index_of(s60, name)) + g60(index_of(s60, mirror));
+    EXPECT_NEAR(g30(static_cast<Eigen::Index>(i)), sum, 1e-7 * scale) << name << " + " << mirror;
+  }
 }
 
 TEST(SuspensionE2E, DiscreteAdjointGradientIsExactAndSymmetric) {
