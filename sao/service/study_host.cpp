@@ -335,12 +335,21 @@ nlohmann::json StudyHost::set(const nlohmann::json& body) {
 
 nlohmann::json StudyHost::restart(const nlohmann::json& body, const nlohmann::json& admitted,
                                   const std::string& source) {
-  if (!body.contains("from_cycle") || !body["from_cycle"].is_number_integer() ||
-      body["from_cycle"].get<long long>() < 1) {
-    throw ApiError(400, "from_cycle: expected a cycle number >= 1");
+  auto flag = [&](const char* key) {
+    if (!body.contains(key) || body[key].is_null()) return false;
+    if (!body[key].is_boolean()) throw ApiError(400, std::string(key) + ": expected true or false");
+    return body[key].get<bool>();
+  };
+  const bool from_reported = flag("from_reported"), reset_region = flag("reset_region");
+  int from_cycle = 0;  // with from_reported: the branch's last cycle
+  if (body.contains("from_cycle") || !from_reported) {
+    if (!body.contains("from_cycle") || !body["from_cycle"].is_number_integer() ||
+        body["from_cycle"].get<long long>() < 1) {
+      throw ApiError(400, "from_cycle: expected a cycle number >= 1 (or \"from_reported\": true)");
+    }
+    from_cycle = static_cast<int>(
+        std::min<long long>(body["from_cycle"].get<long long>(), std::numeric_limits<int>::max()));
   }
-  const int from_cycle = static_cast<int>(
-      std::min<long long>(body["from_cycle"].get<long long>(), std::numeric_limits<int>::max()));
   Claim claim(*this, "restarting");
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_open();
@@ -359,7 +368,9 @@ nlohmann::json StudyHost::restart(const nlohmann::json& body, const nlohmann::js
   }
   std::optional<nlohmann::json> document;
   if (!admitted.is_null()) document = admitted;
-  const int branch = session_->restart(from_cycle, document, source, from_branch);
+  const int branch =
+      session_->restart(from_cycle, document, source, from_branch, reset_region, from_reported);
+  from_cycle = session_->store().branch(branch).from_cycle;
   session_.reset();  // the new branch is the current one: opened afresh, as `sao step` would
   ensure_open();
   const nlohmann::json out = {{"branch", branch}, {"from_cycle", from_cycle}};

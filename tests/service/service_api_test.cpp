@@ -123,6 +123,11 @@ TEST(ServiceApi, StepSetRestartGiveTheCommandLinesRecords) {
   EXPECT_EQ(api_b3["record"]["b0"], api[2]["record"]["accepted"].get<bool>()
                                         ? api[2]["record"]["b_opt"]
                                         : api[2]["record"]["b0"]);
+  // from_reported, as `sao restart --from-reported`: refused while the branch has not ended
+  // (400, the session's message), and a flag that is not a boolean is 400.
+  post(c, base + "/restart", {{"from_reported", "yes"}}, 400);
+  const json early = post(c, base + "/restart", {{"from_reported", true}}, 400);
+  EXPECT_NE(early.dump().find("has not ended"), std::string::npos) << early.dump();
 }
 
 // Reads the event stream of a study until a "cycle" event, in a thread of its own.
