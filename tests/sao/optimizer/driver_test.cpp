@@ -438,7 +438,7 @@ TEST(Driver, CycleLimitAtAnInfeasibleDesignReportsTheBestFeasibleDesignAnalysed)
 
 // min r = 1 + (b1 - 3)^2 + 0.2 sin(37 b1) on [0, 10], multi-point from b1 = 1: the strategy
 // accepts every proposal within its error bounds, worse ones too, and its convergence test reads
-// the last two designs, so the run converges at b1 = 3.36 (r = 1.131) after analysing b1 = 3.175
+// the last two designs, so the run converges at a design with r = 1.131 after analysing b1 = 3.175
 // (r = 0.842) in cycle 6. The converged multi-point run reports that design, the best it
 // analysed; the same function without noise, with gradients (the local approximation), reports
 // the design it converged at.
