@@ -3,7 +3,8 @@
 
 python3 problems/suspension/compare.py OUT_A OUT_B
 
-OUT_A, OUT_B: the --out folders of two `sao run`s (e.g. at two integrator steps). Reads each
+OUT_A, OUT_B: the --out folders of two `sao run`s (e.g. at two integrator steps) of optimise.json
+or of symmetric.json (the mirror pairs linked: symmetric by construction). Reads each
 folder's history.csv (the last accepted cycle: a run still going or stopped is compared where
 it stands) and prints, per run, its cycle, objective and largest asymmetry (module 1 against 4,
 2 against 3, in the modules' own frames; and the largest over every cycle, of the designs and
@@ -34,8 +35,15 @@ def last_accepted(folder):
     return (accepted or rows)[-1], rows[-1]["cycle"]
 
 
+def linked(row):
+    """A row of symmetric.json's run: modules 3 and 4 read 2's and 1's variables."""
+    return "k4" not in row
+
+
 def factor_asymmetry(row):
     """The largest relative difference of the move-limit factors of a mirror pair."""
+    if linked(row):
+        return 0.0
     worst = 0.0
     for a, b in ((1, 4), (2, 3)):
         names = [k[len(f"m_m{a}_"):] for k in row if k.startswith(f"m_m{a}_")]
@@ -61,6 +69,8 @@ def geometry(row, module):
 
 def asymmetry(row):
     """The largest difference of a mirror pair: m for coordinates, relative above 1."""
+    if linked(row):
+        return 0.0
     worst = 0.0
     for a, b in ((1, 4), (2, 3)):
         ga, gb = geometry(row, a), geometry(row, b)
@@ -95,14 +105,15 @@ def main():
     fa, fb = float(a["F"]), float(b["F"])
     print(f"objective: relative difference {abs(fa - fb) / abs(fa):.2%}")
     share = {v["name"]: abs(float(a[v["name"]]) - float(b[v["name"]])) / (v["upper"] - v["lower"])
-             for v in generate.design_variables()}
+             for v in generate.design_variables() if v["name"] in a and v["name"] in b}
     worst = max(share, key=share.get)
     print(f"design variables: largest difference {share[worst]:.2%} of the range ({worst}); "
           f"{sum(x > 0.01 for x in share.values())} of {len(share)} differ by more than 1 %")
     geo = max(abs(float(a[k]) - float(b[k])) for k in a if k[:1] == "m" and k[1:2].isdigit())
-    tower = max(abs(float(a[f"z{m}"]) - float(b[f"z{m}"])) for m in range(1, 5))
+    modules = [m for m in range(1, 5) if f"z{m}" in a and f"z{m}" in b]
+    tower = max(abs(float(a[f"z{m}"]) - float(b[f"z{m}"])) for m in modules)
     rel = {kind: max(abs(float(a[f"{kind}{m}"]) - float(b[f"{kind}{m}"])) / float(a[f"{kind}{m}"])
-                     for m in range(1, 5)) for kind in ("k", "c")}
+                     for m in modules) for kind in ("k", "c")}
     print(f"largest difference: attachment coordinates {geo:.3g} m, shock heights {tower:.3g} m, "
           f"springs {rel['k']:.2%}, dampers {rel['c']:.2%} (relative to their values)")
 
