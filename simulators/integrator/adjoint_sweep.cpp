@@ -11,25 +11,13 @@
 namespace sao::sim::detail {
 namespace {
 
-// The shared sweep's [f_x | f_p] at (t, x): evaluated once for the right-hand side, the
-// quadratures and the Newton matrix of a step, which CVODES calls at the same point.
-const Eigen::MatrixXd& sweep_jacobian(CvodesSession& s, double t, N_Vector x) {
-  const Eigen::Map<const Eigen::VectorXd> xv(data(x), s.n());
-  if (!(t == s.sweep_t) || s.sweep_x != xv) {
-    s.system->jacobian(t, data(x), s.sweep_jacobian);
-    s.sweep_x = xv;
-    s.sweep_t = t;
-  }
-  return s.sweep_jacobian;
-}
-
 // -[f_x | f_p]' Lambda (- [g_x | g_p]' in the columns of integral functionals), the rows of
 // columns first .. first + rows - 1 of [f_x | f_p]: the block's right-hand side (first 0, n rows)
 // or its quadratures (first n, np rows); the columns not yet joined stay 0.
 void block_products(CvodesSession& s, double t, N_Vector x, N_Vector lambda, double* result,
                     int first, int rows) {
   const int m = s.active;
-  const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
+  const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
   const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), s.n(), s.block);
   Eigen::Map<Eigen::MatrixXd> out(result, rows, s.block);
   out.leftCols(m).noalias() = -jac.middleCols(first, rows).transpose() * l.leftCols(m);
@@ -67,7 +55,7 @@ int block_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatrix 
                        N_Vector, N_Vector, N_Vector) {
   return guarded(user_data, [&](CvodesSession& s) {
     const int n = s.n();
-    const Eigen::MatrixXd& jac = sweep_jacobian(s, t, x);
+    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
     Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(J), n, n) = -jac.leftCols(n).transpose();
     return 0;
   });

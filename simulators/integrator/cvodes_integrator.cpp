@@ -56,11 +56,11 @@ int quad_callback(sunrealtype t, N_Vector x, N_Vector qdot, void* user_data) {
 int jac_callback(sunrealtype t, N_Vector x, N_Vector, SUNMatrix J, void* user_data, N_Vector,
                  N_Vector, N_Vector) {
   return guarded(user_data, [&](CvodesSession& s) {
-    s.system->jacobian(t, data(x), s.work);
+    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
     const int n = s.n();
     for (int j = 0; j < n; ++j) {
       double* col = SUNDenseMatrix_Column(J, j);
-      for (int i = 0; i < n; ++i) col[i] = s.work(i, j);
+      for (int i = 0; i < n; ++i) col[i] = jac(i, j);
     }
     return 0;
   });
@@ -70,13 +70,13 @@ int jac_callback(sunrealtype t, N_Vector x, N_Vector, SUNMatrix J, void* user_da
 int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_Vector* xsdot,
                   void* user_data, N_Vector, N_Vector) {
   return guarded(user_data, [&](CvodesSession& s) {
-    s.system->jacobian(t, data(x), s.work);
+    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
     const int n = s.n();
     for (int i = 0; i < ns; ++i) {
       Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
       Eigen::Map<Eigen::VectorXd> out(data(xsdot[i]), n);
-      out.noalias() = s.work.leftCols(n) * si;  // no temporary
-      out += s.work.col(n + i);
+      out.noalias() = jac.leftCols(n) * si;  // no temporary
+      out += jac.col(n + i);
     }
     return 0;
   });
@@ -105,8 +105,8 @@ const Eigen::VectorXd& lambda_jacobian(CvodesSession& s, double t, N_Vector x, N
   if (s.system->vector_jacobian) {
     s.system->vector_jacobian(t, data(x), data(lambda), s.vjp);
   } else {
-    s.system->jacobian(t, data(x), s.work);
-    s.vjp.noalias() = s.work.transpose() * Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
+    s.vjp.noalias() = jacobian_at(s, t, data(x)).transpose() *
+                      Eigen::Map<const Eigen::VectorXd>(data(lambda), s.n());
   }
   return s.vjp;
 }
@@ -146,11 +146,11 @@ int adjoint_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector q
 int adjoint_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatrix J,
                          void* user_data, N_Vector, N_Vector, N_Vector) {
   return guarded(user_data, [&](CvodesSession& s) {
-    s.system->jacobian(t, data(x), s.work);
+    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
     const int n = s.n();
     for (int j = 0; j < n; ++j) {
       double* col = SUNDenseMatrix_Column(J, j);
-      for (int i = 0; i < n; ++i) col[i] = -s.work(j, i);
+      for (int i = 0; i < n; ++i) col[i] = -jac(j, i);
     }
     return 0;
   });

@@ -35,16 +35,16 @@ struct CvodesSession {
   const OdeSystem* system = nullptr;
   double rtol = 0.0, atol = 0.0;  // of the forward problem, for system->tolerances
   int adjoint_quadrature = -1;    // the quadrature whose g_x drives the backward problem
-  Eigen::MatrixXd work;           // Jacobian scratch of the callbacks
-  Eigen::MatrixXd work_q;
-  Eigen::VectorXd vjp;  // lambda' [f_x | f_p] of the adjoint callbacks
+  Eigen::MatrixXd work_q;         // quadrature Jacobian scratch of the callbacks
+  Eigen::VectorXd vjp;            // lambda' [f_x | f_p] of the adjoint callbacks
   // Shared backward sweep: `block` adjoint vectors (columns of an n x block matrix), the first
   // `active` of them joined; per column the quadrature of an integral functional (else -1).
   int block = 0, active = 0;
   std::vector<int> block_quadrature;
-  Eigen::MatrixXd sweep_jacobian;  // [f_x | f_p] at (sweep_t, sweep_x), shared by the callbacks
-  Eigen::VectorXd sweep_x;
-  double sweep_t = NAN;
+  // [f_x | f_p] at (jacobian_t, jacobian_x), shared by the callbacks: jacobian_at().
+  Eigen::MatrixXd jacobian;
+  Eigen::VectorXd jacobian_x;
+  double jacobian_t = NAN;
   std::string cvodes_error;  // CVODES's text of its last error
   std::string rhs_error;     // what a callback threw, if it did
   std::string rhs_failure;   // why the last right-hand side call failed, if it did
@@ -86,6 +86,22 @@ int guarded(void* user_data, Body body) {
 
 inline double* data(N_Vector v) {
   return N_VGetArrayPointer(v);
+}
+
+// The system's [f_x | f_p] at (t, x), evaluated again only when (t, x) is not the point of the
+// last evaluation: CVODES calls several callbacks at one point (the staggered sensitivity
+// corrector calls fS at every iteration of a step with the step's state; the backward sweep's
+// right-hand side, quadratures and Newton matrix share a point), and the Jacobian is a function
+// of (t, x) alone. The key is dropped before the evaluation, so a throw leaves nothing stale.
+inline const Eigen::MatrixXd& jacobian_at(CvodesSession& s, double t, const double* x) {
+  const Eigen::Map<const Eigen::VectorXd> xv(x, s.n());
+  if (!(t == s.jacobian_t) || s.jacobian_x != xv) {
+    s.jacobian_t = NAN;
+    s.system->jacobian(t, x, s.jacobian);
+    s.jacobian_x = xv;
+    s.jacobian_t = t;
+  }
+  return s.jacobian;
 }
 
 // "CVODES <what>: <flag>" with CVODES's text and the model's failure, for a result's message.
