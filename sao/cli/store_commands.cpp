@@ -324,10 +324,11 @@ int restart_command() {
   const int branch =
       session.restart(commands.from_cycle, document, commands.study_file, commands.from_branch,
                       commands.reset_region, commands.from_reported);
-  const int from_cycle = session.store().branch(branch).from_cycle;
+  const BranchInfo made = session.store().branch(branch);
+  const int from_cycle = made.from_cycle;
   if (commands.json) {
     std::cout << nlohmann::json({{"branch", branch},
-                                 {"parent", session.store().branch(branch).parent},
+                                 {"parent", made.parent},
                                  {"from_cycle", from_cycle},
                                  {"from_reported", commands.from_reported},
                                  {"study", commands.study_file},
@@ -337,11 +338,10 @@ int restart_command() {
     return 0;
   }
   std::cout << "branch " << branch << ": from "
-            << (commands.from_reported
-                    ? "the design branch " + std::to_string(session.store().branch(branch).parent) +
-                          " reported, after its last cycle "
-                    : "the accepted design of cycle ")
-            << from_cycle << " (branch " << session.store().branch(branch).parent << ")"
+            << (commands.from_reported ? "the design branch " + std::to_string(made.parent) +
+                                             " reported, after its last cycle "
+                                       : "the accepted design of cycle ")
+            << from_cycle << " (branch " << made.parent << ")"
             << (commands.study_file.empty() ? "" : ", study " + commands.study_file)
             << (commands.reset_region ? ", a fresh subregion (the study's move-limit factors)" : "")
             << "\n";

@@ -153,13 +153,7 @@ Eigen::VectorXd variables_from_result(const Study& study, const std::string& res
   }
   Eigen::VectorXd x = initial_variables(study);
   for (const auto& [name, value] : doc["design"].items()) {
-    int index = -1;
-    for (int i = 0; i < study.n_design(); ++i) {
-      if (study.design[i].name == name) index = i;
-    }
-    for (int a = 0; a < study.n_aux(); ++a) {
-      if (study.auxiliaries[a].name == name) index = study.n_design() + a;
-    }
+    const int index = study.variable_index(name);
     if (index < 0) {
       throw std::invalid_argument(result_file + ": design." + name +
                                   ": not a variable of this study");

@@ -400,10 +400,7 @@ void StudySession::start_restarted_branch(const BranchInfo& info) {
     if (c.cycle != info.from_cycle + 1 || !is_start(a.key)) continue;
     const std::string name = a.key.substr(6);
     const double value = number_or_nan(a.value);
-    int index = -1;
-    for (int i = 0; i < study_->n_total(); ++i) {
-      if (variables_[i] == name) index = i;
-    }
+    const int index = study_->variable_index(name);
     if (index < 0 || !std::isfinite(value)) {
       throw StoreError(store_->path() + ": the stored start \"" + c.assignment + "\" of branch " +
                        std::to_string(branch_) +

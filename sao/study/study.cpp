@@ -91,6 +91,16 @@ int Study::response_index(const std::string& name) const {
   return -1;
 }
 
+int Study::variable_index(const std::string& name) const {
+  for (int i = 0; i < n_design(); ++i) {
+    if (design[i].name == name) return i;
+  }
+  for (int a = 0; a < n_aux(); ++a) {
+    if (auxiliaries[a].name == name) return n_design() + a;
+  }
+  return -1;
+}
+
 SimulatorSetup Study::simulator_setup() const {
   SimulatorSetup setup;
   setup.section = simulator;

@@ -161,6 +161,8 @@ struct Study {
   int n_aux() const { return static_cast<int>(auxiliaries.size()); }
   int n_total() const { return n_design() + n_aux(); }
   int response_index(const std::string& name) const;  // -1 if unknown
+  // The position in x (design variables, then auxiliaries) of the variable `name`; -1 if unknown.
+  int variable_index(const std::string& name) const;
   SimulatorSetup simulator_setup() const;
   // The bounds of the full variable vector (design variables, then auxiliaries; an open side
   // is infinite).
