@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -32,6 +33,7 @@
 #include "sao/cli/study_json.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
+#include "sao/report/result_file.hpp"
 #include "sao/seam/analysis_request.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/service/service.hpp"
@@ -541,6 +543,17 @@ int dispatch(Arguments& a) {
   if (const std::string kept = kept_on_interrupt(a); !kept.empty()) {
     sao::adapters::add_interrupt_action([kept](int) { return kept; });
   }
+  // A run's result.json must not say "running" once the process is gone.
+  sao::adapters::add_interrupt_action([](int signal) {
+    const std::vector<std::string> marked =
+        sao::mark_results_interrupted(std::string("interrupted by SIG") + sigabbrev_np(signal) +
+                                      " during the cycle after the last one in history.csv");
+    std::string line;
+    for (const std::string& file : marked) {
+      line += (line.empty() ? "" : "\n") + file + ": status \"interrupted\"";
+    }
+    return line;
+  });
   const int rc = sao::cli::run_store_commands();
   if (rc >= 0) return rc;
   return sao::cli::run_guarded([&] {

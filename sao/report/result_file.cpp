@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/evaluate.hpp"
@@ -78,8 +81,27 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
   return out;
 }
 
+namespace {
+
+// The folders this process wrote result files to, and whether an interruption has marked
+// them (no write after that: the process is about to end).
+struct WrittenResults {
+  std::mutex mutex;
+  std::set<std::string> folders;
+  bool interrupted = false;
+};
+WrittenResults& written_results() {
+  static WrittenResults w;
+  return w;
+}
+
+}  // namespace
+
 void write_result_files(const std::string& dir, const Study& study, const RunSummary& summary,
                         const std::optional<Evaluation>& final_analysis) {
+  WrittenResults& w = written_results();
+  const std::lock_guard<std::mutex> lock(w.mutex);
+  if (w.interrupted) return;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
@@ -87,6 +109,29 @@ void write_result_files(const std::string& dir, const Study& study, const RunSum
   write_file_atomically(base / "result.json",
                         result_document(study, summary, final_analysis).dump(2) + "\n");
   write_file_atomically(base / "history.csv", history_csv(study, summary));
+  w.folders.insert(dir);
+}
+
+std::vector<std::string> mark_results_interrupted(const std::string& why) {
+  WrittenResults& w = written_results();
+  const std::lock_guard<std::mutex> lock(w.mutex);
+  w.interrupted = true;
+  std::vector<std::string> marked;
+  for (const std::string& dir : w.folders) {
+    const std::filesystem::path path = std::filesystem::path(dir) / "result.json";
+    try {
+      std::ifstream in(path);
+      nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in);
+      if (doc.value("status", "") != "running") continue;
+      doc["status"] = "interrupted";
+      doc["message"] = why;
+      write_file_atomically(path, doc.dump(2) + "\n");
+      marked.push_back(path.string());
+    } catch (const std::exception&) {
+      // Unreadable or not writable: left as it is (the process is ending; nothing to report to).
+    }
+  }
+  return marked;
 }
 
 std::optional<Evaluation> final_analysis(const StudySession& session) {

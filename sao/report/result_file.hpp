@@ -53,6 +53,13 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
 void write_result_files(const std::string& dir, const Study& study, const RunSummary& summary,
                         const std::optional<Evaluation>& final_analysis);
 
+// On SIGINT, SIGTERM or SIGHUP (the interrupt action of `sao`, sao/cli): every result.json
+// this process wrote whose status is still "running" gets "status": "interrupted" and
+// `why` as its message, and no result file is written after this call, so that a killed run's
+// file does not claim a run that goes on. Its design, cycles and history.csv are those of the
+// last finished cycle. Returns the files marked.
+std::vector<std::string> mark_results_interrupted(const std::string& why);
+
 // The stored analysis of the session's current design (result.json's constraint values), if
 // at hand.
 std::optional<Evaluation> final_analysis(const StudySession& session);

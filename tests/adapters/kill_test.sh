@@ -6,7 +6,8 @@
 #         `sao run DIR` must report them ("left over") and kill them before its runs;
 #   int, term, hup   SIGINT, SIGTERM, SIGHUP: `sao` kills every run's tree itself and exits 3,
 #         at once, saying that the analyses are stored;
-#   nostore  SIGTERM to a run with --no-store: the same, saying that nothing is stored.
+#   nostore  SIGTERM to a run with --no-store, in its second cycle: the same, saying that
+#         nothing is stored; its result.json (cycle 1) says "interrupted".
 # The processes of the runs are those whose environment has SAO_RUN_ID under the run directory.
 #   kill_test.sh SAO FAKE_CODE SCRATCH kill|int|term|hup|nostore
 set -u
@@ -53,13 +54,15 @@ run_pids() {  # pids of processes of the runs
 
 # The start design's three runs (nominal and two finite differences) are fast and stored; the
 # runs after them sleep 30 s, and are in flight when the signal comes.
-store=()
-[ "$mode" = nostore ] && store=(--no-store)
-SAO_FAKE_SLEEP=30 SAO_FAKE_COUNT="$work/count" SAO_FAKE_FAST=3 \
+# With --no-store, six fast runs: cycle 1 (start, two differences, its proposal) and cycle 2's
+# two differences, so that cycle 1 is finished and in result.json when the signal comes.
+store=() fast=3
+[ "$mode" = nostore ] && store=(--no-store) fast=6
+SAO_FAKE_SLEEP=30 SAO_FAKE_COUNT="$work/count" SAO_FAKE_FAST=$fast \
   "$sao" run "$work/study.json" --out "$work/out" "${store[@]}" >"$work/first.out" 2>"$work/first.err" &
 sao_pid=$!
 slow_started() {  # a run past the fast ones has counted itself (its setsid child is running)
-  [ "$(stat -c %s "$work/count" 2>/dev/null || echo 0)" -gt 3 ]
+  [ "$(stat -c %s "$work/count" 2>/dev/null || echo 0)" -gt "$fast" ]
 }
 for _ in $(seq 200); do
   slow_started && break
@@ -87,6 +90,11 @@ if [ "$mode" != kill ]; then
       fail "the message does not say that --no-store kept nothing"
     grep -q "are stored" "$work/first.err" && fail "the message claims a store that --no-store has not"
     [ ! -e "$work/out/study.sqlite" ] || fail "--no-store left a study store"
+    # result.json no longer claims a run that goes on.
+    grep -q '"status": "interrupted"' "$work/out/result.json" ||
+      fail "result.json does not say the run was interrupted: $(grep '"status"' "$work/out/result.json")"
+    grep -q "result.json: status \"interrupted\"" "$work/first.err" ||
+      fail "the message does not name the result.json it marked"
     echo "kill_test (nostore): sao exited 3, no process of the runs left, no store claimed"
     exit 0
   fi
