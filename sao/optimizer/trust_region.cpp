@@ -58,6 +58,16 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
       d.actions[i] = MoveAction::kEnlarged;
     }
   }
+  // The oscillation rule narrows the region along a variable, never to a needle: a factor it
+  // halves stays at least kMinAspect of the largest factor after this cycle (or where it was,
+  // when already below that).
+  const double floor = kMinAspect * d.factors.maxCoeff();
+  for (size_t i = 0; i < n; ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    if (d.actions[i] == MoveAction::kOscillation) {
+      d.factors(k) = std::max(d.factors(k), std::min(factors(k), floor));
+    }
+  }
   return d;
 }
 

@@ -29,8 +29,12 @@
 // sized by rho as above. So the region narrows along the directions in which the
 // approximation keeps overshooting and not along those in which it is right. With rho > 0.75
 // the prediction was good and a reversal is the approach to the optimum from the other side:
-// no shrink. A step (this one or the previous) below kNegligibleStep of the variable's
-// half-width is rounding, not a direction, and reverses nothing (a symmetric design stays so).
+// no shrink. The halving stops at kMinAspect of the largest factor: a valley that zigzags
+// across a variable at every cycle would otherwise narrow it geometrically to nothing (1e-19
+// after 290 cycles of the linked suspension, issue 24) while the other variables still move,
+// and the run would stall at a point that is not stationary. A step (this one or the previous)
+// below kNegligibleStep of the variable's half-width is rounding, not a direction, and reverses
+// nothing (a symmetric design stays so).
 #pragma once
 
 #include <Eigen/Dense>
@@ -64,6 +68,8 @@ constexpr double kAcceptRatio = 1e-2;  // eta
 constexpr double kMaxFactor = 1.0;     // largest move-limit factor the strategy grows to
 constexpr double kGrowRatio = 0.75;    // rho above which factors on their move limit grow
 constexpr double kPenaltyFloor = 0.1;  // mu >= this share of the residual normaliser D
+// The oscillation rule halves a factor down to this share of the largest factor and no further.
+constexpr double kMinAspect = 1e-2;
 // A step of a variable (this cycle's or the previous accepted one) smaller than this share of
 // its subregion's half-width is no direction: it does not count as a reversal.
 constexpr double kNegligibleStep = 1e-4;

@@ -89,6 +89,31 @@ TEST(TrustRegion, AVariableThatReversesItsStepNarrowsUnlessThePredictionWasGood)
   EXPECT_DOUBLE_EQ(d.factors(1), 0.2);
 }
 
+// A valley that zigzags across one variable halves its factor at every reversal: without a
+// floor its limit collapses (1e-19 of the range after 290 cycles of the linked suspension)
+// while the others still move, and the run stalls at a point that is not stationary. The
+// halving stops at kMinAspect of the largest factor; a factor already below stays where it is.
+TEST(TrustRegion, OscillationNarrowsTheRegionButNeverToANeedle) {
+  TrustRegionFacts f = facts(0.5, 1.0);
+  f.reversed = {true, false};
+  Eigen::Vector2d factors(3e-3, 0.2);
+  TrustRegionDecision d = decide_trust_region(Options{}, f, factors);
+  EXPECT_DOUBLE_EQ(d.factors(0), kMinAspect * 0.2);  // halving would give 1.5e-3
+  EXPECT_EQ(d.actions[0], MoveAction::kOscillation);
+  for (int cycle = 0; cycle < 40; ++cycle) d = decide_trust_region(Options{}, f, d.factors);
+  EXPECT_DOUBLE_EQ(d.factors(0), kMinAspect * 0.2);
+  EXPECT_DOUBLE_EQ(d.factors(1), 0.2);
+  // Above the floor the rule halves as before; below it, nothing is raised.
+  factors << 0.1, 0.2;
+  EXPECT_DOUBLE_EQ(decide_trust_region(Options{}, f, factors).factors(0), 0.1 * Options{}.beta3);
+  factors << 1e-4, 0.2;
+  EXPECT_DOUBLE_EQ(decide_trust_region(Options{}, f, factors).factors(0), 1e-4);
+  // The whole region still shrinks on rejections and poor agreement (a real failure of the
+  // approximations), keeping its shape.
+  d = decide_trust_region(Options{}, facts(0.1, 1.0), Eigen::Vector2d(2e-3, 0.2));
+  EXPECT_DOUBLE_EQ(d.factors(0), 2e-3 * Options{}.beta4);
+}
+
 TEST(TrustRegion, OnlyStepsBeyondRoundingReverse) {
   // Variable 0 turned back by a fifth of its half-width: a reversal. Variables 1 and 2 stayed
   // put, their steps rounding of opposite signs (a symmetric design's mirror pair): neither is
