@@ -25,6 +25,15 @@ Degree Program::degree() const {
 bool Program::uses_responses() const {
   return uses_responses_;
 }
+std::vector<int> Program::responses() const {
+  std::vector<int> out;
+  for (const Node& n : nodes_) {
+    if (n.op == Op::kResponse) out.push_back(n.index);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 namespace {
 

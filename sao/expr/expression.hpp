@@ -101,6 +101,8 @@ class Program {
   int grid_case() const;   // load case of the time grid of a series, -1 for none
   Degree degree() const;
   bool uses_responses() const;
+  // The responses the program reads (their indices in Symbols::responses), sorted, no repeats.
+  std::vector<int> responses() const;
   // A scalar program of numbers and variables only (no responses, series or data arrays),
   // reading at most kFlatVariables variables: the formulas of models (road profiles, force
   // laws, driver motions). It is also compiled when bound to a flat list of its operations,

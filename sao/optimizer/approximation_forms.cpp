@@ -77,8 +77,15 @@ ApproximationForm response_form(const Study& study, int response) {
   const ApproximationForm form = own ? *own : study.options.form;
   if (form != ApproximationForm::kAuto) return form;
   if (study.options.seed_strategy || study.options.multipoint) return ApproximationForm::kLinear;
-  return study.responses[response].history ? ApproximationForm::kLinear
-                                           : ApproximationForm::kQuadratic;
+  if (study.responses[response].history) return ApproximationForm::kLinear;
+  // A scalar response the objective reads: its coupled curvature (a curved valley) is what the
+  // steps along the objective need, and the full matrix of quasi_newton has it where the
+  // diagonal one crawls. The other responses (constraints) keep the diagonal form: there the
+  // full matrix cost more analyses than it saved (docs/benchmarks.md).
+  const std::vector<int> read =
+      study.objective.f.program ? study.objective.f.program->responses() : std::vector<int>();
+  return std::binary_search(read.begin(), read.end(), response) ? ApproximationForm::kQuasiNewton
+                                                                : ApproximationForm::kQuadratic;
 }
 
 bool linear_form(const Study& study) {

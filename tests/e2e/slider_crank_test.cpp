@@ -24,13 +24,15 @@ TEST(SliderCrankE2E, IntermediateResponsesReachTheVerifiedOptimum) {
   for (int i = 0; i < 8; ++i) EXPECT_NEAR(b(i), reference[i], 2e-3 * (1 + std::abs(reference[i])));
 }
 
-// Without intermediate responses (the path error approximated linearly) the same start
-// does not reach the optimum within the cycle limit: what exact relations buy.
+// Without intermediate responses (the path error approximated directly, by the default
+// quasi-Newton form of the objective's response) the same start does not reach the optimum
+// within the cycle limit: what exact relations buy (docs/results.md: 3.997 against 3.746).
 TEST(SliderCrankE2E, ObjectiveApproximatedDirectlyDoesWorse) {
   const RunSummary with = run_study("problems/slider-crank/path.json");
   const RunSummary direct = run_study("problems/slider-crank/path-direct.json");
+  EXPECT_EQ(direct.status, RunStatus::kCycleLimit) << direct.message;
   EXPECT_GT(direct.analyses, with.analyses);
-  EXPECT_GT(direct.objective, 1.1 * with.objective);  // at least 10 % worse
+  EXPECT_GT(direct.objective, 1.05 * with.objective);  // at least 5 % worse
 }
 
 // The same study on the planar multibody solver (kinematic analysis by Newton's method)

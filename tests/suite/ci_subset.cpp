@@ -25,8 +25,8 @@ std::vector<Known> ci_problems() {
 // Problems of the subset the optimizer does not solve yet (issue 17 stays open on them): they
 // must still end honestly, with a status that is not "converged", and their entry here is
 // removed when they are solved (the test fails then, so the list cannot go stale).
-// rosenbrock-disk: the curved valley (cycle limit).
-const std::set<std::string> kOpen = {"rosenbrock-disk"};
+// None since the objective's quasi-Newton form solved rosenbrock-disk (the curved valley).
+const std::set<std::string> kOpen = {};
 
 class SuiteCi : public ::testing::TestWithParam<Known> {};
 

@@ -405,9 +405,19 @@ TEST(ApproximationForms, PerResponseFormsAndTheLinearFormUnchanged) {
                         {{"name", "s"}, {"kind", "scalar"}}}},
                       {"objective", {{"minimize", "r + s"}}},
                       {"simulator", {{"type", "none"}}}};
-  // The default "auto": quadratic for a scalar with the trust-region strategy, linear with
-  // the seed's strategy.
-  EXPECT_EQ(response_form(load_study(d), 1), ApproximationForm::kQuadratic);
+  // The default "auto" with the trust-region strategy: quasi-Newton for a scalar the
+  // objective reads, quadratic for one only a constraint reads; linear with the seed's
+  // strategy.
+  EXPECT_EQ(response_form(load_study(d), 1), ApproximationForm::kQuasiNewton);
+  nlohmann::json constrained = d;
+  constrained["responses"].push_back({{"name", "c"}, {"kind", "scalar"}});
+  constrained["objective"] = {{"minimize", "r"}};
+  constrained["constraints"] = {{{"name", "g"}, {"of", "s + c"}, {"upper", 1.0}}};
+  const Study both = load_study(constrained);
+  EXPECT_EQ(response_form(both, 1), ApproximationForm::kQuadratic);
+  EXPECT_EQ(response_form(both, 2), ApproximationForm::kQuadratic);
+  constrained["objective"] = {{"minimize", "r + 2*s"}};  // read by both: the objective's form
+  EXPECT_EQ(response_form(load_study(constrained), 1), ApproximationForm::kQuasiNewton);
   d["settings"] = {{"strategy", "seed"}};
   EXPECT_EQ(response_form(load_study(d), 1), ApproximationForm::kLinear);
   d["settings"] = {{"form", "linear"}};
