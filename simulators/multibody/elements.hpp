@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "simulators/models/damper_law.hpp"
 #include "simulators/multibody/model.hpp"
@@ -30,12 +33,41 @@ template <class S>
 struct Pose {
   S x, y, c, s;  // reference point, cos and sin of the angle
 };
+// cos and sin of body `body`'s angle, remembered per body and thread: one call of the equations
+// asks for them once per element of the body, the linearisation again at the same state, and
+// a body that only translates never changes its angle. Keyed by the angle's bits, so that the
+// values are those std::cos and std::sin give (the sign of a zero included).
+inline void cos_sin(int body, double angle, double& c, double& s) {
+  struct Entry {
+    std::uint64_t bits = 0;
+    double c = 1.0, s = 0.0;
+  };
+  static thread_local std::vector<Entry> cache;
+  if (static_cast<size_t>(body) >= cache.size()) cache.resize(static_cast<size_t>(body) + 1);
+  Entry& e = cache[static_cast<size_t>(body)];
+  std::uint64_t bits;
+  std::memcpy(&bits, &angle, sizeof bits);
+  if (bits != e.bits) {
+    e.bits = bits;
+    e.c = std::cos(angle);
+    e.s = std::sin(angle);
+  }
+  c = e.c;
+  s = e.s;
+}
+
 template <class S>
 Pose<S> pose(int body, const S* q) {
   if (body < 0) return {C<S>(0.0), C<S>(0.0), C<S>(1.0), C<S>(0.0)};
-  using std::cos;
-  using std::sin;
-  return {q[3 * body], q[3 * body + 1], cos(q[3 * body + 2]), sin(q[3 * body + 2])};
+  const S& angle = q[3 * body + 2];
+  double c, s;
+  cos_sin(body, value_of(angle), c, s);
+  if constexpr (std::is_same_v<S, double>) {
+    return {q[3 * body], q[3 * body + 1], c, s};
+  } else {  // as Eigen's cos and sin of an AutoDiffScalar, to the bit
+    return {q[3 * body], q[3 * body + 1], S(c, angle.derivatives() * (-s)),
+            S(s, angle.derivatives() * c)};
+  }
 }
 template <class S>
 S omega(int body, const S* qd) {

@@ -44,7 +44,10 @@ S C(double v) {
   if constexpr (std::is_same_v<S, double>) {
     return v;
   } else {
-    return S(v, S::DerType::Zero(ad_size));
+    S out;  // the derivative vector zeroed in place, not copied from a zero temporary
+    out.value() = v;
+    out.derivatives().setZero(ad_size);
+    return out;
   }
 }
 
