@@ -551,12 +551,16 @@ CycleFacts Driver::active_limits(const ApproximateProblem& problem, const Eigen:
   facts.delta_b = (x_opt - x0_).head(n);
   facts.move_limit_active.assign(n, false);
   facts.bound_active.assign(n, false);
+  facts.held_by_bound.assign(n, false);
   for (int i = 0; i < n; ++i) {
     const DesignVariable& v = study_.design[i];
     const double tol = 1e-9 * std::max(1.0, v.span());
     const bool at_lower = x_opt(i) <= problem.lower(i) + tol;
     const bool at_upper = x_opt(i) >= problem.upper(i) - tol;
     facts.bound_active[i] = x_opt(i) <= v.lower + tol || x_opt(i) >= v.upper - tol;
+    const double step = facts.delta_b(i);
+    facts.held_by_bound[i] = (step <= 0.0 && at_lower && problem.lower(i) <= v.lower + tol) ||
+                             (step >= 0.0 && at_upper && problem.upper(i) >= v.upper - tol);
     facts.move_limit_active[i] = (at_lower && problem.lower(i) > v.lower + tol) ||
                                  (at_upper && problem.upper(i) < v.upper - tol);
     rec.active_move_limits += facts.move_limit_active[i];

@@ -157,7 +157,10 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   }
   t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy_.viomax, facts.V0);
   t.move_limit_active = facts.move_limit_active;
-  t.bound_active = facts.bound_active;
+  // A factor grows on its move limit unless a bound held the step: a variable resting on a
+  // bound and pressing away from it must be able to leave it again (with bound_active, its
+  // factor could only shrink: 1e-18 on the linked suspension, issue 24).
+  t.bound_active = facts.held_by_bound;
   t.used.resize(n);
   Eigen::VectorXd half(n);
   for (int i = 0; i < n; ++i) {

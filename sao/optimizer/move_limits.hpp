@@ -40,6 +40,10 @@ struct CycleFacts {
   Eigen::VectorXd delta_b;              // b* - b0, design variables only
   std::vector<bool> move_limit_active;  // per design variable, at b*
   std::vector<bool> bound_active;       // per design variable, at b*
+  // Per design variable: b* on a bound that held the step (the step went towards it, or none
+  // was taken there). Unlike bound_active, false for a variable that rests on a bound and
+  // presses away from it against a move limit narrower than the bound tolerance.
+  std::vector<bool> held_by_bound;
 };
 
 // The previous accepted cycle (for the direction-change tests and the V-change test).

@@ -15,8 +15,9 @@
 //                       m_i := beta1 max(u, 0.1) m_i, u = the largest fraction of its
 //                       half-width any variable used
 //   rho <  0.25:        accepted; every factor m_i := beta4 m_i
-//   rho >  0.75:        accepted; the factors of variables on their move limit (not on a
-//                       bound) grow, m_i := 2 m_i, up to max_factor
+//   rho >  0.75:        accepted; the factors of variables on their move limit (not held
+//                       by a bound: one resting on a bound and pressing away from it does
+//                       grow) grow, m_i := 2 m_i, up to max_factor
 //   otherwise:          accepted, factors kept
 // Whatever rho, a step (not phase 1) whose violation V exceeds both `viomax` and b0's is rejected:
 // the upper bound on the violation of a filter method. The penalty mu is kept small (near the
@@ -50,7 +51,7 @@ struct TrustRegionFacts {
   double predicted = 0.0;  // Phi(b0) - Phi~(b*) (phase 1: h(b0) - h~(b*))
   bool phase1 = false;
   std::vector<bool> move_limit_active;  // per design variable, at b*
-  std::vector<bool> bound_active;       // per design variable, at b*
+  std::vector<bool> bound_active;       // per design variable: a bound held its step at b*
   std::vector<bool> reversed;           // per design variable: the step reversed the previous
                                         // accepted step's direction (empty: none did)
   Eigen::VectorXd used;                 // |b*_i - b0_i| / half-width of the subregion, in [0, 1]

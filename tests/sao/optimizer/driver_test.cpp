@@ -611,6 +611,29 @@ RunSummary run_chain(const std::string& form, int& gradient_calls) {
   return r;
 }
 
+// A variable resting on its bound with a move limit far narrower than the bound tolerance
+// (1e-9 of the range), pressing away from the bound: the trust region must grow its factor
+// when the prediction is good, as for any variable held by its move limit. It used to count
+// as held by the bound, whose factor never grows: the run crept by 1e-12 per cycle to its
+// cycle limit (the linked suspension's factors on bounds fell to 1e-18, issue 24).
+TEST(Driver, AVariableOnABoundPressingAwayFromItGrowsItsMoveLimit) {
+  nlohmann::json b1 = variable("b1", 0.1, 10, 0.1, 1e-12);
+  b1["sizing"] = "range";
+  const Study study = load_study({{"design_variables", {b1}},
+                                  {"load_cases", {{{"name", "only"}}}},
+                                  {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                                  {"objective", {{"maximize", {{"variable", "b1"}}}}},
+                                  {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
+                                  {"settings", {{"max_cycles", 80}, {"min_move_limit", 1e-15}}},
+                                  {"simulator", {{"type", "fake"}}}});
+  FakeSimulator sim = quartic_simulator();
+  Driver driver(study, sim, study.options);
+  const RunSummary& r = driver.run();
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 2.0, 1e-3);
+  EXPECT_LT(r.cycles, 70);
+}
+
 TEST(Driver, QuasiNewtonFormConvergesOnACoupledQuadraticWhereTheDiagonalOneCrawls) {
   int qn_gradients = 0, diagonal_gradients = 0;
   const RunSummary qn = run_chain("quasi_newton", qn_gradients);
