@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "sao/optimizer/driver.hpp"
 #include "sao/study/criteria.hpp"
@@ -26,9 +27,16 @@ bool same_design(const Study& study, const Eigen::VectorXd& x, const std::vector
 }  // namespace
 
 std::optional<AnalysedDesign> best_feasible_analysed(
-    const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc) {
+    const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc,
+    const std::map<std::vector<double>, int>* analysed_in) {
   if (study.n_aux() > 0) return std::nullopt;
+  auto cycle_of = [&](const std::vector<double>& key) {
+    if (!analysed_in) return 0;
+    const auto it = analysed_in->find(key);
+    return it == analysed_in->end() ? std::numeric_limits<int>::max() : it->second;
+  };
   std::optional<AnalysedDesign> best;
+  int best_cycle = 0;
   for (const auto& [key, evaluation] : analyses) {
     if (static_cast<int>(key.size()) != study.n_design()) continue;
     if (!evaluation.ok || evaluation.cases.size() != study.load_cases.size()) continue;
@@ -43,7 +51,14 @@ std::optional<AnalysedDesign> best_feasible_analysed(
     if (!std::isfinite(V) || V > vioacc) continue;
     const double F = criterion_value(study, study.objective.f, 0, x, exact);
     if (!std::isfinite(F)) continue;
-    if (!best || F < best->objective) best = AnalysedDesign{x, F, V};
+    const int cycle = cycle_of(key);
+    const bool better = !best || F < best->objective ||
+                        (F == best->objective &&
+                         (V < best->violation || (V == best->violation && cycle < best_cycle)));
+    if (better) {
+      best = AnalysedDesign{x, F, V};
+      best_cycle = cycle;
+    }
   }
   return best;
 }
@@ -79,7 +94,7 @@ bool Driver::reports_best_analysed(RunStatus status) const {
 
 std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {
   const std::optional<AnalysedDesign> best =
-      best_feasible_analysed(study_, values_, options_.vioacc);
+      best_feasible_analysed(study_, values_, options_.vioacc, &analysed_in_);
   if (!best) return std::nullopt;
   const std::vector<double> last_key = key_of(study_, x0_);
   const std::vector<double> best_key(best->x.data(), best->x.data() + best->x.size());

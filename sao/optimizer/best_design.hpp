@@ -35,7 +35,12 @@ struct AnalysedDesign {
 // the design variables' current bounds; nullopt when none does. `analyses` are keyed by the
 // design variables' values (the driver's cache). Studies with auxiliary variables (the bound
 // formulation: F is a variable, not a function of the analysis) are not handled: nullopt.
+// Among designs of equal objective (a variable the objective does not read, a noisy code's
+// plateau) the lower violation wins, then the earlier analysis by `analysed_in` (the cycle of
+// each design, where given), then the first in key order: a restart that finds nothing better
+// reports the design it started from, not an equal plan point beside it.
 std::optional<AnalysedDesign> best_feasible_analysed(
-    const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc);
+    const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc,
+    const std::map<std::vector<double>, int>* analysed_in = nullptr);
 
 }  // namespace sao

@@ -53,6 +53,24 @@ TEST(BestDesign, LowestObjectiveAmongTheFeasibleAnalyses) {
   EXPECT_DOUBLE_EQ(best->objective, 1.5);
 }
 
+// Equal objectives: the lower violation, then the earlier analysis, then key order.
+TEST(BestDesign, TiesGoToTheLowerViolationThenTheEarlierAnalysis) {
+  const Study s = two_variable_study();
+  std::map<std::vector<double>, Evaluation> analyses;
+  analyses[{0.5, 1.0}] = with_r(1.0005);  // F 1.5, V 0.05 %
+  analyses[{1.0, 0.5}] = with_r(1.0);     // F 1.5, V 0
+  analyses[{0.75, 0.75}] = with_r(1.0);   // F 1.5, V 0
+  std::map<std::vector<double>, int> cycle = {{{0.5, 1.0}, 1}, {{1.0, 0.5}, 7}, {{0.75, 0.75}, 3}};
+  auto best = best_feasible_analysed(s, analyses, 0.1, &cycle);
+  ASSERT_TRUE(best);
+  EXPECT_DOUBLE_EQ(best->x(0), 0.75);  // V 0 and analysed before (1, 0.5)
+  cycle[{1.0, 0.5}] = 2;
+  best = best_feasible_analysed(s, analyses, 0.1, &cycle);
+  EXPECT_DOUBLE_EQ(best->x(0), 1.0);
+  best = best_feasible_analysed(s, analyses, 0.1);  // no cycles: the first in key order
+  EXPECT_DOUBLE_EQ(best->x(0), 0.75);
+}
+
 TEST(BestDesign, NoneWhenNothingFeasibleOrOutsideTheBoundsOrWithAuxiliaries) {
   const Study s = two_variable_study();
   std::map<std::vector<double>, Evaluation> analyses;
