@@ -409,9 +409,12 @@ class Run final : public AbsoluteRun {
       const int count = std::min(kLocal, total - first);
       ad_size = count;
       // The element's coordinates and velocities, seeded where their column is in the chunk.
+      // (In place: a LocalAD carries kLocal doubles of storage, not worth a copy.)
       for_each_column(a, b, [&](int, int col) {
-        q_[col] = LocalAD(x[col], LocalAD::DerType::Zero(count));
-        qd_[col] = LocalAD(x[n_ + col], LocalAD::DerType::Zero(count));
+        q_[col].value() = x[col];
+        q_[col].derivatives().setZero(count);
+        qd_[col].value() = x[n_ + col];
+        qd_[col].derivatives().setZero(count);
       });
       for (int l = 0; l < count; ++l) {
         const int col = columns[first + l];
@@ -424,19 +427,22 @@ class Run final : public AbsoluteRun {
         }
       }
       Env<LocalAD>& env = chunk_env_;  // reused: its symbols keep their storage
-      env.symbols.clear();
       env.t_index = env_.t_index;
       env.t = env_.t;
       env.lc = env_.lc;
       env.frozen = &frozen_;
       env.direction = direction_.data();
       if (reads.live) {  // the symbols, for the quantities evaluated at every call
+        env.symbols.resize(env_.symbols.size());
         for (size_t i = 0; i < env_.symbols.size(); ++i) {
-          LocalAD v = C<LocalAD>(env_.symbols[i]);
+          LocalAD& v = env.symbols[i];
+          v.value() = env_.symbols[i];
+          v.derivatives().setZero(count);
           const int a_pos = i < position_.size() ? position_[i] : -1;
           if (a_pos >= 0 && direction_[a_pos] >= 0) v.derivatives()(direction_[a_pos]) = 1.0;
-          env.symbols.push_back(v);
         }
+      } else {
+        env.symbols.clear();
       }
       chunk_columns_ = columns.data() + first;
       chunk_count_ = count;
