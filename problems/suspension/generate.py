@@ -223,9 +223,10 @@ def study_document(symmetric):
                       "label": "Integral of the chassis' squared displacement",
                       "unit": "m^2*s", "minimize": "displacement2"},
         # Converged when no variable moved over its characteristic size (its range, or its
-        # value when smaller) gains more than 0.1 % of the objective to first order. The
-        # default (quadratic) form: the quasi-Newton one broke the mirror symmetry from cycle
-        # 16 on (docs/variational.md).
+        # value when smaller) gains more than 0.1 % of the objective to first order. No form
+        # is set: the default gives the objective's response the quasi-Newton form (since
+        # 2026-11-24), which breaks the 60-variable study's mirror symmetry from cycle 16 on;
+        # symmetric.json keeps it by construction (docs/variational.md).
         "settings": {"objacc": 0.1, "kkt_tolerance": 0.001, "vioacc": 0.001, "max_cycles": 60},
         "simulator": {"type": "internal", "model": "multibody", "gradients": {"method": "auto"},
                       "multibody": multibody({v["name"]: v["initial"] for v in variables})},

@@ -15,10 +15,10 @@ namespace sao::cli {
 void add_store_commands(CLI::App& app);
 // Adds --progress auto|bar|lines|none (run_output.hpp) to a command.
 CLI::Option* add_progress_option(CLI::App* cmd, Progress& progress);
-// Runs the store subcommand that was parsed and returns its exit code (exit_codes.hpp); -1
-// when none of them was chosen.
 // Whether the parsed command is a store command that runs analyses (`sao step`).
 bool store_command_analyses();
+// Runs the store subcommand that was parsed and returns its exit code (exit_codes.hpp); -1
+// when none of them was chosen.
 int run_store_commands();
 
 // `sao run`: a study file (overrides applied, start `start`) or a study directory to resume.
