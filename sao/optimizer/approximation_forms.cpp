@@ -201,26 +201,45 @@ Eigen::RowVectorXd curvatures(double r0, const Eigen::RowVectorXd& a, const Eige
   return c;
 }
 
-// A design of the quasi-Newton path: y, and the slope in y of one response value there.
+// A design of the quasi-Newton path: y, and the value and slope in y of one response value
+// there.
 struct PathPoint {
   Eigen::VectorXd y;
+  double r = 0.0;
   Eigen::RowVectorXd a;
 };
 
 // The quasi-Newton path of one response value: the remembered cycle starts whose gradient
-// row of it is finite, then b0 (y0, slope a) unless it is the newest of them.
+// row of it is finite, then b0 (y0, value r0, slope a) unless it is the newest of them.
 std::vector<PathPoint> quasi_newton_path(const Study& study, const ApproximationMemory& memory,
                                          const ResponseKey& key, const Eigen::VectorXd& b0,
-                                         const Eigen::VectorXd& y0, const Eigen::RowVectorXd& a) {
+                                         const Eigen::VectorXd& y0, double r0,
+                                         const Eigen::RowVectorXd& a) {
   std::vector<PathPoint> path;
   for (const AnalysedPoint& p : memory.path) {
     if (p.b.size() != b0.size() || p.b == b0) continue;
     const Eigen::MatrixXd* rows = gradient_rows(study, p.evaluation, key.response, key.load_case);
     if (!rows || key.point >= rows->rows() || !rows->row(key.point).allFinite()) continue;
-    path.push_back({to_y(study, p.b), slope_in_y(study, p.b, rows->row(key.point))});
+    path.push_back({to_y(study, p.b),
+                    value_or_nan(study, p.evaluation, key.response, key.load_case, key.point),
+                    slope_in_y(study, p.b, rows->row(key.point))});
   }
-  path.push_back({y0, a});
+  path.push_back({y0, r0, a});
   return path;
+}
+
+// The scale S of one response value over a quasi-Newton path: the largest at its designs. The
+// matrix is built from the whole path, so its bounds are those of the response over it, not
+// of the newest design alone, whose S shrinks to |r0| where the slope vanishes: at a
+// minimum whose value is small against the curvature (a tracking error near zero) the
+// clamp would flatten the matrix exactly where its curvature decides the step.
+double path_scale(const std::vector<PathPoint>& path, const Eigen::VectorXd& w) {
+  double scale = 0.0;
+  for (const PathPoint& p : path) {
+    const double s = response_scale(std::isfinite(p.r) ? p.r : 0.0, p.a, w);
+    if (std::isfinite(s)) scale = std::max(scale, s);
+  }
+  return scale;
 }
 
 // One BFGS update of the scaled curvature matrix B with the step s and slope change g (both
@@ -413,9 +432,9 @@ void Approximation::build_tables(const ApproximationMemory& memory) {
         }
         if (form == ApproximationForm::kQuasiNewton) {
           const std::vector<PathPoint> path =
-              quasi_newton_path(study_, memory, {i, c, j}, b0_, y0_, a);
-          t->hessian[static_cast<size_t>(j)] = quasi_newton_matrix(
-              t->second.row(j), path, width_, response_scale(t->r0(j), a, width_), limits);
+              quasi_newton_path(study_, memory, {i, c, j}, b0_, y0_, t->r0(j), a);
+          t->hessian[static_cast<size_t>(j)] =
+              quasi_newton_matrix(t->second.row(j), path, width_, path_scale(path, width_), limits);
         } else if (form == ApproximationForm::kConservative) {
           t->direction = directions_[static_cast<size_t>(i)];
           t->rho(j) = initial_rho(memory, {i, c, j}, t->r0(j), a, same_start);

@@ -22,12 +22,14 @@
 //                that replays the cycles should rebuild the same H (not tested). In the scaled
 //                variables z_k = y_k / w_k: H0 = (s'g / s's) I from the newest pair (the mean
 //                curvature along the last step, Oren-Luenberger's scaling), or, when s'g <= 0, the
-//                quadratic form's diagonal above; floored at 1e-6 S; then for each consecutive pair
-//                of the path (s = z_{i+1} - z_i, g = the slope difference in z) one BFGS
-//                update with Powell's damping (g <- theta g + (1 - theta) H s, theta < 1
+//                quadratic form's diagonal above; floored at 1e-6 S (S below); then for each
+//                consecutive pair of the path (s = z_{i+1} - z_i, g = the slope difference in z)
+//                one BFGS update with Powell's damping (g <- theta g + (1 - theta) H s, theta < 1
 //                when s'g < 0.2 s'Hs), which keeps H positive definite; pairs with
 //                s'Hs <= 0 are skipped. Then H's eigenvalues are clamped to
-//                [max(min_curvature, 0) S, max_curvature S] (only when one is outside).
+//                [max(min_curvature, 0) S, max_curvature S] (only when one is outside), S
+//                the largest response scale at the path's designs (at b0 alone it vanishes
+//                next to a minimum of small value and would flatten H there).
 //                Value and gradient exact at b0; convex. Without an earlier gradient point
 //                it is the quadratic form. BFGS of mirror-symmetric steps and gradients is
 //                symmetric in exact arithmetic, but on the suspension study the designs lost

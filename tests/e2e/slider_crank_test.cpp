@@ -26,13 +26,15 @@ TEST(SliderCrankE2E, IntermediateResponsesReachTheVerifiedOptimum) {
 
 // Without intermediate responses (the path error approximated directly, by the default
 // quasi-Newton form of the objective's response) the same start does not reach the optimum
-// within the cycle limit: what exact relations buy (docs/results.md: 3.997 against 3.746).
+// within the cycle limit: what exact relations buy (docs/results.md: 3.888 after 31 analyses
+// against 3.746 after 8).
 TEST(SliderCrankE2E, ObjectiveApproximatedDirectlyDoesWorse) {
   const RunSummary with = run_study("problems/slider-crank/path.json");
   const RunSummary direct = run_study("problems/slider-crank/path-direct.json");
   EXPECT_EQ(direct.status, RunStatus::kCycleLimit) << direct.message;
-  EXPECT_GT(direct.analyses, with.analyses);
-  EXPECT_GT(direct.objective, 1.05 * with.objective);  // at least 5 % worse
+  EXPECT_GT(direct.analyses, 2 * with.analyses);
+  // Worse by 10 times the study's objective accuracy (objacc 0.1 %) at least.
+  EXPECT_GT(direct.objective, 1.01 * with.objective);
 }
 
 // The same study on the planar multibody solver (kinematic analysis by Newton's method)

@@ -562,6 +562,36 @@ TEST(ApproximationForms, QuasiNewtonLearnsTheWholeMatrixAlongTwoSteps) {
     for (int j = 0; j < 2; ++j) EXPECT_NEAR(H(i, j), exact(i, j), 0.4) << i << j;
 }
 
+TEST(ApproximationForms, QuasiNewtonKeepsItsCurvatureNextToAMinimumOfValueNearZero) {
+  // A tracking error: r = 500 ((b1 - 2)^2 + (b1 - 2)(b2 - 2) + (b2 - 2)^2), Hessian [[1000,
+  // 500], [500, 1000]], minimum 0 at (2, 2). At b0 next to it value and slope nearly vanish:
+  // the curvature bound taken from b0 alone (1000 x (|r0| + sum |a_k| w_k), about 0.35 in the
+  // scaled variables, 28 in b) would flatten the matrix fifty-fold exactly where it decides
+  // the step. Taken over the path, the bound keeps the learnt matrix, and the model finds the
+  // minimum.
+  const Function tracking{"r",
+                          [](const VectorXd& b) {
+                            const double u = b(0) - 2, v = b(1) - 2;
+                            return 500 * (u * u + u * v + v * v);
+                          },
+                          [](const VectorXd& b) {
+                            const double u = b(0) - 2, v = b(1) - 2;
+                            return point({500 * (2 * u + v), 500 * (u + 2 * v)});
+                          }};
+  const Study s = make_study(2, "quasi_newton");
+  std::list<Evaluation> analyses;
+  ApproximationMemory memory;
+  const std::vector<VectorXd> path = {point({1.0, 1.0}), point({3.0, 1.0}), point({3.0, 3.5}),
+                                      point({2.0 + 1e-4, 2.0 - 5e-5})};
+  const auto a = quasi_newton_at(s, tracking, path, memory, analyses);
+  const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
+  const Eigen::Matrix2d exact{{1000.0, 500.0}, {500.0, 1000.0}};
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) EXPECT_NEAR(H(i, j), exact(i, j), 100.0) << i << j;
+  // The model's value at the minimum: 0 to within a tenth of b0's (which is 3.75e-6).
+  EXPECT_NEAR(a->value(0, 0, 0, point({2.0, 2.0})), 0.0, 4e-7);
+}
+
 TEST(ApproximationForms, QuasiNewtonDampingKeepsItConvexOnANegativeCurvatureStep) {
   // r = -(b1 - b2)^2 + b1^2 + b2^2 = 2 b1 b2, indefinite; the step (1, 1) sees the positive
   // curvature, the step (1, -1) the negative one: Powell's damping keeps H positive definite.
