@@ -70,7 +70,9 @@ int check_gradient(const std::string& file, const std::vector<std::string>& over
   Eigen::VectorXd design(study.n_design());
   for (int i = 0; i < study.n_design(); ++i) design(i) = study.design[i].initial;
   const sao::GradientCheck check = sao::check_gradients(study, *opened.simulator, design, options);
-  const std::vector<std::string> hints = sao::cli::step_hints(study, opened.document, design);
+  std::vector<std::string> hints = sao::cli::step_hints(study, opened.document, design);
+  for (std::string& h : sao::cli::reference_hints(study, check, options.relative_step))
+    hints.push_back(std::move(h));
   if (json) {
     std::cout << sao::cli::gradient_check_json(check, hints).dump(2) << "\n";
     return sao::cli::kOk;

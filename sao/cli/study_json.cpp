@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sao/optimizer/cycle_record_json.hpp"
@@ -57,6 +58,7 @@ nlohmann::ordered_json gradient_check_json(const GradientCheck& check,
                     {"simulator", r.analytic},
                     {"reference", r.reference},
                     {"order", r.order},
+                    {"settled", r.settled},
                     {"relative_error", r.relative_error}});
   }
   return {{"rows", rows}, {"analyses", check.analyses}, {"hints", hints}};
@@ -96,6 +98,28 @@ std::vector<std::string> step_hints(const Study& study, const nlohmann::json& do
         "(0.1 %), or express {} in smaller units (docs/sensitivities.md, step size)",
         v.name, b, step, p, b != 0.0 ? 100.0 * step / std::abs(b) : INFINITY,
         std::isfinite(span) && span > 0.0 ? 100.0 * step / span : INFINITY, advised, v.name));
+  }
+  return hints;
+}
+
+std::vector<std::string> reference_hints(const Study& study, const GradientCheck& check,
+                                         double relative_step) {
+  std::vector<std::string> hints;
+  for (const GradientCheckRow& r : check.rows) {
+    if (r.settled || r.relative_error <= 1e-3) continue;
+    const auto v = std::find_if(study.design.begin(), study.design.end(),
+                                [&](const DesignVariable& d) { return d.name == r.variable; });
+    const double span = v == study.design.end() ? NAN : v->upper - v->lower;
+    const std::string share =
+        std::isfinite(span) && span > 0.0
+            ? fmt::format(" ({:.2g} % of {}'s span)", 100.0 * r.first_step / span, r.variable)
+            : std::string();
+    hints.push_back(fmt::format(
+        "{} / {}: the reference did not meet its tolerance (order {}), so the {:.2g} relative "
+        "error may be the reference's: its first step is {:.3g}{}; try --step {:.2g} (ten "
+        "times smaller) and trust a reference that settles (\"settled\" in --json)",
+        r.response, r.variable, r.order, r.relative_error, r.first_step, share,
+        relative_step / 10.0));
   }
   return hints;
 }

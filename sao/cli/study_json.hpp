@@ -34,4 +34,10 @@ nlohmann::ordered_json gradient_check_json(const GradientCheck& check,
 std::vector<std::string> step_hints(const Study& study, const nlohmann::json& document,
                                     const Eigen::VectorXd& design);
 
+// Where check-gradient's reference did not settle (GradientCheckRow::settled false) and
+// differs from the simulator's derivative by more than 1e-3: one sentence per such row, with a
+// ten times smaller --step to try (relative_step: the one used).
+std::vector<std::string> reference_hints(const Study& study, const GradientCheck& check,
+                                         double relative_step);
+
 }  // namespace sao::cli

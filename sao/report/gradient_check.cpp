@@ -61,6 +61,7 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
   std::vector<std::vector<std::vector<std::vector<double>>>> table(
       nv, std::vector<std::vector<std::vector<double>>>(n));
   std::vector<std::vector<int>> order(nv, std::vector<int>(n, -1));
+  std::vector<std::vector<char>> settled(nv, std::vector<char>(n, 0));
   for (int i = 0; i <= options.max_order; ++i) {
     std::vector<EvaluationRequest> batch;
     std::vector<double> steps(n);
@@ -90,6 +91,7 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
         const double previous = i >= 2 ? std::abs(P[i - 1][i - 1] - P[i - 1][i - 2]) : HUGE_VAL;
         if (change <= options.tolerance * (1.0 + std::abs(P[i][i]))) {
           order[v][k] = i;
+          settled[v][k] = 1;
         } else if (change > previous) {
           order[v][k] = i - 1;
         } else if (i == options.max_order) {
@@ -119,6 +121,8 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
       row.value = read(study, nominal, values[v]);
       row.analytic = g(d.history ? values[v].point : 0, k);
       row.order = order[v][k];
+      row.settled = settled[v][k] != 0;
+      row.first_step = options.relative_step * (1.0 + std::abs(design(k)));
       row.reference = table[v][k][row.order][row.order];
       row.relative_error = std::abs(row.analytic - row.reference) /
                            std::max({std::abs(row.reference), 1e-6 * largest, 1e-12});

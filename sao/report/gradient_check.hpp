@@ -33,6 +33,11 @@ struct GradientCheckRow {
   double analytic = 0.0;   // the simulator's derivative
   double reference = 0.0;  // the extrapolated one
   int order = 0;           // n reached
+  // true when (68) held at order n; false when a higher order changed the estimate more
+  // than the previous one did (noise, or a first step beyond the response's Taylor range:
+  // then at a low order the reference can be far from the derivative) or max_order ended it
+  bool settled = false;
+  double first_step = 0.0;  // dp_0
   // |analytic - reference| / max(|reference|, 1e-6 x the largest |reference| of the same
   // response value, 1e-12)
   double relative_error = 0.0;

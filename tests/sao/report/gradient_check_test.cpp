@@ -69,6 +69,30 @@ TEST(GradientCheck, TinyDerivativesAreMeasuredAgainstTheirRow) {
   EXPECT_GT(check_gradients(s, off, Eigen::Vector2d(2.0, 0.5), {}).rows[1].relative_error, 100.0);
 }
 
+// r = 1 / (b1 - 1.995) + b2 at b1 = 2: the Taylor range in b1 is 0.005, a sixth of the first
+// step 0.03 = 1e-2 (1 + |b1|). The extrapolation cannot settle there, and says so (settled
+// false, the reference 3 % off -40000); with a first step ten times below that range it
+// settles on the derivative. b2's row, linear, settles at once.
+TEST(GradientCheck, AReferenceBeyondTheTaylorRangeSaysItDidNotSettle) {
+  const Study s = cubic_study();
+  auto value = [](const Eigen::VectorXd& b) { return 1.0 / (b(0) - 1.995) + b(1); };
+  const Eigen::Vector2d exact(-1.0 / (0.005 * 0.005), 1.0);
+  FakeSimulator sim(
+      {{"r", value, [&](const Eigen::VectorXd&) -> Eigen::VectorXd { return exact; }}});
+  const GradientCheck coarse = check_gradients(s, sim, Eigen::Vector2d(2.0, 0.5), {});
+  ASSERT_EQ(coarse.rows.size(), 2u);
+  EXPECT_FALSE(coarse.rows[0].settled);
+  EXPECT_GT(coarse.rows[0].relative_error, 1e-2);  // 3 % here
+  EXPECT_DOUBLE_EQ(coarse.rows[0].first_step, 0.03);
+  EXPECT_TRUE(coarse.rows[1].settled);
+  EXPECT_LT(coarse.rows[1].relative_error, 1e-9);
+  GradientCheckOptions fine;
+  fine.relative_step = 1e-4;  // first step 3e-4
+  const GradientCheck c = check_gradients(s, sim, Eigen::Vector2d(2.0, 0.5), fine);
+  EXPECT_TRUE(c.rows[0].settled);
+  EXPECT_LT(c.rows[0].relative_error, 1e-6);
+}
+
 TEST(GradientCheck, FailedAnalysisIsAnError) {
   const Study s = cubic_study();
   FakeSimulator sim(
