@@ -4,7 +4,8 @@
 python3 problems/suspension/compare.py OUT_A OUT_B
 
 OUT_A, OUT_B: the --out folders of two `sao run`s (e.g. at two integrator steps) of optimise.json
-or of symmetric.json (the mirror pairs linked: symmetric by construction). Reads each
+or of symmetric.json (the mirror pairs linked: symmetric by construction), or one of each (the
+linked run's design then mirrored onto the 60 variables). Reads each
 folder's history.csv (the last accepted cycle: a run still going or stopped is compared where
 it stands) and prints, per run, its cycle, objective and largest asymmetry (module 1 against 4,
 2 against 3, in the modules' own frames; and the largest over every cycle, of the designs and
@@ -38,6 +39,20 @@ def last_accepted(folder):
 def linked(row):
     """A row of symmetric.json's run: modules 3 and 4 read 2's and 1's variables."""
     return "k4" not in row
+
+
+def mirrored(row):
+    """A linked run's row with the mirror images' variables (module 4 = 1, 3 = 2) added, so
+    that it compares with a run of optimise.json on all 60 variables; other rows as they are."""
+    if not linked(row):
+        return row
+    out = dict(row)
+    for k, v in row.items():
+        if k[:1] == "m" and k[1:2] in ("1", "2") and k[2:3] == "_":
+            out[f"m{5 - int(k[1])}{k[2:]}"] = v
+        elif k[:1] in ("z", "k", "c") and k[1:] in ("1", "2"):
+            out[f"{k[0]}{5 - int(k[1])}"] = v
+    return out
 
 
 def factor_asymmetry(row):
@@ -102,6 +117,8 @@ def main():
         print("  " + ", ".join(f"{k}{m} = {float(row[f'{k}{m}']):.6g}"
                                for k in ("z", "k", "c") for m in (1, 2)))
     (a, _), (b, _) = runs
+    if linked(a) != linked(b):  # one run of each study: compare on all 60 variables
+        a, b = mirrored(a), mirrored(b)
     fa, fb = float(a["F"]), float(b["F"])
     print(f"objective: relative difference {abs(fa - fb) / abs(fa):.2%}")
     share = {v["name"]: abs(float(a[v["name"]]) - float(b[v["name"]])) / (v["upper"] - v["lower"])
@@ -109,7 +126,8 @@ def main():
     worst = max(share, key=share.get)
     print(f"design variables: largest difference {share[worst]:.2%} of the range ({worst}); "
           f"{sum(x > 0.01 for x in share.values())} of {len(share)} differ by more than 1 %")
-    geo = max(abs(float(a[k]) - float(b[k])) for k in a if k[:1] == "m" and k[1:2].isdigit())
+    geo = max(abs(float(a[k]) - float(b[k]))
+              for k in a if k[:1] == "m" and k[1:2].isdigit() and k in b)
     modules = [m for m in range(1, 5) if f"z{m}" in a and f"z{m}" in b]
     tower = max(abs(float(a[f"z{m}"]) - float(b[f"z{m}"])) for m in modules)
     rel = {kind: max(abs(float(a[f"{kind}{m}"]) - float(b[f"{kind}{m}"])) / float(a[f"{kind}{m}"])

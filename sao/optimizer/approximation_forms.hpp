@@ -33,7 +33,9 @@
 //                Value and gradient exact at b0; convex. Without an earlier gradient point
 //                it is the quadratic form. BFGS of mirror-symmetric steps and gradients is
 //                symmetric in exact arithmetic, but on the suspension study the designs lost
-//                their symmetry from cycle ~16 (docs/variational.md; cause not found).
+//                their symmetry from cycle ~16 (docs/variational.md; a rounding-level
+//                asymmetry amplified, and the best symmetric design of that study is a
+//                saddle of it, so keeping the symmetry is not the right outcome there).
 //  conservative  Svanberg's globally convergent MMA (CCSA, 2002; the 2007 GCMMA notes):
 //                r~ = r0 + sum_k [p_k (1/(U_k - y_k) - 1/(U_k - y0_k))
 //                                 + q_k (1/(y_k - L_k) - 1/(y0_k - L_k))]
