@@ -186,5 +186,48 @@ TEST(SuspensionE2E, FirstCyclesOfSaoStaySymmetric) {
   EXPECT_LT(r.objective, r.start_objective);
 }
 
+// The best symmetric design (the linked study's optimum at h = 4e-3 s, docs/variational.md,
+// fourth round; 7 digits) is a saddle of the 60-variable study over the whole 1 s: moving the
+// outer springs antisymmetrically (k1 up, k4 down) lowers the objective, while the inner ones
+// (k2 up, k3 down) raise it. At a symmetric design the gradient along such a direction is
+// zero, so the signs are the curvature's: the optimizer is right to leave the symmetry there.
+TEST(SuspensionE2E, TheBestSymmetricDesignIsASaddleAlongTheOuterSprings) {
+  sim::register_internal_simulator();
+  adapters::register_external_simulator();
+  nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + kStudy);
+  apply_override(doc, "simulator.multibody.integrator.step=0.004");
+  OpenedStudy full = open_study_document(std::move(doc), kStudy);
+  const std::vector<std::pair<std::string, double>> linked = {
+      {"m1_Au", 0.03253594}, {"m1_Av", 0.1},        {"m1_Bu", 0.05},      {"m1_Bv", -0.3},
+      {"m1_Cu", 0.25},       {"m1_Cv", 0.01257965}, {"m1_Du", 0.3},       {"m1_Dv", -0.23},
+      {"m1_Eu", 0.35},       {"m1_Ev", -0.15},      {"m1_Wu", 0.47},      {"m1_Wv", -0.1571566},
+      {"m2_Au", -0.05},      {"m2_Av", 0.0},        {"m2_Bu", 0.05},      {"m2_Bv", -0.3},
+      {"m2_Cu", 0.35},       {"m2_Cv", -0.03},      {"m2_Du", 0.3},       {"m2_Dv", -0.23},
+      {"m2_Eu", 0.35},       {"m2_Ev", -0.15},      {"m2_Wu", 0.3779102}, {"m2_Wv", -0.17},
+      {"z1", 0.6},           {"z2", 0.6},           {"k1", 3452.778},     {"k2", 25895.61},
+      {"c1", 20.0},          {"c2", 20.0}};
+  const Study& s = full.study;
+  Eigen::VectorXd x(s.design.size());
+  for (const auto& [name, value] : linked) {
+    const bool module = name[0] == 'm';
+    const std::string mirror =
+        module ? std::string("m") + (name[1] == '1' ? "4" : "3") + name.substr(2)
+               : std::string(1, name[0]) + (name[1] == '1' ? "4" : "3");
+    x(index_of(s, name)) = value;
+    x(index_of(s, mirror)) = value;
+  }
+  const double d = 30.0;  // N/m, 0.1 % of the springs' range
+  Eigen::VectorXd outer = x, inner = x;
+  outer(index_of(s, "k1")) += d;
+  outer(index_of(s, "k4")) -= d;
+  inner(index_of(s, "k2")) += d;
+  inner(index_of(s, "k3")) -= d;
+  const std::vector<Evaluation> e = evaluate(*full.simulator, {x, outer, inner}, false);
+  const double f = e[0].cases[0].scalars.at(kObjective);
+  EXPECT_NEAR(f, 2.85701e-5, 1e-3 * 2.85701e-5);  // the linked study's optimum
+  EXPECT_LT(e[1].cases[0].scalars.at(kObjective), f - 1e-9) << "outer springs: a fall";
+  EXPECT_GT(e[2].cases[0].scalars.at(kObjective), f + 1e-10) << "inner springs: a rise";
+}
+
 }  // namespace
 }  // namespace sao
