@@ -27,14 +27,18 @@ namespace {
 constexpr const char* kStudy = "problems/suspension/optimise.json";
 constexpr const char* kObjective = "displacement2";
 
-// The study over its first 0.4 s (21 points), to keep the test short: the same model.
-OpenedStudy open_suspension(const std::string& file = kStudy) {
+// A study of problems/suspension with the given overrides.
+OpenedStudy open_with(const std::string& file, const std::vector<std::string>& overrides) {
   sim::register_internal_simulator();
   adapters::register_external_simulator();
   nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + file);
-  apply_override(doc, "load_cases.0.time.end=0.4");
-  apply_override(doc, "load_cases.0.time.points=21");
+  for (const std::string& o : overrides) apply_override(doc, o);
   return open_study_document(std::move(doc), file);
+}
+
+// The study over its first 0.4 s (21 points), to keep the test short: the same model.
+OpenedStudy open_suspension(const std::string& file = kStudy) {
+  return open_with(file, {"load_cases.0.time.end=0.4", "load_cases.0.time.points=21"});
 }
 
 Eigen::VectorXd start_design(const Study& study) {
@@ -192,11 +196,7 @@ TEST(SuspensionE2E, FirstCyclesOfSaoStaySymmetric) {
 // (k2 up, k3 down) raise it. At a symmetric design the gradient along such a direction is
 // zero, so the signs are the curvature's: the optimizer is right to leave the symmetry there.
 TEST(SuspensionE2E, TheBestSymmetricDesignIsASaddleAlongTheOuterSprings) {
-  sim::register_internal_simulator();
-  adapters::register_external_simulator();
-  nlohmann::json doc = read_study_document(std::string(SAO_SOURCE_DIR) + "/" + kStudy);
-  apply_override(doc, "simulator.multibody.integrator.step=0.004");
-  OpenedStudy full = open_study_document(std::move(doc), kStudy);
+  OpenedStudy full = open_with(kStudy, {"simulator.multibody.integrator.step=0.004"});
   const std::vector<std::pair<std::string, double>> linked = {
       {"m1_Au", 0.03253594}, {"m1_Av", 0.1},        {"m1_Bu", 0.05},      {"m1_Bv", -0.3},
       {"m1_Cu", 0.25},       {"m1_Cv", 0.01257965}, {"m1_Du", 0.3},       {"m1_Dv", -0.23},
