@@ -26,17 +26,11 @@ Evaluation analyse(Simulator& simulator, const EvaluationRequest& request, int& 
   return e;
 }
 
-}  // namespace
-
-GradientCheck check_gradients(const Study& study, Simulator& simulator,
-                              const Eigen::VectorXd& design, const GradientCheckOptions& options) {
-  GradientCheck out;
-  const int n = study.n_design();
-  const Evaluation nominal = analyse(simulator, {design, {}}, out.analyses);
-
-  // The values checked, and the analytic derivatives of the simulator for them.
+// The values checked (every response of every load case; a history at options.point, or where
+// |value| is largest at b), and into `request` the derivatives of the simulator for them.
+std::vector<Value> checked_values(const Study& study, const Evaluation& nominal,
+                                  const GradientCheckOptions& options, EvaluationRequest& request) {
   std::vector<Value> values;
-  EvaluationRequest with_gradients{design, {}};
   for (size_t c = 0; c < study.load_cases.size(); ++c) {
     for (size_t r = 0; r < study.responses.size(); ++r) {
       const ResponseDef& d = study.responses[r];
@@ -51,9 +45,21 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
         }
       }
       values.push_back({static_cast<int>(r), static_cast<int>(c), point});
-      with_gradients.derivatives.push_back({static_cast<int>(c), d.source, {point}});
+      request.derivatives.push_back({static_cast<int>(c), d.source, {point}});
     }
   }
+  return values;
+}
+
+}  // namespace
+
+GradientCheck check_gradients(const Study& study, Simulator& simulator,
+                              const Eigen::VectorXd& design, const GradientCheckOptions& options) {
+  GradientCheck out;
+  const int n = study.n_design();
+  const Evaluation nominal = analyse(simulator, {design, {}}, out.analyses);
+  EvaluationRequest with_gradients{design, {}};
+  const std::vector<Value> values = checked_values(study, nominal, options, with_gradients);
   const Evaluation analytic = analyse(simulator, with_gradients, out.analyses);
 
   // P[v][k][i][j] of the Neville table, built order by order.
