@@ -160,7 +160,7 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   // A factor grows on its move limit unless a bound held the step: a variable resting on a
   // bound and pressing away from it must be able to leave it again (with bound_active, its
   // factor could only shrink: 1e-18 on the linked suspension, issue 24).
-  t.bound_active = facts.held_by_bound;
+  t.held_by_bound = facts.held_by_bound;
   t.used.resize(n);
   Eigen::VectorXd half(n);
   for (int i = 0; i < n; ++i) {

@@ -28,7 +28,7 @@ std::vector<bool> reversed_steps(const Eigen::VectorXd& previous, const Eigen::V
 TrustRegionDecision decide_trust_region(const Options& options, const TrustRegionFacts& facts,
                                         const Eigen::VectorXd& factors) {
   const auto n = static_cast<size_t>(factors.size());
-  if (facts.move_limit_active.size() != n || facts.bound_active.size() != n ||
+  if (facts.move_limit_active.size() != n || facts.held_by_bound.size() != n ||
       static_cast<size_t>(facts.used.size()) != n ||
       (!facts.reversed.empty() && facts.reversed.size() != n)) {
     throw std::invalid_argument("decide_trust_region: expected " + std::to_string(n) +
@@ -53,7 +53,7 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
     } else if (d.ratio < 0.25) {
       d.factors(k) *= options.beta4;
       d.actions[i] = MoveAction::kShrunk;
-    } else if (d.ratio > kGrowRatio && facts.move_limit_active[i] && !facts.bound_active[i]) {
+    } else if (d.ratio > kGrowRatio && facts.move_limit_active[i] && !facts.held_by_bound[i]) {
       d.factors(k) = std::min(2.0 * d.factors(k), std::max(kMaxFactor, factors(k)));
       d.actions[i] = MoveAction::kEnlarged;
     }

@@ -51,7 +51,7 @@ struct TrustRegionFacts {
   double predicted = 0.0;  // Phi(b0) - Phi~(b*) (phase 1: h(b0) - h~(b*))
   bool phase1 = false;
   std::vector<bool> move_limit_active;  // per design variable, at b*
-  std::vector<bool> bound_active;       // per design variable: a bound held its step at b*
+  std::vector<bool> held_by_bound;      // per design variable: a bound held its step at b*
   std::vector<bool> reversed;           // per design variable: the step reversed the previous
                                         // accepted step's direction (empty: none did)
   Eigen::VectorXd used;                 // |b*_i - b0_i| / half-width of the subregion, in [0, 1]

@@ -68,11 +68,13 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
       nv, std::vector<std::vector<std::vector<double>>>(n));
   std::vector<std::vector<int>> order(nv, std::vector<int>(n, -1));
   std::vector<std::vector<char>> settled(nv, std::vector<char>(n, 0));
+  Eigen::VectorXd first_step(n);  // dp_0 of each variable
+  for (int k = 0; k < n; ++k) first_step(k) = options.relative_step * (1.0 + std::abs(design(k)));
   for (int i = 0; i <= options.max_order; ++i) {
     std::vector<EvaluationRequest> batch;
     std::vector<double> steps(n);
     for (int k = 0; k < n; ++k) {
-      steps[k] = options.relative_step * (1.0 + std::abs(design(k))) / (i + 1);
+      steps[k] = first_step(k) / (i + 1);
       Eigen::VectorXd b = design;
       b(k) += steps[k];
       batch.push_back({b, {}});
@@ -128,7 +130,7 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
       row.analytic = g(d.history ? values[v].point : 0, k);
       row.order = order[v][k];
       row.settled = settled[v][k] != 0;
-      row.first_step = options.relative_step * (1.0 + std::abs(design(k)));
+      row.first_step = first_step(k);
       row.reference = table[v][k][row.order][row.order];
       row.relative_error = std::abs(row.analytic - row.reference) /
                            std::max({std::abs(row.reference), 1e-6 * largest, 1e-12});

@@ -11,7 +11,7 @@ TrustRegionFacts facts(double actual, double predicted, bool on_limit = true, bo
   f.actual = actual;
   f.predicted = predicted;
   f.move_limit_active = {on_limit, false};
-  f.bound_active = {on_bound, false};
+  f.held_by_bound = {on_bound, false};
   f.used = Eigen::Vector2d(used, used);
   return f;
 }
