@@ -23,16 +23,11 @@ import subprocess
 import sys
 import tempfile
 
+from generate import mirror_name as mirror
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SHARES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
-
-
-def mirror(name):
-    """The 60-variable study's name of the mirror image of a linked variable."""
-    if name.startswith("m"):  # m1_Au -> m4_Au, m2_Cv -> m3_Cv
-        return "m" + {"1": "4", "2": "3"}[name[1]] + name[2:]
-    return name[0] + {"1": "4", "2": "3"}[name[1]]  # z1 -> z4, k2 -> k3
 
 
 def objective(sao, study, design, folder):

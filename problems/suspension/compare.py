@@ -47,11 +47,9 @@ def mirrored(row):
     if not linked(row):
         return row
     out = dict(row)
-    for k, v in row.items():
-        if k[:1] == "m" and k[1:2] in ("1", "2") and k[2:3] == "_":
-            out[f"m{5 - int(k[1])}{k[2:]}"] = v
-        elif k[:1] in ("z", "k", "c") and k[1:] in ("1", "2"):
-            out[f"{k[0]}{5 - int(k[1])}"] = v
+    for v in generate.design_variables():
+        if v["name"] in row:  # the linked study's own: modules 1 and 2
+            out[generate.mirror_name(v["name"])] = row[v["name"]]
     return out
 
 

@@ -76,6 +76,13 @@ def own(k):
     return {3: 2, 4: 1}.get(k, k) if LINKED else k
 
 
+def mirror_name(name):
+    """The name of the mirror image of a variable of module 1 or 2 (m1_Au -> m4_Au, k2 -> k3):
+    the module that reads it in the symmetric study (own)."""
+    twin = {"1": "4", "2": "3"}[name[1]]
+    return f"m{twin}{name[2:]}" if name[0] == "m" else f"{name[0]}{twin}"
+
+
 def var(k, point, axis):
     return f"m{own(k)}_{point}{axis}"
 
