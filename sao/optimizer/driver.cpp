@@ -614,7 +614,8 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
 
 void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
                         CycleFacts& facts, CycleRecord& rec) {
-  if (!analyse_proposal(problem, F_approx, x_opt, facts, rec)) return;
+  const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
+  if (!e_opt) return;
   // The noise estimate of the fit sets the noise percentage when the user gave none.
   Options decision_options = options_;
   if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
@@ -633,6 +634,24 @@ void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eige
   if (decision.accept) {
     previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
     x0_ = x_opt;
+  }
+  remember_rejection(decision.accept, x_opt, *e_opt);
+}
+
+void Driver::remember_rejection(bool accepted, const Eigen::VectorXd& x_opt,
+                                const Evaluation& e_opt) {
+  if (accepted) {
+    violated_by_rejected_.clear();
+    return;
+  }
+  // Never screen out a constraint the rejected proposal violated: the next subproblem from
+  // the same b0 would otherwise propose the same violation again.
+  const ExactResponses exact(study_, e_opt);
+  for (size_t j = 0; j < study_.constraints.size(); ++j) {
+    const Eigen::VectorXd g = normalised_history(study_, study_.constraints[j], x_opt, exact);
+    for (Eigen::Index p = 0; p < g.size(); ++p) {
+      if (g(p) > 0.0) violated_by_rejected_[static_cast<int>(j)].insert(static_cast<int>(p));
+    }
   }
 }
 

@@ -197,6 +197,10 @@ class Driver {
   bool converged_at_b0(double V0, CycleRecord& rec);
   // Records the finished cycle and ends the run if it is done; returns the stored record.
   const CycleRecord& close_cycle(const CycleRecord& rec);
+  // After a judged proposal, either strategy: a rejected one's violated (constraint, time
+  // point) rows are kept by the screening of the cycles from the same b0; an accepted one
+  // clears them.
+  void remember_rejection(bool accepted, const Eigen::VectorXd& x_opt, const Evaluation& e_opt);
   // The trust-region strategy's judgement of b* (trust_region.hpp).
   void judge_trust_region(const ApproximateProblem& problem, const SubproblemResult& sub,
                           Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
@@ -256,8 +260,8 @@ class Driver {
   double penalty_ = 0.0;             // mu of the merit function (trust_region.hpp)
   Optimality optimality_;            // measured at the start of the last cycle
   ApproximationMemory memory_;
-  // Trust region: the (constraint -> time points) a rejected proposal from the current b0
-  // violated; screening keeps them until a step is accepted.
+  // The (constraint -> time points) a rejected proposal from the current b0 violated;
+  // screening keeps them until a step is accepted.
   std::map<int, std::set<int>>
       violated_by_rejected_;  // what the approximation forms learnt from earlier cycles
   int optimality_cycle_ = 0;  // the cycle it was measured in

@@ -200,18 +200,8 @@ void Driver::judge_trust_region(const ApproximateProblem& problem, const Subprob
   if (d.accept) {
     previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
     x0_ = x_opt;
-    violated_by_rejected_.clear();
-  } else {
-    // Never screen out a constraint the rejected proposal violated: the next subproblem
-    // from the same b0 would otherwise propose the same violation again.
-    const ExactResponses exact(study_, *e_opt);
-    for (size_t j = 0; j < study_.constraints.size(); ++j) {
-      const Eigen::VectorXd g = normalised_history(study_, study_.constraints[j], x_opt, exact);
-      for (Eigen::Index p = 0; p < g.size(); ++p) {
-        if (g(p) > 0.0) violated_by_rejected_[static_cast<int>(j)].insert(static_cast<int>(p));
-      }
-    }
   }
+  remember_rejection(d.accept, x_opt, *e_opt);
 }
 
 std::string Driver::describe_optimality() const {

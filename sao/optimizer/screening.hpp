@@ -49,9 +49,9 @@ struct ScreenedStudy {
   int retained_constraints = 0;
   std::vector<DerivativeRequest> derivatives;  // empty: nothing to approximate
 };
-// `also_retain`: (constraint -> time points) kept whatever their value at x0 (the trust-region
-// strategy passes the points a rejected proposal violated, so that the next subproblem sees
-// them even when they are far inside their bound at b0).
+// `also_retain`: (constraint -> time points) kept whatever their value at x0 (the driver passes
+// the points a rejected proposal violated, with either strategy, so that the next subproblem
+// sees them even when they are far inside their bound at b0).
 ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
                            const ResponseModel& exact,
                            const std::map<int, std::set<int>>& also_retain = {});
