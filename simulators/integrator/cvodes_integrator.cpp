@@ -70,8 +70,18 @@ int jac_callback(sunrealtype t, N_Vector x, N_Vector, SUNMatrix J, void* user_da
 int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_Vector* xsdot,
                   void* user_data, N_Vector, N_Vector) {
   return guarded(user_data, [&](CvodesSession& s) {
-    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
     const int n = s.n();
+    if (s.system->sensitivity_rhs) {
+      s.sens_matrix.resize(n, ns);
+      for (int i = 0; i < ns; ++i) {
+        s.sens_matrix.col(i) = Eigen::Map<const Eigen::VectorXd>(data(xs[i]), n);
+      }
+      s.system->sensitivity_rhs(t, data(x), s.sens_matrix, s.sens_rhs);
+      for (int i = 0; i < ns; ++i)
+        Eigen::Map<Eigen::VectorXd>(data(xsdot[i]), n) = s.sens_rhs.col(i);
+      return 0;
+    }
+    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
     for (int i = 0; i < ns; ++i) {
       Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
       Eigen::Map<Eigen::VectorXd> out(data(xsdot[i]), n);

@@ -86,6 +86,12 @@ struct OdeSystem {
   // makes every backward step cheaper.
   std::function<void(double t, const double* x, const double* lambda, Eigen::VectorXd& out)>
       vector_jacobian;
+  // f_x S + f_p at (t, x) for the n x np matrix S of the sensitivities: the forward
+  // sensitivity right-hand sides of every parameter at once (n x np); when absent, from
+  // `jacobian`. A system that forms them without the full Jacobian makes every step of the
+  // direct method cheaper.
+  std::function<void(double t, const double* x, const Eigen::MatrixXd& S, Eigen::MatrixXd& out)>
+      sensitivity_rhs;
   // [dg/dx | dg/dp] at (t, x): nq x (n + np)
   std::function<void(double t, const double* x, Eigen::MatrixXd& jacobian)> quadrature_jacobian;
   Eigen::VectorXd x0;

@@ -33,10 +33,11 @@ struct CvodesSession {
   SUNLinearSolver solver_b = nullptr;
   void* memory = nullptr;
   const OdeSystem* system = nullptr;
-  double rtol = 0.0, atol = 0.0;  // of the forward problem, for system->tolerances
-  int adjoint_quadrature = -1;    // the quadrature whose g_x drives the backward problem
-  Eigen::MatrixXd work_q;         // quadrature Jacobian scratch of the callbacks
-  Eigen::VectorXd vjp;            // lambda' [f_x | f_p] of the adjoint callbacks
+  double rtol = 0.0, atol = 0.0;          // of the forward problem, for system->tolerances
+  int adjoint_quadrature = -1;            // the quadrature whose g_x drives the backward problem
+  Eigen::MatrixXd work_q;                 // quadrature Jacobian scratch of the callbacks
+  Eigen::VectorXd vjp;                    // lambda' [f_x | f_p] of the adjoint callbacks
+  Eigen::MatrixXd sens_matrix, sens_rhs;  // S and f_x S + f_p of the sensitivity callback
   // Shared backward sweep: `block` adjoint vectors (columns of an n x block matrix), the first
   // `active` of them joined; per column the quadrature of an integral functional (else -1).
   int block = 0, active = 0;

@@ -78,10 +78,19 @@ class AugmentedSolver {
 
  private:
   // M with couplings: its Cholesky factor, M^-1 Phi_q' and S, else the dense LU.
+  // M's factor and its test are kept while M stays the same: masses and a beam's consistent
+  // mass depend on the parameters only (the parser rejects t in them), so within a run M is
+  // factored once per solver, not at every call (its condition estimate alone was an eighth of
+  // the flexible crank's direct run). The same factor, so the same solutions to the last bit.
   bool factor_coupled(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled,
                       const Eigen::MatrixXd& phi_q) {
-    mass_llt_.compute(mass_matrix<double>(mass, coupled));
-    if (mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12) {
+    if (!same_mass(mass, coupled)) {
+      mass_llt_.compute(mass_matrix<double>(mass, coupled));
+      mass_regular_ = mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12;
+      factored_mass_ = mass;
+      factored_coupled_ = coupled;
+    }
+    if (mass_regular_) {
       phi_q_ = phi_q;
       inverse_mass_phi_ = mass_llt_.solve(phi_q.transpose());
       if (m_ == 0) return true;
@@ -91,6 +100,18 @@ class AugmentedSolver {
     dense_ = true;
     lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
     return regular(lu_);
+  }
+  bool same_mass(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled) const {
+    if (mass.size() != factored_mass_.size() || mass != factored_mass_ ||
+        coupled.size() != factored_coupled_.size()) {
+      return false;
+    }
+    for (size_t k = 0; k < coupled.size(); ++k) {
+      const Coupling<double>& a = coupled[k];
+      const Coupling<double>& b = factored_coupled_[k];
+      if (a.i != b.i || a.j != b.j || a.value != b.value) return false;
+    }
+    return true;
   }
   Eigen::MatrixXd solve_coupled(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
     Eigen::MatrixXd z(n_ + m_, R.cols());
@@ -104,6 +125,9 @@ class AugmentedSolver {
   Eigen::Index n_ = 0, m_ = 0;
   bool dense_ = false, coupled_ = false;
   Eigen::LLT<Eigen::MatrixXd> mass_llt_;
+  Eigen::VectorXd factored_mass_;  // the M mass_llt_ holds (diagonal and couplings)
+  std::vector<Coupling<double>> factored_coupled_;
+  bool mass_regular_ = false;
   Eigen::MatrixXd inverse_mass_phi_;
   Eigen::VectorXd inverse_mass_;
   Eigen::MatrixXd phi_q_;
@@ -137,6 +161,17 @@ class AugmentedLinearization final : public OdeModel::Linearization {
     out.setZero(2 * n_, d.gt.rows());
     out.block(0, n_, n_, n_).setIdentity();  // (q')' = q'
     out.bottomRows(n_) = d.solver.solve(d.gt.transpose()).topRows(n_);
+  }
+  // (S_v, [I 0] A^-1 G (S; I)): G (S; I) = G'^T (S; I) takes the columns of G' only for
+  // the na directions, not the 2n + na of `jacobian`.
+  void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const override {
+    const LinearizationData& d = *data_;
+    const Eigen::Index na = S.cols();
+    Eigen::MatrixXd g = d.gt.topRows(2 * n_).transpose() * S;
+    g += d.gt.bottomRows(na).transpose();
+    out.resize(2 * n_, na);
+    out.topRows(n_) = S.bottomRows(n_);  // (q')' = q'
+    out.bottomRows(n_) = d.solver.solve(g).topRows(n_);
   }
   // w = A^-T (0, lambda_v) = A^-1 (0, lambda_v), then G w, in the storage's scratch.
   void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {

@@ -185,6 +185,16 @@ TEST_P(ElementJacobian, LinearizationsKeptTogetherKeepTheirOwnPoints) {
       EXPECT_LT((product - reference).cwiseAbs().maxCoeff(),
                 tolerance * (1 + jacobian.cwiseAbs().sum()))
           << GetParam().name << ", pose " << k << ", trial " << trial;
+      // The direct method's right-hand sides f_x S + f_p without the whole Jacobian.
+      const Eigen::MatrixXd S = Eigen::MatrixXd::Random(n, e.np());
+      Eigen::MatrixXd sensitivity_rhs;
+      kept[k]->jacobian_times(S, sensitivity_rhs);
+      const Eigen::MatrixXd expected_rhs = jacobian.leftCols(n) * S + jacobian.rightCols(e.np());
+      ASSERT_EQ(sensitivity_rhs.rows(), n);
+      ASSERT_EQ(sensitivity_rhs.cols(), e.np());
+      EXPECT_LT((sensitivity_rhs - expected_rhs).cwiseAbs().maxCoeff(),
+                tolerance * (1 + jacobian.cwiseAbs().sum()))
+          << GetParam().name << ", pose " << k << ", trial " << trial;
     }
   }
 }
