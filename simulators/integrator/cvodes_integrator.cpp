@@ -52,11 +52,19 @@ int quad_callback(sunrealtype t, N_Vector x, N_Vector qdot, void* user_data) {
   });
 }
 
-// J = df/dx from the model's exact Jacobian.
+// J = df/dx from the model's exact Jacobian, for the Newton matrix. A model that wants its
+// Jacobian at every step (jacobian_age 1) gets, in a run with direct sensitivities, the one at
+// the point where the sensitivity right-hand sides were last formed (the previous step's
+// solution, linearised there already) instead of a new linearisation at the predicted point:
+// one linearisation per step instead of two. Once: a repeated setup (after a Newton failure)
+// linearises where CVODES asks.
 int jac_callback(sunrealtype t, N_Vector x, N_Vector, SUNMatrix J, void* user_data, N_Vector,
                  N_Vector, N_Vector) {
   return guarded(user_data, [&](CvodesSession& s) {
-    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
+    const bool reuse = s.sens_point_fresh && s.system->jacobian_age == 1;
+    s.sens_point_fresh = false;
+    const Eigen::MatrixXd& jac =
+        reuse ? jacobian_at(s, s.sens_t, s.sens_x.data()) : jacobian_at(s, t, data(x));
     const int n = s.n();
     for (int j = 0; j < n; ++j) {
       double* col = SUNDenseMatrix_Column(J, j);
@@ -71,6 +79,9 @@ int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_V
                   void* user_data, N_Vector, N_Vector) {
   return guarded(user_data, [&](CvodesSession& s) {
     const int n = s.n();
+    s.sens_t = t;
+    s.sens_x = Eigen::Map<const Eigen::VectorXd>(data(x), n);
+    s.sens_point_fresh = true;
     if (s.system->sensitivity_rhs) {
       s.sens_matrix.resize(n, ns);
       for (int i = 0; i < ns; ++i) {

@@ -38,6 +38,11 @@ struct CvodesSession {
   Eigen::MatrixXd work_q;                 // quadrature Jacobian scratch of the callbacks
   Eigen::VectorXd vjp;                    // lambda' [f_x | f_p] of the adjoint callbacks
   Eigen::MatrixXd sens_matrix, sens_rhs;  // S and f_x S + f_p of the sensitivity callback
+  // Where the sensitivity callback was last called, and whether no Newton setup came since
+  // (jac_callback's reuse).
+  double sens_t = NAN;
+  Eigen::VectorXd sens_x;
+  bool sens_point_fresh = false;
   // Shared backward sweep: `block` adjoint vectors (columns of an n x block matrix), the first
   // `active` of them joined; per column the quadrature of an integral functional (else -1).
   int block = 0, active = 0;
