@@ -121,6 +121,14 @@ struct SystemResult {
   IntegratorStats stats;  // of the forward integration
 };
 
+// f_x S + f_p from [f_x | f_p] (n x (n + np)) for the n x np sensitivities S: the direct
+// method's right-hand sides of every parameter at once.
+inline void sensitivity_rhs_from_jacobian(const Eigen::MatrixXd& jacobian, const Eigen::MatrixXd& S,
+                                          Eigen::MatrixXd& out) {
+  out.noalias() = jacobian.leftCols(S.rows()) * S;
+  out += jacobian.rightCols(S.cols());
+}
+
 // Integrates the system (with its quadratures); with `direct`, also the forward sensitivity
 // equations s' = f_x s + f_p and, with `integral_sensitivities`, the quadrature sensitivities,
 // under error control. A caller that wants no integral's derivative leaves them out: they

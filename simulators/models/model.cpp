@@ -165,16 +165,14 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
   };
   // The direct method's right-hand sides: from the Jacobian when it is formed at (t, x)
   // anyway, else from the linearisation without it.
-  s.sensitivity_rhs = [at, jacobian_at, n, na](double t, const double* x, const Eigen::MatrixXd& S,
-                                               Eigen::MatrixXd& out) {
+  s.sensitivity_rhs = [at, jacobian_at](double t, const double* x, const Eigen::MatrixXd& S,
+                                        Eigen::MatrixXd& out) {
     Last& l = at(t, x);
     if (l.linear && !l.has_jac) {
       l.linear->jacobian_times(S, out);
       return;
     }
-    const Eigen::MatrixXd& jac = jacobian_at(t, x).jac;
-    out.noalias() = jac.leftCols(n) * S;
-    out += jac.rightCols(na);
+    sensitivity_rhs_from_jacobian(jacobian_at(t, x).jac, S, out);
   };
   s.quadrature_jacobian = [run, at](double t, const double* x, Eigen::MatrixXd& jac) {
     Last& l = at(t, x);

@@ -74,6 +74,9 @@ class ReducedLinearization final : public OdeModel::Linearization {
  public:
   explicit ReducedLinearization(Eigen::MatrixXd jacobian) : jacobian_(std::move(jacobian)) {}
   void jacobian(Eigen::MatrixXd& out) const override { out = jacobian_; }
+  void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const override {
+    sensitivity_rhs_from_jacobian(jacobian_, S, out);
+  }
   void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
     out.noalias() =
         jacobian_.transpose() * Eigen::Map<const Eigen::VectorXd>(lambda, jacobian_.rows());
