@@ -82,22 +82,17 @@ int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_V
     s.sens_t = t;
     s.sens_x = Eigen::Map<const Eigen::VectorXd>(data(x), n);
     s.sens_point_fresh = true;
-    if (s.system->sensitivity_rhs) {
-      s.sens_matrix.resize(n, ns);
-      for (int i = 0; i < ns; ++i) {
-        s.sens_matrix.col(i) = Eigen::Map<const Eigen::VectorXd>(data(xs[i]), n);
-      }
-      s.system->sensitivity_rhs(t, data(x), s.sens_matrix, s.sens_rhs);
-      for (int i = 0; i < ns; ++i)
-        Eigen::Map<Eigen::VectorXd>(data(xsdot[i]), n) = s.sens_rhs.col(i);
-      return 0;
-    }
-    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
+    s.sens_matrix.resize(n, ns);
     for (int i = 0; i < ns; ++i) {
-      Eigen::Map<const Eigen::VectorXd> si(data(xs[i]), n);
-      Eigen::Map<Eigen::VectorXd> out(data(xsdot[i]), n);
-      out.noalias() = jac.leftCols(n) * si;  // no temporary
-      out += jac.col(n + i);
+      s.sens_matrix.col(i) = Eigen::Map<const Eigen::VectorXd>(data(xs[i]), n);
+    }
+    if (s.system->sensitivity_rhs) {
+      s.system->sensitivity_rhs(t, data(x), s.sens_matrix, s.sens_rhs);
+    } else {
+      sensitivity_rhs_from_jacobian(jacobian_at(s, t, data(x)), s.sens_matrix, s.sens_rhs);
+    }
+    for (int i = 0; i < ns; ++i) {
+      Eigen::Map<Eigen::VectorXd>(data(xsdot[i]), n) = s.sens_rhs.col(i);
     }
     return 0;
   });

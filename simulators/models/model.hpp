@@ -132,13 +132,8 @@ class OdeModel : public Model {
     // lambda' [df/dx | df/dp_active]: n + na values
     virtual void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const = 0;
     // df/dx S + df/dp_active for the n x na matrix S: n x na (the direct method's
-    // right-hand sides); by default from `jacobian`.
-    virtual void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const {
-      Eigen::MatrixXd jac;
-      jacobian(jac);
-      out.noalias() = jac.leftCols(S.rows()) * S;
-      out += jac.rightCols(S.cols());
-    }
+    // right-hand sides).
+    virtual void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const = 0;
   };
   // The model in one run: at parameters p, in load case lc, differentiated with respect to
   // the parameters `active`. What stays constant over the run is prepared when it is made
