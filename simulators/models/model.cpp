@@ -82,6 +82,22 @@ class DefaultInstance final : public OdeModel::Instance {
   int first_integrand_, integrals_;
 };
 
+// x0 and dx0/dp of the system: automatic differentiation in the active parameters only (x0
+// reads no state), and none at all for an analysis.
+void set_initial_state(const OdeModel& model, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                       const std::vector<int>& active, OdeSystem& s) {
+  const int n = model.state_size();
+  const int na = static_cast<int>(active.size());
+  s.x0.resize(n);
+  model.initial_state(p.data(), s.x0.data(), lc);
+  s.x0_p.resize(n, na);
+  if (na == 0) return;
+  std::vector<AD> xs, ps, x0(n);
+  seed_ad(nullptr, 0, p, active, xs, ps);
+  model.initial_state(ps.data(), x0.data(), lc);
+  for (int i = 0; i < n; ++i) s.x0_p.row(i) = derivative(x0[i], na).transpose();
+}
+
 }  // namespace
 
 std::unique_ptr<OdeModel::Instance> OdeModel::instance(const Eigen::VectorXd& p,
@@ -182,16 +198,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
     }
     jac = l.quadrature_jac;
   };
-  s.x0.resize(n);
-  initial_state(p.data(), s.x0.data(), lc);
-  // dx0/dp: automatic differentiation in the active parameters only (x0 reads no state), and
-  // none at all for an analysis.
-  s.x0_p.resize(n, na);
-  if (na == 0) return s;
-  std::vector<AD> xs, ps, x0(n);
-  seed_ad(nullptr, 0, p, active, xs, ps);
-  initial_state(ps.data(), x0.data(), lc);
-  for (int i = 0; i < n; ++i) s.x0_p.row(i) = derivative(x0[i], na).transpose();
+  set_initial_state(*this, p, lc, active, s);
   return s;
 }
 
