@@ -162,9 +162,15 @@ TEST(SuspensionE2E, DiscreteAdjointGradientIsExactAndSymmetric) {
 // reversal rule) and made the quadratic form's curvature of one of them a quotient over
 // noise: the pair split for good. Over the first 0.3 s of the road (to stay short), every
 // cycle's design and move-limit factors are the same for modules 1 and 4 and for 2 and 3.
+// With seed 004's objective (the centre of mass's displacement alone), whose curvature along
+// the antisymmetric directions is small: the study's own, which counts the roll, curves
+// steeply along them, and its quasi-Newton model, which learns curvature from the steps taken
+// (symmetric ones), overshoots there, so rounding grows about 60 times a cycle from cycle 6 on
+// and that check is the long runs' (docs/variational.md), not this one's.
 TEST(SuspensionE2E, FirstCyclesOfSaoStaySymmetric) {
-  const RunSummary r = run_study(kStudy, {"load_cases.0.time.end=0.3",
-                                          "load_cases.0.time.points=16", "settings.max_cycles=10"});
+  const RunSummary r = run_study(
+      kStudy, {"load_cases.0.time.end=0.3", "load_cases.0.time.points=16", "settings.max_cycles=10",
+               "simulator.multibody.integrals.0.integrand=chassis_x^2 + chassis_y^2"});
   ASSERT_GE(r.history.size(), 8u) << r.message;
   // (a, b): a variable and its mirror image, by index (12 coordinates per module, then z, k, c).
   std::vector<std::pair<int, int>> pairs;
@@ -191,12 +197,13 @@ TEST(SuspensionE2E, FirstCyclesOfSaoStaySymmetric) {
 }
 
 // The best symmetric design (the linked study's optimum at h = 4e-3 s, docs/variational.md,
-// fourth round; 7 digits) is a saddle of the 60-variable study over the whole 1 s: moving the
-// outer springs antisymmetrically (k1 up, k4 down) lowers the objective, while the inner ones
-// (k2 up, k3 down) raise it. At a symmetric design the gradient along such a direction is
-// zero, so the signs are the curvature's: the optimizer is right to leave the symmetry there.
-TEST(SuspensionE2E, TheBestSymmetricDesignIsASaddleAlongTheOuterSprings) {
-  OpenedStudy full = open_with(kStudy, {"simulator.multibody.integrator.step=0.004"});
+// fourth round; 7 digits) over the whole 1 s, moved antisymmetrically along the outer springs
+// (k1 up, k4 down) and the inner ones (k2 up, k3 down). At a symmetric design the gradient
+// along such a direction is zero, so the signs are the curvature's. With the study's objective,
+// the chassis' squared displacement averaged over its mass (the roll counted), both moves raise
+// it: a minimum along the springs. With seed 004's, the centre of mass's displacement alone,
+// the outer move lowers it: a saddle, which the 60-variable runs left by rolling the chassis.
+TEST(SuspensionE2E, TheBestSymmetricDesignIsAMinimumAlongTheSpringsOnceTheRollCounts) {
   const std::vector<std::pair<std::string, double>> linked = {
       {"m1_Au", 0.03253594}, {"m1_Av", 0.1},        {"m1_Bu", 0.05},      {"m1_Bv", -0.3},
       {"m1_Cu", 0.25},       {"m1_Cv", 0.01257965}, {"m1_Du", 0.3},       {"m1_Dv", -0.23},
@@ -206,27 +213,41 @@ TEST(SuspensionE2E, TheBestSymmetricDesignIsASaddleAlongTheOuterSprings) {
       {"m2_Eu", 0.35},       {"m2_Ev", -0.15},      {"m2_Wu", 0.3779102}, {"m2_Wv", -0.17},
       {"z1", 0.6},           {"z2", 0.6},           {"k1", 3452.778},     {"k2", 25895.61},
       {"c1", 20.0},          {"c2", 20.0}};
-  const Study& s = full.study;
-  Eigen::VectorXd x(s.design.size());
-  for (const auto& [name, value] : linked) {
-    const bool module = name[0] == 'm';
-    const std::string mirror =
-        module ? std::string("m") + (name[1] == '1' ? "4" : "3") + name.substr(2)
-               : std::string(1, name[0]) + (name[1] == '1' ? "4" : "3");
-    x(index_of(s, name)) = value;
-    x(index_of(s, mirror)) = value;
-  }
-  const double d = 30.0;  // N/m, 0.1 % of the springs' range
-  Eigen::VectorXd outer = x, inner = x;
-  outer(index_of(s, "k1")) += d;
-  outer(index_of(s, "k4")) -= d;
-  inner(index_of(s, "k2")) += d;
-  inner(index_of(s, "k3")) -= d;
-  const std::vector<Evaluation> e = evaluate(*full.simulator, {x, outer, inner}, false);
-  const double f = e[0].cases[0].scalars.at(kObjective);
-  EXPECT_NEAR(f, 2.85701e-5, 1e-3 * 2.85701e-5);  // the linked study's optimum
-  EXPECT_LT(e[1].cases[0].scalars.at(kObjective), f - 1e-9) << "outer springs: a fall";
-  EXPECT_GT(e[2].cases[0].scalars.at(kObjective), f + 1e-10) << "inner springs: a rise";
+  // The objective at the design, with the outer and with the inner springs moved.
+  auto objectives = [&](const std::vector<std::string>& overrides) {
+    OpenedStudy full = open_with(kStudy, overrides);
+    const Study& s = full.study;
+    Eigen::VectorXd x(s.design.size());
+    for (const auto& [name, value] : linked) {
+      const bool module = name[0] == 'm';
+      const std::string mirror =
+          module ? std::string("m") + (name[1] == '1' ? "4" : "3") + name.substr(2)
+                 : std::string(1, name[0]) + (name[1] == '1' ? "4" : "3");
+      x(index_of(s, name)) = value;
+      x(index_of(s, mirror)) = value;
+    }
+    const double d = 30.0;  // N/m, 0.1 % of the springs' range
+    Eigen::VectorXd outer = x, inner = x;
+    outer(index_of(s, "k1")) += d;
+    outer(index_of(s, "k4")) -= d;
+    inner(index_of(s, "k2")) += d;
+    inner(index_of(s, "k3")) -= d;
+    std::vector<double> f;
+    for (const Evaluation& e : evaluate(*full.simulator, {x, outer, inner}, false)) {
+      f.push_back(e.cases.at(0).scalars.at(kObjective));
+    }
+    return f;
+  };
+  const std::string h = "simulator.multibody.integrator.step=0.004";
+  const std::vector<double> mass_average = objectives({h});
+  EXPECT_NEAR(mass_average[0], 2.85701e-5, 1e-3 * 2.85701e-5);  // the linked study's optimum
+  EXPECT_GT(mass_average[1], mass_average[0] + 1e-9) << "outer springs: a rise";
+  EXPECT_GT(mass_average[2], mass_average[0] + 1e-10) << "inner springs: a rise";
+  const std::vector<double> centre =
+      objectives({h, "simulator.multibody.integrals.0.integrand=chassis_x^2 + chassis_y^2"});
+  EXPECT_NEAR(centre[0], mass_average[0], 1e-9 * mass_average[0]);  // no roll when symmetric
+  EXPECT_LT(centre[1], centre[0] - 1e-9) << "seed 004's objective, outer springs: a fall";
+  EXPECT_GT(centre[2], centre[0] + 1e-10) << "seed 004's objective, inner springs: a rise";
 }
 
 }  // namespace
