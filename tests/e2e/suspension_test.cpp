@@ -165,7 +165,7 @@ TEST(SuspensionE2E, DiscreteAdjointGradientIsExactAndSymmetric) {
 // With seed 004's objective (the centre of mass's displacement alone), whose curvature along
 // the antisymmetric directions is small: the study's own, which counts the roll, curves
 // steeply along them, and its quasi-Newton model, which learns curvature from the steps taken
-// (symmetric ones), overshoots there, so rounding grows about 60 times a cycle from cycle 6 on
+// (symmetric ones), overshoots there, so rounding grows by up to 250 times a cycle
 // and that check is the long runs' (docs/variational.md), not this one's.
 TEST(SuspensionE2E, FirstCyclesOfSaoStaySymmetric) {
   const RunSummary r = run_study(
