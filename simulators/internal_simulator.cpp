@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <sstream>
@@ -76,6 +77,7 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
   out.relative_step = g.positive("step").value_or(out.relative_step);
   out.integrator.checkpoint_steps =
       integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1);
+  out.keep_forward = g.boolean("keep_forward").value_or(out.keep_forward);
   if (g.has("adjoint_sweep")) {
     const json& m = g.raw("adjoint_sweep");
     if (m == "shared" || m == "per_value") {
@@ -290,7 +292,8 @@ double thread_seconds() {
 InternalSimulator::InternalSimulator(const SimulatorSetup& setup)
     : design_names_(setup.design_names),
       load_cases_(setup.load_cases),
-      chooser_(std::make_unique<MethodChooser>(static_cast<int>(setup.load_cases.size()))) {
+      chooser_(std::make_unique<MethodChooser>(static_cast<int>(setup.load_cases.size()))),
+      kept_(setup.load_cases.size()) {
   Problems problems;
   JsonReader s(setup.section, "simulator", problems);
   s.known({"type", "model", "multibody", "functions", "parameters", "constants", "rtol", "atol",
@@ -360,7 +363,13 @@ void InternalSimulator::run(BatchRun& job) const {
     job.message = msg.str() + ": " + why;
   };
   const double start = thread_seconds();
-  const std::string failure = model_->analyse(p, lc, settings_.integrator, job.result);
+  // The design itself (not a finite-difference run): keep its forward pass for an adjoint
+  // gradient at this design next (gradients.keep_forward).
+  std::unique_ptr<ForwardPass> pass;
+  const std::string failure =
+      job.variable < 0 && keeps_forward(job.load_case)
+          ? model_->ode()->analyse_keeping(p, lc, settings_.integrator, job.result, pass)
+          : model_->analyse(p, lc, settings_.integrator, job.result);
   if (!failure.empty()) return fail(failure);
   chooser_->record_analysis(job.load_case, thread_seconds() - start, job.result.integrator_steps);
   for (const auto& [name, h] : job.result.histories) {
@@ -369,7 +378,33 @@ void InternalSimulator::run(BatchRun& job) const {
   for (const auto& [name, v] : job.result.scalars) {
     if (!std::isfinite(v)) return fail("scalar \"" + name + "\" is not finite");
   }
+  if (pass) {
+    const std::lock_guard<std::mutex> lock(kept_mutex_);
+    kept_[static_cast<size_t>(job.load_case)] = {p, std::move(pass)};
+  }
   job.ok = true;
+}
+
+bool InternalSimulator::keeps_forward(int load_case) const {
+  if (!settings_.keep_forward || !model_->ode() || model_->ode()->differentiates_itself()) {
+    return false;
+  }
+  return settings_.method == GradientMethod::kAdjoint ||
+         (settings_.method == GradientMethod::kAuto && chooser_->expects_adjoint(load_case));
+}
+
+std::unique_ptr<ForwardPass> InternalSimulator::take_kept(int load_case,
+                                                          const Eigen::VectorXd& p) const {
+  const std::lock_guard<std::mutex> lock(kept_mutex_);
+  KeptPass& k = kept_[static_cast<size_t>(load_case)];
+  std::unique_ptr<ForwardPass> out;
+  // Only the very parameters the pass ran at (every bit: a rounded design is another one).
+  if (k.pass && k.p.size() == p.size() &&
+      std::memcmp(k.p.data(), p.data(), sizeof(double) * static_cast<size_t>(p.size())) == 0) {
+    out = std::move(k.pass);
+  }
+  k = {};
+  return out;
 }
 
 namespace {
@@ -409,13 +444,15 @@ std::string InternalSimulator::differentiate(BatchRun& job, const SensitivityPro
                                     ? discrete_adjoint_sensitivities
                                 : method == GradientMethod::kAdjoint ? adjoint_sensitivities
                                                                      : direct_sensitivities;
+  MethodChooser::Request request =
+      cost_request(problem.model, problem.lc, problem.wanted,
+                   static_cast<int>(problem.active.size()), problem.settings);
+  request.forward_kept = method == GradientMethod::kAdjoint && problem.kept && *problem.kept;
   const double start = thread_seconds();
   const std::string failure = run(problem, job.result, rows);
   if (failure.empty() &&
       (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint)) {
-    chooser_->record(job.load_case, method == GradientMethod::kAdjoint,
-                     cost_request(problem.model, problem.lc, problem.wanted,
-                                  static_cast<int>(problem.active.size()), problem.settings),
+    chooser_->record(job.load_case, method == GradientMethod::kAdjoint, request,
                      thread_seconds() - start);
   }
   return failure;
@@ -437,15 +474,19 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
   if (!job.message.empty()) return;
   GradientMethod method = settings_.method;
   std::string reason;
+  // The forward pass of the analysis of this design, when it was kept: the adjoint method
+  // integrates no forward pass of its own.
+  std::unique_ptr<ForwardPass> kept = take_kept(job.load_case, p);
   if (method == GradientMethod::kAuto && model.discrete_map()) {
     method = GradientMethod::kDiscreteAdjoint;
   } else if (method == GradientMethod::kAuto) {
     // The cheaper of the adjoint's backward block (one vector per value, at most the states
     // and integrals with the shared sweep) and one sensitivity system per parameter, by the
     // costs measured in this load case (method_choice.hpp).
-    const MethodChooser::Choice choice = chooser_->choose(
-        job.load_case,
-        cost_request(model, lc, wanted, static_cast<int>(active.size()), settings_.integrator));
+    MethodChooser::Request request =
+        cost_request(model, lc, wanted, static_cast<int>(active.size()), settings_.integrator);
+    request.forward_kept = kept != nullptr;
+    const MethodChooser::Choice choice = chooser_->choose(job.load_case, request);
     method = choice.adjoint ? GradientMethod::kAdjoint : GradientMethod::kDirect;
     reason = ": " + choice.reason;
   }
@@ -459,7 +500,7 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
   job.result.gradient_method =
       std::string(to_string(method)) + (settings_.method == GradientMethod::kAuto ? " (auto)" : "");
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(wanted.size()), static_cast<int>(active.size()));
-  const SensitivityProblem problem{model, lc, p, active, wanted, settings_.integrator};
+  const SensitivityProblem problem{model, lc, p, active, wanted, settings_.integrator, &kept};
   std::string failure = differentiate(job, problem, method, rows);
   if (!failure.empty() && settings_.method == GradientMethod::kAuto &&
       (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint)) {

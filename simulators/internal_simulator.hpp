@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,12 @@ struct InternalSettings {
   GradientMethod method = GradientMethod::kForward;
   bool central = false;         // method == kCentral
   double relative_step = 1e-3;  // gradients.step: p of (4.10)
-  int workers = 0;              // concurrent runs of a batch; 0: one per core
-  ExecutorSettings executor;    // "executor": local, or each request a job (docs/cluster.md)
+  // gradients.keep_forward: an analysis of a design (not a finite-difference run) keeps its
+  // forward pass when an adjoint gradient may follow (method adjoint, or auto after choosing
+  // the adjoint), and a gradient at that very design integrates the backward problem only.
+  bool keep_forward = true;
+  int workers = 0;            // concurrent runs of a batch; 0: one per core
+  ExecutorSettings executor;  // "executor": local, or each request a job (docs/cluster.md)
 };
 
 // Where the value of one model parameter comes from.
@@ -89,6 +94,11 @@ class InternalSimulator final : public Simulator {
   // auto's choice; returns "" or why it failed.
   std::string differentiate(BatchRun& job, const SensitivityProblem& problem, GradientMethod method,
                             Eigen::MatrixXd& rows) const;
+  // Whether an analysis in the load case keeps its forward pass (keep_forward).
+  bool keeps_forward(int load_case) const;
+  // The load case's kept forward pass if it ran at parameters p, else null; the load case
+  // keeps none afterwards.
+  std::unique_ptr<ForwardPass> take_kept(int load_case, const Eigen::VectorXd& p) const;
 
   const Model* model_ = nullptr;
   std::unique_ptr<Model> owned_model_;  // a model described in the section (multibody, functions)
@@ -102,6 +112,13 @@ class InternalSimulator final : public Simulator {
   JobLedger* ledger_ = nullptr;
   // The costs of analyses and of direct and adjoint runs, per load case, for "auto".
   std::unique_ptr<MethodChooser> chooser_;
+  // Per load case, the latest analysis's kept forward pass and the parameters it ran at.
+  struct KeptPass {
+    Eigen::VectorXd p;
+    std::unique_ptr<ForwardPass> pass;
+  };
+  mutable std::mutex kept_mutex_;
+  mutable std::vector<KeptPass> kept_;
 };
 
 // Registers the factory of type "internal" with sao::register_simulator (idempotent).

@@ -453,9 +453,17 @@ namespace {
 // The forward pass of the adjoint method, storing checkpoints: the states on the grid, the
 // integrals, the step and checkpoint counts into `result`; false (with its message) on failure.
 bool forward_with_checkpoints(CvodesSession& s, const OdeSystem& system, const TimeGrid& grid,
-                              AdjointResult& result) {
+                              const IntegratorSettings& settings, AdjointResult& result,
+                              const char* what_stats = "forward pass of the adjoint method") {
   const int n = static_cast<int>(system.x0.size()), nq = system.quadratures;
-  int flag = CV_SUCCESS;
+  std::string what;
+  int flag = set_up_forward(s, system, grid, settings, what);
+  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
+  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
+  if (flag != CV_SUCCESS) {
+    result.message = describe(s, what, flag);
+    return false;
+  }
   result.states.resize(grid.points, n);
   result.states.row(0) = system.x0.transpose();
   int checkpoints = 0;
@@ -480,7 +488,7 @@ bool forward_with_checkpoints(CvodesSession& s, const OdeSystem& system, const T
     }
     result.integrals = Eigen::Map<const Eigen::VectorXd>(data(s.quad), nq);
   }
-  result.forward_stats = statistics(s.memory, "forward pass of the adjoint method");
+  result.forward_stats = statistics(s.memory, what_stats);
   result.forward_steps = result.forward_stats.steps;
   result.checkpoints = checkpoints;
   return true;
@@ -549,25 +557,69 @@ bool per_functional(CvodesSession& s, const OdeSystem& system, const TimeGrid& g
 
 }  // namespace
 
+ForwardPass::ForwardPass() = default;
+ForwardPass::~ForwardPass() = default;
+
+SystemResult integrate_keeping(OdeSystem system, const TimeGrid& grid,
+                               const IntegratorSettings& settings,
+                               std::unique_ptr<ForwardPass>& kept) {
+  check_arguments(system.x0, grid);
+  kept.reset();
+  auto pass = std::make_unique<ForwardPass>();
+  pass->system = std::make_unique<OdeSystem>(std::move(system));
+  pass->session = std::make_unique<CvodesSession>();
+  AdjointResult forward;
+  SystemResult result;
+  if (!forward_with_checkpoints(*pass->session, *pass->system, grid, settings, forward,
+                                "forward, kept for an adjoint gradient")) {
+    result.message = std::move(forward.message);
+    return result;
+  }
+  result.ok = true;
+  result.states = forward.states;
+  result.integrals = forward.integrals;
+  result.stats = forward.forward_stats;
+  result.steps = forward.forward_steps;
+  pass->states = std::move(forward.states);
+  pass->integrals = std::move(forward.integrals);
+  pass->stats = forward.forward_stats;
+  pass->checkpoints = forward.checkpoints;
+  kept = std::move(pass);
+  return result;
+}
+
 AdjointResult adjoint_system(
     const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
-    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
-        functionals) {
+    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>& functionals,
+    std::unique_ptr<ForwardPass> kept) {
   check_arguments(system.x0, grid);
   if (!system.jacobian || system.parameters <= 0) {
     throw std::invalid_argument("adjoint_system: needs a Jacobian and parameters");
   }
   AdjointResult result;
-  CvodesSession s;
-  std::string what;
-  int flag = set_up_forward(s, system, grid, settings, what);
-  // A checkpoint every checkpoint_steps steps, Hermite interpolation of the forward solution.
-  if (flag == CV_SUCCESS) flag = CVodeAdjInit(s.memory, settings.checkpoint_steps, CV_HERMITE);
-  if (flag != CV_SUCCESS) {
-    result.message = describe(s, what, flag);
-    return result;
+  std::unique_ptr<CvodesSession> own;
+  CvodesSession* session = nullptr;
+  if (kept) {
+    // The analysis's pass: its checkpoints, and from now on this system's callbacks (the same
+    // model and parameters, with the parameter columns); nothing of the forward's Jacobian kept.
+    session = kept->session.get();
+    session->system = &system;
+    session->jacobian_t = NAN;
+    session->cvodes_error.clear();
+    session->rhs_error.clear();
+    session->rhs_failure.clear();
+    result.states = kept->states;
+    result.integrals = kept->integrals;
+    result.forward_stats = kept->stats;
+    result.forward_steps = kept->stats.steps;
+    result.checkpoints = kept->checkpoints;
+    result.forward_kept = true;
+  } else {
+    own = std::make_unique<CvodesSession>();
+    session = own.get();
+    if (!forward_with_checkpoints(*session, system, grid, settings, result)) return result;
   }
-  if (!forward_with_checkpoints(s, system, grid, result)) return result;
+  CvodesSession& s = *session;
   const std::vector<AdjointFunctional> wanted = functionals(result.states);
   result.gradients.setZero(static_cast<Eigen::Index>(wanted.size()), system.parameters);
   result.shared = settings.shared_sweep && wanted.size() > 1;

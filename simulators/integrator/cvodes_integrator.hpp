@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "sao/seam/time_grid.hpp"
@@ -147,6 +148,28 @@ struct AdjointFunctional {
   int quadrature = -1;           // or: index of a quadrature
 };
 
+namespace detail {
+struct CvodesSession;
+}
+
+// The forward pass of the adjoint method, kept (integrate_keeping) for a later backward solve
+// (adjoint_system): CVODES's memory with its checkpoints, the system its callbacks reach, and
+// the forward solution on the grid. Owns all of it; freed with it.
+class ForwardPass {
+ public:
+  ForwardPass();
+  ~ForwardPass();
+  ForwardPass(const ForwardPass&) = delete;
+  ForwardPass& operator=(const ForwardPass&) = delete;
+
+  Eigen::MatrixXd states;                          // on the grid
+  Eigen::VectorXd integrals;                       // at the end
+  IntegratorStats stats;                           // of the forward pass
+  int checkpoints = 0;                             // after the start
+  std::unique_ptr<OdeSystem> system;               // the forward pass's callbacks' system
+  std::unique_ptr<detail::CvodesSession> session;  // CVODES's memory, its checkpoints
+};
+
 struct AdjointResult {
   bool ok = false;
   std::string message;
@@ -160,6 +183,7 @@ struct AdjointResult {
   IntegratorStats forward_stats;  // of the forward pass
   int checkpoints = 0;            // after the start; > 0: the backward solve integrated the forward
                                   // problem again between them
+  bool forward_kept = false;      // the forward pass was an analysis's (integrate_keeping)
   bool shared = false;            // the shared backward sweep ran (backward_solves is 1)
   int sweep_stops = 0;            // its (re-)starts: the distinct times where functionals join
   long backward_steps = 0;        // internal steps of the backward solves (or of the sweep)
@@ -180,10 +204,25 @@ struct AdjointResult {
 // checkpoints once, not once per functional. Its error test takes the RMS norm over the joined
 // vectors (tolerances scaled by sqrt(joined / all)); the gradients agree with the per-functional
 // ones to the integration tolerance (tests/simulators/adjoint_sweep_test.cpp).
+//
+// With `kept` (a forward pass of an analysis at the same parameters, integrate_keeping) the
+// forward pass is not integrated again: its checkpoints serve the backward solve, and
+// `system` (the same model and parameters, with the active parameters) takes over its
+// callbacks. A kept pass serves one backward solve: it is consumed.
 AdjointResult adjoint_system(
     const OdeSystem& system, const TimeGrid& grid, const IntegratorSettings& settings,
-    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>&
-        functionals);
+    const std::function<std::vector<AdjointFunctional>(const Eigen::MatrixXd& states)>& functionals,
+    std::unique_ptr<ForwardPass> kept = nullptr);
+
+// An analysis that keeps its forward pass for an adjoint gradient at the same design next
+// (issue 25: the driver analyses a design, screens, then asks for the gradients there). It
+// integrates `system` (no sensitivities) as CVODES's adjoint forward pass, with checkpoints:
+// the same steps and states as integrate_system, and about 5-10 % more work per step for
+// the Hermite data. On success the pass (CVODES's memory and `system`, moved in) goes to
+// `kept`; on failure `kept` is left empty.
+SystemResult integrate_keeping(OdeSystem system, const TimeGrid& grid,
+                               const IntegratorSettings& settings,
+                               std::unique_ptr<ForwardPass>& kept);
 
 const char* to_string(Multistep method);
 

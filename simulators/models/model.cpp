@@ -211,14 +211,30 @@ Eigen::RowVectorXd OdeModel::output_gradient(int k, double t, const Eigen::Vecto
   return derivative(output(k, t, xs.data(), ps.data(), lc), size).transpose();
 }
 
-std::string OdeModel::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
-                              const IntegratorSettings& settings, CaseResult& out) const {
-  const OdeSystem s = system(p, lc, {});
-  const SystemResult r = integrate_system(s, lc.grid, settings, false);
+std::string OdeModel::values(const SystemResult& r, const Eigen::VectorXd& p,
+                             const LoadCaseSpec& lc, CaseResult& out) const {
   if (!r.ok) return r.message;
   fill_outputs(r.states, r.integrals, p, lc, out);
   out.integrator_steps = r.steps;
   return "";
+}
+
+std::string OdeModel::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                              const IntegratorSettings& settings, CaseResult& out) const {
+  return values(integrate_system(system(p, lc, {}), lc.grid, settings, false), p, lc, out);
+}
+
+std::string OdeModel::analyse_keeping(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                      const IntegratorSettings& settings, CaseResult& out,
+                                      std::unique_ptr<ForwardPass>& kept) const {
+  kept.reset();
+  if (differentiates_itself()) return analyse(p, lc, settings, out);
+  try {  // a model's set-up failure (the multibody initial assembly) as analyse() reports it
+    return values(integrate_keeping(system(p, lc, {}), lc.grid, settings, kept), p, lc, out);
+  } catch (const std::runtime_error& e) {
+    kept.reset();
+    return e.what();
+  }
 }
 
 void OdeModel::fill_outputs(const Eigen::MatrixXd& states, const Eigen::VectorXd& integrals,

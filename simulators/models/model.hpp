@@ -83,6 +83,12 @@ class OdeModel : public Model {
   std::vector<ResponseInfo> responses() const override;
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const IntegratorSettings& settings, CaseResult& out) const override;
+  // analyse(), keeping the forward pass for an adjoint gradient at this design next
+  // (integrate_keeping, cvodes_integrator.hpp): the same responses. A model that is not
+  // integrated by CVODES (differentiates_itself) keeps nothing and leaves `kept` empty.
+  std::string analyse_keeping(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                              const IntegratorSettings& settings, CaseResult& out,
+                              std::unique_ptr<ForwardPass>& kept) const;
 
   // A model whose analysis is not integrated but solved point by point (the kinematic
   // multibody analysis) differentiates its own responses: the values of history output k at
@@ -194,6 +200,11 @@ class OdeModel : public Model {
   Eigen::RowVectorXd output_gradient(int k, double t, const Eigen::VectorXd& x,
                                      const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                      const std::vector<int>& active) const;
+
+ private:
+  // The responses of an integration into `out` (its steps included); "" or its failure.
+  std::string values(const SystemResult& r, const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                     CaseResult& out) const;
 };
 
 // Writes the double and AD versions of an OdeModel from the templates of `Derived`:

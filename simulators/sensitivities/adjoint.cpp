@@ -31,12 +31,14 @@ std::string adjoint_sensitivities(const SensitivityProblem& problem, CaseResult&
     }
     return fns;
   };
-  const AdjointResult r = adjoint_system(system, lc.grid, problem.settings, functionals);
+  std::unique_ptr<ForwardPass> kept = problem.kept ? std::move(*problem.kept) : nullptr;
+  const AdjointResult r =
+      adjoint_system(system, lc.grid, problem.settings, functionals, std::move(kept));
   if (!r.ok) return r.message;
   spdlog::debug(
-      "internal simulator: adjoint in load case \"{}\": {} forward steps, {} checkpoint(s) "
+      "internal simulator: adjoint in load case \"{}\": {} forward steps{}, {} checkpoint(s) "
       "after the start{}, {}",
-      lc.name, r.forward_steps, r.checkpoints,
+      lc.name, r.forward_steps, r.forward_kept ? " (the analysis's, kept)" : "", r.checkpoints,
       r.checkpoints > 0 ? " (the forward problem integrated again between them; "
                           "simulator.gradients.checkpoint_steps keeps more steps in memory)"
                         : "",

@@ -38,7 +38,7 @@ MethodChooser::Choice MethodChooser::choose(int load_case, const Request& reques
   const double a = a_measured ? c.per_value : 1.0;
   const double length = sweep_length(c, request.stops);
   const double direct = c.analysis * (1.0 + d * parameters);
-  const double adjoint = c.analysis * (1.0 + a * width * length);
+  const double adjoint = c.analysis * ((request.forward_kept ? 0.0 : 1.0) + a * width * length);
   out.adjoint = adjoint < direct;
   std::string measuring;
   if (d_measured != a_measured && width > 0 && parameters > 0) {
@@ -54,9 +54,10 @@ MethodChooser::Choice MethodChooser::choose(int load_case, const Request& reques
   out.reason = fmt::format(
       "estimated {:.3g} s direct against {:.3g} s adjoint (analysis {:.3g} s; {} {:.3g} "
       "analyses per parameter, {} {:.3g} per backward vector, {} of them over {:.3g} solve "
-      "lengths for {} stop(s)){}",
+      "lengths for {} stop(s){}){}",
       direct, adjoint, c.analysis, d_measured ? "measured" : "assumed", d,
-      a_measured ? "measured" : "assumed", a, width, length, request.stops, measuring);
+      a_measured ? "measured" : "assumed", a, width, length, request.stops,
+      request.forward_kept ? "; the analysis's forward pass kept" : "", measuring);
   return out;
 }
 
@@ -80,9 +81,19 @@ void MethodChooser::record(int load_case, bool adjoint, const Request& request, 
   const int width = request.width < 0 ? request.values : request.width;
   const double count = adjoint ? width * sweep_length(c, request.stops) : request.parameters;
   if (!(c.analysis > 0.0) || !(count > 0.0) || !(seconds > 0.0)) return;
-  // At least a small positive cost: a run faster than the analysis it contains is noise.
-  const double per = std::max((seconds / c.analysis - 1.0) / count, 1e-3);
+  // At least a small positive cost: a run faster than the analysis it contains is noise. A
+  // backward solve on a kept forward pass contains no analysis.
+  const double contained = adjoint && request.forward_kept ? 0.0 : 1.0;
+  const double per = std::max((seconds / c.analysis - contained) / count, 1e-3);
   (adjoint ? c.per_value : c.per_parameter) = per;
+  c.last = adjoint ? 1 : 0;
+}
+
+bool MethodChooser::expects_adjoint(int load_case) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const Costs& c = costs_.at(static_cast<size_t>(load_case));
+  if (c.adjoint_failed) return false;
+  return c.last != 0;
 }
 
 }  // namespace sao::sim

@@ -5,6 +5,7 @@
 // steps S) and of its direct and adjoint runs; the cost model is
 //   direct(N parameters)                   = T_analysis (1 + d N),
 //   adjoint(width vectors, `stops` stops)   = T_analysis (1 + a width L),
+//     or T_analysis a width L when the analysis's forward pass is kept (Request::forward_kept),
 //   L = 1 + kRestartSteps (stops - 1) / S,
 // where width is the adjoint's backward block (the values, or with the shared backward sweep
 // and more values than states and integrals, the states plus integrals) and `stops` the number
@@ -41,6 +42,9 @@ class MethodChooser {
     int parameters = 0;  // the active parameters (sensitivity systems of the direct method)
     int width = -1;      // the adjoint's backward block (-1: `values`)
     int stops = 1;       // distinct restart times of the backward problem (1: one solve)
+    // The analysis's forward pass is kept (gradients.keep_forward): the adjoint integrates
+    // the backward problem only, T_analysis a width L.
+    bool forward_kept = false;
   };
   struct Choice {
     bool adjoint = false;
@@ -55,6 +59,10 @@ class MethodChooser {
   void record(int load_case, bool adjoint, const Request& request, double seconds);
   // The adjoint (or direct) run failed in the load case: the other method from now on.
   void record_failure(int load_case, bool adjoint);
+  // Whether the next gradient in the load case is expected by the adjoint method: its last
+  // run there was the adjoint's (or none ran yet and it has not failed), so an analysis keeps
+  // its forward pass.
+  bool expects_adjoint(int load_case) const;
 
  private:
   struct Costs {
@@ -63,6 +71,7 @@ class MethodChooser {
     double per_parameter = 0.0;  // d; 0: not measured
     double per_value = 0.0;      // a; 0: not measured
     bool direct_failed = false, adjoint_failed = false;
+    int last = -1;  // the method of the latest recorded run: 1 adjoint, 0 direct, -1 none
   };
   // L of the cost model: the backward run's length in units of one restart-free solve.
   static double sweep_length(const Costs& c, int stops);

@@ -36,6 +36,9 @@ struct SensitivityProblem {
   const std::vector<int>& active;
   const std::vector<WantedValue>& wanted;
   const IntegratorSettings& settings;
+  // The forward pass of an analysis at p in lc (OdeModel::analyse_keeping), or empty: the
+  // adjoint method takes it (and integrates no forward pass); the direct method leaves it.
+  std::unique_ptr<ForwardPass>* kept = nullptr;
 };
 
 // Every response into `out` and the derivatives of the wanted values into `rows` (wanted x
