@@ -28,8 +28,12 @@ nlohmann::json chain() {
 
 // checkpoint_steps: the adjoint's forward steps between checkpoints (0: the default, 500,
 // which holds this run's ~300 steps; 100: the forward problem is integrated again between
-// checkpoints during the backward solve, as in a run longer than the interval).
-void BM_GradientCost(benchmark::State& state, const char* method, int checkpoint_steps) {
+// checkpoints during the backward solve, as in a run longer than the interval). Every
+// iteration analyses, then asks for the gradient at the same design: with `keep` (the
+// default of gradients.keep_forward) the adjoint's gradient reads the analysis's forward
+// pass and integrates the backward problem only; without, it integrates its own.
+void BM_GradientCost(benchmark::State& state, const char* method, int checkpoint_steps,
+                     bool keep = true) {
   const int n = static_cast<int>(state.range(0));
   nlohmann::json section = {{"type", "internal"},
                             {"model", "multibody"},
@@ -38,6 +42,7 @@ void BM_GradientCost(benchmark::State& state, const char* method, int checkpoint
                             {"threads", 1},  // cost, not wall time: one core for every method
                             {"gradients", {{"method", method}, {"step", 1e-4}}}};
   if (checkpoint_steps > 0) section["gradients"]["checkpoint_steps"] = checkpoint_steps;
+  if (!keep) section["gradients"]["keep_forward"] = false;
   sao::bench::time_chain_gradient(state, chain(), section, n);
 }
 // 1, 2, 5, 10, 20 and 50 parameters, each method.
@@ -48,6 +53,8 @@ void parameter_counts(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_GradientCost, forward, "forward", 0)->Apply(parameter_counts);
 BENCHMARK_CAPTURE(BM_GradientCost, direct, "direct", 0)->Apply(parameter_counts);
 BENCHMARK_CAPTURE(BM_GradientCost, adjoint, "adjoint", 0)->Apply(parameter_counts);
+BENCHMARK_CAPTURE(BM_GradientCost, adjoint_from_nothing, "adjoint", 0, false)
+    ->Apply(parameter_counts);
 BENCHMARK_CAPTURE(BM_GradientCost, adjoint_checkpoints_100, "adjoint", 100)
     ->Apply(parameter_counts);
 
