@@ -311,6 +311,12 @@ int analyse(const std::string& request_file, const std::string& out_file) {
   std::unique_ptr<sao::Simulator> simulator;
   try {
     sao::read_request_document(document, setup, request, values);
+    // One request and the process ends: an internal simulator's analysis keeps no forward
+    // pass for a gradient that cannot follow here (gradients.keep_forward).
+    if (setup.section.is_object() && setup.section.value("type", "") == "internal" &&
+        setup.section.value("gradients", nlohmann::json::object()).is_object()) {
+      setup.section["gradients"]["keep_forward"] = false;
+    }
     simulator = sao::make_simulator(setup);
   } catch (const std::invalid_argument& e) {  // SectionError too
     throw sao::cli::UsageError(request_file + ": " + e.what());
