@@ -60,8 +60,9 @@ class MethodChooser {
   // The adjoint (or direct) run failed in the load case: the other method from now on.
   void record_failure(int load_case, bool adjoint);
   // Whether the next gradient in the load case is expected by the adjoint method: its last
-  // run there was the adjoint's (or none ran yet and it has not failed), so an analysis keeps
-  // its forward pass.
+  // run there was the adjoint's (and it has not failed since), so an analysis keeps its
+  // forward pass. Before the first run, no: a small model whose auto takes the direct method
+  // would pay for a kept pass it never uses.
   bool expects_adjoint(int load_case) const;
 
  private:
