@@ -1,14 +1,18 @@
-// Helpers the tests share: a fresh scratch folder per test, reading a file whole, and running
-// a command through the shell.
+// Helpers the tests share: a fresh scratch folder per test, reading a file whole, running
+// a command through the shell, and what a call logs.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <sstream>
 #include <string>
 
 namespace sao::testing {
@@ -45,6 +49,22 @@ inline CommandOutput run_command(const std::string& command) {
   const int status = pclose(pipe);
   out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
+}
+
+// What `body` logs through spdlog's default logger at `level` and above; the logger and level
+// are restored afterwards.
+template <class Body>
+std::string captured_log(spdlog::level::level_enum level, Body body) {
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  const auto previous_level = spdlog::get_level();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+  spdlog::set_level(level);
+  body();
+  spdlog::set_level(previous_level);
+  spdlog::set_default_logger(previous);
+  return log.str();
 }
 
 }  // namespace sao::testing

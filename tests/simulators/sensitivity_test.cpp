@@ -4,14 +4,13 @@
 // (0.55708928, -0.29470796), d comfort/db = (0.083382659, -0.040564101)).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <numbers>
 #include <sstream>
 
 #include "simulators/internal_simulator.hpp"
+#include "tests/support.hpp"
 
 namespace sao::sim {
 namespace {
@@ -91,20 +90,27 @@ SimulatorSetup impact(const std::string& method) {
   return s;
 }
 
+// The request of seed 003's tables: d yddot(5 s)/db and d comfort/db.
+const EvaluationRequest kSeedTables{Eigen::Vector2d(0.5, 0.5),
+                                    {{0, "yddot", {50}}, {0, "comfort", {}}}};
+
+// Tables 4.2-4.3 within `tol`; `what` names the run in a failure.
+void expect_seed_tables(const Evaluation& e, double tol, const std::string& what) {
+  ASSERT_TRUE(e.ok) << what << ": " << e.message;
+  const Eigen::RowVectorXd acc = e.cases[0].gradients.at("yddot").row(50);
+  EXPECT_NEAR(acc(0), 0.55708928, tol) << what;
+  EXPECT_NEAR(acc(1), -0.29470796, tol) << what;
+  const Eigen::RowVectorXd comfort = e.cases[0].gradients.at("comfort").row(0);
+  EXPECT_NEAR(comfort(0), 0.083382659, tol) << what;
+  EXPECT_NEAR(comfort(1), -0.040564101, tol) << what;
+}
+
 // Seed 003, tables 4.2-4.3, at b = (0.5, 0.5), by every method of the simulator.
 TEST(ImpactAbsorberSensitivity, AllMethodsReproduceTheSeedTables) {
   for (const char* method : {"direct", "adjoint", "central", "auto"}) {
     InternalSimulator sim(impact(method));
-    EvaluationRequest r{Eigen::Vector2d(0.5, 0.5), {{0, "yddot", {50}}, {0, "comfort", {}}}};
-    const Evaluation e = sim.evaluate({r}).front();
-    ASSERT_TRUE(e.ok) << method << ": " << e.message;
-    const double tol = std::string(method) == "central" ? 1e-6 : 1e-7;
-    const Eigen::RowVectorXd acc = e.cases[0].gradients.at("yddot").row(50);
-    EXPECT_NEAR(acc(0), 0.55708928, tol) << method;
-    EXPECT_NEAR(acc(1), -0.29470796, tol) << method;
-    const Eigen::RowVectorXd comfort = e.cases[0].gradients.at("comfort").row(0);
-    EXPECT_NEAR(comfort(0), 0.083382659, tol) << method;
-    EXPECT_NEAR(comfort(1), -0.040564101, tol) << method;
+    const Evaluation e = sim.evaluate({kSeedTables}).front();
+    expect_seed_tables(e, std::string(method) == "central" ? 1e-6 : 1e-7, method);
     // Rows that were not requested stay NaN for the analytic methods.
     if (std::string(method) != "central") {
       EXPECT_TRUE(std::isnan(e.cases[0].gradients.at("yddot")(10, 0))) << method;
@@ -118,40 +124,36 @@ TEST(ImpactAbsorberSensitivity, AdjointWithManyCheckpointsReproducesTheSeedTable
   SimulatorSetup setup = impact("adjoint");
   setup.section["gradients"]["checkpoint_steps"] = 20;
   InternalSimulator sim(setup);
-  EvaluationRequest r{Eigen::Vector2d(0.5, 0.5), {{0, "yddot", {50}}, {0, "comfort", {}}}};
-  const Evaluation e = sim.evaluate({r}).front();
-  ASSERT_TRUE(e.ok) << e.message;
-  const Eigen::RowVectorXd acc = e.cases[0].gradients.at("yddot").row(50);
-  EXPECT_NEAR(acc(0), 0.55708928, 1e-7);
-  EXPECT_NEAR(acc(1), -0.29470796, 1e-7);
-  const Eigen::RowVectorXd comfort = e.cases[0].gradients.at("comfort").row(0);
-  EXPECT_NEAR(comfort(0), 0.083382659, 1e-7);
-  EXPECT_NEAR(comfort(1), -0.040564101, 1e-7);
+  expect_seed_tables(sim.evaluate({kSeedTables}).front(), 1e-7, "checkpoints every 20 steps");
+}
+
+// The design analysed first (as the driver does): the adjoint reads the analysis's kept
+// forward pass (gradients.keep_forward), through the shared sweep of the two values.
+TEST(ImpactAbsorberSensitivity, AdjointAfterAnAnalysisReproducesTheSeedTables) {
+  InternalSimulator sim(impact("adjoint"));
+  Evaluation e;
+  const std::string log = sao::testing::captured_log(spdlog::level::debug, [&] {
+    ASSERT_TRUE(sim.evaluate({{kSeedTables.design, {}}}).front().ok);
+    e = sim.evaluate({kSeedTables}).front();
+  });
+  EXPECT_THAT(log, ::testing::HasSubstr("forward steps (the analysis's, kept)"));
+  expect_seed_tables(e, 1e-7, "after an analysis");
 }
 
 // Issue 22: the method the simulator chooses is logged at info level, "(auto)" when chosen:
 // the adjoint for fewer values than parameters, else the direct method.
 TEST(ImpactAbsorberSensitivity, TheChosenMethodIsLoggedAtInfoLevel) {
-  std::ostringstream log;
-  auto previous = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>(
-      "capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log));
-  spdlog::set_default_logger(logger);
-  const auto level = spdlog::get_level();
-  spdlog::set_level(spdlog::level::info);
   auto message = [&](const std::string& method, const std::vector<DerivativeRequest>& wanted) {
-    log.str("");
-    InternalSimulator sim(impact(method));
-    const Evaluation e =
-        sim.evaluate({EvaluationRequest{Eigen::Vector2d(0.5, 0.5), wanted}}).front();
-    EXPECT_TRUE(e.ok) << e.message;
-    return log.str();
+    return sao::testing::captured_log(spdlog::level::info, [&] {
+      InternalSimulator sim(impact(method));
+      const Evaluation e =
+          sim.evaluate({EvaluationRequest{Eigen::Vector2d(0.5, 0.5), wanted}}).front();
+      EXPECT_TRUE(e.ok) << e.message;
+    });
   };
   const std::string one = message("auto", {{0, "yddot", {50}}});
   const std::string three = message("auto", {{0, "yddot", {30, 40, 50}}});
   const std::string chosen = message("direct", {{0, "yddot", {50}}});
-  spdlog::set_default_logger(previous);
-  spdlog::set_level(level);
   EXPECT_THAT(one, ::testing::HasSubstr("adjoint sensitivities (auto) for 1 values and 2 "
                                         "parameters in load case \"impact\""));
   EXPECT_THAT(three, ::testing::HasSubstr("direct sensitivities (auto) for 3 values"));
