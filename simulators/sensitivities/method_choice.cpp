@@ -92,7 +92,7 @@ void MethodChooser::record(int load_case, bool adjoint, const Request& request, 
 bool MethodChooser::expects_adjoint(int load_case) const {
   const std::lock_guard<std::mutex> lock(mutex_);
   const Costs& c = costs_.at(static_cast<size_t>(load_case));
-  return !c.adjoint_failed && c.last == 1;
+  return !c.adjoint_failed && c.last != 0;
 }
 
 }  // namespace sao::sim

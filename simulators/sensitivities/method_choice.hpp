@@ -59,10 +59,10 @@ class MethodChooser {
   void record(int load_case, bool adjoint, const Request& request, double seconds);
   // The adjoint (or direct) run failed in the load case: the other method from now on.
   void record_failure(int load_case, bool adjoint);
-  // Whether the next gradient in the load case is expected by the adjoint method: its last
-  // run there was the adjoint's (and it has not failed since), so an analysis keeps its
-  // forward pass. Before the first run, no: a small model whose auto takes the direct method
-  // would pay for a kept pass it never uses.
+  // Whether the next gradient in the load case may be the adjoint method's, so that an
+  // analysis keeps its forward pass: before the first run (a kept pass costs a few per cent
+  // of one analysis; a cold first gradient costs a whole one), and while the latest run there
+  // was the adjoint's and it has not failed.
   bool expects_adjoint(int load_case) const;
 
  private:
