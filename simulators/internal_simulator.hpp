@@ -52,8 +52,9 @@ struct InternalSettings {
   bool central = false;         // method == kCentral
   double relative_step = 1e-3;  // gradients.step: p of (4.10)
   // gradients.keep_forward: an analysis of a design (not a finite-difference run) keeps its
-  // forward pass when an adjoint gradient may follow (method adjoint, or auto after choosing
-  // the adjoint), and a gradient at that very design integrates the backward problem only.
+  // forward pass when an adjoint gradient may follow (method adjoint, or auto before its first
+  // run in the load case and while it takes the adjoint), and a gradient at that very design
+  // integrates the backward problem only.
   bool keep_forward = true;
   int workers = 0;            // concurrent runs of a batch; 0: one per core
   ExecutorSettings executor;  // "executor": local, or each request a job (docs/cluster.md)

@@ -217,9 +217,9 @@ AdjointResult adjoint_system(
 // An analysis that keeps its forward pass for an adjoint gradient at the same design next
 // (issue 25: the driver analyses a design, screens, then asks for the gradients there). It
 // integrates `system` (no sensitivities) as CVODES's adjoint forward pass, with checkpoints:
-// the same steps and states as integrate_system, and about 5-10 % more work per step for
-// the Hermite data. On success the pass (CVODES's memory and `system`, moved in) goes to
-// `kept`; on failure `kept` is left empty.
+// the same steps and states as integrate_system, and a few per cent more work (2-5 % on the
+// 10-link chain) for the Hermite data. On success the pass (CVODES's memory and `system`,
+// moved in) goes to `kept`; on failure `kept` is left empty.
 SystemResult integrate_keeping(OdeSystem system, const TimeGrid& grid,
                                const IntegratorSettings& settings,
                                std::unique_ptr<ForwardPass>& kept);
