@@ -56,6 +56,12 @@ double cpu_seconds() {
          seconds(children.ru_utime) + seconds(children.ru_stime);
 }
 
+// The median of `values` (the upper one of an even count), sorted in place.
+double median(std::vector<double>& values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 // The median CPU time of `g_repeats` calls of `body`, in seconds; `wall`, when given, gets the
 // median wall time, `spread` the CPU times' (max - min) / median.
 double median_seconds(const std::function<void()>& body, double* wall = nullptr,
@@ -68,12 +74,10 @@ double median_seconds(const std::function<void()>& body, double* wall = nullptr,
     times.push_back(cpu_seconds() - c0);
     walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  std::sort(times.begin(), times.end());
-  std::sort(walls.begin(), walls.end());
-  if (wall) *wall = walls[walls.size() / 2];
-  const double median = times[times.size() / 2];
-  if (spread) *spread = median > 0.0 ? (times.back() - times.front()) / median : 0.0;
-  return median;
+  if (wall) *wall = median(walls);
+  const double middle = median(times);
+  if (spread) *spread = middle > 0.0 ? (times.back() - times.front()) / middle : 0.0;
+  return middle;
 }
 
 std::string study_path(const char* name) {
@@ -227,9 +231,7 @@ ChainFigures chain_after_analysis(int n) {
     analyses.push_back(c1 - c0);
     gradients.push_back(cpu_seconds() - c1);
   }
-  std::sort(analyses.begin(), analyses.end());
-  std::sort(gradients.begin(), gradients.end());
-  return {analyses[analyses.size() / 2], gradients[gradients.size() / 2]};
+  return {median(analyses), median(gradients)};
 }
 
 // The chain of section 2 as a study file (every one of its 50 parameters a design variable,

@@ -608,8 +608,8 @@ AdjointResult adjoint_system(
     session->cvodes_error.clear();
     session->rhs_error.clear();
     session->rhs_failure.clear();
-    result.states = kept->states;
-    result.integrals = kept->integrals;
+    result.states = std::move(kept->states);  // the pass is consumed
+    result.integrals = std::move(kept->integrals);
     result.forward_stats = kept->stats;
     result.forward_steps = kept->stats.steps;
     result.checkpoints = kept->checkpoints;

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <numbers>
-#include <sstream>
 
 #include "simulators/internal_simulator.hpp"
 #include "tests/support.hpp"
