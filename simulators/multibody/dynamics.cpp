@@ -666,13 +666,11 @@ void Dynamics::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
     }
   } else {
     // Smallest corrections: dq = J' (J J')^-1 F; q' = given - J' (J J')^-1 (J given - rates).
-    const Mat<S> JJ = gram(J);
-    Vec<S> y, w;
-    if (!solve(JJ, F, y) || !solve(JJ, Vec<S>(J * given - rates), w)) {
+    Vec<S> w;
+    if (!least_norm(J, F, dq) || !least_norm(J, Vec<S>(J * given - rates), w)) {
       throw std::runtime_error(redundancy(J, "redundant constraints"));
     }
-    dq = J.transpose() * y;
-    qd = given - J.transpose() * w;
+    qd = given - w;
   }
   for (int i = 0; i < n; ++i) {
     x0[i] = qs(i) - dq(i);

@@ -46,34 +46,45 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
 }
 
 template <class S>
-Mat<S> gram(const Mat<S>& J) {
+bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x) {
+  const Eigen::Index m = J.rows(), n = J.cols();
+  Eigen::MatrixXd values(m, n);
+  Eigen::VectorXd bv(m);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    for (Eigen::Index i = 0; i < m; ++i) values(i, j) = value_of(J(i, j));
+  }
+  for (Eigen::Index i = 0; i < m; ++i) bv(i) = value_of(b(i));
+  const Eigen::MatrixXd gram = values * values.transpose();
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(gram);
+  if (!regular(lu)) return false;
+  const Eigen::VectorXd y = lu.solve(bv);
+  const Eigen::VectorXd xv = values.transpose() * y;
   if constexpr (std::is_same_v<S, double>) {
-    return J * J.transpose();
+    x = xv;
   } else {
-    const Eigen::Index m = J.rows(), n = J.cols();
     Eigen::Index size = 0;
     for (Eigen::Index i = 0; i < J.size(); ++i) size = std::max(size, J(i).derivatives().size());
-    Eigen::MatrixXd values(m, n), derivatives = Eigen::MatrixXd::Zero(size * m, n);
-    for (Eigen::Index j = 0; j < n; ++j) {
-      for (Eigen::Index i = 0; i < m; ++i) {
-        values(i, j) = J(i, j).value();
-        const auto& d = J(i, j).derivatives();
-        if (d.size() != size) continue;  // a constant
-        for (Eigen::Index k = 0; k < size; ++k) derivatives(k * m + i, j) = d(k);
+    for (Eigen::Index i = 0; i < m; ++i) size = std::max(size, b(i).derivatives().size());
+    auto d = [size](const S& v, Eigen::Index k) {
+      return v.derivatives().size() == size ? v.derivatives()(k) : 0.0;  // else a constant
+    };
+    // Per direction k, with dJ and db its derivatives: J J' dy = db - dJ x - J (dJ' y), then
+    // dx = dJ' y + J' dy (the right-hand sides first, one solve for all of them).
+    Eigen::MatrixXd dJ(m, n), dx(n, size), r(m, size);
+    for (Eigen::Index k = 0; k < size; ++k) {
+      for (Eigen::Index j = 0; j < n; ++j) {
+        for (Eigen::Index i = 0; i < m; ++i) dJ(i, j) = d(J(i, j), k);
       }
+      dx.col(k).noalias() = dJ.transpose() * y;
+      for (Eigen::Index i = 0; i < m; ++i) r(i, k) = d(b(i), k);
+      r.col(k).noalias() -= dJ * xv;
+      r.col(k).noalias() -= values * dx.col(k);
     }
-    const Eigen::MatrixXd value = values * values.transpose();
-    const Eigen::MatrixXd half = derivatives * values.transpose();  // dJ_k J', stacked
-    Mat<S> out(m, m);
-    for (Eigen::Index j = 0; j < m; ++j) {
-      for (Eigen::Index i = 0; i < m; ++i) {
-        Eigen::VectorXd d(size);
-        for (Eigen::Index k = 0; k < size; ++k) d(k) = half(k * m + i, j) + half(k * m + j, i);
-        out(i, j) = S(value(i, j), d);
-      }
-    }
-    return out;
+    dx.noalias() += values.transpose() * lu.solve(r);
+    x.resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) x(i) = S(xv(i), dx.row(i).transpose());
   }
+  return true;
 }
 
 template <class S>
@@ -457,8 +468,8 @@ std::string Kinematics::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc
 
 template bool solve<double>(const Mat<double>&, const Vec<double>&, Vec<double>&);
 template bool solve<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&);
-template Mat<double> gram<double>(const Mat<double>&);
-template Mat<AD> gram<AD>(const Mat<AD>&);
+template bool least_norm<double>(const Mat<double>&, const Vec<double>&, Vec<double>&);
+template bool least_norm<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&);
 
 #define SAO_MULTIBODY_KINEMATICS(S)                                                             \
   template void Kinematics::constraints<S>(const S*, const S*, const Env<S>&, Vec<S>&, Mat<S>&, \

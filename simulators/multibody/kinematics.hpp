@@ -58,11 +58,12 @@ bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu);
 template <class S>
 bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x);
 
-// J J' for double and AD; for AD through double products of the values and the derivatives,
-// d(J J') = dJ J' + (dJ J')' per direction, instead of AD scalars' products (a heap
-// derivative vector per multiplication).
+// x = J' (J J')^-1 b, the smallest x with J x = b; false when J J' is singular (J's rows
+// dependent). For double and AD; for AD through double products per direction,
+// J J' dy = db - dJ x - J dJ' y and dx = dJ' y + J' dy, instead of AD scalars' products (a
+// heap derivative vector per multiplication) and the derivatives of J J' in every direction.
 template <class S>
-Mat<S> gram(const Mat<S>& J);
+bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x);
 
 // The equations of a model, assembled; the member templates exist for double and AD.
 class Kinematics {

@@ -199,46 +199,64 @@ TEST_P(ElementJacobian, LinearizationsKeptTogetherKeepTheirOwnPoints) {
   }
 }
 
-// J J' of AD scalars through double products (multibody::gram, the initial state's dx0/dp)
-// against the AD scalars' own product, with some entries constant (no derivative vector).
-TEST(MultibodyGram, AdProductMatchesTheScalarsProduct) {
+// The smallest solution x = J' (J J')^-1 b of AD scalars (multibody::least_norm, the initial
+// state's dx0/dp) against an independent one: Eigen's complete orthogonal decomposition of J
+// (its minimum-norm solution), and per direction central differences of it along (dJ, db),
+// with some entries constant (no derivative vector). Dependent rows: false.
+TEST(MultibodyLeastNorm, MatchesTheMinimumNormSolutionAndItsDerivatives) {
   std::srand(11);
   const int m = 4, n = 7, directions = 5;
   multibody::Mat<AD> J(m, n);
+  multibody::Vec<AD> b(m);
+  Eigen::MatrixXd J0(m, n), dJ[directions];
+  Eigen::VectorXd b0(m), db[directions];
+  for (int k = 0; k < directions; ++k) {
+    dJ[k].setZero(m, n);
+    db[k].setZero(m);
+  }
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
-      const double value = Eigen::VectorXd::Random(1)(0);
-      J(i, j) = (i + j) % 3 == 0 ? AD(value, Eigen::VectorXd(0))
-                                 : AD(value, Eigen::VectorXd::Random(directions));
-    }
-  }
-  multibody::Mat<AD> expected(m, m);
-  for (int i = 0; i < m; ++i) {
-    for (int k = 0; k < m; ++k) {
-      Eigen::VectorXd d = Eigen::VectorXd::Zero(directions);
-      double v = 0.0;
-      for (int j = 0; j < n; ++j) {
-        v += J(i, j).value() * J(k, j).value();
-        if (J(i, j).derivatives().size() == directions)
-          d += J(i, j).derivatives() * J(k, j).value();
-        if (J(k, j).derivatives().size() == directions)
-          d += J(k, j).derivatives() * J(i, j).value();
+      J0(i, j) = Eigen::VectorXd::Random(1)(0);
+      if ((i + j) % 3 == 0) {
+        J(i, j) = AD(J0(i, j), Eigen::VectorXd(0));
+        continue;
       }
-      expected(i, k) = AD(v, d);
+      const Eigen::VectorXd d = Eigen::VectorXd::Random(directions);
+      J(i, j) = AD(J0(i, j), d);
+      for (int k = 0; k < directions; ++k) dJ[k](i, j) = d(k);
+    }
+    b0(i) = Eigen::VectorXd::Random(1)(0);
+    const Eigen::VectorXd d = Eigen::VectorXd::Random(directions);
+    b(i) = i == 2 ? AD(b0(i), Eigen::VectorXd(0)) : AD(b0(i), d);
+    for (int k = 0; k < directions && i != 2; ++k) db[k](i) = d(k);
+  }
+  auto minimum_norm = [](const Eigen::MatrixXd& A, const Eigen::VectorXd& r) {
+    return Eigen::VectorXd(A.completeOrthogonalDecomposition().solve(r));
+  };
+  multibody::Vec<AD> x;
+  ASSERT_TRUE(multibody::least_norm(J, b, x));
+  ASSERT_EQ(x.size(), n);
+  const Eigen::VectorXd expected = minimum_norm(J0, b0);
+  const double h = 1e-6;
+  for (int j = 0; j < n; ++j) {
+    EXPECT_NEAR(x(j).value(), expected(j), 1e-13) << j;
+    ASSERT_EQ(x(j).derivatives().size(), directions);
+  }
+  for (int k = 0; k < directions; ++k) {
+    const Eigen::VectorXd slope = (minimum_norm(J0 + h * dJ[k], b0 + h * db[k]) -
+                                   minimum_norm(J0 - h * dJ[k], b0 - h * db[k])) /
+                                  (2 * h);
+    for (int j = 0; j < n; ++j) {
+      EXPECT_NEAR(x(j).derivatives()(k), slope(j), 1e-8 * (1 + slope.cwiseAbs().maxCoeff()))
+          << "x(" << j << "), direction " << k;
     }
   }
-  const multibody::Mat<AD> got = multibody::gram(J);
-  ASSERT_EQ(got.rows(), m);
-  ASSERT_EQ(got.cols(), m);
-  for (int i = 0; i < m; ++i) {
-    for (int k = 0; k < m; ++k) {
-      EXPECT_NEAR(got(i, k).value(), expected(i, k).value(), 1e-14);
-      ASSERT_EQ(got(i, k).derivatives().size(), directions);
-      EXPECT_LT((got(i, k).derivatives() - expected(i, k).derivatives()).cwiseAbs().maxCoeff(),
-                1e-14)
-          << "(" << i << ", " << k << ")";
-    }
-  }
+  multibody::Vec<double> xd;
+  ASSERT_TRUE(multibody::least_norm(multibody::Mat<double>(J0), multibody::Vec<double>(b0), xd));
+  EXPECT_LT((xd - expected).cwiseAbs().maxCoeff(), 1e-13);
+  multibody::Mat<double> dependent = J0;
+  dependent.row(3) = 2.0 * dependent.row(1);
+  EXPECT_FALSE(multibody::least_norm(dependent, multibody::Vec<double>(b0), xd));
 }
 
 // A run's right-hand side (frozen parameter-only quantities, Schur complement or LU) against
