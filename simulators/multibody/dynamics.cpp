@@ -391,9 +391,8 @@ class Run final : public AbsoluteRun {
         joint_terms(j, q_.data(), qd_.data(), env, terms);
         for (int r = 0; r < j.equations(); ++r) {
           LocalAD g = stabilised_gamma(j, terms, r, qd_.data(), model_.alpha, model_.beta);
-          for_each_column(j.a, j.b, [&](int local, int col) {
-            if (has_derivatives(terms.phi_q[r][local])) g -= terms.phi_q[r][local] * z_(col);
-          });
+          for_each_column(j.a, j.b,
+                          [&](int local, int col) { g -= terms.phi_q[r][local] * z_(col); });
           add(n_ + row + r, g, 1.0);
           for_each_column(j.a, j.b, [&](int local, int col) {
             add(col, terms.phi_q[r][local], -z_(n_ + row + r));
@@ -422,13 +421,8 @@ class Run final : public AbsoluteRun {
     return storage_.back();
   }
 
-  // A value of the current chunk without a derivative vector was not written by the element.
-  bool has_derivatives(const LocalAD& value) const {
-    return value.derivatives().size() == chunk_count_;
-  }
   // d(value)/d(the current chunk's directions) into column `equation` of G', times `factor`.
   void add(int equation, const LocalAD& value, double factor) {
-    if (!has_derivatives(value)) return;
     for (int l = 0; l < chunk_count_; ++l) {
       gt_(chunk_columns_[l], equation) += factor * value.derivatives()(l);
     }
@@ -442,14 +436,14 @@ class Run final : public AbsoluteRun {
     const int total = static_cast<int>(columns.size());
     for (int first = 0; first < total; first += kLocal) {
       const int count = std::min(kLocal, total - first);
-      ad_size = count;
+      ad_size = kLocal;
       // The element's coordinates and velocities, seeded where their column is in the chunk.
-      // (In place: a LocalAD carries kLocal doubles of storage, not worth a copy.)
+      // (In place: a LocalAD carries kLocal derivatives, not worth a copy.)
       for_each_column(a, b, [&](int, int col) {
         q_[col].value() = x[col];
-        q_[col].derivatives().setZero(count);
+        q_[col].derivatives().setZero();
         qd_[col].value() = x[n_ + col];
-        qd_[col].derivatives().setZero(count);
+        qd_[col].derivatives().setZero();
       });
       for (int l = 0; l < count; ++l) {
         const int col = columns[first + l];
@@ -472,7 +466,7 @@ class Run final : public AbsoluteRun {
         for (size_t i = 0; i < env_.symbols.size(); ++i) {
           LocalAD& v = env.symbols[i];
           v.value() = env_.symbols[i];
-          v.derivatives().setZero(count);
+          v.derivatives().setZero();
           const int a_pos = i < position_.size() ? position_[i] : -1;
           if (a_pos >= 0 && direction_[a_pos] >= 0) v.derivatives()(direction_[a_pos]) = 1.0;
         }
