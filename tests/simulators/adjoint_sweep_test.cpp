@@ -88,6 +88,11 @@ struct Case {
   bool second_order;
   long checkpoint_steps;
 };
+// For gtest, which otherwise prints the case's bytes, padding included (uninitialised).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << to_string(c.method) << (c.second_order ? ", half size" : ", dense")
+      << ", checkpoints every " << c.checkpoint_steps;
+}
 
 class SharedSweep : public ::testing::TestWithParam<Case> {};
 
