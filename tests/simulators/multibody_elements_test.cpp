@@ -357,7 +357,8 @@ const ElementCase kElements[] = {
 }]
 })J"},
     // 12 coordinates and velocities and 25 parameters in one element: more directions than
-    // one chunk of the run's element-by-element linearisation holds (32).
+    // one chunk of the run's element-by-element linearisation holds (kLocal, 16): two full
+    // chunks and a partial one.
     {"many parameters",
      R"J({"parameters": {"p1": 0.6, "p2": 0.7, "p3": 0.8, "p4": 0.9, "p5": 1.0, "p6": 1.1, "p7": 1.2, "p8": 1.3, "p9": 1.4, "p10": 1.5, "p11": 1.6, "p12": 1.7, "p13": 1.8, "p14": 1.9, "p15": 2.0, "p16": 2.1, "p17": 2.2, "p18": 2.3, "p19": 2.4, "p20": 2.5, "p21": 2.6, "p22": 2.7, "p23": 2.8, "p24": 2.9, "p25": 3.0},
       "bodies": [{"name": "a", "mass": 1, "inertia": 0.1, "position": [0, 0], "angle": 0.3},
