@@ -24,9 +24,9 @@ using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
 // LocalAD, exactly kLocal derivatives of fixed size, for the element-by-element linearisation
 // of a run (dynamics.cpp): an element seeds at most kLocal of its directions at a time and
 // leaves the others zero. Fixed size, not a dynamic size of at most kLocal: no allocation, no
-// size test and no library copy call per operation (the 10-link chain's linearisations took a
-// third less time than with a dynamic size bounded by 32; with 32 fixed lanes they took more,
-// docs/performance.md).
+// size test and no library copy call per operation. 16, because every operation works on all
+// the lanes: the 10-link chain's adjoint with 8, 16 and 32 lanes and with the dynamic size,
+// docs/performance.md (round 6).
 constexpr int kLocal = 16;
 using LocalAD = Eigen::AutoDiffScalar<Eigen::Matrix<double, kLocal, 1>>;
 
