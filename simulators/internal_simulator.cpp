@@ -385,6 +385,12 @@ void InternalSimulator::run(BatchRun& job) const {
   job.ok = true;
 }
 
+void InternalSimulator::expect_no_gradients() {
+  settings_.keep_forward = false;
+  const std::lock_guard<std::mutex> lock(kept_mutex_);
+  for (KeptPass& k : kept_) k = {};
+}
+
 bool InternalSimulator::keeps_forward(int load_case) const {
   if (!settings_.keep_forward || !model_->ode() || model_->ode()->differentiates_itself()) {
     return false;

@@ -76,6 +76,8 @@ class InternalSimulator final : public Simulator {
   // naming an unknown load case, response or time index); a failed integration is a value.
   std::vector<Evaluation> evaluate(const std::vector<EvaluationRequest>& batch) override;
   void use_job_ledger(JobLedger* ledger) override { ledger_ = ledger; }
+  // keep_forward off from now on, and any kept pass freed (between evaluations).
+  void expect_no_gradients() override;
 
   const InternalSettings& settings() const { return settings_; }
   const Model& model() const { return *model_; }

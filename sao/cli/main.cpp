@@ -108,6 +108,7 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
   }
   std::vector<sao::EvaluationRequest> batch;
   for (const auto& x : xs) batch.push_back({x.head(study.n_design()), {}});
+  opened.simulator->expect_no_gradients();  // values only: no forward pass kept for one
   const std::vector<sao::Evaluation> e = opened.simulator->evaluate(batch);
   nlohmann::ordered_json out = {{"study", study.name},
                                 {"designs", nlohmann::ordered_json::array()}};
@@ -144,6 +145,7 @@ sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
   const Eigen::VectorXd x = sao::initial_variables(study);
   sao::EvaluationRequest request;
   request.design = x.head(study.n_design());
+  opened.simulator->expect_no_gradients();  // one analysis, values only
   const auto e = opened.simulator->evaluate({request});
   if (e.empty() || !e.front().ok) {
     throw std::runtime_error("the reference design's analysis failed: " +
@@ -311,16 +313,11 @@ int analyse(const std::string& request_file, const std::string& out_file) {
   std::unique_ptr<sao::Simulator> simulator;
   try {
     sao::read_request_document(document, setup, request, values);
-    // One request and the process ends: an internal simulator's analysis keeps no forward
-    // pass for a gradient that cannot follow here (gradients.keep_forward).
-    if (setup.section.is_object() && setup.section.value("type", "") == "internal" &&
-        setup.section.value("gradients", nlohmann::json::object()).is_object()) {
-      setup.section["gradients"]["keep_forward"] = false;
-    }
     simulator = sao::make_simulator(setup);
   } catch (const std::invalid_argument& e) {  // SectionError too
     throw sao::cli::UsageError(request_file + ": " + e.what());
   }
+  simulator->expect_no_gradients();  // one request and the process ends: none can follow
   const std::vector<sao::Evaluation> e = simulator->evaluate({request});
   sao::write_file_atomically(out_file, sao::evaluation_document(e.front()).dump());
   return e.front().ok ? sao::cli::kOk : sao::cli::kFailed;

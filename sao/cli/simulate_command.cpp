@@ -146,6 +146,7 @@ int simulate(const SimulateRequest& request) {
   std::vector<std::string> model_names;
   const Study study = study_of(request, dir, design, model_names);
   const auto simulator = open_simulator(study);
+  simulator->expect_no_gradients();  // histories only: no forward pass kept for a gradient
   check_model_parameters(study, model_names);
   const double cpu0 = cpu_seconds();
   const auto wall0 = std::chrono::steady_clock::now();

@@ -96,6 +96,12 @@ class Simulator {
   // Where a simulator that submits its runs as batch jobs (executor.hpp) keeps their ids, so
   // that a resumed run re-attaches to them (the study store); null: nowhere. Decorators forward.
   virtual void use_job_ledger(JobLedger* /*ledger*/) {}
+  // No later request will ask for the gradients at a design analysed now (a command that only
+  // analyses: evaluate, simulate; a cluster worker, one request per process): the simulator
+  // need not prepare for them (an internal simulator keeps no forward pass for a later adjoint
+  // gradient). The gradients a request asks for itself are computed as ever. Called between
+  // evaluations. Decorators forward.
+  virtual void expect_no_gradients() {}
 };
 
 // Checks that `request` fits a simulator with `design_variables` design variables, these load

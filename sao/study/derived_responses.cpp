@@ -74,6 +74,7 @@ class DerivedResponses final : public Simulator {
  public:
   std::string fingerprint() const override { return inner_->fingerprint(); }
   void use_job_ledger(JobLedger* ledger) override { inner_->use_job_ledger(ledger); }
+  void expect_no_gradients() override { inner_->expect_no_gradients(); }
   DerivedResponses(const Study& study, std::unique_ptr<Simulator> inner)
       : inner_(std::move(inner)), cases_(study.load_cases), all_(study.responses) {
     // The relations index every response in the order of the study; the derived ones are

@@ -107,6 +107,29 @@ TEST(KeptForwardPass, AnotherDesignIntegratesItsOwnForwardPass) {
   expect_same(from_nothing, gradient);
 }
 
+// A simulator told that no gradient follows its analyses (sao evaluate, simulate, a cluster
+// worker) frees the pass it kept and keeps none from then on; a gradient request is then
+// answered from nothing, the same as before.
+TEST(KeptForwardPass, NoneKeptOnceNoGradientIsExpected) {
+  Eigen::VectorXd b;
+  const std::vector<DerivativeRequest> wanted = {{0, "tip", {}}};
+  InternalSimulator cold(chain(false, b));
+  const Evaluation from_nothing = cold.evaluate({{b, wanted}}).front();
+  InternalSimulator warm(chain(true, b));
+  Evaluation gradient;
+  const std::string kept = debug_log([&] { ASSERT_TRUE(warm.evaluate({{b, {}}}).front().ok); });
+  EXPECT_NE(kept.find("kept for an adjoint gradient"), std::string::npos) << kept;
+  const std::string log = debug_log([&] {
+    warm.expect_no_gradients();  // frees the pass
+    gradient = warm.evaluate({{b, wanted}}).front();
+    ASSERT_TRUE(warm.evaluate({{b, {}}}).front().ok);  // keeps none
+    expect_same(from_nothing, warm.evaluate({{b, wanted}}).front());
+  });
+  EXPECT_EQ(log.find(kKept), std::string::npos) << log;
+  EXPECT_EQ(log.find("kept for an adjoint gradient"), std::string::npos) << log;
+  expect_same(from_nothing, gradient);
+}
+
 TEST(KeptForwardPass, KeepForwardMustBeABoolean) {
   Eigen::VectorXd b;
   SimulatorSetup s = chain(true, b);
