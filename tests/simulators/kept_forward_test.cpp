@@ -35,6 +35,15 @@ SimulatorSetup chain(bool keep, Eigen::VectorXd& b) {
   return bench::chain_setup(bench::pendulum_chain(10), section, 8, b);
 }
 
+const std::vector<DerivativeRequest> kTip = {{0, "tip", {}}};
+
+// The gradient of "tip" at x from nothing: no analysis before it, keep_forward false.
+Evaluation tip_from_nothing(const Eigen::VectorXd& x) {
+  Eigen::VectorXd b;
+  InternalSimulator cold(chain(false, b));
+  return cold.evaluate({{x, kTip}}).front();
+}
+
 void expect_same(const Evaluation& a, const Evaluation& b) {
   ASSERT_TRUE(a.ok) << a.message;
   ASSERT_TRUE(b.ok) << b.message;
@@ -60,19 +69,17 @@ void expect_same(const Evaluation& a, const Evaluation& b) {
 // (the forward steps are the same, so are the checkpoints the backward solve reads).
 TEST(KeptForwardPass, TheGradientAfterAnAnalysisIsTheOneFromNothingBitForBit) {
   Eigen::VectorXd b;
-  const std::vector<DerivativeRequest> wanted = {{0, "tip", {}}};
-  InternalSimulator cold(chain(false, b));
-  const Evaluation from_nothing = cold.evaluate({{b, wanted}}).front();
-
   InternalSimulator warm(chain(true, b));
+  const Evaluation from_nothing = tip_from_nothing(b);
   Evaluation analysis, gradient;
   const std::string log = debug_log([&] {
     analysis = warm.evaluate({{b, {}}}).front();
-    gradient = warm.evaluate({{b, wanted}}).front();
+    gradient = warm.evaluate({{b, kTip}}).front();
   });
   EXPECT_NE(log.find(kKept), std::string::npos) << log;
   expect_same(from_nothing, gradient);
   // The analysis that kept its pass gives the responses of the one that did not.
+  InternalSimulator cold(chain(false, b));
   const Evaluation plain = cold.evaluate({{b, {}}}).front();
   ASSERT_TRUE(analysis.ok) << analysis.message;
   for (const auto& [name, v] : plain.cases[0].scalars) {
@@ -83,7 +90,7 @@ TEST(KeptForwardPass, TheGradientAfterAnAnalysisIsTheOneFromNothingBitForBit) {
   }
   // A kept pass serves one gradient: the next one at the design integrates its own.
   const std::string again = debug_log([&] {
-    expect_same(from_nothing, warm.evaluate({{b, wanted}}).front());
+    expect_same(from_nothing, warm.evaluate({{b, kTip}}).front());
   });
   EXPECT_EQ(again.find(kKept), std::string::npos) << again;
 }
@@ -92,16 +99,14 @@ TEST(KeptForwardPass, TheGradientAfterAnAnalysisIsTheOneFromNothingBitForBit) {
 // pass: it is the gradient from nothing at its own design.
 TEST(KeptForwardPass, AnotherDesignIntegratesItsOwnForwardPass) {
   Eigen::VectorXd b;
-  const std::vector<DerivativeRequest> wanted = {{0, "tip", {}}};
   InternalSimulator warm(chain(true, b));
   Eigen::VectorXd other = b;
   other(3) = std::nextafter(other(3), 10.0);
-  InternalSimulator cold(chain(false, b));
-  const Evaluation from_nothing = cold.evaluate({{other, wanted}}).front();
+  const Evaluation from_nothing = tip_from_nothing(other);
   Evaluation gradient;
   const std::string log = debug_log([&] {
     ASSERT_TRUE(warm.evaluate({{b, {}}}).front().ok);
-    gradient = warm.evaluate({{other, wanted}}).front();
+    gradient = warm.evaluate({{other, kTip}}).front();
   });
   EXPECT_EQ(log.find(kKept), std::string::npos) << log;
   expect_same(from_nothing, gradient);
@@ -112,18 +117,16 @@ TEST(KeptForwardPass, AnotherDesignIntegratesItsOwnForwardPass) {
 // answered from nothing, the same as before.
 TEST(KeptForwardPass, NoneKeptOnceNoGradientIsExpected) {
   Eigen::VectorXd b;
-  const std::vector<DerivativeRequest> wanted = {{0, "tip", {}}};
-  InternalSimulator cold(chain(false, b));
-  const Evaluation from_nothing = cold.evaluate({{b, wanted}}).front();
   InternalSimulator warm(chain(true, b));
+  const Evaluation from_nothing = tip_from_nothing(b);
   Evaluation gradient;
   const std::string kept = debug_log([&] { ASSERT_TRUE(warm.evaluate({{b, {}}}).front().ok); });
   EXPECT_NE(kept.find("kept for an adjoint gradient"), std::string::npos) << kept;
   const std::string log = debug_log([&] {
     warm.expect_no_gradients();  // frees the pass
-    gradient = warm.evaluate({{b, wanted}}).front();
+    gradient = warm.evaluate({{b, kTip}}).front();
     ASSERT_TRUE(warm.evaluate({{b, {}}}).front().ok);  // keeps none
-    expect_same(from_nothing, warm.evaluate({{b, wanted}}).front());
+    expect_same(from_nothing, warm.evaluate({{b, kTip}}).front());
   });
   EXPECT_EQ(log.find(kKept), std::string::npos) << log;
   EXPECT_EQ(log.find("kept for an adjoint gradient"), std::string::npos) << log;
