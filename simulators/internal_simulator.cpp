@@ -341,6 +341,12 @@ std::vector<ResponseInfo> InternalSimulator::responses() const {
 
 void InternalSimulator::run(BatchRun& job) const {
   if (job.derivatives) return run_sensitivities(job);
+  // The design itself (not a finite-difference run): keep its forward pass for an adjoint
+  // gradient at this design next (gradients.keep_forward).
+  analyse(job, job.variable < 0 && keeps_forward(job.load_case));
+}
+
+void InternalSimulator::analyse(BatchRun& job, bool keep) const {
   const LoadCaseSpec& lc = load_cases_[job.load_case];
   Eigen::VectorXd design = *job.design;
   if (job.variable >= 0) design(job.variable) += job.step;
@@ -363,13 +369,10 @@ void InternalSimulator::run(BatchRun& job) const {
     job.message = msg.str() + ": " + why;
   };
   const double start = thread_seconds();
-  // The design itself (not a finite-difference run): keep its forward pass for an adjoint
-  // gradient at this design next (gradients.keep_forward).
   std::unique_ptr<ForwardPass> pass;
   const std::string failure =
-      job.variable < 0 && keeps_forward(job.load_case)
-          ? model_->ode()->analyse_keeping(p, lc, settings_.integrator, job.result, pass)
-          : model_->analyse(p, lc, settings_.integrator, job.result);
+      keep ? model_->ode()->analyse_keeping(p, lc, settings_.integrator, job.result, pass)
+           : model_->analyse(p, lc, settings_.integrator, job.result);
   if (!failure.empty()) return fail(failure);
   chooser_->record_analysis(job.load_case, thread_seconds() - start, job.result.integrator_steps);
   for (const auto& [name, h] : job.result.histories) {
@@ -455,13 +458,60 @@ std::string InternalSimulator::differentiate(BatchRun& job, const SensitivityPro
                    static_cast<int>(problem.active.size()), problem.settings);
   request.forward_kept = method == GradientMethod::kAdjoint && problem.kept && *problem.kept;
   const double start = thread_seconds();
-  const std::string failure = run(problem, job.result, rows);
+  std::string failure = run(problem, job.result, rows);
+  if (failure.empty()) failure = non_finite(rows, problem);
   if (failure.empty() &&
       (method == GradientMethod::kDirect || method == GradientMethod::kAdjoint)) {
     chooser_->record(job.load_case, method == GradientMethod::kAdjoint, request,
                      thread_seconds() - start);
   }
   return failure;
+}
+
+std::string InternalSimulator::non_finite(const Eigen::MatrixXd& rows,
+                                          const SensitivityProblem& problem) const {
+  for (Eigen::Index f = 0; f < rows.rows(); ++f) {
+    for (Eigen::Index a = 0; a < rows.cols(); ++a) {
+      if (std::isfinite(rows(f, a))) continue;
+      const WantedValue& w = problem.wanted[static_cast<size_t>(f)];
+      std::ostringstream msg;
+      msg << "the derivative of \"" << w.response << "\"";
+      if (w.point >= 0) msg << " at t = " << problem.lc.grid.at(w.point);
+      msg << " with respect to "
+          << design_names_[sources_[problem.active[static_cast<size_t>(a)]].design_index] << " is "
+          << rows(f, a)
+          << ": the model is not differentiable at this design (an expression such as sqrt or "
+             "abs at 0)";
+      return msg.str();
+    }
+  }
+  return "";
+}
+
+std::string InternalSimulator::forward_differences(BatchRun& job) const {
+  const Eigen::VectorXd& design = *job.design;
+  BatchRun nominal;
+  nominal.design = job.design;
+  nominal.load_case = job.load_case;
+  analyse(nominal, false);
+  ++job.runs;
+  if (!nominal.ok) return nominal.message;
+  std::vector<BatchRun> plus(static_cast<size_t>(design.size()));
+  std::vector<const BatchRun*> columns;
+  for (Eigen::Index i = 0; i < design.size(); ++i) {
+    BatchRun& run = plus[static_cast<size_t>(i)];
+    run.design = job.design;
+    run.load_case = job.load_case;
+    run.variable = static_cast<int>(i);
+    run.step = (1.0 + std::abs(design(i))) * settings_.relative_step;  // as plan_batch's
+    analyse(run, false);
+    ++job.runs;
+    if (!run.ok) return run.message;
+    columns.push_back(&run);
+  }
+  add_difference_gradients(nominal.result, columns, {});
+  job.result = std::move(nominal.result);
+  return "";
 }
 
 void InternalSimulator::run_sensitivities(BatchRun& job) const {
@@ -519,10 +569,29 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
         "internal simulator: {} sensitivities failed in load case \"{}\" ({}); auto "
         "takes {} instead",
         to_string(method), lc.name, failure, to_string(other));
-    failure = differentiate(job, problem, other, rows);
-    if (failure.empty()) {
+    const std::string second = differentiate(job, problem, other, rows);
+    if (second.empty()) {
       job.result.gradient_method =
           std::string(to_string(other)) + " (auto, after " + to_string(method) + " failed)";
+      failure.clear();
+    } else {
+      // Both analytic methods failed at this design (typically where the model is not
+      // differentiable): forward differences, whose error is that of the step, rather than no
+      // gradient at all.
+      spdlog::warn(
+          "internal simulator: {} sensitivities failed too in load case \"{}\" ({}); auto "
+          "takes forward differences (relative step {}) at this design",
+          to_string(other), lc.name, second, settings_.relative_step);
+      const std::string differences = forward_differences(job);
+      if (differences.empty()) {
+        job.result.gradient_method = "forward differences (auto, after " +
+                                     std::string(to_string(method)) + " and " + to_string(other) +
+                                     " failed)";
+        job.ok = true;
+        return;
+      }
+      failure = std::string(to_string(method)) + ": " + failure + "; " + to_string(other) + ": " +
+                second + "; forward differences: " + differences;
     }
   }
   if (!failure.empty()) {

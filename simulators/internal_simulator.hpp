@@ -91,8 +91,17 @@ class InternalSimulator final : public Simulator {
   // The model of "model": "functions" from simulator.functions, or null with the problems.
   const Model* read_functions(JsonReader& section);
   void run(BatchRun& job) const;
+  // The analysis of job (its design, or a finite-difference run's), keeping its forward pass
+  // for an adjoint gradient next when `keep`.
+  void analyse(BatchRun& job, bool keep) const;
   // A run with direct or adjoint derivatives (simulators/sensitivities/).
   void run_sensitivities(BatchRun& job) const;
+  // auto's last resort when both the direct and the adjoint method failed: forward differences
+  // of every design variable (the gradients' step) in this job; returns "" or why they failed.
+  std::string forward_differences(BatchRun& job) const;
+  // "" when every row of a direct or adjoint run is finite, else which value and variable is
+  // not.
+  std::string non_finite(const Eigen::MatrixXd& rows, const SensitivityProblem& problem) const;
   // The derivatives of `problem` by `method` into job.result and `rows`, the cost recorded for
   // auto's choice; returns "" or why it failed.
   std::string differentiate(BatchRun& job, const SensitivityProblem& problem, GradientMethod method,

@@ -22,7 +22,11 @@ double read(const Study& study, const Evaluation& e, const Value& v) {
 Evaluation analyse(Simulator& simulator, const EvaluationRequest& request, int& count) {
   Evaluation e = simulator.evaluate({request}).front();
   ++count;
-  if (!e.ok) throw std::runtime_error("analysis failed: " + e.message);
+  if (!e.ok) {
+    throw std::runtime_error(
+        (request.derivatives.empty() ? "analysis failed: " : "analysis with gradients failed: ") +
+        e.message);
+  }
   return e;
 }
 

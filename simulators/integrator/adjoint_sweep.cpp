@@ -37,7 +37,8 @@ int block_adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector 
                            void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
     block_products(s, t, x, lambda, data(lambda_dot), 0, s.n());
-    return 0;
+    return finite_derivatives(s, "adjoint right-hand side", data(lambda_dot),
+                              N_VGetLength(lambda_dot), t);
   });
 }
 
@@ -46,7 +47,8 @@ int block_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector qdo
                         void* user_data) {
   return guarded(user_data, [&](CvodesSession& s) {
     block_products(s, t, x, lambda, data(qdot), s.n(), s.np());
-    return 0;
+    return finite_derivatives(s, "adjoint quadrature (lambda' f_p)", data(qdot), N_VGetLength(qdot),
+                              t);
   });
 }
 

@@ -91,6 +91,10 @@ int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_V
     } else {
       sensitivity_rhs_from_jacobian(jacobian_at(s, t, data(x)), s.sens_matrix, s.sens_rhs);
     }
+    if (const int flag = finite_derivatives(s, "sensitivity right-hand side", s.sens_rhs.data(),
+                                            s.sens_rhs.size(), t)) {
+      return flag;
+    }
     for (int i = 0; i < ns; ++i) {
       Eigen::Map<Eigen::VectorXd>(data(xsdot[i]), n) = s.sens_rhs.col(i);
     }
@@ -110,6 +114,10 @@ int quad_sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector* xs, N_Vector
       Eigen::Map<Eigen::VectorXd> out(data(qsdot[i]), nq);
       out.noalias() = s.work_q.leftCols(n) * si;
       out += s.work_q.col(n + i);
+      if (const int flag =
+              finite_derivatives(s, "integrals' sensitivity right-hand side", out.data(), nq, t)) {
+        return flag;
+      }
     }
     return 0;
   });
@@ -138,7 +146,7 @@ int adjoint_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector lambda
       s.system->quadrature_jacobian(t, data(x), s.work_q);
       out -= s.work_q.row(s.adjoint_quadrature).head(n).transpose();
     }
-    return 0;
+    return finite_derivatives(s, "adjoint right-hand side", out.data(), n, t);
   });
 }
 
@@ -154,7 +162,7 @@ int adjoint_quad_callback(sunrealtype t, N_Vector x, N_Vector lambda, N_Vector q
       s.system->quadrature_jacobian(t, data(x), s.work_q);
       out -= s.work_q.row(s.adjoint_quadrature).tail(np).transpose();
     }
-    return 0;
+    return finite_derivatives(s, "adjoint quadrature (lambda' f_p)", out.data(), np, t);
   });
 }
 
@@ -323,6 +331,12 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
         "parameters");
   }
   SystemResult result;
+  if (direct && !system.x0_p.allFinite()) {
+    result.message =
+        "the initial state's derivatives with respect to the parameters are not finite: the "
+        "model is not differentiable at this design (an expression such as sqrt or abs at 0)";
+    return result;
+  }
   CvodesSession s;
   std::string what;
   int flag = set_up_forward(s, system, grid, settings, what);

@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,24 @@ int guarded(void* user_data, Body body) {
 
 inline double* data(N_Vector v) {
   return N_VGetArrayPointer(v);
+}
+
+// A derivative callback's result (`what`, `size` values at `out`): 0 when every value is
+// finite, else 1, a recoverable failure (CVODES retries with a smaller step, and gives up when
+// it persists) whose reason the failure's message carries. An infinite or NaN derivative means
+// the model is not differentiable there (sqrt or abs at 0, a kink of a table), and CVODES
+// would otherwise fail later with a message about its steps or time, or return NaN.
+inline int finite_derivatives(CvodesSession& s, const char* what, const double* out,
+                              Eigen::Index size, double t) {
+  if (Eigen::Map<const Eigen::VectorXd>(out, size).allFinite()) {
+    s.rhs_failure.clear();  // CVODES recovered, or nothing failed
+    return 0;
+  }
+  std::ostringstream msg;
+  msg << "the " << what << " is not finite at t = " << t
+      << ": the model is not differentiable there (an expression such as sqrt or abs at 0)";
+  s.rhs_failure = msg.str();
+  return 1;
 }
 
 // The system's [f_x | f_p] at (t, x), evaluated again only when (t, x) is not the point of the
