@@ -113,14 +113,23 @@ Optimality first_order_optimality(const OptimalityInput& in) {
       add(t, -1.0);
     }
   }
-  glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
-  int ret = glp_simplex(lp.get(), &parm);
-  if (ret != 0 || glp_get_status(lp.get()) != GLP_OPT) {
-    glp_std_basis(lp.get());
-    ret = glp_exact(lp.get(), &parm);
+  int ret = 0;
+  try {
+    glpk_call([&] {
+      glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    });
+    glpk_call([&] { ret = glp_simplex(lp.get(), &parm); });
+    if (ret != 0 || glp_get_status(lp.get()) != GLP_OPT) {
+      glp_std_basis(lp.get());
+      glpk_call([&] { ret = glp_exact(lp.get(), &parm); });
+    }
+  } catch (const GlpkError& e) {
+    out.computed = false;
+    out.message = "the multiplier estimate: " + std::string(e.what());
+    return out;
   }
   if (ret != 0 || glp_get_status(lp.get()) != GLP_OPT) {
     out.computed = false;

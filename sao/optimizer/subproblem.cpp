@@ -153,22 +153,24 @@ GlpkProblem build_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const E
         ar.push_back(-1.0);
       }
     }
-    glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    glpk_call([&] {
+      glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    });
   }
   return lp;
 }
 
-}  // namespace
-
-LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
-                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
-                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message) {
+// solve_lp's work, GLPK's fatal errors as GlpkError; GLPK's automatic scaling when `scale`.
+LpOutcome glpk_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                  const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                  double beta, bool scale, Eigen::VectorXd& x, double& relaxation,
+                  std::string& message) {
   glp_term_out(GLP_OFF);
   GlpkProblem lp = build_lp(c, A, rhs, lower, upper, relaxed, beta);
   const int nx = static_cast<int>(c.size());
   const int ncols = nx + (relaxed ? 1 : 0);
   const int nrows = static_cast<int>(A.rows());
-  glp_scale_prob(lp.get(), GLP_SF_AUTO);
+  if (scale) glpk_call([&] { glp_scale_prob(lp.get(), GLP_SF_AUTO); });
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
@@ -178,7 +180,8 @@ LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eig
   // primal simplex has been seen to run for more than 10 minutes without ending; hitting the
   // limit (GLP_EITLIM) is numerical trouble like any other and is retried below.
   parm.it_lim = kIterationsPerRow * (nrows + ncols) + 1000;
-  int ret = glp_simplex(lp.get(), &parm);
+  int ret = 0;
+  glpk_call([&] { ret = glp_simplex(lp.get(), &parm); });
   // Numerical trouble, retried from the standard basis with the dual simplex, then in exact
   // rational arithmetic (small problems): a simplex failure (GLP_EFAIL on a badly conditioned
   // basis); "infeasible" for the relaxed problem, feasible by construction (b_r large enough);
@@ -197,11 +200,11 @@ LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eig
   if (numerical_trouble()) {
     glp_std_basis(lp.get());
     parm.meth = GLP_DUALP;
-    ret = glp_simplex(lp.get(), &parm);
+    glpk_call([&] { ret = glp_simplex(lp.get(), &parm); });
   }
   if (numerical_trouble()) {
     glp_std_basis(lp.get());
-    ret = glp_exact(lp.get(), &parm);
+    glpk_call([&] { ret = glp_exact(lp.get(), &parm); });
   }
   if (ret != 0) {
     message = (ret == GLP_EITLIM ? "GLPK's simplex reached its iteration limit (" +
@@ -229,6 +232,34 @@ LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eig
   for (int j = 0; j < nx; ++j) x(j) = glp_get_col_prim(lp.get(), j + 1);
   relaxation = relaxed ? glp_get_col_prim(lp.get(), ncols) : 0.0;
   return LpOutcome::kOptimal;
+}
+
+}  // namespace
+
+LpOutcome solve_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eigen::VectorXd& rhs,
+                   const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, bool relaxed,
+                   double beta, Eigen::VectorXd& x, double& relaxation, std::string& message) {
+  if (!c.allFinite() || !A.allFinite() || !rhs.allFinite() || lower.hasNaN() || upper.hasNaN()) {
+    message =
+        "the linear subproblem's data are not finite (a response or gradient of the "
+        "approximations beyond the range of double precision)";
+    return LpOutcome::kError;
+  }
+  // GLPK's scaling computes its factors from products of the coefficients, which leave the
+  // double range for coefficients near its ends (1e-300 from a study's expression): GLPK then
+  // stops, and the LP is solved again unscaled.
+  std::string stopped;
+  for (const bool scale : {true, false}) {
+    try {
+      return glpk_lp(c, A, rhs, lower, upper, relaxed, beta, scale, x, relaxation, message);
+    } catch (const GlpkError& e) {
+      stopped += std::string(stopped.empty() ? "" : "; unscaled: ") + e.what();
+    }
+  }
+  message = stopped +
+            " (on the linear subproblem: values near the ends of the double range in "
+            "the study or its responses?)";
+  return LpOutcome::kError;
 }
 
 namespace {
