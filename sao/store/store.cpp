@@ -496,6 +496,14 @@ std::vector<BranchInfo> StudyStore::branches() const {
   while (q.row()) {
     out.push_back(
         {q.integer(0), q.integer(1), q.integer(2), q.integer(3), q.text(4), q.text(5), q.text(6)});
+    // A branch starts from an earlier one (add_branch): any other parent, followed by the
+    // commands that walk a branch's ancestors, would go round in circles.
+    const BranchInfo& b = out.back();
+    if (b.parent < 0 || b.parent >= b.id) {
+      throw StoreError(path_ + ": study store is corrupted (branch " + std::to_string(b.id) +
+                       " names branch " + std::to_string(b.parent) +
+                       " as its parent, not an earlier branch); nothing was changed");
+    }
   }
   return out;
 }

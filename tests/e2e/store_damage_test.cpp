@@ -114,4 +114,31 @@ TEST(StoreDamage, AFailingResumeLeavesTheConvergedResultsAsTheyWere) {
   }
 }
 
+// A branch whose parent is itself or a later branch (found by fuzzing: the commands that walk a
+// branch's ancestors recursed until the stack overflowed): every command says the store is
+// corrupted, exit code 2, and changes nothing.
+TEST(StoreDamage, ABranchThatIsItsOwnAncestorIsACorruptedStoreForEveryCommand) {
+  const fs::path dir = scratch_directory("test-store-damage");
+  converged_run(dir / "x");
+  const fs::path store = dir / "x" / "study.sqlite";
+  const std::string result = read_file(dir / "x" / "result.json");
+  const int cycles = query(store, "SELECT COUNT(*) FROM cycles");
+  execute(store, "UPDATE branches SET parent = 1 WHERE id = 1");
+  for (const std::string command : {"status X", "report X", "step X", "restart X --from-cycle 1",
+                                    "set X cutoff=0.5", "run X", "export X"}) {
+    const std::string args = command.substr(0, command.find('X')) + (dir / "x").string() +
+                             command.substr(command.find('X') + 1);
+    const Output out = sao(args);
+    EXPECT_EQ(out.code, 2) << args << "\n" << out.text;
+    EXPECT_TRUE(contains(out.text,
+                         "study store is corrupted (branch 1 names branch 1 as its "
+                         "parent, not an earlier branch)"))
+        << args << "\n"
+        << out.text;
+  }
+  EXPECT_EQ(query(store, "SELECT COUNT(*) FROM cycles"), cycles);
+  EXPECT_EQ(query(store, "SELECT COUNT(*) FROM branches"), 1);
+  EXPECT_EQ(read_file(dir / "x" / "result.json"), result);
+}
+
 }  // namespace
