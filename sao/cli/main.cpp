@@ -31,6 +31,7 @@
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
+#include "sao/optimizer/driver.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
 #include "sao/report/result_file.hpp"
@@ -112,9 +113,16 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
   const std::vector<sao::Evaluation> e = opened.simulator->evaluate(batch);
   nlohmann::ordered_json out = {{"study", study.name},
                                 {"designs", nlohmann::ordered_json::array()}};
+  // A response, the objective or a constraint that is NaN or infinite: shown, and the command
+  // ends as for a failed analysis (what `sao run` does with it).
+  std::string unusable;
   for (size_t k = 0; k < e.size(); ++k) {
     if (!e[k].ok) {
       throw std::runtime_error("the analysis of " + labels[k] + " failed: " + e[k].message);
+    }
+    if (const std::string why = sao::unusable_analysis(study, xs[k], e[k]);
+        !why.empty() && unusable.empty()) {
+      unusable = "the analysis of " + labels[k] + " is unusable: " + why;
     }
     if (json) {
       out["designs"].push_back(sao::cli::design_json(study, e[k], xs[k], labels[k], all));
@@ -129,6 +137,10 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
     if (!json) std::cout << "\nwritten    " << files.size() << " plots in " << plot_dir << "/\n";
   }
   if (json) std::cout << out.dump(2) << "\n";
+  if (!unusable.empty()) {
+    std::cerr << "error: " << unusable << "\n";
+    return sao::cli::kFailed;
+  }
   return sao::cli::kOk;
 }
 

@@ -114,6 +114,11 @@ std::string non_finite_criteria(const Study& study, const Eigen::VectorXd& x, co
 
 }  // namespace
 
+std::string unusable_analysis(const Study& study, const Eigen::VectorXd& x, const Evaluation& e) {
+  std::string why = non_finite(study, e, {});
+  return why.empty() ? non_finite_criteria(study, x, e) : why;
+}
+
 const char* to_string(RunStatus status) {
   switch (status) {
     case RunStatus::kRunning:

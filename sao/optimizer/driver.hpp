@@ -67,6 +67,11 @@ struct CycleRecord {
 enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed, kStalled };
 const char* to_string(RunStatus status);
 
+// "" when the analysis e of x (design and auxiliary variables) has finite responses, objective
+// and constraints, else which one is NaN or infinite first: the driver takes such an analysis
+// as failed (a NaN compares false with every bound), and `sao evaluate` says so too.
+std::string unusable_analysis(const Study& study, const Eigen::VectorXd& x, const Evaluation& e);
+
 // The first-order optimality measured last (optimality.hpp), as result.json reports it.
 struct FinalOptimality {
   bool computed = false;

@@ -61,6 +61,9 @@ TEST(ExitCodes, StudyFileCommands) {
       {"check " + (dir / "missing.json").string(), 2, "missing.json"},
       {"check", 2, "study is required"},
       {"check-gradient " + psi + " --point 2", 0, "reference"},
+      // An objective that is NaN at the start (sqrt of a negative value): shown, exit 3.
+      {"evaluate " + psi + " --set 'objective.maximize=\"sqrt(-1 - y[-1])\"'", 3,
+       "the analysis of start is unusable: the objective (objective) is "},
       {"check-gradient " + kBadStudy, 2, "problem(s)"},
       {"check-gradient " + failing, 3, "error: "},
       {"evaluate " + kStudy, 0, "objective"},
