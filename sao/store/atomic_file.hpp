@@ -17,7 +17,8 @@ class FileWriteError : public std::runtime_error {
 };
 
 // Replaces `path` with `text` atomically. Throws FileWriteError naming the file and the
-// reason; the old file is then left as it was and no temporary file remains.
+// reason; the old file is then left as it was and no temporary file remains. A device or a
+// pipe (e.g. /dev/null) is written in place, not replaced by a file.
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);
 
 }  // namespace sao

@@ -1,7 +1,12 @@
 // The study store's checksums, read-only access and atomic output files (issue 18).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -164,6 +169,43 @@ TEST(AtomicFile, ReplacesTheFileOrLeavesItAsItWas) {
   size_t entries = 0;
   for (const auto& e : fs::directory_iterator(dir)) entries += !e.path().empty();
   EXPECT_EQ(entries, 1u);
+}
+
+// A device or a pipe as the output (`sao report DIR --out /dev/null`) is written in place: the
+// rename of a temporary file used to put a regular file where the device was (found by fuzzing,
+// as root). A FIFO stands for the device here; /dev/full for one that cannot take the text.
+TEST(AtomicFile, ADeviceOrPipeIsWrittenInPlaceNotReplaced) {
+  const fs::path dir = testing::scratch_directory("test-atomic-file");
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Held open for reading and writing, the pipe takes the text without a reader thread, and
+  // a file put in its place would leave it empty (no hang).
+  const int pipe = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(pipe, 0);
+  write_file_atomically(fifo, "through the pipe\n");
+  char buffer[64];
+  const ssize_t n = ::read(pipe, buffer, sizeof buffer);
+  ::close(pipe);
+  EXPECT_EQ(std::string(buffer, static_cast<size_t>(std::max<ssize_t>(n, 0))),
+            "through the pipe\n");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  size_t entries = 0;  // no temporary file either
+  for (const auto& e : fs::directory_iterator(dir)) entries += !e.path().empty();
+  EXPECT_EQ(entries, 1u);
+  // A node of its own for /dev/full's device (as root; skipped otherwise), so that a regression
+  // replaces nothing outside the scratch folder.
+  const fs::path full = dir / "full";
+  if (::mknod(full.c_str(), S_IFCHR | 0600, ::makedev(1, 7)) == 0) {
+    try {
+      write_file_atomically(full, "x");
+      ADD_FAILURE() << "expected a FileWriteError";
+    } catch (const FileWriteError& e) {
+      EXPECT_NE(std::string(e.what()).find("full: write: No space left on device"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_TRUE(fs::is_character_file(full));
+  }
 }
 
 }  // namespace
