@@ -36,17 +36,26 @@ const json& object_at(JsonReader& section, const std::string& key) {
 
 // An integer >= minimum (1e5 is accepted as 100000), or the fallback (with a problem when the
 // value is not one).
-long integer(JsonReader& section, const std::string& key, long fallback, long minimum) {
+long integer(JsonReader& section, const std::string& key, long fallback, long minimum,
+             long maximum = 1000000000000000L) {
   if (!section.has(key)) return fallback;
   const json& v = section.raw(key);
   const double d = v.is_number() ? v.get<double>() : NAN;
-  if (!(d >= static_cast<double>(minimum)) || d != std::floor(d) || d > 1e15) {
-    section.problems().add(section.at(key), "expected an integer >= " + std::to_string(minimum) +
-                                                ", got " + json_excerpt(v));
+  if (!(d >= static_cast<double>(minimum)) || d != std::floor(d) ||
+      d > static_cast<double>(maximum)) {
+    section.problems().add(
+        section.at(key),
+        "expected an integer >= " + std::to_string(minimum) +
+            (maximum < 1000000000000000L ? " and <= " + std::to_string(maximum) : std::string()) +
+            ", got " + json_excerpt(v));
     return fallback;
   }
   return static_cast<long>(d);
 }
+
+// CVODES allocates the Hermite data of checkpoint_steps steps up front (2 n values each): the
+// bound keeps a typo (2147483648) from asking for tens of gigabytes.
+constexpr long kMostCheckpointSteps = 100000;
 
 void parse_gradients(JsonReader& section, InternalSettings& out) {
   JsonReader g = section.object("gradients");
@@ -76,7 +85,7 @@ void parse_gradients(JsonReader& section, InternalSettings& out) {
   }
   out.relative_step = g.positive("step").value_or(out.relative_step);
   out.integrator.checkpoint_steps =
-      integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1);
+      integer(g, "checkpoint_steps", out.integrator.checkpoint_steps, 1, kMostCheckpointSteps);
   out.keep_forward = g.boolean("keep_forward").value_or(out.keep_forward);
   if (g.has("adjoint_sweep")) {
     const json& m = g.raw("adjoint_sweep");

@@ -107,6 +107,10 @@ TEST(InternalSimulator, BadSectionsNameTheirPath) {
       {{{"gradients", {{"step", 0}}}}, "simulator.gradients.step: expected a positive number"},
       {{{"gradients", {{"checkpoint_steps", 0}}}},
        "simulator.gradients.checkpoint_steps: expected an integer >= 1"},
+      // Allocated up front: 2^31 steps asked for tens of gigabytes (found by fuzzing).
+      {{{"gradients", {{"checkpoint_steps", 2147483648.0}}}},
+       "simulator.gradients.checkpoint_steps: expected an integer >= 1 and <= 100000, got "
+       "2147483648"},
       {{{"gradients", {{"adjoint_sweep", "both"}}}},
        "simulator.gradients.adjoint_sweep: expected \"shared\""},
       {{{"parameters", {{"m", "b1"}}}}, "simulator.parameters.m: unknown"},
