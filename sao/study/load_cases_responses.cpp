@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "sao/study/derived_responses.hpp"
 #include "sao/study/load_sections.hpp"
@@ -13,6 +14,10 @@ namespace sao::loading {
 namespace {
 
 using nlohmann::json;
+
+// The largest |time| of a grid: far beyond any transient's (3e4 years in seconds), far below
+// where the integrator's arithmetic on times overflows.
+constexpr double kLargestTime = 1e12;
 
 // {"start": 0, "end": T, "points": N} or {"values": [t1, t2, ...]} (strictly increasing).
 void read_time_grid(const json& node, const std::string& path, TimeGrid& grid, Problems& problems) {
@@ -57,6 +62,17 @@ void read_time_grid(const json& node, const std::string& path, TimeGrid& grid, P
       problems.add(t.at("points"), "missing (expected an integer >= 2)");
     }
     if (!(grid.end > grid.start)) problems.add(t.at("end"), "must be > start");
+  }
+  // Times near the end of the double range (end = 1e308) left CVODES iterating for ever.
+  for (const char* key : {"start", "end"}) {
+    const double time = key[0] == 's' ? grid.start : grid.end;
+    if (std::abs(time) > kLargestTime) {
+      std::ostringstream msg;
+      msg << "times must lie within -" << kLargestTime << " and " << kLargestTime << ", got "
+          << time;
+      problems.add(t.has("values") ? t.at("values") : t.at(key), msg.str());
+      break;
+    }
   }
   t.finish();
 }

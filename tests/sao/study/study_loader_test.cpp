@@ -506,6 +506,21 @@ TEST(StudyLoaderMalformed, GridsAboveTheLimitAreRefusedBeforeAllocating) {
                         "1000000"));
 }
 
+// end = 1e308 left CVODES iterating for ever in `sao evaluate` (found by fuzzing).
+TEST(StudyLoaderMalformed, TimesBeyondATrillionAreRefused) {
+  json doc = base_study();
+  doc["load_cases"][0]["time"] = {{"start", 0.0}, {"end", 1e308}, {"points", 11}};
+  EXPECT_THAT(first_problem_with(doc, "time.end"),
+              HasSubstr("load_cases[0].time.end: times must lie within -1e+12 and 1e+12, got "
+                        "1e+308"));
+  doc["load_cases"][0]["time"] = {{"start", -2e12}, {"end", 1.0}, {"points", 11}};
+  EXPECT_THAT(first_problem_with(doc, "time.start"), HasSubstr("got -2e+12"));
+  doc["load_cases"][0]["time"] = {{"values", {0.0, 1.0, 5e12}}};
+  EXPECT_THAT(first_problem_with(doc, "time.values"), HasSubstr("got 5e+12"));
+  doc["load_cases"][0]["time"] = {{"start", -1e12}, {"end", 1e12}, {"points", 11}};
+  EXPECT_NO_THROW(load_study(doc, "test.json"));
+}
+
 TEST(StudyLoaderMalformed, LongStringsAndLargeFilesAreRefused) {
   json doc = base_study();
   doc["description"] = std::string(1000001, 'x');
