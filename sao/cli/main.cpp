@@ -330,7 +330,12 @@ int analyse(const std::string& request_file, const std::string& out_file) {
     throw sao::cli::UsageError(request_file + ": " + e.what());
   }
   simulator->expect_no_gradients();  // one request and the process ends: none can follow
-  const std::vector<sao::Evaluation> e = simulator->evaluate({request});
+  std::vector<sao::Evaluation> e;
+  try {
+    e = simulator->evaluate({request});
+  } catch (const std::invalid_argument& error) {  // a request that does not fit its setup
+    throw sao::cli::UsageError(request_file + ": " + error.what());
+  }
   sao::write_file_atomically(out_file, sao::evaluation_document(e.front()).dump());
   return e.front().ok ? sao::cli::kOk : sao::cli::kFailed;
 }

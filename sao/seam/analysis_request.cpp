@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <fstream>
 #include <stdexcept>
 
@@ -36,6 +38,25 @@ Eigen::VectorXd read_vector(const json& j, const std::string& path) {
     out(static_cast<Eigen::Index>(i)) = read_number(j[i], path + "[" + std::to_string(i) + "]");
   }
   return out;
+}
+
+// An integer in [lowest, highest] (an integral JSON number), its path named in the error:
+// nlohmann's get<int> wraps 1e308 and truncates 0.5.
+long read_integer(const json& j, const std::string& path, long lowest, long highest) {
+  const double d = j.is_number() ? j.get<double>() : NAN;
+  if (!(d >= static_cast<double>(lowest) && d <= static_cast<double>(highest)) ||
+      d != std::floor(d)) {
+    throw std::invalid_argument(path + ": expected an integer in [" + std::to_string(lowest) +
+                                ", " + std::to_string(highest) + "], got " + j.dump());
+  }
+  return static_cast<long>(d);
+}
+
+// The format tag of a document, "" when it has none (or not a string).
+std::string format_of(const json& d) {
+  return d.is_object() && d.contains("format") && d["format"].is_string()
+             ? d["format"].get<std::string>()
+             : std::string();
 }
 
 const json& at(const json& j, const char* key, const std::string& path) {
@@ -80,7 +101,7 @@ json request_document(const SimulatorSetup& setup, const EvaluationRequest& requ
 void read_request_document(const json& document, SimulatorSetup& setup, EvaluationRequest& request,
                            Evaluation& values) {
   const std::string p = "request";
-  if (!document.is_object() || document.value("format", "") != "sao-analysis-request") {
+  if (format_of(document) != "sao-analysis-request") {
     throw std::invalid_argument(p +
                                 ": not an analysis request (\"format\": "
                                 "\"sao-analysis-request\" missing)");
@@ -88,6 +109,8 @@ void read_request_document(const json& document, SimulatorSetup& setup, Evaluati
   try {
     const json& s = at(document, "setup", p);
     setup.section = at(s, "section", p + ".setup");
+    // The worker runs the request here (as request_document writes it), never as a job again.
+    if (setup.section.is_object()) setup.section.erase("executor");
     setup.design_names = at(s, "design_names", p + ".setup").get<std::vector<std::string>>();
     setup.study_directory = at(s, "study_directory", p + ".setup").get<std::string>();
     setup.load_cases.clear();
@@ -97,7 +120,8 @@ void read_request_document(const json& document, SimulatorSetup& setup, Evaluati
       const json& g = c.at("grid");
       spec.grid.start = read_number(g.at("start"), p + ".setup.load_cases.grid.start");
       spec.grid.end = read_number(g.at("end"), p + ".setup.load_cases.grid.end");
-      spec.grid.points = g.at("points").get<int>();
+      spec.grid.points = static_cast<int>(
+          read_integer(g.at("points"), p + ".setup.load_cases.grid.points", 0, kMaxGridPoints));
       const Eigen::VectorXd v = read_vector(g.at("values"), p + ".setup.load_cases.grid.values");
       spec.grid.values.assign(v.data(), v.data() + v.size());
       spec.parameters = c.at("parameters").get<std::map<std::string, double>>();
@@ -105,10 +129,18 @@ void read_request_document(const json& document, SimulatorSetup& setup, Evaluati
     }
     request.design = read_vector(at(document, "design", p), p + ".design");
     request.derivatives.clear();
+    const long cases = static_cast<long>(setup.load_cases.size());
     for (const json& d : at(document, "derivatives", p)) {
-      request.derivatives.push_back({d.at("load_case").get<int>(),
-                                     d.at("response").get<std::string>(),
-                                     d.at("points").get<std::vector<int>>()});
+      const std::string q = p + ".derivatives";
+      DerivativeRequest r;
+      r.load_case = static_cast<int>(
+          read_integer(d.at("load_case"), q + ".load_case", 0, std::max(cases - 1, 0L)));
+      r.response = d.at("response").get<std::string>();
+      for (const json& point : d.at("points")) {
+        r.time_indices.push_back(
+            static_cast<int>(read_integer(point, q + ".points", 0, kMaxGridPoints - 1)));
+      }
+      request.derivatives.push_back(std::move(r));
     }
     request.values = nullptr;
     if (document.contains("values") && !document["values"].is_null()) {
@@ -146,7 +178,7 @@ json evaluation_document(const Evaluation& e) {
 
 Evaluation read_evaluation_document(const json& d) {
   const std::string p = "evaluation";
-  if (!d.is_object() || d.value("format", "") != "sao-evaluation") {
+  if (format_of(d) != "sao-evaluation") {
     throw std::invalid_argument(p + ": not an evaluation (\"format\": \"sao-evaluation\" missing)");
   }
   try {
@@ -154,7 +186,7 @@ Evaluation read_evaluation_document(const json& d) {
     e.ok = d.at("ok").get<bool>();
     e.message = d.at("message").get<std::string>();
     e.has_gradients = d.at("has_gradients").get<bool>();
-    e.cost.runs = d.at("runs").get<int>();
+    e.cost.runs = static_cast<int>(read_integer(d.at("runs"), p + ".runs", 0, 1L << 30));
     e.cost.wall_seconds = read_number(d.at("wall_seconds"), p + ".wall_seconds");
     for (const json& c : d.at("cases")) {
       CaseResult r;
@@ -162,7 +194,10 @@ Evaluation read_evaluation_document(const json& d) {
       for (const auto& [name, h] : c.at("histories").items()) r.histories[name] = read_vector(h, p);
       for (const auto& [name, g] : c.at("gradients").items()) {
         const Eigen::VectorXd v = read_vector(g.at("values"), p + ".gradients." + name);
-        const auto rows = g.at("rows").get<Eigen::Index>(), cols = g.at("cols").get<Eigen::Index>();
+        const auto rows =
+                       read_integer(g.at("rows"), p + ".gradients." + name + ".rows", 0, v.size()),
+                   cols =
+                       read_integer(g.at("cols"), p + ".gradients." + name + ".cols", 0, v.size());
         if (rows * cols != v.size())
           throw std::invalid_argument(p + ".gradients." + name + ": size");
         r.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);

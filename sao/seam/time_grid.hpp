@@ -6,6 +6,10 @@
 
 namespace sao {
 
+// The most points of one grid (docs/study-format.md, "Limits"): the study loader's and the
+// cluster worker's request reader's bound.
+constexpr long kMaxGridPoints = 1'000'000;
+
 // A time grid t_1..t_nt on which history responses are given: uniform from start to end, or
 // the explicit increasing `values` (then start, end and points are set from them).
 struct TimeGrid {

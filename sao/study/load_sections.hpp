@@ -11,6 +11,7 @@
 
 #include "sao/expr/expression.hpp"
 #include "sao/seam/json_reader.hpp"
+#include "sao/seam/time_grid.hpp"
 #include "sao/study/study.hpp"
 
 namespace sao::loading {
@@ -18,7 +19,7 @@ namespace sao::loading {
 // Limits of a study file (docs/study-format.md, "Limits"): far beyond real studies, so that a
 // malformed or hostile file gets a message instead of exhausting the stack or the memory.
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{64} << 20;  // of a study file
-constexpr long kMaxGridPoints = 1'000'000;  // points of one load case's time grid
+using sao::kMaxGridPoints;  // points of one load case's time grid (time_grid.hpp)
 
 // --- helpers shared by the sections (study_loader.cpp) ---
 

@@ -190,5 +190,57 @@ TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
   EXPECT_THROW(read_evaluation_document(nlohmann::json{{"ok", true}}), std::invalid_argument);
 }
 
+// Malformed requests (found by fuzzing the cluster worker `sao analyse`): each is an
+// invalid_argument naming the entry (exit code 2), not a wrapped integer, a bad_alloc or a
+// job submitted from the worker.
+TEST(AnalysisRequest, MalformedEntriesAreNamedNotWrapped) {
+  SimulatorSetup setup;
+  setup.section = {{"type", "internal"}, {"model", "m"}};
+  setup.design_names = {"a"};
+  setup.load_cases.push_back({"drop", TimeGrid(0.0, 0.3, 4), {}});
+  EvaluationRequest request;
+  request.design = Eigen::VectorXd::Constant(1, 1.0);
+  request.derivatives.push_back({0, "h", {1}});
+  const nlohmann::json good = request_document(setup, request);
+  auto error = [](const nlohmann::json& document) -> std::string {
+    SimulatorSetup s;
+    EvaluationRequest r;
+    Evaluation values;
+    try {
+      read_request_document(document, s, r, values);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  nlohmann::json d = good;
+  d["format"] = 1;
+  EXPECT_NE(error(d).find("not an analysis request"), std::string::npos) << error(d);
+  d = good;
+  d["derivatives"][0]["load_case"] = 1e308;
+  EXPECT_NE(error(d).find("request.derivatives.load_case: expected an integer in [0, 0], got"),
+            std::string::npos)
+      << error(d);
+  d["derivatives"][0]["load_case"] = 0.5;
+  EXPECT_NE(error(d).find("load_case: expected an integer"), std::string::npos) << error(d);
+  d = good;
+  d["setup"]["load_cases"][0]["grid"]["points"] = 2147483647;
+  EXPECT_NE(error(d).find("grid.points: expected an integer in [0, 1000000]"), std::string::npos)
+      << error(d);
+  d = good;
+  d["derivatives"][0]["points"] = {-1};
+  EXPECT_NE(error(d).find("derivatives.points: expected an integer"), std::string::npos)
+      << error(d);
+  // An executor in the section is dropped: the worker runs the request itself.
+  d = good;
+  d["setup"]["section"]["executor"] = {{"type", "slurm"}};
+  SimulatorSetup s;
+  EvaluationRequest r;
+  Evaluation values;
+  read_request_document(d, s, r, values);
+  EXPECT_FALSE(s.section.contains("executor"));
+  EXPECT_EQ(r.derivatives[0].time_indices, (std::vector<int>{1}));
+}
+
 }  // namespace
 }  // namespace sao
