@@ -702,8 +702,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
 }
 
 std::string Driver::stall_words() const {
-  return fmt::format("every move limit shrank below min_move_limit ({})",
-                     std::to_string(noisy_.min_move_factor));
+  return fmt::format("every move limit shrank below min_move_limit ({:g})", noisy_.min_move_factor);
 }
 
 std::string Driver::cycle_limit_words() const {

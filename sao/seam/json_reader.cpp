@@ -182,7 +182,9 @@ std::optional<double> JsonReader::number(const std::string& key, bool required) 
   }
   const json& v = object_.at(key);
   if (!v.is_number()) {
-    problems_.add(at(key), "expected a number, got " + json_type_name(v));
+    // A string shown as it is: "nan" or "1e999" given to --set or `sao set` arrives as one.
+    problems_.add(at(key), "expected a number, got " + json_type_name(v) +
+                               (v.is_string() ? " (" + json_excerpt(v) + ")" : std::string()));
     return std::nullopt;
   }
   const double d = v.get<double>();
