@@ -31,6 +31,7 @@
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
+#include "sao/cli/validators.hpp"
 #include "sao/optimizer/driver.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
@@ -381,7 +382,7 @@ void add_study_overrides(CLI::App* cmd, std::vector<std::string>& overrides, int
   cmd->add_option("--set", overrides,
                   "override a study entry: path.to.key=value (e.g. settings.noise=2.5)");
   cmd->add_option("--start", start, "use start K of the study's \"starts\" (1-based)")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
 }
 
 // Everything the command line can hold, and the subcommands that were defined.
@@ -418,7 +419,7 @@ void add_run(CLI::App& app, Arguments& a) {
   a.run_cmd->add_option("--out", a.run.out_dir,
                         "output folder (default: out/<study folder>-<study file name>)");
   a.run_cmd->add_option("--max-cycles", a.run.max_cycles, "override settings.max_cycles")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
   a.run_cmd->add_flag("-q,--quiet", a.quiet, "print only the final result");
   a.run_cmd->add_flag("--no-store", a.no_store,
                       "keep no study store (DIR/study.sqlite): no resume");
@@ -450,7 +451,7 @@ void add_study_commands(CLI::App& app, Arguments& a) {
   a.gradient_cmd
       ->add_option("--step", a.gradient.relative_step,
                    "largest relative perturbation dp0 / (1 + |b|)")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
   a.gradient_cmd->add_flag("--json", a.json, "the rows and hints as one JSON document");
   add_analyses_out(a.gradient_cmd, a.analyses_out);
 
@@ -501,11 +502,11 @@ void add_sweep(CLI::App& app, Arguments& a) {
   a.sweep_cmd
       ->add_option("--starts", a.sweep.starts,
                    "starts per value: the initial design and the study's starts 1..N-1")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
   a.sweep_cmd->add_option("--jobs", a.sweep.jobs, "members run at once (default: cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(sao::cli::kNonNegative);
   a.sweep_cmd->add_option("--max-cycles", a.sweep.max_cycles, "override settings.max_cycles")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
   a.sweep_cmd->add_option("--out", a.sweep_out,
                           "output folder (default: out/<study folder>-<study file name>-sweep)");
   a.sweep_cmd->add_flag("--json", a.json,
@@ -532,7 +533,7 @@ void add_serve(CLI::App& app, Arguments& a) {
   a.serve_cmd->add_flag("--allow-external", a.serve.allow_external,
                         "accept studies whose simulator is \"external\" (they run commands)");
   a.serve_cmd->add_option("--max-body", a.serve.max_body, "largest request body, bytes")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
   a.serve_cmd
       ->add_option("--threads", a.serve.threads,
                    "connections served at once (default 256; event streams may hold half)")

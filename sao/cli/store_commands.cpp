@@ -15,6 +15,7 @@
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/export_command.hpp"
 #include "sao/cli/run_output.hpp"
+#include "sao/cli/validators.hpp"
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
@@ -456,7 +457,7 @@ void add_store_commands(CLI::App& app) {
   add_directory(commands.restart);
   commands.restart
       ->add_option("--from-cycle", commands.from_cycle, "cycle K (required unless --from-reported)")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
   commands.restart->add_flag(
       "--from-reported", commands.from_reported,
       "start from the design the ended run reported (its result: the best feasible design it "
@@ -466,7 +467,7 @@ void add_store_commands(CLI::App& app) {
   commands.restart
       ->add_option("--branch", commands.from_branch,
                    "the branch whose history holds cycle K (default: the current one)")
-      ->check(CLI::PositiveNumber);
+      ->check(sao::cli::kPositive);
   commands.restart->add_flag("--reset-region", commands.reset_region,
                              "start with a fresh subregion: the study's move-limit factors instead "
                              "of those reached by cycle K");

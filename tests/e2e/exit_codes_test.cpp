@@ -61,6 +61,8 @@ TEST(ExitCodes, StudyFileCommands) {
       {"check " + (dir / "missing.json").string(), 2, "missing.json"},
       {"check", 2, "study is required"},
       {"check-gradient " + psi + " --point 2", 0, "reference"},
+      // CLI11's own check wrote the largest double out in 300 digits here.
+      {"run " + psi + " --max-cycles 0", 2, "--max-cycles: expected a positive number, got 0"},
       // An objective that is NaN at the start (sqrt of a negative value): shown, exit 3.
       {"evaluate " + psi + " --set 'objective.maximize=\"sqrt(-1 - y[-1])\"'", 3,
        "the analysis of start is unusable: the objective (objective) is "},
