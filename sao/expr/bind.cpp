@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "sao/expr/expression.hpp"
 #include "sao/expr/tree.hpp"
@@ -461,6 +462,19 @@ class Binder {
         throw Error(name + "(): the " + (hic ? "window" : "duration") +
                         " must be a constant scalar (seconds)",
                     ast.column);
+      }
+      // A number written out (or negated) is checked here; a constant expression gives NaN
+      // at evaluation when it is not positive (the analysis is then unusable, named).
+      const Node& span = node(n.b);
+      const bool negated = span.op == Op::kNeg && node(span.a).op == Op::kNumber;
+      if (span.op == Op::kNumber || negated) {
+        const double value = negated ? -node(span.a).number : span.number;
+        if (!(value > 0.0)) {
+          std::ostringstream msg;
+          msg << name << "(): the " << (hic ? "window" : "duration")
+              << " must be positive (seconds), got " << value;
+          throw Error(msg.str(), ast.column);
+        }
       }
     } else {
       n.number = 0.003;

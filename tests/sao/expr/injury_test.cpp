@@ -145,6 +145,14 @@ TEST(Injury, BadArgumentsAreErrorsWithTheFunctionNamed) {
   EXPECT_THAT(message("hic(s, 0.036)"), HasSubstr("hic() needs a history"));
   EXPECT_THAT(message("hic(a)"), HasSubstr("hic() takes 2 arguments, got 1"));
   EXPECT_THAT(message("hic(a, x)"), HasSubstr("window must be a constant"));
+  // A window or duration written as a number that is not positive (fuzzing: accepted, and
+  // every evaluation gave NaN).
+  EXPECT_THAT(message("hic(a, 0)"),
+              HasSubstr("hic(): the window must be positive (seconds), got 0"));
+  EXPECT_THAT(message("hic(a, -0.036)"), HasSubstr("must be positive (seconds), got -0.036"));
+  EXPECT_THAT(message("clip3ms(a, -1)"),
+              HasSubstr("clip3ms(): the duration must be positive (seconds), got -1"));
+  EXPECT_THAT(message("hic(a, 0.036)"), HasSubstr("no error"));
   EXPECT_THAT(message("clip3ms(a, 0.003, 1)"), HasSubstr("1 or 2 arguments"));
   EXPECT_THAT(message("clip3ms(t*0 + 1 + a)"), HasSubstr("no error"));
 }
