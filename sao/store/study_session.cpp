@@ -602,7 +602,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
     }
     if (is_move_limit(a.key)) {
       const std::string name = a.key == "move_limit" ? "" : a.key.substr(11);
-      bool known = name.empty();
+      bool known = a.key == "move_limit";  // all of them; "move_limit." names none
       for (const DesignVariable& v : study_->design) known = known || v.name == name;
       const double value = number_or_nan(a.value);
       if (!known) {

@@ -157,13 +157,17 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   }
 
   // Tighten the move limits; invalid settings are refused with their rule, nothing stored.
-  const Output bad =
-      sao("set " + d + " cutoff=2 cuttoff=0.5 move_limit.b9=0.1 move_limit.b1=5 move_limit.b2=x");
+  const Output bad = sao(
+      "set " + d +
+      " cutoff=2 cuttoff=0.5 move_limit.b9=0.1 move_limit.b1=5 move_limit.b2=x move_limit.=0.5");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.text.find("settings.cutoff: must be in [0, 1)"), std::string::npos) << bad.text;
   EXPECT_NE(bad.text.find("move_limit.b9: unknown design variable"), std::string::npos) << bad.text;
   EXPECT_NE(bad.text.find("move_limit.b1: must be in (0, 1]"), std::string::npos) << bad.text;
   EXPECT_NE(bad.text.find("move_limit.b2: expected a number, got x"), std::string::npos)
+      << bad.text;
+  // An empty name is no variable (it used to be taken for every one).
+  EXPECT_NE(bad.text.find("move_limit.: unknown design variable \"\""), std::string::npos)
       << bad.text;
   const Output set = sao("set " + d + " move_limit=0.05 errmax=60");
   ASSERT_EQ(set.code, 0) << set.text;
