@@ -194,10 +194,11 @@ Evaluation read_evaluation_document(const json& d) {
       for (const auto& [name, h] : c.at("histories").items()) r.histories[name] = read_vector(h, p);
       for (const auto& [name, g] : c.at("gradients").items()) {
         const Eigen::VectorXd v = read_vector(g.at("values"), p + ".gradients." + name);
+        // Bounded so that their product cannot overflow; it must then be the values' count.
         const auto rows =
-                       read_integer(g.at("rows"), p + ".gradients." + name + ".rows", 0, v.size()),
+                       read_integer(g.at("rows"), p + ".gradients." + name + ".rows", 0, 1L << 30),
                    cols =
-                       read_integer(g.at("cols"), p + ".gradients." + name + ".cols", 0, v.size());
+                       read_integer(g.at("cols"), p + ".gradients." + name + ".cols", 0, 1L << 30);
         if (rows * cols != v.size())
           throw std::invalid_argument(p + ".gradients." + name + ": size");
         r.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
