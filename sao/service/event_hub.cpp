@@ -5,7 +5,8 @@ namespace sao::service {
 void EventHub::publish(const std::string& type, const nlohmann::json& data) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back({++last_, type, data.dump()});
+    events_.push_back(
+        {++last_, type, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
     while (events_.size() > kept_) events_.pop_front();
   }
   changed_.notify_all();

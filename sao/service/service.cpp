@@ -47,7 +47,9 @@ using Handler = std::function<void(const Request&, Response&)>;
 
 void reply(Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  // Invalid UTF-8 (a request's bytes quoted in a message) replaced, not a throw.
+  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  "application/json");
 }
 
 // Equal tokens, in time that does not depend on where they differ (nor on their lengths).
