@@ -83,7 +83,7 @@ std::vector<std::string> step_hints(const Study& study, const nlohmann::json& do
   for (int i = 0; i < study.n_design() && i < design.size(); ++i) {
     const DesignVariable& v = study.design[i];
     const double b = design(i);
-    const double step = (1.0 + std::abs(b)) * p;  // the step rule of difference_batch.cpp
+    const double step = difference_step(b, p);
     const double span = v.upper - v.lower;
     const bool of_value = b != 0.0 && step > 0.01 * std::abs(b);
     const bool of_span = std::isfinite(span) && span > 0.0 && step > 0.01 * span;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sao/seam/difference_batch.hpp"
+
 namespace sao {
 namespace {
 
@@ -73,7 +75,7 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
   std::vector<std::vector<int>> order(nv, std::vector<int>(n, -1));
   std::vector<std::vector<char>> settled(nv, std::vector<char>(n, 0));
   Eigen::VectorXd first_step(n);  // dp_0 of each variable
-  for (int k = 0; k < n; ++k) first_step(k) = options.relative_step * (1.0 + std::abs(design(k)));
+  for (int k = 0; k < n; ++k) first_step(k) = difference_step(design(k), options.relative_step);
   for (int i = 0; i <= options.max_order; ++i) {
     std::vector<EvaluationRequest> batch;
     std::vector<double> steps(n);

@@ -65,21 +65,25 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
         nominal.result.scalars = known->cases[c].scalars;
         nominal.result.histories = known->cases[c].histories;
       }
-      if (!by_differences) continue;
-      for (int i = 0; i < design_variables; ++i) {
-        const double h = (1.0 + std::abs(b(i))) * differences.relative_step;  // (4.10)
-        for (double step : {h, -h}) {
-          if (step < 0 && !differences.central) break;
-          BatchRun& perturbed = runs.emplace_back();
-          perturbed.design = &b;
-          perturbed.load_case = c;
-          perturbed.variable = i;
-          perturbed.step = step;
-        }
-      }
+      if (by_differences) add_difference_runs(runs, b, design_variables, c, differences);
     }
   }
   return out;
+}
+
+void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, int variables,
+                         int load_case, const DifferenceSettings& differences) {
+  for (int i = 0; i < variables; ++i) {
+    const double h = difference_step(b(i), differences.relative_step);
+    for (double step : {h, -h}) {
+      if (step < 0 && !differences.central) break;
+      BatchRun& perturbed = runs.emplace_back();
+      perturbed.design = &b;
+      perturbed.load_case = load_case;
+      perturbed.variable = i;
+      perturbed.step = step;
+    }
+  }
 }
 
 std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, int load_cases,

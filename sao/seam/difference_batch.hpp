@@ -12,6 +12,7 @@
 // first failed run fails it, and difference quotients give the gradient columns.
 #pragma once
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ struct DifferenceSettings {
   bool central = false;         // central (b +- h) instead of forward (b + h)
   double relative_step = 1e-3;  // p of (4.10)
 };
+
+// The step of a design variable at the value b: h = (1 + |b|) p, the rule (4.10).
+inline double difference_step(double b, double relative_step) {
+  return (1.0 + std::abs(b)) * relative_step;
+}
 
 // Concurrency of a simulator's batches: the section's "workers" (0: one per core).
 // Reads the deprecated name `deprecated` too ("threads" of the internal simulator), with a
@@ -74,6 +80,12 @@ std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, i
                                   int design_variables, const DifferenceSettings& differences,
                                   bool analytic, int workers,
                                   const std::function<void(BatchRun&)>& run);
+
+// Appends the perturbed runs of design `b` in `load_case` as a plan lays them out: per design
+// variable i < variables, b_i + h, then b_i - h for central differences (runs hold a pointer
+// to `b`).
+void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, int variables,
+                         int load_case, const DifferenceSettings& differences);
 
 // Fills nominal.gradients for every history and scalar of `nominal`: column i is
 // (f(plus[i]) - f(nominal)) / plus[i].step (forward, `minus` empty), or
