@@ -22,7 +22,7 @@ constexpr int kVariables = 6;
 constexpr int kCases = 3;
 constexpr int kPoints = 601;
 
-sao::Study overhead_study() {
+sao::LoadedStudy overhead_study() {
   nlohmann::json vars = nlohmann::json::array();
   for (int i = 0; i < kVariables; ++i) {
     vars.push_back(
@@ -77,7 +77,7 @@ sao::Evaluation overhead_evaluation() {
 }
 
 void BM_CycleOverhead(benchmark::State& state) {
-  const sao::Study study = overhead_study();
+  const sao::LoadedStudy study = overhead_study();
   const sao::Evaluation e = overhead_evaluation();
   Eigen::VectorXd x0 = Eigen::VectorXd::Ones(study.n_total());
   const Eigen::VectorXd factors = Eigen::VectorXd::Constant(kVariables, 0.3);
@@ -104,7 +104,7 @@ BENCHMARK(BM_CycleOverhead)->Unit(benchmark::kMillisecond);
 
 void BM_ImpactAbsorberSimulation(benchmark::State& state) {
   sao::sim::register_internal_simulator();
-  const sao::Study study =
+  const sao::LoadedStudy study =
       sao::load_study_file(SAO_SOURCE_DIR "/problems/impact-absorber/max-acceleration.json");
   auto simulator = sao::make_study_simulator(study);
   sao::EvaluationRequest request;

@@ -26,7 +26,8 @@ namespace {
 
 void BM_SliderCrankSubproblem(benchmark::State& state) {
   sao::sim::register_internal_simulator();
-  const sao::Study study = sao::load_study_file(SAO_SOURCE_DIR "/problems/slider-crank/path.json");
+  const sao::LoadedStudy study =
+      sao::load_study_file(SAO_SOURCE_DIR "/problems/slider-crank/path.json");
   auto simulator = sao::make_study_simulator(study);
   Eigen::VectorXd x0(study.n_total());
   for (int i = 0; i < study.n_design(); ++i) x0(i) = study.design[i].initial;
@@ -61,7 +62,7 @@ BENCHMARK(BM_SliderCrankSubproblem)->Unit(benchmark::kMillisecond);
 
 constexpr int kPoints = 601;
 
-sao::Study history_study(const std::string& relation) {
+sao::LoadedStudy history_study(const std::string& relation) {
   nlohmann::json d = {
       {"design_variables",
        {{{"name", "b1"}, {"lower", 0.1}, {"upper", 10.0}, {"initial", 1.0}},
@@ -94,7 +95,7 @@ sao::Evaluation history_evaluation() {
 }
 
 void history_benchmark(benchmark::State& state, const std::string& relation) {
-  const sao::Study study = history_study(relation);
+  const sao::LoadedStudy study = history_study(relation);
   const sao::Evaluation e = history_evaluation();
   const Eigen::Vector2d x0(1.0, 1.0);
   const sao::LinearApproximation approximation(study, e, x0);

@@ -144,7 +144,8 @@ std::vector<Evaluation> CountingSimulator::evaluate(const std::vector<Evaluation
   return out;
 }
 
-DirectResult run_direct(const Study& study, Simulator& simulator, const DirectSettings& settings) {
+DirectResult run_direct(const LoadedStudy& study, Simulator& simulator,
+                        const DirectSettings& settings) {
   DirectResult result;
   DirectProblem problem(study, simulator);
   const unsigned n = static_cast<unsigned>(study.n_total());

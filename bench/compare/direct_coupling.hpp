@@ -41,7 +41,8 @@ struct DirectResult {
 // Minimises the study from its start with NLopt on `simulator` (the study's own or a
 // wrapper of it); objective and violation at the final design from one more analysis,
 // which is not counted.
-DirectResult run_direct(const Study& study, Simulator& simulator, const DirectSettings& settings);
+DirectResult run_direct(const LoadedStudy& study, Simulator& simulator,
+                        const DirectSettings& settings);
 
 // A simulator that counts what another one runs: every execution of every batch (the
 // Evaluation's cost.runs, perturbations included), whoever asks. The benchmarks give it to

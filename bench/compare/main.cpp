@@ -31,7 +31,7 @@ struct Row {
 
 Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* name, int max_evals,
                double ftol, double max_time) {
-  const Study study = sao::load_study(sao::read_study_document(file), file);
+  const sao::LoadedStudy study = sao::load_study(sao::read_study_document(file), file);
   auto simulator = sao::make_study_simulator(study);
   const sao::bench::DirectResult r =
       sao::bench::run_direct(study, *simulator, {algorithm, max_evals, ftol, max_time});
@@ -44,7 +44,7 @@ Row run_sao(const std::string& file) {
   row.study = file;
   row.method = "SAO";
   const sao::OpenedStudy opened = sao::open_study(file);
-  const sao::Study& study = opened.study;
+  const sao::LoadedStudy& study = opened.study;
   sao::Driver driver(study, *opened.simulator, study.options);
   const auto t0 = std::chrono::steady_clock::now();
   const sao::RunSummary& s = driver.run();

@@ -120,7 +120,7 @@ void judge(Outcome& o, const Known& known) {
   o.honest = o.status != "converged" || o.solved || o.local;
 }
 
-Outcome run_method(const Study& study, Simulator& simulator, const std::string& method,
+Outcome run_method(const LoadedStudy& study, Simulator& simulator, const std::string& method,
                    const RunSettings& settings) {
   bench::CountingSimulator counting(simulator);
   Outcome o;
@@ -192,7 +192,7 @@ Outcome run_problem(const std::string& directory, const Known& known, const std:
 std::vector<double> infeasible_start(const std::string& directory, const Known& known, double fold,
                                      double* violation) {
   const OpenedStudy opened = open_study(directory + "/" + known.problem + ".json");
-  const Study& study = opened.study;
+  const LoadedStudy& study = opened.study;
   const int n = study.n_design();
   const Eigen::VectorXd x_star = Eigen::Map<const Eigen::VectorXd>(known.x.data(), n);
   std::vector<double> most;  // the most violating start seen, when none reaches `fold`

@@ -138,8 +138,8 @@ int step_command() {
               << cycle_table_row(session.study(), r) << "\n";
     std::cout << fmt::format(
         "branch {}, cycle {}: {}{}; E = {:.3g} %, V = {:.3g} %; next move factors",
-        session.branch(), r.cycle, r.accepted ? "accepted" : "rejected",
-        r.converged ? ", converged" : "", r.E, r.V);
+        session.branch(), r.cycle, cycle_outcome(r),
+        r.converged && r.accepted ? " (proposal accepted)" : "", r.E, r.V);
     for (int i = 0; i < r.next_factors.size(); ++i) {
       std::cout << fmt::format("{}{:.4g}", i ? "," : " ", r.next_factors(i));
     }

@@ -72,11 +72,11 @@ bool ResponseKey::operator<(const ResponseKey& o) const {
   return point < o.point;
 }
 
-ApproximationForm response_form(const Study& study, int response) {
+ApproximationForm response_form(const Study& study, const Options& options, int response) {
   const auto& own = study.responses[response].form;
-  const ApproximationForm form = own ? *own : study.options.form;
+  const ApproximationForm form = own ? *own : options.form;
   if (form != ApproximationForm::kAuto) return form;
-  if (study.options.seed_strategy || study.options.multipoint) return ApproximationForm::kLinear;
+  if (options.seed_strategy || options.multipoint) return ApproximationForm::kLinear;
   if (study.responses[response].history) return ApproximationForm::kLinear;
   // A scalar response the objective reads: its coupled curvature (a curved valley) is what the
   // steps along the objective need, and the full matrix of quasi_newton has it where the
@@ -88,9 +88,9 @@ ApproximationForm response_form(const Study& study, int response) {
                                                                 : ApproximationForm::kQuadratic;
 }
 
-bool linear_form(const Study& study) {
+bool linear_form(const Study& study, const Options& options) {
   for (int i = 0; i < static_cast<int>(study.responses.size()); ++i) {
-    if (response_form(study, i) != ApproximationForm::kLinear) return false;
+    if (response_form(study, options, i) != ApproximationForm::kLinear) return false;
   }
   return true;
 }
@@ -301,10 +301,14 @@ Eigen::MatrixXd quasi_newton_matrix(const Eigen::RowVectorXd& diagonal,
 
 }  // namespace
 
-Approximation::Approximation(const Study& study, const Evaluation& at_b0, const Eigen::VectorXd& x0,
-                             const Eigen::VectorXd& lower, const Eigen::VectorXd& upper,
-                             const ApproximationMemory& memory)
-    : study_(study), at_b0_(at_b0), linear_(study, at_b0, x0), b0_(x0.head(study.n_design())) {
+Approximation::Approximation(const Study& study, const Options& options, const Evaluation& at_b0,
+                             const Eigen::VectorXd& x0, const Eigen::VectorXd& lower,
+                             const Eigen::VectorXd& upper, const ApproximationMemory& memory)
+    : study_(study),
+      options_(options),
+      at_b0_(at_b0),
+      linear_(study, at_b0, x0),
+      b0_(x0.head(study.n_design())) {
   const int n = study.n_design();
   y0_ = to_y(study, b0_);
   width_.resize(n);
@@ -338,7 +342,7 @@ void Approximation::find_directions(const Eigen::VectorXd& x0) {
     return;  // a value missing at b0: every direction stays "from above"
   }
   for (int i = 0; i < static_cast<int>(study_.responses.size()); ++i) {
-    if (response_form(study_, i) != ApproximationForm::kConservative) continue;
+    if (response_form(study_, options_, i) != ApproximationForm::kConservative) continue;
     double size = 0.0;
     for (int c = 0; c < static_cast<int>(study_.load_cases.size()); ++c) {
       const Eigen::MatrixXd* rows = gradient_rows(study_, at_b0_, i, c);
@@ -397,10 +401,10 @@ void Approximation::build_tables(const ApproximationMemory& memory) {
   const int n = static_cast<int>(y0_.size());
   const AnalysedPoint* earlier = previous_point(memory, b0_);
   const bool same_start = !memory.starts.empty() && memory.starts.back() == b0_;
-  const CurvatureLimits limits{study_.options.min_curvature, study_.options.max_curvature};
+  const CurvatureLimits limits{options_.min_curvature, options_.max_curvature};
   tables_.resize(study_.responses.size());
   for (int i = 0; i < static_cast<int>(study_.responses.size()); ++i) {
-    const ApproximationForm form = response_form(study_, i);
+    const ApproximationForm form = response_form(study_, options_, i);
     if (form == ApproximationForm::kLinear) continue;
     for (int c = 0; c < static_cast<int>(study_.load_cases.size()); ++c) {
       auto t = std::make_unique<Table>();
@@ -597,16 +601,14 @@ double Approximation::distance(const Eigen::VectorXd& x) const {
 
 bool Approximation::uses(ApproximationForm form) const {
   for (int i = 0; i < static_cast<int>(study_.responses.size()); ++i)
-    if (response_form(study_, i) == form) return true;
+    if (response_form(study_, options_, i) == form) return true;
   return false;
 }
 
-std::unique_ptr<Approximation> make_approximation(const Study& study, const Evaluation& at_b0,
-                                                  const Eigen::VectorXd& x0,
-                                                  const Eigen::VectorXd& lower,
-                                                  const Eigen::VectorXd& upper,
-                                                  const ApproximationMemory& memory) {
-  return std::make_unique<Approximation>(study, at_b0, x0, lower, upper, memory);
+std::unique_ptr<Approximation> make_approximation(
+    const Study& study, const Options& options, const Evaluation& at_b0, const Eigen::VectorXd& x0,
+    const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, const ApproximationMemory& memory) {
+  return std::make_unique<Approximation>(study, options, at_b0, x0, lower, upper, memory);
 }
 
 int update_conservatism(ApproximationMemory& memory, const Approximation& used,

@@ -112,11 +112,12 @@ struct ApproximationMemory {
   std::map<ResponseKey, double> rho;
 };
 
-// The form of a response: responses[i].form, else settings.form.
-ApproximationForm response_form(const Study& study, int response);
+// The form of a response: responses[i].form, else the settings' form (`options`: the settings
+// the driver follows, never a copy read from the study file).
+ApproximationForm response_form(const Study& study, const Options& options, int response);
 // True when every response uses the linear form: only then can the subproblem be an LP
 // (together with the other conditions of linear_problem).
-bool linear_form(const Study& study);
+bool linear_form(const Study& study, const Options& options);
 
 // The approximation of one cycle: each response in its form (a linear response is exactly
 // LinearApproximation). Holds references to `study` and `at_b0`: keep both alive.
@@ -125,9 +126,10 @@ class Approximation final : public ResponseModel {
   // at_b0: the analysis of b0 with gradients for every response value asked later;
   // x0: the full variable vector of the cycle start; lower, upper: the box the subproblem
   // searches (design part used; bounds and move limits); memory: from earlier cycles.
-  Approximation(const Study& study, const Evaluation& at_b0, const Eigen::VectorXd& x0,
-                const Eigen::VectorXd& lower, const Eigen::VectorXd& upper,
-                const ApproximationMemory& memory);
+  // options: the settings in force (forms and curvature limits).
+  Approximation(const Study& study, const Options& options, const Evaluation& at_b0,
+                const Eigen::VectorXd& x0, const Eigen::VectorXd& lower,
+                const Eigen::VectorXd& upper, const ApproximationMemory& memory);
   ~Approximation() override;
 
   double value(int response, int load_case, int point, const Eigen::VectorXd& x) const override;
@@ -170,6 +172,7 @@ class Approximation final : public ResponseModel {
                           Eigen::RowVectorXd& q) const;
 
   const Study& study_;
+  const Options options_;
   const Evaluation& at_b0_;
   LinearApproximation linear_;
   Eigen::VectorXd b0_, y0_, width_;
@@ -179,11 +182,9 @@ class Approximation final : public ResponseModel {
 };
 
 // The cycle's approximation (the one place that builds it).
-std::unique_ptr<Approximation> make_approximation(const Study& study, const Evaluation& at_b0,
-                                                  const Eigen::VectorXd& x0,
-                                                  const Eigen::VectorXd& lower,
-                                                  const Eigen::VectorXd& upper,
-                                                  const ApproximationMemory& memory);
+std::unique_ptr<Approximation> make_approximation(
+    const Study& study, const Options& options, const Evaluation& at_b0, const Eigen::VectorXd& x0,
+    const Eigen::VectorXd& lower, const Eigen::VectorXd& upper, const ApproximationMemory& memory);
 
 // Conservative form, after the analysis of the proposal x_star (at_star; nothing when it
 // failed): stores the asymptotes and the cycle start of `used`, and for every response value

@@ -29,7 +29,7 @@ bool same_design(const Study& study, const Eigen::VectorXd& x, const std::vector
 std::optional<AnalysedDesign> best_feasible_analysed(
     const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc,
     const std::map<std::vector<double>, int>* analysed_in) {
-  if (study.n_aux() > 0) return std::nullopt;
+  if (!rankable_by_analysis(study)) return std::nullopt;
   auto cycle_of = [&](const std::vector<double>& key) {
     if (!analysed_in) return 0;
     const auto it = analysed_in->find(key);
@@ -40,13 +40,16 @@ std::optional<AnalysedDesign> best_feasible_analysed(
   for (const auto& [key, evaluation] : analyses) {
     if (static_cast<int>(key.size()) != study.n_design()) continue;
     if (!evaluation.ok || evaluation.cases.size() != study.load_cases.size()) continue;
-    const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(key.data(), study.n_design());
+    Eigen::VectorXd x(study.n_total());
+    x.head(study.n_design()) = Eigen::Map<const Eigen::VectorXd>(key.data(), study.n_design());
     bool inside = true;
     for (int i = 0; i < study.n_design(); ++i) {
       inside = inside && x(i) >= study.design[i].lower && x(i) <= study.design[i].upper;
     }
     if (!inside) continue;
     const ExactResponses exact(study, evaluation);
+    for (int a = 0; a < study.n_aux(); ++a) x(study.n_design() + a) = study.auxiliaries[a].initial;
+    x = with_bounded_maxima(study, x, exact);
     const double V = max_violation(study, x, exact);
     if (!std::isfinite(V) || V > vioacc) continue;
     const double F = criterion_value(study, study.objective.f, 0, x, exact);
@@ -61,6 +64,14 @@ std::optional<AnalysedDesign> best_feasible_analysed(
     }
   }
   return best;
+}
+
+bool rankable_by_analysis(const Study& study) {
+  std::vector<bool> bounds(study.n_aux(), false);
+  for (const Constraint& c : study.constraints) {
+    if (c.bound_auxiliary >= 0 && c.sense == Sense::kLessEqual) bounds[c.bound_auxiliary] = true;
+  }
+  return std::all_of(bounds.begin(), bounds.end(), [](bool b) { return b; });
 }
 
 // --- the driver's use of it ---
@@ -97,24 +108,33 @@ std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {
       best_feasible_analysed(study_, values_, options_.vioacc, &analysed_in_);
   if (!best) return std::nullopt;
   const std::vector<double> last_key = key_of(study_, x0_);
-  const std::vector<double> best_key(best->x.data(), best->x.data() + best->x.size());
+  const std::vector<double> best_key = key_of(study_, best->x);
   if (best_key == last_key) return std::nullopt;
   auto last = values_.find(last_key);
   if (last != values_.end()) {
     const ExactResponses exact(study_, last->second);
-    const double F_last = criterion_value(study_, study_.objective.f, 0, x0_, exact);
-    if (violation(x0_, last->second) <= options_.vioacc && F_last <= best->objective) {
+    const Eigen::VectorXd x = as_reported(x0_, exact);
+    const double F_last = criterion_value(study_, study_.objective.f, 0, x, exact);
+    if (max_violation(study_, x, exact) <= options_.vioacc && F_last <= best->objective) {
       return std::nullopt;
     }
   }
   return best;
 }
 
+Eigen::VectorXd Driver::as_reported(const Eigen::VectorXd& x, const ResponseModel& exact) const {
+  return study_.n_aux() > 0 && rankable_by_analysis(study_) ? with_bounded_maxima(study_, x, exact)
+                                                            : x;
+}
+
 Eigen::VectorXd Driver::reported_design(RunStatus status) const {
   Eigen::VectorXd x = x0_;
+  if (auto it = values_.find(key_of(study_, x0_)); it != values_.end()) {
+    x = as_reported(x0_, ExactResponses(study_, it->second));
+  }
   if (!reports_best_analysed(status)) return x;
   if (const std::optional<AnalysedDesign> best = better_than_last_accepted()) {
-    x.head(study_.n_design()) = best->x;
+    x = best->x;
   }
   return x;
 }
@@ -122,24 +142,17 @@ Eigen::VectorXd Driver::reported_design(RunStatus status) const {
 void Driver::report_best_analysed() {
   const std::optional<AnalysedDesign> best = better_than_last_accepted();
   if (!best) return;
-  const std::vector<double> best_key(best->x.data(), best->x.data() + best->x.size());
+  const std::vector<double> best_key = key_of(study_, best->x);
   const double F_last_user = summary_.objective;
   const double V_last = summary_.max_violation;
-  Eigen::VectorXd x = x0_;
-  x.head(study_.n_design()) = best->x;
-  summary_.x = x;
+  summary_.x = best->x;
   summary_.objective = user_objective(study_, best->objective);
   summary_.max_violation = best->violation;
   summary_.optimality.at_final_design = false;
   if (summary_.status == RunStatus::kInfeasible) {
-    // "without a feasible design" no longer holds: the reported design is feasible.
-    if (stalled()) {
-      summary_.status = RunStatus::kStalled;
-      summary_.message = stall_words() + " at an infeasible design";
-    } else {
-      summary_.status = RunStatus::kCycleLimit;
-      summary_.message = cycle_limit_words() + " before convergence, at an infeasible design";
-    }
+    // "no feasible design found" no longer holds: the reported design is feasible.
+    summary_.status = RunStatus::kStalled;
+    summary_.message = stall_words() + " at an infeasible design";
   }
   summary_.message += fmt::format(
       "; reported: the best feasible design analysed, {} (objective {:.6g}, V = {:.3g} %), not "

@@ -26,19 +26,27 @@
 namespace sao {
 
 struct AnalysedDesign {
-  Eigen::VectorXd x;     // design variables (size n_design)
+  // Design variables, then auxiliaries (size n_total), each auxiliary of the bound formulation
+  // at the largest value it bounds in the analysis (with_bounded_maxima).
+  Eigen::VectorXd x;
   double objective = 0;  // F, internal sign (minimised)
   double violation = 0;  // V, percent
 };
 
 // The analysed design with the lowest objective among those with V <= vioacc that lie inside
 // the design variables' current bounds; nullopt when none does. `analyses` are keyed by the
-// design variables' values (the driver's cache). Studies with auxiliary variables (the bound
-// formulation: F is a variable, not a function of the analysis) are not handled: nullopt.
+// design variables' values (the driver's cache). In a study with auxiliary variables each
+// auxiliary is set from the analysis to the largest value it bounds (the bound formulation's
+// max: F and V are then the real objective and violation of the design); a study with an
+// auxiliary that bounds nothing cannot be ranked so: nullopt (rankable_by_analysis).
 // Among designs of equal objective (a variable the objective does not read, a noisy code's
 // plateau) the lower violation wins, then the earlier analysis by `analysed_in` (the cycle of
 // each design, where given), then the first in key order: a restart that finds nothing better
 // reports the design it started from, not an equal plan point beside it.
+// True when every auxiliary variable bounds a constraint (or there are none): only then is a
+// design's objective a function of its analysis alone.
+bool rankable_by_analysis(const Study& study);
+
 std::optional<AnalysedDesign> best_feasible_analysed(
     const Study& study, const std::map<std::vector<double>, Evaluation>& analyses, double vioacc,
     const std::map<std::vector<double>, int>* analysed_in = nullptr);

@@ -137,6 +137,12 @@ const char* to_string(RunStatus status) {
   return "?";
 }
 
+const char* cycle_outcome(const CycleRecord& r) {
+  if (r.x_opt.size() == 0) return "failed";
+  if (r.converged) return "converged";
+  return r.accepted ? "accepted" : "rejected";
+}
+
 Driver::Driver(const Study& study, Simulator& simulator, const Options& options)
     : study_(study),
       simulator_(simulator),
@@ -234,6 +240,12 @@ void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) 
   }
 }
 
+double Driver::reported_violation() const {
+  const Evaluation& e = values_.at(design_key(study_, x0_));
+  const ExactResponses exact(study_, e);
+  return max_violation(study_, as_reported(x0_, exact), exact);
+}
+
 double Driver::violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const {
   return max_violation(study_, x, ExactResponses(study_, evaluation));
 }
@@ -251,9 +263,10 @@ void Driver::finish(RunStatus status, const std::string& message) {
   auto it = values_.find(key);
   if (it != values_.end()) {
     const ExactResponses exact(study_, it->second);
+    summary_.x = as_reported(x0_, exact);
     summary_.objective =
-        user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
-    summary_.max_violation = violation(x0_, it->second);
+        user_objective(study_, criterion_value(study_, study_.objective.f, 0, summary_.x, exact));
+    summary_.max_violation = max_violation(study_, summary_.x, exact);
   }
   if (reports_best_analysed(status)) report_best_analysed();
   if (status == RunStatus::kFailed) {
@@ -275,6 +288,7 @@ void Driver::start() {
     direction_(i) = study_.design[i].direction;
   }
   for (int a = 0; a < study_.n_aux(); ++a) x0_(n + a) = study_.auxiliaries[a].initial;
+  if (pending_factors_.size() == n) factors_ = pending_factors_;
   analyse_start();
 }
 
@@ -286,9 +300,13 @@ void Driver::analyse_start() {
   }
   const ExactResponses exact(study_, *e);
   if (!noisy_.seed_strategy) normalise_by_start(x0_, exact);
+  // The start as it is: with the bound formulation's auxiliaries at the maxima they bound, not
+  // at their initial guesses (which only seed the first subproblem).
+  const Eigen::VectorXd real = with_bounded_maxima(study_, x0_, exact);
   summary_.start_objective =
-      user_objective(study_, criterion_value(study_, study_.objective.f, 0, x0_, exact));
-  summary_.start_violation = violation(x0_, *e);
+      user_objective(study_, criterion_value(study_, study_.objective.f, 0, real, exact));
+  summary_.start_violation = max_violation(study_, real, exact);
+  summary_.start_analysed = true;
 }
 
 void Driver::normalise_by_start(const Eigen::VectorXd& x, const ResponseModel& exact) {
@@ -457,7 +475,7 @@ const CycleRecord& Driver::step() {
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
   // explicit relation makes it nonlinear.
-  problem.linear = linear_problem(study_, problem.rows) && linear_form(study_);
+  problem.linear = linear_problem(study_, problem.rows) && linear_form(study_, noisy_);
   const SubproblemResult sub = solve_subproblem(problem, noisy_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
@@ -532,7 +550,8 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
   }
   if (noisy_.multipoint) {
     if (!fit_plan_points(problem, e0, rec, fitted, failure)) return false;
-    approximation = make_approximation(study_, fitted, x0_, problem.lower, problem.upper, memory_);
+    approximation =
+        make_approximation(study_, noisy_, fitted, x0_, problem.lower, problem.upper, memory_);
   } else {
     const Evaluation* with_gradients = analyse(x0_, derivatives);
     if (!with_gradients) {
@@ -540,8 +559,8 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
       return false;
     }
     rec.gradient_method = gradient_method(study_, *with_gradients);
-    approximation =
-        make_approximation(study_, *with_gradients, x0_, problem.lower, problem.upper, memory_);
+    approximation = make_approximation(study_, noisy_, *with_gradients, x0_, problem.lower,
+                                       problem.upper, memory_);
   }
   problem.model = approximation.get();
   return true;
@@ -679,7 +698,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
     finish(RunStatus::kConverged, message);
   } else if (stalled()) {
     // A stall at an infeasible design ends "without a feasible design", as the cycle limit does.
-    const double v = violation(x0_, values_.at(design_key(study_, x0_)));
+    const double v = reported_violation();
     const std::string limits = stall_words();
     if (v > noisy_.vioacc) {
       finish(RunStatus::kInfeasible,
@@ -691,12 +710,16 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
       finish(RunStatus::kStalled, limits + "; " + describe_optimality());
     }
   } else if (cycle_offset_ + summary_.cycles >= noisy_.max_cycles) {
-    const double v = violation(x0_, values_.at(design_key(study_, x0_)));
-    if (v > noisy_.vioacc) {
-      finish(RunStatus::kInfeasible,
-             cycle_limit_words() + " without a feasible design (V = " + std::to_string(v) + " %)");
-    } else {
-      finish(RunStatus::kCycleLimit, cycle_limit_words() + " before convergence");
+    // The cycle limit ends the run whatever the design: its status says so. Where the last
+    // accepted design violates a constraint, report_best_analysed reports the best feasible
+    // design analysed instead, or the message says that none was.
+    const double v = reported_violation();
+    finish(RunStatus::kCycleLimit,
+           cycle_limit_words() + " before convergence" +
+               (v > noisy_.vioacc ? fmt::format(", at an infeasible design (V = {:.3g} %)", v)
+                                  : std::string()));
+    if (summary_.max_violation > noisy_.vioacc && rankable_by_analysis(study_)) {
+      summary_.message += "; no feasible design analysed";
     }
   }
 }
@@ -748,8 +771,13 @@ void Driver::set_move_factors(const Eigen::VectorXd& factors) {
     throw std::invalid_argument("move factors: expected " + std::to_string(study_.n_design()) +
                                 " values, got " + std::to_string(factors.size()));
   }
-  if (!started_) start();
-  factors_ = factors;
+  // Before the run starts the factors wait for start() (which would otherwise set the study's):
+  // setting them analyses nothing, so settings changed together with them apply to the start.
+  if (started_) {
+    factors_ = factors;
+  } else {
+    pending_factors_ = factors;
+  }
 }
 
 void Driver::set_design_bounds(const std::vector<DesignVariable>& design) {
@@ -762,6 +790,13 @@ void Driver::set_design_bounds(const std::vector<DesignVariable>& design) {
     study_.design[i].upper = design[i].upper;
     study_.design[i].initial = design[i].initial;  // the start, before the first cycle
   }
+}
+
+Eigen::VectorXd Driver::next_start() const {
+  if (started_) return x0_.head(study_.n_design());
+  Eigen::VectorXd b(study_.n_design());
+  for (int i = 0; i < study_.n_design(); ++i) b(i) = study_.design[i].initial;
+  return b;
 }
 
 void Driver::start_at(const Eigen::VectorXd& x0, const Eigen::VectorXd& factors, int first_cycle,

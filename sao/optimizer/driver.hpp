@@ -62,6 +62,12 @@ struct CycleRecord {
   std::string gradient_method;
 };
 
+// What became of a cycle, in one word: "converged" (the run ends with it), "accepted",
+// "rejected", or "failed" (nothing was proposed or analysable). Every output that shows a cycle
+// (the cycle table, the report, the workbench, `sao step`) says it with this word or its first
+// letter.
+const char* cycle_outcome(const CycleRecord& r);
+
 // kStalled: the run cannot go on usefully (move limits collapsed, or no predicted
 // improvement) at a design that does not satisfy the first-order conditions.
 enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed, kStalled };
@@ -102,8 +108,11 @@ struct RunSummary {
   int simulator_runs = 0;        // every simulator execution, perturbations included
   int reused_analyses = 0;       // analyses (values or sensitivities) taken from the store
   double simulator_seconds = 0.0;
+  // At the start design, with the bound formulation's auxiliaries at the maxima they bound (the
+  // real objective, not the auxiliary's initial guess); meaningful only when start_analysed.
   double start_objective = 0.0;
   double start_violation = 0.0;
+  bool start_analysed = false;  // false: the run ended before its start design was analysed
   std::vector<CycleRecord> history;
   FinalOptimality optimality;
 };
@@ -131,11 +140,15 @@ class Driver {
   const Options& options() const { return options_; }
   // Move-limit factors for the next cycle (size n_design).
   void set_move_factors(const Eigen::VectorXd& factors);
-  const Eigen::VectorXd& move_factors() const { return factors_; }
+  // The factors of the next cycle (before the run starts: those set, else empty).
+  const Eigen::VectorXd& move_factors() const { return started_ ? factors_ : pending_factors_; }
   // The design variables' bounds (and initial values, used before the first cycle only) for
   // the next cycles (`sao set design_variables.b1.upper=..`); the caller keeps the current
   // design inside them.
   void set_design_bounds(const std::vector<DesignVariable>& design);
+  // The design variables of the design the next cycle starts from: the current cycle start once
+  // the run has started, else the study's initial design.
+  Eigen::VectorXd next_start() const;
   // Starts from x0 (design + auxiliaries) with the given factors instead of the study's
   // initial values, numbering cycles from first_cycle (a branch restarted after a cycle);
   // `previous` is the last accepted cycle before it, for the oscillation tests.
@@ -234,6 +247,12 @@ class Driver {
   // Ends the run as failed inside a cycle, keeping the cycle's record.
   const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
   double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
+  // x as a finished run reports it: with the bound formulation's auxiliaries at the maxima they
+  // bound in the analysis (with_bounded_maxima), where every auxiliary bounds a constraint; the
+  // subproblem's values otherwise. The objective and V reported are those of this design.
+  Eigen::VectorXd as_reported(const Eigen::VectorXd& x, const ResponseModel& exact) const;
+  // V of the current design as reported (as_reported).
+  double reported_violation() const;
   // Trust region: each constraint bounded by 0 is normalised by the larger of its `scale` and
   // the largest |g| of the start design (criteria.hpp: constraint_normaliser).
   void normalise_by_start(const Eigen::VectorXd& x, const ResponseModel& exact);
@@ -251,7 +270,8 @@ class Driver {
   std::map<std::vector<double>, int> analysed_in_;       // the cycle each design was analysed in
   Eigen::VectorXd x0_;
   Eigen::VectorXd factors_;
-  Eigen::VectorXi direction_;  // multi-point direction d
+  Eigen::VectorXd pending_factors_;  // set_move_factors before the run started
+  Eigen::VectorXi direction_;        // multi-point direction d
   std::optional<PreviousCycle> previous_;
   RunSummary summary_;
   bool started_ = false;

@@ -46,7 +46,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 int best_cycle(const std::vector<CycleRecord>& history, const RunSummary& summary,
                const Options& options) {
   int best = 0;
-  double best_F = history.empty() ? summary.start_objective : history.front().F0;
+  double best_F = summary.start_objective;
   double best_V = summary.start_violation;
   auto better = [&](double F, double V) {
     const bool feasible = V <= options.vioacc, best_feasible = best_V <= options.vioacc;
@@ -64,8 +64,7 @@ int best_cycle(const std::vector<CycleRecord>& history, const RunSummary& summar
 // design with every name it goes by, with their stored analyses.
 std::vector<ShownDesign> chosen_designs(StudySession& session,
                                         const std::vector<CycleRecord>& history,
-                                        const ReportOptions& options) {
-  const RunSummary& summary = session.driver().summary();
+                                        const RunSummary& summary, const ReportOptions& options) {
   std::vector<std::string> wanted = options.cycles;
   if (wanted.empty()) wanted = {"first", "best", "last"};
   const int last = static_cast<int>(history.size());
@@ -93,7 +92,8 @@ std::vector<ShownDesign> chosen_designs(StudySession& session,
       const CycleRecord& r = history[cycle - 1];
       if (r.x_opt.size() == 0) continue;  // a failed cycle proposed nothing analysable
       x = r.x_opt;
-      label += fmt::format("cycle {}{}", cycle, r.accepted ? "" : " (rejected)");
+      label += fmt::format("cycle {}{}", cycle,
+                           r.accepted ? "" : " (" + std::string(cycle_outcome(r)) + ")");
     }
     auto same = std::find_if(designs.begin(), designs.end(), [&](const ShownDesign& d) {
       return d.x.size() == x.size() && (x.size() == 0 || (d.x - x).cwiseAbs().maxCoeff() == 0.0);
@@ -189,13 +189,12 @@ std::string active_constraints(const Study& study, const RunSummary& summary,
 }
 
 std::string summary_section(StudySession& session, const std::vector<CycleRecord>& history,
-                            const std::optional<Evaluation>& final_analysis) {
+                            const RunSummary& s, const std::optional<Evaluation>& final_analysis) {
   const Study& study = session.study();
-  const RunSummary& s = session.driver().summary();
   int rejected = 0, relaxed = 0, failed = 0;
   for (const CycleRecord& r : history) {
     failed += r.x_opt.size() == 0;
-    rejected += r.x_opt.size() > 0 && !r.accepted;
+    rejected += std::string(cycle_outcome(r)) == "rejected";
     relaxed += r.relaxed;
   }
   std::string out = "<section><h2 id=\"summary\">Summary</h2>\n";
@@ -208,8 +207,7 @@ std::string summary_section(StudySession& session, const std::vector<CycleRecord
       "</table>\n",
       xml_escape("objective: " + study.objective.note.title(study.objective.name) +
                  (study.objective.maximize ? " (maximised)" : " (minimised)")),
-      number(history.empty() ? s.start_objective : history.front().F0), number(s.objective),
-      s.start_violation, s.max_violation);
+      number(s.start_objective), number(s.objective), s.start_violation, s.max_violation);
   out += "<h3>Optimum</h3>\n" + design_table(study, s.x);
   out += "<h3>Active constraints</h3>\n" + active_constraints(study, s, final_analysis);
   if (s.optimality.computed) {
@@ -242,7 +240,7 @@ std::string toc_html(const std::vector<TocEntry>& toc) {
 
 // The history as a table, cycle 0 (the start) first; rejected and relaxed cycles marked.
 std::string history_table(const Study& study, const std::vector<CycleRecord>& history,
-                          std::vector<TocEntry>& toc) {
+                          const RunSummary& summary, std::vector<TocEntry>& toc) {
   toc.push_back({"history", "History (table)", 0});
   const int n = study.n_design();
   std::string table =
@@ -254,7 +252,8 @@ std::string history_table(const Study& study, const std::vector<CycleRecord>& hi
   if (!history.empty()) {
     table += "<tr><td>0</td><td>start</td>";
     for (int i = 0; i < n; ++i) table += fmt::format("<td>{:.6g}</td>", history.front().x0(i));
-    table += fmt::format("<td>{:.6g}</td><td></td><td></td><td></td></tr>\n", history.front().F0);
+    table += fmt::format("<td>{:.6g}</td><td></td><td></td><td>{:.3g}</td></tr>\n",
+                         summary.start_objective, summary.start_violation);
   }
   for (const CycleRecord& r : history) {
     if (r.x_opt.size() == 0) {
@@ -263,10 +262,10 @@ std::string history_table(const Study& study, const std::vector<CycleRecord>& hi
                       r.cycle, n + 5, xml_escape(r.message));
       continue;
     }
-    const std::string state =
-        std::string(r.accepted ? "yes" : "no (rejected)") + (r.relaxed ? ", relaxed" : "");
-    table += fmt::format("<tr{}><td>{}</td><td>{}</td>", r.accepted ? "" : " class=\"rejected\"",
-                         r.cycle, state);
+    const std::string outcome = cycle_outcome(r);
+    const std::string state = outcome + (r.relaxed ? ", relaxed" : "");
+    table += fmt::format("<tr{}><td>{}</td><td>{}</td>",
+                         outcome == "rejected" ? " class=\"rejected\"" : "", r.cycle, state);
     for (int i = 0; i < n; ++i) table += fmt::format("<td>{:.6g}</td>", r.x_opt(i));
     table += fmt::format("<td>{:.6g}</td><td>{:.3g}</td><td>{:.3g}</td><td>{:.3g}</td></tr>\n",
                          r.F_opt, r.Ef, r.Eg, r.V);
@@ -285,13 +284,37 @@ constexpr const char* kStyle =
     "tr.failed td { color: #b00; text-align: left; }\n"
     "ul.toc ul { margin: 0; font-size: 90%; }\n";
 
+// The branch's summary with the start figures of its lineage's first design (a restarted
+// branch's own summary starts where it branched off): objective and violation from the stored
+// analysis, the bound formulation's auxiliaries at the maxima they bound, as the driver reports
+// a start (the cycle record's F0 holds the auxiliary's initial guess).
+RunSummary with_lineage_start(StudySession& session, const std::vector<CycleRecord>& history) {
+  RunSummary s = session.driver().summary();
+  if (history.empty()) return s;
+  const Study& study = session.study();
+  const Eigen::VectorXd& x0 = history.front().x0;
+  const std::optional<Evaluation> e =
+      x0.size() == study.n_total() ? session.analysis_of(x0.head(study.n_design())) : std::nullopt;
+  if (!e) {
+    s.start_objective = history.front().F0;
+    return s;
+  }
+  const ExactResponses exact(study, *e);
+  const Eigen::VectorXd real = with_bounded_maxima(study, x0, exact);
+  s.start_objective =
+      user_objective(study, criterion_value(study, study.objective.f, 0, real, exact));
+  s.start_violation = max_violation(study, real, exact);
+  s.start_analysed = true;
+  return s;
+}
+
 }  // namespace
 
 std::string html_report(StudySession& session, const ReportOptions& options) {
   const Study& study = session.study();
   const std::vector<CycleRecord> history = session.lineage(session.branch());
-  const RunSummary& s = session.driver().summary();
-  const std::vector<ShownDesign> designs = chosen_designs(session, history, options);
+  const RunSummary s = with_lineage_start(session, history);
+  const std::vector<ShownDesign> designs = chosen_designs(session, history, s, options);
   const std::optional<Evaluation> final_analysis =
       s.x.size() >= study.n_design() ? session.analysis_of(s.x.head(study.n_design()))
                                      : std::nullopt;
@@ -299,7 +322,7 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
   std::string body = report::cycle_plots(study, history, s, toc);
   body += report::constraint_plots(study, session.options(), designs, toc);
   body += report::response_plots(study, designs, toc);
-  body += history_table(study, history, toc);
+  body += history_table(study, history, s, toc);
   std::string shown;
   for (const ShownDesign& d : designs) {
     shown += (shown.empty() ? "" : "; ") + d.label + (d.analysis ? "" : " (no stored analysis)");
@@ -309,7 +332,7 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
       "<title>{0} - sao report</title>\n<style>\n{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n"
       "<p>{2}</p>\n<p>Branch {3}. Histories drawn at: {4}.</p>\n{5}{6}{7}</body>\n</html>\n",
       xml_escape(study.name), kStyle, xml_escape(study.description), session.branch(),
-      xml_escape(shown), summary_section(session, history, final_analysis), toc_html(toc), body);
+      xml_escape(shown), summary_section(session, history, s, final_analysis), toc_html(toc), body);
 }
 
 }  // namespace sao

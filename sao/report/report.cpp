@@ -42,6 +42,10 @@ std::string cycle_table_header(const Study& study) {
 std::string cycle_table_start(const Study& study, const RunSummary& summary,
                               const Eigen::VectorXd& x0) {
   (void)study;
+  if (!summary.start_analysed) {
+    return fmt::format("{:>5} {:>3} {:>4} {:>5}{}  the start design was not analysed", 0, "-", "-",
+                       "-", design_cells(x0));
+  }
   return fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11.6g} {:>9} {:>9} {:>9.3g}", 0, "y", "-", "-",
                      design_cells(x0), summary.start_objective, "-", "-", summary.start_violation);
 }
@@ -50,9 +54,11 @@ std::string cycle_table_row(const Study& study, const CycleRecord& r) {
   (void)study;
   if (r.x_opt.size() == 0) return fmt::format("{:>5} failed: {}", r.cycle, r.message);
   return fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11.6g} {:>9.3g} {:>9.3g} {:>9.3g} {}{}", r.cycle,
-                     r.accepted ? "y" : "n", r.active_move_limits, r.retained_constraints,
-                     design_cells(r.x_opt), r.F_opt, r.Ef, r.Eg, r.V, factor_cells(r.factors),
-                     r.relaxed ? "  relaxed" : "");
+                     r.converged  ? "c"
+                     : r.accepted ? "y"
+                                  : "n",
+                     r.active_move_limits, r.retained_constraints, design_cells(r.x_opt), r.F_opt,
+                     r.Ef, r.Eg, r.V, factor_cells(r.factors), r.relaxed ? "  relaxed" : "");
 }
 
 std::string run_summary_text(const Study& study, const RunSummary& summary, bool store) {
@@ -62,10 +68,14 @@ std::string run_summary_text(const Study& study, const RunSummary& summary, bool
   for (const auto& [name, value] : result["design"].items()) {
     text += fmt::format(" {} = {:.6g}", name, value.get<double>());
   }
-  text += fmt::format("\nobjective  {:.6g}   (start {:.6g})\n", summary.objective,
-                      summary.start_objective);
-  text += fmt::format("violation  {:.3g} %   (start {:.3g} %)\n", summary.max_violation,
-                      summary.start_violation);
+  if (summary.start_analysed) {
+    text += fmt::format("\nobjective  {:.6g}   (start {:.6g})\n", summary.objective,
+                        summary.start_objective);
+    text += fmt::format("violation  {:.3g} %   (start {:.3g} %)\n", summary.max_violation,
+                        summary.start_violation);
+  } else {
+    text += "\nobjective  none: no design was analysed\n";
+  }
   text += fmt::format(
       "counts     {} cycles, {} analyses, {} sensitivity analyses, {} simulator runs ({:.2f} s)",
       summary.cycles, summary.analyses, summary.sensitivity_analyses, summary.simulator_runs,
@@ -98,9 +108,12 @@ nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
           {"status", to_string(s.status)},
           {"message", s.message},
           {"design", named(study, s.x)},
-          {"objective", s.objective},
-          {"max_violation", s.max_violation},
-          {"start", {{"objective", s.start_objective}, {"max_violation", s.start_violation}}},
+          // No figures for a run that analysed nothing (null), rather than zeros.
+          {"objective", s.start_analysed ? nlohmann::json(s.objective) : nlohmann::json()},
+          {"max_violation", s.start_analysed ? nlohmann::json(s.max_violation) : nlohmann::json()},
+          {"start", s.start_analysed ? nlohmann::json{{"objective", s.start_objective},
+                                                      {"max_violation", s.start_violation}}
+                                     : nlohmann::json()},
           {"cycles", s.cycles},
           {"analyses", s.analyses},
           {"sensitivity_analyses", s.sensitivity_analyses},
@@ -112,15 +125,17 @@ nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
 
 std::string history_csv(const Study& study, const RunSummary& s) {
   const auto names = variable_names(study);
-  std::string out = "cycle,accepted,relaxed,active_move_limits,retained_constraints,retained_rows";
+  std::string out =
+      "cycle,accepted,converged,relaxed,active_move_limits,retained_constraints,retained_rows";
   for (const auto& n : names) out += "," + n;
   out += ",F,F_approx,Ef,Eg,V";
   for (const auto& v : study.design) out += ",m_" + v.name;
   out += ",analyses,gradient_method\n";
   for (const auto& r : s.history) {
     if (r.x_opt.size() == 0) continue;
-    out += fmt::format("{},{},{},{},{},{}", r.cycle, r.accepted ? 1 : 0, r.relaxed ? 1 : 0,
-                       r.active_move_limits, r.retained_constraints, r.retained_rows);
+    out += fmt::format("{},{},{},{},{},{},{}", r.cycle, r.accepted ? 1 : 0, r.converged ? 1 : 0,
+                       r.relaxed ? 1 : 0, r.active_move_limits, r.retained_constraints,
+                       r.retained_rows);
     for (int i = 0; i < r.x_opt.size(); ++i) out += fmt::format(",{:.10g}", r.x_opt(i));
     out +=
         fmt::format(",{:.10g},{:.10g},{:.6g},{:.6g},{:.6g}", r.F_opt, r.F_approx, r.Ef, r.Eg, r.V);

@@ -63,7 +63,9 @@ Plot per_cycle(const std::string& title, const std::string& y_label, double star
     line.x.push_back(r.cycle);
     line.y.push_back(r.x_opt.size() == 0 ? kNaN : value(r));  // a failed cycle: a gap
     if (r.x_opt.size() == 0) continue;
-    if (!r.accepted) rejected.x.push_back(r.cycle), rejected.y.push_back(value(r));
+    if (std::string(cycle_outcome(r)) == "rejected") {
+      rejected.x.push_back(r.cycle), rejected.y.push_back(value(r));
+    }
     if (r.relaxed) relaxed.x.push_back(r.cycle), relaxed.y.push_back(value(r));
   }
   Plot plot{title, "cycle", y_label, {line}, {}};
@@ -126,7 +128,7 @@ std::string constraint_title(const Constraint& c) {
 std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& history,
                         const RunSummary& summary, std::vector<TocEntry>& toc) {
   std::string body = section("cycles", "Per cycle", toc);
-  const double F0 = history.empty() ? summary.start_objective : history.front().F0;
+  const double F0 = summary.start_objective;
   Plot objective = per_cycle("Objective F", study.objective.note.title(study.objective.name), F0,
                              history, [](const CycleRecord& r) { return r.F_opt; });
   objective.log_y = spans_decades(objective);

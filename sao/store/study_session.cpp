@@ -17,102 +17,14 @@
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/seam/number_text.hpp"
+#include "sao/store/settings_changes.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao {
+using namespace settings_changes;  // the assignments of `sao set` (settings_changes.hpp)
+
 namespace {
-
-struct Assignment {
-  std::string key;
-  std::string value;
-};
-
-Assignment split(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw StudyError("sao set", {"\"" + text + "\": expected key=value"});
-  }
-  return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-bool is_move_limit(const std::string& key) {
-  return key == "move_limit" || key.rfind("move_limit.", 0) == 0;
-}
-
-// start.NAME=v: where a branch restarted with `sao restart --from-reported` starts (the design
-// its parent reported), stored for the branch's first cycle; not a setting of the study.
-bool is_start(const std::string& key) {
-  return key.rfind("start.", 0) == 0;
-}
-
-// A stored change that edits the study document (a setting or a bound), not the driver's state.
-bool edits_document(const std::string& key) {
-  return !is_move_limit(key) && !is_start(key);
-}
-
-std::string settings_key(const std::string& key) {
-  return key.rfind("settings.", 0) == 0 ? key.substr(9) : key;
-}
-
-// design_variables.NAME.lower / .upper (NAME a name or an index): a bound set between cycles.
-bool is_bound(const std::string& key) {
-  return key.rfind("design_variables.", 0) == 0;
-}
-
-// A bound applied to a study document: the variable's "initial" (which only the first cycle
-// uses) is kept inside the new bounds, so that the document still loads.
-void apply_bound(nlohmann::json& document, const std::string& key, const std::string& value) {
-  apply_override(document, key + "=" + value, "sao set");
-  const std::vector<std::string> parts = resolve_study_path(document, key, "sao set");
-  nlohmann::json& v = document["design_variables"][std::stoul(parts[1])];
-  if (!v.contains("initial") || !v["initial"].is_number()) return;
-  double initial = v["initial"].get<double>();
-  if (v.contains("lower") && v["lower"].is_number()) {
-    initial = std::max(initial, v["lower"].get<double>());
-  }
-  if (v.contains("upper") && v["upper"].is_number()) {
-    initial = std::min(initial, v["upper"].get<double>());
-  }
-  v["initial"] = initial;
-}
-
-// A stored change (not a move limit) applied to a study document.
-void apply_to(nlohmann::json& document, const Assignment& a) {
-  if (is_bound(a.key)) {
-    apply_bound(document, a.key, a.value);
-  } else {
-    apply_override(document, "settings." + settings_key(a.key) + "=" + a.value, "sao set");
-  }
-}
-
-// Checks a bound assignment on `document` (applied there when valid) and adds it to
-// `normalised` (the variable named, not indexed), or a problem.
-void check_bound(nlohmann::json& document, const Assignment& a, std::vector<std::string>& problems,
-                 std::vector<std::string>& normalised) {
-  try {
-    const std::vector<std::string> parts = resolve_study_path(document, a.key, "sao set");
-    if (parts.size() != 3 || (parts[2] != "lower" && parts[2] != "upper")) {
-      problems.push_back(a.key +
-                         ": only a design variable's bounds can be set between cycles "
-                         "(design_variables.NAME.lower or .upper); move limits are "
-                         "move_limit.NAME=m");
-      return;
-    }
-    const double value = number_or_nan(a.value);
-    if (!std::isfinite(value)) {
-      problems.push_back(a.key + ": expected a finite number, got " + a.value);
-      return;
-    }
-    const nlohmann::json& variable = document["design_variables"][std::stoi(parts[1])];
-    const std::string name = variable.value("name", parts[1]);
-    const std::string key = "design_variables." + name + "." + parts[2];
-    apply_bound(document, key, a.value);
-    normalised.push_back(key + "=" + a.value);
-  } catch (const StudyError& e) {
-    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
-  }
-}
 
 bool same_record(const CycleRecord& a, const CycleRecord& b) {
   if (a.cycle != b.cycle || a.accepted != b.accepted || a.converged != b.converged) return false;
@@ -325,10 +237,10 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
   }
   max_cycles_ = max_cycles;
   OpenedStudy opened = open_study_document(document_, source_, start_);
-  study_ = std::make_unique<Study>(std::move(opened.study));
+  options_ = settings_with_limit(opened.study.options);
+  study_ = std::make_unique<Study>(std::move(opened.study));  // the problem: no settings
   inner_simulator_ = std::move(opened.simulator);
   variables_ = variable_names(*study_);
-  options_ = settings_with_limit(study_->options);
   auto progress =
       std::make_unique<ProgressSimulator>(*inner_simulator_, on_batch, replaying_, variables_);
   progress->keep_values = !store_;
@@ -481,54 +393,58 @@ void StudySession::replay(const std::function<void(const CycleRecord&)>& on_cycl
 }
 
 void StudySession::apply_changes(int cycle) {
+  // The study document's changes (settings, bounds) first, as one new Options through the
+  // loader (the same validation and dependent defaults as a study file), then the move-limit
+  // factors: the order in which they were set does not matter.
   bool settings_changed = false, bounds_changed = false;
   for (const SettingChange& c : changes_) {
-    if (c.cycle != cycle) continue;
     const Assignment a = split(c.assignment);
-    if (is_move_limit(a.key)) {
-      Eigen::VectorXd m = driver_->move_factors();
-      if (m.size() != study_->n_design()) {  // not started yet: the study's initial factors
-        m.resize(study_->n_design());
-        for (int i = 0; i < study_->n_design(); ++i) m(i) = study_->design[i].move_factor;
-      }
-      const double value = number_or_nan(a.value);
-      if (std::isnan(value)) {
-        throw StoreError(store_->path() + ": the stored settings change \"" + c.assignment +
-                         "\" before cycle " + std::to_string(cycle) + " of branch " +
-                         std::to_string(branch_) + " is not a number (a damaged store?)");
-      }
-      for (int i = 0; i < study_->n_design(); ++i) {
-        if (a.key == "move_limit" || a.key == "move_limit." + study_->design[i].name) m(i) = value;
-      }
-      driver_->set_move_factors(m);
-    } else if (is_start(a.key)) {
-      continue;  // read once, by start_restarted_branch
-    } else {
-      apply_to(document_, a);
-      settings_changed = true;
-      bounds_changed = bounds_changed || is_bound(a.key);
-    }
+    if (c.cycle != cycle || is_move_limit(a.key) || is_start(a.key)) continue;
+    apply_to(document_, a);  // start.NAME: read once, by start_restarted_branch
+    settings_changed = true;
+    bounds_changed = bounds_changed || is_bound(a.key);
   }
   if (settings_changed) {
-    const Study changed = load_study(document_, source_);
+    const LoadedStudy changed = load_study(document_, source_);
     options_ = settings_with_limit(changed.options);
     driver_->set_options(options_);
     if (bounds_changed) {
       for (int i = 0; i < study_->n_design(); ++i) {
         DesignVariable& v = study_->design[i];
-        if (v.initial != changed.design[i].initial && driver_->summary().history.empty()) {
+        v.lower = changed.design[i].lower;
+        v.upper = changed.design[i].upper;
+        // `sao set` refuses bounds the next start design leaves; a store written before that
+        // rule may hold one that excluded the start: clipped, as it was then.
+        const double inside = std::clamp(v.initial, v.lower, v.upper);
+        if (inside != v.initial && driver_->summary().history.empty()) {
           spdlog::warn(
               "{}: the initial value {} lies outside the new bounds [{}, {}]: the run "
               "starts from {}",
-              v.name, v.initial, changed.design[i].lower, changed.design[i].upper,
-              changed.design[i].initial);
+              v.name, v.initial, v.lower, v.upper, inside);
         }
-        v.lower = changed.design[i].lower;
-        v.upper = changed.design[i].upper;
-        v.initial = changed.design[i].initial;
+        v.initial = inside;
       }
-      driver_->set_design_bounds(changed.design);
+      driver_->set_design_bounds(study_->design);
     }
+  }
+  for (const SettingChange& c : changes_) {
+    const Assignment a = split(c.assignment);
+    if (c.cycle != cycle || !is_move_limit(a.key)) continue;
+    Eigen::VectorXd m = driver_->move_factors();
+    if (m.size() != study_->n_design()) {  // not started yet: the study's initial factors
+      m.resize(study_->n_design());
+      for (int i = 0; i < study_->n_design(); ++i) m(i) = study_->design[i].move_factor;
+    }
+    const double value = number_or_nan(a.value);
+    if (std::isnan(value)) {
+      throw StoreError(store_->path() + ": the stored settings change \"" + c.assignment +
+                       "\" before cycle " + std::to_string(cycle) + " of branch " +
+                       std::to_string(branch_) + " is not a number (a damaged store?)");
+    }
+    for (int i = 0; i < study_->n_design(); ++i) {
+      if (a.key == "move_limit" || a.key == "move_limit." + study_->design[i].name) m(i) = value;
+    }
+    driver_->set_move_factors(m);
   }
 }
 
@@ -593,58 +509,27 @@ int StudySession::set(const std::vector<std::string>& assignments) {
   }
   std::vector<std::string> normalised;
   for (const std::string& text : assignments) {
-    Assignment a;
-    try {
-      a = split(text);
-    } catch (const StudyError& e) {
-      problems.insert(problems.end(), e.problems().begin(), e.problems().end());
-      continue;
-    }
-    if (is_move_limit(a.key)) {
-      const std::string name = a.key == "move_limit" ? "" : a.key.substr(11);
-      bool known = a.key == "move_limit";  // all of them; "move_limit." names none
-      for (const DesignVariable& v : study_->design) known = known || v.name == name;
-      const double value = number_or_nan(a.value);
-      if (!known) {
-        problems.push_back(a.key + ": unknown design variable \"" + name + "\"");
-      } else if (std::isnan(value)) {
-        problems.push_back(a.key + ": expected a number, got " + a.value);
-      } else if (!valid_move_factor(value)) {
-        problems.push_back(a.key + ": " + move_factor_rule(value));
-      } else {
-        normalised.push_back(a.key + "=" + a.value);
-      }
-      continue;
-    }
-    if (is_bound(a.key)) {
-      check_bound(document, a, problems, normalised);
-      continue;
-    }
-    const std::string key = settings_key(a.key);
-    try {
-      apply_override(document, "settings." + key + "=" + a.value);
-      normalised.push_back(key + "=" + a.value);
-    } catch (const StudyError& e) {
-      problems.insert(problems.end(), e.problems().begin(), e.problems().end());
-    }
+    check_assignment(document, *study_, text, problems, normalised);
   }
   try {
     const Study changed = load_study(document, source_);
-    // New bounds must hold the current design: clipping it would move the run to a design
-    // nobody analysed (`sao restart --study` starts a branch from a clipped design instead).
-    // The design the next cycle starts from: the last cycle's accepted one (none before the
-    // first cycle of a branch: its start is clipped into the bounds when it starts).
-    const std::vector<CycleRecord>& history = driver_->summary().history;
-    Eigen::VectorXd x;
-    if (!history.empty()) x = history.back().accepted ? history.back().x_opt : history.back().x0;
+    // New bounds must hold the design the next cycle starts from (the last accepted one; before
+    // the first cycle, the start the run was opened with): clipping it would move the run to a
+    // design nobody analysed (`sao restart --study` starts a branch from a clipped design
+    // instead). Alternative starts the run does not use are not checked (apply_bound keeps them
+    // inside the bounds).
+    const Eigen::VectorXd x = driver_->next_start();
     for (int i = 0; i < changed.n_design() && i < x.size(); ++i) {
       const DesignVariable& v = changed.design[i];
       if (x(i) < v.lower || x(i) > v.upper) {
         problems.push_back(fmt::format(
-            "design_variables.{}: the current design {} = {} lies outside the new bounds [{}, {}]; "
-            "keep it inside, or use `sao restart DIR --from-cycle K --study FILE` to start a "
-            "branch from the clipped design",
-            v.name, v.name, x(i), v.lower, v.upper));
+            "design_variables.{}: the design the next cycle starts from ({}) has {} = {}, "
+            "outside the new bounds [{}, {}]; keep it inside, or use `sao restart DIR "
+            "--from-cycle K --study FILE` to start a branch from the clipped design",
+            v.name,
+            design_text(x, {variables_.begin(),
+                            variables_.begin() + std::min<size_t>(x.size(), variables_.size())}),
+            v.name, x(i), v.lower, v.upper));
       }
     }
   } catch (const StudyError& e) {

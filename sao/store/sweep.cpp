@@ -164,7 +164,7 @@ SweepResult run_sweep(const SweepOptions& options,
       apply_override(document, options.range.key + "=" + format_value(m.value), "--vary");
       if (!options.store_dir.empty()) place_run_directory(document, options.store_dir);
       OpenedStudy opened = open_study_document(document, options.study_file, m.start);
-      const Study& study = opened.study;
+      const LoadedStudy& study = opened.study;
       Simulator& simulator = *opened.simulator;
       Options settings = study.options;
       if (options.max_cycles > 0) settings.max_cycles = options.max_cycles;

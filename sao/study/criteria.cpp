@@ -159,6 +159,17 @@ Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,
   return worst;
 }
 
+Eigen::VectorXd with_bounded_maxima(const Study& study, const Eigen::VectorXd& x,
+                                    const ResponseModel& model) {
+  Eigen::VectorXd out = x;
+  if (study.n_aux() == 0 || x.size() != study.n_total()) return out;
+  const Eigen::VectorXd worst = bounded_maxima(study, x, model);
+  for (int a = 0; a < study.n_aux(); ++a) {
+    if (std::isfinite(worst(a))) out(study.n_design() + a) = worst(a);
+  }
+  return out;
+}
+
 double max_violation(const Study& study, const Eigen::VectorXd& x, const ResponseModel& model,
                      const Eigen::VectorXd* normalise_at) {
   if (study.constraints.empty()) return -100.0;

@@ -82,6 +82,13 @@ double max_violation(const Study& study, const Eigen::VectorXd& x, const Respons
 // the constraints `q <= b_aux`: the bound formulation's max); -infinity where it bounds none.
 Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,
                                const ResponseModel& model);
+// x with each auxiliary variable that bounds constraints set to the largest value it bounds
+// there (bounded_maxima; the others as in x): the design as the bound formulation means it, whose
+// objective is the real maximum and whose bound constraints hold exactly. What a run reports as
+// the objective of an analysed design whose auxiliaries the subproblem did not choose (the start
+// design, the best feasible design analysed).
+Eigen::VectorXd with_bounded_maxima(const Study& study, const Eigen::VectorXd& x,
+                                    const ResponseModel& model);
 
 // The objective as the user sees it (sign restored for maximisation).
 double user_objective(const Study& study, double internal_value);

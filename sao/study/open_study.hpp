@@ -19,7 +19,7 @@
 namespace sao {
 
 struct OpenedStudy {
-  Study study;
+  LoadedStudy study;
   std::unique_ptr<Simulator> simulator;
   nlohmann::json document;  // the study file with the overrides applied
 };

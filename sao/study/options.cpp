@@ -33,18 +33,19 @@ Options Options::with_noise_applied() const {
   return raised;
 }
 
-std::string Options::validate() const {
+std::vector<std::string> Options::validate() const {
+  std::vector<std::string> broken;
   if (!(cutoff >= 0.0 && cutoff < 1.0)) {
-    return rule("cutoff", "must be in [0, 1), got " + number(cutoff));
+    broken.push_back(rule("cutoff", "must be in [0, 1), got " + number(cutoff)));
   }
   if (neighbours < 0) {
-    return rule("neighbours", "must be >= 0, got " + std::to_string(neighbours));
+    broken.push_back(rule("neighbours", "must be >= 0, got " + std::to_string(neighbours)));
   }
   if (!(kkt_tolerance > 0.0)) {
-    return rule("kkt_tolerance", "must be > 0, got " + number(kkt_tolerance));
+    broken.push_back(rule("kkt_tolerance", "must be > 0, got " + number(kkt_tolerance)));
   }
   if (!(min_move_factor > 0.0)) {
-    return rule("min_move_limit", "must be > 0, got " + number(min_move_factor));
+    broken.push_back(rule("min_move_limit", "must be > 0, got " + number(min_move_factor)));
   }
 
   struct Field {
@@ -55,7 +56,7 @@ std::string Options::validate() const {
                                {"errlrg", errlrg}, {"errmax", errmax}, {"viosml", viosml},
                                {"violrg", violrg}, {"viomax", viomax}, {"noise", noise}};
   for (const Field& f : percentages) {
-    if (!(f.value >= 0.0)) return rule(f.key, "must be >= 0, got " + number(f.value));
+    if (!(f.value >= 0.0)) broken.push_back(rule(f.key, "must be >= 0, got " + number(f.value)));
   }
 
   // The three thresholds of each family must be ordered: small <= large <= max.
@@ -66,8 +67,8 @@ std::string Options::validate() const {
       const Field& lo = family[i];
       const Field& hi = family[i + 1];
       if (!(lo.value <= hi.value)) {
-        return rule(lo.key, std::string("must be <= ") + hi.key + " (" + number(hi.value) +
-                                "), got " + number(lo.value));
+        broken.push_back(rule(lo.key, std::string("must be <= ") + hi.key + " (" +
+                                          number(hi.value) + "), got " + number(lo.value)));
       }
     }
   }
@@ -75,32 +76,32 @@ std::string Options::validate() const {
   const Field shrink[] = {{"beta1", beta1}, {"beta3", beta3}, {"beta4", beta4}};
   for (const Field& f : shrink) {
     if (!in_open_unit_interval(f.value)) {
-      return rule(f.key, "must be in (0, 1), got " + number(f.value));
+      broken.push_back(rule(f.key, "must be in (0, 1), got " + number(f.value)));
     }
   }
-  if (!(beta5 > 1.0)) return rule("beta5", "must be > 1, got " + number(beta5));
-  if (!(beta2 > 0.0)) return rule("beta2", "must be > 0, got " + number(beta2));
+  if (!(beta5 > 1.0)) broken.push_back(rule("beta5", "must be > 1, got " + number(beta5)));
+  if (!(beta2 > 0.0)) broken.push_back(rule("beta2", "must be > 0, got " + number(beta2)));
   if (max_cycles < 1) {
-    return rule("max_cycles", "must be >= 1, got " + std::to_string(max_cycles));
+    broken.push_back(rule("max_cycles", "must be >= 1, got " + std::to_string(max_cycles)));
   }
   if (max_failures < 0) {
-    return rule("max_failures", "must be >= 0, got " + std::to_string(max_failures));
+    broken.push_back(rule("max_failures", "must be >= 0, got " + std::to_string(max_failures)));
   }
   if (!(alpha >= 0.0 && alpha < 1.0))
-    return rule("alpha", "must be in [0, 1), got " + number(alpha));
+    broken.push_back(rule("alpha", "must be in [0, 1), got " + number(alpha)));
   if (!(reuse_radius >= 0.0))
-    return rule("reuse_radius", "must be >= 0, got " + number(reuse_radius));
+    broken.push_back(rule("reuse_radius", "must be >= 0, got " + number(reuse_radius)));
   if (!(relaxation_weight > 0.0)) {
-    return rule("relaxation_weight", "must be > 0, got " + number(relaxation_weight));
+    broken.push_back(rule("relaxation_weight", "must be > 0, got " + number(relaxation_weight)));
   }
   if (!(max_curvature > 0.0 && std::isfinite(max_curvature)))
-    return rule("max_curvature", "must be finite and > 0, got " + number(max_curvature));
+    broken.push_back(rule("max_curvature", "must be finite and > 0, got " + number(max_curvature)));
   if (!(min_curvature >= -max_curvature && min_curvature <= max_curvature)) {
-    return rule("min_curvature", "must be in [-max_curvature, max_curvature] = [" +
-                                     number(-max_curvature) + ", " + number(max_curvature) +
-                                     "], got " + number(min_curvature));
+    broken.push_back(rule(
+        "min_curvature", "must be in [-max_curvature, max_curvature] = [" + number(-max_curvature) +
+                             ", " + number(max_curvature) + "], got " + number(min_curvature)));
   }
-  return "";
+  return broken;
 }
 
 bool parse_approximation_form(const std::string& word, ApproximationForm& form) {

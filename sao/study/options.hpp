@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace sao {
 
@@ -96,8 +97,11 @@ struct Options {
 
   // Adds `noise` to each percentage (call once, after loading).
   Options with_noise_applied() const;
-  // Empty when valid; otherwise "settings.<key>: <rule>".
-  std::string validate() const;
+  // Every field equal (tests: the settings in force after `sao set` are those a study file with
+  // the same key gives).
+  bool operator==(const Options&) const = default;
+  // Every rule the values break, each "settings.<key>: <rule>"; empty when valid.
+  std::vector<std::string> validate() const;
 };
 
 }  // namespace sao

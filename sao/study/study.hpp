@@ -146,7 +146,6 @@ struct Study {
   std::vector<ResponseDef> responses;
   Objective objective;
   std::vector<Constraint> constraints;
-  Options options;
   // Alternative start designs ("starts" in the file): variable name -> initial value.
   std::vector<std::map<std::string, double>> starts;
   nlohmann::json simulator;  // the "simulator" section, handed to the factory
@@ -167,6 +166,14 @@ struct Study {
   // The bounds of the full variable vector (design variables, then auxiliaries; an open side
   // is infinite).
   void variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) const;
+};
+
+// A study file as loaded: the problem (Study) and the settings its "settings" section gives.
+// The two part at the driver (sao/optimizer/driver.hpp): it copies the Study and owns the
+// Options, which `sao set`, the service and Python replace between cycles, so no part of the
+// optimizer can read a setting from the problem (it is given only a Study).
+struct LoadedStudy : Study {
+  Options options;
 };
 
 }  // namespace sao

@@ -72,9 +72,9 @@ StudyError::StudyError(std::string source, std::vector<std::string> problems)
 namespace {
 
 // A study, or with `model` a model file (no design variables or objective required).
-Study load(const nlohmann::json& document, const std::string& source, bool model) {
+LoadedStudy load(const nlohmann::json& document, const std::string& source, bool model) {
   Problems problems;
-  Study study;
+  LoadedStudy study;
   study.file = source;
   if (!document.is_object()) throw StudyError(source, {"(top level): expected an object"});
   // JsonLimits' defaults are the limits of a study file (docs/study-format.md).
@@ -133,19 +133,18 @@ Study load(const nlohmann::json& document, const std::string& source, bool model
   }
   top.finish();
 
-  const std::string rule = study.options.validate();
-  if (!rule.empty()) problems.add("", rule);
+  for (const std::string& rule : study.options.validate()) problems.add("", rule);
   if (!problems.empty()) throw StudyError(source, problems.list());
   return study;
 }
 
 }  // namespace
 
-Study load_study(const nlohmann::json& document, const std::string& source) {
+LoadedStudy load_study(const nlohmann::json& document, const std::string& source) {
   return load(document, source, false);
 }
 
-Study load_model(const nlohmann::json& document, const std::string& source) {
+LoadedStudy load_model(const nlohmann::json& document, const std::string& source) {
   return load(document, source, true);
 }
 
@@ -171,7 +170,7 @@ nlohmann::json read_study_document(const std::string& path) {
   }
 }
 
-Study load_study_file(const std::string& path) {
+LoadedStudy load_study_file(const std::string& path) {
   return load_study(read_study_document(path), path);
 }
 

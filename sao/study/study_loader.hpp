@@ -27,14 +27,14 @@ class StudyError : public std::runtime_error {
 
 // Reads and validates a study file; throws StudyError (file unreadable, JSON syntax error
 // with line and column, or the list of problems).
-Study load_study_file(const std::string& path);
+LoadedStudy load_study_file(const std::string& path);
 
 // Validates an already parsed document; `source` names it in messages.
-Study load_study(const nlohmann::json& document, const std::string& source = "<study>");
+LoadedStudy load_study(const nlohmann::json& document, const std::string& source = "<study>");
 // A model file for `sao simulate`: a study's sections without the optimisation problem (no
 // "design_variables" or "objective" needed; "simulator" and "load_cases" are), validated like
 // a study. Throws StudyError.
-Study load_model(const nlohmann::json& document, const std::string& source = "<model>");
+LoadedStudy load_model(const nlohmann::json& document, const std::string& source = "<model>");
 
 // Reads a study file as JSON (StudyError when unreadable or not JSON, with line and column).
 nlohmann::json read_study_document(const std::string& path);

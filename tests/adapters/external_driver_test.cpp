@@ -54,7 +54,7 @@ RunSummary run_with(const std::vector<std::string>& mode, const std::string& nam
            {"file", "result.txt"},
            {"parser", "regex"},
            {"pattern", "g = (\\S+)"}}}}}}};
-  const Study study = load_study(doc, (dir / "study.json").string());
+  const LoadedStudy study = load_study(doc, (dir / "study.json").string());
   auto simulator = make_study_simulator(study);
   check_against_simulator(study, *simulator);
   Driver driver(study, *simulator, study.options);
@@ -120,8 +120,8 @@ TEST(ExternalDriver, ConvergingPastFailedAnalysesSaysSo) {
   EXPECT_GT(r.objective, 2.0 + 0.1);  // stopped above the band, not at the optimum (2)
   EXPECT_THAT(r.message, HasSubstr("analyses failed on the way, so the result may be limited "
                                    "by designs the simulator could not analyse"));
-  const RunSummary tr = run_with({"fail_between", "1.1", "1.3"}, "driver-band-tr",
-                                 {{"max_cycles", 40}});
+  const RunSummary tr =
+      run_with({"fail_between", "1.1", "1.3"}, "driver-band-tr", {{"max_cycles", 40}});
   ASSERT_EQ(tr.status, RunStatus::kConverged) << tr.message;
   EXPECT_NEAR(tr.objective, 2.0, 1e-3);
   EXPECT_THAT(tr.message, HasSubstr("analyses failed on the way"));

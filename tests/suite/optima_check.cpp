@@ -31,7 +31,7 @@ struct AtDesign {
   double f, violation;  // violation: largest g_hat in %
 };
 
-AtDesign at(const Study& study, Simulator& simulator, const Eigen::VectorXd& x) {
+AtDesign at(const LoadedStudy& study, Simulator& simulator, const Eigen::VectorXd& x) {
   const Evaluation e = simulator.evaluate({{x, {}}}).front();
   EXPECT_TRUE(e.ok) << e.message;
   if (!e.ok) return {NAN, NAN};
@@ -43,7 +43,7 @@ AtDesign at(const Study& study, Simulator& simulator, const Eigen::VectorXd& x) 
 TEST_P(SuiteOptimum, IsFeasibleWithTheStatedValueAndLocallyOptimal) {
   const Known& k = GetParam();
   OpenedStudy opened = open_study(kDir + "/" + k.problem + ".json");
-  Study& study = opened.study;
+  LoadedStudy& study = opened.study;
   ASSERT_EQ(study.n_design(), k.n);
   ASSERT_EQ(static_cast<int>(k.x.size()), k.n);
   const double tolerance = 1e-6 * std::max(1.0, std::abs(k.f));
@@ -90,7 +90,7 @@ TEST_P(SuiteLocalMinima, AreFeasibleFirstOrderPointsWorseThanTheOptimum) {
   const Known& k = GetParam();
   for (const Known::Local& l : k.local_minima) {
     OpenedStudy opened = open_study(kDir + "/" + k.problem + ".json");
-    Study& study = opened.study;
+    LoadedStudy& study = opened.study;
     ASSERT_EQ(static_cast<int>(l.x.size()), k.n);
     const double tolerance = 1e-6 * std::max(1.0, std::abs(l.f));
     const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(l.x.data(), k.n);

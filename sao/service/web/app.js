@@ -118,8 +118,9 @@ function renderTable(s) {
   body.replaceChildren();
   for (const r of s.history) {
     const tr = body.insertRow();
-    tr.className = r.accepted ? "accepted" : "rejected";
-    const cells = [r.cycle, r.accepted ? "y" : "n", r.active_move_limits, r.retained_constraints,
+    const outcome = r.converged ? "converged" : r.accepted ? "accepted" : "rejected";
+    tr.className = outcome;
+    const cells = [r.cycle, { converged: "c", accepted: "y", rejected: "n" }[outcome], r.active_move_limits, r.retained_constraints,
       fmt(r.F_opt, 6), fmt(r.Ef, 3), fmt(r.Eg, 3), fmt(r.V, 3),
       r.move_factors.map((f) => fmt(f, 3)).join(" "),
       (r.converged ? "converged " : "") + r.subproblem + (r.message ? ": " + r.message : "")];

@@ -14,6 +14,15 @@
 namespace sao {
 namespace {
 
+// The form of a response and whether all are linear, under the study file's settings (what a
+// driver started from the study follows).
+ApproximationForm form_of(const LoadedStudy& s, int response) {
+  return response_form(s, s.options, response);
+}
+bool linear_of(const LoadedStudy& s) {
+  return linear_form(s, s.options);
+}
+
 using Eigen::VectorXd;
 
 // A response as a function of the design with its exact gradient.
@@ -25,8 +34,8 @@ struct Function {
 
 // n (1 or 2) variables b1, b2 in [0.5, 4] (initial 1), scalar responses r and s, objective
 // `objective`.
-Study make_study(int n, const std::string& form, const nlohmann::json& intermediate = nullptr,
-                 const std::string& objective = "r") {
+LoadedStudy make_study(int n, const std::string& form, const nlohmann::json& intermediate = nullptr,
+                       const std::string& objective = "r") {
   nlohmann::json d = {
       {"load_cases", {{{"name", "only"}}}},
       {"responses", {{{"name", "r"}, {"kind", "scalar"}}, {{"name", "s"}, {"kind", "scalar"}}}},
@@ -91,12 +100,12 @@ void expect_consistent_gradient(const ResponseModel& a, const VectorXd& x) {
 }
 
 TEST(ApproximationForms, QuadraticIsExactForASeparableQuadraticAfterOnePreviousPoint) {
-  const Study s = make_study(2, "quadratic");
+  const LoadedStudy s = make_study(2, "quadratic");
   const VectorXd b0 = point({1.0, 1.0}), bp = point({2.0, 3.0});
   ApproximationMemory memory;
   memory.points.push_back({bp, analyse({kQuadratic, kConstant}, bp, true)});
   const Evaluation e = analyse({kQuadratic, kConstant}, b0, true);
-  const auto a = make_approximation(s, e, b0, VectorXd(), VectorXd(), memory);
+  const auto a = make_approximation(s, s.options, e, b0, VectorXd(), VectorXd(), memory);
   EXPECT_NEAR(a->curvature({0, 0, 0})(0), 3.0, 1e-12);
   EXPECT_NEAR(a->curvature({0, 0, 0})(1), 0.5, 1e-12);
   for (const VectorXd& x : {point({0.5, 4.0}), point({3.0, 0.7}), point({1.2, 2.2})}) {
@@ -119,15 +128,15 @@ TEST(ApproximationForms, AVariableThatOnlyRoundedTakesTheSphericalCurvature) {
       [](const VectorXd& b) {
         return point({2 * (b(0) - 2) + 4 * b(1), 4 * b(0) + 2 * b(1)});
       }};
-  const Study s = make_study(2, "quadratic");
+  const LoadedStudy s = make_study(2, "quadratic");
   const VectorXd b0 = point({1.0, 1.0});
   std::vector<double> c2;
   for (double noise : {1e-13, -1e-13}) {
     const VectorXd bp = point({2.0, 1.0 + noise});
     ApproximationMemory memory;
     memory.points.push_back({bp, analyse({f, kConstant}, bp, true)});
-    const auto a = make_approximation(s, analyse({f, kConstant}, b0, true), b0, VectorXd(),
-                                      VectorXd(), memory);
+    const auto a = make_approximation(s, s.options, analyse({f, kConstant}, b0, true), b0,
+                                      VectorXd(), VectorXd(), memory);
     EXPECT_NEAR(a->curvature({0, 0, 0})(0), 2.0, 1e-9) << noise;
     c2.push_back(a->curvature({0, 0, 0})(1));
   }
@@ -138,10 +147,11 @@ TEST(ApproximationForms, AVariableThatOnlyRoundedTakesTheSphericalCurvature) {
 }
 
 TEST(ApproximationForms, QuadraticWithoutPreviousPointIsTheLinearApproximation) {
-  const Study s = make_study(2, "quadratic");
+  const LoadedStudy s = make_study(2, "quadratic");
   const VectorXd b0 = point({1.0, 2.0});
   const Evaluation e = analyse({kQuadratic, kConstant}, b0, true);
-  const auto a = make_approximation(s, e, b0, VectorXd(), VectorXd(), ApproximationMemory{});
+  const auto a =
+      make_approximation(s, s.options, e, b0, VectorXd(), VectorXd(), ApproximationMemory{});
   const LinearApproximation linear(s, e, b0);
   const VectorXd x = point({3.0, 0.6});
   EXPECT_DOUBLE_EQ(a->value(0, 0, 0, x), linear.value(0, 0, 0, x));
@@ -152,11 +162,11 @@ TEST(ApproximationForms, SphericalCurvatureFromTheValueAlone) {
   // One variable: r = 2 + (b - 1)^2 has c = 2 from r(b_p) alone (no gradient at b_p).
   const Function f{"r", [](const VectorXd& b) { return 2 + (b(0) - 1) * (b(0) - 1); },
                    [](const VectorXd& b) { return point({2 * (b(0) - 1)}); }};
-  const Study s = make_study(1, "quadratic");
+  const LoadedStudy s = make_study(1, "quadratic");
   ApproximationMemory memory;
   memory.points.push_back({point({3.0}), analyse({f, kConstant}, point({3.0}), false)});
   const Evaluation e = analyse({f, kConstant}, point({1.5}), true);
-  const auto a = make_approximation(s, e, point({1.5}), VectorXd(), VectorXd(), memory);
+  const auto a = make_approximation(s, s.options, e, point({1.5}), VectorXd(), VectorXd(), memory);
   EXPECT_NEAR(a->curvature({0, 0, 0})(0), 2.0, 1e-12);
   EXPECT_NEAR(a->value(0, 0, 0, point({0.6})), f.value(point({0.6})), 1e-12);
 }
@@ -168,13 +178,13 @@ TEST(ApproximationForms, CurvatureIsFlooredAndCapped) {
   ApproximationMemory memory;
   memory.points.push_back({point({2.0}), analyse({concave, kConstant}, point({2.0}), true)});
   const Evaluation e = analyse({concave, kConstant}, point({1.0}), true);
-  Study s = make_study(1, "quadratic");
-  EXPECT_EQ(make_approximation(s, e, point({1.0}), VectorXd(), VectorXd(), memory)
+  LoadedStudy s = make_study(1, "quadratic");
+  EXPECT_EQ(make_approximation(s, s.options, e, point({1.0}), VectorXd(), VectorXd(), memory)
                 ->curvature({0, 0, 0})(0),
             0.0);
   // ... exact with a negative floor ...
   s.options.min_curvature = -10.0;
-  EXPECT_NEAR(make_approximation(s, e, point({1.0}), VectorXd(), VectorXd(), memory)
+  EXPECT_NEAR(make_approximation(s, s.options, e, point({1.0}), VectorXd(), VectorXd(), memory)
                   ->curvature({0, 0, 0})(0),
               -2.0, 1e-12);
   // ... and a wild curvature is capped at max_curvature S / w^2, S = |r0| + |a| w + |r_p| +
@@ -185,7 +195,7 @@ TEST(ApproximationForms, CurvatureIsFlooredAndCapped) {
   s.options.max_curvature = 10.0;
   const Evaluation ej = analyse({jump, kConstant}, point({1.0}), true);
   const double w = 3.5, scale = 1 + w + 1e6 + w;
-  EXPECT_NEAR(make_approximation(s, ej, point({1.0}), VectorXd(), VectorXd(), memory)
+  EXPECT_NEAR(make_approximation(s, s.options, ej, point({1.0}), VectorXd(), VectorXd(), memory)
                   ->curvature({0, 0, 0})(0),
               10.0 * scale / (w * w), 1e-6);
 }
@@ -195,11 +205,11 @@ TEST(ApproximationForms, QuadraticInReciprocalVariables) {
   const Function f{
       "r", [](const VectorXd& b) { return 3 / b(0) + 2 / (b(0) * b(0)); },
       [](const VectorXd& b) { return point({-3 / (b(0) * b(0)) - 4 / (b(0) * b(0) * b(0))}); }};
-  const Study s = make_study(1, "quadratic", "reciprocal");
+  const LoadedStudy s = make_study(1, "quadratic", "reciprocal");
   ApproximationMemory memory;
   memory.points.push_back({point({2.5}), analyse({f, kConstant}, point({2.5}), true)});
   const Evaluation e = analyse({f, kConstant}, point({1.0}), true);
-  const auto a = make_approximation(s, e, point({1.0}), VectorXd(), VectorXd(), memory);
+  const auto a = make_approximation(s, s.options, e, point({1.0}), VectorXd(), VectorXd(), memory);
   for (double b : {0.5, 1.7, 4.0}) {
     EXPECT_NEAR(a->value(0, 0, 0, point({b})), f.value(point({b})), 1e-12) << b;
     expect_consistent_gradient(*a, point({b}));
@@ -214,11 +224,11 @@ const Function kWavy{"r", [](const VectorXd& b) { return std::sin(2 * b(0)) + b(
 
 TEST(ApproximationForms, ConservativeIsExactInValueAndGradientAtB0AndConvex) {
   for (const nlohmann::json& intermediate : {nlohmann::json(), nlohmann::json("reciprocal")}) {
-    const Study s = make_study(2, "conservative", intermediate);
+    const LoadedStudy s = make_study(2, "conservative", intermediate);
     const VectorXd b0 = point({1.2, 1.5});
     const Evaluation e = analyse({kWavy, kConstant}, b0, true);
-    const auto a =
-        make_approximation(s, e, b0, point({0.5, 0.5}), point({4.0, 4.0}), ApproximationMemory{});
+    const auto a = make_approximation(s, s.options, e, b0, point({0.5, 0.5}), point({4.0, 4.0}),
+                                      ApproximationMemory{});
     EXPECT_NEAR(a->value(0, 0, 0, b0), kWavy.value(b0), 1e-12);
     VectorXd g = VectorXd::Zero(2);
     a->add_gradient(0, 0, 0, b0, 1.0, g);
@@ -241,20 +251,20 @@ TEST(ApproximationForms, ConservativeIsExactInValueAndGradientAtB0AndConvex) {
 }
 
 TEST(ApproximationForms, ConservatismRhoRaisedUntilTheProposalIsCovered) {
-  const Study s = make_study(2, "conservative");
+  const LoadedStudy s = make_study(2, "conservative");
   const VectorXd b0 = point({1.2, 1.5}), box_lo = point({0.5, 0.5}), box_hi = point({4.0, 4.0});
   const Evaluation e = analyse({kWavy, kConstant}, b0, true);
   ApproximationMemory memory;
   // b2 = 2.5: b^3 grows faster than the approximation, which is not conservative there.
   const VectorXd b_star = point({1.2, 2.5});
   const Evaluation at_star = analyse({kWavy, kConstant}, b_star, false);
-  auto a = make_approximation(s, e, b0, box_lo, box_hi, memory);
+  auto a = make_approximation(s, s.options, e, b0, box_lo, box_hi, memory);
   ASSERT_LT(a->value(0, 0, 0, b_star), kWavy.value(b_star));
   const double rho = a->rho({0, 0, 0});
   EXPECT_EQ(update_conservatism(memory, *a, b_star, at_star), 1);
   EXPECT_GT(memory.rho.at({0, 0, 0}), rho);
   EXPECT_EQ(update_conservatism(memory, *a, b_star, at_star), 1);  // idempotent
-  const auto again = make_approximation(s, e, b0, box_lo, box_hi, memory);
+  const auto again = make_approximation(s, s.options, e, b0, box_lo, box_hi, memory);
   EXPECT_DOUBLE_EQ(again->rho({0, 0, 0}), memory.rho.at({0, 0, 0}));
   EXPECT_EQ(again->lower_asymptote(), a->lower_asymptote());  // the same start keeps them
   EXPECT_GE(again->value(0, 0, 0, b_star), kWavy.value(b_star));
@@ -267,15 +277,15 @@ TEST(ApproximationForms, ConservatismRhoRaisedUntilTheProposalIsCovered) {
   EXPECT_EQ(kept.rho.at({0, 0, 0}), memory.rho.at({0, 0, 0}));
   // At the next start rho falls back to a tenth (or the initial value from the slopes).
   const VectorXd b1 = point({1.3, 1.6});
-  const auto next =
-      make_approximation(s, analyse({kWavy, kConstant}, b1, true), b1, box_lo, box_hi, memory);
+  const auto next = make_approximation(s, s.options, analyse({kWavy, kConstant}, b1, true), b1,
+                                       box_lo, box_hi, memory);
   EXPECT_LT(next->rho({0, 0, 0}), memory.rho.at({0, 0, 0}));
   EXPECT_GE(next->rho({0, 0, 0}), 0.1 * memory.rho.at({0, 0, 0}));
 }
 
 // r (approximated conservatively) and s (constant) in 2 variables, with the given objective and
 // constraints.
-Study study_with(const nlohmann::json& objective, const nlohmann::json& constraints) {
+LoadedStudy study_with(const nlohmann::json& objective, const nlohmann::json& constraints) {
   nlohmann::json d = {
       {"load_cases", {{{"name", "only"}}}},
       {"responses", {{{"name", "r"}, {"kind", "scalar"}}, {{"name", "s"}, {"kind", "scalar"}}}},
@@ -293,14 +303,14 @@ TEST(ApproximationForms, AResponseBoundedFromBelowIsApproximatedFromBelow) {
   const Function mirror{"r", [](const VectorXd& b) { return -kWavy.value(b); },
                         [](const VectorXd& b) { return (-kWavy.gradient(b)).eval(); }};
   const nlohmann::json lower = {{{"of", "r"}, {"lower", -100}}};
-  const Study below = study_with({{"minimize", "s"}}, lower);
-  const Study above = make_study(2, "conservative");  // minimises r
+  const LoadedStudy below = study_with({{"minimize", "s"}}, lower);
+  const LoadedStudy above = make_study(2, "conservative");  // minimises r
   const VectorXd b0 = point({1.2, 1.5}), box_lo = point({0.5, 0.5}), box_hi = point({4.0, 4.0});
   const Evaluation e_mirror = analyse({mirror, kConstant}, b0, true);
   const Evaluation e_wavy = analyse({kWavy, kConstant}, b0, true);
   ApproximationMemory m_below, m_above;
-  auto a = make_approximation(below, e_mirror, b0, box_lo, box_hi, m_below);
-  auto up = make_approximation(above, e_wavy, b0, box_lo, box_hi, m_above);
+  auto a = make_approximation(below, below.options, e_mirror, b0, box_lo, box_hi, m_below);
+  auto up = make_approximation(above, above.options, e_wavy, b0, box_lo, box_hi, m_above);
   EXPECT_EQ(a->direction(0), -1.0);
   EXPECT_EQ(up->direction(0), 1.0);
   // The mirror image of the upward form of -r: concave, exact at b0.
@@ -312,32 +322,36 @@ TEST(ApproximationForms, AResponseBoundedFromBelowIsApproximatedFromBelow) {
   const Evaluation at_star = analyse({mirror, kConstant}, b_star, false);
   ASSERT_GT(a->value(0, 0, 0, b_star), mirror.value(b_star));
   EXPECT_EQ(update_conservatism(m_below, *a, b_star, at_star), 1);
-  const auto again = make_approximation(below, e_mirror, b0, box_lo, box_hi, m_below);
+  const auto again =
+      make_approximation(below, below.options, e_mirror, b0, box_lo, box_hi, m_below);
   EXPECT_LE(again->value(0, 0, 0, b_star), mirror.value(b_star));
   EXPECT_NEAR(again->value(0, 0, 0, b0), mirror.value(b0), 1e-12);
   // Maximising r is the same direction; a response that enters both ways stays upward.
   const Evaluation e = analyse({kWavy, kConstant}, b0, true);
-  EXPECT_EQ(make_approximation(study_with({{"maximize", "r"}}, nlohmann::json::array()), e, b0,
-                               box_lo, box_hi, ApproximationMemory{})
-                ->direction(0),
-            -1.0);
-  EXPECT_EQ(make_approximation(study_with({{"minimize", "r"}}, lower), e, b0, box_lo, box_hi,
-                               ApproximationMemory{})
-                ->direction(0),
-            1.0);
+  const LoadedStudy maximised = study_with({{"maximize", "r"}}, nlohmann::json::array());
+  EXPECT_EQ(
+      make_approximation(maximised, maximised.options, e, b0, box_lo, box_hi, ApproximationMemory{})
+          ->direction(0),
+      -1.0);
+  const LoadedStudy minimised = study_with({{"minimize", "r"}}, lower);
+  EXPECT_EQ(
+      make_approximation(minimised, minimised.options, e, b0, box_lo, box_hi, ApproximationMemory{})
+          ->direction(0),
+      1.0);
 }
 
 TEST(ApproximationForms, TheTenfoldCapNeedsSeveralUpdatesForAFarMiss) {
   const Function steep{"r", [](const VectorXd& b) { return std::exp(4 * b(0)); },
                        [](const VectorXd& b) { return point({4 * std::exp(4 * b(0))}); }};
-  const Study s = make_study(1, "conservative");
+  const LoadedStudy s = make_study(1, "conservative");
   const Evaluation e = analyse({steep, kConstant}, point({1.0}), true);
   const VectorXd b_star = point({3.9});
   const Evaluation at_star = analyse({steep, kConstant}, b_star, false);
   ApproximationMemory memory;
   int updates = 0;
   for (; updates < 20; ++updates) {
-    const auto a = make_approximation(s, e, point({1.0}), point({0.5}), point({4.0}), memory);
+    const auto a =
+        make_approximation(s, s.options, e, point({1.0}), point({0.5}), point({4.0}), memory);
     if (a->value(0, 0, 0, b_star) >= steep.value(b_star)) break;
     update_conservatism(memory, *a, b_star, at_star);
   }
@@ -346,14 +360,14 @@ TEST(ApproximationForms, TheTenfoldCapNeedsSeveralUpdatesForAFarMiss) {
 }
 
 TEST(ApproximationForms, AsymptotesFollowTheOscillationRuleAndStayOutsideTheBox) {
-  const Study s = make_study(1, "conservative");
+  const LoadedStudy s = make_study(1, "conservative");
   const Function f{"r", [](const VectorXd& b) { return b(0); },
                    [](const VectorXd&) { return point({1.0}); }};
   ApproximationMemory memory;
   const VectorXd lo = point({0.5}), hi = point({4.0});
   const auto cycle = [&](double b) {
     const Evaluation e = analyse({f, kConstant}, point({b}), true);
-    auto a = make_approximation(s, e, point({b}), lo, hi, memory);
+    auto a = make_approximation(s, s.options, e, point({b}), lo, hi, memory);
     remember(memory, *a, point({b}), e);
     return std::make_pair(a->lower_asymptote()(0), a->upper_asymptote()(0));
   };
@@ -375,13 +389,14 @@ TEST(ApproximationForms, AsymptotesFollowTheOscillationRuleAndStayOutsideTheBox)
 
 TEST(ApproximationForms, ExplicitRelationsStayExactOnEveryForm) {
   for (const char* form : {"linear", "quadratic", "conservative"}) {
-    const Study s = make_study(2, form, "reciprocal", "r^2 + s * b1");
+    const LoadedStudy s = make_study(2, form, "reciprocal", "r^2 + s * b1");
     const VectorXd b0 = point({1.2, 1.5});
     ApproximationMemory memory;
     memory.points.push_back(
         {point({2.0, 2.0}), analyse({kWavy, kConstant}, point({2.0, 2.0}), true)});
     const Evaluation e = analyse({kWavy, kConstant}, b0, true);
-    const auto a = make_approximation(s, e, b0, point({0.5, 0.5}), point({4.0, 4.0}), memory);
+    const auto a =
+        make_approximation(s, s.options, e, b0, point({0.5, 0.5}), point({4.0, 4.0}), memory);
     const VectorXd x = point({2.5, 0.9});
     const double r = a->value(0, 0, 0, x), sv = a->value(1, 0, 0, x);
     EXPECT_NEAR(criterion_value(s, s.objective.f, 0, x, *a), r * r + sv * x(0), 1e-12) << form;
@@ -408,28 +423,29 @@ TEST(ApproximationForms, PerResponseFormsAndTheLinearFormUnchanged) {
   // The default "auto" with the trust-region strategy: quasi-Newton for a scalar the
   // objective reads, quadratic for one only a constraint reads; linear with the seed's
   // strategy.
-  EXPECT_EQ(response_form(load_study(d), 1), ApproximationForm::kQuasiNewton);
+  EXPECT_EQ(form_of(load_study(d), 1), ApproximationForm::kQuasiNewton);
   nlohmann::json constrained = d;
   constrained["responses"].push_back({{"name", "c"}, {"kind", "scalar"}});
   constrained["objective"] = {{"minimize", "r"}};
   constrained["constraints"] = {{{"name", "g"}, {"of", "s + c"}, {"upper", 1.0}}};
-  const Study both = load_study(constrained);
-  EXPECT_EQ(response_form(both, 1), ApproximationForm::kQuadratic);
-  EXPECT_EQ(response_form(both, 2), ApproximationForm::kQuadratic);
+  const LoadedStudy both = load_study(constrained);
+  EXPECT_EQ(form_of(both, 1), ApproximationForm::kQuadratic);
+  EXPECT_EQ(form_of(both, 2), ApproximationForm::kQuadratic);
   constrained["objective"] = {{"minimize", "r + 2*s"}};  // read by both: the objective's form
-  EXPECT_EQ(response_form(load_study(constrained), 1), ApproximationForm::kQuasiNewton);
+  EXPECT_EQ(form_of(load_study(constrained), 1), ApproximationForm::kQuasiNewton);
   d["settings"] = {{"strategy", "seed"}};
-  EXPECT_EQ(response_form(load_study(d), 1), ApproximationForm::kLinear);
+  EXPECT_EQ(form_of(load_study(d), 1), ApproximationForm::kLinear);
   d["settings"] = {{"form", "linear"}};
-  const Study s = load_study(d);
-  EXPECT_EQ(response_form(s, 0), ApproximationForm::kConservative);
-  EXPECT_EQ(response_form(s, 1), ApproximationForm::kLinear);
-  EXPECT_FALSE(linear_form(s));
-  EXPECT_TRUE(linear_form(make_study(1, "linear")));
+  const LoadedStudy s = load_study(d);
+  EXPECT_EQ(form_of(s, 0), ApproximationForm::kConservative);
+  EXPECT_EQ(form_of(s, 1), ApproximationForm::kLinear);
+  EXPECT_FALSE(linear_of(s));
+  EXPECT_TRUE(linear_of(make_study(1, "linear")));
   const VectorXd b0 = point({1.2, 1.5}), x = point({2.0, 0.7});
   const Function twin{"s", kWavy.value, kWavy.gradient};
   const Evaluation e = analyse({kWavy, twin}, b0, true);
-  const auto a = make_approximation(s, e, b0, VectorXd(), VectorXd(), ApproximationMemory{});
+  const auto a =
+      make_approximation(s, s.options, e, b0, VectorXd(), VectorXd(), ApproximationMemory{});
   const LinearApproximation linear(s, e, b0);
   EXPECT_EQ(a->value(1, 0, 0, x), linear.value(1, 0, 0, x));  // bit for bit
   EXPECT_NE(a->value(0, 0, 0, x), linear.value(0, 0, 0, x));
@@ -447,7 +463,7 @@ TEST(ApproximationForms, EveryPointOfAHistoryHasItsOwnApproximation) {
       {"auxiliary_variables", {{{"name", "a"}, {"initial", 0.0}}}},
       {"settings", {{"form", "conservative"}}},
       {"simulator", {{"type", "none"}}}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   const auto analyse_h = [](double b, bool gradients) {
     Evaluation e;
     e.cases.resize(1);
@@ -461,7 +477,7 @@ TEST(ApproximationForms, EveryPointOfAHistoryHasItsOwnApproximation) {
   const Evaluation e = analyse_h(1.5, true);
   const VectorXd x0 = point({1.5, 0.0}), x_star = point({2.0, 0.0});
   ApproximationMemory memory;
-  const auto a = make_approximation(s, e, x0, point({0.5}), point({4.0}), memory);
+  const auto a = make_approximation(s, s.options, e, x0, point({0.5}), point({4.0}), memory);
   EXPECT_NEAR(a->value(0, 0, 0, x0), std::pow(1.5, 4), 1e-12);
   EXPECT_NEAR(a->value(0, 0, 2, x0), 3 * std::pow(1.5, 4), 1e-12);
   EXPECT_THROW(a->value(0, 0, 1, x0), std::logic_error);
@@ -472,16 +488,16 @@ TEST(ApproximationForms, EveryPointOfAHistoryHasItsOwnApproximation) {
 }
 
 TEST(ApproximationForms, RememberKeepsTheStartWithGradientsForTheNextCycle) {
-  const Study s = make_study(2, "quadratic");
+  const LoadedStudy s = make_study(2, "quadratic");
   ApproximationMemory memory;
   const VectorXd b0 = point({1.0, 1.0}), b1 = point({2.0, 3.0});
   const Evaluation e0 = analyse({kQuadratic, kConstant}, b0, true);
-  const auto first = make_approximation(s, e0, b0, VectorXd(), VectorXd(), memory);
+  const auto first = make_approximation(s, s.options, e0, b0, VectorXd(), VectorXd(), memory);
   remember(memory, *first, b1, analyse({kQuadratic, kConstant}, b1, false));
   ASSERT_EQ(memory.points.size(), 2u);
   // Accepted: b1 is the next start; the curvature comes from b0 with its gradients (exact).
   const Evaluation e1 = analyse({kQuadratic, kConstant}, b1, true);
-  const auto second = make_approximation(s, e1, b1, VectorXd(), VectorXd(), memory);
+  const auto second = make_approximation(s, s.options, e1, b1, VectorXd(), VectorXd(), memory);
   EXPECT_NEAR(second->value(0, 0, 0, point({0.7, 3.9})), kQuadratic.value(point({0.7, 3.9})),
               1e-12);
   remember(memory, *second, b0, analyse({kQuadratic, kConstant}, b0, false));
@@ -503,21 +519,23 @@ const Function kCoupled{"r",
 // The quasi-Newton approximation at the last of `path` (every point with gradients), the
 // others remembered as earlier cycle starts. An Approximation refers to its analysis of b0:
 // `analyses` keeps them alive.
-std::unique_ptr<Approximation> quasi_newton_at(const Study& s, const Function& f,
+std::unique_ptr<Approximation> quasi_newton_at(const LoadedStudy& s, const Function& f,
                                                const std::vector<VectorXd>& path,
                                                ApproximationMemory& memory,
                                                std::list<Evaluation>& analyses) {
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     analyses.push_back(analyse({f, kConstant}, path[i], true));
-    const auto a = make_approximation(s, analyses.back(), path[i], VectorXd(), VectorXd(), memory);
+    const auto a =
+        make_approximation(s, s.options, analyses.back(), path[i], VectorXd(), VectorXd(), memory);
     remember(memory, *a, path[i + 1], analyse({f, kConstant}, path[i + 1], false));
   }
   analyses.push_back(analyse({f, kConstant}, path.back(), true));
-  return make_approximation(s, analyses.back(), path.back(), VectorXd(), VectorXd(), memory);
+  return make_approximation(s, s.options, analyses.back(), path.back(), VectorXd(), VectorXd(),
+                            memory);
 }
 
 TEST(ApproximationForms, QuasiNewtonMeetsTheSecantOfItsLastStepAndIsExactAtB0) {
-  const Study s = make_study(2, "quasi_newton");
+  const LoadedStudy s = make_study(2, "quasi_newton");
   std::list<Evaluation> analyses;
   ApproximationMemory memory;
   const VectorXd bp = point({2.0, 3.0}), b0 = point({1.0, 1.5});
@@ -546,7 +564,7 @@ TEST(ApproximationForms, QuasiNewtonMeetsTheSecantOfItsLastStepAndIsExactAtB0) {
 TEST(ApproximationForms, QuasiNewtonLearnsTheWholeMatrixAlongTwoSteps) {
   // Two independent steps of a quadratic in 2 variables: BFGS meets the newest secant
   // exactly and, with an earlier secant along another direction, approaches the Hessian.
-  const Study s = make_study(2, "quasi_newton");
+  const LoadedStudy s = make_study(2, "quasi_newton");
   std::list<Evaluation> analyses;
   ApproximationMemory memory;
   const std::vector<VectorXd> path = {point({1.0, 1.0}), point({3.0, 1.0}), point({3.0, 3.5}),
@@ -578,7 +596,7 @@ TEST(ApproximationForms, QuasiNewtonKeepsItsCurvatureNextToAMinimumOfValueNearZe
                             const double u = b(0) - 2, v = b(1) - 2;
                             return point({500 * (2 * u + v), 500 * (u + 2 * v)});
                           }};
-  const Study s = make_study(2, "quasi_newton");
+  const LoadedStudy s = make_study(2, "quasi_newton");
   std::list<Evaluation> analyses;
   ApproximationMemory memory;
   const std::vector<VectorXd> path = {point({1.0, 1.0}), point({3.0, 1.0}), point({3.0, 3.5}),
@@ -599,7 +617,7 @@ TEST(ApproximationForms, QuasiNewtonDampingKeepsItConvexOnANegativeCurvatureStep
                         [](const VectorXd& b) {
                           return point({2 * b(1), 2 * b(0)});
                         }};
-  const Study s = make_study(2, "quasi_newton");
+  const LoadedStudy s = make_study(2, "quasi_newton");
   std::list<Evaluation> analyses;
   ApproximationMemory memory;
   const auto a = quasi_newton_at(
@@ -624,7 +642,7 @@ TEST(ApproximationForms, QuasiNewtonOfMirrorSymmetricStepsIsMirrorSymmetric) {
                      const double t = 0.3 * std::pow(b(0) + b(1), 2);
                      return point({2 * b(0) + b(1) - 3 + t, 2 * b(1) + b(0) - 3 + t});
                    }};
-  const Study s = make_study(2, "quasi_newton");
+  const LoadedStudy s = make_study(2, "quasi_newton");
   for (double noise : {1e-13, -1e-13}) {
     std::list<Evaluation> analyses;
     ApproximationMemory memory;
@@ -641,10 +659,12 @@ TEST(ApproximationForms, QuasiNewtonWithoutAnEarlierGradientIsTheQuadraticForm) 
   const Evaluation e = analyse({kCoupled, kConstant}, b0, true);
   ApproximationMemory memory;
   memory.points.push_back({bp, analyse({kCoupled, kConstant}, bp, false)});  // value only
+  const LoadedStudy quasi_newton = make_study(2, "quasi_newton"),
+                    quadratic = make_study(2, "quadratic");
   const auto qn =
-      make_approximation(make_study(2, "quasi_newton"), e, b0, VectorXd(), VectorXd(), memory);
+      make_approximation(quasi_newton, quasi_newton.options, e, b0, VectorXd(), VectorXd(), memory);
   const auto q =
-      make_approximation(make_study(2, "quadratic"), e, b0, VectorXd(), VectorXd(), memory);
+      make_approximation(quadratic, quadratic.options, e, b0, VectorXd(), VectorXd(), memory);
   for (const VectorXd& x : {point({0.5, 4.0}), point({3.0, 0.7})})
     EXPECT_DOUBLE_EQ(qn->value(0, 0, 0, x), q->value(0, 0, 0, x));
 }

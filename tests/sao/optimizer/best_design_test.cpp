@@ -84,5 +84,39 @@ TEST(BestDesign, NoneWhenNothingFeasibleOrOutsideTheBoundsOrWithAuxiliaries) {
   EXPECT_FALSE(best_feasible_analysed(two_variable_study(true), analyses, 0.1));
 }
 
+// The bound formulation (min z subject to r <= z): each analysed design is ranked with z at the
+// maximum it bounds there, its real objective, and reported with it.
+TEST(BestDesign, BoundFormulationDesignsRankedWithTheirAuxiliaryAtTheMaximum) {
+  const nlohmann::json d = {
+      {"design_variables",
+       {{{"name", "b1"}, {"lower", 0.0}, {"upper", 4.0}, {"initial", 1.0}},
+        {{"name", "b2"}, {"lower", 0.0}, {"upper", 4.0}, {"initial", 1.0}}}},
+      {"auxiliary_variables",
+       {{{"name", "z"}, {"lower", -10.0}, {"upper", 10.0}, {"initial", 5.0}}}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}, {{"name", "q"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize_max", {{"response", "r"}}}, {"auxiliary", "z"}}},
+      {"constraints", {{{"of", {{"response", "q"}}}, {"upper", 1.0}}}},
+      {"simulator", {{"type", "fake"}}}};
+  const Study s = load_study(d);
+  ASSERT_TRUE(rankable_by_analysis(s));
+  auto with = [](double r, double q) {
+    Evaluation e = with_r(r);
+    e.cases[0].scalars["q"] = q;
+    return e;
+  };
+  std::map<std::vector<double>, Evaluation> analyses;
+  analyses[{1.0, 1.0}] = with(2.0, 0.5);  // F 2 with z = 2
+  analyses[{2.0, 2.0}] = with(1.0, 2.0);  // F 1 but q violates its bound by 100 %
+  analyses[{3.0, 1.0}] = with(1.5, 1.0);  // F 1.5, q on its bound: the best feasible
+  const auto best = best_feasible_analysed(s, analyses, 0.1);
+  ASSERT_TRUE(best);
+  ASSERT_EQ(best->x.size(), 3);
+  EXPECT_DOUBLE_EQ(best->x(0), 3.0);
+  EXPECT_DOUBLE_EQ(best->x(2), 1.5);  // z at the maximum it bounds, not its guess 5
+  EXPECT_DOUBLE_EQ(best->objective, 1.5);
+  EXPECT_LE(best->violation, 0.0);
+}
+
 }  // namespace
 }  // namespace sao

@@ -24,7 +24,7 @@ nlohmann::json variable(const std::string& name, double lower, double upper, dou
 
 // min b1 in [0.1, 10] (start 1) subject to the scalar response r of the fake simulator bounded
 // by `bound` ("lower" or "upper") at `value`.
-Study minimize_b1_study(const std::string& bound, double value, int max_cycles) {
+LoadedStudy minimize_b1_study(const std::string& bound, double value, int max_cycles) {
   const nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
                             {"load_cases", {{{"name", "only"}}}},
                             {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
@@ -37,7 +37,7 @@ Study minimize_b1_study(const std::string& bound, double value, int max_cycles) 
 
 // min b1 + b2 s.t. r = b1 b2 >= 4: optimum (2, 2), F = 4. Quadratic approximations: linear
 // ones zigzag between the vertices of the linearised constraint with the trust-region strategy.
-Study product_study() {
+LoadedStudy product_study() {
   nlohmann::json d = {
       {"design_variables", {variable("b1", 0.1, 10, 1, 0.4), variable("b2", 0.1, 10, 1, 0.4)}},
       {"load_cases", {{{"name", "only"}}}},
@@ -56,7 +56,7 @@ FakeSimulator product_simulator() {
 }
 
 // max b1 s.t. r = b1^4 <= 16 from b1 = 1 with move-limit factor m: optimum b1 = 2.
-Study quartic_study(double m, const nlohmann::json& settings, bool range_sizing = false) {
+LoadedStudy quartic_study(double m, const nlohmann::json& settings, bool range_sizing = false) {
   nlohmann::json b1 = variable("b1", 0.1, 10, 1, m);
   if (range_sizing) b1["sizing"] = "range";
   nlohmann::json d = {{"design_variables", {b1}},
@@ -77,7 +77,7 @@ FakeSimulator quartic_simulator() {
 }
 
 TEST(Driver, RelaxationFromInfeasibleStartRecoversFeasibility) {
-  const Study s = product_study();
+  const LoadedStudy s = product_study();
   FakeSimulator sim = product_simulator();
   Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
@@ -100,7 +100,7 @@ TEST(Driver, RelaxationFromInfeasibleStartRecoversFeasibility) {
 // with m = 0.45 from the same b0, without a new sensitivity analysis.
 TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
   // keep r = 1 (g_hat = -0.94) in; appendix A's errmax rejection
-  const Study s = quartic_study(0.9, {{"cutoff", 0.0}, {"strategy", "seed"}});
+  const LoadedStudy s = quartic_study(0.9, {{"cutoff", 0.0}, {"strategy", "seed"}});
   FakeSimulator sim = quartic_simulator();
   Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();
@@ -123,7 +123,7 @@ TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
 // Appendix A crosses the failing band (1.3, 1.5) of b1; the trust-region strategy stops at
 // its edge (the failures shrink every factor, its successes grow them back into the band).
 TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
-  Study s = product_study();
+  LoadedStudy s = product_study();
   s.options.seed_strategy = true;
   s.options.feasibility_first = false;
   s.options.form = ApproximationForm::kLinear;
@@ -142,7 +142,7 @@ TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
 // A NaN response, or a constraint whose relation is NaN although the responses are finite, is
 // a failed analysis naming what was not finite: never a value compared with a bound.
 TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
-  const Study s = product_study();
+  const LoadedStudy s = product_study();
   FakeSimulator sim(
       {{"r",
         [](const Eigen::VectorXd& b) {
@@ -161,7 +161,7 @@ TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
       {"objective", {{"minimize", "b1 + b2"}}},
       {"constraints", {{{"name", "root"}, {"of", "sqrt(5 - r)"}, {"upper", 3.0}}}},
       {"simulator", {{"type", "fake"}}}};
-  const Study with_root = load_study(d);
+  const LoadedStudy with_root = load_study(d);
   FakeSimulator big({{"r", [](const Eigen::VectorXd&) { return 6.0; },
                       [](const Eigen::VectorXd&) { return Eigen::Vector2d(0, 0).eval(); }}});
   Driver start(with_root, big, with_root.options);
@@ -175,7 +175,7 @@ TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
 // violates it and is rejected, the next cycle from the same b0 keeps it.
 TEST(Driver, AConstraintViolatedByARejectedProposalIsNotScreenedOut) {
   // A subregion of half-width 2 (range sizing: 0.5 m (10 - 0.1)) around b0 = 1.
-  const Study s = quartic_study(4.0 / 9.9, nlohmann::json::object(), true);
+  const LoadedStudy s = quartic_study(4.0 / 9.9, nlohmann::json::object(), true);
   FakeSimulator sim = quartic_simulator();
   Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();  // r = 1 at b0: g_hat = -0.94, screened out
@@ -204,15 +204,15 @@ TEST(Driver, AZeroBoundIsNormalisedByTheStartValueUnlessTheScaleIsLarger) {
   };
   FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return 100.0 * b(0); },
                       [](const Eigen::VectorXd&) { return Eigen::VectorXd::Constant(1, 100.0); }}});
-  const Study tr = study("trust_region", 1.0);
+  const LoadedStudy tr = study("trust_region", 1.0);
   Driver by_start(tr, sim, tr.options);
   by_start.step();
   EXPECT_NEAR(by_start.summary().start_violation, -100.0, 1e-9);  // g = -300, N = 300
-  const Study large = study("trust_region", 1000.0);
+  const LoadedStudy large = study("trust_region", 1000.0);
   Driver by_scale(large, sim, large.options);
   by_scale.step();
   EXPECT_NEAR(by_scale.summary().start_violation, -30.0, 1e-9);  // N = scale = 1000
-  const Study seed = study("seed", 1.0);
+  const LoadedStudy seed = study("seed", 1.0);
   Driver seeds(seed, sim, seed.options);
   seeds.step();
   EXPECT_NEAR(seeds.summary().start_violation, -30000.0, 1e-6);  // N = scale = 1
@@ -224,7 +224,7 @@ TEST(Driver, AZeroBoundIsNormalisedByTheStartValueUnlessTheScaleIsLarger) {
 }
 
 TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
-  const Study s = product_study();
+  const LoadedStudy s = product_study();
   FakeSimulator sim = product_simulator();
   sim.fail_when = [](const Eigen::VectorXd&) { return true; };
   Driver driver(s, sim, s.options);
@@ -235,7 +235,7 @@ TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
 }
 
 TEST(Driver, FailedSensitivityAnalysisEndsTheRunKeepingItsHistory) {
-  const Study s = product_study();
+  const LoadedStudy s = product_study();
   FakeSimulator sim = product_simulator();
   Driver driver(s, sim, s.options);
   driver.step();
@@ -271,7 +271,7 @@ TEST(Driver, MultipointFitInReciprocalVariableIsExactForCOverB) {
       {"settings",
        {{"approximation", "multipoint"}, {"cutoff", 0.0}, {"objacc", 1e-6}, {"vioacc", 1e-6}}},
       {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return 3.0 / b(0); },
                       [](const Eigen::VectorXd&) -> Eigen::VectorXd {
                         throw std::logic_error("no gradients");
@@ -302,7 +302,7 @@ TEST(Driver, MultipointWithIntermediateResponsesKeepsTheRelationExact) {
       {"settings",
        {{"approximation", "multipoint"}, {"objacc", 1e-6}, {"vioacc", 1e-6}, {"move_limit", 0.5}}},
       {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   auto no_gradient = [](const Eigen::VectorXd&) -> Eigen::VectorXd {
     throw std::logic_error("no gradients");
   };
@@ -318,7 +318,7 @@ TEST(Driver, MultipointWithIntermediateResponsesKeepsTheRelationExact) {
 }
 
 TEST(Driver, CycleLimitEndsWithAClearStatus) {
-  Study s = product_study();
+  LoadedStudy s = product_study();
   s.options.max_cycles = 2;
   FakeSimulator sim = product_simulator();
   Driver driver(s, sim, s.options);
@@ -330,7 +330,7 @@ TEST(Driver, CycleLimitEndsWithAClearStatus) {
 
 // Settings changed between cycles go in as options; the study stays as loaded.
 TEST(Driver, SetOptionsReopensARunEndedOnTheCycleLimit) {
-  const Study s = product_study();
+  const LoadedStudy s = product_study();
   Options limited = s.options;
   limited.max_cycles = 1;
   FakeSimulator sim = product_simulator();
@@ -350,7 +350,7 @@ TEST(Driver, SetOptionsReopensARunEndedOnTheCycleLimit) {
 }
 
 TEST(Driver, NoFeasibleDesignEndsInfeasible) {
-  const Study s = minimize_b1_study("lower", 100.0, 8);
+  const LoadedStudy s = minimize_b1_study("lower", 100.0, 8);
   FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return b(0); },
                       [](const Eigen::VectorXd&) { return Eigen::VectorXd::Ones(1).eval(); }}});
   Driver driver(s, sim, s.options);
@@ -364,7 +364,7 @@ TEST(Driver, NoFeasibleDesignEndsInfeasible) {
 // inside the bounds. The move limits shrink around it until the run stalls; a stall without a
 // feasible design ends `infeasible`, as the cycle limit does, not `stalled`.
 TEST(Driver, AStallAtTheLeastViolationEndsInfeasible) {
-  const Study s = minimize_b1_study("upper", 0.5, 200);
+  const LoadedStudy s = minimize_b1_study("upper", 0.5, 200);
   FakeSimulator sim(
       {{"r", [](const Eigen::VectorXd& b) { return (b(0) - 3.0) * (b(0) - 3.0) + 1.0; },
         [](const Eigen::VectorXd& b) {
@@ -383,7 +383,7 @@ TEST(Driver, AStallAtTheLeastViolationEndsInfeasible) {
 // secant through b0 and the plan point under-estimates the concave r, so proposals overshoot
 // the bound, and the noise-raised viomax (15 %) accepts them. A run that ends on its cycle limit
 // at such an infeasible design reports the best feasible design it analysed instead.
-Study concave_multipoint_study(int max_cycles) {
+LoadedStudy concave_multipoint_study(int max_cycles) {
   nlohmann::json b1 = variable("b1", 0.1, 10, 0.5, 0.4);
   b1["sizing"] = "range";
   nlohmann::json d = {
@@ -405,7 +405,7 @@ FakeSimulator concave_simulator() {
 }
 
 TEST(Driver, CycleLimitAtAnInfeasibleDesignReportsTheBestFeasibleDesignAnalysed) {
-  const Study s = concave_multipoint_study(2);
+  const LoadedStudy s = concave_multipoint_study(2);
   FakeSimulator sim = concave_simulator();
   Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
@@ -447,7 +447,7 @@ TEST(Driver, CycleLimitAtAnInfeasibleDesignReportsTheBestFeasibleDesignAnalysed)
 // (r = 0.842) in cycle 6. The converged multi-point run reports that design, the best it
 // analysed; the same function without noise, with gradients (the local approximation), reports
 // the design it converged at.
-Study noisy_parabola_study(const std::string& approximation) {
+LoadedStudy noisy_parabola_study(const std::string& approximation) {
   nlohmann::json b1 = variable("b1", 0.0, 10.0, 1.0, 0.3);
   b1["sizing"] = "range";
   nlohmann::json d = {
@@ -473,7 +473,7 @@ FakeSimulator parabola_simulator(double noise) {
 }
 
 TEST(Driver, ConvergedMultipointRunReportsTheBestFeasibleDesignAnalysed) {
-  const Study s = noisy_parabola_study("multipoint");
+  const LoadedStudy s = noisy_parabola_study("multipoint");
   FakeSimulator sim = parabola_simulator(0.2);
   Driver driver(s, sim, s.options);
   const RunSummary& r = driver.run();
@@ -494,7 +494,7 @@ TEST(Driver, ConvergedMultipointRunReportsTheBestFeasibleDesignAnalysed) {
       << r.message;
   EXPECT_FALSE(r.optimality.at_final_design);
 
-  const Study local = noisy_parabola_study("local");
+  const LoadedStudy local = noisy_parabola_study("local");
   FakeSimulator smooth = parabola_simulator(0.0);
   Driver exact(local, smooth, local.options);
   const RunSummary& e = exact.run();
@@ -524,7 +524,7 @@ TEST(Driver, MultipointDoesNotFreezeWhenB0IsAStationaryPointOfTheRelation) {
       {"constraints", {{{"of", "4 - (r - 5)^2"}, {"upper", 2.0}}}},
       {"settings", {{"approximation", "multipoint"}, {"noise", 5.0}, {"max_cycles", 6}}},
       {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   constexpr double kPi = 3.14159265358979323846;
   auto slope = [](double b) { return b >= 5.0 ? 1.0 : 0.1; };
   FakeSimulator sim({{"r",
@@ -563,7 +563,7 @@ TEST(Driver, ABoundFormulationWhoseAuxiliaryLeavesZeroIsJudgedInTheUnitsOfB0) {
                       {"constraints", {{{"of", {{"variable", "b1"}}}, {"lower", 3.0}}}},
                       {"settings", {{"max_cycles", 30}}},
                       {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   FakeSimulator sim(
       {{"r", [](const Eigen::VectorXd& b) { return 0.1 * b(0) + 0.4; },
         [](const Eigen::VectorXd&) { return Eigen::VectorXd::Constant(1, 0.1).eval(); }}});
@@ -608,7 +608,7 @@ RunSummary run_chain(const std::string& form, int& gradient_calls) {
                                      {"initial", starts[k]},
                                      {"sizing", "range"}});
   }
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   FakeSimulator sim({{"f", chain_value, chain_gradient}});
   Driver driver(s, sim, s.options);
   RunSummary r = driver.run();
@@ -624,13 +624,14 @@ RunSummary run_chain(const std::string& form, int& gradient_calls) {
 TEST(Driver, AVariableOnABoundPressingAwayFromItGrowsItsMoveLimit) {
   nlohmann::json b1 = variable("b1", 0.1, 10, 0.1, 1e-12);
   b1["sizing"] = "range";
-  const Study study = load_study({{"design_variables", {b1}},
-                                  {"load_cases", {{{"name", "only"}}}},
-                                  {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
-                                  {"objective", {{"maximize", {{"variable", "b1"}}}}},
-                                  {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
-                                  {"settings", {{"max_cycles", 80}, {"min_move_limit", 1e-15}}},
-                                  {"simulator", {{"type", "fake"}}}});
+  const LoadedStudy study =
+      load_study({{"design_variables", {b1}},
+                  {"load_cases", {{{"name", "only"}}}},
+                  {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                  {"objective", {{"maximize", {{"variable", "b1"}}}}},
+                  {"constraints", {{{"of", {{"response", "r"}}}, {"upper", 16.0}}}},
+                  {"settings", {{"max_cycles", 80}, {"min_move_limit", 1e-15}}},
+                  {"simulator", {{"type", "fake"}}}});
   FakeSimulator sim = quartic_simulator();
   Driver driver(study, sim, study.options);
   const RunSummary& r = driver.run();

@@ -129,7 +129,7 @@ TEST(StudyStore, LookupNeedsTheSameDesignBitsAndSimulatorInputs) {
 }
 
 TEST(StudyStore, SimulatorInputsHashIgnoresBoundsButNotTheSimulator) {
-  const Study base = load_study(product_document());
+  const LoadedStudy base = load_study(product_document());
   nlohmann::json changed_bound = product_document();
   changed_bound["constraints"][0]["lower"] = 5.0;
   changed_bound["design_variables"][0]["upper"] = 5.0;
@@ -190,7 +190,7 @@ TEST(StudyStore, ForeignFilesAreRefusedAndLeftUntouched) {
 
 TEST(StudyStore, SecondDriverOnTheStoreRunsNoSimulationAndRepeatsTheHistory) {
   const fs::path dir = scratch("driver");
-  const Study study = load_study(product_document());
+  const LoadedStudy study = load_study(product_document());
   StudyStore store((dir / "study.sqlite").string(), true);
   store.use_inputs(simulator_inputs_hash(study));
 

@@ -11,7 +11,7 @@ namespace sao {
 namespace {
 
 TEST(Options, DefaultsAreValid) {
-  EXPECT_EQ(Options{}.validate(), "");
+  EXPECT_TRUE(Options{}.validate().empty());
 }
 
 TEST(Options, DefaultsAreTheSeedsAppendixA) {
@@ -99,24 +99,32 @@ TEST(Options, NamesTheBrokenRuleWithTheBadValue) {
   for (const BrokenRule& c : cases) {
     Options o;
     c.change(o);
-    EXPECT_EQ(o.validate(), c.message);
+    const std::vector<std::string> broken = o.validate();
+    // The rule named (a negative threshold also breaks the order of its family: both said).
+    ASSERT_FALSE(broken.empty());
+    EXPECT_EQ(broken.front(), c.message);
   }
 }
 
 TEST(Options, NotANumberBreaksTheRule) {
   Options o;
   o.cutoff = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(o.validate().rfind("settings.cutoff: must be in [0, 1), got ", 0), 0u);
+  ASSERT_EQ(o.validate().size(), 1u);
+  EXPECT_EQ(o.validate()[0].rfind("settings.cutoff: must be in [0, 1), got ", 0), 0u);
   o = Options{};
   o.beta5 = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(o.validate().rfind("settings.beta5:", 0), 0u);
+  ASSERT_EQ(o.validate().size(), 1u);
+  EXPECT_EQ(o.validate()[0].rfind("settings.beta5:", 0), 0u);
 }
 
-TEST(Options, ReportsTheFirstBrokenRule) {
+TEST(Options, ReportsEveryBrokenRuleAtOnce) {
   Options o;
   o.beta1 = 2.0;
   o.cutoff = 2.0;
-  EXPECT_EQ(o.validate(), "settings.cutoff: must be in [0, 1), got 2");
+  o.max_cycles = 0;
+  EXPECT_EQ(o.validate(), (std::vector<std::string>{"settings.cutoff: must be in [0, 1), got 2",
+                                                    "settings.beta1: must be in (0, 1), got 2",
+                                                    "settings.max_cycles: must be >= 1, got 0"}));
 }
 
 TEST(Options, BoundaryValuesAreValid) {
@@ -129,13 +137,13 @@ TEST(Options, BoundaryValuesAreValid) {
   o.errsml = o.errlrg = o.errmax = 0.0;
   o.viosml = o.violrg = o.viomax = 3.0;
   o.max_cycles = 1;
-  EXPECT_EQ(o.validate(), "");
+  EXPECT_TRUE(o.validate().empty());
 }
 
 TEST(Options, NoiseKeepsValidOptionsValid) {
   Options o;
   o.noise = 50.0;
-  EXPECT_EQ(o.with_noise_applied().validate(), "");
+  EXPECT_TRUE(o.with_noise_applied().validate().empty());
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ std::string first_problem_with(const json& doc, const std::string& fragment) {
 }
 
 TEST(StudyLoader, LoadsTheBaseStudyWithDefaults) {
-  const Study s = load_study(base_study());
+  const LoadedStudy s = load_study(base_study());
   ASSERT_EQ(s.n_design(), 2);
   EXPECT_EQ(s.n_aux(), 1);
   EXPECT_DOUBLE_EQ(s.design[0].move_factor, 0.4);  // default
@@ -66,7 +66,7 @@ TEST(StudyLoader, LoadsTheBaseStudyWithDefaults) {
 }
 
 TEST(StudyLoader, BoundFormulationTurnsMaxObjectiveIntoConstraints) {
-  const Study s = load_study(base_study());
+  const LoadedStudy s = load_study(base_study());
   EXPECT_TRUE(s.objective.bound_formulation);
   // The objective is the auxiliary b3 itself.
   Evaluation e;
@@ -92,7 +92,7 @@ TEST(StudyLoader, BoundFormulationTurnsMaxObjectiveIntoConstraints) {
 TEST(StudyLoader, ConstraintOverSeveralLoadCasesExpandsPerCase) {
   json d = base_study();
   d["load_cases"].push_back({{"name", "second"}, {"time", {{"end", 3.0}, {"points", 11}}}});
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   EXPECT_EQ(s.constraints.size(), 8u);  // 2 criteria x 2 signs x 2 cases
   EXPECT_EQ(s.constraints[7].name, "disp[-]@second");
   EXPECT_EQ(s.constraints[7].g.program->grid_case(), 1);
@@ -142,7 +142,7 @@ TEST(StudyLoader, AVariableMayHaveNoBoundsAndIsSizedByItsCharacteristicSize) {
   d["design_variables"][0].erase("upper");
   d["design_variables"][1].erase("upper");
   d["design_variables"][1]["size"] = 0.5;
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   EXPECT_FALSE(s.design[0].bounded());
   EXPECT_EQ(s.design[0].lower, -std::numeric_limits<double>::infinity());
   EXPECT_EQ(s.design[0].upper, std::numeric_limits<double>::infinity());
@@ -171,7 +171,7 @@ TEST(StudyLoader, TheSizeOfAnUnboundedVariableIsChecked) {
 TEST(StudyLoader, AnEqualityIsBothSidesOfOneConstraint) {
   json d = base_study();
   d["constraints"] = json::parse(R"([{"name": "peak", "of": "peak", "equals": 2.0}])");
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   std::vector<const Constraint*> peak;  // the others are the bound formulation's rows
   for (const Constraint& c : s.constraints) {
     if (c.name.rfind("peak", 0) == 0) peak.push_back(&c);
@@ -240,7 +240,7 @@ TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
   json d = base_study();
   d["settings"] = {
       {"approximation", "multipoint"}, {"fit", "least_squares"}, {"nlp_algorithm", "mma"}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   EXPECT_TRUE(s.options.multipoint);
   EXPECT_TRUE(s.options.least_squares);
   EXPECT_TRUE(s.options.use_mma);
@@ -259,7 +259,7 @@ TEST(StudyLoader, ApproximationFormsStudyWideAndPerResponse) {
   d["settings"] = {{"form", "quadratic"}, {"min_curvature", -1.0}, {"max_curvature", 50.0}};
   d["responses"][1]["form"] = "conservative";
   d["responses"][2]["form"] = "linear";
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   EXPECT_EQ(s.options.form, ApproximationForm::kQuadratic);
   EXPECT_DOUBLE_EQ(s.options.min_curvature, -1.0);
   EXPECT_DOUBLE_EQ(s.options.max_curvature, 50.0);
@@ -349,7 +349,7 @@ TEST(StudyLoaderRelations, ExpressionObjectiveAndConstraintsUseRelationsAndData)
   d["relations"] = {{"energy", "acc^2 / 2"}, {"twice", "2 * energy"}};
   d["objective"] = {{"minimize", "trapz(twice) + peak * b1 + sum(w)"}};
   d["constraints"] = json::array({{{"name", "c"}, {"of", "y * g0 - b2"}, {"upper", 5.0}}});
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   const Evaluation e = base_evaluation();
   const ExactResponses exact(s, e);
   const Eigen::Vector3d x(0.5, 0.25, 0.0);
@@ -399,7 +399,7 @@ TEST(StudyLoaderRelations, ExplicitTimeValuesMakeANonUniformGrid) {
   json d = base_study();
   d["load_cases"][0]["time"] = {{"values", {0.0, 1.0, 3.0}}};
   d["objective"] = {{"minimize", "trapz(t^2)"}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   EXPECT_EQ(s.load_cases[0].grid.points, 3);
   EXPECT_DOUBLE_EQ(s.load_cases[0].grid.at(2), 3.0);
   // (0 + 1)/2 * 1 + (1 + 9)/2 * 2 = 10.5 on the grid 0, 1, 3.
@@ -419,7 +419,7 @@ TEST(StudyLoaderRelations, DerivedResponsesMustHaveTheirDeclaredKind) {
   d["responses"].push_back(
       {{"name", "comfort"}, {"kind", "scalar"}, {"expression", "trapz(acc^2) / 12"}});
   d["objective"] = {{"minimize", "comfort"}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   ASSERT_EQ(s.responses[3].derived.size(), 1u);
   EXPECT_TRUE(s.objective.f.linear());  // approximated as a response: the LP path
   d["responses"][3]["source"] = "x";
@@ -429,7 +429,7 @@ TEST(StudyLoaderRelations, DerivedResponsesMustHaveTheirDeclaredKind) {
 TEST(StudyLoaderRelations, IntermediateExpressionMustBeMonotoneOnTheBounds) {
   json d = base_study();
   d["design_variables"][0]["intermediate"] = {{"expression", "log(b1)"}};
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   EXPECT_NEAR(s.design[0].intermediate.value(0.5), std::log(0.5), 1e-15);
   EXPECT_NEAR(s.design[0].intermediate.slope(0.5), 2.0, 1e-15);
   d["design_variables"][0]["intermediate"] = {{"expression", "(b1 - 0.5)^2"}};
@@ -628,7 +628,7 @@ TEST(StudyLoaderAnnotations, UnitsAndLabelsAreKeptWhereGiven) {
   d["constraints"][0]["unit"] = "m";
   d["constraints"][0]["label"] = "Displacement";
   d["constraints"].push_back({{"of", "trapz(energy)"}, {"upper", 1.0}});
-  const Study s = load_study(d);
+  const LoadedStudy s = load_study(d);
   EXPECT_EQ(s.design[0].note.title("b1"), "Wall thickness [mm]");
   EXPECT_EQ(s.design[1].note.title("b2"), "b2");  // nothing given: the name
   EXPECT_EQ(s.responses[1].note.unit, "m/s^2");
