@@ -17,11 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "adapters/external_simulator.hpp"
-#include "adapters/plugin_simulator.hpp"
+#include "sao/components/standard_components.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
-#include "simulators/internal_simulator.hpp"
 #include "tests/support.hpp"
 
 namespace sao {
@@ -96,9 +94,7 @@ Answer check_answer(const json& document, const std::string& source, const std::
 class StudyWalk : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
-    sim::register_internal_simulator();
-    adapters::register_external_simulator();
-    adapters::register_plugin_simulator();
+    register_standard_components();
     spdlog::set_level(spdlog::level::warn);  // thousands of models opened: no info lines
   }
   static void TearDownTestSuite() { spdlog::set_level(spdlog::level::info); }
