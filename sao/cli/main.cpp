@@ -34,6 +34,7 @@
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/report/sweep_files.hpp"
 #include "sao/seam/analysis_request.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/service/service.hpp"
