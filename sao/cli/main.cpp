@@ -22,20 +22,19 @@
 #include <fstream>
 #include <iostream>
 
-#include "adapters/external_simulator.hpp"
-#include "adapters/plugin_simulator.hpp"
 #include "adapters/process_tree.hpp"
-#include "adapters/slurm_executor.hpp"
 #include "sao/cli/completion.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
 #include "sao/cli/validators.hpp"
+#include "sao/components/standard_components.hpp"
 #include "sao/optimizer/driver.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/report/sweep_files.hpp"
 #include "sao/seam/analysis_request.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/service/service.hpp"
@@ -44,7 +43,6 @@
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
 #include "sao/version.hpp"
-#include "simulators/internal_simulator.hpp"
 
 namespace {
 
@@ -633,10 +631,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(arguments.level));
   spdlog::set_pattern("%^[%l]%$ %v");
-  sao::sim::register_internal_simulator();
-  sao::adapters::register_external_simulator();
-  sao::adapters::register_plugin_simulator();
-  sao::adapters::register_slurm_executor();
+  sao::register_standard_components();  // the Python module registers the same
   // SIGINT, SIGTERM, SIGHUP: every external run's process tree is killed, exit 3 (failed run;
   // the analyses stored so far stay stored, and the message says what is kept). docs/trust.md
   sao::adapters::install_interrupt_handler(sao::cli::kFailed);

@@ -11,15 +11,13 @@
 #include <filesystem>
 #include <pybind11_json/pybind11_json.hpp>
 
-#include "adapters/external_simulator.hpp"
-#include "adapters/plugin_simulator.hpp"
+#include "sao/components/standard_components.hpp"
 #include "sao/python/python_simulator.hpp"
 #include "sao/python/session.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
 #include "sao/study/open_study.hpp"
 #include "sao/study/study_loader.hpp"
-#include "simulators/internal_simulator.hpp"
 
 namespace py = pybind11;
 
@@ -166,9 +164,7 @@ void register_exceptions(py::module_& m) {
 PYBIND11_MODULE(_sao, m) {
   using namespace sao::python;
   m.doc() = "sao: sequential approximate optimization (docs/python.md)";
-  sao::sim::register_internal_simulator();
-  sao::adapters::register_external_simulator();
-  sao::adapters::register_plugin_simulator();
+  sao::register_standard_components();  // as the command line: simulators, the SLURM executor
   register_python_simulator();
   m.attr("_simulators") = py::dict();  // sao.register_simulator: {"type": "python", "object": NAME}
   register_exceptions(m);

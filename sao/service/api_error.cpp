@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sao/seam/json_reader.hpp"
+#include "sao/seam/json_text.hpp"
 #include "sao/store/store.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -60,9 +61,9 @@ std::pair<int, nlohmann::json> current_error() {
 nlohmann::json parse_body(const std::string& body) {
   nlohmann::json value;
   try {
-    value = nlohmann::json::parse(body);
-  } catch (const nlohmann::json::exception& e) {
-    throw ApiError(400, std::string("the request body is not valid JSON: ") + e.what());
+    value = parse_json_text(body);
+  } catch (const JsonTextError& e) {  // its line, column and path; a number beyond a double
+    throw ApiError(400, std::string("the request body: ") + e.what());
   }
   // Before anything copies it (a copy recurses): a document nested a million deep is refused
   // here with the study file's limits (json_reader.hpp), not by a stack overflow.

@@ -8,8 +8,12 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <iterator>
 #include <map>
 
 #include "sao/service/api_error.hpp"
@@ -33,6 +37,10 @@ std::string check_options(const ServiceOptions& options) {
            " is reachable from other machines: give --token TOKEN (every API request then "
            "needs \"Authorization: Bearer TOKEN\"), or bind 127.0.0.1";
   }
+  for (const char c : options.token) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) return "--token: a control character is not allowed in a token";
+  }
   if (options.port < 0 || options.port > 65535) {
     return "--port " + std::to_string(options.port) + ": expected 0..65535";
   }
@@ -52,12 +60,23 @@ void reply(Response& res, int status, const nlohmann::json& body) {
                   "application/json");
 }
 
-// Equal tokens, in time that does not depend on where they differ (nor on their lengths).
+// Equal tokens, byte for byte and length for length (a NUL and what follows it, or any other
+// trailing byte, makes another token), in time that does not depend on where they differ nor
+// on their lengths: the digests of both are compared, and so are the lengths, without a branch
+// on either before the end. A token holding a control character is never equal (--token takes
+// printable ones only: check_options).
 bool same_token(const std::string& given, const std::string& expected) {
   unsigned char a[SHA256_DIGEST_LENGTH], b[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(given.data()), given.size(), a);
   SHA256(reinterpret_cast<const unsigned char*>(expected.data()), expected.size(), b);
-  return CRYPTO_memcmp(a, b, sizeof a) == 0;
+  unsigned control = 0;
+  for (const char c : given) {
+    const auto u = static_cast<unsigned char>(c);
+    control |= static_cast<unsigned>(u < 0x20 || u == 0x7f);
+  }
+  const unsigned same_length = static_cast<unsigned>(given.size() == expected.size());
+  const unsigned same_digest = static_cast<unsigned>(CRYPTO_memcmp(a, b, sizeof a) == 0);
+  return (same_digest & same_length & (control ^ 1u)) == 1u;
 }
 
 // The message of an error the server found before any handler (unknown path, body too large).
@@ -116,6 +135,12 @@ class Service::Impl {
     // A response is written in parts (headers, body): without TCP_NODELAY the second waits for
     // the client's delayed ACK (some 40 ms) on a kept-alive connection.
     server_.set_tcp_nodelay(true);
+    // The listening socket, to raise its backlog after binding (bind()); the library's own
+    // options (address reuse) are kept.
+    server_.set_socket_options([this](socket_t sock) {
+      httplib::default_socket_options(sock);
+      listening_socket_ = sock;
+    });
     server_.set_error_handler([](const Request& req, Response& res) {
       if (!res.body.empty()) return;
       // cpp-httplib refuses a body-carrying method without a length (curl -X POST without -d
@@ -154,6 +179,14 @@ class Service::Impl {
                                std::to_string(options_.port) +
                                " (in use, or not an address of this machine)");
     }
+    // cpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian's
+    // libcpp-httplib, so defining the macro here would change nothing): a burst of connects
+    // overflowed it (3 % of 200 simultaneous ones were reset). Listening again on the bound
+    // socket sets the backlog to the system's maximum (net.core.somaxconn).
+    if (listening_socket_ == INVALID_SOCKET || ::listen(listening_socket_, SOMAXCONN) != 0) {
+      throw std::runtime_error("cannot set the listen backlog on " + options_.bind + " port " +
+                               std::to_string(port_) + ": " + std::strerror(errno));
+    }
     return port_;
   }
   void listen() { server_.listen_after_bind(); }
@@ -172,9 +205,14 @@ class Service::Impl {
     if (options_.token.empty() || !req.path.starts_with("/api/")) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
-    const std::string header = req.get_header_value("Authorization");
+    // The header as received: Request::get_header_value goes through a C string and ends at
+    // a NUL ("TOKEN\0garbage" read as "TOKEN"). Exactly one Authorization header.
+    const auto [first, last] = req.headers.equal_range("Authorization");
+    const bool one = first != last && std::next(first) == last;
+    const std::string header = one ? first->second : std::string();
     const std::string prefix = "Bearer ";
-    if (header.starts_with(prefix) && same_token(header.substr(prefix.size()), options_.token)) {
+    if (one && header.starts_with(prefix) &&
+        same_token(header.substr(prefix.size()), options_.token)) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     res.set_header("WWW-Authenticate", "Bearer");
@@ -364,6 +402,7 @@ class Service::Impl {
   StudyRegistry registry_;
   httplib::Server server_;
   int port_ = -1;
+  socket_t listening_socket_ = INVALID_SOCKET;  // set by the socket options, in bind()
 };
 
 Service::Service(const ServiceOptions& options) : impl_(std::make_unique<Impl>(options)) {}

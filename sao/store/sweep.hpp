@@ -9,7 +9,8 @@
 // its own study store (OUT/members/value-V-start-K/study.sqlite): a killed sweep run again
 // replays its finished members and resumes the others, repeating no stored analysis. An
 // analysis a member takes from another member is copied into its own store (with 0 runs), so
-// that every member's store holds all it used.
+// that every member's store holds all it used. The sweep returns its members and the curve;
+// the report writes them (sao/report/sweep_files.hpp), so the store needs no plotting.
 #pragma once
 
 #include <functional>
@@ -18,7 +19,6 @@
 #include <vector>
 
 #include "sao/optimizer/driver.hpp"
-#include "sao/report/svg_plot.hpp"
 #include "sao/seam/simulator.hpp"
 
 namespace sao {
@@ -30,6 +30,9 @@ struct SweepRange {
 };
 // Throws std::invalid_argument naming what is wrong.
 SweepRange parse_sweep_range(const std::string& text);
+// A swept value as the sweep writes it (10 significant digits): in overrides, member folders
+// and the sweep's files (sao/report/sweep_files.hpp).
+std::string sweep_value_text(double v);
 
 struct SweepOptions {
   std::string study_file;
@@ -67,20 +70,5 @@ struct CurvePoint {
   int start = -1;  // -1: no member converged feasible at this value
 };
 std::vector<CurvePoint> compromise_curve(const SweepResult& result);
-
-// A reference design shown on the curve (e.g. the original damper): at x = `value`, y =
-// `objective`.
-struct ReferencePoint {
-  std::string label;
-  double value = 0.0;
-  double objective = 0.0;
-};
-
-// DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.svg (its axes titled
-// `x_title` and `y_title`, "label [unit]" where the study gives them; empty: the varied key
-// and the objective's name).
-void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
-                 const std::vector<ReferencePoint>& references, const std::string& objective_name,
-                 const std::string& x_title = "", const std::string& y_title = "");
 
 }  // namespace sao

@@ -1,6 +1,7 @@
 #include "sao/study/open_study.hpp"
 
 #include "sao/seam/json_reader.hpp"
+#include "sao/seam/json_text.hpp"
 #include "sao/study/derived_responses.hpp"
 
 namespace sao {
@@ -17,6 +18,8 @@ std::unique_ptr<Simulator> open_simulator(const Study& study) {
     throw StudyError(study.file, e.problems());
   } catch (const std::invalid_argument& e) {
     throw StudyError(study.file, {e.what()});
+  } catch (const nlohmann::json::exception& e) {  // a check missed by a section parser
+    throw StudyError(study.file, {"simulator: " + json_error_text(e)});
   }
   check_against_simulator(study, *simulator);
   return simulator;

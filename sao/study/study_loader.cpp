@@ -5,10 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "sao/seam/json_reader.hpp"
+#include "sao/seam/json_text.hpp"
 #include "sao/study/load_sections.hpp"
 
 namespace sao {
@@ -156,17 +158,13 @@ nlohmann::json read_study_document(const std::string& path) {
                      {"a file of " + std::to_string(bytes) + " bytes, more than the " +
                       std::to_string(loading::kMaxFileBytes >> 20) + " MiB a study file may have"});
   }
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw StudyError(path, {"cannot open the file"});
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw StudyError(path, {std::string("not valid JSON: ") + e.what()});
-  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond the range of a double
-    throw StudyError(path,
-                     {std::string("a number out of range (at most about 1.8e308): ") + e.what()});
-  } catch (const nlohmann::json::exception& e) {
-    throw StudyError(path, {std::string("not readable as JSON: ") + e.what()});
+    return parse_json_text(text);
+  } catch (const JsonTextError& e) {  // with its line, column and JSON path
+    throw StudyError(path, {e.what()});
   }
 }
 

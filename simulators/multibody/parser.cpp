@@ -60,7 +60,7 @@ Motion Parser::motion(const json& v, const std::string& path) {
     const std::string rp = path + ".road[" + std::to_string(i) + "]";
     only_keys(road[i], {"name", "height", "table"}, rp);
     Profile profile;
-    profile.name = road[i].value("name", "profile" + std::to_string(i + 1));
+    profile.name = string_at(road[i], "name", rp, "profile" + std::to_string(i + 1));
     if (road[i].contains("height") == road[i].contains("table")) {
       bad(rp, "give either \"height\" (a formula of x) or \"table\" ([[x, h], ...])");
     }
@@ -155,7 +155,7 @@ void Parser::bodies_and_points(const json& o, const std::string& path, int& a, i
 }
 
 void Parser::read(const json& m, const std::string& path) {
-  guarded([&] {
+  guarded(path, [&] {
     only_keys(m,
               {"analysis", "parameters", "load_parameters", "gravity", "bodies", "beams", "joints",
                "forces", "initial", "points", "integrals", "baumgarte", "max_step", "integrator",
@@ -187,7 +187,7 @@ void Parser::read(const json& m, const std::string& path) {
 
 void Parser::read_symbols(const json& m, const std::string& path) {
   if (!m.is_object()) return;
-  guarded([&] {
+  guarded(path + ".analysis", [&] {
     if (m.contains("analysis")) {
       if (m.at("analysis") == "kinematic") {
         model_.dynamic = false;
@@ -197,7 +197,7 @@ void Parser::read_symbols(const json& m, const std::string& path) {
       }
     }
   });
-  guarded([&] {
+  guarded(path + ".parameters", [&] {
     if (m.contains("parameters")) {
       if (!m.at("parameters").is_object()) bad(path + ".parameters", "expected an object");
       for (const auto& [name, value] : m.at("parameters").items()) {
@@ -208,7 +208,7 @@ void Parser::read_symbols(const json& m, const std::string& path) {
       }
     }
   });
-  guarded([&] {
+  guarded(path + ".load_parameters", [&] {
     if (m.contains("load_parameters")) {
       const json& lp = m.at("load_parameters");
       if (!lp.is_object()) bad(path + ".load_parameters", "expected an object name -> default");
@@ -234,14 +234,14 @@ void Parser::read_symbols(const json& m, const std::string& path) {
 
 void Parser::read_bodies(const json& m, const std::string& path) {
   const json* bodies = nullptr;
-  guarded([&] {
+  guarded(path + ".bodies", [&] {
     const bool beams = m.is_object() && m.contains("beams");  // a model of beams only
     bodies = &array_at(m, "bodies", path, !beams);
     if (bodies->empty() && !beams) bad(path + ".bodies", "at least one body is needed");
   });
   if (!bodies) return;
   for (size_t i = 0; i < bodies->size(); ++i) {
-    guarded([&] {
+    guarded(at(path + ".bodies", i), [&] {
       const std::string bp = at(path + ".bodies", i);
       const json& b = (*bodies)[i];
       only_keys(b,
@@ -322,7 +322,7 @@ void Parser::read_beam(const json& b, size_t i, const std::string& bp) {
             bp);
   if (!model_.dynamic) bad(bp, "beams need a dynamic analysis");
   Beam beam;
-  beam.name = b.value("name", "beam" + std::to_string(i + 1));
+  beam.name = string_at(b, "name", bp, "beam" + std::to_string(i + 1));
   const json& n = b.value("elements", json());
   if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > 1000) {
     bad(bp + ".elements",
@@ -393,8 +393,8 @@ void Parser::read_beam(const json& b, size_t i, const std::string& bp) {
 
 void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
   Joint joint;
-  joint.name = j.value("name", "joint" + std::to_string(i + 1));
-  const std::string type = j.value("type", "");
+  joint.name = string_at(j, "name", jp, "joint" + std::to_string(i + 1));
+  const std::string type = string_at(j, "type", jp);
   if (type == "driver") {
     only_keys(j, {"type", "name", "body", "coordinate", "motion"}, jp);
     joint.kind = JointKind::kDriver;
@@ -443,20 +443,20 @@ void Parser::read_joint(const json& j, size_t i, const std::string& jp) {
 
 void Parser::read_settings(const json& m, const std::string& path) {
   if (!m.is_object()) return;
-  guarded([&] {
+  guarded(path + ".max_step", [&] {
     if (m.contains("max_step")) {
       model_.has_max_step = true;
       model_.max_step = quantity(m.at("max_step"), path + ".max_step");
     }
   });
-  guarded([&] {
+  guarded(path + ".gravity", [&] {
     const json g = m.value("gravity", json::array({0.0, -9.81}));
     if (!g.is_array() || g.size() != 2) bad(path + ".gravity", "expected [gx, gy]");
     model_.gx = quantity(g[0], path + ".gravity[0]");
     model_.gy = quantity(g[1], path + ".gravity[1]");
   });
-  guarded([&] { read_integrator(m, path); });
-  guarded([&] {
+  guarded(path + ".integrator", [&] { read_integrator(m, path); });
+  guarded(path + ".coordinates", [&] {
     const json c = m.value("coordinates", json("independent"));
     if (c != "independent" && c != "absolute") {
       bad(path + ".coordinates",
@@ -464,11 +464,11 @@ void Parser::read_settings(const json& m, const std::string& path) {
     }
     model_.reduce = c == "independent";
   });
-  guarded([&] {
+  guarded(path + ".baumgarte", [&] {
     if (m.contains("baumgarte")) {
       only_keys(m.at("baumgarte"), {"alpha", "beta"}, path + ".baumgarte");
-      model_.alpha = m.at("baumgarte").value("alpha", model_.alpha);
-      model_.beta = m.at("baumgarte").value("beta", model_.beta);
+      model_.alpha = number_at(m.at("baumgarte"), "alpha", path + ".baumgarte", model_.alpha);
+      model_.beta = number_at(m.at("baumgarte"), "beta", path + ".baumgarte", model_.beta);
     }
   });
 }
@@ -517,7 +517,7 @@ void Parser::read_initial(const json& m, const std::string& path) {
 // The counts of equations, coordinates and initial conditions (read without problems).
 void Parser::check_counts(const json& m, const std::string& path) {
   const bool has_initial = !array_at(m, "initial", path).empty();
-  guarded([&] {
+  guarded(path, [&] {
     const int m_eq = model_.n_constraints();
     if (!model_.dynamic && m_eq != model_.nq()) {
       bad(path + ".joints", "a kinematic model must be driven: " + std::to_string(m_eq) +
@@ -552,7 +552,7 @@ void Parser::read_points(const json& m, const std::string& path) {
   for_each_entry(m, "points", path, [&](const json& e, size_t, const std::string& mp) {
     only_keys(e, {"name", "body", "at"}, mp);
     Marker marker;
-    marker.name = e.value("name", "");
+    marker.name = string_at(e, "name", mp);
     if (marker.name.empty()) bad(mp + ".name", "missing");
     if (std::find(model_.history_names.begin(), model_.history_names.end(), marker.name + ".x") !=
         model_.history_names.end()) {
@@ -575,11 +575,12 @@ void Parser::read_integrals(const json& m, const std::string& path) {
   for_each_entry(m, "integrals", path, [&](const json& e, size_t, const std::string& ip) {
     only_keys(e, {"name", "integrand"}, ip);
     Integral integral;
-    integral.name = e.value("name", "");
+    integral.name = string_at(e, "name", ip);
     if (integral.name.empty()) bad(ip + ".name", "missing");
     if (!model_.dynamic) bad(ip, "integrals need a dynamic analysis");
     try {
-      integral.integrand = expr::bind(expr::parse(e.value("integrand", "")), integrand_symbols, -1);
+      integral.integrand =
+          expr::bind(expr::parse(string_at(e, "integrand", ip)), integrand_symbols, -1);
     } catch (const expr::Error& e) {
       bad(ip + ".integrand", e.what());
     }

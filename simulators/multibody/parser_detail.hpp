@@ -3,12 +3,14 @@
 // elements). Every problem is recorded with its path, and reading goes on.
 #pragma once
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sao/seam/json_reader.hpp"
+#include "sao/seam/json_text.hpp"
 #include "simulators/multibody/model.hpp"
 
 namespace sao::sim::multibody::parsing {
@@ -36,6 +38,27 @@ inline const json& array_at(const json& o, const std::string& key, const std::st
   return o.at(key);
 }
 
+// A string entry of the object `o` at `path` (a name, a type): `fallback` when absent; a
+// problem when `o` is not an object or the entry not a string.
+inline std::string string_at(const json& o, const char* key, const std::string& path,
+                             const std::string& fallback = "") {
+  if (!o.is_object()) bad(path, "expected an object, got " + json_excerpt(o));
+  const auto it = o.find(key);
+  if (it == o.end()) return fallback;
+  if (!it->is_string()) bad(path + "." + key, "expected a string, got " + json_excerpt(*it));
+  return it->get<std::string>();
+}
+
+// A number entry of the object `o` at `path`: `fallback` when absent; a problem when it is not
+// a finite number.
+inline double number_at(const json& o, const char* key, const std::string& path, double fallback) {
+  const auto it = o.find(key);
+  if (it == o.end()) return fallback;
+  if (!it->is_number() || !std::isfinite(it->get<double>()))
+    bad(path + "." + key, "expected a finite number, got " + json_excerpt(*it));
+  return it->get<double>();
+}
+
 inline std::string at(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
@@ -48,14 +71,16 @@ class Parser {
 
  private:
   // Runs read(); a problem it throws is recorded, and reading goes on with the next element.
+  // A JSON library exception (a value of a kind no check expected) is recorded at `path`, the
+  // element read, with the library's message without its own prefix.
   template <class Read>
-  void guarded(Read read) {
+  void guarded(const std::string& path, Read read) {
     try {
       read();
     } catch (const Problem& p) {
       problems_.add(p.path, p.what);
     } catch (const json::exception& e) {
-      problems_.add("", e.what());
+      problems_.add(path, json_error_text(e));
     }
   }
   // read(entry, i, "PATH.KEY[i]") for each entry of the list m[key] (none when it is absent),
@@ -63,10 +88,11 @@ class Parser {
   template <class Read>
   void for_each_entry(const json& m, const char* key, const std::string& path, Read read) {
     const json* list = nullptr;
-    guarded([&] { list = &array_at(m, key, path); });
+    guarded(path, [&] { list = &array_at(m, key, path); });
     if (!list) return;
     for (size_t i = 0; i < list->size(); ++i) {
-      guarded([&] { read((*list)[i], i, at(path + "." + key, i)); });
+      const std::string entry_path = at(path + "." + key, i);
+      guarded(entry_path, [&] { read((*list)[i], i, entry_path); });
     }
   }
   // An object with no keys but `known` (each other key is a problem).

@@ -6,8 +6,8 @@ namespace sao::sim::multibody::parsing {
 
 void Parser::read_force(const json& f, size_t i, const std::string& fp) {
   Force force;
-  force.name = f.value("name", "force" + std::to_string(i + 1));
-  const std::string type = f.value("type", "");
+  force.name = string_at(f, "name", fp, "force" + std::to_string(i + 1));
+  const std::string type = string_at(f, "type", fp);
   if (type == "spring_damper" || type == "rotational_spring_damper") {
     only_keys(f,
               {"type", "name", "bodies", "points", "stiffness", "damping", "length", "angle",

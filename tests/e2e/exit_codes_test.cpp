@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -93,6 +94,53 @@ TEST(ExitCodes, StudyFileCommands) {
       {"--no-such-command", 2, "subcommand"},
       {"--help", 0, "Subcommands"},
   });
+}
+
+// Studies with a defect found by fuzzing, each refused by `sao check` and `sao run` with exit 2
+// and a message naming the place (JSON path; line and column for the file's syntax), never the
+// JSON library's exception text ("[json.exception.type_error.302] type must be string" and
+// "number overflow parsing '1e5000'" without a place, before).
+TEST(ExitCodes, StudyDefectsAreNamedWhereTheyAre) {
+  const fs::path dir = scratch_directory("test-exit-codes-defects");
+  const std::string source = kProblems + "impact-absorber/max-acceleration-multibody.json";
+  const nlohmann::json original = nlohmann::json::parse(read_file(source));
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  nlohmann::json boolean_type = original, nested = original;
+  boolean_type["simulator"]["multibody"]["forces"][0]["type"] = true;
+  nested["simulator"]["multibody"]["forces"] =
+      nlohmann::json::array({original["simulator"]["multibody"]["forces"]});
+  std::string overflow = original.dump(2);
+  const std::string initial = "\"initial\": 0.85";
+  ASSERT_NE(overflow.find(initial), std::string::npos);
+  const size_t at = overflow.find(initial);
+  overflow.replace(at, initial.size(), "\"initial\": 1e5000");
+  const size_t number = at + initial.size() - 4;  // where 1e5000 starts
+  const std::string line =
+      std::to_string(1 + std::count(overflow.begin(), overflow.begin() + at, '\n'));
+  const std::string column = std::to_string(number - overflow.rfind('\n', at));
+  const std::vector<std::pair<std::string, std::string>> defects{
+      {write("overflow.json", overflow),
+       "auxiliary_variables[0].initial (line " + line + ", column " + column +
+           "): the number 1e5000 is beyond the range of a double"},
+      {write("boolean-type.json", boolean_type.dump(2)),
+       "simulator.multibody.forces[0].type: expected a string, got true"},
+      {write("nested.json", nested.dump(2)),
+       "simulator.multibody.forces[0]: expected an object, got an array of 1 entry"},
+  };
+  for (const auto& [file, says] : defects) {
+    for (const std::string& command :
+         {"check " + file, "run " + file + " -q --out " + (dir / "out").string()}) {
+      const Output o = run_command(kSao + " " + command + " 2>&1");
+      EXPECT_EQ(o.code, 2) << "sao " << command << "\n" << o.text;
+      EXPECT_TRUE(contains(o.text, says))
+          << "sao " << command << ": expected \"" << says << "\" in\n"
+          << o.text;
+      EXPECT_FALSE(contains(o.text, "[json.exception")) << "sao " << command << "\n" << o.text;
+    }
+  }
 }
 
 // The worker of a batch executor (docs/cluster.md): a request of a closed-form model in, its

@@ -157,6 +157,22 @@ class PythonSimulators(unittest.TestCase):
         self.assertIn('simulator.gradients.method: "provided", but the Python simulator',
                       str(raised.exception))
 
+    def test_the_command_lines_simulators_and_executors_are_known(self):
+        # One registration (register_standard_components): the SLURM executor as in `sao`.
+        with open(problem("impact-absorber/max-acceleration.json")) as f:
+            study = json.load(f)
+        study["simulator"]["executor"] = {"type": "slurm", "partition": "short"}
+        sao.check(study)  # before, "unknown executor \"slurm\" (known: \"local\")"
+        study["simulator"]["executor"] = {"type": "pbs"}
+        with self.assertRaises(sao.StudyError) as raised:
+            sao.check(study)
+        self.assertIn('simulator.executor.type: unknown executor "pbs" (known: "local", "slurm")',
+                      str(raised.exception))
+        for kind in ("external", "plugin"):  # known types: their own problems, not "unknown type"
+            with self.assertRaises(sao.StudyError) as raised:
+                sao.check(study_with({"type": kind}))
+            self.assertNotIn("unknown type", str(raised.exception))
+
 
 if __name__ == "__main__":
     unittest.main()

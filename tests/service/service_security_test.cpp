@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "tests/service/service_support.hpp"
 
@@ -116,6 +120,97 @@ std::string raw_request(int port, const std::string& text) {
   boost::system::error_code ec;  // end of file when the server closes: the whole reply read
   asio::read(socket, asio::dynamic_buffer(reply), ec);
   return reply;
+}
+
+// The status line of the answer to GET /api/studies with "Authorization: Bearer VALUE", the
+// value written byte for byte (a NUL included).
+std::string status_with_token(int port, const std::string& value) {
+  const std::string reply = raw_request(port,
+                                        "GET /api/studies HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                        "Authorization: Bearer " +
+                                            value + "\r\nConnection: close\r\n\r\n");
+  return reply.substr(0, reply.find("\r\n"));
+}
+
+// Only the token itself: with a NUL and bytes after it (accepted before), a byte more or less,
+// another case, a control character: each 401.
+TEST(ServiceSecurity, OnlyTheExactTokenIsAccepted) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data", {"--token", "s3cret-token"});
+  ASSERT_GT(server.port(), 0) << server.line();
+  EXPECT_EQ(status_with_token(server.port(), "s3cret-token"), "HTTP/1.1 200 OK");
+  using namespace std::string_literals;
+  for (const std::string& near : {"s3cret-token\0garbage"s, "s3cret-token\0"s, "s3cret-token\x01"s,
+                                  "s3cret-toke"s, "s3cret-tokenn"s, "3cret-token"s, "S3CRET-TOKEN"s,
+                                  "s3cret-tokeN"s, "s3cret-token%00"s, "s3cret\0-token"s}) {
+    std::string shown;
+    for (const char c : near) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+    EXPECT_EQ(status_with_token(server.port(), near), "HTTP/1.1 401 Unauthorized") << shown;
+  }
+}
+
+// 200 connections opened at once to the service, each then asking for the study list: every
+// one connects at once and is answered, none reset. The listen backlog was cpp-httplib's 5:
+// the connects beyond it waited for a SYN retransmission (a second or more) or were reset.
+TEST(ServiceSecurity, ABurstOf200ConnectsIsAbsorbed) {
+  namespace asio = boost::asio;
+  using Clock = std::chrono::steady_clock;
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  ASSERT_GT(server.port(), 0) << server.line();
+  constexpr int kConnections = 200;
+  struct Connection {
+    explicit Connection(asio::io_context& io) : socket(io) {}
+    asio::ip::tcp::socket socket;
+    std::string reply;
+    double connect_seconds = -1.0;
+  };
+  asio::io_context io;
+  const asio::ip::tcp::endpoint at(asio::ip::make_address("127.0.0.1"),
+                                   static_cast<unsigned short>(server.port()));
+  const std::string request =
+      "GET /api/studies HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Connection: close\r\n\r\n";
+  std::vector<std::unique_ptr<Connection>> connections;
+  std::vector<std::string> errors;
+  int answered = 0;
+  const auto start = Clock::now();
+  for (int i = 0; i < kConnections; ++i) {  // every connect is started before any completes
+    connections.push_back(std::make_unique<Connection>(io));
+    Connection& c = *connections.back();
+    c.socket.async_connect(at, [&, i](const boost::system::error_code& ec) {
+      c.connect_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      if (ec) {
+        errors.push_back("connect " + std::to_string(i) + ": " + ec.message());
+        return;
+      }
+      asio::async_write(
+          c.socket, asio::buffer(request), [&, i](boost::system::error_code w, size_t) {
+            if (w) {
+              errors.push_back("write " + std::to_string(i) + ": " + w.message());
+              return;
+            }
+            asio::async_read(
+                c.socket, asio::dynamic_buffer(c.reply),
+                [&, i](boost::system::error_code r, size_t) {
+                  if (r && r != asio::error::eof) {
+                    errors.push_back("read " + std::to_string(i) + ": " + r.message());
+                  } else if (c.reply.rfind("HTTP/1.1 200", 0) == 0) {
+                    ++answered;
+                  } else {
+                    errors.push_back("answer " + std::to_string(i) + ": " + c.reply.substr(0, 40));
+                  }
+                });
+          });
+    });
+  }
+  io.run_for(std::chrono::seconds(60));  // bounded: a stalled connection fails the test
+  EXPECT_EQ(answered, kConnections);
+  EXPECT_TRUE(errors.empty()) << errors.size() << " errors, the first: " << errors.front();
+  double slowest = 0.0;
+  for (const auto& c : connections) slowest = std::max(slowest, c->connect_seconds);
+  // A refused SYN is retried after 1 s: a connect that slow did not fit in the backlog.
+  EXPECT_LT(slowest, 0.9) << "the slowest of " << kConnections << " connects";
 }
 
 TEST(ServiceSecurity, APostWithoutALengthIsToldWhatIsMissing) {

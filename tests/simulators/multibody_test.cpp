@@ -166,6 +166,47 @@ TEST(Multibody, BadDescriptionsNameTheirPath) {
               HasSubstr("bodies[0].mass: may not depend on the time t"));
 }
 
+// Values of another JSON kind where a name or a type is read, and elements nested in an extra
+// array: each named at its path, never with the JSON library's exception text (which is what
+// a boolean force type or "forces": [[{...}]] gave: "[json.exception.type_error.302] ...").
+TEST(Multibody, ValuesOfAnotherKindNameTheirPath) {
+  auto error = [](const std::string& text) {
+    try {
+      load_multibody_model(json::parse(text));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string body = R"("bodies": [{"name": "a", "mass": 1, "inertia": 1}])";
+  const std::string spring = R"("bodies": ["ground", "a"], "stiffness": 1)";
+  struct Case {
+    std::string text, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"{" + body + R"(, "forces": [{"type": true, )" + spring + "}]}",
+            "simulator.multibody.forces[0].type: expected a string, got true"},
+           {"{" + body + R"(, "forces": [[{"type": "spring_damper", )" + spring + "}]]}",
+            "simulator.multibody.forces[0]: expected an object, got an array of 1 entry"},
+           {"{" + body + R"(, "forces": [{"type": "spring_damper", "name": 3, )" + spring + "}]}",
+            "simulator.multibody.forces[0].name: expected a string, got 3"},
+           {"{" + body + R"(, "joints": [{"type": ["revolute"], "bodies": ["ground", "a"]}]})",
+            "simulator.multibody.joints[0].type: expected a string, got an array of 1 entry"},
+           {"{" + body + R"(, "joints": [[{"type": "revolute", "bodies": ["ground", "a"]}]]})",
+            "simulator.multibody.joints[0]: expected an object"},
+           {"{" + body + R"(, "baumgarte": {"alpha": "fast"}})",
+            "simulator.multibody.baumgarte.alpha: expected a finite number, got \"fast\""},
+           {"{" + body + R"(, "points": [{"name": false, "body": "a"}]})",
+            "simulator.multibody.points[0].name: expected a string, got false"},
+           {"{" + body + R"(, "integrals": [{"name": "e", "integrand": 1}]})",
+            "simulator.multibody.integrals[0].integrand: expected a string, got 1"},
+       }) {
+    const std::string what = error(c.text);
+    EXPECT_THAT(what, HasSubstr(c.says)) << c.text;
+    EXPECT_THAT(what, ::testing::Not(HasSubstr("[json.exception"))) << c.text;
+  }
+}
+
 TEST(Multibody, ReportsEveryProblemOfTheDescriptionAtOnce) {
   try {
     load_multibody_model(json::parse(R"({"bodies": [{"name": "a", "mass": 1, "inertia": 1,

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "sao/report/svg_plot.hpp"
 #include "sao/store/shared_cache.hpp"
 
 namespace sao {
