@@ -403,9 +403,12 @@ void StudyStore::exec(const char* sql) const {
 }
 
 std::vector<Evaluation> StudyStore::lookup(const Eigen::VectorXd& design, bool gradients) {
+  // Values only first, then in the order stored: a replay meets first the row its cycle made
+  // (a later row may cover more derivative rows; taking it would count one sensitivity
+  // analysis fewer than the run that is replayed).
   const std::string sql = std::string("SELECT ") + checksum_column() + ", " + kAnalysisFields +
                           " FROM analyses WHERE inputs_hash = ?1 AND design = ?2 AND ok = 1 AND "
-                          "gradients >= ?3 ORDER BY gradients ASC, id DESC";
+                          "gradients >= ?3 ORDER BY gradients ASC, id ASC";
   Statement q(db_, sql.c_str());
   q.bind(1, inputs_).blob(2, design_blob(design)).bind(3, gradients ? 1 : 0);
   std::vector<Evaluation> out;
