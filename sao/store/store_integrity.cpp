@@ -70,12 +70,15 @@ void StudyStore::seal_meta() {
 void StudyStore::seal(const char* table, long long rowid) {
   for (const SealedTable& t : kSealedTables) {
     if (std::string(t.name) != table || !t.columns) continue;
-    const std::string select =
-        std::string("SELECT ") + t.columns + " FROM " + t.name + " WHERE rowid = ?1";
-    Statement q(db_, select.c_str());
-    q.bind64(1, rowid);
-    if (!q.row()) return;
-    const std::string sum = row_checksum(t.name, q, 0, column_count(t.columns));
+    std::string sum;
+    {  // the row as SQLite reads it back (the statement ends before the update)
+      const std::string select =
+          std::string("SELECT ") + t.columns + " FROM " + t.name + " WHERE rowid = ?1";
+      Statement q(db_, select.c_str());
+      q.bind64(1, rowid);
+      if (!q.row()) return;
+      sum = row_checksum(t.name, q, 0, column_count(t.columns));
+    }
     const std::string update =
         std::string("UPDATE ") + t.name + " SET checksum = ?1 WHERE rowid = ?2";
     Statement(db_, update.c_str()).bind(1, sum).bind64(2, rowid).run();
@@ -106,8 +109,10 @@ int StudyStore::seal_all() {
       exec(alter.c_str());
     }
     std::vector<long long> rowids;
-    Statement q(db_, (std::string("SELECT rowid FROM ") + t.name).c_str());
-    while (q.row()) rowids.push_back(q.integer64(0));
+    {
+      Statement q(db_, (std::string("SELECT rowid FROM ") + t.name).c_str());
+      while (q.row()) rowids.push_back(q.integer64(0));
+    }
     for (long long rowid : rowids) seal(t.name, rowid);
     rows += static_cast<int>(rowids.size());
   }
