@@ -155,8 +155,8 @@ int step_command() {
 // Names every damaged record of a store opened read-only (status: nothing is removed).
 void print_damaged(const StudyStore& store) {
   if (store.unchecked_rows() > 0) {
-    std::cout << "store written before checksums: its " << store.unchecked_rows()
-              << " records are read as they are (a run adds checksums)\n";
+    std::cout << "store written before checksums (of every table): its " << store.unchecked_rows()
+              << " rows are read as they are (a run adds checksums)\n";
   }
   for (const DamagedRecord& d : store.verify()) {
     std::cout << "damaged    " << d.table << " row " << d.row;

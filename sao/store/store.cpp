@@ -32,10 +32,12 @@ using sqlite::Statement;
 constexpr const char* kFormat = "sao-study-store";
 // 2: cycle records in the one JSON form of cycle_record_json.hpp, with their variable names.
 // 3: a checksum per analysis and cycle row.
+// 4: a checksum per row of studies, branches, settings_changes and jobs, and meta's `checksum`
+//    row (store_integrity.cpp); a row that fails it makes the store unusable (exit 2).
 // Stores of version 1 (sao 0.1) are still read: their analyses are encoded as in version 2, and
-// their cycle rows are read by decode_cycle_record. Opening a version 1 or 2 store for writing
-// adds the checksum column and the checksums of its rows and marks it version 3.
-constexpr int kVersion = 3;
+// their cycle rows are read by decode_cycle_record. Opening a store of version 1 to 3 for
+// writing adds the checksum columns and the checksums it lacks and marks it version 4.
+constexpr int kVersion = 4;
 constexpr int kOldestReadable = 1;
 
 uint64_t fnv1a(const std::string& text) {
@@ -66,15 +68,18 @@ nlohmann::json derivatives_json(const std::vector<DerivativeRequest>& derivative
   return out;
 }
 
+// Every table's `checksum` is SHA-256 of the row (see kAnalysisFields, cycle_checksum and
+// store_integrity.cpp for the columns each covers); meta holds format, version, created and
+// `checksum` (of the other three). The table `jobs` is created by create_jobs_table.
 const char* kSchema = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE studies (
   id INTEGER PRIMARY KEY, document TEXT NOT NULL, source TEXT NOT NULL, start INTEGER NOT NULL,
-  inputs_hash TEXT NOT NULL, created TEXT NOT NULL);
+  inputs_hash TEXT NOT NULL, created TEXT NOT NULL, checksum TEXT NOT NULL DEFAULT '');
 CREATE TABLE branches (
   id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, from_cycle INTEGER NOT NULL,
   study INTEGER NOT NULL REFERENCES studies(id), status TEXT NOT NULL, message TEXT NOT NULL,
-  created TEXT NOT NULL);
+  created TEXT NOT NULL, checksum TEXT NOT NULL DEFAULT '');
 CREATE TABLE analyses (
   id INTEGER PRIMARY KEY, inputs_hash TEXT NOT NULL, design BLOB NOT NULL,
   design_json TEXT NOT NULL, gradients INTEGER NOT NULL, derivatives TEXT NOT NULL,
@@ -84,7 +89,7 @@ CREATE TABLE analyses (
 CREATE INDEX analyses_by_design ON analyses (inputs_hash, design);
 CREATE TABLE settings_changes (
   id INTEGER PRIMARY KEY, branch INTEGER NOT NULL, cycle INTEGER NOT NULL,
-  assignment TEXT NOT NULL, created TEXT NOT NULL);
+  assignment TEXT NOT NULL, created TEXT NOT NULL, checksum TEXT NOT NULL DEFAULT '');
 CREATE TABLE cycles (
   branch INTEGER NOT NULL, cycle INTEGER NOT NULL, record TEXT NOT NULL, settings TEXT NOT NULL,
   created TEXT NOT NULL, checksum TEXT NOT NULL DEFAULT '', PRIMARY KEY (branch, cycle));
@@ -301,8 +306,9 @@ void StudyStore::create_schema() {
   Statement(db_, "INSERT INTO meta VALUES ('format', ?1)").bind(1, std::string(kFormat)).run();
   Statement(db_, "INSERT INTO meta VALUES ('version', ?1)").bind(1, std::to_string(kVersion)).run();
   Statement(db_, "INSERT INTO meta VALUES ('created', ?1)").bind(1, now_utc()).run();
-  exec("COMMIT");
+  seal_meta();
   create_jobs_table();
+  exec("COMMIT");
 }
 
 void StudyStore::validate_existing(StoreAccess access) {
@@ -317,14 +323,15 @@ void StudyStore::validate_existing(StoreAccess access) {
     throw StoreError(path_ + ": not a study store (" + e.what() + "); nothing was changed");
   }
   if (format != kFormat) {
-    throw StoreError(path_ + ": not a study store (an SQLite database of another program); " +
-                     "nothing was changed");
+    throw StoreError(path_ + ": not a study store (an SQLite database of another program, or " +
+                     "a damaged store: table meta names no format " + kFormat +
+                     "); nothing was changed");
   }
   const int found = std::atoi(version.c_str());
   if (found < kOldestReadable || found > kVersion || version != std::to_string(found)) {
-    throw StoreError(path_ + ": study store format version " + version + ", this program reads " +
-                     std::to_string(kOldestReadable) + " to " + std::to_string(kVersion) +
-                     "; nothing was changed");
+    throw StoreError(path_ + ": study store format version " + version +
+                     " (table meta), this program reads " + std::to_string(kOldestReadable) +
+                     " to " + std::to_string(kVersion) + "; nothing was changed");
   }
   {
     Statement check(db_, "PRAGMA quick_check");
@@ -333,22 +340,53 @@ void StudyStore::validate_existing(StoreAccess access) {
       throw StoreError(path_ + ": study store is corrupted (" + verdict + "); nothing was changed");
     }
   }
+  refuse_newer_columns(found);
+  if (found >= 4) verify_sealed();  // before anything is read or written
   if (access == StoreAccess::kReadOnly) {
     checksums_ = found >= 3;
+    sealed_ = found >= 4;
     if (!checksums_) {
       Statement q(db_, "SELECT (SELECT COUNT(*) FROM analyses) + (SELECT COUNT(*) FROM cycles)");
       unchecked_rows_ = q.row() ? q.integer(0) : 0;
     }
+    if (!sealed_) unchecked_rows_ += unsealed_rows();
     return;
   }
   exec("PRAGMA journal_mode=WAL");
   if (found < kVersion) add_checksums(found);  // rows written from now on are of this form
-  create_jobs_table();
+}
+
+void StudyStore::refuse_newer_columns(int version) const {
+  // A version number lowered by hand would have the checks of the newer version skipped.
+  const bool newer = (version < 3 && has_column("analyses", "checksum")) ||
+                     (version < 4 && has_column("studies", "checksum"));
+  if (newer) {
+    throw StoreError(path_ + ": table meta: the store says format version " +
+                     std::to_string(version) +
+                     " but holds the checksums of a later version (a version changed outside "
+                     "sao?); the store is not used, nothing was changed");
+  }
 }
 
 void StudyStore::add_checksums(int version) {
   exec("BEGIN IMMEDIATE");
   try {
+    create_jobs_table();  // with its checksum column when the store had no jobs yet
+    unchecked_rows_ = seal_all();
+    if (version < 3) add_record_checksums();
+    Statement(db_, "UPDATE meta SET value = ?1 WHERE key = 'version'")
+        .bind(1, std::to_string(kVersion))
+        .run();
+    seal_meta();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+void StudyStore::add_record_checksums() {
+  {
     exec(
         "ALTER TABLE analyses ADD COLUMN checksum TEXT NOT NULL DEFAULT '';"
         "ALTER TABLE cycles ADD COLUMN checksum TEXT NOT NULL DEFAULT ''");
@@ -363,7 +401,7 @@ void StudyStore::add_checksums(int version) {
           .bind64(2, id)
           .run();
     }
-    unchecked_rows_ = static_cast<int>(sums.size());
+    unchecked_rows_ += static_cast<int>(sums.size());
     Statement cycles(db_, "SELECT branch, cycle, record, settings FROM cycles");
     std::vector<std::tuple<int, int, std::string>> cycle_sums;
     while (cycles.row()) {
@@ -379,15 +417,7 @@ void StudyStore::add_checksums(int version) {
           .run();
     }
     unchecked_rows_ += static_cast<int>(cycle_sums.size());
-    Statement(db_, "UPDATE meta SET value = ?1 WHERE key = 'version'")
-        .bind(1, std::to_string(kVersion))
-        .run();
-    exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
   }
-  (void)version;
 }
 
 StudyStore::~StudyStore() {
@@ -403,9 +433,12 @@ void StudyStore::exec(const char* sql) const {
 }
 
 std::vector<Evaluation> StudyStore::lookup(const Eigen::VectorXd& design, bool gradients) {
+  // Values only first, then in the order stored: a replay meets first the row its cycle made
+  // (a later row may cover more derivative rows; taking it would count one sensitivity
+  // analysis fewer than the run that is replayed).
   const std::string sql = std::string("SELECT ") + checksum_column() + ", " + kAnalysisFields +
                           " FROM analyses WHERE inputs_hash = ?1 AND design = ?2 AND ok = 1 AND "
-                          "gradients >= ?3 ORDER BY gradients ASC, id DESC";
+                          "gradients >= ?3 ORDER BY gradients ASC, id ASC";
   Statement q(db_, sql.c_str());
   q.bind(1, inputs_).blob(2, design_blob(design)).bind(3, gradients ? 1 : 0);
   std::vector<Evaluation> out;
@@ -455,12 +488,17 @@ void StudyStore::save(const Eigen::VectorXd& design,
 }
 
 int StudyStore::add_study(const nlohmann::json& document, const std::string& source, int start) {
-  Statement q(db_,
-              "INSERT INTO studies (document, source, start, inputs_hash, created) "
-              "VALUES (?1, ?2, ?3, ?4, ?5)");
-  q.bind(1, document.dump()).bind(2, source).bind(3, start).bind(4, inputs_).bind(5, now_utc());
-  q.run();
-  return static_cast<int>(sqlite3_last_insert_rowid(db_));
+  long long id = 0;
+  in_transaction([&] {
+    Statement q(db_,
+                "INSERT INTO studies (document, source, start, inputs_hash, created) "
+                "VALUES (?1, ?2, ?3, ?4, ?5)");
+    q.bind(1, document.dump()).bind(2, source).bind(3, start).bind(4, inputs_).bind(5, now_utc());
+    q.run();
+    id = sqlite3_last_insert_rowid(db_);
+    seal("studies", id);
+  });
+  return static_cast<int>(id);
 }
 
 StoredStudy StudyStore::study(int id) const {
@@ -480,12 +518,17 @@ StoredStudy StudyStore::study(int id) const {
 }
 
 int StudyStore::add_branch(int parent, int from_cycle, int study) {
-  Statement q(db_,
-              "INSERT INTO branches (parent, from_cycle, study, status, message, created) "
-              "VALUES (?1, ?2, ?3, 'running', '', ?4)");
-  q.bind(1, parent).bind(2, from_cycle).bind(3, study).bind(4, now_utc());
-  q.run();
-  return static_cast<int>(sqlite3_last_insert_rowid(db_));
+  long long id = 0;
+  in_transaction([&] {
+    Statement q(db_,
+                "INSERT INTO branches (parent, from_cycle, study, status, message, created) "
+                "VALUES (?1, ?2, ?3, 'running', '', ?4)");
+    q.bind(1, parent).bind(2, from_cycle).bind(3, study).bind(4, now_utc());
+    q.run();
+    id = sqlite3_last_insert_rowid(db_);
+    seal("branches", id);
+  });
+  return static_cast<int>(id);
 }
 
 std::vector<BranchInfo> StudyStore::branches() const {
@@ -523,9 +566,12 @@ int StudyStore::current_branch() const {
 void StudyStore::set_branch_status(int branch, const std::string& status,
                                    const std::string& message) {
   if (read_only_) return;
-  Statement q(db_, "UPDATE branches SET status = ?1, message = ?2 WHERE id = ?3");
-  q.bind(1, status).bind(2, message).bind(3, branch);
-  q.run();
+  in_transaction([&] {
+    Statement q(db_, "UPDATE branches SET status = ?1, message = ?2 WHERE id = ?3");
+    q.bind(1, status).bind(2, message).bind(3, branch);
+    q.run();
+    seal("branches", branch);  // the checksum follows the status
+  });
 }
 
 void StudyStore::add_setting_changes(int branch, int cycle,
@@ -538,6 +584,7 @@ void StudyStore::add_setting_changes(int branch, int cycle,
                   "VALUES (?1, ?2, ?3, ?4)");
       q.bind(1, branch).bind(2, cycle).bind(3, a).bind(4, now_utc());
       q.run();
+      seal("settings_changes", sqlite3_last_insert_rowid(db_));
     }
     exec("COMMIT");
   } catch (...) {

@@ -19,16 +19,25 @@
 // A file that is not a study store (another SQLite database, a corrupted file, an empty or any
 // other file) is refused with a StoreError before anything is written to it.
 //
-// Every analysis row and every cycle row carries a checksum (SHA-256, OpenSSL, of all its
-// columns but the time it was written). verify() names every row that fails it or does not
-// decode; lookup() and cycles() never return such a row, so a damaged analysis is analysed
-// again and a damaged cycle record is rebuilt by the replay. Stores written before checksums
-// (versions 1 and 2) are read as they are; opened for writing, they get checksums (version 3).
+// Every row carries a checksum (SHA-256, OpenSSL) written by the store:
+//   - analyses and cycles (of all their columns but the time written): verify() names every
+//     row that fails it or does not decode; lookup() and cycles() never return such a row, so
+//     a damaged analysis is analysed again and a damaged cycle record is rebuilt by the replay
+//     (both can be recomputed exactly);
+//   - studies, branches, settings_changes, jobs and meta (store_integrity.cpp): what the user
+//     asked for, which nothing can recompute. The store is not opened when one of them fails
+//     its checksum: a StoreError (exit 2) names the table and the row. A branch's status and
+//     message change during a run; set_branch_status rewrites its checksum with them.
+// Stores written before checksums (versions 1 and 2) or before the checksums of every table
+// (version 3) are read as they are (unchecked_rows() counts what could not be checked); opened
+// for writing, they get the checksums they lack once and are marked version 4. A store whose
+// version number is older than the checksums it holds is refused (an altered version).
 //
 // Errors: StoreError for what is wrong with the file (bad input, exit 2), StoreIoError for what
 // stops the store being used now (in use, read-only, disk full, an I/O error: exit 3).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -141,7 +150,8 @@ class StudyStore final : public AnalysisStore, public JobLedger {
 
   const std::string& path() const { return path_; }
   bool read_only() const { return read_only_; }
-  // Stores written before checksums: rows without one (read as they are); 0 for others.
+  // Stores written before (some) checksums and opened read-only: rows without one (read as they
+  // are); opened for writing: the rows that got theirs now; 0 for others.
   int unchecked_rows() const { return unchecked_rows_; }
 
   // Every analysis and cycle row that fails its checksum or cannot be decoded.
@@ -204,7 +214,19 @@ class StudyStore final : public AnalysisStore, public JobLedger {
   void create_jobs_table();  // added to stores of any version opened for writing
   bool holds_no_table() const;
   void validate_existing(StoreAccess access);
-  void add_checksums(int version);  // a store of version 1 or 2 opened for writing
+  void add_checksums(int version);               // a store of version 1 to 3 opened for writing
+  void add_record_checksums();                   // analyses and cycles of a store of version 1 or 2
+  void refuse_newer_columns(int version) const;  // a version number lowered by hand
+  // store_integrity.cpp: the checksums of studies, branches, settings_changes, jobs and meta.
+  void seal(const char* table, long long rowid);  // (re)writes the row's checksum
+  void seal_meta();
+  std::string meta_checksum() const;
+  int seal_all();              // adds the column where missing, seals every row; their count
+  int unsealed_rows() const;   // rows of those tables (a store read before version 4)
+  void verify_sealed() const;  // a StoreError naming the first row that fails its checksum
+  void in_transaction(const std::function<void()>& change);  // a savepoint
+  bool has_table(const char* table) const;
+  bool has_column(const char* table, const char* column) const;
   void exec(const char* sql) const;
   std::string checksum_column() const { return checksums_ ? "checksum" : "''"; }
   sqlite3* db_ = nullptr;
@@ -212,6 +234,7 @@ class StudyStore final : public AnalysisStore, public JobLedger {
   std::string inputs_;
   bool read_only_ = false;
   bool checksums_ = true;  // false: a store of version 1 or 2 opened read-only
+  bool sealed_ = true;     // false: a store of version 1 to 3 opened read-only
   int unchecked_rows_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // The study store as a JobLedger (sao/seam/executor.hpp, docs/cluster.md): the batch jobs
 // submitted for runs, so that a resumed run re-attaches to them. Table `jobs`, added to a store
 // of any version opened for writing (older programs ignore it); one transaction per submission.
+// Each row carries a checksum (store_integrity.cpp), checked when the store is opened.
 #include <sqlite3.h>
 
 #include <ctime>
@@ -16,7 +17,7 @@ void StudyStore::create_jobs_table() {
   exec(
       "CREATE TABLE IF NOT EXISTS jobs (inputs_hash TEXT NOT NULL, key TEXT NOT NULL, "
       "job_id TEXT NOT NULL, directory TEXT NOT NULL, submitted TEXT NOT NULL, "
-      "PRIMARY KEY (inputs_hash, key))");
+      "checksum TEXT NOT NULL DEFAULT '', PRIMARY KEY (inputs_hash, key))");
 }
 
 std::optional<JobLedger::Entry> StudyStore::find_job(const std::string& key) {
@@ -33,13 +34,16 @@ void StudyStore::record_jobs(const std::vector<std::pair<std::string, Entry>>& j
   try {
     const std::string now = now_utc();
     for (const auto& [key, entry] : jobs) {
-      Statement(db_, "INSERT OR REPLACE INTO jobs VALUES (?1, ?2, ?3, ?4, ?5)")
+      Statement(db_,
+                "INSERT OR REPLACE INTO jobs (inputs_hash, key, job_id, directory, submitted) "
+                "VALUES (?1, ?2, ?3, ?4, ?5)")
           .bind(1, inputs_)
           .bind(2, key)
           .bind(3, entry.job_id)
           .bind(4, entry.directory)
           .bind(5, now)
           .run();
+      seal("jobs", sqlite3_last_insert_rowid(db_));
     }
     exec("COMMIT");
   } catch (...) {

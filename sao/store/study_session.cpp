@@ -293,7 +293,10 @@ void StudySession::start_restarted_branch(const BranchInfo& info) {
   if (!from) {
     throw StoreError(store_->path() + ": branch " + std::to_string(branch_) +
                      " starts after cycle " + std::to_string(info.from_cycle) +
-                     ", which its parent does not hold");
+                     ", which its parent does not hold (table cycles: the record of branch " +
+                     std::to_string(info.parent) + ", cycle " + std::to_string(info.from_cycle) +
+                     " is missing or was damaged and removed; only the current branch's records "
+                     "are rebuilt)");
   }
   const int n = study_->n_design();
   const Eigen::VectorXd& accepted = from->accepted ? from->x_opt : from->x0;
@@ -334,9 +337,11 @@ void StudySession::start_restarted_branch(const BranchInfo& info) {
 
 void StudySession::check_records() {
   if (store_->unchecked_rows() > 0) {
-    spdlog::warn("{}: a store written before checksums: its {} records are read as they are{}",
-                 store_->path(), store_->unchecked_rows(),
-                 store_->read_only() ? "" : "; checksums added to them now");
+    spdlog::warn(
+        "{}: a store written before checksums (of every table): its {} rows are read "
+        "as they are{}",
+        store_->path(), store_->unchecked_rows(),
+        store_->read_only() ? "" : "; checksums added to them now");
   }
   const std::vector<DamagedRecord> damaged = store_->verify();
   for (const DamagedRecord& d : damaged) {

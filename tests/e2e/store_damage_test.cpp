@@ -6,7 +6,10 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "sao/store/store.hpp"
+#include "sao/store/store_records.hpp"
 #include "tests/e2e/store_support.hpp"
 
 namespace {
@@ -19,9 +22,51 @@ using Output = CommandOutput;
 const std::string kStudy = kProblems + "impact-absorber/max-acceleration.json";
 
 // A converged run of the study in DIR (its store, result.json and history.csv).
-void converged_run(const fs::path& dir) {
-  const Output run = sao("run " + kStudy + " -q --out " + dir.string());
+void converged_run(const fs::path& dir, const std::string& study = kStudy) {
+  const Output run = sao("run " + study + " -q --out " + dir.string());
   ASSERT_EQ(run.code, 0) << run.text;
+}
+
+// Rewrites the checksum of row `id` of `table` as the store computes it (SHA-256 of the table's
+// name and `columns`): a store altered by someone who forged the checksum too.
+void forge_checksum(const fs::path& store, const std::string& table, const std::string& columns,
+                    int id) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(store.string().c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  const std::string sql =
+      "SELECT " + columns + " FROM " + table + " WHERE rowid = " + std::to_string(id);
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &q, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  std::vector<std::string> values{table};
+  for (int c = 0; c < sqlite3_column_count(q); ++c) {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(q, c));
+    values.emplace_back(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(q, c)));
+  }
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  execute(store, "UPDATE " + table + " SET checksum = '" +
+                     sao::record_checksum({values.begin(), values.end()}) +
+                     "' WHERE rowid = " + std::to_string(id));
+}
+
+// result.json without the fields that measure time (as scripts/compare-results compares).
+nlohmann::json without_timings(const nlohmann::json& node) {
+  if (node.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : node) out.push_back(without_timings(v));
+    return out;
+  }
+  if (!node.is_object()) return node;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : node.items()) {
+    bool timing = false;
+    for (const char* word : {"seconds", "wall", "elapsed", "time_"}) {
+      timing = timing || key.find(word) != std::string::npos;
+    }
+    if (!timing) out[key] = without_timings(value);
+  }
+  return out;
 }
 
 TEST(StoreDamage, AlteredTruncatedAndDeletedRecordsAreNamedAndTheRunEndsAtTheSameDesign) {
@@ -98,11 +143,13 @@ TEST(StoreDamage, AFailingResumeLeavesTheConvergedResultsAsTheyWere) {
   const fs::path store = dir / "x" / "study.sqlite";
   const std::string result = read_file(dir / "x" / "result.json");
   const std::string history = read_file(dir / "x" / "history.csv");
-  // A stored settings change the replay cannot apply: the resume fails in the third cycle,
-  // after two cycles were replayed (they used to be written over the converged results).
-  execute(store,
-          "INSERT INTO settings_changes (branch, cycle, assignment, created) "
-          "VALUES (1, 3, 'move_limit=not-a-number', '2026-01-01T00:00:00Z')");
+  // A stored settings change the replay cannot apply (stored through the library, so with
+  // its checksum): the resume fails in the third cycle, after two cycles were replayed (they
+  // used to be written over the converged results).
+  {
+    sao::StudyStore writer(store.string(), sao::StoreAccess::kReadWrite);
+    writer.add_setting_changes(1, 3, {"move_limit=not-a-number"});
+  }
   const Output resumed = sao("run " + (dir / "x").string());
   EXPECT_NE(resumed.code, 0) << resumed.text;
   EXPECT_TRUE(contains(resumed.text, "error: ")) << resumed.text;
@@ -124,6 +171,9 @@ TEST(StoreDamage, ABranchThatIsItsOwnAncestorIsACorruptedStoreForEveryCommand) {
   const std::string result = read_file(dir / "x" / "result.json");
   const int cycles = query(store, "SELECT COUNT(*) FROM cycles");
   execute(store, "UPDATE branches SET parent = 1 WHERE id = 1");
+  // Without a matching checksum the store is refused for that (StoreSealed, StoreTamper); with a
+  // forged one, the branch check still holds.
+  forge_checksum(store, "branches", "id, parent, from_cycle, study, status, message, created", 1);
   for (const std::string command : {"status X", "report X", "step X", "restart X --from-cycle 1",
                                     "set X cutoff=0.5", "run X", "export X"}) {
     const std::string args = command.substr(0, command.find('X')) + (dir / "x").string() +
@@ -139,6 +189,52 @@ TEST(StoreDamage, ABranchThatIsItsOwnAncestorIsACorruptedStoreForEveryCommand) {
   EXPECT_EQ(query(store, "SELECT COUNT(*) FROM cycles"), cycles);
   EXPECT_EQ(query(store, "SELECT COUNT(*) FROM branches"), 1);
   EXPECT_EQ(read_file(dir / "x" / "result.json"), result);
+}
+
+// A damaged analysis is analysed again with the request the original made (values only for a
+// values-only row: the values of an analysis with direct sensitivities differ in the last
+// digits), so the resumed run's result.json is the uninterrupted run's, bit for bit: timings
+// aside, and the simulator runs of the process (the resume ran one, the uninterrupted run all).
+// Both kinds of row are damaged in turn: a values-only row whose design also has a row with
+// sensitivities, and a row with sensitivities (one no later row of its design covers: such a
+// later row would be used instead of running it again).
+TEST(StoreDamage, ADamagedAnalysisIsAnalysedAgainAsBeforeAndTheResultIsBitIdentical) {
+  const std::string study = kProblems + "impact-absorber/max-acceleration-multibody.json";
+  const fs::path dir = scratch_directory("test-store-damage");
+  converged_run(dir / "reference", study);
+  const nlohmann::json reference = without_timings(read_json(dir / "reference" / "result.json"));
+  for (const int gradients : {0, 1}) {
+    const fs::path run = dir / ("damaged-" + std::to_string(gradients));
+    converged_run(run, study);
+    const fs::path store = run / "study.sqlite";
+    // The second design analysed both ways (the start of cycle 2), its row of one kind altered.
+    const std::string row =
+        "(SELECT DISTINCT a.id FROM analyses a JOIN analyses b ON a.design = b.design AND "
+        "a.gradients != b.gradients WHERE a.gradients = " +
+        std::to_string(gradients) +
+        " AND (a.gradients = 0 OR NOT EXISTS (SELECT 1 FROM analyses c WHERE c.design = a.design "
+        "AND c.gradients = 1 AND c.id > a.id)) ORDER BY a.id LIMIT 1 OFFSET 1)";
+    const int id = query(store, "SELECT " + row);
+    ASSERT_GT(id, 0);
+    execute(store,
+            "UPDATE analyses SET result = substr(result, 1, 40) || X'7F' || "
+            "substr(result, 42) WHERE id = " +
+                std::to_string(id));
+    const Output resumed = sao("run " + run.string());
+    ASSERT_EQ(resumed.code, 0) << resumed.text;
+    EXPECT_TRUE(contains(resumed.text, "analyses row " + std::to_string(id) + " (design"))
+        << resumed.text;
+    EXPECT_TRUE(contains(resumed.text,
+                         "is not in the store (deleted or damaged record): analysed "
+                         "again"))
+        << resumed.text;
+    EXPECT_TRUE(contains(resumed.text, "1 simulator runs")) << resumed.text;
+    nlohmann::json result = without_timings(read_json(run / "result.json"));
+    EXPECT_EQ(result["simulator_runs"], 1);
+    result["simulator_runs"] = reference["simulator_runs"];
+    EXPECT_EQ(result, reference) << "damaged row " << id << " (gradients " << gradients << ")";
+    EXPECT_EQ(read_file(run / "history.csv"), read_file(dir / "reference" / "history.csv"));
+  }
 }
 
 }  // namespace

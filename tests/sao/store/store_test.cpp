@@ -259,7 +259,7 @@ TEST(StudyStore, BranchesSettingsAndCyclesPersist) {
   EXPECT_THROW(StudyStore((dir / "missing.sqlite").string(), false), StoreError);
 }
 
-TEST(StudyStore, VersionOneStoresAreReadAndMarkedVersionThreeWithChecksums) {
+TEST(StudyStore, VersionOneStoresAreReadAndMarkedVersionFourWithChecksums) {
   // A store written by sao 0.1: meta version 1, cycle rows in that version's record form.
   const fs::path dir = scratch("version-1");
   const std::string path = (dir / "study.sqlite").string();
@@ -279,8 +279,10 @@ TEST(StudyStore, VersionOneStoresAreReadAndMarkedVersionThreeWithChecksums) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   // Version 1 had no checksum columns.
   const std::string sql =
-      "UPDATE meta SET value = '1' WHERE key = 'version';"
+      "UPDATE meta SET value = '1' WHERE key = 'version'; DELETE FROM meta WHERE key = 'checksum';"
       "ALTER TABLE analyses DROP COLUMN checksum; ALTER TABLE cycles DROP COLUMN checksum;"
+      "ALTER TABLE studies DROP COLUMN checksum; ALTER TABLE branches DROP COLUMN checksum;"
+      "ALTER TABLE settings_changes DROP COLUMN checksum; DROP TABLE jobs;"
       "INSERT INTO cycles (branch, cycle, record, settings, created) VALUES (" +
       std::to_string(root) + ", 1, '" + v1 + "', '{}', 'then');";
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
@@ -290,13 +292,13 @@ TEST(StudyStore, VersionOneStoresAreReadAndMarkedVersionThreeWithChecksums) {
     // Read only: read as it is, nothing changed, the unchecked rows counted.
     const std::string bytes = testing::read_file(path);
     StudyStore reader(path, StoreAccess::kReadOnly);
-    EXPECT_EQ(reader.unchecked_rows(), 1);
+    EXPECT_EQ(reader.unchecked_rows(), 3);  // the cycle, the study and the branch
     EXPECT_EQ(reader.cycles(root).size(), 1u);
     EXPECT_TRUE(reader.verify().empty());
     EXPECT_EQ(testing::read_file(path), bytes);
   }
   StudyStore store(path, false);
-  EXPECT_EQ(store.unchecked_rows(), 1);  // checksums added to them now
+  EXPECT_EQ(store.unchecked_rows(), 3);  // checksums added to them now
   EXPECT_TRUE(store.verify().empty());
   const auto cycles = store.cycles(root);
   ASSERT_EQ(cycles.size(), 1u);
@@ -325,7 +327,7 @@ TEST(StudyStore, VersionOneStoresAreReadAndMarkedVersionThreeWithChecksums) {
       },
       &version, nullptr);
   sqlite3_close(db);
-  EXPECT_EQ(version, "3");
+  EXPECT_EQ(version, "4");
   // Its old row has a checksum now: altering it is noticed.
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   sqlite3_exec(db, "UPDATE cycles SET record = replace(record, 'old', 'new') WHERE cycle = 1",
@@ -334,6 +336,11 @@ TEST(StudyStore, VersionOneStoresAreReadAndMarkedVersionThreeWithChecksums) {
   ASSERT_EQ(store.verify().size(), 1u);
   EXPECT_EQ(store.verify()[0].reason, "checksum mismatch");
   EXPECT_EQ(store.cycles(root).size(), 1u);  // only cycle 2 left
+  // So has its study: altered, the store is refused.
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "UPDATE studies SET source = 'other.json'", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  EXPECT_THROW(StudyStore(path, StoreAccess::kReadOnly), StoreError);
 }
 
 TEST(StudyStore, NewerVersionsAreRefusedUntouched) {
@@ -348,8 +355,9 @@ TEST(StudyStore, NewerVersionsAreRefusedUntouched) {
     StudyStore store(path, false);
     FAIL() << "expected a StoreError";
   } catch (const StoreError& e) {
-    EXPECT_NE(std::string(e.what()).find("format version 9, this program reads 1 to 3"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("format version 9 (table meta), this program reads 1 to 4"),
+        std::string::npos)
         << e.what();
   }
 }
