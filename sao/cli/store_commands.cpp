@@ -94,7 +94,7 @@ std::string directory_of(const std::string& store) {
 
 int step_command() {
   const bool create = !commands.study_file.empty();
-  if (create) fs::create_directories(commands.dir);
+  if (create) make_output_folder(commands.dir);
   StudySession session(store_file(commands.dir), create);
   if (create) {
     session.begin(read_study_document(commands.study_file), commands.study_file, 0);

@@ -102,9 +102,7 @@ void write_result_files(const std::string& dir, const Study& study, const RunSum
   WrittenResults& w = written_results();
   const std::lock_guard<std::mutex> lock(w.mutex);
   if (w.interrupted) return;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
+  make_output_folder(dir);
   const std::filesystem::path base(dir);
   write_file_atomically(base / "result.json",
                         result_document(study, summary, final_analysis).dump(2) + "\n");

@@ -77,7 +77,7 @@ class MemberStore final : public AnalysisStore {
 // A member on its own study store: created, or resumed by replay.
 RunSummary run_stored_member(const std::string& folder, const nlohmann::json& document,
                              const SweepOptions& options, int start, SharedAnalysisCache& shared) {
-  std::filesystem::create_directories(folder);
+  make_output_folder(folder);
   StudySession session(store_file(folder), StoreAccess::kCreate);
   session.begin(document, options.study_file, start);
   session.share_analyses([&shared](StudyStore& own) -> std::unique_ptr<AnalysisStore> {
@@ -226,7 +226,7 @@ std::vector<CurvePoint> compromise_curve(const SweepResult& result) {
 void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
                  const std::vector<ReferencePoint>& references, const std::string& objective_name,
                  const std::string& x_title, const std::string& y_title) {
-  std::filesystem::create_directories(dir);
+  make_output_folder(dir);
   {
     std::ostringstream csv;
     csv << options.range.key << ",start,status,objective,max_violation,cycles,analyses,"
