@@ -565,6 +565,7 @@ std::string default_output_folder(const std::string& study_file) {
 int run_study(const RunRequest& request) {
   std::string dir;
   const std::unique_ptr<StudySession> session = open_run_session(request, dir);
+  const CycleInProgress computing(dir);  // one cycle after the other until the run ends
   ProgressPrinter progress(request.output, request.progress);
   CyclePrinter printer(*session, request.output, &progress);
   // The replay prints its cycles but writes nothing: the results are written once it has

@@ -88,6 +88,7 @@ namespace {
 struct WrittenResults {
   std::mutex mutex;
   std::set<std::string> folders;
+  std::multiset<std::string> computing;  // folders with a cycle in progress (CycleInProgress)
   bool interrupted = false;
 };
 WrittenResults& written_results() {
@@ -96,6 +97,18 @@ WrittenResults& written_results() {
 }
 
 }  // namespace
+
+CycleInProgress::CycleInProgress(std::string dir) : dir_(std::move(dir)) {
+  WrittenResults& w = written_results();
+  const std::lock_guard<std::mutex> lock(w.mutex);
+  w.computing.insert(dir_);
+}
+
+CycleInProgress::~CycleInProgress() {
+  WrittenResults& w = written_results();
+  const std::lock_guard<std::mutex> lock(w.mutex);
+  w.computing.erase(w.computing.find(dir_));
+}
 
 void write_result_files(const std::string& dir, const Study& study, const RunSummary& summary,
                         const std::optional<Evaluation>& final_analysis) {
@@ -116,6 +129,7 @@ std::vector<std::string> mark_results_interrupted(const std::string& why) {
   w.interrupted = true;
   std::vector<std::string> marked;
   for (const std::string& dir : w.folders) {
+    if (w.computing.count(dir) == 0) continue;  // waiting between cycles: not interrupted in one
     const std::filesystem::path path = std::filesystem::path(dir) / "result.json";
     try {
       std::ifstream in(path);

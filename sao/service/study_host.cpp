@@ -223,7 +223,9 @@ nlohmann::json StudyHost::cycle_step() {
                             " (change a setting, e.g. max_cycles, or restart from a cycle)");
   }
   const int runs_before = summary.simulator_runs;
-  nlohmann::json out;
+  // Until its results are written: SIGTERM now interrupts this cycle (result.json says so).
+  const CycleInProgress computing(dir_.string());
+  nlohmann::ordered_json out;
   try {
     const CycleRecord& r = session_->step();
     out = {{"branch", session_->branch()},

@@ -320,4 +320,39 @@ TEST(ServiceApi, StudiesOutliveTheServer) {
   EXPECT_EQ(step["record"]["cycle"], 3);
 }
 
+// SIGTERM to the server: a study waiting between cycles was not interrupted in one, its
+// result.json keeps its status; a study whose cycle was running says it was interrupted.
+TEST(ServiceApi, SigtermMarksOnlyTheStudiesWhoseCycleRuns) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  httplib::Client c = server.client();
+  const std::string idle = post(c, "/api/studies", json::parse(read_file(kStudy)), 201)["id"];
+  post(c, "/api/studies/" + idle + "/step");
+  const fs::path idle_result = root / "data" / idle / "result.json";
+  ASSERT_EQ(json::parse(read_file(idle_result.string()))["status"], "running");
+  // The slower multibody absorber (seconds per cycle), run until its first cycle is written.
+  json busy_study =
+      json::parse(read_file(problem_file("impact-absorber/max-acceleration-multibody.json")));
+  busy_study["load_cases"][0]["time"]["points"] = 6001;
+  const std::string busy = post(c, "/api/studies", busy_study, 201)["id"];
+  const fs::path busy_result = root / "data" / busy / "result.json";
+  post(c, "/api/studies/" + busy + "/run", json::object(), 202);
+  for (int i = 0; i < 600 && !fs::exists(busy_result); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(fs::exists(busy_result));
+  const bool still_running = json_of(c.Get("/api/studies/" + busy))["state"] == "running";
+  EXPECT_EQ(server.terminate(), 3);
+  const json idle_after = json::parse(read_file(idle_result.string()));
+  EXPECT_EQ(idle_after["status"], "running") << idle_after.dump(1);
+  EXPECT_EQ(idle_after["message"].get<std::string>().find("interrupted"), std::string::npos);
+  const json busy_after = json::parse(read_file(busy_result.string()));
+  if (still_running && busy_after["cycles"].get<int>() >= 1) {
+    EXPECT_EQ(busy_after["status"], "interrupted") << busy_after.dump(1);
+    EXPECT_NE(
+        busy_after["message"].get<std::string>().find("interrupted by SIGTERM during the cycle"),
+        std::string::npos);
+  }
+}
+
 }  // namespace
