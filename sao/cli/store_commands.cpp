@@ -22,6 +22,7 @@
 #include "sao/report/result_file.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
+#include "sao/store/branch_state.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -166,22 +167,23 @@ void print_damaged(const StudyStore& store) {
   }
 }
 
-// A branch's status as stored, with what the store's lock says of a "running" one: the pid of
-// the live process working on it, or that none does (killed, or between `sao step`s).
+// A branch's status as shown (branch_views: "abandoned" for one left by `sao restart`), with
+// what the store's lock says of a current one stored as "running": the pid of the live process
+// working on it, or that none does (killed, or between `sao step`s).
 std::string live_status(const BranchInfo& b, int current, int owner) {
-  if (b.status != "running") return b.status;
-  if (b.id != current) return "running (not the current branch)";
+  if (b.status != "running" || b.id != current) return b.status;
   if (owner > 0) return "running (pid " + std::to_string(owner) + ")";
   if (owner < 0) return "running";
   return "stopped: no sao process works on it (killed, or between `sao step`s); `sao run DIR` "
          "resumes it";
 }
 
-nlohmann::json status_json(const StudyStore& store) {
+nlohmann::ordered_json status_json(const StudyStore& store) {
   const int current = store.current_branch();
   const int owner = store_owner(store.path());
-  nlohmann::json branches = nlohmann::json::array();
-  for (const BranchInfo& b : store.branches()) {
+  nlohmann::ordered_json branches = nlohmann::ordered_json::array();
+  for (const BranchView& view : branch_views(store)) {
+    const BranchInfo& b = view.info;
     const StoredStudy study_def = store.study(b.study);
     const std::vector<std::string> names = [&] {
       try {
@@ -201,7 +203,7 @@ nlohmann::json status_json(const StudyStore& store) {
       changes.push_back(
           {{"cycle", c.cycle}, {"assignment", c.assignment}, {"pending", c.cycle > last}});
     }
-    nlohmann::json branch = branch_json(b);
+    nlohmann::ordered_json branch = branch_view_json(view);
     branch["current"] = b.id == current;
     branch["study"] = study_def.source;
     branch["live"] = b.id == current && owner != 0;
@@ -235,7 +237,8 @@ int status_command() {
     return 0;
   }
   const int owner = store_owner(store.path());
-  for (const BranchInfo& b : store.branches()) {
+  for (const BranchView& view : branch_views(store)) {
+    const BranchInfo& b = view.info;
     const StoredStudy study_def = store.study(b.study);
     std::cout << (b.id == current ? "* " : "  ") << "branch " << b.id;
     if (b.parent > 0)

@@ -9,6 +9,7 @@
 #include "sao/report/result_file.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/service/constraint_histories.hpp"
+#include "sao/store/branch_state.hpp"
 
 namespace sao::service {
 namespace {
@@ -22,9 +23,10 @@ Eigen::VectorXd next_cycle_start(const Study& study, const std::vector<CycleReco
   return history.empty() ? initial_variables(study) : design_after(history.back());
 }
 
+// As `sao status` shows them: a branch left by a restart is "abandoned", not "running".
 nlohmann::json branches_json(StudyStore& store) {
   nlohmann::json out = nlohmann::json::array();
-  for (const BranchInfo& b : store.branches()) out.push_back(branch_json(b));
+  for (const BranchView& b : branch_views(store)) out.push_back(branch_view_json(b));
   return out;
 }
 

@@ -355,4 +355,23 @@ TEST(ServiceApi, SigtermMarksOnlyTheStudiesWhoseCycleRuns) {
   }
 }
 
+// A branch left by a restart is "abandoned" in the study's status and its branches, as in
+// `sao status`, never "running".
+TEST(ServiceApi, BranchLeftByARestartIsAbandoned) {
+  ServedStudy s(kStudy);
+  post(s.client, s.base + "/step");
+  post(s.client, s.base + "/step");
+  post(s.client, s.base + "/restart", {{"from_cycle", 1}}, 201);
+  const json branches = json_of(s.client.Get(s.base + "/branches"));
+  ASSERT_EQ(branches["branches"].size(), 2u) << branches.dump(1);
+  const json& left = branches["branches"][0];
+  EXPECT_EQ(left["status"], "abandoned") << left.dump(1);
+  EXPECT_EQ(left["stored_status"], "running");
+  EXPECT_EQ(left["superseded_by"], 2);
+  EXPECT_EQ(left["last_cycle"], 2);
+  EXPECT_EQ(branches["branches"][1]["status"], "running");  // the current one, not ended
+  const json status = json_of(s.client.Get(s.base));
+  EXPECT_EQ(status["branches"][0]["status"], "abandoned") << status["branches"].dump(1);
+}
+
 }  // namespace
