@@ -74,9 +74,9 @@ void CyclePrinter::operator()(const CycleRecord& record) {
     spdlog::info("{}{}", cycle_in_words(study, record), active_constraints(session_, record));
   }
   if (output_ == Output::kJson) {
-    std::cout << nlohmann::json({{"event", "cycle"},
-                                 {"branch", session_.branch()},
-                                 {"record", cycle_to_json(study, record)}})
+    std::cout << nlohmann::ordered_json({{"event", "cycle"},
+                                         {"branch", session_.branch()},
+                                         {"record", cycle_to_json(study, record)}})
                      .dump()
               << "\n"
               << std::flush;

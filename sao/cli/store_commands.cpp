@@ -127,11 +127,11 @@ int step_command() {
   }
   const RunSummary& s = session.driver().summary();
   if (output == Output::kJson) {
-    std::cout << nlohmann::json({{"event", "cycle"},
-                                 {"branch", session.branch()},
-                                 {"record", cycle_to_json(session.study(), r)},
-                                 {"simulator_runs", s.simulator_runs - runs_before},
-                                 {"status", to_string(s.status)}})
+    std::cout << nlohmann::ordered_json({{"event", "cycle"},
+                                         {"branch", session.branch()},
+                                         {"record", cycle_to_json(session.study(), r)},
+                                         {"simulator_runs", s.simulator_runs - runs_before},
+                                         {"status", to_string(s.status)}})
                      .dump()
               << "\n";
   } else {
@@ -192,10 +192,10 @@ nlohmann::ordered_json status_json(const StudyStore& store) {
         return std::vector<std::string>();
       }
     }();
-    nlohmann::json cycles = nlohmann::json::array();
+    nlohmann::ordered_json cycles = nlohmann::ordered_json::array();
     int last = b.from_cycle;
     for (const StoredCycle& c : store.cycles(b.id)) {
-      cycles.push_back(cycle_record_to_json(c.record, names));
+      cycles.push_back(cycle_json_in_order(cycle_record_to_json(c.record, names), names));
       last = c.record.cycle;
     }
     nlohmann::json changes = nlohmann::json::array();
@@ -212,7 +212,7 @@ nlohmann::ordered_json status_json(const StudyStore& store) {
     branch["settings_changes"] = changes;
     branches.push_back(branch);
   }
-  nlohmann::json damaged = nlohmann::json::array();
+  nlohmann::ordered_json damaged = nlohmann::ordered_json::array();
   for (const DamagedRecord& d : store.verify()) {
     damaged.push_back({{"table", d.table}, {"row", d.row}, {"reason", d.reason}});
   }

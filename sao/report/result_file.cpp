@@ -46,8 +46,8 @@ nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
                                        const std::optional<Evaluation>& final_analysis) {
   const Eigen::VectorXd x = current_design(summary);
-  // result_to_json's object sorts its keys: rebuilt with the design in study order and the
-  // additions after the study's name.
+  // result_to_json's object sorts its keys: rebuilt with the designs (the result's and the
+  // cycles') in study order and the additions after the study's name.
   const nlohmann::json base = result_to_json(study, summary);
   nlohmann::ordered_json out;
   out["study"] = base["study"];
@@ -56,6 +56,12 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
     if (key == "study") continue;
     if (key == "design") {
       out["design"] = named_in_order(study, x);
+      continue;
+    }
+    if (key == "history") {  // the cycles' designs in study order too
+      nlohmann::ordered_json history = nlohmann::ordered_json::array();
+      for (const CycleRecord& r : summary.history) history.push_back(cycle_to_json(study, r));
+      out["history"] = history;
       continue;
     }
     out[key] = nlohmann::ordered_json::parse(value.dump());  // dump/parse keeps every double

@@ -374,4 +374,36 @@ TEST(ServiceApi, BranchLeftByARestartIsAbandoned) {
   EXPECT_EQ(status["branches"][0]["status"], "abandoned") << status["branches"].dump(1);
 }
 
+// Designs in the study's order in the service's answers (status, step, constraint histories),
+// not alphabetically: the absorber's variables named k, c and amax (issue 46).
+TEST(ServiceApi, DesignsAreInStudyOrder) {
+  json study = json::parse(read_file(problem_file("impact-absorber/max-acceleration.json")));
+  study["design_variables"][0]["name"] = "k";
+  study["design_variables"][1]["name"] = "c";
+  study["auxiliary_variables"][0]["name"] = "amax";
+  study["objective"]["auxiliary"] = "amax";
+  study["simulator"]["parameters"] = {{"k", "k"}, {"c", "c"}};
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  httplib::Client c = server.client();
+  const std::string base =
+      "/api/studies/" + post(c, "/api/studies", study, 201)["id"].get<std::string>();
+  auto keys = [](const nlohmann::ordered_json& object) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : object.items()) out.push_back(key);
+    return out;
+  };
+  const std::vector<std::string> order = {"k", "c", "amax"};
+  const auto step = c.Post(base + "/step", "{}", "application/json");
+  ASSERT_TRUE(step);
+  const nlohmann::ordered_json record = nlohmann::ordered_json::parse(step->body)["record"];
+  EXPECT_EQ(keys(record["b0"]), order) << step->body;
+  EXPECT_EQ(keys(record["b_opt"]), order) << step->body;
+  const auto status = c.Get(base);
+  ASSERT_TRUE(status);
+  const nlohmann::ordered_json history = nlohmann::ordered_json::parse(status->body)["history"];
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(keys(history[0]["b_opt"]), order);
+}
+
 }  // namespace
