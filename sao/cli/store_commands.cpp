@@ -127,8 +127,9 @@ int step_command() {
   }
   const RunSummary& s = session.driver().summary();
   if (output == Output::kJson) {
-    std::cout << nlohmann::ordered_json({{"event", "cycle"},
-                                         {"branch", session.branch()},
+    // Its keys in the order they always had (sorted); the record's designs in study order.
+    std::cout << nlohmann::ordered_json({{"branch", session.branch()},
+                                         {"event", "cycle"},
                                          {"record", cycle_to_json(session.study(), r)},
                                          {"simulator_runs", s.simulator_runs - runs_before},
                                          {"status", to_string(s.status)}})
