@@ -17,6 +17,7 @@
 
 #include "adapters/process.hpp"
 #include "adapters/process_tree.hpp"
+#include "adapters/slurm_states.hpp"
 
 namespace sao::adapters {
 namespace fs = std::filesystem;
@@ -39,13 +40,6 @@ std::string quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-bool terminal(const std::string& state) {
-  static const std::set<std::string> ended = {
-      "COMPLETED", "FAILED",    "TIMEOUT",  "CANCELLED", "NODE_FAIL",   "OUT_OF_MEMORY",
-      "PREEMPTED", "BOOT_FAIL", "DEADLINE", "REVOKED",   "SPECIAL_EXIT"};
-  return ended.count(state) > 0;
 }
 
 // squeue's elapsed time ([D-][HH:]MM:SS) in seconds.
@@ -95,7 +89,7 @@ struct SlurmExecutor::Watched {
   int unknown_polls = 0;   // polls in which neither squeue nor sacct knew it
   bool reattached = false;
   fs::path directory;
-  bool done() const { return terminal(state) || state == "UNKNOWN"; }
+  bool done() const { return slurm_state_ended(state) || state == "UNKNOWN"; }
 };
 
 SlurmExecutor::SlurmExecutor(ExecutorSettings settings)
@@ -241,13 +235,8 @@ void SlurmExecutor::query_squeue(std::vector<Watched>& watched) {
   if (arrays.empty()) return;
   const CapturedRun r = run_capture(squeue_, {"--noheader", "--array", "--states=all",
                                               "--jobs=" + joined_ids(arrays), "--format=%i|%T|%M"});
-  std::map<std::string, std::pair<std::string, std::string>> seen;  // id -> state, elapsed
-  std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t a = line.find('|'), b = line.rfind('|');
-    if (a == std::string::npos || a == b) continue;
-    seen[line.substr(0, a)] = {line.substr(a + 1, b - a - 1), line.substr(b + 1)};
-  }
+  // id -> state, elapsed; a line "123_[0-4]" (tasks not yet started) stands for each task.
+  const std::map<std::string, std::pair<std::string, std::string>> seen = parse_squeue_lines(r.out);
   for (Watched& w : watched) {
     if (w.done()) continue;
     auto it = seen.find(w.id);
@@ -262,26 +251,23 @@ void SlurmExecutor::query_squeue(std::vector<Watched>& watched) {
 }
 
 void SlurmExecutor::query_sacct(std::vector<Watched>& watched) {
-  std::set<std::string> ids;
+  // Asked by array: a task cancelled before it started is listed as its pending array
+  // ("123_[0-4]  CANCELLED by 1000"), not by its own id.
+  std::set<std::string> arrays;
   for (const Watched& w : watched) {
-    if (!w.done() && w.unknown_polls > 0) ids.insert(w.id);
+    if (!w.done() && w.unknown_polls > 0) arrays.insert(array_of(w.id));
   }
-  if (ids.empty() || sacct_.empty()) return;
-  const CapturedRun r = run_capture(sacct_, {"--noheader", "--parsable2", "--allocations",
-                                             "--jobs=" + joined_ids(ids), "--format=JobID,State"});
-  std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t bar = line.find('|');
-    if (bar == std::string::npos) continue;
-    const std::string id = line.substr(0, bar);
-    std::string state = line.substr(bar + 1);
-    state = state.substr(0, state.find(' '));  // "CANCELLED by 0"
-    for (Watched& w : watched) {
-      if (w.id == id && !w.done()) {
-        w.state = state;
-        w.unknown_polls = 0;
-      }
-    }
+  if (arrays.empty() || sacct_.empty()) return;
+  const CapturedRun r =
+      run_capture(sacct_, {"--noheader", "--parsable2", "--allocations",
+                           "--jobs=" + joined_ids(arrays), "--format=JobID,State"});
+  const std::map<std::string, std::string> states = parse_sacct_lines(r.out);
+  for (Watched& w : watched) {
+    if (w.done()) continue;
+    const auto it = states.find(w.id);
+    if (it == states.end()) continue;
+    w.state = it->second;
+    w.unknown_polls = 0;
   }
 }
 
@@ -385,10 +371,14 @@ std::vector<JobOutcome> SlurmExecutor::execute(const std::vector<JobSpec>& jobs,
                   w.id + " TIMEOUT, cancelled with scancel)";
     } else if ((w.state == "COMPLETED" || w.state == "FAILED") && (status >> o.exit_code)) {
       o.ran = true;
+    } else if (w.state == "COMPLETED" || w.state == "FAILED") {
+      o.message = "job " + w.id + " ended " + w.state + " without writing its exit status (" +
+                  kExitStatusFile + ": its script did not run to its end)";
     } else if (w.state == "UNKNOWN") {
       o.message = "job " + w.id + ": its state is unknown (neither squeue nor sacct knows it)";
     } else {
-      o.message = "job " + w.id + " ended " + w.state;
+      const std::string why = slurm_state_description(w.state);
+      o.message = "job " + w.id + " ended " + w.state + (why.empty() ? "" : " (" + why + ")");
     }
   }
   return out;

@@ -74,9 +74,10 @@ void CyclePrinter::operator()(const CycleRecord& record) {
     spdlog::info("{}{}", cycle_in_words(study, record), active_constraints(session_, record));
   }
   if (output_ == Output::kJson) {
-    std::cout << nlohmann::json({{"event", "cycle"},
-                                 {"branch", session_.branch()},
-                                 {"record", cycle_to_json(study, record)}})
+    // Its keys in the order they always had (sorted); the record's designs in study order.
+    std::cout << nlohmann::ordered_json({{"branch", session_.branch()},
+                                         {"event", "cycle"},
+                                         {"record", cycle_to_json(study, record)}})
                      .dump()
               << "\n"
               << std::flush;

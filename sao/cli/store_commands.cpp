@@ -22,6 +22,7 @@
 #include "sao/report/result_file.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
+#include "sao/store/branch_state.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -94,7 +95,7 @@ std::string directory_of(const std::string& store) {
 
 int step_command() {
   const bool create = !commands.study_file.empty();
-  if (create) fs::create_directories(commands.dir);
+  if (create) make_output_folder(commands.dir);
   StudySession session(store_file(commands.dir), create);
   if (create) {
     session.begin(read_study_document(commands.study_file), commands.study_file, 0);
@@ -126,11 +127,12 @@ int step_command() {
   }
   const RunSummary& s = session.driver().summary();
   if (output == Output::kJson) {
-    std::cout << nlohmann::json({{"event", "cycle"},
-                                 {"branch", session.branch()},
-                                 {"record", cycle_to_json(session.study(), r)},
-                                 {"simulator_runs", s.simulator_runs - runs_before},
-                                 {"status", to_string(s.status)}})
+    // Its keys in the order they always had (sorted); the record's designs in study order.
+    std::cout << nlohmann::ordered_json({{"branch", session.branch()},
+                                         {"event", "cycle"},
+                                         {"record", cycle_to_json(session.study(), r)},
+                                         {"simulator_runs", s.simulator_runs - runs_before},
+                                         {"status", to_string(s.status)}})
                      .dump()
               << "\n";
   } else {
@@ -166,22 +168,23 @@ void print_damaged(const StudyStore& store) {
   }
 }
 
-// A branch's status as stored, with what the store's lock says of a "running" one: the pid of
-// the live process working on it, or that none does (killed, or between `sao step`s).
+// A branch's status as shown (branch_views: "abandoned" for one left by `sao restart`), with
+// what the store's lock says of a current one stored as "running": the pid of the live process
+// working on it, or that none does (killed, or between `sao step`s).
 std::string live_status(const BranchInfo& b, int current, int owner) {
-  if (b.status != "running") return b.status;
-  if (b.id != current) return "running (not the current branch)";
+  if (b.status != "running" || b.id != current) return b.status;
   if (owner > 0) return "running (pid " + std::to_string(owner) + ")";
   if (owner < 0) return "running";
   return "stopped: no sao process works on it (killed, or between `sao step`s); `sao run DIR` "
          "resumes it";
 }
 
-nlohmann::json status_json(const StudyStore& store) {
+nlohmann::ordered_json status_json(const StudyStore& store) {
   const int current = store.current_branch();
   const int owner = store_owner(store.path());
-  nlohmann::json branches = nlohmann::json::array();
-  for (const BranchInfo& b : store.branches()) {
+  nlohmann::ordered_json branches = nlohmann::ordered_json::array();
+  for (const BranchView& view : branch_views(store)) {
+    const BranchInfo& b = view.info;
     const StoredStudy study_def = store.study(b.study);
     const std::vector<std::string> names = [&] {
       try {
@@ -190,10 +193,10 @@ nlohmann::json status_json(const StudyStore& store) {
         return std::vector<std::string>();
       }
     }();
-    nlohmann::json cycles = nlohmann::json::array();
+    nlohmann::ordered_json cycles = nlohmann::ordered_json::array();
     int last = b.from_cycle;
     for (const StoredCycle& c : store.cycles(b.id)) {
-      cycles.push_back(cycle_record_to_json(c.record, names));
+      cycles.push_back(cycle_json_in_order(cycle_record_to_json(c.record, names), names));
       last = c.record.cycle;
     }
     nlohmann::json changes = nlohmann::json::array();
@@ -201,7 +204,7 @@ nlohmann::json status_json(const StudyStore& store) {
       changes.push_back(
           {{"cycle", c.cycle}, {"assignment", c.assignment}, {"pending", c.cycle > last}});
     }
-    nlohmann::json branch = branch_json(b);
+    nlohmann::ordered_json branch = branch_view_json(view);
     branch["current"] = b.id == current;
     branch["study"] = study_def.source;
     branch["live"] = b.id == current && owner != 0;
@@ -210,7 +213,7 @@ nlohmann::json status_json(const StudyStore& store) {
     branch["settings_changes"] = changes;
     branches.push_back(branch);
   }
-  nlohmann::json damaged = nlohmann::json::array();
+  nlohmann::ordered_json damaged = nlohmann::ordered_json::array();
   for (const DamagedRecord& d : store.verify()) {
     damaged.push_back({{"table", d.table}, {"row", d.row}, {"reason", d.reason}});
   }
@@ -235,7 +238,8 @@ int status_command() {
     return 0;
   }
   const int owner = store_owner(store.path());
-  for (const BranchInfo& b : store.branches()) {
+  for (const BranchView& view : branch_views(store)) {
+    const BranchInfo& b = view.info;
     const StoredStudy study_def = store.study(b.study);
     std::cout << (b.id == current ? "* " : "  ") << "branch " << b.id;
     if (b.parent > 0)
@@ -565,6 +569,7 @@ std::string default_output_folder(const std::string& study_file) {
 int run_study(const RunRequest& request) {
   std::string dir;
   const std::unique_ptr<StudySession> session = open_run_session(request, dir);
+  const CycleInProgress computing(dir);  // one cycle after the other until the run ends
   ProgressPrinter progress(request.output, request.progress);
   CyclePrinter printer(*session, request.output, &progress);
   // The replay prints its cycles but writes nothing: the results are written once it has

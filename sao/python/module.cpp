@@ -38,8 +38,20 @@ StudyInput study_input(const py::object& study, const std::vector<std::string>& 
   return in;
 }
 
+// pybind11_json reads nlohmann::json, whose objects sort their keys: an ordered document is
+// converted here so that its dicts keep its order (a design in study order, issue 46).
 py::object to_python(const nlohmann::ordered_json& document) {
-  return pyjson::from_json(nlohmann::json::parse(document.dump()));
+  if (document.is_object()) {
+    py::dict out;
+    for (const auto& [key, value] : document.items()) out[py::str(key)] = to_python(value);
+    return out;
+  }
+  if (document.is_array()) {
+    py::list out;
+    for (const nlohmann::ordered_json& value : document) out.append(to_python(value));
+    return out;
+  }
+  return pyjson::from_json(nlohmann::json(document));  // a number, string, boolean or null
 }
 
 py::dict evaluation_to_python(const Study& study, const Evaluation& e) {

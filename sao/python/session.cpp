@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 using OnCycle = std::function<void(py::object)>;
 
 py::object record_to_python(const Study& study, const CycleRecord& record) {
-  return pyjson::from_json(cycle_to_json(study, record));
+  return to_python(cycle_to_json(study, record));  // its designs in study order
 }
 
 py::object result_of(const StudySession& session) {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "sao/report/svg_plot.hpp"
+#include "sao/store/atomic_file.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao {
@@ -197,7 +198,7 @@ void add_response_bounds(const Study& study, const std::string& history, int loa
 std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
                                              const std::vector<std::string>& labels,
                                              const std::vector<Evaluation>& evaluations, bool all) {
-  std::filesystem::create_directories(dir);
+  make_output_folder(dir);
   std::vector<std::string> files;
   for (size_t c = 0; c < study.load_cases.size(); ++c) {
     const LoadCaseSpec& lc = study.load_cases[c];
@@ -219,7 +220,7 @@ std::vector<std::string> write_history_plots(const std::string& dir, const Study
         plot.series.push_back(std::move(s));
       }
       const std::string file = dir + "/" + lc.name + "-" + name + ".svg";
-      std::ofstream(file) << svg_file(plot, 720, 400);
+      write_file_atomically(file, svg_file(plot, 720, 400));
       files.push_back(file);
     }
   }

@@ -64,9 +64,9 @@ std::string cycle_table_row(const Study& study, const CycleRecord& r) {
 std::string run_summary_text(const Study& study, const RunSummary& summary, bool store) {
   std::string text =
       fmt::format("\nstatus     {}: {}\ndesign    ", to_string(summary.status), summary.message);
-  const auto result = result_to_json(study, summary);
-  for (const auto& [name, value] : result["design"].items()) {
-    text += fmt::format(" {} = {:.6g}", name, value.get<double>());
+  const std::vector<std::string> names = variable_names(study);  // in study order
+  for (int i = 0; i < summary.x.size() && i < static_cast<int>(names.size()); ++i) {
+    text += fmt::format(" {} = {:.6g}", names[i], summary.x(i));
   }
   if (summary.start_analysed) {
     text += fmt::format("\nobjective  {:.6g}   (start {:.6g})\n", summary.objective,
@@ -84,8 +84,27 @@ std::string run_summary_text(const Study& study, const RunSummary& summary, bool
   return text + "\n";
 }
 
-nlohmann::json cycle_to_json(const Study& study, const CycleRecord& r) {
-  return cycle_record_to_json(r, variable_names(study));
+nlohmann::ordered_json cycle_json_in_order(const nlohmann::json& record,
+                                           const std::vector<std::string>& names) {
+  nlohmann::ordered_json out(record);
+  for (const char* key : {"b0", "b_opt"}) {
+    if (!record.contains(key) || !record[key].is_object()) continue;
+    const nlohmann::json& design = record[key];
+    nlohmann::ordered_json named = nlohmann::ordered_json::object();
+    for (const std::string& name : names) {
+      if (design.contains(name)) named[name] = design[name];
+    }
+    for (const auto& [name, value] : design.items()) {
+      if (!named.contains(name)) named[name] = value;
+    }
+    out[key] = named;
+  }
+  return out;
+}
+
+nlohmann::ordered_json cycle_to_json(const Study& study, const CycleRecord& r) {
+  const std::vector<std::string> names = variable_names(study);
+  return cycle_json_in_order(cycle_record_to_json(r, names), names);
 }
 
 nlohmann::json optimality_to_json(const FinalOptimality& f) {
@@ -103,7 +122,7 @@ nlohmann::json optimality_to_json(const FinalOptimality& f) {
 
 nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
   nlohmann::json history = nlohmann::json::array();
-  for (const auto& r : s.history) history.push_back(cycle_to_json(study, r));
+  for (const auto& r : s.history) history.push_back(nlohmann::json(cycle_to_json(study, r)));
   return {{"study", study.name},
           {"status", to_string(s.status)},
           {"message", s.message},

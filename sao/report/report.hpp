@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "sao/optimizer/driver.hpp"
 #include "sao/study/study.hpp"
@@ -24,8 +25,13 @@ std::string cycle_table_start(const Study& study, const RunSummary& summary,
 // (with the analyses re-used from the study store when `store`).
 std::string run_summary_text(const Study& study, const RunSummary& summary, bool store);
 
-// One cycle in the one JSON form of a record (cycle_record_json.hpp).
-nlohmann::json cycle_to_json(const Study& study, const CycleRecord& record);
+// One cycle in the one JSON form of a record (cycle_record_json.hpp), its designs (b0, b_opt)
+// in study order (design variables, then auxiliaries) for every output that shows it.
+nlohmann::ordered_json cycle_to_json(const Study& study, const CycleRecord& record);
+// A cycle record's JSON (cycle_record_to_json, whose objects sort their keys) with its designs
+// in the order of `names` (names it does not know last); the other keys as they are.
+nlohmann::ordered_json cycle_json_in_order(const nlohmann::json& record,
+                                           const std::vector<std::string>& names);
 // The first-order optimality of result.json (null when it was not measured).
 nlohmann::json optimality_to_json(const FinalOptimality& optimality);
 nlohmann::json result_to_json(const Study& study, const RunSummary& summary);

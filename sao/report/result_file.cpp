@@ -46,8 +46,8 @@ nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
                                        const std::optional<Evaluation>& final_analysis) {
   const Eigen::VectorXd x = current_design(summary);
-  // result_to_json's object sorts its keys: rebuilt with the design in study order and the
-  // additions after the study's name.
+  // result_to_json's object sorts its keys: rebuilt with the designs (the result's and the
+  // cycles') in study order and the additions after the study's name.
   const nlohmann::json base = result_to_json(study, summary);
   nlohmann::ordered_json out;
   out["study"] = base["study"];
@@ -56,6 +56,12 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
     if (key == "study") continue;
     if (key == "design") {
       out["design"] = named_in_order(study, x);
+      continue;
+    }
+    if (key == "history") {  // the cycles' designs in study order too
+      nlohmann::ordered_json history = nlohmann::ordered_json::array();
+      for (const CycleRecord& r : summary.history) history.push_back(cycle_to_json(study, r));
+      out["history"] = history;
       continue;
     }
     out[key] = nlohmann::ordered_json::parse(value.dump());  // dump/parse keeps every double
@@ -88,6 +94,7 @@ namespace {
 struct WrittenResults {
   std::mutex mutex;
   std::set<std::string> folders;
+  std::multiset<std::string> computing;  // folders with a cycle in progress (CycleInProgress)
   bool interrupted = false;
 };
 WrittenResults& written_results() {
@@ -97,14 +104,24 @@ WrittenResults& written_results() {
 
 }  // namespace
 
+CycleInProgress::CycleInProgress(std::string dir) : dir_(std::move(dir)) {
+  WrittenResults& w = written_results();
+  const std::lock_guard<std::mutex> lock(w.mutex);
+  w.computing.insert(dir_);
+}
+
+CycleInProgress::~CycleInProgress() {
+  WrittenResults& w = written_results();
+  const std::lock_guard<std::mutex> lock(w.mutex);
+  w.computing.erase(w.computing.find(dir_));
+}
+
 void write_result_files(const std::string& dir, const Study& study, const RunSummary& summary,
                         const std::optional<Evaluation>& final_analysis) {
   WrittenResults& w = written_results();
   const std::lock_guard<std::mutex> lock(w.mutex);
   if (w.interrupted) return;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
+  make_output_folder(dir);
   const std::filesystem::path base(dir);
   write_file_atomically(base / "result.json",
                         result_document(study, summary, final_analysis).dump(2) + "\n");
@@ -118,6 +135,7 @@ std::vector<std::string> mark_results_interrupted(const std::string& why) {
   w.interrupted = true;
   std::vector<std::string> marked;
   for (const std::string& dir : w.folders) {
+    if (w.computing.count(dir) == 0) continue;  // waiting between cycles: not interrupted in one
     const std::filesystem::path path = std::filesystem::path(dir) / "result.json";
     try {
       std::ifstream in(path);

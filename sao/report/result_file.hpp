@@ -53,11 +53,27 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
 void write_result_files(const std::string& dir, const Study& study, const RunSummary& summary,
                         const std::optional<Evaluation>& final_analysis);
 
+// A cycle of the run whose results go to `dir` is being computed while this object lives
+// (`sao run`: the whole run; `sao step`, a step of `sao serve`: that cycle and the writing of
+// its results). Only such a folder's result.json is marked by mark_results_interrupted: a
+// study of `sao serve` that waits between cycles was not interrupted in one.
+class CycleInProgress {
+ public:
+  explicit CycleInProgress(std::string dir);
+  ~CycleInProgress();
+  CycleInProgress(const CycleInProgress&) = delete;
+  CycleInProgress& operator=(const CycleInProgress&) = delete;
+
+ private:
+  std::string dir_;
+};
+
 // On SIGINT, SIGTERM or SIGHUP (the interrupt action of `sao`, sao/cli): every result.json
-// this process wrote whose status is still "running" gets "status": "interrupted" and
-// `why` as its message, and no result file is written after this call, so that a killed run's
-// file does not claim a run that goes on. Its design, cycles and history.csv are those of the
-// last finished cycle. Returns the files marked.
+// this process wrote whose status is still "running" and whose folder has a cycle in progress
+// (CycleInProgress) gets "status": "interrupted" and `why` as its message; the others keep
+// theirs. No result file is written after this call, so that a killed run's file does not
+// claim a run that goes on. Its design, cycles and history.csv are those of the last finished
+// cycle. Returns the files marked.
 std::vector<std::string> mark_results_interrupted(const std::string& why);
 
 // The stored analysis of the session's current design (result.json's constraint values), if

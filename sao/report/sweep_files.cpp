@@ -13,7 +13,7 @@ namespace sao {
 void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,
                  const std::vector<ReferencePoint>& references, const std::string& objective_name,
                  const std::string& x_title, const std::string& y_title) {
-  std::filesystem::create_directories(dir);
+  make_output_folder(dir);
   {
     std::ostringstream csv;
     csv << options.range.key << ",start,status,objective,max_violation,cycles,analyses,"

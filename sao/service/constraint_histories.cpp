@@ -9,9 +9,15 @@
 namespace sao::service {
 namespace {
 
-nlohmann::json numbers(const Eigen::VectorXd& v) {
-  nlohmann::json out = nlohmann::json::array();
-  for (int i = 0; i < v.size(); ++i) out.push_back(exact_number(v(i)));
+// exact_number (cycle_record_json.hpp) for the ordered documents of this file (designs in study
+// order).
+nlohmann::ordered_json exact(double value) {
+  return nlohmann::ordered_json(exact_number(value));
+}
+
+nlohmann::ordered_json numbers(const Eigen::VectorXd& v) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (int i = 0; i < v.size(); ++i) out.push_back(exact(v(i)));
   return out;
 }
 
@@ -22,27 +28,27 @@ struct Shown {
 };
 
 // Constraint j at every shown design.
-nlohmann::json constraint_json(const Study& study, const Options& options, size_t j,
-                               const std::vector<Shown>& designs,
-                               const std::vector<std::string>& names) {
+nlohmann::ordered_json constraint_json(const Study& study, const Options& options, size_t j,
+                                       const std::vector<Shown>& designs,
+                                       const std::vector<std::string>& names) {
   const Constraint& c = study.constraints[j];
   const int points = criterion_points(study, c.g);
-  nlohmann::json t = nlohmann::json::array();
+  nlohmann::ordered_json t = nlohmann::ordered_json::array();
   for (int p = 0; p < points; ++p) t.push_back(point_time(study, *c.g.program, p));
-  nlohmann::json shown = nlohmann::json::array();
+  nlohmann::ordered_json shown = nlohmann::ordered_json::array();
   for (const Shown& d : designs) {
-    nlohmann::json named = nlohmann::json::object();
+    nlohmann::ordered_json named = nlohmann::ordered_json::object();
     for (int i = 0; i < d.x.size() && i < static_cast<int>(names.size()); ++i) {
-      named[names[i]] = exact_number(d.x(i));
+      named[names[i]] = exact(d.x(i));
     }
-    nlohmann::json entry = {{"label", d.label},
-                            {"design", named},
-                            {"analysed", d.analysis.has_value()},
-                            {"bound", exact_number(constraint_bound(study, c, d.x))}};
+    nlohmann::ordered_json entry = {{"label", d.label},
+                                    {"design", named},
+                                    {"analysed", d.analysis.has_value()},
+                                    {"bound", exact(constraint_bound(study, c, d.x))}};
     if (d.analysis && d.analysis->ok) {
       const ExactResponses exact(study, *d.analysis);
       entry["g"] = numbers(criterion_values(study, c.g, d.x, exact));
-      nlohmann::json retained = nlohmann::json::array();
+      nlohmann::ordered_json retained = nlohmann::ordered_json::array();
       for (const RetainedRow& row : screen_study(study, options, d.x, exact).rows) {
         if (row.constraint == static_cast<int>(j)) retained.push_back(row.point);
       }
@@ -60,7 +66,7 @@ nlohmann::json constraint_json(const Study& study, const Options& options, size_
 
 }  // namespace
 
-nlohmann::json constraint_histories(StudySession& session, int branch, int cycle) {
+nlohmann::ordered_json constraint_histories(StudySession& session, int branch, int cycle) {
   const int b = branch == 0 ? session.branch() : branch;
   try {
     (void)session.store().branch(b);
@@ -84,7 +90,7 @@ nlohmann::json constraint_histories(StudySession& session, int branch, int cycle
     if (!stored.empty()) d.analysis = stored.front();
   }
   const std::vector<std::string> names = variable_names(study);
-  nlohmann::json constraints = nlohmann::json::array();
+  nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
   for (size_t j = 0; j < study.constraints.size(); ++j) {
     const Constraint& c = study.constraints[j];
     if (!c.g.time_dependent() || !c.g.program->uses_responses()) continue;

@@ -17,6 +17,6 @@ namespace sao::service {
 // `branch` 0: the session's current branch. The retained points are those of the screening
 // with the settings in force on the session's branch now (a cutoff changed later moves them).
 // Throws ApiError 400 when `cycle` is not in the branch's history, 404 for an unknown branch.
-nlohmann::json constraint_histories(StudySession& session, int branch, int cycle);
+nlohmann::ordered_json constraint_histories(StudySession& session, int branch, int cycle);
 
 }  // namespace sao::service

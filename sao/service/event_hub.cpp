@@ -3,10 +3,13 @@
 namespace sao::service {
 
 void EventHub::publish(const std::string& type, const nlohmann::json& data) {
+  publish_text(type, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void EventHub::publish_text(const std::string& type, std::string data) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(
-        {++last_, type, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
+    events_.push_back({++last_, type, std::move(data)});
     while (events_.size() > kept_) events_.pop_front();
   }
   changed_.notify_all();

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace sao::service {
@@ -26,6 +27,13 @@ class EventHub {
   explicit EventHub(size_t kept = 1024) : kept_(kept) {}
 
   void publish(const std::string& type, const nlohmann::json& data);
+  // An ordered document (a cycle record: its designs in study order) keeps its key order. (A
+  // template, so that a braced list still makes the plain document above.)
+  template <class Ordered,
+            std::enable_if_t<std::is_same_v<Ordered, nlohmann::ordered_json>, int> = 0>
+  void publish(const std::string& type, const Ordered& data) {
+    publish_text(type, data.dump(-1, ' ', false, Ordered::error_handler_t::replace));
+  }
   // The events after `after` (waiting up to `timeout` for one when there is none yet); empty on
   // timeout or once the hub is closed.
   std::vector<Event> wait_after(long long after, std::chrono::milliseconds timeout);
@@ -39,6 +47,7 @@ class EventHub {
   std::condition_variable changed_;
   std::deque<Event> events_;
   size_t kept_;
+  void publish_text(const std::string& type, std::string data);
   long long last_ = 0;
   bool closed_ = false;
 };

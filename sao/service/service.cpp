@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <type_traits>
 
 #include "sao/service/api_error.hpp"
 #include "sao/service/study_registry.hpp"
@@ -57,6 +58,15 @@ void reply(Response& res, int status, const nlohmann::json& body) {
   res.status = status;
   // Invalid UTF-8 (a request's bytes quoted in a message) replaced, not a throw.
   res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  "application/json");
+}
+
+// An ordered answer (a study's status, a step: designs in study order) keeps its key order.
+// (A template, so that a braced list still makes the plain answer above.)
+template <class Ordered, std::enable_if_t<std::is_same_v<Ordered, nlohmann::ordered_json>, int> = 0>
+void reply(Response& res, int status, const Ordered& body) {
+  res.status = status;
+  res.set_content(body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace),
                   "application/json");
 }
 

@@ -9,6 +9,7 @@
 #include "sao/report/result_file.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/service/constraint_histories.hpp"
+#include "sao/store/branch_state.hpp"
 
 namespace sao::service {
 namespace {
@@ -22,9 +23,10 @@ Eigen::VectorXd next_cycle_start(const Study& study, const std::vector<CycleReco
   return history.empty() ? initial_variables(study) : design_after(history.back());
 }
 
+// As `sao status` shows them: a branch left by a restart is "abandoned", not "running".
 nlohmann::json branches_json(StudyStore& store) {
   nlohmann::json out = nlohmann::json::array();
-  for (const BranchInfo& b : store.branches()) out.push_back(branch_json(b));
+  for (const BranchView& b : branch_views(store)) out.push_back(branch_view_json(b));
   return out;
 }
 
@@ -124,20 +126,20 @@ void StudyHost::ensure_open() {
   session_ = std::move(session);
 }
 
-nlohmann::json StudyHost::snapshot_of() {
+nlohmann::ordered_json StudyHost::snapshot_of() {
   StudySession& s = *session_;
   const Study& study = s.study();
   const RunSummary& summary = s.driver().summary();
   const std::vector<CycleRecord> lineage = s.lineage(s.branch());
-  nlohmann::json out = {{"id", id_},
-                        {"name", study.name},
-                        {"description", study.description},
-                        {"branch", s.branch()},
-                        {"status", to_string(summary.status)},
-                        {"message", summary.message},
-                        {"finished", s.driver().finished()},
-                        {"next_cycle", s.next_cycle()},
-                        {"settings", s.settings_in_force()}};
+  nlohmann::ordered_json out = {{"id", id_},
+                                {"name", study.name},
+                                {"description", study.description},
+                                {"branch", s.branch()},
+                                {"status", to_string(summary.status)},
+                                {"message", summary.message},
+                                {"finished", s.driver().finished()},
+                                {"next_cycle", s.next_cycle()},
+                                {"settings", s.settings_in_force()}};
   Eigen::VectorXd factors = s.driver().move_factors();
   if (factors.size() != study.n_design()) {
     factors.resize(study.n_design());
@@ -159,7 +161,7 @@ nlohmann::json StudyHost::snapshot_of() {
     if (c.cycle == s.next_cycle()) pending.push_back(c.assignment);
   }
   out["pending_settings"] = pending;
-  nlohmann::json history = nlohmann::json::array();
+  nlohmann::ordered_json history = nlohmann::ordered_json::array();
   for (const CycleRecord& r : lineage) history.push_back(cycle_to_json(study, r));
   out["history"] = history;
   out["branches"] = branches_json(s.store());
@@ -172,7 +174,7 @@ nlohmann::json StudyHost::snapshot_of() {
 }
 
 void StudyHost::refresh() {
-  nlohmann::json snapshot = snapshot_of();
+  nlohmann::ordered_json snapshot = snapshot_of();
   std::lock_guard<std::mutex> lock(snapshot_mutex_);
   snapshot["state"] = state_;
   snapshot_ = std::move(snapshot);
@@ -187,7 +189,7 @@ void StudyHost::set_state(const std::string& state) {
   hub_.publish("state", {{"state", state}});
 }
 
-nlohmann::json StudyHost::status() {
+nlohmann::ordered_json StudyHost::status() {
   {
     std::lock_guard<std::mutex> lock(snapshot_mutex_);
     if (snapshot_.is_object()) return snapshot_;
@@ -202,7 +204,7 @@ nlohmann::json StudyHost::status() {
 nlohmann::json StudyHost::summary() {
   nlohmann::json out = {{"id", id_}};
   try {
-    const nlohmann::json s = status();
+    const nlohmann::ordered_json s = status();
     for (const char* key : {"name", "state", "status", "message", "branch", "next_cycle"}) {
       out[key] = s[key];
     }
@@ -214,7 +216,7 @@ nlohmann::json StudyHost::summary() {
   return out;
 }
 
-nlohmann::json StudyHost::cycle_step() {
+nlohmann::ordered_json StudyHost::cycle_step() {
   ensure_open();
   const RunSummary& summary = session_->driver().summary();
   if (session_->driver().finished()) {
@@ -223,7 +225,9 @@ nlohmann::json StudyHost::cycle_step() {
                             " (change a setting, e.g. max_cycles, or restart from a cycle)");
   }
   const int runs_before = summary.simulator_runs;
-  nlohmann::json out;
+  // Until its results are written: SIGTERM now interrupts this cycle (result.json says so).
+  const CycleInProgress computing(dir_.string());
+  nlohmann::ordered_json out;
   try {
     const CycleRecord& r = session_->step();
     out = {{"branch", session_->branch()},
@@ -250,7 +254,7 @@ nlohmann::json StudyHost::cycle_step() {
   return out;
 }
 
-nlohmann::json StudyHost::step() {
+nlohmann::ordered_json StudyHost::step() {
   Claim claim(*this, "stepping");
   std::lock_guard<std::mutex> lock(mutex_);
   return cycle_step();
@@ -433,7 +437,7 @@ nlohmann::json StudyHost::branches() const {
   return {{"current", session.store().current_branch()}, {"branches", list}};
 }
 
-nlohmann::json StudyHost::histories(int branch, int cycle) const {
+nlohmann::ordered_json StudyHost::histories(int branch, int cycle) const {
   StudySession session(store_path(), StoreAccess::kReadOnly);
   session.open();
   return constraint_histories(session, branch, cycle);

@@ -43,13 +43,13 @@ class StudyHost {
   // The state of the study: id, state (idle, stepping, running, ...), status, settings in
   // force, pending settings changes, current design, history (cycle records in their one JSON
   // form), branches, store counts.
-  nlohmann::json status();
+  nlohmann::ordered_json status();
   // id, name, state, status, branch and cycles only.
   nlohmann::json summary();
 
   // One cycle; its record. 409 while another mutation or a run holds the study, or when the
   // run has ended.
-  nlohmann::json step();
+  nlohmann::ordered_json step();
   // Cycles on a thread of their own until the run ends or stop().
   void start_run();
   // Ends a run after its current cycle; false when no run is under way.
@@ -69,7 +69,7 @@ class StudyHost {
   nlohmann::json branches() const;
   // The time-dependent constraints at cycle `cycle`'s start design and proposal
   // (constraint_histories.hpp); `branch` 0: the current branch.
-  nlohmann::json histories(int branch, int cycle) const;
+  nlohmann::ordered_json histories(int branch, int cycle) const;
 
   EventHub& events() { return hub_; }
   // Stops a run and waits for it; closes the event streams.
@@ -77,11 +77,11 @@ class StudyHost {
 
  private:
   class Claim;
-  void ensure_open();            // with mutex_
-  void refresh();                // with mutex_: the snapshot from the open session
-  nlohmann::json snapshot_of();  // with mutex_
-  nlohmann::json cycle_step();   // with mutex_: one cycle, its event
-  void run_cycles();             // the run's thread
+  void ensure_open();                    // with mutex_
+  void refresh();                        // with mutex_: the snapshot from the open session
+  nlohmann::ordered_json snapshot_of();  // with mutex_
+  nlohmann::ordered_json cycle_step();   // with mutex_: one cycle, its event
+  void run_cycles();                     // the run's thread
   void set_state(const std::string& state);
 
   std::string id_;
@@ -93,7 +93,7 @@ class StudyHost {
   std::thread runner_;
   std::mutex runner_mutex_;  // start_run / shutdown
   mutable std::mutex snapshot_mutex_;
-  nlohmann::json snapshot_;
+  nlohmann::ordered_json snapshot_;  // ordered: designs in study order
   std::string state_ = "idle";
   EventHub hub_;
 };

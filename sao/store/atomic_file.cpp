@@ -24,6 +24,13 @@ int write_all(int fd, std::string_view text) {
 
 }  // namespace
 
+void make_output_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw FileWriteError("cannot create the output folder " + dir.string() + ": " + ec.message());
+}
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
   auto fail = [&](const char* what, int error) {
     throw FileWriteError(

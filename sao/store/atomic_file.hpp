@@ -16,6 +16,11 @@ class FileWriteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Creates the output folder `dir` and its missing parents. Throws FileWriteError naming the
+// folder and the system's reason ("Permission denied", "Read-only file system", "Not a
+// directory" when a parent is a file, ...).
+void make_output_folder(const std::filesystem::path& dir);
+
 // Replaces `path` with `text` atomically. Throws FileWriteError naming the file and the
 // reason; the old file is then left as it was and no temporary file remains. A device or a
 // pipe (e.g. /dev/null) is written in place, not replaced by a file.

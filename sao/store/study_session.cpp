@@ -140,10 +140,14 @@ StudySession::StudySession(const std::string& store_path, StoreAccess access) {
     // create the store). The lock goes with the process, so a killed run leaves none behind.
     const std::string lock = store_path + ".lock";
     lock_fd_ = ::open(lock.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    int error = errno;  // the reason it cannot be made, not that of the read-only retry
     // A lock file this user may only read (another user's) still locks: flock needs no write.
-    if (lock_fd_ < 0 && errno == EACCES) lock_fd_ = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+    if (lock_fd_ < 0 && error == EACCES) {
+      lock_fd_ = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+      if (lock_fd_ < 0 && errno != ENOENT) error = errno;
+    }
     if (lock_fd_ < 0) {
-      throw StoreIoError(lock + ": cannot create the lock file: " + std::strerror(errno) +
+      throw StoreIoError(lock + ": cannot create the lock file: " + std::strerror(error) +
                          " (a read-only folder? `sao status` and `sao report` can read the " +
                          "store, this command needs to write it)");
     }

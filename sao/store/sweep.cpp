@@ -70,7 +70,7 @@ class MemberStore final : public AnalysisStore {
 // A member on its own study store: created, or resumed by replay.
 RunSummary run_stored_member(const std::string& folder, const nlohmann::json& document,
                              const SweepOptions& options, int start, SharedAnalysisCache& shared) {
-  std::filesystem::create_directories(folder);
+  make_output_folder(folder);
   StudySession session(store_file(folder), StoreAccess::kCreate);
   session.begin(document, options.study_file, start);
   session.share_analyses([&shared](StudyStore& own) -> std::unique_ptr<AnalysisStore> {

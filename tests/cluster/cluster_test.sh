@@ -21,6 +21,10 @@
 #   sacct     the executor's fallback to sacct: a squeue in front of PATH that forgets finished
 #             tasks (as the controller does after MinJobAge); the runs still end COMPLETED
 #             (from sacct) and the result is the local executor's
+#   pending   a job array cancelled (scancel) while its tasks were still pending, with a squeue
+#             in front of PATH that forgets ended tasks: sacct lists the array as one line
+#             "ID_[0-1]|CANCELLED by UID", and the analysis fails naming the task CANCELLED (it
+#             was reported as "state unknown (neither squeue nor sacct knows it)", issue 46)
 # The job counts come from the cluster's accounting (sacct, slurmdbd of scripts/local-slurm),
 # restricted to this test's job name and start time; squeue only follows live jobs.
 # Exit 77 (CTest SKIP_RETURN_CODE) when SLURM (or, for calculix, ccx) is not installed or the
@@ -103,7 +107,7 @@ fake_study() {  # fake_study FILE TIMEOUT MAX_CYCLES ARGS...
       {"name": "f", "kind": "scalar", "file": "result.txt", "parser": "regex", "pattern": "f = (\\\\S+)"},
       {"name": "g", "kind": "scalar", "file": "result.txt", "parser": "regex", "pattern": "g = (\\\\S+)"}
     ],
-    "executor": {"type": "slurm", "time": "00:05:00", "extra": ["--job-name=sao-test-$mode"], "poll": 0.2, "max_jobs": ${max_jobs:-0}}
+    "executor": {"type": "slurm", "time": "00:05:00", "extra": ["--job-name=sao-test-$mode"${extra_sbatch:-}], "poll": 0.2, "max_jobs": ${max_jobs:-0}}
   }
 }
 EOF
@@ -365,6 +369,30 @@ EOF
     stored_are_accounted slurm
     echo "sacct: $(jobs_in_store slurm | wc -l) task(s) seen finished only through sacct" \
       "($(wc -l <sacct-calls) sacct call(s)); same result as the local executor"
+    ;;
+  pending)
+    # squeue forgets every task once it has ended (the controller after MinJobAge).
+    mkdir -p bin
+    real_squeue=$(command -v squeue)
+    cat >bin/squeue <<EOF
+#!/bin/sh
+"$real_squeue" "\$@" | grep -E '[|](PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED)[|]'
+exit 0
+EOF
+    chmod +x bin/squeue
+    extra_sbatch=', "--begin=now+3600"' fake_study study.json 120 1 sleep 1
+    PATH=$work/bin:$PATH "$sao" run study.json --out out >out.txt 2>&1 &
+    sao_pid=$!
+    id=$(wait_for_job out PENDING) || fail "no pending job: $(cat out.txt)"
+    scancel "${id%_*}"
+    wait "$sao_pid"
+    rc=$?
+    sao_pid=
+    [ "$rc" -eq 3 ] || fail "exit status $rc (expected 3): $(cat out.txt)"
+    grep -q "job $id ended CANCELLED" out.txt || fail "no \"job $id ended CANCELLED\": $(cat out.txt)"
+    listed=$(sacct -n -P -X --jobs="${id%_*}" --format=JobID,State)
+    [[ "$listed" == *"_["* ]] || fail "sacct does not list the pending array as one line: $listed"
+    echo "pending: job $id, cancelled while pending, ended CANCELLED (sacct: $listed)"
     ;;
   *) fail "unknown mode" ;;
 esac

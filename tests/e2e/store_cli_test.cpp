@@ -505,3 +505,42 @@ TEST(StoreCli, ReplayDifferingFromTheStoredRecordIsReportedAndRepaired) {
 }
 
 }  // namespace
+
+namespace {
+
+// A branch left by `sao restart` before its run ended is "abandoned", not "running", in
+// `sao status` and its --json (issue 46).
+TEST(StoreCli, BranchLeftByARestartReadsAbandoned) {
+  const fs::path dir = scratch("abandoned");
+  const std::string d = (dir / "study").string();
+  const std::string study = kProblems + "slider-crank/path.json";
+  for (int k = 1; k <= 2; ++k)
+    ASSERT_EQ(sao("step " + d + (k == 1 ? " --study " + study : "")).code, 0);
+  ASSERT_EQ(sao("restart " + d + " --from-cycle 1").code, 0);
+  ASSERT_EQ(sao("step " + d).code, 0);
+  const Output json_out = run_command(kSao + " status " + d + " --json 2>/dev/null");
+  ASSERT_EQ(json_out.code, 0) << json_out.text;
+  const nlohmann::json status = nlohmann::json::parse(json_out.text);
+  const nlohmann::json& left = status["branches"][0];
+  EXPECT_EQ(left["id"], 1);
+  EXPECT_EQ(left["status"], "abandoned") << left.dump(1);
+  EXPECT_EQ(left["stored_status"], "running");
+  EXPECT_EQ(left["last_cycle"], 2);
+  EXPECT_EQ(left["superseded_by"], 2);
+  EXPECT_NE(left["message"].get<std::string>().find("left after cycle 2 for branch 2"),
+            std::string::npos)
+      << left.dump(1);
+  const nlohmann::json& current = status["branches"][1];
+  EXPECT_EQ(current["status"], "running");  // as stored; "live" says no process runs it
+  EXPECT_EQ(current["live"], false);
+  EXPECT_FALSE(current.contains("superseded_by"));
+
+  const Output text = sao("status " + d);
+  ASSERT_EQ(text.code, 0) << text.text;
+  EXPECT_NE(text.text.find("branch 1: " + study + ", abandoned: left after cycle 2 for branch 2"),
+            std::string::npos)
+      << text.text;
+  EXPECT_EQ(text.text.find("running (not the current branch)"), std::string::npos) << text.text;
+}
+
+}  // namespace

@@ -88,5 +88,26 @@ class SessionAgainstTheCommandLine(unittest.TestCase):
             sao.Session(scratch("session-empty"))
 
 
+class DesignsInStudyOrder(unittest.TestCase):
+    """Designs in the study's order (issue 46): variables named k, c (design) and amax
+    (auxiliary), which sort as amax, c, k."""
+
+    def test_result_and_records_keep_the_study_order(self):
+        with open(STUDY) as f:
+            study = json.load(f)
+        study["design_variables"][0]["name"] = "k"
+        study["design_variables"][1]["name"] = "c"
+        study["auxiliary_variables"][0]["name"] = "amax"
+        study["objective"]["auxiliary"] = "amax"
+        study["simulator"]["parameters"] = {"k": "k", "c": "c"}
+        records = []
+        result = sao.run(study, max_cycles=2, on_cycle=records.append)
+        self.assertEqual(list(result["design"]), ["k", "c", "amax"])
+        self.assertTrue(records)
+        for record in records + result["history"]:
+            self.assertEqual(list(record["b0"]), ["k", "c", "amax"])
+            self.assertEqual(list(record["b_opt"]), ["k", "c", "amax"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -60,6 +60,16 @@ class ServerProcess {
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
 
+  // Sends SIGTERM and waits for the server to end: its exit code (-1 when it did not exit).
+  int terminate() {
+    if (pid_ <= 0) return -1;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   int port() const { return port_; }
   const std::string& line() const { return line_; }
   httplib::Client client(const std::string& token = {}) const {

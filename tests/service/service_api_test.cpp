@@ -320,4 +320,90 @@ TEST(ServiceApi, StudiesOutliveTheServer) {
   EXPECT_EQ(step["record"]["cycle"], 3);
 }
 
+// SIGTERM to the server: a study waiting between cycles was not interrupted in one, its
+// result.json keeps its status; a study whose cycle was running says it was interrupted.
+TEST(ServiceApi, SigtermMarksOnlyTheStudiesWhoseCycleRuns) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  httplib::Client c = server.client();
+  const std::string idle = post(c, "/api/studies", json::parse(read_file(kStudy)), 201)["id"];
+  post(c, "/api/studies/" + idle + "/step");
+  const fs::path idle_result = root / "data" / idle / "result.json";
+  ASSERT_EQ(json::parse(read_file(idle_result.string()))["status"], "running");
+  // The slower multibody absorber (seconds per cycle), run until its first cycle is written.
+  json busy_study =
+      json::parse(read_file(problem_file("impact-absorber/max-acceleration-multibody.json")));
+  busy_study["load_cases"][0]["time"]["points"] = 6001;
+  const std::string busy = post(c, "/api/studies", busy_study, 201)["id"];
+  const fs::path busy_result = root / "data" / busy / "result.json";
+  post(c, "/api/studies/" + busy + "/run", json::object(), 202);
+  for (int i = 0; i < 600 && !fs::exists(busy_result); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(fs::exists(busy_result));
+  const bool still_running = json_of(c.Get("/api/studies/" + busy))["state"] == "running";
+  EXPECT_EQ(server.terminate(), 3);
+  const json idle_after = json::parse(read_file(idle_result.string()));
+  EXPECT_EQ(idle_after["status"], "running") << idle_after.dump(1);
+  EXPECT_EQ(idle_after["message"].get<std::string>().find("interrupted"), std::string::npos);
+  const json busy_after = json::parse(read_file(busy_result.string()));
+  if (still_running && busy_after["cycles"].get<int>() >= 1) {
+    EXPECT_EQ(busy_after["status"], "interrupted") << busy_after.dump(1);
+    EXPECT_NE(
+        busy_after["message"].get<std::string>().find("interrupted by SIGTERM during the cycle"),
+        std::string::npos);
+  }
+}
+
+// A branch left by a restart is "abandoned" in the study's status and its branches, as in
+// `sao status`, never "running".
+TEST(ServiceApi, BranchLeftByARestartIsAbandoned) {
+  ServedStudy s(kStudy);
+  post(s.client, s.base + "/step");
+  post(s.client, s.base + "/step");
+  post(s.client, s.base + "/restart", {{"from_cycle", 1}}, 201);
+  const json branches = json_of(s.client.Get(s.base + "/branches"));
+  ASSERT_EQ(branches["branches"].size(), 2u) << branches.dump(1);
+  const json& left = branches["branches"][0];
+  EXPECT_EQ(left["status"], "abandoned") << left.dump(1);
+  EXPECT_EQ(left["stored_status"], "running");
+  EXPECT_EQ(left["superseded_by"], 2);
+  EXPECT_EQ(left["last_cycle"], 2);
+  EXPECT_EQ(branches["branches"][1]["status"], "running");  // the current one, not ended
+  const json status = json_of(s.client.Get(s.base));
+  EXPECT_EQ(status["branches"][0]["status"], "abandoned") << status["branches"].dump(1);
+}
+
+// Designs in the study's order in the service's answers (status, step, constraint histories),
+// not alphabetically: the absorber's variables named k, c and amax (issue 46).
+TEST(ServiceApi, DesignsAreInStudyOrder) {
+  json study = json::parse(read_file(problem_file("impact-absorber/max-acceleration.json")));
+  study["design_variables"][0]["name"] = "k";
+  study["design_variables"][1]["name"] = "c";
+  study["auxiliary_variables"][0]["name"] = "amax";
+  study["objective"]["auxiliary"] = "amax";
+  study["simulator"]["parameters"] = {{"k", "k"}, {"c", "c"}};
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  httplib::Client c = server.client();
+  const std::string base =
+      "/api/studies/" + post(c, "/api/studies", study, 201)["id"].get<std::string>();
+  auto keys = [](const nlohmann::ordered_json& object) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : object.items()) out.push_back(key);
+    return out;
+  };
+  const std::vector<std::string> order = {"k", "c", "amax"};
+  const auto step = c.Post(base + "/step", "{}", "application/json");
+  ASSERT_TRUE(step);
+  const nlohmann::ordered_json record = nlohmann::ordered_json::parse(step->body)["record"];
+  EXPECT_EQ(keys(record["b0"]), order) << step->body;
+  EXPECT_EQ(keys(record["b_opt"]), order) << step->body;
+  const auto status = c.Get(base);
+  ASSERT_TRUE(status);
+  const nlohmann::ordered_json history = nlohmann::ordered_json::parse(status->body)["history"];
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(keys(history[0]["b_opt"]), order);
+}
+
 }  // namespace
