@@ -79,6 +79,9 @@ fs::path need_program(const char* name) {
 
 }  // namespace
 
+// How long a job may be unknown to both squeue and sacct before its state is taken as unknown.
+constexpr int kUnknownSeconds = 30;
+
 struct SlurmExecutor::Watched {
   size_t job = 0;  // index into the jobs of execute()
   std::string id;  // "123_4"
@@ -87,6 +90,7 @@ struct SlurmExecutor::Watched {
   double timeout = 0.0;
   bool timed_out = false;  // cancelled by us for its time limit
   int unknown_polls = 0;   // polls in which neither squeue nor sacct knew it
+  std::chrono::steady_clock::time_point unknown_since;  // the first of those polls
   bool reattached = false;
   fs::path directory;
   bool done() const { return slurm_state_ended(state) || state == "UNKNOWN"; }
@@ -290,8 +294,15 @@ void SlurmExecutor::follow(std::vector<Watched>& watched) {
     std::vector<std::string> over;
     bool all_done = true;
     for (Watched& w : watched) {
-      // Forgotten by both squeue and sacct for ten looks (sacct absent, or the job purged).
-      if (!w.done() && w.unknown_polls >= 10) w.state = "UNKNOWN";
+      // Forgotten by both squeue and sacct for ten looks and kUnknownSeconds (sacct absent, or
+      // the job purged): the controller hands ended jobs to the accounting asynchronously, so
+      // sacct may not know a job squeue has just forgotten for several seconds.
+      if (!w.done() && w.unknown_polls == 1) w.unknown_since = std::chrono::steady_clock::now();
+      if (!w.done() && w.unknown_polls >= 10 &&
+          std::chrono::steady_clock::now() - w.unknown_since >=
+              std::chrono::seconds(kUnknownSeconds)) {
+        w.state = "UNKNOWN";
+      }
       if (!w.done() && !w.timed_out && w.timeout > 0 && w.state == "RUNNING" &&
           w.elapsed > w.timeout) {
         w.timed_out = true;
