@@ -13,10 +13,6 @@
 namespace sao {
 namespace {
 
-std::vector<double> key_of(const Study& study, const Eigen::VectorXd& x) {
-  return std::vector<double>(x.data(), x.data() + study.n_design());
-}
-
 // x's design variables are `key` (compared in place: no temporary vector).
 bool same_design(const Study& study, const Eigen::VectorXd& x, const std::vector<double>& key) {
   const int n = study.n_design();
@@ -107,8 +103,8 @@ std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {
   const std::optional<AnalysedDesign> best =
       best_feasible_analysed(study_, values_, options_.vioacc, &analysed_in_);
   if (!best) return std::nullopt;
-  const std::vector<double> last_key = key_of(study_, x0_);
-  const std::vector<double> best_key = key_of(study_, best->x);
+  const std::vector<double> last_key = design_key(study_, x0_);
+  const std::vector<double> best_key = design_key(study_, best->x);
   if (best_key == last_key) return std::nullopt;
   auto last = values_.find(last_key);
   if (last != values_.end()) {
@@ -129,10 +125,10 @@ Eigen::VectorXd Driver::as_reported(const Eigen::VectorXd& x, const ResponseMode
 
 Eigen::VectorXd Driver::reported_design(RunStatus status) const {
   Eigen::VectorXd x = x0_;
-  if (auto it = values_.find(key_of(study_, x0_)); it != values_.end()) {
+  if (!reports_best_analysed(status)) return x;
+  if (auto it = values_.find(design_key(study_, x0_)); it != values_.end()) {
     x = as_reported(x0_, ExactResponses(study_, it->second));
   }
-  if (!reports_best_analysed(status)) return x;
   if (const std::optional<AnalysedDesign> best = better_than_last_accepted()) {
     x = best->x;
   }
@@ -142,7 +138,7 @@ Eigen::VectorXd Driver::reported_design(RunStatus status) const {
 void Driver::report_best_analysed() {
   const std::optional<AnalysedDesign> best = better_than_last_accepted();
   if (!best) return;
-  const std::vector<double> best_key = key_of(study_, best->x);
+  const std::vector<double> best_key = design_key(study_, best->x);
   const double F_last_user = summary_.objective;
   const double V_last = summary_.max_violation;
   summary_.x = best->x;

@@ -62,6 +62,9 @@ struct CycleRecord {
   std::string gradient_method;
 };
 
+// The key of the driver's analyses: the design variables of x (auxiliaries left out), bit for bit.
+std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x);
+
 // What became of a cycle, in one word: "converged" (the run ends with it), "accepted",
 // "rejected", or "failed" (nothing was proposed or analysable). Every output that shows a cycle
 // (the cycle table, the report, the workbench, `sao step`) says it with this word or its first
@@ -247,9 +250,10 @@ class Driver {
   // Ends the run as failed inside a cycle, keeping the cycle's record.
   const CycleRecord& fail_cycle(CycleRecord& record, const std::string& message);
   double violation(const Eigen::VectorXd& x, const Evaluation& evaluation) const;
-  // x as a finished run reports it: with the bound formulation's auxiliaries at the maxima they
-  // bound in the analysis (with_bounded_maxima), where every auxiliary bounds a constraint; the
-  // subproblem's values otherwise. The objective and V reported are those of this design.
+  // x as a run that ends short of convergence reports it (and the start): with the bound
+  // formulation's auxiliaries at the maxima they bound in the analysis (with_bounded_maxima),
+  // where every auxiliary bounds a constraint; x itself otherwise. A converged run reports the
+  // design it converged at as it is (its auxiliaries within vioacc of those maxima).
   Eigen::VectorXd as_reported(const Eigen::VectorXd& x, const ResponseModel& exact) const;
   // V of the current design as reported (as_reported).
   double reported_violation() const;

@@ -66,7 +66,8 @@ TEST(CliEngineer, SetBoundsByNameOrIndexBetweenCyclesValidated) {
   // The current design (b1 = 0.6) must stay inside; lower < upper; only lower and upper.
   const CommandOutput outside = sao("set " + d + " design_variables.0.lower=0.95");
   EXPECT_EQ(outside.code, 2);
-  EXPECT_NE(outside.text.find("the current design b1 = 0.6 lies outside the new bounds"),
+  EXPECT_NE(outside.text.find("the design the next cycle starts from (b1=0.6, b2=0.42) has b1 = "
+                              "0.6, outside the new bounds"),
             std::string::npos)
       << outside.text;
   const CommandOutput crossed = sao("set " + d +

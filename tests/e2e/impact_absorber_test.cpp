@@ -11,8 +11,9 @@ namespace {
 TEST(ImpactAbsorberE2E, MaxAccelerationReachesTheVerifiedOptimum) {
   const RunSummary r = run_study("problems/impact-absorber/max-acceleration.json");
   ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
-  // Start design of PROBLEMS.md: max |yddot| = 0.8427 under b3 = 0.85, max |y| = 0.8062.
-  EXPECT_NEAR(r.start_objective, 0.85, 1e-12);
+  // Start design of PROBLEMS.md: max |yddot| = 0.8427 under b3 = 0.85, max |y| = 0.8062. The
+  // start objective is that maximum, not the auxiliary's initial guess.
+  EXPECT_NEAR(r.start_objective, 0.8427, 5e-5);
   EXPECT_NEAR(r.x(0), 0.36276, 5e-4);
   EXPECT_NEAR(r.x(1), 0.48231, 5e-4);
   EXPECT_NEAR(r.objective, 0.52029, 5e-4);

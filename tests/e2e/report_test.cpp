@@ -55,8 +55,8 @@ TEST(Report, HtmlWithSvgPlotsRendersInHeadlessChromium) {
        {"Summary", "Contents", "Objective F", "Maximum constraint violation V",
         "Approximation errors", "Move-limit factors", "Design variables",
         "Constraint displacement: y &lt;= 1, -(y) &lt;= 1", "Time-dependent constraints",
-        "Displacement |y| [m]", "Largest |acceleration| [m/s^2]", "upper bound 1",
-        "lower bound -1", "start (cycle 0)"}) {
+        "Displacement |y| [m]", "Largest |acceleration| [m/s^2]", "upper bound 1", "lower bound -1",
+        "start (cycle 0)"}) {
     EXPECT_NE(page.find(title), std::string::npos) << title;
   }
   // 5 per-cycle plots and one per time-dependent constraint entry: |y| <= 1 (both signs in
@@ -75,10 +75,10 @@ TEST(Report, HtmlWithSvgPlotsRendersInHeadlessChromium) {
   ASSERT_EQ(chosen.code, 0) << chosen.text;
   const std::string chosen_page = sao::testing::read_file(dir / "chosen.html");
   EXPECT_NE(chosen_page.find("Histories drawn at: start (cycle 0); cycle 2"), std::string::npos);
-  EXPECT_EQ(shell(sao + " report " + dir.string() + " --cycles 999 --out " +
-                  (dir / "bad.html").string())
-                .code,
-            2);
+  EXPECT_EQ(
+      shell(sao + " report " + dir.string() + " --cycles 999 --out " + (dir / "bad.html").string())
+          .code,
+      2);
   EXPECT_EQ(shell(sao + " report " + dir.string() + " --cycles 1,best,nope").code, 2);
   EXPECT_FALSE(fs::exists(dir / "bad.html"));
 
