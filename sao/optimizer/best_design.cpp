@@ -95,8 +95,12 @@ bool Driver::reports_best_analysed(RunStatus status) const {
   // bounds, worse ones included (move_limits.cpp, "worse"), and its convergence test compares
   // the last two designs, so the last accepted design is not the best the run analysed; a
   // converged run with sensitivities ends at the design whose optimality it tested.
+  // A converged multi-point run of a bound formulation keeps its last accepted design (as before
+  // the bound formulation could be ranked): its noisy plan points ranked by their own noise
+  // would favour the luckiest (docs/study-format.md).
   return status == RunStatus::kCycleLimit || status == RunStatus::kInfeasible ||
-         status == RunStatus::kStalled || (status == RunStatus::kConverged && noisy_.multipoint);
+         status == RunStatus::kStalled ||
+         (status == RunStatus::kConverged && noisy_.multipoint && study_.n_aux() == 0);
 }
 
 std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {

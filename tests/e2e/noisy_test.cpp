@@ -72,21 +72,14 @@ TEST(NoisyE2E, LeastSquaresIsNoWorseThanInterpolationFromEveryStart) {
 }
 
 // Without setting the auxiliary from the analysis, the bound b3 of the bound formulation is
-// the subproblem's guess: start 2 then ends on an accepted design whose b3 lies 3.5 % below the
-// real maximum (V = 3.5 %) after 22 analyses; with it, 13 analyses and V = 0. Either run reports
-// its design with b3 at the real maximum (the objective it reports is that maximum).
+// the subproblem's guess: start 2 then ends with b3 3.5 % below the real maximum (V = 3.5 %)
+// after 22 analyses; with it, 13 analyses and V = 0.
 TEST(NoisyE2E, RepairingTheAuxiliaryHelpsStartTwo) {
   const RunSummary without =
       run_study("problems/impact-absorber/noisy.json", {"settings.repair_auxiliary=false"}, 2);
   const RunSummary with = run_noisy(2, "interpolation");
   ASSERT_EQ(without.status, RunStatus::kConverged) << without.message;
-  double last_accepted_V = 0.0;
-  for (const CycleRecord& c : without.history) {
-    if (c.accepted) last_accepted_V = c.V;
-  }
-  EXPECT_GT(last_accepted_V, 3.0);
-  EXPECT_LE(without.max_violation, 0.0);
-  EXPECT_NEAR(without.objective, without.x(2), 1e-12);
+  EXPECT_GT(without.max_violation, 3.0);
   EXPECT_LE(with.max_violation, 3.0);
   EXPECT_LT(with.analyses, without.analyses);
 }
