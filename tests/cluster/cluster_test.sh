@@ -116,6 +116,17 @@ EOF
 # The jobs (array tasks) sacct accounts for this test, "id|state" per line, sorted: those of
 # its job name since its start, and those of the arrays ARRAYS (a job cancelled while still
 # pending was never eligible: --starttime does not select it, -j does).
+# scancel WHAT, then the run ($sao_pid, writing out.txt) ends with exit 3, naming task ID
+# CANCELLED.
+cancel_and_expect() {  # cancel_and_expect WHAT ID
+  scancel "$1"
+  wait "$sao_pid"
+  local rc=$?
+  sao_pid=
+  [ "$rc" -eq 3 ] || fail "exit status $rc (expected 3): $(cat out.txt)"
+  grep -q "job $2 ended CANCELLED" out.txt || fail "no \"job $2 ended CANCELLED\": $(cat out.txt)"
+}
+
 accounted() {  # accounted [ARRAYS]
   {
     sacct -n -P -X --name="sao-test-$mode" --starttime="$since" --format=JobID,State 2>&1
@@ -207,12 +218,7 @@ case "$mode" in
     "$sao" run study.json --out out >out.txt 2>&1 &
     sao_pid=$!
     id=$(wait_for_job out RUNNING) || fail "no running job"
-    scancel "$id"
-    wait "$sao_pid"
-    rc=$?
-    sao_pid=
-    [ "$rc" -eq 3 ] || fail "exit status $rc (expected 3): $(cat out.txt)"
-    grep -q "job $id ended CANCELLED" out.txt || fail "no \"job $id ended CANCELLED\": $(cat out.txt)"
+    cancel_and_expect "$id" "$id"
     echo "cancel: job $id ended CANCELLED, a failed analysis (exit 3)"
     ;;
   timeout)
@@ -384,12 +390,7 @@ EOF
     PATH=$work/bin:$PATH "$sao" run study.json --out out >out.txt 2>&1 &
     sao_pid=$!
     id=$(wait_for_job out PENDING) || fail "no pending job: $(cat out.txt)"
-    scancel "${id%_*}"
-    wait "$sao_pid"
-    rc=$?
-    sao_pid=
-    [ "$rc" -eq 3 ] || fail "exit status $rc (expected 3): $(cat out.txt)"
-    grep -q "job $id ended CANCELLED" out.txt || fail "no \"job $id ended CANCELLED\": $(cat out.txt)"
+    cancel_and_expect "${id%_*}" "$id"
     listed=$(sacct -n -P -X --jobs="${id%_*}" --format=JobID,State)
     [[ "$listed" == *"_["* ]] || fail "sacct does not list the pending array as one line: $listed"
     echo "pending: job $id, cancelled while pending, ended CANCELLED (sacct: $listed)"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sao/store/store.hpp"
+#include "tests/e2e/store_support.hpp"
 #include "tests/support.hpp"
 
 namespace sao {
@@ -18,16 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void execute(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-      << (error ? error : "") << "\n"
-      << sql;
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
+using testing::execute;  // SQL on a store file (tests/e2e/store_support.hpp)
 
 // A store with a row in every sealed table (two branches, two settings changes, a job).
 std::string sealed_store(const fs::path& dir) {
