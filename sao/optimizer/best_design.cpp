@@ -123,8 +123,7 @@ std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {
 }
 
 Eigen::VectorXd Driver::as_reported(const Eigen::VectorXd& x, const ResponseModel& exact) const {
-  return study_.n_aux() > 0 && rankable_by_analysis(study_) ? with_bounded_maxima(study_, x, exact)
-                                                            : x;
+  return rankable_by_analysis(study_) ? with_bounded_maxima(study_, x, exact) : x;
 }
 
 Eigen::VectorXd Driver::reported_design(RunStatus status) const {

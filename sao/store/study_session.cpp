@@ -407,9 +407,11 @@ void StudySession::apply_changes(int cycle) {
   // factors: the order in which they were set does not matter.
   bool settings_changed = false, bounds_changed = false;
   for (const SettingChange& c : changes_) {
+    if (c.cycle != cycle) continue;
     const Assignment a = split(c.assignment);
-    if (c.cycle != cycle || is_move_limit(a.key) || is_start(a.key)) continue;
-    apply_to(document_, a);  // start.NAME: read once, by start_restarted_branch
+    // start.NAME: read once, by start_restarted_branch.
+    if (is_move_limit(a.key) || is_start(a.key)) continue;
+    apply_to(document_, a);
     settings_changed = true;
     bounds_changed = bounds_changed || is_bound(a.key);
   }
@@ -437,8 +439,9 @@ void StudySession::apply_changes(int cycle) {
     }
   }
   for (const SettingChange& c : changes_) {
+    if (c.cycle != cycle) continue;
     const Assignment a = split(c.assignment);
-    if (c.cycle != cycle || !is_move_limit(a.key)) continue;
+    if (!is_move_limit(a.key)) continue;
     Eigen::VectorXd m = driver_->move_factors();
     if (m.size() != study_->n_design()) {  // not started yet: the study's initial factors
       m.resize(study_->n_design());
