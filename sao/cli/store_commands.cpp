@@ -331,13 +331,20 @@ int restart_command() {
                       commands.reset_region, commands.from_reported);
   const BranchInfo made = session.store().branch(branch);
   const int from_cycle = made.from_cycle;
+  const bool continues = session.continues(branch);
+  std::vector<std::string> changes;
+  for (const SettingChange& c : session.store().setting_changes(branch)) {
+    changes.push_back(c.assignment);
+  }
   if (commands.json) {
     std::cout << nlohmann::json({{"branch", branch},
                                  {"parent", made.parent},
                                  {"from_cycle", from_cycle},
                                  {"from_reported", commands.from_reported},
                                  {"study", commands.study_file},
-                                 {"reset_region", commands.reset_region}})
+                                 {"reset_region", commands.reset_region},
+                                 {"continues", continues},
+                                 {"changes", changes}})
                      .dump()
               << "\n";
     return 0;
@@ -349,7 +356,14 @@ int restart_command() {
             << from_cycle << " (branch " << made.parent << ")"
             << (commands.study_file.empty() ? "" : ", study " + commands.study_file)
             << (commands.reset_region ? ", a fresh subregion (the study's move-limit factors)" : "")
-            << "\n";
+            << "\n  "
+            << (continues ? "continues the run (the same study"
+                          : "a driver of its own from there (a reformulated study, or another "
+                            "start design")
+            << ")";
+  if (!changes.empty()) std::cout << "; set before cycle " << from_cycle + 1 << ":";
+  for (const std::string& c : changes) std::cout << " " << c;
+  std::cout << "\n";
   return 0;
 }
 
@@ -443,12 +457,13 @@ void add_store_commands(CLI::App& app) {
   commands.status->add_flag("--json", commands.json, "the status as one JSON document");
 
   commands.set = app.add_subcommand(
-      "set", "change settings or move-limit factors for the next cycle (key=value ...)");
+      "set", "change settings, bounds or move-limit factors for the next cycle (key=value ...)");
   add_directory(commands.set);
   commands.set->add_option("assignments", commands.assignments,
-                           "settings key=value (as in the study's \"settings\"), move_limit=m or "
-                           "move_limit.NAME=m (in (0, 1]), design_variables.NAME.lower=v or "
-                           ".upper=v (NAME a name or an index)");
+                           "settings key=value (as in the study's \"settings\"; key=null removes "
+                           "it), move_limit=m or move_limit.NAME=m (in (0, 1]), "
+                           "design_variables.NAME.lower=v or .upper=v, constraints.NAME.lower=v, "
+                           ".upper=v or .equals=v (NAME a name or an index)");
   commands.set->add_flag("--undo", commands.undo,
                          "withdraw the changes pending for the next cycle (`sao status` lists "
                          "them)");

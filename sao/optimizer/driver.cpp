@@ -63,6 +63,10 @@ const char* cycle_outcome(const CycleRecord& r) {
   return r.accepted ? "accepted" : "rejected";
 }
 
+Eigen::VectorXd design_after(const CycleRecord& last) {
+  return last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0;
+}
+
 Driver::Driver(const Study& study, Simulator& simulator, const Options& options)
     : study_(study),
       simulator_(simulator),
@@ -579,14 +583,19 @@ std::string Driver::cycle_limit_words() const {
 // --- study store and interactive use ---
 
 void Driver::set_options(const Options& options) {
+  const bool reopen = reopened_by(options);
   options_ = options;
   noisy_ = options.with_noise_applied();
-  const bool limit_ended =
-      summary_.status == RunStatus::kCycleLimit || summary_.status == RunStatus::kInfeasible;
-  if (limit_ended && cycle_offset_ + summary_.cycles < noisy_.max_cycles) {
+  if (reopen) {
     summary_.status = RunStatus::kRunning;
     summary_.message.clear();
   }
+}
+
+bool Driver::reopened_by(const Options& options) const {
+  const bool limit_ended =
+      summary_.status == RunStatus::kCycleLimit || summary_.status == RunStatus::kInfeasible;
+  return limit_ended && cycle_offset_ + summary_.cycles < options.max_cycles;
 }
 
 void Driver::set_move_factors(const Eigen::VectorXd& factors) {
@@ -613,6 +622,31 @@ void Driver::set_design_bounds(const std::vector<DesignVariable>& design) {
     study_.design[i].upper = design[i].upper;
     study_.design[i].initial = design[i].initial;  // the start, before the first cycle
   }
+}
+
+void Driver::set_constraint_bounds(const std::vector<Constraint>& constraints) {
+  if (constraints.size() != study_.constraints.size()) {
+    throw std::invalid_argument("constraint bounds: expected " +
+                                std::to_string(study_.constraints.size()) + " constraints, got " +
+                                std::to_string(constraints.size()));
+  }
+  for (size_t j = 0; j < constraints.size(); ++j) {
+    if (constraints[j].name != study_.constraints[j].name ||
+        constraints[j].bound_auxiliary != study_.constraints[j].bound_auxiliary) {
+      throw std::invalid_argument("constraint bounds: constraint " + std::to_string(j) + " is " +
+                                  constraints[j].name + ", expected " + study_.constraints[j].name);
+    }
+    study_.constraints[j].bound = constraints[j].bound;
+  }
+}
+
+void Driver::reopen() {
+  if (!finished()) return;
+  if (!started_ || summary_.history.empty()) {
+    throw std::logic_error("Driver::reopen: the run ended before its first cycle");
+  }
+  summary_.status = RunStatus::kRunning;
+  summary_.message.clear();
 }
 
 Eigen::VectorXd Driver::next_start() const {

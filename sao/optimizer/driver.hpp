@@ -71,6 +71,9 @@ std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x);
 // letter.
 const char* cycle_outcome(const CycleRecord& r);
 
+// The design the cycle after `last` starts from: its proposal when accepted, else its start.
+Eigen::VectorXd design_after(const CycleRecord& last);
+
 // kStalled: the run cannot go on usefully (move limits collapsed, or no predicted
 // improvement) at a design that does not satisfy the first-order conditions.
 enum class RunStatus { kRunning, kConverged, kCycleLimit, kInfeasible, kFailed, kStalled };
@@ -140,6 +143,9 @@ class Driver {
   // Replaces the settings for the next cycles (as given to the constructor). Reopens a run that
   // ended on the cycle limit when the new limit allows more cycles.
   void set_options(const Options& options);
+  // Whether set_options(options) reopens the run: it ended on the cycle limit (or infeasible at
+  // it) and `options` allow more cycles.
+  bool reopened_by(const Options& options) const;
   const Options& options() const { return options_; }
   // Move-limit factors for the next cycle (size n_design).
   void set_move_factors(const Eigen::VectorXd& factors);
@@ -149,6 +155,16 @@ class Driver {
   // the next cycles (`sao set design_variables.b1.upper=..`); the caller keeps the current
   // design inside them.
   void set_design_bounds(const std::vector<DesignVariable>& design);
+  // The constraints' bounds (`sao set constraints.NAME.upper=..`): `constraints` are the
+  // study's with other numeric bounds (same constraints, same order). A constraint normalised by
+  // its bound is normalised by the new one from the next cycle on.
+  void set_constraint_bounds(const std::vector<Constraint>& constraints);
+  // A run that has ended (converged, stalled, cycle limit, ...) goes on: the next step() runs a
+  // cycle from the current design (the last accepted one) with the factors the strategy chose
+  // last, keeping everything the run has learnt. For a branch that continues its parent after
+  // the cycle the parent ended with (`sao restart --from-cycle K`). std::logic_error for a run
+  // that ended before its first cycle.
+  void reopen();
   // The design variables of the design the next cycle starts from: the current cycle start once
   // the run has started, else the study's initial design.
   Eigen::VectorXd next_start() const;

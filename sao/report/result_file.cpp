@@ -15,10 +15,6 @@
 
 namespace sao {
 
-Eigen::VectorXd design_after(const CycleRecord& last) {
-  return last.accepted && last.x_opt.size() > 0 ? last.x_opt : last.x0;
-}
-
 Eigen::VectorXd current_design(const RunSummary& summary) {
   if (summary.status != RunStatus::kRunning || summary.history.empty()) return summary.x;
   return design_after(summary.history.back());

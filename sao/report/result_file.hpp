@@ -30,9 +30,6 @@ inline bool is_active(double normalised) {
   return normalised >= -kActiveTolerance;
 }
 
-// The design the cycle after `last` starts from: its proposal when accepted, else its start.
-Eigen::VectorXd design_after(const CycleRecord& last);
-
 // The design of the result: the final one, or while the run goes on (`sao step`, a run killed
 // between cycles) the design the next cycle starts from.
 Eigen::VectorXd current_design(const RunSummary& summary);

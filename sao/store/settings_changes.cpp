@@ -65,6 +65,51 @@ void check_bound(nlohmann::json& document, const Assignment& a, std::vector<std:
   }
 }
 
+// Checks a constraint bound assignment (constraints.NAME.lower / .upper / .equals) on
+// `document` (applied there when valid): only a bound the constraint already has as a number
+// changes between cycles; adding or removing one, or a bound that is an auxiliary variable,
+// changes the problem's constraints (a reformulation: `sao restart --study`).
+void check_constraint_bound(nlohmann::json& document, const Assignment& a,
+                            std::vector<std::string>& problems,
+                            std::vector<std::string>& normalised) {
+  try {
+    const std::vector<std::string> parts = resolve_study_path(document, a.key, "sao set");
+    const bool side =
+        parts.size() == 3 && (parts[2] == "lower" || parts[2] == "upper" || parts[2] == "equals");
+    const nlohmann::json& entry = document["constraints"][std::stoul(parts[1])];
+    if (!side || !entry.contains(parts[2]) || !entry[parts[2]].is_number()) {
+      problems.push_back(a.key +
+                         ": only a bound the constraint has as a number can be set between "
+                         "cycles (constraints.NAME.lower, .upper or .equals); adding or removing "
+                         "a bound, or one given by an auxiliary variable, is a reformulation "
+                         "(`sao restart DIR --from-cycle K --study FILE`)");
+      return;
+    }
+    const double value = number_or_nan(a.value);
+    if (!std::isfinite(value)) {
+      problems.push_back(a.key + ": expected a finite number, got " + a.value);
+      return;
+    }
+    const std::string key = "constraints." + entry.value("name", parts[1]) + "." + parts[2];
+    apply_override(document, key + "=" + a.value, "sao set");
+    normalised.push_back(key + "=" + a.value);
+  } catch (const StudyError& e) {
+    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+  }
+}
+
+// settings.KEY=null: the key leaves the study's settings, so that its default (or the default
+// that follows from other keys) applies again.
+bool is_removal(const Assignment& a) {
+  return a.value == "null";
+}
+
+void remove_setting(nlohmann::json& document, const std::string& key) {
+  if (document.contains("settings") && document["settings"].is_object()) {
+    document["settings"].erase(key);
+  }
+}
+
 }  // namespace
 
 Assignment split(const std::string& text) {
@@ -95,9 +140,17 @@ bool is_bound(const std::string& key) {
   return key.rfind("design_variables.", 0) == 0;
 }
 
+bool is_constraint_bound(const std::string& key) {
+  return key.rfind("constraints.", 0) == 0;
+}
+
 void apply_to(nlohmann::json& document, const Assignment& a) {
   if (is_bound(a.key)) {
     apply_bound(document, a.key, a.value);
+  } else if (is_constraint_bound(a.key)) {
+    apply_override(document, a.key + "=" + a.value, "sao set");
+  } else if (is_removal(a)) {
+    remove_setting(document, settings_key(a.key));
   } else {
     apply_override(document, "settings." + settings_key(a.key) + "=" + a.value, "sao set");
   }
@@ -132,7 +185,22 @@ void check_assignment(nlohmann::json& document, const Study& study, const std::s
     check_bound(document, a, problems, normalised);
     return;
   }
+  if (is_constraint_bound(a.key)) {
+    check_constraint_bound(document, a, problems, normalised);
+    return;
+  }
   const std::string key = settings_key(a.key);
+  if (is_removal(a)) {
+    if (!document.contains("settings") || !document["settings"].contains(key)) {
+      problems.push_back("settings." + key +
+                         ": not in the study's settings, so there is nothing to remove (KEY=null "
+                         "removes a key, so that its default applies)");
+    } else {
+      remove_setting(document, key);
+      normalised.push_back(key + "=null");
+    }
+    return;
+  }
   try {
     apply_override(document, "settings." + key + "=" + a.value);
     normalised.push_back(key + "=" + a.value);

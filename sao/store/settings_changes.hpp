@@ -1,10 +1,11 @@
 // The changes `sao set` stores for the next cycle of a branch (StudySession::set, the service's
 // PATCH, Python's Session.set), as "key=value" assignments: a setting (a key of the study file's
-// "settings"), a design variable's bound (design_variables.NAME.lower / .upper), a move-limit
-// factor (move_limit=m for all, move_limit.NAME=m), or where a restarted branch starts
-// (start.NAME=v, written by `sao restart --from-reported`). A setting or a bound edits the study
-// document, which the loader then reads as it reads a study file (one reader, one validation,
-// the same dependent defaults); a factor goes to the driver directly.
+// "settings"; KEY=null removes it, so that its default applies), a design variable's bound
+// (design_variables.NAME.lower / .upper), a constraint's numeric bound (constraints.NAME.lower,
+// .upper or .equals), a move-limit factor (move_limit=m for all, move_limit.NAME=m), or where a
+// restarted branch starts (start.NAME=v, written by `sao restart --from-reported`). A setting or
+// a bound edits the study document, which the loader then reads as it reads a study file (one
+// reader, one validation, the same dependent defaults); a factor goes to the driver directly.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,8 @@ bool is_start(const std::string& key);
 bool edits_document(const std::string& key);
 // design_variables.NAME.lower / .upper (NAME a name or an index): a bound set between cycles.
 bool is_bound(const std::string& key);
+// constraints.NAME.lower / .upper / .equals: a constraint's numeric bound set between cycles.
+bool is_constraint_bound(const std::string& key);
 // The settings key of an assignment ("settings.noise" and "noise" are the same).
 std::string settings_key(const std::string& key);
 

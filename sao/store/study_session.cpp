@@ -1,17 +1,11 @@
 #include "sao/store/study_session.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -25,15 +19,6 @@ namespace sao {
 using namespace settings_changes;  // the assignments of `sao set` (settings_changes.hpp)
 
 namespace {
-
-bool same_record(const CycleRecord& a, const CycleRecord& b) {
-  if (a.cycle != b.cycle || a.accepted != b.accepted || a.converged != b.converged) return false;
-  if (a.x_opt.size() != b.x_opt.size()) return false;
-  for (int i = 0; i < a.x_opt.size(); ++i) {
-    if (!(a.x_opt(i) == b.x_opt(i))) return false;
-  }
-  return true;
-}
 
 // "b1=0.5, b2=1" for a design's values and the variable names (the values alone when the
 // numbers differ).
@@ -110,23 +95,6 @@ std::string store_file(const std::string& dir_or_file) {
   return dir_or_file;
 }
 
-int store_owner(const std::string& store_path) {
-  const std::string lock = store_path + ".lock";
-  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;  // no lock file: no process has worked on it here
-  int owner = 0;
-  if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-    flock(fd, LOCK_UN);  // nobody holds it: no live process works on the store
-  } else {
-    owner = -1;
-    char text[32] = {};
-    if (::pread(fd, text, sizeof text - 1, 0) > 0) owner = std::max(-1, std::atoi(text));
-    if (owner == 0) owner = -1;
-  }
-  ::close(fd);
-  return owner;
-}
-
 StudySession::StudySession(const std::string& store_path, bool create)
     : StudySession(store_path, create ? StoreAccess::kCreate : StoreAccess::kReadWrite) {}
 
@@ -137,47 +105,16 @@ StudySession::StudySession(const std::string& store_path, StoreAccess access) {
       throw StoreError(store_path + ": no study store here");
     }
     // One process at a time works on a study: two would both run the next cycle (or both
-    // create the store). The lock goes with the process, so a killed run leaves none behind.
-    const std::string lock = store_path + ".lock";
-    lock_fd_ = ::open(lock.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-    int error = errno;  // the reason it cannot be made, not that of the read-only retry
-    // A lock file this user may only read (another user's) still locks: flock needs no write.
-    if (lock_fd_ < 0 && error == EACCES) {
-      lock_fd_ = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-      if (lock_fd_ < 0 && errno != ENOENT) error = errno;
-    }
-    if (lock_fd_ < 0) {
-      throw StoreIoError(lock + ": cannot create the lock file: " + std::strerror(error) +
-                         " (a read-only folder? `sao status` and `sao report` can read the " +
-                         "store, this command needs to write it)");
-    }
-    if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-      ::close(lock_fd_);
-      lock_fd_ = -1;
-      const int owner = store_owner(store_path);
-      throw StoreBusyError(store_path + ": busy, in use by another sao process" +
-                           (owner > 0 ? " (pid " + std::to_string(owner) + ")" : std::string()) +
-                           "; try again when it has ended");
-    }
-    // The owner's pid in the lock file, for `sao status` (the lock itself says it is alive).
-    const std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(lock_fd_, 0) == 0) (void)!::pwrite(lock_fd_, pid.data(), pid.size(), 0);
+    // create the store). Taken before the store is opened.
+    lock_ = std::make_unique<StoreLock>(store_path);
   }
-  try {
-    store_ = std::make_unique<StudyStore>(store_path, access);
-  } catch (...) {
-    if (lock_fd_ >= 0) ::close(lock_fd_);
-    lock_fd_ = -1;
-    throw;
-  }
+  store_ = std::make_unique<StudyStore>(store_path, access);
 }
 
 StudySession::StudySession(const nlohmann::json& document, const std::string& source, int start)
     : document_(document), source_(source), start_(start) {}
 
-StudySession::~StudySession() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);
-}
+StudySession::~StudySession() = default;
 
 void StudySession::begin(const nlohmann::json& document, const std::string& source, int start) {
   require_store();
@@ -214,19 +151,6 @@ void StudySession::require_store() const {
   if (!store_) throw std::logic_error("StudySession: no study store in this session");
 }
 
-std::vector<CycleRecord> StudySession::lineage(int branch) const {
-  require_store();
-  const BranchInfo info = store_->branch(branch);
-  std::vector<CycleRecord> out;
-  if (info.parent > 0) {
-    for (CycleRecord& r : lineage(info.parent)) {
-      if (r.cycle <= info.from_cycle) out.push_back(std::move(r));
-    }
-  }
-  for (StoredCycle& c : store_->cycles(branch)) out.push_back(std::move(c.record));
-  return out;
-}
-
 void StudySession::open(int max_cycles, const std::function<void(const CycleRecord&)>& on_cycle) {
   BranchInfo info;
   if (store_) {
@@ -234,7 +158,8 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
     if (branch_ == 0) throw StoreError(store_->path() + ": the store holds no study yet");
     info = store_->branch(branch_);
     status_at_open_ = info.status;
-    const StoredStudy stored = store_->study(info.study);
+    chain_ = chain(branch_);
+    const StoredStudy stored = store_->study(chain_.front().study);
     document_ = stored.document;
     source_ = stored.source;
     start_ = stored.start;
@@ -257,10 +182,11 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
   if (!store_->read_only()) inner_simulator_->use_job_ledger(store_.get());
   if (make_analysis_store_) analysis_store_ = make_analysis_store_(*store_);
   driver_->set_store(analysis_store_ ? analysis_store_.get() : store_.get());
-  changes_ = store_->setting_changes(branch_);
+  changes_ = chain_changes(chain_);
   stored_last_cycle_ = store_->last_cycle(branch_);
   check_records();
-  if (info.parent > 0) start_restarted_branch(info);
+  first_cycle_ = chain_.front().from_cycle + 1;
+  if (chain_.front().parent > 0) start_restarted_branch(chain_.front());
   replaying_ = true;
   try {
     replay(on_cycle);
@@ -285,58 +211,6 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
     store_->set_branch_status(branch_, to_string(driver_->summary().status),
                               driver_->summary().message);
   }
-}
-
-void StudySession::start_restarted_branch(const BranchInfo& info) {
-  // A restarted branch starts from the accepted design after cycle K of its parent.
-  const CycleRecord* from = nullptr;
-  const std::vector<CycleRecord> before = lineage(info.parent);
-  for (const CycleRecord& r : before) {
-    if (r.cycle == info.from_cycle) from = &r;
-  }
-  if (!from) {
-    throw StoreError(store_->path() + ": branch " + std::to_string(branch_) +
-                     " starts after cycle " + std::to_string(info.from_cycle) +
-                     ", which its parent does not hold (table cycles: the record of branch " +
-                     std::to_string(info.parent) + ", cycle " + std::to_string(info.from_cycle) +
-                     " is missing or was damaged and removed; only the current branch's records "
-                     "are rebuilt)");
-  }
-  const int n = study_->n_design();
-  const Eigen::VectorXd& accepted = from->accepted ? from->x_opt : from->x0;
-  Eigen::VectorXd x(study_->n_total());
-  for (int i = 0; i < n; ++i) {
-    const DesignVariable& v = study_->design[i];
-    x(i) = std::clamp(accepted(i), v.lower, v.upper);  // bounds may have changed
-  }
-  for (int a = 0; a < study_->n_aux(); ++a) {
-    x(n + a) =
-        accepted.size() == study_->n_total() ? accepted(n + a) : study_->auxiliaries[a].initial;
-  }
-  // `sao restart --from-reported`: the design the parent reported instead.
-  for (const SettingChange& c : changes_) {
-    const Assignment a = split(c.assignment);
-    if (c.cycle != info.from_cycle + 1 || !is_start(a.key)) continue;
-    const std::string name = a.key.substr(6);
-    const double value = number_or_nan(a.value);
-    const int index = study_->variable_index(name);
-    if (index < 0 || !std::isfinite(value)) {
-      throw StoreError(store_->path() + ": the stored start \"" + c.assignment + "\" of branch " +
-                       std::to_string(branch_) +
-                       " names no variable of its study or is not a number (a damaged store?)");
-    }
-    x(index) = index < n
-                   ? std::clamp(value, study_->design[index].lower, study_->design[index].upper)
-                   : value;
-  }
-  // The strategy's memory: the last accepted cycle up to K (user sign turned back).
-  std::optional<PreviousCycle> previous;
-  for (const CycleRecord& r : before) {
-    if (r.cycle > info.from_cycle || !r.accepted || r.x_opt.size() == 0) continue;
-    const double sign = study_->objective.maximize ? -1.0 : 1.0;
-    previous = PreviousCycle{sign * r.F_opt - sign * r.F0, (r.x_opt - r.x0).head(n), r.V};
-  }
-  driver_->start_at(x, from->next_factors, info.from_cycle + 1, previous);
 }
 
 void StudySession::check_records() {
@@ -371,41 +245,11 @@ std::string StudySession::named_design(const std::string& values) const {
   }
 }
 
-void StudySession::replay(const std::function<void(const CycleRecord&)>& on_cycle) {
-  for (const StoredCycle& stored_cycle : store_->cycles(branch_)) {
-    const int expected = next_cycle();
-    if (stored_cycle.record.cycle != expected) {
-      spdlog::warn(
-          "{}: the record of cycle {} of branch {} is missing (deleted or damaged); "
-          "cycles {} on are rebuilt from the stored analyses",
-          store_->path(), expected, branch_, expected);
-      store_->delete_cycles_from(branch_, expected);
-      break;
-    }
-    apply_changes(stored_cycle.record.cycle);
-    if (driver_->finished()) break;
-    const CycleRecord& r = driver_->step();
-    if (!same_record(r, stored_cycle.record)) {
-      spdlog::warn(
-          "replay of cycle {} differs from the stored record (a changed program or simulator?); "
-          "the stored cycles from here on are replaced",
-          r.cycle);
-      store_->delete_cycles_from(branch_, r.cycle);
-      finish_cycle(r);
-      ++replayed_;
-      if (on_cycle) on_cycle(r);
-      break;
-    }
-    ++replayed_;
-    if (on_cycle) on_cycle(r);
-  }
-}
-
 void StudySession::apply_changes(int cycle) {
   // The study document's changes (settings, bounds) first, as one new Options through the
   // loader (the same validation and dependent defaults as a study file), then the move-limit
   // factors: the order in which they were set does not matter.
-  bool settings_changed = false, bounds_changed = false;
+  bool settings_changed = false, bounds_changed = false, constraints_changed = false;
   for (const SettingChange& c : changes_) {
     if (c.cycle != cycle) continue;
     const Assignment a = split(c.assignment);
@@ -414,6 +258,7 @@ void StudySession::apply_changes(int cycle) {
     apply_to(document_, a);
     settings_changed = true;
     bounds_changed = bounds_changed || is_bound(a.key);
+    constraints_changed = constraints_changed || is_constraint_bound(a.key);
   }
   if (settings_changed) {
     const LoadedStudy changed = load_study(document_, source_);
@@ -436,6 +281,12 @@ void StudySession::apply_changes(int cycle) {
         v.initial = inside;
       }
       driver_->set_design_bounds(study_->design);
+    }
+    if (constraints_changed) {
+      for (size_t j = 0; j < study_->constraints.size(); ++j) {
+        study_->constraints[j].bound = changed.constraints.at(j).bound;
+      }
+      driver_->set_constraint_bounds(changed.constraints);
     }
   }
   for (const SettingChange& c : changes_) {
@@ -464,13 +315,17 @@ nlohmann::json StudySession::settings_in_force() const {
   return document_.contains("settings") ? document_["settings"] : nlohmann::json::object();
 }
 
-void StudySession::finish_cycle(const CycleRecord& record) {
-  if (!store_ || store_->read_only()) return;
+void StudySession::save_record(int branch, const CycleRecord& record) {
   nlohmann::json settings = {
       {"settings", settings_in_force()},
       {"move_factors",
        std::vector<double>(record.factors.data(), record.factors.data() + record.factors.size())}};
-  store_->save_cycle(branch_, record, variables_, settings);
+  store_->save_cycle(branch, record, variables_, settings);
+}
+
+void StudySession::finish_cycle(const CycleRecord& record) {
+  if (!store_ || store_->read_only()) return;
+  save_record(branch_, record);
   const RunSummary& s = driver_->summary();
   store_->set_branch_status(branch_, to_string(s.status), s.message);
 }
@@ -482,8 +337,7 @@ Options StudySession::settings_with_limit(Options options) const {
 
 int StudySession::next_cycle() const {
   if (!store_) return static_cast<int>(driver_->summary().history.size()) + 1;
-  return store_->branch(branch_).from_cycle + static_cast<int>(driver_->summary().history.size()) +
-         1;
+  return first_cycle_ + static_cast<int>(driver_->summary().history.size());
 }
 
 const CycleRecord& StudySession::step() {
@@ -524,7 +378,21 @@ int StudySession::set(const std::vector<std::string>& assignments) {
     check_assignment(document, *study_, text, problems, normalised);
   }
   try {
-    const Study changed = load_study(document, source_);
+    const LoadedStudy changed = load_study(document, source_);
+    // A change for a run that has ended applies to no cycle, unless it reopens the run (a
+    // higher cycle limit): refused rather than stored and ignored.
+    // (A run whose start failed has no cycle: a new session starts it again, with the change.)
+    if (driver_->finished() && !driver_->summary().history.empty() &&
+        !driver_->reopened_by(settings_with_limit(changed.options))) {
+      const int last = next - 1;
+      problems.push_back(fmt::format(
+          "branch {} has ended ({}: {}) after cycle {}, so a change for cycle {} would apply to "
+          "no cycle; to go on from there with it, continue the run as a new branch: `sao "
+          "restart DIR --from-cycle {}`, then `sao set` (the same as setting it before cycle "
+          "{}), or `sao restart DIR --from-cycle {} --study FILE` with the change in FILE",
+          branch_, to_string(driver_->summary().status), driver_->summary().message, last, next,
+          last, next, last));
+    }
     // New bounds must hold the design the next cycle starts from (the last accepted one; before
     // the first cycle, the start the run was opened with): clipping it would move the run to a
     // design nobody analysed (`sao restart --study` starts a branch from a clipped design
@@ -549,7 +417,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
   }
   if (!problems.empty()) throw StudyError("sao set", problems);
   store_->add_setting_changes(branch_, next, normalised);
-  changes_ = store_->setting_changes(branch_);
+  changes_ = chain_changes(chain_);
   return next;
 }
 
@@ -585,102 +453,8 @@ std::vector<std::string> StudySession::undo_set() {
   }
   store_->remove_setting_changes(branch_, next);
   if (!starts.empty()) store_->add_setting_changes(branch_, next, starts);  // where it starts
-  changes_ = store_->setting_changes(branch_);
+  changes_ = chain_changes(chain_);
   return removed;
-}
-
-int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& document,
-                          const std::string& source, int from_branch, bool reset_region,
-                          bool from_reported) {
-  require_store();
-  if (!driver_) throw std::logic_error("StudySession::restart before open");
-  const int base = from_branch > 0 ? from_branch : branch_;
-  (void)store_->branch(base);  // StoreError naming a branch the store does not have
-  const std::vector<CycleRecord> history = lineage(base);
-  std::vector<std::string> start;  // --from-reported: start.NAME=v for the new branch
-  if (from_reported) {
-    // A run that ended on its cycle limit is open again when reopened with a higher limit (the
-    // stored status says how it ended).
-    const bool ended_on_limit = store_->branch(base).status == to_string(RunStatus::kCycleLimit);
-    std::vector<std::string> problems;
-    if (base != branch_) {
-      problems.push_back(
-          "--from-reported: only the current branch's reported design is known "
-          "(branch " +
-          std::to_string(branch_) + "), not branch " + std::to_string(base) + "'s");
-    } else if ((!driver_->finished() && !ended_on_limit) || history.empty()) {
-      problems.push_back("--from-reported: branch " + std::to_string(base) +
-                         " has not ended, so it has reported no design yet (`sao run` it, or "
-                         "restart from one of its cycles with --from-cycle K)");
-    } else if (from_cycle > 0 && from_cycle != history.back().cycle) {
-      problems.push_back("--from-cycle " + std::to_string(from_cycle) +
-                         " with --from-reported: the reported design belongs after the branch's "
-                         "last cycle, " +
-                         std::to_string(history.back().cycle));
-    }
-    if (!problems.empty()) throw StudyError("sao restart", problems);
-    from_cycle = history.back().cycle;
-    const Eigen::VectorXd x = driver_->finished()
-                                  ? driver_->summary().x
-                                  : driver_->reported_design(RunStatus::kCycleLimit);
-    for (int i = 0; i < x.size(); ++i) {
-      start.push_back(fmt::format("start.{}={}", variables_[i], x(i)));
-    }
-  }
-  bool found = false;
-  for (const CycleRecord& r : history) found = found || r.cycle == from_cycle;
-  if (!found) {
-    std::string range = history.empty() ? "none"
-                                        : std::to_string(history.front().cycle) + ".." +
-                                              std::to_string(history.back().cycle);
-    throw StudyError("sao restart",
-                     {"--from-cycle " + std::to_string(from_cycle) + ": not a cycle of " +
-                      (from_branch > 0 ? "branch " + std::to_string(base) + "'s" : "the current") +
-                      " history (cycles " + range + ")"});
-  }
-  // The owner of cycle K: this branch or an ancestor.
-  BranchInfo owner = store_->branch(base);
-  while (owner.parent > 0 && from_cycle <= owner.from_cycle) owner = store_->branch(owner.parent);
-  nlohmann::json new_document;
-  std::string new_source = source;
-  if (document) {
-    new_document = *document;
-  } else {
-    const StoredStudy s = store_->study(owner.study);
-    new_document = s.document;
-    new_source = s.source;
-    for (const SettingChange& c : store_->setting_changes(owner.id)) {
-      const Assignment a = split(c.assignment);
-      if (c.cycle <= from_cycle && edits_document(a.key)) apply_to(new_document, a);
-    }
-  }
-  const OpenedStudy opened = open_study_document(new_document, new_source);
-  const Study& study = opened.study;
-  if (study.n_design() != study_->n_design()) {
-    throw StudyError(new_source, {"design_variables: a restarted branch keeps the " +
-                                  std::to_string(study_->n_design()) + " design variables, got " +
-                                  std::to_string(study.n_design())});
-  }
-  for (int i = 0; i < study.n_design(); ++i) {
-    if (study.design[i].name != study_->design[i].name) {
-      throw StudyError(new_source,
-                       {"design_variables[" + std::to_string(i) + "].name: expected \"" +
-                        study_->design[i].name + "\" as in the stored study, got \"" +
-                        study.design[i].name + "\""});
-    }
-  }
-  store_->use_inputs(simulator_inputs_hash(study, opened.simulator->fingerprint()));
-  const int id = store_->add_study(new_document, new_source, 0);
-  const int branch = store_->add_branch(owner.id, from_cycle, id);  // the branch that ran cycle K
-  if (reset_region) {
-    std::vector<std::string> fresh;
-    for (const DesignVariable& v : study.design) {
-      fresh.push_back(fmt::format("move_limit.{}={}", v.name, v.move_factor));
-    }
-    store_->add_setting_changes(branch, from_cycle + 1, fresh);
-  }
-  if (!start.empty()) store_->add_setting_changes(branch, from_cycle + 1, start);
-  return branch;
 }
 
 }  // namespace sao

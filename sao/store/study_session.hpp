@@ -19,6 +19,7 @@
 
 #include "sao/optimizer/driver.hpp"
 #include "sao/store/store.hpp"
+#include "sao/store/store_lock.hpp"
 #include "sao/study/study.hpp"
 
 namespace sao {
@@ -32,11 +33,6 @@ struct BatchProgress {
 
 // DIR/study.sqlite for a directory, the path itself for anything else.
 std::string store_file(const std::string& dir_or_file);
-
-// The process working on the store now, as its lock (STORE.lock) says: its pid; -1 when the
-// lock is held but the pid unknown; 0 when no process holds it (a branch whose status reads
-// "running" then belongs to a run that was killed or stopped: `sao run DIR` resumes it).
-int store_owner(const std::string& store_path);
 
 class StudySession {
  public:
@@ -74,10 +70,12 @@ class StudySession {
   const RunSummary& run(const std::function<void(const CycleRecord&)>& on_cycle = {});
 
   // Validates `key=value` assignments against the current branch's study (settings keys, as
-  // in the study file's "settings", range-checked by the loader; `move_limit=m` or
-  // `move_limit.NAME=m` for the move-limit factors, in (0, 1]; `design_variables.NAME.lower`
-  // or `.upper`, NAME a name or an index, lower < upper and the current design inside) and
-  // stores them for the next cycle. Returns that cycle's number.
+  // in the study file's "settings", range-checked by the loader, KEY=null removing one;
+  // `move_limit=m` or `move_limit.NAME=m` for the move-limit factors, in (0, 1];
+  // `design_variables.NAME.lower` or `.upper`, NAME a name or an index, lower < upper and the
+  // current design inside; `constraints.NAME.lower`, `.upper` or `.equals`, a bound the
+  // constraint has as a number) and stores them for the next cycle (settings_changes.hpp).
+  // Returns that cycle's number.
   // Throws StudyError naming every invalid assignment; nothing is stored then.
   int set(const std::vector<std::string>& assignments);
   // `sao set --undo`: withdraws every change pending for the next cycle (not yet applied to a
@@ -94,6 +92,14 @@ class StudySession {
   // study is validated before anything is stored. The new branch is the current one (the
   // newest). Returns its id. Throws StudyError for a cycle not in that history, StoreError for
   // a branch the store does not have.
+  // When `document` differs from the study at K only in what `sao set` changes (settings,
+  // numeric bounds of design variables and constraints, move limits), the branch continues the
+  // run: it keeps the stored study, the differences are stored as `sao set` changes for its first
+  // cycle, and its driver replays the cycles up to K with everything the run had learnt, so that
+  // it runs exactly what `sao set` before cycle K + 1 would have run. Otherwise (a reformulation,
+  // a design after K outside new bounds, `from_reported`) the branch starts a driver of its own
+  // at that design (clipped into the bounds) with the factors the strategy had reached by K.
+  // Either way, move limits of `document` that differ from those at K are that cycle's factors.
   // `reset_region`: the new branch starts with a fresh subregion, the move-limit factors of
   // its study's design variables instead of those the parent had reached by cycle K (the
   // seed's second run: restarted at the optimum with a new subregion). Stored as `sao set`
@@ -128,6 +134,9 @@ class StudySession {
   // session without a store): a resume of a converged run must not replace its results with
   // those of a run that failed.
   const std::string& status_at_open() const { return status_at_open_; }
+  // Whether `branch` continues its parent's run (restart(): same study, `sao set` changes)
+  // rather than starting a driver of its own.
+  bool continues(int branch) const { return continues_parent(store_->branch(branch)); }
   // Records of `branch` with its ancestors' cycles up to where it branched off.
   std::vector<CycleRecord> lineage(int branch) const;
   // The number of the cycle step() runs next, and the study's "settings" with the changes
@@ -139,12 +148,32 @@ class StudySession {
   void require_store() const;  // std::logic_error without one
   void start_restarted_branch(const BranchInfo& info);
   void replay(const std::function<void(const CycleRecord&)>& on_cycle);
+  // The branches whose cycles the driver of `branch` runs, oldest first, `branch` last: the
+  // first one starts the driver (the root from its study's start; a branch restarted with
+  // another study or from another design, at the design after its parent's cycle K), and each
+  // later one continues the run of the one before (continues_parent).
+  std::vector<BranchInfo> chain(int branch) const;
+  // The branch keeps its parent's study (settings changes aside) and starts where the parent's
+  // cycle K left it: its driver replays the parent's cycles up to K and goes on.
+  bool continues_parent(const BranchInfo& info) const;
+  // The settings changes of a chain's branches, each for the cycles that branch ran itself.
+  std::vector<SettingChange> chain_changes(const std::vector<BranchInfo>& chain) const;
+  // The study document of `branch` as its cycle `cycle` saw it (the changes up to it applied).
+  nlohmann::json document_at(int branch, int cycle) const;
+  // Replays the cycles of `member`, a branch the current one continues, up to cycle `until`
+  // (compared with its stored records, which stay as they are; one that is missing, damaged and
+  // removed, is stored again as replayed), and reopens the run if it ended there.
+  void replay_continued(const BranchInfo& member, int until);
   void check_records();  // StudyStore::verify, each damaged record named and removed
   std::string named_design(const std::string& values) const;
   void apply_changes(int cycle);
   void finish_cycle(const CycleRecord& record);
+  // Stores `record` as a cycle of `branch`, with the settings in force (writable store).
+  void save_record(int branch, const CycleRecord& record);
   Options settings_with_limit(Options options) const;  // max_cycles_ applied
 
+  // Declared before the store: released after the store is closed.
+  std::unique_ptr<StoreLock> lock_;  // STORE.lock while this session lives (not read-only)
   std::unique_ptr<StudyStore> store_;
   int branch_ = 0;
   nlohmann::json document_;  // the branch's study document, settings changes applied so far
@@ -159,12 +188,13 @@ class StudySession {
   std::unique_ptr<Driver> driver_;
   std::function<std::unique_ptr<AnalysisStore>(StudyStore&)> make_analysis_store_;
   std::unique_ptr<AnalysisStore> analysis_store_;  // made by make_analysis_store_
-  std::vector<SettingChange> changes_;
+  std::vector<BranchInfo> chain_;                  // chain(branch_)
+  int first_cycle_ = 1;                            // the number of the driver's first cycle
+  std::vector<SettingChange> changes_;             // chain_changes(chain_)
   int replayed_ = 0;
   bool replaying_ = false;  // the replay is running: a simulator run means a missing record
   std::string status_at_open_;
   int stored_last_cycle_ = 0;  // the branch's last cycle record when the session opened
-  int lock_fd_ = -1;           // flock on STORE.lock while this session lives
 };
 
 }  // namespace sao

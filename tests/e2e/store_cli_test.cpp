@@ -208,6 +208,11 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   const Output restart = sao("restart " + d + " --from-cycle 2 --study " + changed_file.string());
   ASSERT_EQ(restart.code, 0) << restart.text;
   EXPECT_NE(restart.text.find("branch 3"), std::string::npos) << restart.text;
+  // Only a bound changed: the branch continues the run with that change for cycle 3.
+  EXPECT_NE(restart.text.find("continues the run (the same study); set before cycle 3: "
+                              "constraints.g2.upper=-2.0"),
+            std::string::npos)
+      << restart.text;
   const Output step_b3 = sao("step " + d);
   ASSERT_EQ(step_b3.code, 0) << step_b3.text;
   EXPECT_NE(step_b3.text.find("branch 3, cycle 3:"), std::string::npos) << step_b3.text;
@@ -243,8 +248,11 @@ TEST(StoreCli, InteractiveSessionOnTheSliderCrankReusesStoredAnalyses) {
   ASSERT_EQ(status.code, 0) << status.text;
   EXPECT_NE(status.text.find("  branch 1: "), std::string::npos) << status.text;
   EXPECT_NE(status.text.find("  branch 2 (from branch 1 after cycle 2)"), std::string::npos);
-  EXPECT_NE(status.text.find("  branch 3 (from branch 1 after cycle 2): " + changed_file.string()),
+  // Branch 3 runs the stored study with the bound changed before its first cycle.
+  EXPECT_NE(status.text.find("  branch 3 (from branch 1 after cycle 2): " + study),
             std::string::npos)
+      << status.text;
+  EXPECT_NE(status.text.find("set before cycle 3: constraints.g2.upper=-2.0"), std::string::npos)
       << status.text;
   EXPECT_NE(status.text.find("* branch 4 (from branch 1 after cycle 4)"), std::string::npos)
       << status.text;

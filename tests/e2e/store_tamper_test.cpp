@@ -66,8 +66,9 @@ void finished_store(const std::string& path) {
 // What a resume of the store gives (what result.json holds): the current branch's cycle
 // records (with its parent's up to where it branched off), every branch's status, the final
 // summary (all numbers exact); "refused: MESSAGE" for a StoreError, "failed: MESSAGE" for
-// anything else. (A damaged cycle record of the parent after that cycle is removed, named in a
-// warning, and not rebuilt: the replay runs the current branch only.)
+// anything else. (A damaged cycle record of the parent up to that cycle is rebuilt by the
+// replay, which continues the parent's run; one after it is removed, named in a warning, and not
+// rebuilt: no branch runs that cycle any more.)
 std::string outcome(const std::string& path) {
   try {
     StudySession session(path, StoreAccess::kReadWrite);

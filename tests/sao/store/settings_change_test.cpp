@@ -143,6 +143,10 @@ std::vector<Change> every_change() {
       {"move_limit_of_one_variable", "design_variables.b2.move_limit=0.1", "move_limit.b2=0.1"});
   // A change of the accuracy with the first-order tolerance that follows it by default.
   out.push_back({"objacc_with_dependent_default", "settings.objacc=5", "objacc=5"});
+  out.push_back(
+      {"constraint_bound_lower", "constraints.product.lower=4.5", "constraints.0.lower=4.5"});
+  out.push_back(
+      {"constraint_bound_upper", "constraints.sum.upper=8.5", "constraints.sum.upper=8.5"});
   return out;
 }
 
@@ -257,6 +261,50 @@ TEST_P(SettingsChange, BetweenCyclesInForceAndResumedExactly) {
   EXPECT_EQ(records_text(resumed.driver().summary().history, 1), records_text(continued, 1));
 }
 
+// `sao set KEY` before cycle 3 runs exactly what `sao restart DIR --from-cycle 2 --study FILE`
+// runs with KEY written in FILE: the cycle records from cycle 3 on are the same, bit for bit
+// (a restart whose study differs only in what `sao set` changes continues the run).
+TEST_P(SettingsChange, BeforeCycleKAsARestartFromKMinusOneWithTheFile) {
+  const Change& c = GetParam();
+  nlohmann::json document = base_document();
+  document["settings"]["max_cycles"] = 9;
+  std::vector<CycleRecord> set_records;
+  {
+    StudySession session(store("set-then-run").string(), true);
+    session.begin(document, "file", 0);
+    session.open();
+    for (int k = 0; k < 2 && !session.driver().finished(); ++k) session.step();
+    if (session.driver().finished()) GTEST_SKIP() << "the run ended before cycle 3";
+    try {
+      session.set({c.assignment});
+    } catch (const StudyError& e) {
+      ASSERT_EQ(c.name.rfind("design_bound", 0), 0u) << e.what();
+      GTEST_SKIP() << "refused at this design: " << e.what();
+    }
+    session.run();
+    set_records = session.driver().summary().history;
+  }
+  const fs::path path = store("restart");
+  {
+    StudySession session(path.string(), true);
+    session.begin(document, "file", 0);
+    session.open();
+    for (int k = 0; k < 2; ++k) session.step();
+    nlohmann::json changed = document;
+    apply_override(changed, c.file_edit);
+    session.restart(2, changed, "changed-file");
+  }
+  StudySession restarted(path.string(), false);  // `sao run DIR` on the new branch
+  restarted.open();
+  EXPECT_EQ(restarted.branch(), 2);
+  EXPECT_EQ(restarted.next_cycle(), 3);
+  restarted.run();
+  const std::string expected = records_text(set_records, 3);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(records_text(restarted.driver().summary().history, 3), expected);
+  EXPECT_EQ(records_text(restarted.lineage(2), 3), expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryKey, SettingsChange, ::testing::ValuesIn(every_change()),
                          [](const ::testing::TestParamInfo<Change>& info) {
                            return info.param.name;
@@ -302,6 +350,127 @@ TEST_F(BoundsBetweenCycles, RefusedOnlyWhenTheNextStartDesignLeavesThem) {
     EXPECT_NE(message.find("design_variables.b1"), std::string::npos) << message;
   }
   EXPECT_NO_THROW(session.set({"design_variables.b1.upper=4.5"}));
+}
+
+// A restart from cycle K of an unchanged study continues the run: its cycles are the parent's
+// cycles from K + 1 on, bit for bit, without a simulator run.
+TEST_F(BoundsBetweenCycles, ARestartOfTheSameStudyContinuesTheRunExactly) {
+  const fs::path path = testing::scratch_directory("test-settings-change", "same") / "s.sqlite";
+  nlohmann::json document = base_document();
+  document["settings"]["max_cycles"] = 9;
+  std::vector<CycleRecord> parent;
+  {
+    StudySession session(path.string(), true);
+    session.begin(document, "file", 0);
+    session.open();
+    session.run();
+    parent = session.driver().summary().history;
+    ASSERT_GE(parent.size(), 4u);
+    session.restart(2, std::nullopt, "");
+  }
+  StudySession restarted(path.string(), false);
+  restarted.open();
+  const RunSummary& s = restarted.run();
+  EXPECT_EQ(records_text(s.history, 3), records_text(parent, 3));
+  EXPECT_EQ(s.simulator_runs, 0);
+}
+
+// A change for a run that has ended would apply to no cycle: refused, naming the restart that
+// continues the run; that restart takes it and goes on from the design the run ended at.
+TEST_F(BoundsBetweenCycles, AChangeAfterTheEndIsRefusedAndARestartGoesOn) {
+  const fs::path path = testing::scratch_directory("test-settings-change", "ended") / "s.sqlite";
+  int last = 0;
+  {
+    StudySession session(path.string(), true);
+    session.begin(base_document(), "file", 0);
+    session.open(30);
+    const RunSummary& s = session.run();
+    ASSERT_EQ(s.status, RunStatus::kConverged) << s.message;
+    last = s.history.back().cycle;
+    try {
+      session.set({"objacc=0.001"});
+      FAIL() << "a change after the run converged was stored";
+    } catch (const StudyError& e) {
+      EXPECT_NE(std::string(e.what()).find("sao restart DIR --from-cycle " + std::to_string(last)),
+                std::string::npos)
+          << e.what();
+    }
+    session.restart(last, std::nullopt, "");
+  }
+  StudySession continued(path.string(), false);
+  continued.open(30);
+  EXPECT_FALSE(continued.driver().finished());
+  EXPECT_EQ(continued.next_cycle(), last + 1);
+  EXPECT_EQ(continued.set({"objacc=0.001", "vioacc=0.001"}), last + 1);
+  const RunSummary& s = continued.run();
+  ASSERT_GT(s.history.back().cycle, last);
+  EXPECT_EQ(s.history[last].x0, design_after(s.history[last - 1]));  // from where it ended
+}
+
+// KEY=null removes a setting: the default (and the defaults that follow from other keys) apply
+// again, as in a study file without the key, and a restart with such a file continues the run
+// with the same change.
+TEST_F(BoundsBetweenCycles, NullRemovesASettingAsAFileWithoutIt) {
+  nlohmann::json with_key = base_document();
+  with_key["settings"]["max_cycles"] = 9;
+  with_key["settings"]["objacc"] = 5;
+  nlohmann::json without = with_key;
+  without["settings"].erase("objacc");
+  const fs::path folder = testing::scratch_directory("test-settings-change", "null");
+  std::vector<CycleRecord> set_records;
+  {
+    StudySession session((folder / "set.sqlite").string(), true);
+    session.begin(with_key, "file", 0);
+    session.open();
+    session.step();
+    EXPECT_EQ(session.set({"objacc=null"}), 2);
+    session.run();
+    EXPECT_FALSE(session.settings_in_force().contains("objacc"));
+    EXPECT_TRUE(session.options() == load_study(without, "file").options);
+    set_records = session.driver().summary().history;
+  }
+  {
+    StudySession session((folder / "restart.sqlite").string(), true);
+    session.begin(with_key, "file", 0);
+    session.open();
+    session.step();
+    session.restart(1, without, "without");
+  }
+  StudySession restarted((folder / "restart.sqlite").string(), false);
+  restarted.open();
+  restarted.run();
+  EXPECT_EQ(records_text(restarted.driver().summary().history, 2), records_text(set_records, 2));
+  // A key the study does not have cannot be removed.
+  EXPECT_THROW(restarted.set({"errmax=null"}), StudyError);
+}
+
+// A restart whose study changes more than `sao set` can (here a constraint's bound added) is a
+// reformulation: a driver of its own, started at the design after cycle K.
+TEST_F(BoundsBetweenCycles, AReformulationStartsAtTheDesignAfterK) {
+  const fs::path path = testing::scratch_directory("test-settings-change", "reform") / "s.sqlite";
+  nlohmann::json document = base_document();
+  document["settings"]["max_cycles"] = 6;
+  Eigen::VectorXd after_two;
+  {
+    StudySession session(path.string(), true);
+    session.begin(document, "file", 0);
+    session.open();
+    session.step();
+    after_two = design_after(session.step());
+    nlohmann::json changed = document;
+    changed["constraints"][1]["lower"] = 1.0;  // a bound the constraint did not have
+    session.restart(2, changed, "reformulated");
+  }
+  StudySession restarted(path.string(), false);
+  restarted.open();
+  // A bound the constraint does not have is refused by `sao set` too; one it has is taken.
+  EXPECT_THROW(restarted.set({"constraints.product.upper=20"}), StudyError);
+  EXPECT_NO_THROW(restarted.set({"constraints.sum.lower=1.5"}));
+  restarted.step();
+  const std::vector<CycleRecord>& h = restarted.driver().summary().history;
+  ASSERT_EQ(h.size(), 1u);  // its own driver: the parent's cycles are not replayed
+  EXPECT_EQ(h[0].cycle, 3);
+  EXPECT_EQ(h[0].x0.head(2), after_two.head(2));
 }
 
 }  // namespace
