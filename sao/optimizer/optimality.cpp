@@ -108,8 +108,10 @@ Optimality first_order_optimality(const OptimalityInput& in) {
       };
       for (int a = 0; a < k; ++a)
         add(a + 1, sign * w * in.row_jacobian(out.active_rows[a], i) / row_scale[a]);
-      for (int a = 0; a < nl; ++a) add(k + a + 1, out.at_lower[a] == i ? -sign * w : 0.0);
-      for (int a = 0; a < nu; ++a) add(k + nl + a + 1, out.at_upper[a] == i ? sign * w : 0.0);
+      // A bound's column has one entry, w_i: scaled to 1 (mu' = w_i mu) like the rows, else a
+      // tiny w_i (a variable whose size is small next to D) leaves its multiplier unfound.
+      for (int a = 0; a < nl; ++a) add(k + a + 1, out.at_lower[a] == i ? -sign : 0.0);
+      for (int a = 0; a < nu; ++a) add(k + nl + a + 1, out.at_upper[a] == i ? sign : 0.0);
       add(t, -1.0);
     }
   }
@@ -141,6 +143,9 @@ Optimality first_order_optimality(const OptimalityInput& in) {
     columns[static_cast<std::size_t>(c - 1)] = glp_get_col_prim(lp.get(), c);
   for (int a = 0; a < k; ++a)
     columns[static_cast<std::size_t>(a)] /= row_scale[static_cast<std::size_t>(a)];
+  for (int a = 0; a < nl; ++a) columns[static_cast<std::size_t>(k + a)] /= s(out.at_lower[a]) / D;
+  for (int a = 0; a < nu; ++a)
+    columns[static_cast<std::size_t>(k + nl + a)] /= s(out.at_upper[a]) / D;
   out.residual = stationarity_residual(in, out, s / D, columns);
   for (int a = 0; a < k; ++a)
     out.multipliers.push_back(std::max(columns[static_cast<std::size_t>(a)], 0.0));

@@ -98,6 +98,29 @@ TEST(Optimality, TheResidualIsTheOneItsMultipliersLeaveWhateverTheRowScale) {
   }
 }
 
+// A variable on its bound whose column in the LP is tiny next to the others (s_i / D = 4e-8)
+// with a large gradient: the bound's multiplier must still be found (issue 47: "first-order
+// residual 0.0238" at an exact KKT point, the bound columns not scaled like the rows).
+TEST(Optimality, ABoundMultiplierIsFoundWhateverItsColumnsScale) {
+  for (double gradient : {6e5, 6e7, 6e9}) {
+    OptimalityInput in;
+    in.x = Eigen::Vector2d(0.0, 5.0);
+    in.lower = Eigen::Vector2d(0.0, 0.0);
+    in.upper = Eigen::Vector2d(1.0, 10.0);
+    // s = (0.01, 5); D = 5 x 5e4 = 2.5e5 (the interior variable's term dominates).
+    in.objective_gradient = Eigen::Vector2d(gradient, 5e4);
+    in.row_values = Eigen::VectorXd::Constant(1, 0.0);  // g_hat = (5 - x2) / 5, active
+    in.row_jacobian = Eigen::RowVector2d(0.0, -0.2);    // lambda = 2.5e5
+    in.objective = 1.0;
+    const Optimality o = first_order_optimality(in);
+    ASSERT_TRUE(o.computed) << o.message;
+    EXPECT_EQ(o.at_lower, std::vector<int>{0});
+    EXPECT_NEAR(o.residual, 0.0, 1e-9) << "dF/dx1 = " << gradient;
+    ASSERT_EQ(o.multipliers.size(), 1u);
+    EXPECT_NEAR(o.multipliers[0], 2.5e5, 1e-3);
+  }
+}
+
 TEST(Optimality, UnboundedVariablesUseTheirOwnSize) {
   const Eigen::VectorXd s =
       variable_sizes(Eigen::Vector3d(200.0, 0.001, 5.0), Eigen::Vector3d(-INFINITY, -INFINITY, 0.0),
