@@ -34,10 +34,11 @@ constexpr const char* kFormat = "sao-study-store";
 // 3: a checksum per analysis and cycle row.
 // 4: a checksum per row of studies, branches, settings_changes and jobs, and meta's `checksum`
 //    row (store_integrity.cpp); a row that fails it makes the store unusable (exit 2).
+// 5: each of those tables' row list in meta (`rows.TABLE`): a deleted row is refused too.
 // Stores of version 1 (sao 0.1) are still read: their analyses are encoded as in version 2, and
-// their cycle rows are read by decode_cycle_record. Opening a store of version 1 to 3 for
-// writing adds the checksum columns and the checksums it lacks and marks it version 4.
-constexpr int kVersion = 4;
+// their cycle rows are read by decode_cycle_record. Opening a store of version 1 to 4 for
+// writing adds the checksum columns, the checksums and row lists it lacks and marks it version 5.
+constexpr int kVersion = 5;
 constexpr int kOldestReadable = 1;
 
 uint64_t fnv1a(const std::string& text) {
@@ -308,6 +309,7 @@ void StudyStore::create_schema() {
   Statement(db_, "INSERT INTO meta VALUES ('created', ?1)").bind(1, now_utc()).run();
   seal_meta();
   create_jobs_table();
+  seal_row_lists();
   exec("COMMIT");
 }
 
@@ -341,7 +343,7 @@ void StudyStore::validate_existing(StoreAccess access) {
     }
   }
   refuse_newer_columns(found);
-  if (found >= 4) verify_sealed();  // before anything is read or written
+  if (found >= 4) verify_sealed(found);  // before anything is read or written
   if (access == StoreAccess::kReadOnly) {
     checksums_ = found >= 3;
     sealed_ = found >= 4;
@@ -358,8 +360,13 @@ void StudyStore::validate_existing(StoreAccess access) {
 
 void StudyStore::refuse_newer_columns(int version) const {
   // A version number lowered by hand would have the checks of the newer version skipped.
+  bool lists = false;  // the row lists of version 5
+  if (version < 5) {
+    Statement q(db_, "SELECT COUNT(*) FROM meta WHERE key LIKE 'rows.%'");
+    lists = q.row() && q.integer(0) > 0;
+  }
   const bool newer = (version < 3 && has_column("analyses", "checksum")) ||
-                     (version < 4 && has_column("studies", "checksum"));
+                     (version < 4 && has_column("studies", "checksum")) || lists;
   if (newer) {
     throw StoreError(path_ + ": table meta: the store says format version " +
                      std::to_string(version) +
@@ -371,8 +378,9 @@ void StudyStore::refuse_newer_columns(int version) const {
 void StudyStore::add_checksums(int version) {
   exec("BEGIN IMMEDIATE");
   try {
-    create_jobs_table();  // with its checksum column when the store had no jobs yet
-    unchecked_rows_ = seal_all();
+    create_jobs_table();            // with its checksum column when the store had no jobs yet
+    const int sealed = seal_all();  // (row lists added to a store of version 4)
+    unchecked_rows_ = version < 4 ? sealed : 0;
     if (version < 3) add_record_checksums();
     Statement(db_, "UPDATE meta SET value = ?1 WHERE key = 'version'")
         .bind(1, std::to_string(kVersion))
@@ -594,9 +602,12 @@ void StudyStore::add_setting_changes(int branch, int cycle,
 }
 
 void StudyStore::remove_setting_changes(int branch, int cycle) {
-  Statement q(db_, "DELETE FROM settings_changes WHERE branch = ?1 AND cycle = ?2");
-  q.bind(1, branch).bind(2, cycle);
-  q.run();
+  in_transaction([&] {
+    Statement q(db_, "DELETE FROM settings_changes WHERE branch = ?1 AND cycle = ?2");
+    q.bind(1, branch).bind(2, cycle);
+    q.run();
+    seal_rows("settings_changes");
+  });
 }
 
 std::vector<SettingChange> StudyStore::setting_changes(int branch) const {

@@ -30,7 +30,8 @@
 //     message change during a run; set_branch_status rewrites its checksum with them.
 // Stores written before checksums (versions 1 and 2) or before the checksums of every table
 // (version 3) are read as they are (unchecked_rows() counts what could not be checked); opened
-// for writing, they get the checksums they lack once and are marked version 4. A store whose
+// for writing, they get the checksums they lack once and are marked version 5 (version 4 gets
+// the row lists of those tables, which make a deleted row fail too). A store whose
 // version number is older than the checksums it holds is refused (an altered version).
 //
 // Errors: StoreError for what is wrong with the file (bad input, exit 2), StoreIoError for what
@@ -221,9 +222,14 @@ class StudyStore final : public AnalysisStore, public JobLedger {
   void seal(const char* table, long long rowid);  // (re)writes the row's checksum
   void seal_meta();
   std::string meta_checksum() const;
-  int seal_all();              // adds the column where missing, seals every row; their count
-  int unsealed_rows() const;   // rows of those tables (a store read before version 4)
-  void verify_sealed() const;  // a StoreError naming the first row that fails its checksum
+  int seal_all();             // adds the column where missing, seals every row; their count
+  int unsealed_rows() const;  // rows of those tables (a store read before version 4)
+  // A StoreError naming the first row that fails its checksum (and, from version 5, a table
+  // whose rows are not those its row list in meta names).
+  void verify_sealed(int version) const;
+  std::string table_digest(const char* table) const;         // the row list of `table` (version 5)
+  void seal_rows(const char* table);                         // (re)writes it in meta
+  void seal_row_lists();                                     // seal_rows of every sealed table
   void in_transaction(const std::function<void()>& change);  // a savepoint
   bool has_table(const char* table) const;
   bool has_column(const char* table, const char* column) const;

@@ -1,5 +1,5 @@
-// The checksums of the study store's tables that cannot be rebuilt (version 4): the study
-// documents, the branches, the settings changes, the batch jobs and the store's own `meta`
+// The checksums of the study store's tables that cannot be rebuilt (version 4, row lists 5): the
+// study documents, the branches, the settings changes, the batch jobs and the store's own `meta`
 // rows. Analyses and cycle records have their own checksums (store.cpp): a damaged one is
 // removed and analysed again or rebuilt by the replay. The rows here hold what the user asked
 // for (a study, a `sao set`, a restart), which no replay can recompute; a row that fails its
@@ -8,7 +8,10 @@
 //
 // A row's checksum is SHA-256 (record_checksum) of the table's name and its columns as SQLite
 // reads them back (integers in decimal), written by seal() in the transaction of the change.
-// `meta` has one row `checksum` over every other (key, value) pair, ordered by key.
+// Since version 5, `meta` also keeps each table's row list, `rows.TABLE`: the checksum of its
+// rows' (rowid, checksum) pairs in rowid order, rewritten with every change of the table, so
+// that a row deleted (or added with a valid checksum) outside sao is refused too. `meta` has
+// one row `checksum` over every other (key, value) pair, ordered by key.
 #include <sqlite3.h>
 
 #include <string>
@@ -51,6 +54,31 @@ int column_count(const char* columns) {
 
 }  // namespace
 
+std::string StudyStore::table_digest(const char* table) const {
+  Statement q(db_,
+              (std::string("SELECT rowid, checksum FROM ") + table + " ORDER BY rowid").c_str());
+  std::vector<std::string> values{std::string("rows.") + table};
+  while (q.row()) {
+    values.push_back(q.text(0));
+    values.push_back(q.text(1));
+  }
+  return record_checksum({values.begin(), values.end()});
+}
+
+void StudyStore::seal_rows(const char* table) {
+  Statement(db_, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)")
+      .bind(1, std::string("rows.") + table)
+      .bind(2, table_digest(table))
+      .run();
+  seal_meta();
+}
+
+void StudyStore::seal_row_lists() {
+  for (const SealedTable& t : kSealedTables) {
+    if (t.columns) seal_rows(t.name);
+  }
+}
+
 std::string StudyStore::meta_checksum() const {
   Statement q(db_, "SELECT key, value FROM meta WHERE key != 'checksum' ORDER BY key");
   std::vector<std::string> values{"meta"};
@@ -82,6 +110,7 @@ void StudyStore::seal(const char* table, long long rowid) {
     const std::string update =
         std::string("UPDATE ") + t.name + " SET checksum = ?1 WHERE rowid = ?2";
     Statement(db_, update.c_str()).bind(1, sum).bind64(2, rowid).run();
+    seal_rows(t.name);
     return;
   }
   throw std::logic_error(std::string("StudyStore::seal: no sealed table ") + table);
@@ -114,6 +143,7 @@ int StudyStore::seal_all() {
       while (q.row()) rowids.push_back(q.integer64(0));
     }
     for (long long rowid : rowids) seal(t.name, rowid);
+    seal_rows(t.name);  // also for a table without rows
     rows += static_cast<int>(rowids.size());
   }
   return rows;
@@ -129,7 +159,7 @@ int StudyStore::unsealed_rows() const {
   return rows;
 }
 
-void StudyStore::verify_sealed() const {
+void StudyStore::verify_sealed(int version) const {
   const char* why =
       "; the store is not used (this table cannot be rebuilt from the stored "
       "analyses: restore the file from a backup, or start a new study folder); "
@@ -154,6 +184,16 @@ void StudyStore::verify_sealed() const {
       throw StoreError(path_ + ": table " + t.name + ", row " + std::to_string(q.integer64(0)) +
                        ": " + (sum.empty() ? "no checksum" : "checksum mismatch") +
                        " (changed outside sao, or a damaged file)" + why);
+    }
+    if (version < 5) continue;  // no row lists before version 5
+    Statement rows(db_, "SELECT value FROM meta WHERE key = ?1");
+    rows.bind(1, std::string("rows.") + t.name);
+    const std::string kept = rows.row() ? rows.text(0) : "";
+    if (kept != table_digest(t.name)) {
+      throw StoreError(
+          path_ + ": table " + t.name + ": " +
+          (kept.empty() ? "no row list in table meta" : "its rows are not those table meta lists") +
+          " (a row deleted or added outside sao, or a damaged file)" + why);
     }
   }
 }

@@ -48,6 +48,36 @@ void forge_checksum(const fs::path& store, const std::string& table, const std::
   execute(store, "UPDATE " + table + " SET checksum = '" +
                      sao::record_checksum({values.begin(), values.end()}) +
                      "' WHERE rowid = " + std::to_string(id));
+  // The table's row list in meta, and meta's own checksum, forged the same way.
+  auto column = [&](const std::string& select) {
+    std::vector<std::string> out;
+    sqlite3* handle = nullptr;
+    sqlite3_open(store.string().c_str(), &handle);
+    sqlite3_stmt* rows = nullptr;
+    sqlite3_prepare_v2(handle, select.c_str(), -1, &rows, nullptr);
+    while (sqlite3_step(rows) == SQLITE_ROW) {
+      for (int c = 0; c < sqlite3_column_count(rows); ++c) {
+        const auto* text = sqlite3_column_text(rows, c);
+        out.emplace_back(text ? reinterpret_cast<const char*>(text) : "");
+      }
+    }
+    sqlite3_finalize(rows);
+    sqlite3_close(handle);
+    return out;
+  };
+  std::vector<std::string> list{"rows." + table};
+  for (std::string& v : column("SELECT rowid, checksum FROM " + table + " ORDER BY rowid")) {
+    list.push_back(std::move(v));
+  }
+  execute(store, "UPDATE meta SET value = '" + sao::record_checksum({list.begin(), list.end()}) +
+                     "' WHERE key = 'rows." + table + "'");
+  std::vector<std::string> meta{"meta"};
+  for (std::string& v :
+       column("SELECT key, value FROM meta WHERE key != 'checksum' ORDER BY key")) {
+    meta.push_back(std::move(v));
+  }
+  execute(store, "UPDATE meta SET value = '" + sao::record_checksum({meta.begin(), meta.end()}) +
+                     "' WHERE key = 'checksum'");
 }
 
 // result.json without the fields that measure time (as scripts/compare-results compares).

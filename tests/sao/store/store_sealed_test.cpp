@@ -81,6 +81,17 @@ TEST(StoreSealed, EveryAlteredOrAddedRowOfATableThatCannotBeRebuiltIsRefused) {
       {"UPDATE meta SET value = '3' WHERE key = 'version'",
        "table meta: the store says format version 3 but holds the checksums of a later "
        "version"},
+      // Rows deleted, or a row copied in with its checksum: the row lists of version 5.
+      {"DELETE FROM settings_changes WHERE id = 2",
+       "table settings_changes: its rows are not those table meta lists"},
+      {"DELETE FROM branches WHERE id = 2",
+       "table branches: its rows are not those table meta "
+       "lists"},
+      {"DELETE FROM jobs", "table jobs: its rows are not those table meta lists"},
+      {"INSERT INTO studies SELECT 3, document, source, start, inputs_hash, created, checksum "
+       "FROM studies WHERE id = 2",
+       "table studies, row 3: checksum mismatch"},
+      {"DELETE FROM meta WHERE key = 'rows.studies'", "table meta: checksum mismatch"},
   };
   for (size_t k = 0; k < cases.size(); ++k) {
     const fs::path copy = dir / ("copy-" + std::to_string(k) + ".sqlite");
@@ -104,7 +115,8 @@ TEST(StoreSealed, AVersionThreeStoreGetsTheChecksumsOnceWhenOpenedForWriting) {
   // What version 3 wrote: no checksum in these tables, no meta checksum.
   execute(path,
           "UPDATE meta SET value = '3' WHERE key = 'version'; DELETE FROM meta WHERE key = "
-          "'checksum'; ALTER TABLE studies DROP COLUMN checksum; ALTER TABLE branches DROP "
+          "'checksum'; DELETE FROM meta WHERE key LIKE 'rows.%'; ALTER TABLE studies DROP COLUMN "
+          "checksum; ALTER TABLE branches DROP "
           "COLUMN checksum; ALTER TABLE settings_changes DROP COLUMN checksum; ALTER TABLE jobs "
           "DROP COLUMN checksum");
   {
