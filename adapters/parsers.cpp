@@ -14,6 +14,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sao/seam/json_text.hpp"
+
 namespace sao::adapters {
 namespace {
 
@@ -501,11 +503,9 @@ std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& resul
   }
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return src.who + ": not valid JSON (" + e.what() + ")";
-  } catch (const json::exception& e) {  // e.g. a number beyond the range of a double
-    return src.who + ": not readable as JSON (" + e.what() + ")";
+    doc = parse_json_text(text);
+  } catch (const JsonTextError& e) {  // its line, column and JSON path; a number beyond a double
+    return src.who + ": " + e.what();
   }
   auto at = [&](const std::string& pointer, const json*& out) -> std::string {
     // contains() and at() disagree on some pointers (an empty token on an array: contains says

@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "adapters/process_tree.hpp"
@@ -36,6 +35,7 @@
 #include "sao/report/result_file.hpp"
 #include "sao/report/sweep_files.hpp"
 #include "sao/seam/analysis_request.hpp"
+#include "sao/seam/json_text.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/service/service.hpp"
 #include "sao/store/atomic_file.hpp"
@@ -310,18 +310,16 @@ int serve(const sao::service::ServiceOptions& options) {
 // out (exact doubles). Exit 0 with a successful evaluation, 3 with a failed one (written too),
 // 2 for a request that cannot be read.
 int analyse(const std::string& request_file, const std::string& out_file) {
-  nlohmann::json document;
-  {
-    std::ifstream in(request_file);
-    document = nlohmann::json::parse(in, nullptr, false);
-  }
-  if (document.is_discarded()) {
-    throw sao::cli::UsageError(request_file + ": not a JSON document");
-  }
   sao::SimulatorSetup setup;
   sao::EvaluationRequest request;
   sao::Evaluation values;
   std::unique_ptr<sao::Simulator> simulator;
+  nlohmann::json document;
+  try {
+    document = sao::read_json_file(request_file);  // names the file, line and column
+  } catch (const std::invalid_argument& e) {
+    throw sao::cli::UsageError(e.what());
+  }
   try {
     sao::read_request_document(document, setup, request, values);
     simulator = sao::make_simulator(setup);

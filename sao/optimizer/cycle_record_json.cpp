@@ -43,13 +43,17 @@ MoveAction action_from(const std::string& name) {
   throw std::invalid_argument("unknown move action \"" + name + "\"");
 }
 
-// Reads one key, naming it in any error.
+// Reads one key, naming it in any error (in plain words: the value's kind is checked before
+// any get<T>(), whose exception text is the JSON library's).
 template <typename Read>
 void read(const nlohmann::json& j, const char* key, Read&& apply) {
+  const std::string where = std::string("cycle record: \"") + key + "\": ";
+  const auto it = j.find(key);
+  if (it == j.end()) throw std::invalid_argument(where + "missing");
   try {
-    apply(j.at(key));
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("cycle record: \"") + key + "\": " + e.what());
+    apply(*it);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + e.what());
   }
 }
 
@@ -115,7 +119,7 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
     read(j, key, [&](auto& v) { to = int_from(v); });
   };
   auto flag = [&](const char* key, bool& to) {
-    read(j, key, [&](auto& v) { to = v.template get<bool>(); });
+    read(j, key, [&](auto& v) { to = json_boolean(v, ""); });
   };
   auto real = [&](const char* key, double& to) {
     read(j, key, [&](auto& v) { to = exact_number_from(v); });
@@ -124,7 +128,7 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   flag("accepted", r.accepted);
   flag("converged", r.converged);
   flag("relaxed", r.relaxed);
-  read(j, "subproblem", [&](auto& v) { r.subproblem = v.template get<std::string>(); });
+  read(j, "subproblem", [&](auto& v) { r.subproblem = json_string(v, ""); });
   integer("active_move_limits", r.active_move_limits);
   integer("retained_constraints", r.retained_constraints);
   integer("retained_rows", r.retained_rows);
@@ -142,7 +146,7 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   read(j, "next_move_factors", [&](auto& v) { r.next_factors = exact_numbers_from(v); });
   read(j, "move_actions", [&](auto& v) {
     if (!v.is_array()) throw std::invalid_argument("expected an array of names");
-    for (const auto& a : v) r.actions.push_back(action_from(a.template get<std::string>()));
+    for (const auto& a : v) r.actions.push_back(action_from(json_string(a, "")));
   });
   integer("analyses", r.analyses);
   integer("fit_points", r.fit_points);
@@ -152,9 +156,9 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   if (j.contains("ratio")) real("ratio", r.ratio);
   // Records written before issue 22's item 4 have none.
   if (j.contains("gradient_method")) {
-    read(j, "gradient_method", [&](auto& v) { r.gradient_method = v.template get<std::string>(); });
+    read(j, "gradient_method", [&](auto& v) { r.gradient_method = json_string(v, ""); });
   }
-  read(j, "message", [&](auto& v) { r.message = v.template get<std::string>(); });
+  read(j, "message", [&](auto& v) { r.message = json_string(v, ""); });
   return r;
 }
 

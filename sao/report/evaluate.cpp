@@ -4,12 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "sao/report/svg_plot.hpp"
+#include "sao/seam/json_reader.hpp"
+#include "sao/seam/json_text.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/study/criteria.hpp"
 
@@ -141,16 +142,14 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
 }
 
 Eigen::VectorXd variables_from_result(const Study& study, const std::string& result_file) {
-  std::ifstream in(result_file);
-  if (!in) throw std::invalid_argument(result_file + ": cannot open the file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {  // not JSON, or a number beyond a double
-    throw std::invalid_argument(result_file + ": not JSON: " + e.what());
-  }
-  if (!doc.is_object() || !doc.contains("design") || !doc["design"].is_object()) {
+  // Not JSON, or a number beyond a double: the file, line, column and path named.
+  const nlohmann::json doc = read_json_file(result_file);
+  if (!doc.is_object() || !doc.contains("design")) {
     throw std::invalid_argument(result_file + ": no \"design\" object (a result.json of sao run?)");
+  }
+  if (!doc["design"].is_object()) {
+    throw std::invalid_argument(result_file +
+                                ": design: " + json_expected("an object", doc["design"]));
   }
   Eigen::VectorXd x = initial_variables(study);
   for (const auto& [name, value] : doc["design"].items()) {
@@ -160,7 +159,8 @@ Eigen::VectorXd variables_from_result(const Study& study, const std::string& res
                                   ": not a variable of this study");
     }
     if (!value.is_number()) {
-      throw std::invalid_argument(result_file + ": design." + name + ": expected a number");
+      throw std::invalid_argument(result_file + ": design." + name + ": " +
+                                  json_expected("a number", value));
     }
     x(index) = value.get<double>();
   }

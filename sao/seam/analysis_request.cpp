@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sao/seam/json_reader.hpp"
+#include "sao/seam/json_text.hpp"
 
 namespace sao {
 namespace {
@@ -32,10 +33,11 @@ json numbers(const double* v, Eigen::Index n) {
 }
 
 Eigen::VectorXd read_vector(const json& j, const std::string& path) {
-  if (!j.is_array()) throw std::invalid_argument(path + ": expected an array of numbers");
+  if (!j.is_array())
+    throw std::invalid_argument(path + ": " + json_expected("an array of numbers", j));
   Eigen::VectorXd out(static_cast<Eigen::Index>(j.size()));
   for (size_t i = 0; i < j.size(); ++i) {
-    out(static_cast<Eigen::Index>(i)) = read_number(j[i], path + "[" + std::to_string(i) + "]");
+    out(static_cast<Eigen::Index>(i)) = read_number(j[i], json_index_path(path, i));
   }
   return out;
 }
@@ -47,7 +49,7 @@ long read_integer(const json& j, const std::string& path, long lowest, long high
   if (!(d >= static_cast<double>(lowest) && d <= static_cast<double>(highest)) ||
       d != std::floor(d)) {
     throw std::invalid_argument(path + ": expected an integer in [" + std::to_string(lowest) +
-                                ", " + std::to_string(highest) + "], got " + j.dump());
+                                ", " + std::to_string(highest) + "], got " + json_excerpt(j));
   }
   return static_cast<long>(d);
 }
@@ -59,11 +61,52 @@ std::string format_of(const json& d) {
              : std::string();
 }
 
-const json& at(const json& j, const char* key, const std::string& path) {
-  if (!j.is_object() || !j.contains(key)) {
-    throw std::invalid_argument(path + "." + key + ": missing");
+// One load case of a request's setup: its name, time grid and parameters.
+LoadCaseSpec read_load_case(const json& c, const std::string& path) {
+  LoadCaseSpec spec;
+  spec.name = json_string(json_member(c, "name", path), path + ".name");
+  const std::string gp = path + ".grid";
+  const json& g = json_member(c, "grid", path);
+  spec.grid.start = read_number(json_member(g, "start", gp), gp + ".start");
+  spec.grid.end = read_number(json_member(g, "end", gp), gp + ".end");
+  spec.grid.points = static_cast<int>(
+      read_integer(json_member(g, "points", gp), gp + ".points", 0, kMaxGridPoints));
+  const Eigen::VectorXd v = read_vector(json_member(g, "values", gp), gp + ".values");
+  spec.grid.values.assign(v.data(), v.data() + v.size());
+  const std::string pp = path + ".parameters";
+  for (const auto& [name, value] : json_object(json_member(c, "parameters", path), pp).items()) {
+    spec.parameters[name] = read_number(value, json_key_path(pp, name));
   }
-  return j.at(key);
+  return spec;
+}
+
+// One case of an evaluation document: its scalars, histories and gradients by name.
+CaseResult read_case_result(const json& c, const std::string& path) {
+  CaseResult r;
+  const std::string sp = path + ".scalars", hp = path + ".histories", gp = path + ".gradients";
+  for (const auto& [name, v] : json_object(json_member(c, "scalars", path), sp).items()) {
+    r.scalars[name] = read_number(v, json_key_path(sp, name));
+  }
+  for (const auto& [name, h] : json_object(json_member(c, "histories", path), hp).items()) {
+    r.histories[name] = read_vector(h, json_key_path(hp, name));
+  }
+  for (const auto& [name, g] : json_object(json_member(c, "gradients", path), gp).items()) {
+    const std::string q = json_key_path(gp, name);
+    const Eigen::VectorXd v = read_vector(json_member(g, "values", q), q + ".values");
+    // Bounded so that their product cannot overflow; it must then be the values' count.
+    const auto rows = read_integer(json_member(g, "rows", q), q + ".rows", 0, 1L << 30),
+               cols = read_integer(json_member(g, "cols", q), q + ".cols", 0, 1L << 30);
+    if (rows * cols != v.size()) {
+      throw std::invalid_argument(q + ": " + std::to_string(rows) + " rows and " +
+                                  std::to_string(cols) + " columns, but " +
+                                  std::to_string(v.size()) + " values");
+    }
+    r.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
+  }
+  if (c.contains("gradient_method")) {  // absent in older workers' files
+    r.gradient_method = json_string(c["gradient_method"], path + ".gradient_method");
+  }
+  return r;
 }
 
 }  // namespace
@@ -100,55 +143,50 @@ json request_document(const SimulatorSetup& setup, const EvaluationRequest& requ
 
 void read_request_document(const json& document, SimulatorSetup& setup, EvaluationRequest& request,
                            Evaluation& values) {
-  const std::string p = "request";
+  const std::string p;  // the document's own paths: "setup.load_cases[0].name"
   if (format_of(document) != "sao-analysis-request") {
-    throw std::invalid_argument(p +
-                                ": not an analysis request (\"format\": "
-                                "\"sao-analysis-request\" missing)");
+    throw std::invalid_argument(
+        "not an analysis request (\"format\": \"sao-analysis-request\" missing)");
   }
-  try {
-    const json& s = at(document, "setup", p);
-    setup.section = at(s, "section", p + ".setup");
-    // The worker runs the request here (as request_document writes it), never as a job again.
-    if (setup.section.is_object()) setup.section.erase("executor");
-    setup.design_names = at(s, "design_names", p + ".setup").get<std::vector<std::string>>();
-    setup.study_directory = at(s, "study_directory", p + ".setup").get<std::string>();
-    setup.load_cases.clear();
-    for (const json& c : at(s, "load_cases", p + ".setup")) {
-      LoadCaseSpec spec;
-      spec.name = c.at("name").get<std::string>();
-      const json& g = c.at("grid");
-      spec.grid.start = read_number(g.at("start"), p + ".setup.load_cases.grid.start");
-      spec.grid.end = read_number(g.at("end"), p + ".setup.load_cases.grid.end");
-      spec.grid.points = static_cast<int>(
-          read_integer(g.at("points"), p + ".setup.load_cases.grid.points", 0, kMaxGridPoints));
-      const Eigen::VectorXd v = read_vector(g.at("values"), p + ".setup.load_cases.grid.values");
-      spec.grid.values.assign(v.data(), v.data() + v.size());
-      spec.parameters = c.at("parameters").get<std::map<std::string, double>>();
-      setup.load_cases.push_back(std::move(spec));
+  const std::string sp = "setup";
+  const json& s = json_member(document, "setup", p);
+  setup.section = json_member(s, "section", sp);
+  // The worker runs the request here (as request_document writes it), never as a job again.
+  if (setup.section.is_object()) setup.section.erase("executor");
+  setup.design_names.clear();
+  const json& names = json_array(json_member(s, "design_names", sp), sp + ".design_names");
+  for (size_t i = 0; i < names.size(); ++i) {
+    setup.design_names.push_back(json_string(names[i], json_index_path(sp + ".design_names", i)));
+  }
+  setup.study_directory =
+      json_string(json_member(s, "study_directory", sp), sp + ".study_directory");
+  setup.load_cases.clear();
+  const json& cases = json_array(json_member(s, "load_cases", sp), sp + ".load_cases");
+  for (size_t i = 0; i < cases.size(); ++i) {
+    setup.load_cases.push_back(read_load_case(cases[i], json_index_path(sp + ".load_cases", i)));
+  }
+  request.design = read_vector(json_member(document, "design", p), "design");
+  request.derivatives.clear();
+  const long n_cases = static_cast<long>(setup.load_cases.size());
+  const json& derivatives = json_array(json_member(document, "derivatives", p), "derivatives");
+  for (size_t i = 0; i < derivatives.size(); ++i) {
+    const json& d = derivatives[i];
+    const std::string q = json_index_path("derivatives", i);
+    DerivativeRequest r;
+    r.load_case = static_cast<int>(read_integer(json_member(d, "load_case", q), q + ".load_case", 0,
+                                                std::max(n_cases - 1, 0L)));
+    r.response = json_string(json_member(d, "response", q), q + ".response");
+    const json& points = json_array(json_member(d, "points", q), q + ".points");
+    for (size_t k = 0; k < points.size(); ++k) {
+      r.time_indices.push_back(static_cast<int>(
+          read_integer(points[k], json_index_path(q + ".points", k), 0, kMaxGridPoints - 1)));
     }
-    request.design = read_vector(at(document, "design", p), p + ".design");
-    request.derivatives.clear();
-    const long cases = static_cast<long>(setup.load_cases.size());
-    for (const json& d : at(document, "derivatives", p)) {
-      const std::string q = p + ".derivatives";
-      DerivativeRequest r;
-      r.load_case = static_cast<int>(
-          read_integer(d.at("load_case"), q + ".load_case", 0, std::max(cases - 1, 0L)));
-      r.response = d.at("response").get<std::string>();
-      for (const json& point : d.at("points")) {
-        r.time_indices.push_back(
-            static_cast<int>(read_integer(point, q + ".points", 0, kMaxGridPoints - 1)));
-      }
-      request.derivatives.push_back(std::move(r));
-    }
-    request.values = nullptr;
-    if (document.contains("values") && !document["values"].is_null()) {
-      values = read_evaluation_document(document["values"]);
-      request.values = &values;
-    }
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(p + ": " + e.what());
+    request.derivatives.push_back(std::move(r));
+  }
+  request.values = nullptr;
+  if (document.contains("values") && !document["values"].is_null()) {
+    values = read_evaluation_document(document["values"], "values");
+    request.values = &values;
   }
 }
 
@@ -176,40 +214,25 @@ json evaluation_document(const Evaluation& e) {
           {"cases", cases}};
 }
 
-Evaluation read_evaluation_document(const json& d) {
-  const std::string p = "evaluation";
+Evaluation read_evaluation_document(const json& d, const std::string& p) {
   if (format_of(d) != "sao-evaluation") {
-    throw std::invalid_argument(p + ": not an evaluation (\"format\": \"sao-evaluation\" missing)");
+    throw std::invalid_argument((p.empty() ? "" : p + ": ") +
+                                "not an evaluation (\"format\": \"sao-evaluation\" missing)");
   }
-  try {
-    Evaluation e;
-    e.ok = d.at("ok").get<bool>();
-    e.message = d.at("message").get<std::string>();
-    e.has_gradients = d.at("has_gradients").get<bool>();
-    e.cost.runs = static_cast<int>(read_integer(d.at("runs"), p + ".runs", 0, 1L << 30));
-    e.cost.wall_seconds = read_number(d.at("wall_seconds"), p + ".wall_seconds");
-    for (const json& c : d.at("cases")) {
-      CaseResult r;
-      for (const auto& [name, v] : c.at("scalars").items()) r.scalars[name] = read_number(v, p);
-      for (const auto& [name, h] : c.at("histories").items()) r.histories[name] = read_vector(h, p);
-      for (const auto& [name, g] : c.at("gradients").items()) {
-        const Eigen::VectorXd v = read_vector(g.at("values"), p + ".gradients." + name);
-        // Bounded so that their product cannot overflow; it must then be the values' count.
-        const auto rows =
-                       read_integer(g.at("rows"), p + ".gradients." + name + ".rows", 0, 1L << 30),
-                   cols =
-                       read_integer(g.at("cols"), p + ".gradients." + name + ".cols", 0, 1L << 30);
-        if (rows * cols != v.size())
-          throw std::invalid_argument(p + ".gradients." + name + ": size");
-        r.gradients[name] = Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
-      }
-      r.gradient_method = c.value("gradient_method", "");  // absent in older workers' files
-      e.cases.push_back(std::move(r));
-    }
-    return e;
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(p + ": " + e.what());
+  Evaluation e;
+  e.ok = json_boolean(json_member(d, "ok", p), json_key_path(p, "ok"));
+  e.message = json_string(json_member(d, "message", p), json_key_path(p, "message"));
+  e.has_gradients =
+      json_boolean(json_member(d, "has_gradients", p), json_key_path(p, "has_gradients"));
+  e.cost.runs = static_cast<int>(
+      read_integer(json_member(d, "runs", p), json_key_path(p, "runs"), 0, 1L << 30));
+  e.cost.wall_seconds =
+      read_number(json_member(d, "wall_seconds", p), json_key_path(p, "wall_seconds"));
+  const json& cases = json_array(json_member(d, "cases", p), json_key_path(p, "cases"));
+  for (size_t i = 0; i < cases.size(); ++i) {
+    e.cases.push_back(read_case_result(cases[i], json_index_path(json_key_path(p, "cases"), i)));
   }
+  return e;
 }
 
 std::vector<Evaluation> evaluate_as_jobs(const std::vector<EvaluationRequest>& batch,
@@ -258,8 +281,7 @@ std::vector<Evaluation> evaluate_as_jobs(const std::vector<EvaluationRequest>& b
       continue;
     }
     try {
-      std::ifstream in(dir / "evaluation.json");
-      e = read_evaluation_document(json::parse(in));
+      e = read_evaluation_document(read_json_file((dir / "evaluation.json").string()));
       fs::remove_all(dir, ec);
     } catch (const std::exception& x) {
       e = Evaluation{};

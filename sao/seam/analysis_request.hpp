@@ -23,13 +23,15 @@ namespace sao {
 nlohmann::json request_document(const SimulatorSetup& setup, const EvaluationRequest& request);
 // The nominal values a request document carries (null when it carries none) stay in
 // `values`, which request.values then points to. Throws std::invalid_argument naming what is
-// wrong ("request.design: ...").
+// wrong by its JSON path in plain words ("derivatives[0].response: expected a string, got a
+// number (3)"), never the JSON library's text; the caller names the file.
 void read_request_document(const nlohmann::json& document, SimulatorSetup& setup,
                            EvaluationRequest& request, Evaluation& values);
 
 nlohmann::json evaluation_document(const Evaluation& evaluation);
-// Throws std::invalid_argument naming what is wrong.
-Evaluation read_evaluation_document(const nlohmann::json& document);
+// Throws std::invalid_argument naming what is wrong by its JSON path, as above; `path` is the
+// document's own ("values" in a request), "" at the top of a file.
+Evaluation read_evaluation_document(const nlohmann::json& document, const std::string& path = "");
 
 // One job per request; a job that fails (or writes no readable evaluation) is a failed
 // evaluation naming its job and state. `folder` is this process's folder of job directories.

@@ -68,6 +68,55 @@ Eigen::VectorXd exact_numbers_from(const json& j) {
   return v;
 }
 
+std::string json_expected(const std::string& what, const json& value) {
+  const bool shown = !value.is_structured() && !value.is_null();
+  return "expected " + what + ", got " + json_type_name(value) +
+         (shown ? " (" + json_excerpt(value) + ")" : std::string());
+}
+
+std::string json_key_path(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string json_index_path(const std::string& path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+const json& json_member(const json& object, const std::string& key, const std::string& path) {
+  const json& o = json_object(object, path);
+  const auto it = o.find(key);
+  if (it == o.end()) throw std::invalid_argument(json_key_path(path, key) + ": missing");
+  return *it;
+}
+
+namespace {
+// `path: expected WHAT, got ...` unless `ok` (without the path when it is empty).
+void require(bool ok, const char* what, const json& value, const std::string& path) {
+  if (!ok)
+    throw std::invalid_argument((path.empty() ? "" : path + ": ") + json_expected(what, value));
+}
+}  // namespace
+
+const json& json_object(const json& value, const std::string& path) {
+  require(value.is_object(), "an object", value, path);
+  return value;
+}
+
+const json& json_array(const json& value, const std::string& path) {
+  require(value.is_array(), "an array", value, path);
+  return value;
+}
+
+std::string json_string(const json& value, const std::string& path) {
+  require(value.is_string(), "a string", value, path);
+  return value.get<std::string>();
+}
+
+bool json_boolean(const json& value, const std::string& path) {
+  require(value.is_boolean(), "a boolean", value, path);
+  return value.get<bool>();
+}
+
 std::string json_beyond(const json& value, const JsonLimits& limits) {
   struct Level {
     const json* node;

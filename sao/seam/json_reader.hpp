@@ -42,6 +42,28 @@ double exact_number_from(const nlohmann::json& value);
 // An array of such numbers; throws std::invalid_argument.
 Eigen::VectorXd exact_numbers_from(const nlohmann::json& values);
 
+// Documents sao writes itself (analysis requests and evaluations, stored cycle records), read
+// back with every value named by its JSON path in plain words when it is missing or of another
+// kind ("request.setup.load_cases[0].name: expected a string, got a number (3)"), never with
+// the JSON library's exception text (which .at() and .get<T>() would throw). Each throws
+// std::invalid_argument.
+//
+// "expected WHAT, got KIND" (a scalar shown too: "got a string (\"x\")").
+std::string json_expected(const std::string& what, const nlohmann::json& value);
+// The path of a key or an element below `path`: "path.key" ("key" at the top), "path[i]".
+std::string json_key_path(const std::string& path, const std::string& key);
+std::string json_index_path(const std::string& path, size_t index);
+// The value of `key` in the object at `path`: "path: expected an object, ..." when it is not
+// one, "path.key: missing" when it lacks the key.
+const nlohmann::json& json_member(const nlohmann::json& object, const std::string& key,
+                                  const std::string& path);
+// The value at `path` when it is of the kind named (an empty path: the message is
+// "expected ..." alone, for the caller to place).
+const nlohmann::json& json_object(const nlohmann::json& value, const std::string& path);
+const nlohmann::json& json_array(const nlohmann::json& value, const std::string& path);
+std::string json_string(const nlohmann::json& value, const std::string& path);
+bool json_boolean(const nlohmann::json& value, const std::string& path);
+
 // Sizes a document may not exceed (a hostile file must not exhaust the stack or the memory of
 // the code that reads it). The defaults are a study file's (docs/study-format.md, "Limits").
 struct JsonLimits {

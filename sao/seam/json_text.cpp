@@ -1,6 +1,8 @@
 #include "sao/seam/json_text.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -26,11 +28,12 @@ class PathTrackingHandler {
   bool string(json::string_t& v) { return value(dom_.string(v)); }
   bool binary(json::binary_t& v) { return value(dom_.binary(v)); }
   bool start_object(std::size_t n) {
-    levels_.push_back({false, 0, {}});
+    levels_.push_back({false, 0, {}, false});
     return dom_.start_object(n);
   }
   bool key(json::string_t& k) {
     levels_.back().key = k;
+    levels_.back().keyed = true;
     return dom_.key(k);
   }
   bool end_object() {
@@ -38,7 +41,7 @@ class PathTrackingHandler {
     return value(dom_.end_object());
   }
   bool start_array(std::size_t n) {
-    levels_.push_back({true, 0, {}});
+    levels_.push_back({true, 0, {}, false});
     return dom_.start_array(n);
   }
   bool end_array() {
@@ -68,6 +71,7 @@ class PathTrackingHandler {
     bool array;
     size_t next;      // of an array: the index of the value being read
     std::string key;  // of an object: the key of the value being read
+    bool keyed;       // of an object: a key was read (none before its first)
   };
   // A value is complete: the next one of its array has the next index.
   bool value(bool ok) {
@@ -81,7 +85,7 @@ class PathTrackingHandler {
         out += '[';  // appended piece by piece: "[" + string trips GCC 12's -Wrestrict
         out += std::to_string(l.next);
         out += ']';
-      } else {
+      } else if (l.keyed) {  // an object before its first key adds nothing
         if (!out.empty()) out += '.';
         out += l.key;
       }
@@ -159,6 +163,17 @@ json parse_json_text(const std::string& text) {
                       "line " + std::to_string(line) + ", column " + std::to_string(column) +
                           " (reading " + handler.error_path() +
                           "): not valid JSON: " + handler.message());
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) throw std::invalid_argument(path + ": cannot open the file");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  try {
+    return parse_json_text(text);
+  } catch (const JsonTextError& e) {
+    throw JsonTextError(e.line(), e.column(), e.path(), path + ": " + e.what());
+  }
 }
 
 }  // namespace sao

@@ -28,6 +28,11 @@ class JsonTextError : public std::invalid_argument {
 // Parses `text` as one JSON document (nothing but white space after it); throws JsonTextError.
 nlohmann::json parse_json_text(const std::string& text);
 
+// The document of the file at `path`, parsed as above with the file named first in an error:
+// "out/result.json: line 3, column 7 (reading design.b1): not valid JSON: ...". Throws
+// JsonTextError, or std::invalid_argument ("PATH: cannot open the file") when it cannot be read.
+nlohmann::json read_json_file(const std::string& path);
+
 // A JSON library exception's message without its "[json.exception.type_error.302] " prefix
 // (and a parse error's "parse error at line 1, column 2: "), for messages that give the place
 // themselves.

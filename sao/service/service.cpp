@@ -1,9 +1,6 @@
 #include "sao/service/service.hpp"
 
-// httplib.h includes <resolv.h>, whose macro _res is a parameter name in Eigen's headers.
-#include <httplib.h>
-#undef _res
-
+// httplib.h comes through it (with the macro _res of <resolv.h>, a name in Eigen, undone).
 #include <arpa/inet.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
@@ -18,6 +15,7 @@
 #include <type_traits>
 
 #include "sao/service/api_error.hpp"
+#include "sao/service/exact_header_server.hpp"
 #include "sao/service/study_registry.hpp"
 #include "sao/service/web_assets.hpp"
 
@@ -215,8 +213,9 @@ class Service::Impl {
     if (options_.token.empty() || !req.path.starts_with("/api/")) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
-    // The header as received: Request::get_header_value goes through a C string and ends at
-    // a NUL ("TOKEN\0garbage" read as "TOKEN"). Exactly one Authorization header.
+    // The header as received, byte for byte: not percent-decoded (ExactHeaderServer), and not
+    // through Request::get_header_value, which goes through a C string and ends at a NUL
+    // ("TOKEN\0garbage" read as "TOKEN"). Exactly one Authorization header.
     const auto [first, last] = req.headers.equal_range("Authorization");
     const bool one = first != last && std::next(first) == last;
     const std::string header = one ? first->second : std::string();
@@ -410,7 +409,7 @@ class Service::Impl {
   ServiceOptions options_;
   std::atomic<int> open_streams_{0};
   StudyRegistry registry_;
-  httplib::Server server_;
+  ExactHeaderServer server_;  // Authorization headers as sent (exact_header_server.hpp)
   int port_ = -1;
   socket_t listening_socket_ = INVALID_SOCKET;  // set by the socket options, in bind()
 };

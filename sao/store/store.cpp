@@ -14,6 +14,7 @@
 #include <limits>
 #include <tuple>
 
+#include "sao/seam/json_text.hpp"
 #include "sao/store/sqlite_statement.hpp"
 #include "sao/store/store_records.hpp"
 
@@ -516,9 +517,12 @@ StoredStudy StudyStore::study(int id) const {
   StoredStudy s;
   s.id = id;
   try {
-    s.document = nlohmann::json::parse(q.text(0));
-  } catch (const nlohmann::json::exception& e) {
-    throw StoreError(path_ + ": stored study " + std::to_string(id) + " is not JSON: " + e.what());
+    s.document = parse_json_text(q.text(0));
+  } catch (const JsonTextError& e) {  // its line, column and JSON path in the stored text
+    throw StoreError(path_ + ": table studies, row " + std::to_string(id) +
+                     ": the stored study document is not readable (" + e.what() +
+                     "); the store is not used (a study document cannot be rebuilt: restore "
+                     "the file from a backup, or start a new study folder)");
   }
   s.source = q.text(1);
   s.start = q.integer(2);
@@ -741,9 +745,12 @@ std::vector<DamagedRecord> StudyStore::verify() const {
         nlohmann::json x0 = nlohmann::json::array();
         for (int i = 0; i < r.x0.size(); ++i) x0.push_back(exact_number(r.x0(i)));
         d.design = x0.dump();
-        const nlohmann::json settings = nlohmann::json::parse(q.text(3));  // must read too
-        (void)settings;
-      } catch (const std::exception& e) {
+        try {
+          (void)parse_json_text(q.text(3));  // must read too
+        } catch (const JsonTextError& e) {
+          throw StoreError(std::string("stored settings: ") + e.what());
+        }
+      } catch (const std::exception& e) {  // StoreError, or std::invalid_argument naming the key
         d.reason = std::string("cannot be decoded: ") + e.what();
       }
     }

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/seam/json_text.hpp"
 #include "sao/store/store.hpp"
 
 namespace sao {
@@ -97,33 +99,47 @@ int integer(const nlohmann::json& value, const char* what) {
 // A cycle row of a version-1 store: the record's fields under their C++ names, vectors as
 // arrays, non-finite numbers as "nan", "inf", "-inf". Read only, to resume runs stored by 0.1.
 CycleRecord cycle_from_version_1(const nlohmann::json& j) {
+  auto at = [&](const char* key) -> const nlohmann::json& { return json_member(j, key, ""); };
+  auto flag = [&](const char* key) { return json_boolean(at(key), key); };
+  // A value read by `convert` (exact_number_from, ...), its key named in an error.
+  auto read = [&](const char* key, auto convert) {
+    const nlohmann::json& v = at(key);
+    try {
+      return convert(v);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(key) + ": " + e.what());
+    }
+  };
+  auto reals = [&](const char* key) { return read(key, exact_numbers_from); };
   CycleRecord r;
-  r.cycle = integer(j.at("cycle"), "cycle");
-  r.accepted = j.at("accepted").get<bool>();
-  r.converged = j.at("converged").get<bool>();
-  r.relaxed = j.at("relaxed").get<bool>();
-  r.subproblem = j.at("subproblem").get<std::string>();
-  r.active_move_limits = integer(j.at("active_move_limits"), "active_move_limits");
-  r.retained_constraints = integer(j.at("retained_constraints"), "retained_constraints");
-  r.retained_rows = integer(j.at("retained_rows"), "retained_rows");
-  r.x0 = exact_numbers_from(j.at("x0"));
-  r.x_opt = exact_numbers_from(j.at("x_opt"));
-  r.F0 = exact_number_from(j.at("F0"));
-  r.F_opt = exact_number_from(j.at("F_opt"));
-  r.F_approx = exact_number_from(j.at("F_approx"));
-  r.Ef = exact_number_from(j.at("Ef"));
-  r.Eg = exact_number_from(j.at("Eg"));
-  r.E = exact_number_from(j.at("E"));
-  r.V = exact_number_from(j.at("V"));
-  r.Fchg = exact_number_from(j.at("Fchg"));
-  r.factors = exact_numbers_from(j.at("factors"));
-  r.next_factors = exact_numbers_from(j.at("next_factors"));
-  for (const auto& a : j.at("actions"))
+  r.cycle = integer(at("cycle"), "cycle");
+  r.accepted = flag("accepted");
+  r.converged = flag("converged");
+  r.relaxed = flag("relaxed");
+  r.subproblem = json_string(at("subproblem"), "subproblem");
+  r.active_move_limits = integer(at("active_move_limits"), "active_move_limits");
+  r.retained_constraints = integer(at("retained_constraints"), "retained_constraints");
+  r.retained_rows = integer(at("retained_rows"), "retained_rows");
+  r.x0 = reals("x0");
+  r.x_opt = reals("x_opt");
+  const std::pair<const char*, double CycleRecord::*> numbers[] = {
+      {"F0", &CycleRecord::F0},
+      {"F_opt", &CycleRecord::F_opt},
+      {"F_approx", &CycleRecord::F_approx},
+      {"Ef", &CycleRecord::Ef},
+      {"Eg", &CycleRecord::Eg},
+      {"E", &CycleRecord::E},
+      {"V", &CycleRecord::V},
+      {"Fchg", &CycleRecord::Fchg},
+      {"noise_estimate", &CycleRecord::noise_estimate}};
+  for (const auto& [key, field] : numbers) r.*field = read(key, exact_number_from);
+  r.factors = reals("factors");
+  r.next_factors = reals("next_factors");
+  for (const auto& a : json_array(at("actions"), "actions"))
     r.actions.push_back(static_cast<MoveAction>(integer(a, "actions")));
-  r.analyses = integer(j.at("analyses"), "analyses");
-  r.fit_points = integer(j.at("fit_points"), "fit_points");
-  r.noise_estimate = exact_number_from(j.at("noise_estimate"));
-  r.message = j.at("message").get<std::string>();
+  r.analyses = integer(at("analyses"), "analyses");
+  r.fit_points = integer(at("fit_points"), "fit_points");
+  r.message = json_string(at("message"), "message");
   return r;
 }
 
@@ -222,11 +238,26 @@ std::string record_checksum(const std::vector<std::string_view>& fields) {
 }
 
 CycleRecord decode_cycle_record(const std::string& text) {
-  const nlohmann::json stored = nlohmann::json::parse(text);
+  nlohmann::json stored;
+  try {
+    stored = parse_json_text(text);
+  } catch (const JsonTextError& e) {  // its line, column and JSON path
+    throw StoreError(std::string("stored cycle: ") + e.what());
+  }
   if (!stored.is_object()) throw StoreError("stored cycle: not a JSON object");
-  if (!stored.contains("record")) return cycle_from_version_1(stored);  // a version-1 store
-  const auto variables = stored.at("variables").get<std::vector<std::string>>();
-  return cycle_record_from_json(stored.at("record"), variables);
+  try {
+    if (!stored.contains("record")) return cycle_from_version_1(stored);  // a version-1 store
+    std::vector<std::string> variables;
+    const nlohmann::json& names = json_array(json_member(stored, "variables", ""), "variables");
+    for (size_t i = 0; i < names.size(); ++i) {
+      variables.push_back(json_string(names[i], json_index_path("variables", i)));
+    }
+    return cycle_record_from_json(stored["record"], variables);
+  } catch (const StoreError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {  // the key named in plain words
+    throw StoreError(std::string("stored cycle: ") + e.what());
+  }
 }
 
 }  // namespace sao

@@ -263,7 +263,8 @@ void apply_override(nlohmann::json& document, const std::string& assignment,
   try {
     document[pointer] = value;
   } catch (const nlohmann::json::exception& e) {  // e.g. a key below a number
-    throw StudyError(source, {"\"" + assignment + "\": cannot set that entry (" + e.what() + ")"});
+    throw StudyError(
+        source, {"\"" + assignment + "\": cannot set that entry (" + json_error_text(e) + ")"});
   }
 }
 

@@ -177,6 +177,54 @@ TEST(ExitCodes, AnalyseWritesTheEvaluation) {
   EXPECT_FALSE(nlohmann::json::parse(failed)["ok"].get<bool>());
 }
 
+// Files other than studies that a command reads: a request of `sao analyse` and a result file
+// of `sao evaluate --design`, each with a syntax error, a number beyond a double and a value of
+// the wrong kind: exit 2, the file and the place in it named (line and column, JSON path),
+// never the JSON library's exception text.
+TEST(ExitCodes, MalformedRequestAndResultFilesAreNamedWhereTheyAre) {
+  const fs::path dir = scratch_directory("test-exit-codes-malformed");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string request_head = R"({"format": "sao-analysis-request", "setup": )";
+  const std::string psi = kProblems + "oscillator/psi.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"analyse " + write("syntax.json", request_head + "{\n  \"section\": {],\n}}") + " " +
+           (dir / "out.json").string(),
+       dir.string() + "/syntax.json: line 2, column 15 (reading setup.section): not valid JSON: "},
+      {"analyse " + write("overflow.json", request_head + "{}, \"design\": [1e5000]}") + " " +
+           (dir / "out.json").string(),
+       dir.string() + "/overflow.json: design[0] (line 1, column 60): the number 1e5000 is beyond "
+                      "the range of a double"},
+      {"analyse " +
+           write("kind.json", request_head +
+                                  R"({"section": {}, "design_names": ["a", 2], "load_cases": [],)"
+                                  R"( "study_directory": ""}, "design": [], "derivatives": []})") +
+           " " + (dir / "out.json").string(),
+       dir.string() + "/kind.json: setup.design_names[1]: expected a string, got a number (2)"},
+      {"evaluate " + psi + " --design " +
+           write("syntax-result.json", "{\"design\": {\"c\": 0.5,}}"),
+       dir.string() +
+           "/syntax-result.json: line 1, column 22 (reading design.c): not valid JSON: "},
+      {"evaluate " + psi + " --design " +
+           write("overflow-result.json", R"({"design": {"c": 1e5000}})"),
+       dir.string() + "/overflow-result.json: design.c (line 1, column 18): the number 1e5000 is "
+                      "beyond the range of a double"},
+      {"evaluate " + psi + " --design " + write("kind-result.json", R"({"design": {"z0": "0.5"}})"),
+       dir.string() + "/kind-result.json: design.z0: expected a number, got a string (\"0.5\")"},
+  };
+  for (const auto& [command, says] : cases) {
+    const Output o = run_command(kSao + " " + command + " 2>&1");
+    EXPECT_EQ(o.code, 2) << "sao " << command << "\n" << o.text;
+    EXPECT_TRUE(contains(o.text, "error: " + says))
+        << "sao " << command << ": expected \"" << says << "\" in\n"
+        << o.text;
+    EXPECT_FALSE(contains(o.text, "[json.exception")) << "sao " << command << "\n" << o.text;
+  }
+  EXPECT_FALSE(fs::exists(dir / "out.json"));  // no evaluation written for a request not read
+}
+
 TEST(ExitCodes, StoreCommands) {
   const fs::path dir = scratch_directory("test-exit-codes");
   const std::string d = (dir / "s").string();

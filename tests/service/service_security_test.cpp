@@ -149,6 +149,40 @@ TEST(ServiceSecurity, OnlyTheExactTokenIsAccepted) {
   }
 }
 
+// The token as it is sent, byte for byte: cpp-httplib percent-decodes header values, which let
+// "s3cr%65t-token" in for "s3cret-token" and kept a token holding "%41" from being sent as it is.
+TEST(ServiceSecurity, APercentEncodedTokenIsNotTheToken) {
+  const fs::path root = scratch_directory("test-service");
+  {
+    ServerProcess server(root / "data", {"--token", "s3cret-token"});
+    ASSERT_GT(server.port(), 0) << server.line();
+    for (const std::string encoded : {"s3cr%65t-token", "%73%33%63%72%65%74%2d%74%6f%6b%65%6e",
+                                      "s3cret%2Dtoken", "s3cret-toke%6E", "s3cret-tok%65n"}) {
+      EXPECT_EQ(status_with_token(server.port(), encoded), "HTTP/1.1 401 Unauthorized") << encoded;
+    }
+    EXPECT_EQ(status_with_token(server.port(), "s3cret-token"), "HTTP/1.1 200 OK");
+    // Header names without case, as HTTP has them; two headers are refused as before.
+    const auto reply = [&](const std::string& headers) {
+      const std::string r =
+          raw_request(server.port(), "GET /api/studies HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers +
+                                         "Connection: close\r\n\r\n");
+      return r.substr(0, r.find("\r\n"));
+    };
+    EXPECT_EQ(reply("authorization: Bearer s3cret-token\r\n"), "HTTP/1.1 200 OK");
+    EXPECT_EQ(reply("AUTHORIZATION:\tBearer s3cret-token \r\n"), "HTTP/1.1 200 OK");
+    EXPECT_EQ(reply("Authorization: Bearer s3cret-token\r\nAuthorization: Bearer s3cret-token\r\n"),
+              "HTTP/1.1 401 Unauthorized");
+    EXPECT_EQ(reply("Authorization: Bearer s3cret%2dtoken\r\nX-A: %41\r\n"),
+              "HTTP/1.1 401 Unauthorized");
+  }
+  // A token holding a percent sign is sent as it is (it was decoded into another before).
+  ServerProcess server(root / "data", {"--token", "a%41b-token"});
+  ASSERT_GT(server.port(), 0) << server.line();
+  EXPECT_EQ(status_with_token(server.port(), "a%41b-token"), "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_with_token(server.port(), "aAb-token"), "HTTP/1.1 401 Unauthorized");
+  EXPECT_EQ(status_with_token(server.port(), "a%2541b-token"), "HTTP/1.1 401 Unauthorized");
+}
+
 // 200 connections opened at once to the service, each then asking for the study list: every
 // one connects at once and is answered, none reset. The listen backlog was cpp-httplib's 5:
 // the connects beyond it waited for a SYN retransmission (a second or more) or were reset.

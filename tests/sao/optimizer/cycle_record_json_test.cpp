@@ -183,6 +183,30 @@ TEST(CycleRecordJson, MalformedRecordsNameTheKey) {
   EXPECT_EQ(cycle_record_from_json(j, kNames).cycle, -7);
 }
 
+// In plain words: a key missing or of another kind, never the JSON library's exception text.
+TEST(CycleRecordJson, MalformedRecordsAreNamedInPlainWords) {
+  auto error = [](const nlohmann::json& j) -> std::string {
+    try {
+      cycle_record_from_json(j, kNames);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  nlohmann::json j = cycle_record_to_json(awkward_record(), kNames);
+  j.erase("message");
+  EXPECT_EQ(error(j), "cycle record: \"message\": missing");
+  j = cycle_record_to_json(awkward_record(), kNames);
+  j["accepted"] = "yes";
+  EXPECT_EQ(error(j), "cycle record: \"accepted\": expected a boolean, got a string (\"yes\")");
+  j = cycle_record_to_json(awkward_record(), kNames);
+  j["subproblem"] = 1;
+  EXPECT_EQ(error(j), "cycle record: \"subproblem\": expected a string, got a number (1)");
+  j = cycle_record_to_json(awkward_record(), kNames);
+  j["move_actions"] = {true};
+  EXPECT_EQ(error(j), "cycle record: \"move_actions\": expected a string, got a boolean (true)");
+}
+
 TEST(CycleRecordJson, TheStoreKeepsRecordsExactly) {
   const std::filesystem::path dir = testing::scratch_directory("test-cycle-record", "store");
   const std::string path = (dir / "study.sqlite").string();

@@ -13,6 +13,7 @@ namespace sao {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 Study history_study() {
   nlohmann::json d = {
@@ -77,7 +78,14 @@ TEST(Evaluate, DesignFromAResultFile) {
   EXPECT_THAT(error(R"({"design": {"b9": 1}})"), HasSubstr("design.b9: not a variable"));
   EXPECT_THAT(error(R"({"design": {"b1": "x"}})"), HasSubstr("design.b1: expected a number"));
   EXPECT_THAT(error(R"({"cycles": 3})"), HasSubstr("no \"design\" object"));
-  EXPECT_THAT(error("{"), HasSubstr("not JSON"));
+  // The file and the place in it, never the JSON library's exception text.
+  EXPECT_THAT(error("{"),
+              HasSubstr("bad.json: line 1, column 2 (reading (top level)): not valid JSON"));
+  EXPECT_THAT(error(R"({"design": {"b1": 1e5000}})"),
+              HasSubstr("bad.json: design.b1 (line 1, column 19): the number 1e5000 is beyond"));
+  EXPECT_THAT(error(R"({"design": [1]})"),
+              HasSubstr("bad.json: design: expected an object, got an array"));
+  EXPECT_THAT(error("{"), Not(HasSubstr("[json.exception")));
   EXPECT_THAT(error("{}"), HasSubstr("bad.json: no \"design\" object"));  // names the file
 }
 

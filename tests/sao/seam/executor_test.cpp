@@ -4,9 +4,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "sao/seam/analysis_request.hpp"
+#include "tests/support.hpp"
 
 namespace sao {
 namespace {
@@ -218,7 +221,7 @@ TEST(AnalysisRequest, MalformedEntriesAreNamedNotWrapped) {
   EXPECT_NE(error(d).find("not an analysis request"), std::string::npos) << error(d);
   d = good;
   d["derivatives"][0]["load_case"] = 1e308;
-  EXPECT_NE(error(d).find("request.derivatives.load_case: expected an integer in [0, 0], got"),
+  EXPECT_NE(error(d).find("derivatives[0].load_case: expected an integer in [0, 0], got"),
             std::string::npos)
       << error(d);
   d["derivatives"][0]["load_case"] = 0.5;
@@ -229,8 +232,24 @@ TEST(AnalysisRequest, MalformedEntriesAreNamedNotWrapped) {
       << error(d);
   d = good;
   d["derivatives"][0]["points"] = {-1};
-  EXPECT_NE(error(d).find("derivatives.points: expected an integer"), std::string::npos)
+  EXPECT_NE(error(d).find("derivatives[0].points[0]: expected an integer"), std::string::npos)
       << error(d);
+  // Values of another kind, keys missing: named by their JSON path in plain words.
+  d = good;
+  d["setup"]["design_names"][0] = 3;
+  EXPECT_EQ(error(d), "setup.design_names[0]: expected a string, got a number (3)");
+  d = good;
+  d["setup"]["load_cases"][0]["parameters"] = {{"v0", "fast"}};
+  EXPECT_EQ(error(d), "setup.load_cases[0].parameters.v0: expected a number, got \"fast\"");
+  d = good;
+  d["derivatives"][0].erase("response");
+  EXPECT_EQ(error(d), "derivatives[0].response: missing");
+  d = good;
+  d["setup"] = nlohmann::json::array();
+  EXPECT_EQ(error(d), "setup: expected an object, got an array");
+  d = good;
+  d["values"] = {{"format", "sao-evaluation"}, {"ok", "yes"}};
+  EXPECT_EQ(error(d), "values.ok: expected a boolean, got a string (\"yes\")");
   // An executor in the section is dropped: the worker runs the request itself.
   d = good;
   d["setup"]["section"]["executor"] = {{"type", "slurm"}};
@@ -240,6 +259,92 @@ TEST(AnalysisRequest, MalformedEntriesAreNamedNotWrapped) {
   read_request_document(d, s, r, values);
   EXPECT_FALSE(s.section.contains("executor"));
   EXPECT_EQ(r.derivatives[0].time_indices, (std::vector<int>{1}));
+}
+
+// An evaluation of another kind in its parts: each named by its JSON path in plain words.
+TEST(AnalysisRequest, AnEvaluationIsReadWithItsPathsInPlainWords) {
+  Evaluation e;
+  e.cases.resize(1);
+  e.cases[0].scalars["f"] = 1.0;
+  e.cases[0].histories["h"] = Eigen::Vector2d(1.0, 2.0);
+  const nlohmann::json good = evaluation_document(e);
+  auto error = [](const nlohmann::json& document) -> std::string {
+    try {
+      (void)read_evaluation_document(document);
+    } catch (const std::invalid_argument& x) {
+      return x.what();
+    }
+    return "no error";
+  };
+  nlohmann::json d = good;
+  d["cases"][0]["scalars"]["f"] = "x";
+  EXPECT_EQ(error(d), "cases[0].scalars.f: expected a number, got \"x\"");
+  d = good;
+  d["cases"][0]["histories"]["h"][1] = true;
+  EXPECT_EQ(error(d), "cases[0].histories.h[1]: expected a number, got true");
+  d = good;
+  d["message"] = nullptr;
+  EXPECT_EQ(error(d), "message: expected a string, got null");
+  d = good;
+  d["cases"][0]["gradient_method"] = 3;
+  EXPECT_EQ(error(d), "cases[0].gradient_method: expected a string, got a number (3)");
+  d = good;
+  d["cases"][0].erase("scalars");
+  EXPECT_EQ(error(d), "cases[0].scalars: missing");
+  d = good;
+  d["cases"][0]["gradients"]["h"] = {{"rows", 2}, {"cols", 2}, {"values", {1.0}}};
+  EXPECT_EQ(error(d), "cases[0].gradients.h: 2 rows and 2 columns, but 1 values");
+}
+
+// A batch executor whose every job "completes" with `text` as its evaluation.json.
+class WritingExecutor final : public BatchExecutor {
+ public:
+  explicit WritingExecutor(std::string text) : text_(std::move(text)) {}
+  std::vector<JobOutcome> execute(const std::vector<JobSpec>& jobs, JobLedger*) override {
+    std::vector<JobOutcome> out;
+    for (const JobSpec& j : jobs) {
+      std::ofstream(j.directory / "evaluation.json") << text_;
+      JobOutcome& o = out.emplace_back();
+      o.job_id = "7";
+      o.directory = j.directory;
+      o.ran = true;
+      o.state = "COMPLETED";
+    }
+    return out;
+  }
+
+ private:
+  std::string text_;
+};
+
+// The evaluation file of a job that is not readable: a failed analysis naming the job, the file
+// and the place in it (line and column, JSON path), never the JSON library's text.
+TEST(AnalysisRequest, AnUnreadableEvaluationFileIsAFailedAnalysisNamingThePlace) {
+  const std::filesystem::path dir = testing::scratch_directory("test-analysis-request");
+  SimulatorSetup setup;
+  setup.section = {{"type", "internal"}, {"model", "m"}};
+  setup.design_names = {"a"};
+  std::vector<EvaluationRequest> batch(1);
+  batch[0].design = Eigen::VectorXd::Constant(1, 1.0);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{\"format\": \"sao-evaluation\",\n \"ok\": tru}",
+       "evaluation.json: line 2, column 11 (reading ok): not valid JSON: "},
+      {"{\"format\": \"sao-evaluation\", \"wall_seconds\": 1e5000}",
+       "evaluation.json: wall_seconds (line 1, column 46): the number 1e5000 is beyond the range "
+       "of a double"},
+      {"{\"format\": \"sao-evaluation\", \"ok\": 1}", "ok: expected a boolean, got a number (1)"},
+  };
+  for (const auto& [text, says] : cases) {
+    WritingExecutor executor(text);
+    const std::vector<Evaluation> e =
+        evaluate_as_jobs(batch, setup, "/no/worker", dir / "jobs", executor, nullptr);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_FALSE(e[0].ok);
+    EXPECT_NE(e[0].message.find("analysis job 7 in " + (dir / "jobs").string()), std::string::npos)
+        << e[0].message;
+    EXPECT_NE(e[0].message.find(says), std::string::npos) << e[0].message;
+    EXPECT_EQ(e[0].message.find("[json.exception"), std::string::npos) << e[0].message;
+  }
 }
 
 }  // namespace

@@ -108,5 +108,33 @@ TEST(JsonReader, DocumentsBeyondTheLimitsAreNamedWhere) {
             "(top level): a string of 6 characters, more than 5");
 }
 
+// A document sao writes itself, read back: a missing key or a value of another kind is named
+// by its path in plain words, never with the JSON library's exception text.
+TEST(JsonReader, ADocumentOfSaoIsReadWithItsPathsInPlainWords) {
+  auto error = [](auto read) -> std::string {
+    try {
+      read();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "read";
+  };
+  const json d = {{"a", {{"b", json::array({1, "x"})}}}, {"on", true}};
+  EXPECT_EQ(json_member(d, "on", ""), json(true));
+  EXPECT_EQ(error([&] { (void)json_member(d, "off", ""); }), "off: missing");
+  EXPECT_EQ(error([&] { (void)json_member(d["a"], "c", "a"); }), "a.c: missing");
+  EXPECT_EQ(error([&] { (void)json_member(d["a"]["b"], "c", "a.b"); }),
+            "a.b: expected an object, got an array");
+  EXPECT_EQ(error([&] { (void)json_string(d["a"]["b"][0], json_index_path("a.b", 0)); }),
+            "a.b[0]: expected a string, got a number (1)");
+  EXPECT_EQ(error([&] { (void)json_boolean(d["a"]["b"][1], "a.b[1]"); }),
+            "a.b[1]: expected a boolean, got a string (\"x\")");
+  EXPECT_EQ(error([&] { (void)json_array(json(nullptr), "n"); }), "n: expected an array, got null");
+  EXPECT_EQ(error([&] { (void)json_string(json(3), ""); }), "expected a string, got a number (3)");
+  EXPECT_EQ(json_string(d["a"]["b"][1], "a.b[1]"), "x");
+  EXPECT_EQ(json_key_path("", "k"), "k");
+  EXPECT_EQ(json_key_path("a", "k"), "a.k");
+}
+
 }  // namespace
 }  // namespace sao

@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "tests/support.hpp"
+
 namespace sao {
 namespace {
 
@@ -52,6 +56,8 @@ TEST(JsonText, ASyntaxErrorIsNamedWithItsLineColumnAndPlace) {
   EXPECT_THAT(error_of("").what(), HasSubstr("line 1, column 1 (reading (top level))"));
   EXPECT_THAT(error_of("{} x").what(), HasSubstr("line 1, column 4"));
   EXPECT_THAT(error_of("[1, tru]").what(), HasSubstr("(reading [1])"));
+  // An object before its first key: the path of the object itself, without a trailing dot.
+  EXPECT_THAT(error_of(R"({"a": {]})").what(), HasSubstr("(reading a)"));
 }
 
 TEST(JsonText, LibraryMessagesLoseTheirPrefix) {
@@ -60,6 +66,37 @@ TEST(JsonText, LibraryMessagesLoseTheirPrefix) {
     FAIL();
   } catch (const nlohmann::json::exception& e) {
     EXPECT_EQ(json_error_text(e), "type must be string, but is boolean");
+  }
+}
+
+// A file's document: the file named before the line, column and JSON path of its first error.
+TEST(JsonText, AFileIsNamedBeforeThePlaceOfItsError) {
+  const std::filesystem::path dir = testing::scratch_directory("test-json-text");
+  auto error_of_file = [&](const std::string& text) -> std::string {
+    const std::string file = (dir / "f.json").string();
+    std::ofstream(file) << text;
+    try {
+      (void)read_json_file(file);
+    } catch (const JsonTextError& e) {
+      return e.what();
+    }
+    return "read";
+  };
+  const std::string file = (dir / "f.json").string();
+  EXPECT_EQ(error_of_file("{\"design\": {\"b1\": 1e5000}}"),
+            file +
+                ": design.b1 (line 1, column 19): the number 1e5000 is beyond the range of a "
+                "double (at most about 1.8e308)");
+  EXPECT_THAT(error_of_file("{\"a\": [1,\n 2,,]}"),
+              HasSubstr(file + ": line 2, column 4 (reading a[2]): not valid JSON: "));
+  EXPECT_THAT(error_of_file("[1] 2"), Not(HasSubstr("[json.exception")));
+  std::ofstream(file) << R"({"a": [1, 2]})";
+  EXPECT_EQ(read_json_file(file), nlohmann::json::parse(R"({"a": [1, 2]})"));
+  try {
+    (void)read_json_file((dir / "missing.json").string());
+    ADD_FAILURE() << "read a missing file";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "missing.json").string() + ": cannot open the file");
   }
 }
 
