@@ -26,12 +26,14 @@ std::string version_3_store(const fs::path& dir, const std::string& text) {
     store.use_inputs("inputs");
     store.add_branch(0, 0, store.add_study({{"settings", {{"max_cycles", 20}}}}, "study.json", 0));
   }
-  testing::execute(path,
-                   "UPDATE meta SET value = '3' WHERE key = 'version'; DELETE FROM meta WHERE key "
-                   "= 'checksum'; ALTER TABLE studies DROP COLUMN checksum; ALTER TABLE branches "
-                   "DROP COLUMN checksum; ALTER TABLE settings_changes DROP COLUMN checksum; "
-                   "ALTER TABLE jobs DROP COLUMN checksum; UPDATE studies SET document = '" +
-                       text + "' WHERE id = 1");
+  testing::execute(
+      path,
+      "UPDATE meta SET value = '3' WHERE key = 'version'; DELETE FROM meta WHERE key "
+      "= 'checksum'; DELETE FROM meta WHERE key LIKE 'rows.%'; ALTER TABLE studies DROP "
+      "COLUMN checksum; ALTER TABLE branches "
+      "DROP COLUMN checksum; ALTER TABLE settings_changes DROP COLUMN checksum; "
+      "ALTER TABLE jobs DROP COLUMN checksum; UPDATE studies SET document = '" +
+          text + "' WHERE id = 1");
   return path;
 }
 
@@ -110,14 +112,16 @@ TEST(StoreUnreadable, ACycleRowThatDoesNotReadIsADamagedRecordNamingThePlace) {
     return "INSERT INTO cycles (branch, cycle, record, settings, created) VALUES (1, " +
            std::to_string(cycle) + ", '" + text + "', '" + settings + "', 'then');";
   };
-  testing::execute(path,
-                   "UPDATE meta SET value = '1' WHERE key = 'version'; DELETE FROM meta WHERE key "
-                   "= 'checksum'; ALTER TABLE analyses DROP COLUMN checksum; ALTER TABLE cycles "
-                   "DROP COLUMN checksum; ALTER TABLE studies DROP COLUMN checksum; ALTER TABLE "
-                   "branches DROP COLUMN checksum; ALTER TABLE settings_changes DROP COLUMN "
-                   "checksum; DROP TABLE jobs;" +
-                       row(1, record, R"({"move_limit": 1e5000})") +
-                       row(2, R"({"cycle": 2, "accepted": tru})", "{}") + row(3, wrong_kind, "{}"));
+  testing::execute(
+      path,
+      "UPDATE meta SET value = '1' WHERE key = 'version'; DELETE FROM meta WHERE key "
+      "= 'checksum'; DELETE FROM meta WHERE key LIKE 'rows.%'; ALTER TABLE analyses DROP "
+      "COLUMN checksum; ALTER TABLE cycles "
+      "DROP COLUMN checksum; ALTER TABLE studies DROP COLUMN checksum; ALTER TABLE "
+      "branches DROP COLUMN checksum; ALTER TABLE settings_changes DROP COLUMN "
+      "checksum; DROP TABLE jobs;" +
+          row(1, record, R"({"move_limit": 1e5000})") +
+          row(2, R"({"cycle": 2, "accepted": tru})", "{}") + row(3, wrong_kind, "{}"));
   StudyStore store(path, StoreAccess::kReadWrite);
   const std::vector<DamagedRecord> damaged = store.verify();
   ASSERT_EQ(damaged.size(), 3u);
