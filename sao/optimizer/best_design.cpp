@@ -100,7 +100,8 @@ bool Driver::reports_best_analysed(RunStatus status) const {
   // would favour the luckiest (docs/study-format.md).
   return status == RunStatus::kCycleLimit || status == RunStatus::kInfeasible ||
          status == RunStatus::kStalled ||
-         (status == RunStatus::kConverged && noisy_.multipoint && study_.n_aux() == 0);
+         (status == RunStatus::kConverged &&
+          noisy_.approximation == ApproximationSource::kMultipoint && study_.n_aux() == 0);
 }
 
 std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {

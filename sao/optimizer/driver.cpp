@@ -143,7 +143,7 @@ void Driver::analyse_start() {
     return;
   }
   const ExactResponses exact(study_, *e);
-  if (!noisy_.seed_strategy) normalise_by_start(x0_, exact);
+  if (noisy_.strategy != Strategy::kSeed) normalise_by_start(x0_, exact);
   // The start as it is: with the bound formulation's auxiliaries at the maxima they bound, not
   // at their initial guesses (which only seed the first subproblem).
   const Eigen::VectorXd real = with_bounded_maxima(study_, x0_, exact);
@@ -236,7 +236,7 @@ bool Driver::fit_plan_points(ApproximateProblem& problem, const Evaluation& e0, 
     weights.push_back(1.0);
   }
   ReuseRule rule;
-  if (noisy_.least_squares) {
+  if (noisy_.fit == FitMethod::kLeastSquares) {
     rule.plan_points = static_cast<int>(designs.size()) - 1;
     // The noise as a standard deviation: the user's N % is a band of +-2 sigma; without it,
     // the residual RMS of the last fit (noise_from_data); else unknown (0).
@@ -312,7 +312,7 @@ const CycleRecord& Driver::step() {
   // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
   const double V0 = violation(x0_, e0);
-  if (!noisy_.multipoint) {
+  if (noisy_.approximation != ApproximationSource::kMultipoint) {
     measure_optimality(problem, rec);
     if (converged_at_b0(V0, rec)) return close_cycle(rec);
   }
@@ -340,12 +340,12 @@ const CycleRecord& Driver::step() {
   facts.F0 = F0;
   facts.V0 = V0;
   facts.approximated = approximated;
-  if (noisy_.multipoint) {
+  if (noisy_.approximation == ApproximationSource::kMultipoint) {
     const int n = study_.n_design();
     direction_ =
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
-  if (noisy_.seed_strategy) {
+  if (noisy_.strategy == Strategy::kSeed) {
     judge_step(problem, sub.objective, x_opt, facts, rec);
   } else {
     judge_trust_region(problem, sub, x_opt, facts, rec);
@@ -373,8 +373,8 @@ ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleR
   derivatives = std::move(screened.derivatives);
 
   // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
-  set_subregion(study_, factors_, problem, !noisy_.seed_strategy);
-  if (noisy_.multipoint) {
+  set_subregion(study_, factors_, problem, noisy_.strategy != Strategy::kSeed);
+  if (noisy_.approximation == ApproximationSource::kMultipoint) {
     multipoint_subregion(study_, x0_, factors_, direction_, noisy_.alpha, problem.lower,
                          problem.upper);
   }
@@ -392,7 +392,7 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
     problem.model = &exact0;  // no response enters the subproblem
     return true;
   }
-  if (noisy_.multipoint) {
+  if (noisy_.approximation == ApproximationSource::kMultipoint) {
     if (!fit_plan_points(problem, e0, rec, fitted, failure)) return false;
     approximation =
         make_approximation(study_, noisy_, fitted, x0_, problem.lower, problem.upper, memory_);

@@ -237,7 +237,7 @@ class Driver {
   std::string describe_optimality() const;
   // Every move limit below min_move_limit (not with the seed strategy, which has no floor).
   bool stalled() const {
-    return !noisy_.seed_strategy && factors_.size() > 0 &&
+    return noisy_.strategy != Strategy::kSeed && factors_.size() > 0 &&
            factors_.maxCoeff() < noisy_.min_move_factor;
   }
   // The words of the two ends short of convergence, shared by end_run_if_done and

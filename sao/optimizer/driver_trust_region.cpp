@@ -86,7 +86,7 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
 }
 
 bool Driver::converged_at_b0(double V0, CycleRecord& rec) {
-  if (noisy_.seed_strategy || !optimality_.computed || V0 > noisy_.vioacc ||
+  if (noisy_.strategy == Strategy::kSeed || !optimality_.computed || V0 > noisy_.vioacc ||
       optimality_.residual > noisy_.kkt_tolerance) {
     return false;
   }
