@@ -11,7 +11,6 @@
 #include "sao/optimizer/approximation_forms.hpp"
 #include "sao/optimizer/multipoint.hpp"
 #include "sao/optimizer/screening.hpp"
-#include "sao/optimizer/trust_region.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao {
@@ -67,7 +66,8 @@ Driver::Driver(const Study& study, Simulator& simulator, const Options& options)
     : study_(study),
       simulator_(simulator),
       options_(options),
-      noisy_(options.with_noise_applied()) {}
+      noisy_(options.with_noise_applied()),
+      strategy_(&move_limit_strategy(noisy_.strategy)) {}
 
 void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const {
   // Each auxiliary that bounds constraints (b3 >= max |acc(t)|) is set to the largest value
@@ -143,7 +143,7 @@ void Driver::analyse_start() {
     return;
   }
   const ExactResponses exact(study_, *e);
-  if (noisy_.strategy != Strategy::kSeed) normalise_by_start(x0_, exact);
+  strategy_->prepare(study_, x0_, exact);
   // The start as it is: with the bound formulation's auxiliaries at the maxima they bound, not
   // at their initial guesses (which only seed the first subproblem).
   const Eigen::VectorXd real = with_bounded_maxima(study_, x0_, exact);
@@ -151,20 +151,6 @@ void Driver::analyse_start() {
       user_objective(study_, criterion_value(study_, study_.objective.f, 0, real, exact));
   summary_.start_violation = max_violation(study_, real, exact);
   summary_.start_analysed = true;
-}
-
-void Driver::normalise_by_start(const Eigen::VectorXd& x, const ResponseModel& exact) {
-  for (Constraint& c : study_.constraints) {
-    if (c.bound_auxiliary >= 0 || std::abs(c.bound) > kZeroBound) continue;
-    const double N = constraint_normaliser(study_, c, x);
-    const double largest = normalised_history(study_, c, x, exact).cwiseAbs().maxCoeff() * N;
-    if (std::isfinite(largest) && largest > N) {
-      spdlog::debug(
-          "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale {:.6g})",
-          c.name, largest, N);
-      c.scale = largest;
-    }
-  }
 }
 
 const RunSummary& Driver::run(const std::function<void(const CycleRecord&)>& on_cycle) {
@@ -345,11 +331,7 @@ const CycleRecord& Driver::step() {
     direction_ =
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
-  if (noisy_.strategy == Strategy::kSeed) {
-    judge_step(problem, sub.objective, x_opt, facts, rec);
-  } else {
-    judge_trust_region(problem, sub, x_opt, facts, rec);
-  }
+  judge(problem, sub, x_opt, facts, rec);
   return close_cycle(rec);
 }
 
@@ -373,7 +355,7 @@ ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleR
   derivatives = std::move(screened.derivatives);
 
   // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
-  set_subregion(study_, factors_, problem, noisy_.strategy != Strategy::kSeed);
+  set_subregion(study_, factors_, problem, strategy_->floored_subregion());
   if (noisy_.approximation == ApproximationSource::kMultipoint) {
     multipoint_subregion(study_, x0_, factors_, direction_, noisy_.alpha, problem.lower,
                          problem.upper);
@@ -480,30 +462,28 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
   return e_opt;
 }
 
-void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
-                        CycleFacts& facts, CycleRecord& rec) {
-  const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
+void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& sub,
+                   Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec) {
+  const Eigen::VectorXd proposed = x_opt;
+  const Evaluation* e_opt = analyse_proposal(problem, sub.objective, x_opt, facts, rec);
   if (!e_opt) return;
-  // The noise estimate of the fit sets the noise percentage when the user gave none.
-  Options decision_options = options_;
-  if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
-      rec.noise_estimate > 0.0) {
-    decision_options.noise = 2.0 * rec.noise_estimate;  // a band of +-2 sigma, as users state noise
-  }
-  const MoveDecision decision =
-      decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
-  rec.accepted = decision.accept;
-  rec.converged = decision.converged;
-  rec.E = decision.E;
-  rec.Fchg = decision.Fchg;
-  rec.next_factors = decision.factors;
-  rec.actions = decision.actions;
-  factors_ = decision.factors;
-  if (decision.accept) {
+  const StepJudgement j =
+      strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt, *e_opt, facts,
+                        factors_, previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+  rec.accepted = j.accept;
+  rec.converged = j.converged;
+  rec.ratio = j.ratio;
+  rec.E = j.E;
+  rec.Fchg = j.Fchg;
+  rec.next_factors = j.factors;
+  rec.actions = j.actions;
+  if (!j.message.empty()) rec.message = j.message;
+  factors_ = j.factors;
+  if (j.accept) {
     previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
     x0_ = x_opt;
   }
-  remember_rejection(decision.accept, x_opt, *e_opt);
+  remember_rejection(j.accept, x_opt, *e_opt);
 }
 
 void Driver::remember_rejection(bool accepted, const Eigen::VectorXd& x_opt,
@@ -581,6 +561,7 @@ std::string Driver::cycle_limit_words() const {
 void Driver::set_options(const Options& options) {
   options_ = options;
   noisy_ = options.with_noise_applied();
+  strategy_ = &move_limit_strategy(noisy_.strategy);
   const bool limit_ended =
       summary_.status == RunStatus::kCycleLimit || summary_.status == RunStatus::kInfeasible;
   if (limit_ended && cycle_offset_ + summary_.cycles < noisy_.max_cycles) {
