@@ -71,14 +71,14 @@ Driver::Driver(const Study& study, Simulator& simulator, const Options& options)
 
 void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const {
   // Each auxiliary that bounds constraints (b3 >= max |acc(t)|) is set to the largest value
-  // it bounds at x, within its own bounds: the analysed objective is then the real maximum
-  // and the bound constraints hold exactly, so V measures only the real constraints.
-  const int n = study_.n_design();
-  const Eigen::VectorXd worst = bounded_maxima(study_, x, exact);
+  // it bounds at x (with_bounded_maxima), within its own bounds: the analysed objective is then
+  // the real maximum and the bound constraints hold exactly, so V measures only the real
+  // constraints. The other auxiliaries keep the subproblem's values, which lie inside their
+  // bounds already (the subregion keeps them there).
+  x = with_bounded_maxima(study_, x, exact);
   for (int a = 0; a < study_.n_aux(); ++a) {
-    if (!std::isfinite(worst(a))) continue;
     const AuxiliaryVariable& v = study_.auxiliaries[a];
-    x(n + a) = std::clamp(worst(a), v.lower, v.upper);
+    x(study_.n_design() + a) = std::clamp(x(study_.n_design() + a), v.lower, v.upper);
   }
 }
 
@@ -146,11 +146,7 @@ void Driver::analyse_start() {
   strategy_->prepare(study_, x0_, exact);
   // The start as it is: with the bound formulation's auxiliaries at the maxima they bound, not
   // at their initial guesses (which only seed the first subproblem).
-  const Eigen::VectorXd real = with_bounded_maxima(study_, x0_, exact);
-  summary_.start_objective =
-      user_objective(study_, criterion_value(study_, study_.objective.f, 0, real, exact));
-  summary_.start_violation = max_violation(study_, real, exact);
-  summary_.start_analysed = true;
+  summary_.set_start(study_, x0_, exact);
 }
 
 const RunSummary& Driver::run(const std::function<void(const CycleRecord&)>& on_cycle) {

@@ -117,6 +117,8 @@ struct RunSummary {
   double start_objective = 0.0;
   double start_violation = 0.0;
   bool start_analysed = false;  // false: the run ended before its start design was analysed
+  // Sets the three above from the analysis `exact` of the start design x0 (at_bounded_maxima).
+  void set_start(const Study& study, const Eigen::VectorXd& x0, const ResponseModel& exact);
   std::vector<CycleRecord> history;
   FinalOptimality optimality;
 };
