@@ -76,7 +76,9 @@ ApproximationForm response_form(const Study& study, const Options& options, int 
   const auto& own = study.responses[response].form;
   const ApproximationForm form = own ? *own : options.form;
   if (form != ApproximationForm::kAuto) return form;
-  if (options.seed_strategy || options.multipoint) return ApproximationForm::kLinear;
+  if (options.strategy == Strategy::kSeed ||
+      options.approximation == ApproximationSource::kMultipoint)
+    return ApproximationForm::kLinear;
   if (study.responses[response].history) return ApproximationForm::kLinear;
   // A scalar response the objective reads: its coupled curvature (a curved valley) is what the
   // steps along the objective need, and the full matrix of quasi_newton has it where the

@@ -43,23 +43,37 @@ std::optional<AnalysedDesign> best_feasible_analysed(
       inside = inside && x(i) >= study.design[i].lower && x(i) <= study.design[i].upper;
     }
     if (!inside) continue;
-    const ExactResponses exact(study, evaluation);
     for (int a = 0; a < study.n_aux(); ++a) x(study.n_design() + a) = study.auxiliaries[a].initial;
-    x = with_bounded_maxima(study, x, exact);
-    const double V = max_violation(study, x, exact);
-    if (!std::isfinite(V) || V > vioacc) continue;
-    const double F = criterion_value(study, study.objective.f, 0, x, exact);
-    if (!std::isfinite(F)) continue;
+    AnalysedDesign d = at_bounded_maxima(study, x, ExactResponses(study, evaluation));
+    const double F = d.objective, V = d.violation;
+    if (!std::isfinite(V) || V > vioacc || !std::isfinite(F)) continue;
     const int cycle = cycle_of(key);
     const bool better = !best || F < best->objective ||
                         (F == best->objective &&
                          (V < best->violation || (V == best->violation && cycle < best_cycle)));
     if (better) {
-      best = AnalysedDesign{x, F, V};
+      best = std::move(d);
       best_cycle = cycle;
     }
   }
   return best;
+}
+
+AnalysedDesign at_bounded_maxima(const Study& study, const Eigen::VectorXd& x,
+                                 const ResponseModel& exact) {
+  AnalysedDesign d;
+  d.x = with_bounded_maxima(study, x, exact);
+  d.objective = criterion_value(study, study.objective.f, 0, d.x, exact);
+  d.violation = max_violation(study, d.x, exact);
+  return d;
+}
+
+void RunSummary::set_start(const Study& study, const Eigen::VectorXd& x0,
+                           const ResponseModel& exact) {
+  const AnalysedDesign start = at_bounded_maxima(study, x0, exact);
+  start_objective = user_objective(study, start.objective);
+  start_violation = start.violation;
+  start_analysed = true;
 }
 
 bool rankable_by_analysis(const Study& study) {
@@ -100,7 +114,8 @@ bool Driver::reports_best_analysed(RunStatus status) const {
   // would favour the luckiest (docs/study-format.md).
   return status == RunStatus::kCycleLimit || status == RunStatus::kInfeasible ||
          status == RunStatus::kStalled ||
-         (status == RunStatus::kConverged && noisy_.multipoint && study_.n_aux() == 0);
+         (status == RunStatus::kConverged &&
+          noisy_.approximation == ApproximationSource::kMultipoint && study_.n_aux() == 0);
 }
 
 std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {

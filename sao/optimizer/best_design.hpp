@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "sao/seam/simulator.hpp"
+#include "sao/study/criteria.hpp"
 #include "sao/study/study.hpp"
 
 namespace sao {
@@ -43,6 +44,12 @@ struct AnalysedDesign {
 // plateau) the lower violation wins, then the earlier analysis by `analysed_in` (the cycle of
 // each design, where given), then the first in key order: a restart that finds nothing better
 // reports the design it started from, not an equal plan point beside it.
+// x with the bound formulation's auxiliaries at the maxima they bound in the analysis `exact`
+// (with_bounded_maxima), and F and V there: the figures of an analysed design whose auxiliaries
+// the subproblem did not choose (the start of a run, the best feasible design analysed).
+AnalysedDesign at_bounded_maxima(const Study& study, const Eigen::VectorXd& x,
+                                 const ResponseModel& exact);
+
 // True when every auxiliary variable bounds a constraint (or there are none): only then is a
 // design's objective a function of its analysis alone.
 bool rankable_by_analysis(const Study& study);

@@ -11,7 +11,6 @@
 #include "sao/optimizer/approximation_forms.hpp"
 #include "sao/optimizer/multipoint.hpp"
 #include "sao/optimizer/screening.hpp"
-#include "sao/optimizer/trust_region.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao {
@@ -71,18 +70,19 @@ Driver::Driver(const Study& study, Simulator& simulator, const Options& options)
     : study_(study),
       simulator_(simulator),
       options_(options),
-      noisy_(options.with_noise_applied()) {}
+      noisy_(options.with_noise_applied()),
+      strategy_(&move_limit_strategy(noisy_.strategy)) {}
 
 void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const {
   // Each auxiliary that bounds constraints (b3 >= max |acc(t)|) is set to the largest value
-  // it bounds at x, within its own bounds: the analysed objective is then the real maximum
-  // and the bound constraints hold exactly, so V measures only the real constraints.
-  const int n = study_.n_design();
-  const Eigen::VectorXd worst = bounded_maxima(study_, x, exact);
+  // it bounds at x (with_bounded_maxima), within its own bounds: the analysed objective is then
+  // the real maximum and the bound constraints hold exactly, so V measures only the real
+  // constraints. The other auxiliaries keep the subproblem's values, which lie inside their
+  // bounds already (the subregion keeps them there).
+  x = with_bounded_maxima(study_, x, exact);
   for (int a = 0; a < study_.n_aux(); ++a) {
-    if (!std::isfinite(worst(a))) continue;
     const AuxiliaryVariable& v = study_.auxiliaries[a];
-    x(n + a) = std::clamp(worst(a), v.lower, v.upper);
+    x(study_.n_design() + a) = std::clamp(x(study_.n_design() + a), v.lower, v.upper);
   }
 }
 
@@ -147,28 +147,10 @@ void Driver::analyse_start() {
     return;
   }
   const ExactResponses exact(study_, *e);
-  if (!noisy_.seed_strategy) normalise_by_start(x0_, exact);
+  strategy_->prepare(study_, x0_, exact);
   // The start as it is: with the bound formulation's auxiliaries at the maxima they bound, not
   // at their initial guesses (which only seed the first subproblem).
-  const Eigen::VectorXd real = with_bounded_maxima(study_, x0_, exact);
-  summary_.start_objective =
-      user_objective(study_, criterion_value(study_, study_.objective.f, 0, real, exact));
-  summary_.start_violation = max_violation(study_, real, exact);
-  summary_.start_analysed = true;
-}
-
-void Driver::normalise_by_start(const Eigen::VectorXd& x, const ResponseModel& exact) {
-  for (Constraint& c : study_.constraints) {
-    if (c.bound_auxiliary >= 0 || std::abs(c.bound) > kZeroBound) continue;
-    const double N = constraint_normaliser(study_, c, x);
-    const double largest = normalised_history(study_, c, x, exact).cwiseAbs().maxCoeff() * N;
-    if (std::isfinite(largest) && largest > N) {
-      spdlog::debug(
-          "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale {:.6g})",
-          c.name, largest, N);
-      c.scale = largest;
-    }
-  }
+  summary_.set_start(study_, x0_, exact);
 }
 
 const RunSummary& Driver::run(const std::function<void(const CycleRecord&)>& on_cycle) {
@@ -240,7 +222,7 @@ bool Driver::fit_plan_points(ApproximateProblem& problem, const Evaluation& e0, 
     weights.push_back(1.0);
   }
   ReuseRule rule;
-  if (noisy_.least_squares) {
+  if (noisy_.fit == FitMethod::kLeastSquares) {
     rule.plan_points = static_cast<int>(designs.size()) - 1;
     // The noise as a standard deviation: the user's N % is a band of +-2 sigma; without it,
     // the residual RMS of the last fit (noise_from_data); else unknown (0).
@@ -316,7 +298,7 @@ const CycleRecord& Driver::step() {
   // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
   const double V0 = violation(x0_, e0);
-  if (!noisy_.multipoint) {
+  if (noisy_.approximation != ApproximationSource::kMultipoint) {
     measure_optimality(problem, rec);
     if (converged_at_b0(V0, rec)) return close_cycle(rec);
   }
@@ -344,16 +326,12 @@ const CycleRecord& Driver::step() {
   facts.F0 = F0;
   facts.V0 = V0;
   facts.approximated = approximated;
-  if (noisy_.multipoint) {
+  if (noisy_.approximation == ApproximationSource::kMultipoint) {
     const int n = study_.n_design();
     direction_ =
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
-  if (noisy_.seed_strategy) {
-    judge_step(problem, sub.objective, x_opt, facts, rec);
-  } else {
-    judge_trust_region(problem, sub, x_opt, facts, rec);
-  }
+  judge(problem, sub, x_opt, facts, rec);
   return close_cycle(rec);
 }
 
@@ -377,8 +355,8 @@ ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleR
   derivatives = std::move(screened.derivatives);
 
   // The search subregion: local concept (3.20-3.22) or multi-point (3.25-3.27).
-  set_subregion(study_, factors_, problem, !noisy_.seed_strategy);
-  if (noisy_.multipoint) {
+  set_subregion(study_, factors_, problem, strategy_->floored_subregion());
+  if (noisy_.approximation == ApproximationSource::kMultipoint) {
     multipoint_subregion(study_, x0_, factors_, direction_, noisy_.alpha, problem.lower,
                          problem.upper);
   }
@@ -396,7 +374,7 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
     problem.model = &exact0;  // no response enters the subproblem
     return true;
   }
-  if (noisy_.multipoint) {
+  if (noisy_.approximation == ApproximationSource::kMultipoint) {
     if (!fit_plan_points(problem, e0, rec, fitted, failure)) return false;
     approximation =
         make_approximation(study_, noisy_, fitted, x0_, problem.lower, problem.upper, memory_);
@@ -484,30 +462,28 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
   return e_opt;
 }
 
-void Driver::judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
-                        CycleFacts& facts, CycleRecord& rec) {
-  const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
+void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& sub,
+                   Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec) {
+  const Eigen::VectorXd proposed = x_opt;
+  const Evaluation* e_opt = analyse_proposal(problem, sub.objective, x_opt, facts, rec);
   if (!e_opt) return;
-  // The noise estimate of the fit sets the noise percentage when the user gave none.
-  Options decision_options = options_;
-  if (decision_options.noise_from_data && decision_options.noise == 0.0 &&
-      rec.noise_estimate > 0.0) {
-    decision_options.noise = 2.0 * rec.noise_estimate;  // a band of +-2 sigma, as users state noise
-  }
-  const MoveDecision decision =
-      decide_move_limits(decision_options.with_noise_applied(), facts, previous_, factors_);
-  rec.accepted = decision.accept;
-  rec.converged = decision.converged;
-  rec.E = decision.E;
-  rec.Fchg = decision.Fchg;
-  rec.next_factors = decision.factors;
-  rec.actions = decision.actions;
-  factors_ = decision.factors;
-  if (decision.accept) {
+  const StepJudgement j =
+      strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt, *e_opt, facts,
+                        factors_, previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+  rec.accepted = j.accept;
+  rec.converged = j.converged;
+  rec.ratio = j.ratio;
+  rec.E = j.E;
+  rec.Fchg = j.Fchg;
+  rec.next_factors = j.factors;
+  rec.actions = j.actions;
+  if (!j.message.empty()) rec.message = j.message;
+  factors_ = j.factors;
+  if (j.accept) {
     previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
     x0_ = x_opt;
   }
-  remember_rejection(decision.accept, x_opt, *e_opt);
+  remember_rejection(j.accept, x_opt, *e_opt);
 }
 
 void Driver::remember_rejection(bool accepted, const Eigen::VectorXd& x_opt,
@@ -586,6 +562,7 @@ void Driver::set_options(const Options& options) {
   const bool reopen = reopened_by(options);
   options_ = options;
   noisy_ = options.with_noise_applied();
+  strategy_ = &move_limit_strategy(noisy_.strategy);
   if (reopen) {
     summary_.status = RunStatus::kRunning;
     summary_.message.clear();

@@ -22,6 +22,7 @@
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/approximation_forms.hpp"
 #include "sao/optimizer/best_design.hpp"
+#include "sao/optimizer/move_limit_strategy.hpp"
 #include "sao/optimizer/move_limits.hpp"
 #include "sao/optimizer/optimality.hpp"
 #include "sao/optimizer/subproblem.hpp"
@@ -119,6 +120,8 @@ struct RunSummary {
   double start_objective = 0.0;
   double start_violation = 0.0;
   bool start_analysed = false;  // false: the run ended before its start design was analysed
+  // Sets the three above from the analysis `exact` of the start design x0 (at_bounded_maxima).
+  void set_start(const Study& study, const Eigen::VectorXd& x0, const ResponseModel& exact);
   std::vector<CycleRecord> history;
   FinalOptimality optimality;
 };
@@ -222,15 +225,15 @@ class Driver {
   // Move limits and bounds active at b* (counted in rec.active_move_limits).
   CycleFacts active_limits(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt,
                            CycleRecord& rec) const;
-  // Analyses b*, measures Ef, Eg, V and applies the move-limit strategy (accept, converge,
-  // resize); a failed analysis rejects the cycle.
-  void judge_step(const ApproximateProblem& problem, double F_approx, Eigen::VectorXd& x_opt,
-                  CycleFacts& facts, CycleRecord& rec);
+  // Analyses b*, measures Ef, Eg, V and applies the move-limit strategy's judgement (accept,
+  // converge, resize); a failed analysis rejects the cycle.
+  void judge(const ApproximateProblem& problem, const SubproblemResult& sub, Eigen::VectorXd& x_opt,
+             CycleFacts& facts, CycleRecord& rec);
   // First-order optimality at b0 from the cycle's gradients (the approximation is exact in
   // value and gradient there); updates the penalty of the merit function.
   void measure_optimality(const ApproximateProblem& problem, CycleRecord& rec);
-  // Trust region: when b0 is feasible and its residual is below kkt_tolerance, fills `rec` as
-  // the converged cycle (no proposal, no analysis) and returns true.
+  // When the strategy converges at b0 (the trust region: b0 feasible, its residual below
+  // kkt_tolerance), fills `rec` as the converged cycle (no proposal, no analysis); true then.
   bool converged_at_b0(double V0, CycleRecord& rec);
   // Records the finished cycle and ends the run if it is done; returns the stored record.
   const CycleRecord& close_cycle(const CycleRecord& rec);
@@ -238,9 +241,6 @@ class Driver {
   // point) rows are kept by the screening of the cycles from the same b0; an accepted one
   // clears them.
   void remember_rejection(bool accepted, const Eigen::VectorXd& x_opt, const Evaluation& e_opt);
-  // The trust-region strategy's judgement of b* (trust_region.hpp).
-  void judge_trust_region(const ApproximateProblem& problem, const SubproblemResult& sub,
-                          Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
   // Analyses b* and fills F_opt, Ef, Eg, V of the record and facts; null when it failed
   // (the cycle is then rejected and the factors shrunk).
   const Evaluation* analyse_proposal(const ApproximateProblem& problem, double F_approx,
@@ -252,10 +252,7 @@ class Driver {
   // Why the run stopped where it did, in words: residual, active constraints and limits.
   std::string describe_optimality() const;
   // Every move limit below min_move_limit (not with the seed strategy, which has no floor).
-  bool stalled() const {
-    return !noisy_.seed_strategy && factors_.size() > 0 &&
-           factors_.maxCoeff() < noisy_.min_move_factor;
-  }
+  bool stalled() const { return strategy_->stalled(noisy_, factors_); }
   // The words of the two ends short of convergence, shared by end_run_if_done and
   // report_best_analysed: "every move limit shrank below min_move_limit (f)" and
   // "cycle limit N reached".
@@ -273,18 +270,17 @@ class Driver {
   Eigen::VectorXd as_reported(const Eigen::VectorXd& x, const ResponseModel& exact) const;
   // V of the current design as reported (as_reported).
   double reported_violation() const;
-  // Trust region: each constraint bounded by 0 is normalised by the larger of its `scale` and
-  // the largest |g| of the start design (criteria.hpp: constraint_normaliser).
-  void normalise_by_start(const Eigen::VectorXd& x, const ResponseModel& exact);
   // settings.repair_auxiliary: auxiliaries of the bound formulation set from the analysis.
   void repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const;
 
-  // A copy: with the trust-region strategy, analyse_start() raises the normaliser (`scale`) of
-  // each constraint with a zero bound to the largest |g| at the start design.
+  // A copy: the strategy adapts it to the start design (MoveLimitStrategy::prepare: the trust
+  // region raises the normaliser `scale` of each constraint with a zero bound to its largest |g|).
   Study study_;
   Simulator& simulator_;
-  Options options_;                                      // as given
-  Options noisy_;                                        // options_ with the noise applied
+  Options options_;  // as given
+  Options noisy_;    // options_ with the noise applied
+  // The move-limit strategy of noisy_.strategy (chosen again by set_options).
+  const MoveLimitStrategy* strategy_;
   std::map<std::vector<double>, Evaluation> values_;     // analyses by design
   std::map<std::vector<double>, Evaluation> gradients_;  // analyses with sensitivities
   std::map<std::vector<double>, int> analysed_in_;       // the cycle each design was analysed in
@@ -302,14 +298,15 @@ class Driver {
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
   double gradient_reference_ = 0.0;  // ||s (.) dF/dx||_inf at the first measured b0
-  double penalty_ = 0.0;             // mu of the merit function (trust_region.hpp)
-  Optimality optimality_;            // measured at the start of the last cycle
-  ApproximationMemory memory_;
+  // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
+  // whatever the strategy, so that a run switched to the trust region keeps it.
+  double penalty_ = 0.0;
+  Optimality optimality_;       // measured at the start of the last cycle
+  int optimality_cycle_ = 0;    // the cycle it was measured in
+  ApproximationMemory memory_;  // what the approximation forms learnt from earlier cycles
   // The (constraint -> time points) a rejected proposal from the current b0 violated;
   // screening keeps them until a step is accepted.
-  std::map<int, std::set<int>>
-      violated_by_rejected_;  // what the approximation forms learnt from earlier cycles
-  int optimality_cycle_ = 0;  // the cycle it was measured in
+  std::map<int, std::set<int>> violated_by_rejected_;
   std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
 };
 

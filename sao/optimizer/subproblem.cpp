@@ -461,13 +461,13 @@ SubproblemResult solve_subproblem(const ApproximateProblem& problem, const Optio
   std::function<LpOutcome(bool, double, double)> solve;
   Eigen::MatrixXd A;
   Eigen::VectorXd c, rhs;
-  result.solver = !problem.linear || options.force_nlp
-                      ? (options.use_mma ? "NLopt MMA" : "NLopt SLSQP")
-                      : "GLPK simplex";
-  if (!problem.linear || options.force_nlp) {
+  const bool nlp = !problem.linear || options.subproblem == SubproblemSolver::kNlp;
+  const bool mma = options.nlp_algorithm == NlpAlgorithm::kMma;
+  result.solver = nlp ? (mma ? "NLopt MMA" : "NLopt SLSQP") : "GLPK simplex";
+  if (nlp) {
     solve = [&](bool relaxed, double weight, double level) {
-      return solve_nlp(problem, relaxed, weight, level, options.use_mma, options.feasibility_first,
-                       result.x, result.relaxation, result.message);
+      return solve_nlp(problem, relaxed, weight, level, mma, options.feasibility_first, result.x,
+                       result.relaxation, result.message);
     };
   } else {
     // Linear functions: coefficients from one gradient at x0, a.x <= a.x0 - g_hat~(x0).

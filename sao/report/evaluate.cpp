@@ -62,12 +62,7 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
   DesignSummary out;
   // Bound formulation: the objective is the largest value the auxiliary bounds, and the
   // auxiliary is set to it (the design's own objective, not the start guess).
-  if (study.objective.bound_formulation) {
-    const Eigen::VectorXd worst = bounded_maxima(study, x, exact);
-    for (int a = 0; a < study.n_aux(); ++a) {
-      if (std::isfinite(worst(a))) x(study.n_design() + a) = worst(a);
-    }
-  }
+  if (study.objective.bound_formulation) x = with_bounded_maxima(study, x, exact);
   out.objective = user_objective(study, criterion_value(study, study.objective.f, 0, x, exact));
   out.max_violation = study.constraints.empty() ? -100.0 : -std::numeric_limits<double>::infinity();
   for (const Constraint& c : study.constraints) {

@@ -299,12 +299,7 @@ RunSummary with_lineage_start(StudySession& session, const std::vector<CycleReco
     s.start_objective = history.front().F0;
     return s;
   }
-  const ExactResponses exact(study, *e);
-  const Eigen::VectorXd real = with_bounded_maxima(study, x0, exact);
-  s.start_objective =
-      user_objective(study, criterion_value(study, study.objective.f, 0, real, exact));
-  s.start_violation = max_violation(study, real, exact);
-  s.start_analysed = true;
+  s.set_start(study, x0, ExactResponses(study, *e));
   return s;
 }
 

@@ -53,6 +53,19 @@ void check_monotone(const Intermediate& phi, double lower, double upper, const s
   }
 }
 
+// A two-word choice of "settings" (options.hpp: the first word is its enum's first value): the
+// value of the word given; any other word is a problem and gives the first value.
+template <typename Choice>
+void read_choice(JsonReader& r, const char* key, bool (*parse)(const std::string&, Choice&),
+                 const char* (*name)(Choice), Choice& target) {
+  const auto word = r.string(key, false);
+  if (!word || parse(*word, target)) return;
+  const auto first = static_cast<Choice>(0), second = static_cast<Choice>(1);
+  r.problems().add(r.at(key), std::string("expected \"") + name(first) + "\" or \"" + name(second) +
+                                  "\", got \"" + *word + "\"");
+  target = first;
+}
+
 }  // namespace
 
 void read_settings(const json& node, Options& options, double& default_move, Problems& problems) {
@@ -88,27 +101,19 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.reuse_radius = r.number_or("reuse_radius", options.reuse_radius);
   if (auto v = r.boolean("noise_from_data")) options.noise_from_data = *v;
   if (auto v = r.boolean("repair_auxiliary")) options.repair_auxiliary = *v;
-  // Two-way choices: true when the second word is given.
-  auto choice = [&](const char* key, const char* first, const char* second, bool& target) {
-    const auto v = r.string(key, false);
-    if (!v) return;
-    if (*v != first && *v != second) {
-      problems.add(r.at(key), std::string("expected \"") + first + "\" or \"" + second +
-                                  "\", got \"" + *v + "\"");
-    }
-    target = *v == second;
-  };
-  choice("approximation", "local", "multipoint", options.multipoint);
-  choice("fit", "interpolation", "least_squares", options.least_squares);
-  choice("subproblem", "auto", "nlp", options.force_nlp);
-  choice("nlp_algorithm", "slsqp", "mma", options.use_mma);
-  options.seed_strategy = options.multipoint;
-  choice("strategy", "trust_region", "seed", options.seed_strategy);
-  options.feasibility_first = !options.seed_strategy;
+  read_choice(r, "approximation", parse_approximation_source, approximation_source_name,
+              options.approximation);
+  read_choice(r, "fit", parse_fit_method, fit_method_name, options.fit);
+  read_choice(r, "subproblem", parse_subproblem_solver, subproblem_solver_name, options.subproblem);
+  read_choice(r, "nlp_algorithm", parse_nlp_algorithm, nlp_algorithm_name, options.nlp_algorithm);
+  const bool multipoint = options.approximation == ApproximationSource::kMultipoint;
+  options.strategy = multipoint ? Strategy::kSeed : Strategy::kTrustRegion;
+  read_choice(r, "strategy", parse_strategy, strategy_name, options.strategy);
+  options.feasibility_first = options.strategy != Strategy::kSeed;
   if (auto v = read_form(r)) options.form = *v;
   options.min_curvature = r.number_or("min_curvature", options.min_curvature);
   options.max_curvature = r.number_or("max_curvature", options.max_curvature);
-  options.require_free_move_limits = options.multipoint;
+  options.require_free_move_limits = multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;
   r.finish();
   if (!valid_move_factor(default_move))

@@ -104,32 +104,76 @@ std::vector<std::string> Options::validate() const {
   return broken;
 }
 
-bool parse_approximation_form(const std::string& word, ApproximationForm& form) {
-  for (ApproximationForm f :
-       {ApproximationForm::kLinear, ApproximationForm::kConservative, ApproximationForm::kQuadratic,
-        ApproximationForm::kQuasiNewton, ApproximationForm::kAuto}) {
-    if (word == approximation_form_name(f)) {
-      form = f;
+namespace {
+
+// The words of each choice, in the order of its enum's values.
+constexpr const char* kFormWords[] = {"linear", "conservative", "quadratic", "quasi_newton",
+                                      "auto"};
+constexpr const char* kSourceWords[] = {"local", "multipoint"};
+constexpr const char* kFitWords[] = {"interpolation", "least_squares"};
+constexpr const char* kStrategyWords[] = {"trust_region", "seed"};
+constexpr const char* kSubproblemWords[] = {"auto", "nlp"};
+constexpr const char* kNlpAlgorithmWords[] = {"slsqp", "mma"};
+
+template <typename Choice, size_t N>
+bool parse_word(const std::string& word, const char* const (&words)[N], Choice& choice) {
+  for (size_t i = 0; i < N; ++i) {
+    if (word == words[i]) {
+      choice = static_cast<Choice>(i);
       return true;
     }
   }
   return false;
 }
 
+template <typename Choice, size_t N>
+const char* word_of(Choice choice, const char* const (&words)[N]) {
+  const auto i = static_cast<size_t>(choice);
+  return i < N ? words[i] : words[0];
+}
+
+}  // namespace
+
+bool parse_approximation_form(const std::string& word, ApproximationForm& form) {
+  return parse_word(word, kFormWords, form);
+}
 const char* approximation_form_name(ApproximationForm form) {
-  switch (form) {
-    case ApproximationForm::kConservative:
-      return "conservative";
-    case ApproximationForm::kQuadratic:
-      return "quadratic";
-    case ApproximationForm::kQuasiNewton:
-      return "quasi_newton";
-    case ApproximationForm::kAuto:
-      return "auto";
-    case ApproximationForm::kLinear:
-      break;
-  }
-  return "linear";
+  return word_of(form, kFormWords);
+}
+
+bool parse_approximation_source(const std::string& word, ApproximationSource& source) {
+  return parse_word(word, kSourceWords, source);
+}
+const char* approximation_source_name(ApproximationSource source) {
+  return word_of(source, kSourceWords);
+}
+
+bool parse_fit_method(const std::string& word, FitMethod& fit) {
+  return parse_word(word, kFitWords, fit);
+}
+const char* fit_method_name(FitMethod fit) {
+  return word_of(fit, kFitWords);
+}
+
+bool parse_strategy(const std::string& word, Strategy& strategy) {
+  return parse_word(word, kStrategyWords, strategy);
+}
+const char* strategy_name(Strategy strategy) {
+  return word_of(strategy, kStrategyWords);
+}
+
+bool parse_subproblem_solver(const std::string& word, SubproblemSolver& solver) {
+  return parse_word(word, kSubproblemWords, solver);
+}
+const char* subproblem_solver_name(SubproblemSolver solver) {
+  return word_of(solver, kSubproblemWords);
+}
+
+bool parse_nlp_algorithm(const std::string& word, NlpAlgorithm& algorithm) {
+  return parse_word(word, kNlpAlgorithmWords, algorithm);
+}
+const char* nlp_algorithm_name(NlpAlgorithm algorithm) {
+  return word_of(algorithm, kNlpAlgorithmWords);
 }
 
 }  // namespace sao

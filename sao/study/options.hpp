@@ -21,6 +21,30 @@ enum class ApproximationForm { kLinear, kConservative, kQuadratic, kQuasiNewton,
 bool parse_approximation_form(const std::string& word, ApproximationForm& form);
 const char* approximation_form_name(ApproximationForm form);
 
+// The other word choices of "settings", one enum each, with its words in the order of its
+// values (the first is the default): parse_* gives false for any other word, *_name the word.
+// "approximation": where the data of the approximations comes from: the sensitivities at b0
+// (local) or a fit over plan points (multipoint, SPEC 5).
+enum class ApproximationSource { kLocal, kMultipoint };
+bool parse_approximation_source(const std::string& word, ApproximationSource& source);
+const char* approximation_source_name(ApproximationSource source);
+// "fit" of a multi-point approximation: "interpolation" (n + 1 points) | "least_squares".
+enum class FitMethod { kInterpolation, kLeastSquares };
+bool parse_fit_method(const std::string& word, FitMethod& fit);
+const char* fit_method_name(FitMethod fit);
+// "strategy": the move-limit strategy, "trust_region" | "seed" (Options::strategy).
+enum class Strategy { kTrustRegion, kSeed };
+bool parse_strategy(const std::string& word, Strategy& strategy);
+const char* strategy_name(Strategy strategy);
+// "subproblem": "auto" (LP when the approximate problem is linear, else NLP) | "nlp".
+enum class SubproblemSolver { kAuto, kNlp };
+bool parse_subproblem_solver(const std::string& word, SubproblemSolver& solver);
+const char* subproblem_solver_name(SubproblemSolver solver);
+// "nlp_algorithm": the NLopt algorithm of the NLP path, "slsqp" | "mma".
+enum class NlpAlgorithm { kSlsqp, kMma };
+bool parse_nlp_algorithm(const std::string& word, NlpAlgorithm& algorithm);
+const char* nlp_algorithm_name(NlpAlgorithm algorithm);
+
 struct Options {
   // --- screening (SPEC 2.2) ---
   double cutoff = 0.7;          // retain a constraint when g_hat >= -(1 - cutoff)
@@ -56,9 +80,9 @@ struct Options {
   double relaxation_weight = 1e4;
 
   // --- multi-point approximations (SPEC 5) ---
-  bool multipoint = false;        // "approximation": "local" (default) | "multipoint"
-  double alpha = 0.2;             // extrapolation factor of the subregion, [0, 1)
-  bool least_squares = false;     // "fit": "interpolation" (n + 1 points) | "least_squares"
+  ApproximationSource approximation = ApproximationSource::kLocal;  // "approximation"
+  double alpha = 0.2;                         // extrapolation factor of the subregion, [0, 1)
+  FitMethod fit = FitMethod::kInterpolation;  // "fit"
   double reuse_radius = 0.5;      // earlier analyses up to this many subregion widths outside count
   bool repair_auxiliary = false;  // bound formulation: set the auxiliary of b* to the largest
                                   // value it bounds, from the analysis (no simulator run)
@@ -74,7 +98,7 @@ struct Options {
   // function, the region sized from actual / predicted improvement (trust_region.hpp), runs
   // converged only where the first-order residual (optimality.hpp) is below kkt_tolerance;
   // "seed" (default for multi-point studies): appendix A of seed 003 (move_limits.hpp).
-  bool seed_strategy = false;
+  Strategy strategy = Strategy::kTrustRegion;
   double kkt_tolerance = 1e-3;    // "kkt_tolerance": converged when the residual is below it
   double min_move_factor = 1e-6;  // "min_move_limit": stalled when every factor is below it
   // An infeasible subproblem is solved in two stages (phase 1): the least violation the
@@ -83,8 +107,8 @@ struct Options {
   bool feasibility_first = true;
 
   // --- subproblem solver ---
-  bool force_nlp = false;  // "subproblem": "auto" (LP when linear, else NLP) | "nlp"
-  bool use_mma = false;    // "nlp_algorithm": "slsqp" (default) | "mma" (NLopt)
+  SubproblemSolver subproblem = SubproblemSolver::kAuto;  // "subproblem"
+  NlpAlgorithm nlp_algorithm = NlpAlgorithm::kSlsqp;      // "nlp_algorithm"
 
   // --- approximation forms (issue 17.4; sao/optimizer/approximation_forms.hpp) ---
   // "form": the shape of every response's approximation unless responses[i].form says

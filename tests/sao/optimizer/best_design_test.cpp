@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sao/optimizer/driver.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao {
@@ -84,9 +85,8 @@ TEST(BestDesign, NoneWhenNothingFeasibleOrOutsideTheBoundsOrWithAuxiliaries) {
   EXPECT_FALSE(best_feasible_analysed(two_variable_study(true), analyses, 0.1));
 }
 
-// The bound formulation (min z subject to r <= z): each analysed design is ranked with z at the
-// maximum it bounds there, its real objective, and reported with it.
-TEST(BestDesign, BoundFormulationDesignsRankedWithTheirAuxiliaryAtTheMaximum) {
+// The bound formulation: min z subject to r <= z and q <= 1 (z's initial guess 5).
+Study bound_formulation_study() {
   const nlohmann::json d = {
       {"design_variables",
        {{{"name", "b1"}, {"lower", 0.0}, {"upper", 4.0}, {"initial", 1.0}},
@@ -98,13 +98,20 @@ TEST(BestDesign, BoundFormulationDesignsRankedWithTheirAuxiliaryAtTheMaximum) {
       {"objective", {{"minimize_max", {{"response", "r"}}}, {"auxiliary", "z"}}},
       {"constraints", {{{"of", {{"response", "q"}}}, {"upper", 1.0}}}},
       {"simulator", {{"type", "fake"}}}};
-  const Study s = load_study(d);
+  return load_study(d);
+}
+
+Evaluation with(double r, double q) {
+  Evaluation e = with_r(r);
+  e.cases[0].scalars["q"] = q;
+  return e;
+}
+
+// Each analysed design is ranked with z at the maximum it bounds there, its real objective, and
+// reported with it.
+TEST(BestDesign, BoundFormulationDesignsRankedWithTheirAuxiliaryAtTheMaximum) {
+  const Study s = bound_formulation_study();
   ASSERT_TRUE(rankable_by_analysis(s));
-  auto with = [](double r, double q) {
-    Evaluation e = with_r(r);
-    e.cases[0].scalars["q"] = q;
-    return e;
-  };
   std::map<std::vector<double>, Evaluation> analyses;
   analyses[{1.0, 1.0}] = with(2.0, 0.5);  // F 2 with z = 2
   analyses[{2.0, 2.0}] = with(1.0, 2.0);  // F 1 but q violates its bound by 100 %
@@ -116,6 +123,25 @@ TEST(BestDesign, BoundFormulationDesignsRankedWithTheirAuxiliaryAtTheMaximum) {
   EXPECT_DOUBLE_EQ(best->x(2), 1.5);  // z at the maximum it bounds, not its guess 5
   EXPECT_DOUBLE_EQ(best->objective, 1.5);
   EXPECT_LE(best->violation, 0.0);
+}
+
+// A run's start figures: z at the maximum it bounds in the start's analysis, not its guess.
+TEST(BestDesign, StartFiguresWithTheAuxiliaryAtTheMaximumItBounds) {
+  const Study s = bound_formulation_study();
+  Eigen::VectorXd x0(3);
+  x0 << 1.0, 1.0, 5.0;
+  const Evaluation analysis = with(2.0, 1.5);
+  const ExactResponses exact(s, analysis);
+  const AnalysedDesign start = at_bounded_maxima(s, x0, exact);
+  ASSERT_EQ(start.x.size(), 3);
+  EXPECT_DOUBLE_EQ(start.x(2), 2.0);
+  EXPECT_DOUBLE_EQ(start.objective, 2.0);
+  EXPECT_DOUBLE_EQ(start.violation, 50.0);  // q = 1.5 on its bound 1; r <= z holds exactly
+  RunSummary summary;
+  summary.set_start(s, x0, exact);
+  EXPECT_TRUE(summary.start_analysed);
+  EXPECT_DOUBLE_EQ(summary.start_objective, 2.0);
+  EXPECT_DOUBLE_EQ(summary.start_violation, 50.0);
 }
 
 }  // namespace

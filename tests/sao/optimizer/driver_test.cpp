@@ -124,7 +124,7 @@ TEST(Driver, RejectedCycleRepeatsFromB0ReusingItsSensitivities) {
 // its edge (the failures shrink every factor, its successes grow them back into the band).
 TEST(Driver, FailedAnalysisOfProposalRejectsTheCycleAndKeepsGoing) {
   LoadedStudy s = product_study();
-  s.options.seed_strategy = true;
+  s.options.strategy = Strategy::kSeed;
   s.options.feasibility_first = false;
   s.options.form = ApproximationForm::kLinear;
   FakeSimulator sim = product_simulator();

@@ -144,7 +144,7 @@ TEST(Subproblem, PhaseOneMovesTowardFeasibilityWithTheRightObjective) {
   assemble(a, 0.4);
   for (bool nlp : {false, true}) {
     Options o;
-    o.force_nlp = nlp;
+    o.subproblem = nlp ? SubproblemSolver::kNlp : SubproblemSolver::kAuto;
     const SubproblemResult r = solve_subproblem(a.problem, o);
     ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;
     EXPECT_NEAR(r.x(0), 1.4, 1e-6) << (nlp ? "nlp" : "lp");  // toward feasibility
@@ -161,8 +161,8 @@ TEST(Subproblem, NlpMatchesTheLpOnTheHandSolvedCase) {
   assemble(a, 0.9);
   for (bool mma : {false, true}) {
     Options o;
-    o.force_nlp = true;
-    o.use_mma = mma;
+    o.subproblem = SubproblemSolver::kNlp;
+    o.nlp_algorithm = mma ? NlpAlgorithm::kMma : NlpAlgorithm::kSlsqp;
     const SubproblemResult r = solve_subproblem(a.problem, o);
     ASSERT_EQ(r.status, SubproblemStatus::kOptimal) << r.message;
     EXPECT_NEAR(r.x(0), 1.9, 1e-6) << (mma ? "mma" : "slsqp");
@@ -177,7 +177,7 @@ TEST(Subproblem, NlpRelaxesAnInfeasibleProblem) {
   assemble(a, 0.4);
   for (bool phase1 : {true, false}) {
     Options o;
-    o.force_nlp = true;
+    o.subproblem = SubproblemSolver::kNlp;
     o.feasibility_first = phase1;
     const SubproblemResult r = solve_subproblem(a.problem, o);
     ASSERT_EQ(r.status, SubproblemStatus::kRelaxed) << r.message;

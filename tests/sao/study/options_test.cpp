@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sao {
@@ -144,6 +145,55 @@ TEST(Options, NoiseKeepsValidOptionsValid) {
   Options o;
   o.noise = 50.0;
   EXPECT_TRUE(o.with_noise_applied().validate().empty());
+}
+
+// Each choice's words parse to the values that have them as names; another word is refused and
+// leaves the value as it was.
+template <typename Choice>
+void expect_words(std::vector<std::pair<Choice, std::string>> words,
+                  bool (*parse)(const std::string&, Choice&), const char* (*name)(Choice)) {
+  for (const auto& [value, word] : words) {
+    EXPECT_EQ(name(value), word);
+    Choice parsed = words.back().first;
+    EXPECT_TRUE(parse(word, parsed)) << word;
+    EXPECT_EQ(parsed, value) << word;
+  }
+  Choice kept = words.front().first;
+  EXPECT_FALSE(parse("Local", kept));
+  EXPECT_FALSE(parse("", kept));
+  EXPECT_EQ(kept, words.front().first);
+}
+
+TEST(Options, ChoicesParseTheirWordsOnly) {
+  expect_words<ApproximationForm>({{ApproximationForm::kLinear, "linear"},
+                                   {ApproximationForm::kConservative, "conservative"},
+                                   {ApproximationForm::kQuadratic, "quadratic"},
+                                   {ApproximationForm::kQuasiNewton, "quasi_newton"},
+                                   {ApproximationForm::kAuto, "auto"}},
+                                  parse_approximation_form, approximation_form_name);
+  expect_words<ApproximationSource>(
+      {{ApproximationSource::kLocal, "local"}, {ApproximationSource::kMultipoint, "multipoint"}},
+      parse_approximation_source, approximation_source_name);
+  expect_words<FitMethod>(
+      {{FitMethod::kInterpolation, "interpolation"}, {FitMethod::kLeastSquares, "least_squares"}},
+      parse_fit_method, fit_method_name);
+  expect_words<Strategy>({{Strategy::kTrustRegion, "trust_region"}, {Strategy::kSeed, "seed"}},
+                         parse_strategy, strategy_name);
+  expect_words<SubproblemSolver>(
+      {{SubproblemSolver::kAuto, "auto"}, {SubproblemSolver::kNlp, "nlp"}}, parse_subproblem_solver,
+      subproblem_solver_name);
+  expect_words<NlpAlgorithm>({{NlpAlgorithm::kSlsqp, "slsqp"}, {NlpAlgorithm::kMma, "mma"}},
+                             parse_nlp_algorithm, nlp_algorithm_name);
+}
+
+TEST(Options, ChoicesDefaultToTheirFirstWords) {
+  const Options o;
+  EXPECT_EQ(o.approximation, ApproximationSource::kLocal);
+  EXPECT_EQ(o.fit, FitMethod::kInterpolation);
+  EXPECT_EQ(o.strategy, Strategy::kTrustRegion);
+  EXPECT_EQ(o.subproblem, SubproblemSolver::kAuto);
+  EXPECT_EQ(o.nlp_algorithm, NlpAlgorithm::kSlsqp);
+  EXPECT_EQ(o.form, ApproximationForm::kAuto);
 }
 
 }  // namespace

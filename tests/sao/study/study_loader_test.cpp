@@ -241,10 +241,10 @@ TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
   d["settings"] = {
       {"approximation", "multipoint"}, {"fit", "least_squares"}, {"nlp_algorithm", "mma"}};
   const LoadedStudy s = load_study(d);
-  EXPECT_TRUE(s.options.multipoint);
-  EXPECT_TRUE(s.options.least_squares);
-  EXPECT_TRUE(s.options.use_mma);
-  EXPECT_FALSE(s.options.force_nlp);
+  EXPECT_EQ(s.options.approximation, ApproximationSource::kMultipoint);
+  EXPECT_EQ(s.options.fit, FitMethod::kLeastSquares);
+  EXPECT_EQ(s.options.nlp_algorithm, NlpAlgorithm::kMma);
+  EXPECT_EQ(s.options.subproblem, SubproblemSolver::kAuto);
   EXPECT_TRUE(s.options.require_free_move_limits);  // default for multi-point
   d["settings"] = {{"fit", "lsq"}};
   EXPECT_THAT(
@@ -266,7 +266,8 @@ TEST(StudyLoader, ApproximationFormsStudyWideAndPerResponse) {
   EXPECT_FALSE(s.responses[0].form.has_value());
   EXPECT_EQ(s.responses[1].form, ApproximationForm::kConservative);
   EXPECT_EQ(s.responses[2].form, ApproximationForm::kLinear);
-  EXPECT_FALSE(s.options.multipoint);  // `approximation` (the data's source) is independent
+  EXPECT_EQ(s.options.approximation,
+            ApproximationSource::kLocal);  // `approximation` (the data's source) is independent
   d["settings"] = {{"form", "mma"}};
   EXPECT_THAT(first_problem_with(d, "mma"),
               HasSubstr("settings.form: expected \"auto\", \"linear\", \"conservative\", "

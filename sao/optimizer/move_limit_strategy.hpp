@@ -1,0 +1,82 @@
+// The move-limit strategy behind one interface (settings.strategy): what the driver asks of it
+// in a cycle. Two implementations: the trust region (the default; trust_region_strategy.hpp,
+// its rules in trust_region.hpp) and appendix A of seed 003 (seed_strategy.hpp, its rules in
+// move_limits.hpp).
+//
+// The driver owns the run: b0, the factors, the previous accepted cycle, the optimality measured
+// at b0 and the merit function's penalty (both strategies' cycles measure it), and it analyses
+// b* (Ef, Eg, V) and applies the judgement (record, factors, b0). A strategy keeps no state of
+// a run: it judges from what the driver passes, so a strategy changed between cycles
+// (`sao set strategy=...`) takes the run over as it stands.
+#pragma once
+
+#include <Eigen/Dense>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sao/optimizer/move_limits.hpp"
+#include "sao/optimizer/optimality.hpp"
+#include "sao/optimizer/subproblem.hpp"
+#include "sao/seam/simulator.hpp"
+#include "sao/study/options.hpp"
+#include "sao/study/study.hpp"
+
+namespace sao {
+
+// A proposal b*, analysed, as a strategy judges it.
+struct AnalysedProposal {
+  const Study& study;
+  const Options& options;             // the driver's settings, as given
+  const Options& noisy;               // the same with the noise applied
+  const ApproximateProblem& problem;  // b0 (x0), the subregion, the rows and the approximations
+  const SubproblemResult& sub;        // the subproblem's status and objective F~(b*)
+  const Eigen::VectorXd& proposed;    // b* as the subproblem proposed it (inside the subregion)
+  const Eigen::VectorXd& x_opt;       // b* as analysed (auxiliaries repaired: repair_auxiliary)
+  const Evaluation& analysis;         // of b*
+  const CycleFacts& facts;            // F0, F(b*), Ef, Eg, V, V0, the step and its active limits
+  const Eigen::VectorXd& factors;     // this cycle's move-limit factors
+  const std::optional<PreviousCycle>& previous;  // the last accepted cycle
+  const Optimality& at_b0;                       // measured at b0 (not with multi-point fits)
+  double penalty = 0.0;                          // mu of the merit function (trust_region.hpp)
+  double noise_estimate = -1.0;  // multi-point: the fit's noise estimate, %; < 0: none
+  int cycle = 0;                 // the cycle's number, for the log
+};
+
+// What becomes of the proposal.
+struct StepJudgement {
+  bool accept = false;
+  bool converged = false;
+  double E = 0.0;                   // max(Ef, Eg), percent
+  double Fchg = 0.0;                // |F(b*) - F0| / |F0|, percent
+  double ratio = 0.0;               // trust region: actual / predicted merit improvement; else 0
+  Eigen::VectorXd factors;          // the move-limit factors of the next cycle
+  std::vector<MoveAction> actions;  // per design variable
+  std::string message;              // why the run converged, when the strategy says; else ""
+};
+
+class MoveLimitStrategy {
+ public:
+  virtual ~MoveLimitStrategy() = default;
+  // Once, at the analysed start design x0 (before the first cycle): the trust region normalises
+  // each constraint bounded by 0 by the larger of its `scale` and its largest |g| there.
+  virtual void prepare(Study& study, const Eigen::VectorXd& x0,
+                       const ResponseModel& exact) const = 0;
+  // Whether the subregion's relative half-widths have a floor (move_half_width's `floored`).
+  virtual bool floored_subregion() const = 0;
+  // Whether the run converges at b0 before proposing anything: b0 feasible (V0, percent) and
+  // its first-order residual below kkt_tolerance (only the trust region).
+  virtual bool converged_at_b0(const Options& noisy, const Optimality& at_b0, double V0) const = 0;
+  // Accept or reject b*, converged or not, and the next factors.
+  virtual StepJudgement judge(const AnalysedProposal& proposal) const = 0;
+  // Whether the run cannot go on usefully with these factors (the seed's strategy never stalls).
+  virtual bool stalled(const Options& noisy, const Eigen::VectorXd& factors) const = 0;
+};
+
+// The strategy of settings.strategy (one instance each, shared: the strategies keep no state).
+const MoveLimitStrategy& move_limit_strategy(Strategy strategy);
+
+// v with three significant digits (printf's %.3g), as the run's messages give residuals.
+std::string three_digits(double v);
+
+}  // namespace sao

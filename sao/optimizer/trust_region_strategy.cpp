@@ -1,0 +1,116 @@
+#include "sao/optimizer/trust_region_strategy.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sao/optimizer/trust_region.hpp"
+#include "sao/study/criteria.hpp"
+
+namespace sao {
+namespace {
+
+// With a non-binding subregion that offers no improvement, the residual may exceed
+// kkt_tolerance by this factor (rows counted as active within active_tolerance).
+constexpr double kModelTolerance = 10.0;
+
+}  // namespace
+
+void TrustRegionStrategy::prepare(Study& study, const Eigen::VectorXd& x0,
+                                  const ResponseModel& exact) const {
+  for (Constraint& c : study.constraints) {
+    if (c.bound_auxiliary >= 0 || std::abs(c.bound) > kZeroBound) continue;
+    const double N = constraint_normaliser(study, c, x0);
+    const double largest = normalised_history(study, c, x0, exact).cwiseAbs().maxCoeff() * N;
+    if (std::isfinite(largest) && largest > N) {
+      spdlog::debug(
+          "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale {:.6g})",
+          c.name, largest, N);
+      c.scale = largest;
+    }
+  }
+}
+
+bool TrustRegionStrategy::converged_at_b0(const Options& noisy, const Optimality& at_b0,
+                                          double V0) const {
+  return !(!at_b0.computed || V0 > noisy.vioacc || at_b0.residual > noisy.kkt_tolerance);
+}
+
+bool TrustRegionStrategy::stalled(const Options& noisy, const Eigen::VectorXd& factors) const {
+  return factors.size() > 0 && factors.maxCoeff() < noisy.min_move_factor;
+}
+
+StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
+  const Study& study = p.study;
+  const Options& noisy = p.noisy;
+  const CycleFacts& facts = p.facts;
+  const int n = study.n_design();
+  const double h0 = std::max(0.0, facts.V0 / 100.0);
+  const double h_pred =
+      p.problem.rows.empty() ? 0.0 : std::max(0.0, p.problem.row_values(p.proposed).maxCoeff());
+  const Eigen::VectorXd b0 = p.problem.x0.head(n);
+  // b*'s violation in the units of b0's rows: a constraint bounded by an auxiliary (the bound
+  // formulation, g <= b7) is normalised by the auxiliary's value; measured each at its own
+  // design, the violations of b0 and b* differ by the ratio of the two values (a factor 1e4
+  // when phase 1 sets b7 from 0 to 5e-5), and actual / predicted improvement says nothing.
+  const double V_opt =
+      max_violation(study, p.x_opt, ExactResponses(study, p.analysis), &p.problem.x0);
+  const double h_opt = std::max(0.0, V_opt / 100.0);
+  TrustRegionFacts t;
+  t.phase1 = p.sub.status == SubproblemStatus::kRelaxed;
+  if (t.phase1) {
+    t.actual = h0 - h_opt;
+    t.predicted = h0 - h_pred;
+  } else {
+    t.actual = (facts.F0 - facts.Fopt) + p.penalty * (h0 - h_opt);
+    t.predicted = (facts.F0 - p.sub.objective) + p.penalty * (h0 - h_pred);
+  }
+  t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy.viomax, facts.V0);
+  t.move_limit_active = facts.move_limit_active;
+  // A factor grows on its move limit unless a bound held the step: a variable resting on a
+  // bound and pressing away from it must be able to leave it again (with bound_active, its
+  // factor could only shrink: 1e-18 on the linked suspension, issue 24).
+  t.held_by_bound = facts.held_by_bound;
+  t.used.resize(n);
+  Eigen::VectorXd half(n);
+  for (int i = 0; i < n; ++i) {
+    half(i) = move_half_width(study.design[i], p.factors(i), b0(i), true);
+    t.used(i) = half(i) > 0.0 ? std::min(1.0, std::abs(facts.delta_b(i)) / half(i)) : 1.0;
+  }
+  if (p.previous && !t.phase1) {
+    t.reversed = reversed_steps(p.previous->delta_b, facts.delta_b, half);
+  }
+  const TrustRegionDecision d = decide_trust_region(noisy, t, p.factors);
+  StepJudgement j;
+  j.accept = d.accept;
+  j.ratio = d.ratio;
+  j.E = std::max(facts.Ef, facts.Eg);
+  j.Fchg = std::abs(facts.Fopt - facts.F0) / std::max(std::abs(facts.F0), 1e-300) * 100.0;
+  j.factors = d.factors;
+  j.actions = d.actions;
+  const double scale = std::abs(facts.F0) + p.penalty + 1e-300;
+  if (!(t.predicted > 1e-12 * scale) && !t.phase1) {
+    // No design of the subregion is predicted to be better than b0. The approximations are
+    // exact in value and gradient at b0, so when the subregion did not hold the step back
+    // (the issue's "non-binding subregion") and the residual is near its tolerance (the
+    // multiplier estimate counts rows within active_tolerance of their bound), b0 is a
+    // first-order point as far as its gradients tell: converged if b0 is feasible. Otherwise
+    // the step is rejected like any other; the region shrinks until min_move_limit.
+    const bool free = std::none_of(facts.move_limit_active.begin(), facts.move_limit_active.end(),
+                                   [](bool a) { return a; });
+    if (free && facts.V0 <= noisy.vioacc && p.at_b0.computed &&
+        p.at_b0.residual <= kModelTolerance * noisy.kkt_tolerance) {
+      j.converged = true;
+      j.message = "no design of the subregion improves on b0 (first-order residual " +
+                  three_digits(p.at_b0.residual) + ")";
+    }
+  }
+  spdlog::debug("cycle {}: {} step, actual / predicted improvement {:.4g} / {:.4g} = {:.3g}: {}{}",
+                p.cycle, t.phase1 ? "feasibility" : "merit", t.actual, t.predicted, d.ratio,
+                d.accept ? "accepted" : "rejected",
+                t.beyond_violation_limit ? " (violation beyond viomax and b0's)" : "");
+  return j;
+}
+
+}  // namespace sao

@@ -1,0 +1,96 @@
+#include "sao/optimizer/move_limit_strategy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+
+namespace sao {
+namespace {
+
+const MoveLimitStrategy& seed() {
+  return move_limit_strategy(Strategy::kSeed);
+}
+const MoveLimitStrategy& trust_region() {
+  return move_limit_strategy(Strategy::kTrustRegion);
+}
+
+TEST(MoveLimitStrategy, OneInstancePerStrategy) {
+  EXPECT_EQ(&seed(), &move_limit_strategy(Strategy::kSeed));
+  EXPECT_NE(&seed(), &trust_region());
+}
+
+TEST(MoveLimitStrategy, OnlyTheTrustRegionFloorsTheSubregion) {
+  EXPECT_TRUE(trust_region().floored_subregion());
+  EXPECT_FALSE(seed().floored_subregion());
+}
+
+TEST(MoveLimitStrategy, OnlyTheTrustRegionStallsBelowMinMoveLimit) {
+  Options o;
+  o.min_move_factor = 1e-6;
+  const Eigen::VectorXd collapsed = Eigen::VectorXd::Constant(2, 1e-7);
+  Eigen::VectorXd one_open = collapsed;
+  one_open(1) = 1e-5;
+  EXPECT_TRUE(trust_region().stalled(o, collapsed));
+  EXPECT_FALSE(trust_region().stalled(o, one_open));
+  EXPECT_FALSE(trust_region().stalled(o, Eigen::VectorXd()));  // before the run started
+  EXPECT_FALSE(seed().stalled(o, collapsed));
+}
+
+TEST(MoveLimitStrategy, OnlyTheTrustRegionConvergesAtAFeasibleFirstOrderPoint) {
+  Options o;  // vioacc 0.1 %, kkt_tolerance 1e-3
+  Optimality at_b0;
+  at_b0.computed = true;
+  at_b0.residual = 1e-4;
+  EXPECT_TRUE(trust_region().converged_at_b0(o, at_b0, 0.05));
+  EXPECT_FALSE(trust_region().converged_at_b0(o, at_b0, 0.2));  // b0 violates a constraint
+  EXPECT_FALSE(seed().converged_at_b0(o, at_b0, 0.05));
+  at_b0.residual = 2e-3;
+  EXPECT_FALSE(trust_region().converged_at_b0(o, at_b0, 0.05));
+  at_b0.residual = 1e-4;
+  at_b0.computed = false;
+  EXPECT_FALSE(trust_region().converged_at_b0(o, at_b0, 0.05));
+}
+
+// The seed's strategy takes the fit's noise estimate (2 sigma) as the noise when the user gave
+// none (noise_from_data): an error of 12 % is then below errsml (10 + 6) and the factor of a
+// variable on its move limit grows; without the estimate it stays.
+TEST(MoveLimitStrategy, SeedJudgesWithTheFitsNoiseWhenNoneIsGiven) {
+  const Study study;
+  Options o;
+  o.noise_from_data = true;
+  const Options noisy = o.with_noise_applied();
+  const ApproximateProblem problem;
+  const SubproblemResult sub;
+  const Eigen::VectorXd x = Eigen::VectorXd::Zero(1);
+  const Evaluation analysis;
+  CycleFacts facts;
+  facts.F0 = 1.0;
+  facts.Fopt = 0.9;
+  facts.Ef = 12.0;
+  facts.V = -1.0;
+  facts.delta_b = Eigen::VectorXd::Constant(1, -0.1);
+  facts.move_limit_active = {true};
+  facts.bound_active = {false};
+  facts.held_by_bound = {false};
+  const Eigen::VectorXd factors = Eigen::VectorXd::Constant(1, 0.2);
+  const std::optional<PreviousCycle> previous;
+  const Optimality at_b0;
+  auto judge = [&](double noise_estimate) {
+    return seed().judge({study, o, noisy, problem, sub, x, x, analysis, facts, factors, previous,
+                         at_b0, 0.0, noise_estimate, 1});
+  };
+  const StepJudgement with_estimate = judge(3.0);
+  EXPECT_TRUE(with_estimate.accept);
+  EXPECT_FALSE(with_estimate.converged);
+  EXPECT_EQ(with_estimate.actions, std::vector<MoveAction>{MoveAction::kEnlarged});
+  EXPECT_DOUBLE_EQ(with_estimate.factors(0), 0.2 * o.beta5);
+  EXPECT_DOUBLE_EQ(with_estimate.E, 12.0);
+  EXPECT_DOUBLE_EQ(with_estimate.ratio, 0.0);
+  EXPECT_TRUE(with_estimate.message.empty());
+  const StepJudgement without = judge(-1.0);
+  EXPECT_EQ(without.actions, std::vector<MoveAction>{MoveAction::kKept});
+  EXPECT_DOUBLE_EQ(without.factors(0), 0.2);
+}
+
+}  // namespace
+}  // namespace sao
