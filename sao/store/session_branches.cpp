@@ -110,6 +110,22 @@ std::optional<std::vector<std::string>> settable_edits(const nlohmann::json& bef
   return edits;
 }
 
+// A restarted branch keeps the design variables, by name and in order: StudyError otherwise.
+void require_same_variables(const Study& stored, const Study& study, const std::string& source) {
+  if (study.n_design() != stored.n_design()) {
+    throw StudyError(source, {"design_variables: a restarted branch keeps the " +
+                              std::to_string(stored.n_design()) + " design variables, got " +
+                              std::to_string(study.n_design())});
+  }
+  for (int i = 0; i < study.n_design(); ++i) {
+    if (study.design[i].name != stored.design[i].name) {
+      throw StudyError(source, {"design_variables[" + std::to_string(i) + "].name: expected \"" +
+                                stored.design[i].name + "\" as in the stored study, got \"" +
+                                study.design[i].name + "\""});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CycleRecord> StudySession::lineage(int branch) const {
@@ -342,19 +358,7 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
   const std::string new_source = document ? source : at_k_source;
   const OpenedStudy opened = open_study_document(new_document, new_source);
   const Study& study = opened.study;
-  if (study.n_design() != study_->n_design()) {
-    throw StudyError(new_source, {"design_variables: a restarted branch keeps the " +
-                                  std::to_string(study_->n_design()) + " design variables, got " +
-                                  std::to_string(study.n_design())});
-  }
-  for (int i = 0; i < study.n_design(); ++i) {
-    if (study.design[i].name != study_->design[i].name) {
-      throw StudyError(new_source,
-                       {"design_variables[" + std::to_string(i) + "].name: expected \"" +
-                        study_->design[i].name + "\" as in the stored study, got \"" +
-                        study.design[i].name + "\""});
-    }
-  }
+  require_same_variables(*study_, study, new_source);
   store_->use_inputs(simulator_inputs_hash(study, opened.simulator->fingerprint()));
   // The move limits of the new study where they differ from those at K (all of them with
   // --reset-region); the others keep the factors the strategy had reached by cycle K.
