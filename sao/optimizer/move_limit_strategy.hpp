@@ -43,16 +43,11 @@ struct AnalysedProposal {
   int cycle = 0;                 // the cycle's number, for the log
 };
 
-// What becomes of the proposal.
-struct StepJudgement {
-  bool accept = false;
-  bool converged = false;
-  double E = 0.0;                   // max(Ef, Eg), percent
-  double Fchg = 0.0;                // |F(b*) - F0| / |F0|, percent
-  double ratio = 0.0;               // trust region: actual / predicted merit improvement; else 0
-  Eigen::VectorXd factors;          // the move-limit factors of the next cycle
-  std::vector<MoveAction> actions;  // per design variable
-  std::string message;              // why the run converged, when the strategy says; else ""
+// What becomes of the proposal: accepted, converged, E, Fchg, the next cycle's factors and the
+// action per design variable (MoveDecision, the seed's decision), and:
+struct StepJudgement : MoveDecision {
+  double ratio = 0.0;   // trust region: actual / predicted merit improvement; else 0
+  std::string message;  // why the run converged, when the strategy says; else ""
 };
 
 class MoveLimitStrategy {
