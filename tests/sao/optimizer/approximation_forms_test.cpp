@@ -135,8 +135,9 @@ TEST(ApproximationForms, AVariableThatOnlyRoundedTakesTheSphericalCurvature) {
     const VectorXd bp = point({2.0, 1.0 + noise});
     ApproximationMemory memory;
     memory.points.push_back({bp, analyse({f, kConstant}, bp, true)});
-    const auto a = make_approximation(s, s.options, analyse({f, kConstant}, b0, true), b0,
-                                      VectorXd(), VectorXd(), memory);
+    // The approximation refers to its analysis of b0: keep it alive while `a` is used.
+    const Evaluation at_b0 = analyse({f, kConstant}, b0, true);
+    const auto a = make_approximation(s, s.options, at_b0, b0, VectorXd(), VectorXd(), memory);
     EXPECT_NEAR(a->curvature({0, 0, 0})(0), 2.0, 1e-9) << noise;
     c2.push_back(a->curvature({0, 0, 0})(1));
   }
@@ -277,8 +278,8 @@ TEST(ApproximationForms, ConservatismRhoRaisedUntilTheProposalIsCovered) {
   EXPECT_EQ(kept.rho.at({0, 0, 0}), memory.rho.at({0, 0, 0}));
   // At the next start rho falls back to a tenth (or the initial value from the slopes).
   const VectorXd b1 = point({1.3, 1.6});
-  const auto next = make_approximation(s, s.options, analyse({kWavy, kConstant}, b1, true), b1,
-                                       box_lo, box_hi, memory);
+  const Evaluation at_b1 = analyse({kWavy, kConstant}, b1, true);
+  const auto next = make_approximation(s, s.options, at_b1, b1, box_lo, box_hi, memory);
   EXPECT_LT(next->rho({0, 0, 0}), memory.rho.at({0, 0, 0}));
   EXPECT_GE(next->rho({0, 0, 0}), 0.1 * memory.rho.at({0, 0, 0}));
 }
