@@ -301,11 +301,13 @@ const CycleRecord& Driver::step() {
   if (noisy_.approximation != ApproximationSource::kMultipoint) {
     measure_optimality(problem, rec);
     if (converged_at_b0(V0, rec)) return close_cycle(rec);
+    learn_lagrangian_curvature(problem);
   }
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear
   // explicit relation makes it nonlinear.
-  problem.linear = linear_problem(study_, problem.rows) && linear_form(study_, noisy_);
+  problem.linear = linear_problem(study_, problem.rows) && linear_form(study_, noisy_) &&
+                   problem.curvature.size() == 0;
   const SubproblemResult sub = solve_subproblem(problem, noisy_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
@@ -314,7 +316,10 @@ const CycleRecord& Driver::step() {
   }
   Eigen::VectorXd x_opt = sub.x.cwiseMax(problem.lower).cwiseMin(problem.upper);
   rec.x_opt = x_opt;
-  rec.F_approx = user_objective(study_, sub.objective);
+  // The objective's approximation (without the Lagrangian's curvature term).
+  const double F_approx =
+      problem.curvature.size() == 0 ? sub.objective : problem.approximate_objective(sub.x);
+  rec.F_approx = user_objective(study_, F_approx);
   log_subproblem(problem, sub, x_opt, rec);
 
   CycleFacts facts = active_limits(problem, x_opt, rec);
@@ -331,7 +336,7 @@ const CycleRecord& Driver::step() {
     direction_ =
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
-  judge(problem, sub, x_opt, facts, rec);
+  judge(problem, sub, F_approx, x_opt, facts, rec);
   return close_cycle(rec);
 }
 
@@ -462,10 +467,10 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
   return e_opt;
 }
 
-void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& sub,
+void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& sub, double F_approx,
                    Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec) {
   const Eigen::VectorXd proposed = x_opt;
-  const Evaluation* e_opt = analyse_proposal(problem, sub.objective, x_opt, facts, rec);
+  const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
   if (!e_opt) return;
   const StepJudgement j =
       strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt, *e_opt, facts,
@@ -480,7 +485,7 @@ void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& su
   if (!j.message.empty()) rec.message = j.message;
   factors_ = j.factors;
   if (j.accept) {
-    previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V};
+    previous_ = PreviousCycle{facts.Fopt - facts.F0, facts.delta_b, facts.V, rec.cycle};
     x0_ = x_opt;
   }
   remember_rejection(j.accept, x_opt, *e_opt);

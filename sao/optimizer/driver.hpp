@@ -22,6 +22,7 @@
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/approximation_forms.hpp"
 #include "sao/optimizer/best_design.hpp"
+#include "sao/optimizer/lagrangian_curvature.hpp"
 #include "sao/optimizer/move_limit_strategy.hpp"
 #include "sao/optimizer/move_limits.hpp"
 #include "sao/optimizer/optimality.hpp"
@@ -227,8 +228,12 @@ class Driver {
                            CycleRecord& rec) const;
   // Analyses b*, measures Ef, Eg, V and applies the move-limit strategy's judgement (accept,
   // converge, resize); a failed analysis rejects the cycle.
-  void judge(const ApproximateProblem& problem, const SubproblemResult& sub, Eigen::VectorXd& x_opt,
-             CycleFacts& facts, CycleRecord& rec);
+  // F_approx: the objective's approximation at b* (without the Lagrangian's curvature term).
+  void judge(const ApproximateProblem& problem, const SubproblemResult& sub, double F_approx,
+             Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
+  // With the trust region and gradients: learns the Lagrangian's curvature the approximations
+  // miss from the pair (previous b0, b0) and sets it on the cycle's problem.
+  void learn_lagrangian_curvature(ApproximateProblem& problem);
   // First-order optimality at b0 from the cycle's gradients (the approximation is exact in
   // value and gradient there); updates the penalty of the merit function.
   void measure_optimality(const ApproximateProblem& problem, CycleRecord& rec);
@@ -301,9 +306,10 @@ class Driver {
   // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
   // whatever the strategy, so that a run switched to the trust region keeps it.
   double penalty_ = 0.0;
-  Optimality optimality_;       // measured at the start of the last cycle
-  int optimality_cycle_ = 0;    // the cycle it was measured in
-  ApproximationMemory memory_;  // what the approximation forms learnt from earlier cycles
+  Optimality optimality_;           // measured at the start of the last cycle
+  int optimality_cycle_ = 0;        // the cycle it was measured in
+  ApproximationMemory memory_;      // what the approximation forms learnt from earlier cycles
+  LagrangianCurvature lagrangian_;  // the Lagrangian's curvature the approximations miss
   // The (constraint -> time points) a rejected proposal from the current b0 violated;
   // screening keeps them until a step is accepted.
   std::map<int, std::set<int>> violated_by_rejected_;

@@ -76,6 +76,15 @@ void Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& 
                 rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_);
 }
 
+void Driver::learn_lagrangian_curvature(ApproximateProblem& problem) {
+  if (!noisy_.lagrangian_curvature || noisy_.strategy != Strategy::kTrustRegion ||
+      !optimality_.computed) {
+    return;
+  }
+  lagrangian_.update(problem, optimality_, noisy_.max_curvature * optimality_.normaliser);
+  problem.curvature = lagrangian_.matrix();
+}
+
 bool Driver::converged_at_b0(double V0, CycleRecord& rec) {
   if (!strategy_->converged_at_b0(noisy_, optimality_, V0)) return false;
   rec.converged = true;

@@ -51,6 +51,7 @@ struct PreviousCycle {
   double dF = 0.0;          // Fopt - F0 of that cycle
   Eigen::VectorXd delta_b;  // its b* - b0
   double V = 0.0;
+  int cycle = 0;  // its number (0: unknown)
 
   // Whether a step of variable i reverses this cycle's step of it (the seed's bdrchg; the
   // trust region uses reversed_steps, which ignores rounding-sized steps).

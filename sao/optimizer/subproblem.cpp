@@ -14,13 +14,23 @@
 
 namespace sao {
 
-double ApproximateProblem::objective(const Eigen::VectorXd& x) const {
+double ApproximateProblem::approximate_objective(const Eigen::VectorXd& x) const {
   return criterion_value(*study, study->objective.f, 0, x, *model);
+}
+
+double ApproximateProblem::objective(const Eigen::VectorXd& x) const {
+  const double F = approximate_objective(x);
+  if (curvature.size() == 0) return F;
+  const Eigen::VectorXd d = (x - x0).head(curvature.rows());
+  return F + 0.5 * d.dot(curvature * d);
 }
 
 Eigen::VectorXd ApproximateProblem::objective_gradient(const Eigen::VectorXd& x) const {
   Eigen::VectorXd grad = Eigen::VectorXd::Zero(x.size());
   add_criterion_gradient(*study, study->objective.f, 0, x, *model, grad);
+  if (curvature.size() > 0) {
+    grad.head(curvature.rows()) += curvature * (x - x0).head(curvature.rows());
+  }
   return grad;
 }
 

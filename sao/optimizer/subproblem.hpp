@@ -40,9 +40,15 @@ struct ApproximateProblem {
   // multi-point plan points (a nonsmooth relation such as clip3ms can hold a local solver at a
   // stationary point of x0 while a plan point shows a better design; the best result is kept).
   std::vector<Eigen::VectorXd> starts;
+  // The Lagrangian's curvature the approximations miss (lagrangian_curvature.hpp), in the
+  // design variables: objective() adds 1/2 (b - b0)' C (b - b0). Empty: none.
+  Eigen::MatrixXd curvature;
 
+  // F~(x) + the curvature term: what the subproblem minimises and the merit predicts.
   double objective(const Eigen::VectorXd& x) const;
   Eigen::VectorXd objective_gradient(const Eigen::VectorXd& x) const;
+  // F~(x) alone: the approximation of the objective (its error Ef).
+  double approximate_objective(const Eigen::VectorXd& x) const;
   double row_value(size_t row, const Eigen::VectorXd& x) const;  // g_hat~ of the row
   // g_hat~ of every row, and with `jacobian` their exact gradients (one row each); the rows of
   // one constraint share one evaluation of its relation.

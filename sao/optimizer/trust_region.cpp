@@ -7,6 +7,11 @@
 
 namespace sao {
 
+std::vector<bool> continued_steps(const Eigen::VectorXd& previous, const Eigen::VectorXd& step,
+                                  const Eigen::VectorXd& half) {
+  return reversed_steps(-previous, step, half);
+}
+
 std::vector<bool> reversed_steps(const Eigen::VectorXd& previous, const Eigen::VectorXd& step,
                                  const Eigen::VectorXd& half) {
   if (previous.size() != step.size() || half.size() != step.size()) {
@@ -30,7 +35,8 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
   const auto n = static_cast<size_t>(factors.size());
   if (facts.move_limit_active.size() != n || facts.held_by_bound.size() != n ||
       static_cast<size_t>(facts.used.size()) != n ||
-      (!facts.reversed.empty() && facts.reversed.size() != n)) {
+      (!facts.reversed.empty() && facts.reversed.size() != n) ||
+      (!facts.continued.empty() && facts.continued.size() != n)) {
     throw std::invalid_argument("decide_trust_region: expected " + std::to_string(n) +
                                 " entries per variable (one per move-limit factor)");
   }
@@ -53,7 +59,10 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
     } else if (d.ratio < 0.25) {
       d.factors(k) *= options.beta4;
       d.actions[i] = MoveAction::kShrunk;
-    } else if (d.ratio > kGrowRatio && facts.move_limit_active[i] && !facts.held_by_bound[i]) {
+    } else if (facts.move_limit_active[i] && !facts.held_by_bound[i] &&
+               (d.ratio > kGrowRatio || (!facts.continued.empty() && facts.continued[i]))) {
+      // A good prediction, or a second fair one in a row with the variable pressing on its
+      // move limit the same way: the region, not the approximation, holds the step back.
       d.factors(k) = std::min(2.0 * d.factors(k), std::max(kMaxFactor, factors(k)));
       d.actions[i] = MoveAction::kEnlarged;
     }

@@ -18,7 +18,16 @@
 //   rho >  0.75:        accepted; the factors of variables on their move limit (not held
 //                       by a bound: one resting on a bound and pressing away from it does
 //                       grow) grow, m_i := 2 m_i, up to max_factor
-//   otherwise:          accepted, factors kept
+//   otherwise:          accepted, factors kept; except that a variable on its move limit
+//                       whose step goes on in the direction of the previous cycle's (accepted:
+//                       the cycle before this one), where its subregion's half-width is below
+//                       kSmallRegion of its range, grows as above: a fair ratio that persists
+//                       at a small region is a crawl (issue 47: 40 cycles at 1e-4 of the range
+//                       on HS 93), not a model still being learnt
+// b* within a tenth of vioacc of feasibility counts as feasible in Phi(b*) (h = 0): the
+// subproblem predicted the violation removed, and what is left is round-off or the second-order
+// violation of a step along a curved constraint, which would otherwise reject an exact step or
+// keep the ratio in the keep band.
 // Whatever rho, a step (not phase 1) whose violation V exceeds both `viomax` and b0's is rejected:
 // the upper bound on the violation of a filter method. The penalty mu is kept small (near the
 // multipliers) so that steps along active constraints are not judged by their second-order
@@ -54,6 +63,8 @@ struct TrustRegionFacts {
   std::vector<bool> held_by_bound;      // per design variable: a bound held its step at b*
   std::vector<bool> reversed;           // per design variable: the step reversed the previous
                                         // accepted step's direction (empty: none did)
+  std::vector<bool> continued;          // per design variable: the step went on in the direction
+                                        // of the previous cycle's, accepted (empty: none did)
   Eigen::VectorXd used;                 // |b*_i - b0_i| / half-width of the subregion, in [0, 1]
   bool beyond_violation_limit = false;  // b* violates by more than viomax and more than b0 did
 };
@@ -79,6 +90,16 @@ constexpr double kNegligibleStep = 1e-4;
 // than kNegligibleStep of the variable's subregion half-width `half` (TrustRegionFacts::reversed).
 std::vector<bool> reversed_steps(const Eigen::VectorXd& previous, const Eigen::VectorXd& step,
                                  const Eigen::VectorXd& half);
+
+// The share of a variable's range below which a subregion's half-width counts as small: a
+// fair step (rho in the keep band) that goes on in the direction of the previous cycle's,
+// pressing on its move limit, grows it there (TrustRegionFacts::continued).
+constexpr double kSmallRegion = 0.01;
+
+// Per variable: whether `step` goes on in the direction of `previous`, both larger than
+// kNegligibleStep of `half` (TrustRegionFacts::continued).
+std::vector<bool> continued_steps(const Eigen::VectorXd& previous, const Eigen::VectorXd& step,
+                                  const Eigen::VectorXd& half);
 
 // Throws std::invalid_argument when the per-variable vectors do not match `factors`.
 TrustRegionDecision decide_trust_region(const Options& options, const TrustRegionFacts& facts,

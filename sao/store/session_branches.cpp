@@ -189,7 +189,7 @@ void StudySession::start_restarted_branch(const BranchInfo& info) {
   for (const CycleRecord& r : before) {
     if (r.cycle > info.from_cycle || !r.accepted || r.x_opt.size() == 0) continue;
     const double sign = study_->objective.maximize ? -1.0 : 1.0;
-    previous = PreviousCycle{sign * r.F_opt - sign * r.F0, (r.x_opt - r.x0).head(n), r.V};
+    previous = PreviousCycle{sign * r.F_opt - sign * r.F0, (r.x_opt - r.x0).head(n), r.V, r.cycle};
   }
   driver_->start_at(x, from->next_factors, info.from_cycle + 1, previous);
 }

@@ -112,6 +112,7 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.feasibility_first = options.strategy != Strategy::kSeed;
   if (auto v = read_form(r)) options.form = *v;
   options.min_curvature = r.number_or("min_curvature", options.min_curvature);
+  if (auto v = r.boolean("lagrangian_curvature")) options.lagrangian_curvature = *v;
   options.max_curvature = r.number_or("max_curvature", options.max_curvature);
   options.require_free_move_limits = multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;

@@ -117,6 +117,10 @@ struct Options {
   // Quadratic form: each curvature, normalised as c_k w_k^2 / S (w_k the range of the
   // intermediate variable, S the response's scale), is kept in [min_curvature, max_curvature].
   double min_curvature = 0.0;
+  // Trust region with sensitivities: the subproblem's objective carries the curvature of the
+  // Lagrangian that the approximations of the scalar constraints miss
+  // (sao/optimizer/lagrangian_curvature.hpp; "lagrangian_curvature").
+  bool lagrangian_curvature = true;
   double max_curvature = 1e3;
 
   // Adds `noise` to each percentage (call once, after loading).

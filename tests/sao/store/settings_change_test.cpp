@@ -101,6 +101,7 @@ const std::map<std::string, std::string>& changed_values() {
       {"form", "\"quadratic\""},
       {"min_curvature", "0.5"},
       {"max_curvature", "2"},
+      {"lagrangian_curvature", "false"},
       {"fit", "\"least_squares\""},
       {"alpha", "0.5"},
       {"reuse_radius", "2"},
