@@ -24,7 +24,7 @@ EXTRA_NOTES = {
     "hs-059": "the original start (90, 10) is outside the bounds: x1 starts at its upper bound 75; the book's f* = -7.804226324 is not reached (its x* gives -7.8027799): f* refined here",
     "hs-106": "the book's f* = 7049.330923; SLSQP finds the lower 7049.24802 (feasible to 1e-9), the value used here",
     "hs-116": "the book's f* = 97.588409; SLSQP finds the lower 97.5875096 (feasible to 1e-9), the value used here",
-    "hs-112": "x >= 1e-6 in the original: upper bounds 10 added; the same optimum as HS 111 (x = exp(y))",
+    "hs-112": "x >= 1e-6 in the original: upper bounds 10 added; the book's f* = -47.707579 (its x* gives -47.70758); SLSQP finds the lower -47.7610909 (feasible to 1e-9), HS 111's optimum (x = exp(y)), the value used here",
 }
 # Other first-order points runs stop at (checked by sao_suite_optima_check's SuiteLocalMinima).
 LOCAL = {
