@@ -1,5 +1,7 @@
 #include "bench/compare/direct_coupling.hpp"
 
+#include <IpStdCInterface.h>
+
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -35,6 +37,7 @@ class DirectProblem {
 
   const Eigen::VectorXd& start() const { return x_start_; }
   size_t rows() const { return rows_.size(); }
+  const std::vector<RetainedRow>& row_info() const { return rows_; }
   int analyses() const { return static_cast<int>(values_.size()); }
   int gradients() const { return gradient_count_; }
   int runs() const { return runs_; }
@@ -136,6 +139,184 @@ void constraints(unsigned m, double* result, unsigned n, const double* x, double
   }
 }
 
+// The variables' bounds (design, then auxiliary).
+void variable_bounds(const Study& study, std::vector<double>& lower, std::vector<double>& upper) {
+  const int n = study.n_total();
+  lower.assign(n, 0.0);
+  upper.assign(n, 0.0);
+  for (int i = 0; i < study.n_design(); ++i) {
+    lower[i] = study.design[i].lower;
+    upper[i] = study.design[i].upper;
+  }
+  for (int a = 0; a < study.n_aux(); ++a) {
+    lower[study.n_design() + a] = study.auxiliaries[a].lower;
+    upper[study.n_design() + a] = study.auxiliaries[a].upper;
+  }
+}
+
+// Objective and violation at the final design from one more analysis (not counted), and the
+// problem's counts.
+void finish(const LoadedStudy& study, Simulator& simulator, const DirectProblem& problem,
+            const std::vector<double>& x, DirectResult& result) {
+  if (problem.failed()) result.status += ", with failed analyses";
+  result.x = Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
+  const Evaluation e = simulator.evaluate({{result.x.head(study.n_design()), {}}}).front();
+  if (e.ok) {
+    const ExactResponses exact(study, e);
+    result.objective =
+        user_objective(study, criterion_value(study, study.objective.f, 0, result.x, exact));
+    result.violation = max_violation(study, result.x, exact);
+  }
+  result.analyses = problem.analyses();
+  result.gradients = problem.gradients();
+  result.runs = problem.runs();
+}
+
+// IPOPT's view of the rows: an equality (the loader's two opposite rows of one constraint, the
+// same bound) is one row with g_L = g_U = 0, the other rows g <= 0.
+struct IpoptRows {
+  std::vector<int> row;  // the DirectProblem row of each IPOPT row
+  std::vector<double> lower, upper;
+};
+
+IpoptRows ipopt_rows(const Study& study, const DirectProblem& problem) {
+  IpoptRows out;
+  const std::vector<RetainedRow>& rows = problem.row_info();
+  std::vector<bool> partner(rows.size(), false);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (partner[r]) continue;
+    const Constraint& c = study.constraints[rows[r].constraint];
+    bool equality = false;
+    if (rows[r].constraint + 1 < static_cast<int>(study.constraints.size())) {
+      const Constraint& next = study.constraints[rows[r].constraint + 1];
+      equality = next.path == c.path && next.sense != c.sense && next.bound == c.bound &&
+                 next.bound_auxiliary < 0 && c.bound_auxiliary < 0;
+    }
+    if (equality) {  // its partner: the same point of the next constraint
+      for (size_t q = r + 1; q < rows.size(); ++q) {
+        if (rows[q].constraint == rows[r].constraint + 1 && rows[q].point == rows[r].point) {
+          partner[q] = true;
+          break;
+        }
+      }
+    }
+    out.row.push_back(static_cast<int>(r));
+    out.lower.push_back(equality ? 0.0 : -1e20);
+    out.upper.push_back(0.0);
+  }
+  return out;
+}
+
+struct IpoptData {
+  DirectProblem* problem;
+  const IpoptRows* rows;
+  int max_evals;
+  double max_time;
+  std::chrono::steady_clock::time_point t0;
+  bool eval_limit = false, time_limit = false;
+};
+
+Bool ipopt_f(Index n, Number* x, Bool, Number* f, UserDataPtr data) {
+  auto* d = static_cast<IpoptData*>(data);
+  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
+  try {
+    d->problem->at(xv, false, [&](const ApproximateProblem& p) { *f = p.objective(xv); });
+  } catch (const std::exception&) {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+Bool ipopt_grad_f(Index n, Number* x, Bool, Number* grad, UserDataPtr data) {
+  auto* d = static_cast<IpoptData*>(data);
+  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
+  try {
+    d->problem->at(xv, true, [&](const ApproximateProblem& p) {
+      Eigen::Map<Eigen::VectorXd>(grad, n) = p.objective_gradient(xv);
+    });
+  } catch (const std::exception&) {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+Bool ipopt_g(Index n, Number* x, Bool, Index m, Number* g, UserDataPtr data) {
+  auto* d = static_cast<IpoptData*>(data);
+  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
+  try {
+    d->problem->at(xv, false, [&](const ApproximateProblem& p) {
+      const Eigen::VectorXd all = p.row_values(xv, nullptr);
+      for (Index i = 0; i < m; ++i) g[i] = all(d->rows->row[i]);
+    });
+  } catch (const std::exception&) {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+// The Jacobian is dense, row by row.
+Bool ipopt_jac_g(Index n, Number* x, Bool, Index m, Index, Index* i_row, Index* j_col,
+                 Number* values, UserDataPtr data) {
+  if (!values) {
+    for (Index i = 0, k = 0; i < m; ++i) {
+      for (Index j = 0; j < n; ++j, ++k) {
+        i_row[k] = i;
+        j_col[k] = j;
+      }
+    }
+    return TRUE;
+  }
+  auto* d = static_cast<IpoptData*>(data);
+  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
+  try {
+    d->problem->at(xv, true, [&](const ApproximateProblem& p) {
+      Eigen::MatrixXd J;
+      p.row_values(xv, &J);
+      for (Index i = 0, k = 0; i < m; ++i) {
+        for (Index j = 0; j < n; ++j, ++k) values[k] = J(d->rows->row[i], j);
+      }
+    });
+  } catch (const std::exception&) {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+// Never called: the Hessian is IPOPT's limited-memory approximation.
+Bool ipopt_h(Index, Number*, Bool, Number, Index, Number*, Bool, Index, Index*, Index*, Number*,
+             UserDataPtr) {
+  return FALSE;
+}
+
+// After every iteration: stop at the evaluation or time limit (IPOPT then returns
+// User_Requested_Stop with its current iterate).
+Bool ipopt_iteration(Index, Index, Number, Number, Number, Number, Number, Number, Number, Number,
+                     Index, UserDataPtr data) {
+  auto* d = static_cast<IpoptData*>(data);
+  d->eval_limit = d->problem->analyses() >= d->max_evals;
+  d->time_limit = d->max_time > 0 &&
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - d->t0).count() >=
+                      d->max_time;
+  return d->eval_limit || d->time_limit ? FALSE : TRUE;
+}
+
+std::string ipopt_status(ApplicationReturnStatus r, const IpoptData& d) {
+  switch (r) {
+    case Solve_Succeeded:
+    case Solved_To_Acceptable_Level:
+    case Feasible_Point_Found:
+      return "converged";
+    case User_Requested_Stop:
+      return d.eval_limit ? "eval limit" : d.time_limit ? "time limit" : "stopped";
+    case Maximum_CpuTime_Exceeded:
+      return "time limit";
+    case Maximum_Iterations_Exceeded:
+      return "iteration limit";
+    default:
+      return "failed (" + std::to_string(static_cast<int>(r)) + ")";
+  }
+}
+
 }  // namespace
 
 std::vector<Evaluation> CountingSimulator::evaluate(const std::vector<EvaluationRequest>& batch) {
@@ -150,15 +331,8 @@ DirectResult run_direct(const LoadedStudy& study, Simulator& simulator,
   DirectProblem problem(study, simulator);
   const unsigned n = static_cast<unsigned>(study.n_total());
   nlopt_opt opt = nlopt_create(settings.algorithm, n);
-  std::vector<double> lower(n), upper(n);
-  for (int i = 0; i < study.n_design(); ++i) {
-    lower[i] = study.design[i].lower;
-    upper[i] = study.design[i].upper;
-  }
-  for (int a = 0; a < study.n_aux(); ++a) {
-    lower[study.n_design() + a] = study.auxiliaries[a].lower;
-    upper[study.n_design() + a] = study.auxiliaries[a].upper;
-  }
+  std::vector<double> lower, upper;
+  variable_bounds(study, lower, upper);
   nlopt_set_lower_bounds(opt, lower.data());
   nlopt_set_upper_bounds(opt, upper.data());
   Callback cb{&problem, settings.algorithm != NLOPT_LN_COBYLA};
@@ -182,18 +356,49 @@ DirectResult run_direct(const LoadedStudy& study, Simulator& simulator,
                   : r == NLOPT_MAXTIME_REACHED ? "time limit"
                   : r > 0                      ? "converged"
                                                : "failed (" + std::to_string(r) + ")";
-  if (problem.failed()) result.status += ", with failed analyses";
-  result.x = Eigen::Map<const Eigen::VectorXd>(x.data(), n);
-  const Evaluation e = simulator.evaluate({{result.x.head(study.n_design()), {}}}).front();
-  if (e.ok) {
-    const ExactResponses exact(study, e);
-    result.objective =
-        user_objective(study, criterion_value(study, study.objective.f, 0, result.x, exact));
-    result.violation = max_violation(study, result.x, exact);
-  }
-  result.analyses = problem.analyses();
-  result.gradients = problem.gradients();
-  result.runs = problem.runs();
+  finish(study, simulator, problem, x, result);
+  return result;
+}
+
+DirectResult run_ipopt(const LoadedStudy& study, Simulator& simulator,
+                       const DirectSettings& settings) {
+  DirectResult result;
+  DirectProblem problem(study, simulator);
+  const IpoptRows rows = ipopt_rows(study, problem);
+  const Index n = study.n_total();
+  const auto m = static_cast<Index>(rows.row.size());
+  std::vector<double> lower, upper;
+  variable_bounds(study, lower, upper);
+  for (double& l : lower) l = std::isfinite(l) ? l : -1e20;
+  for (double& u : upper) u = std::isfinite(u) ? u : 1e20;
+  std::vector<double> g_lower = rows.lower, g_upper = rows.upper;
+  IpoptProblem ipopt =
+      CreateIpoptProblem(n, lower.data(), upper.data(), m, g_lower.data(), g_upper.data(), m * n, 0,
+                         0, ipopt_f, ipopt_g, ipopt_grad_f, ipopt_jac_g, ipopt_h);
+  const auto text = [&](const char* key, const char* value) {
+    AddIpoptStrOption(ipopt, const_cast<char*>(key), const_cast<char*>(value));
+  };
+  const auto number = [&](const char* key, double value) {
+    AddIpoptNumOption(ipopt, const_cast<char*>(key), value);
+  };
+  text("hessian_approximation", "limited-memory");
+  text("sb", "yes");  // no banner on stdout
+  AddIpoptIntOption(ipopt, const_cast<char*>("print_level"), 0);
+  AddIpoptIntOption(ipopt, const_cast<char*>("max_iter"), 100000);  // the limits: below
+  number("tol", settings.ftol > 0 ? settings.ftol : study.options.objacc / 100.0);
+  number("constr_viol_tol", study.options.vioacc / 100.0);
+  SetIntermediateCallback(ipopt, ipopt_iteration);
+  IpoptData data{&problem, &rows, settings.max_evals, settings.max_time,
+                 std::chrono::steady_clock::now()};
+  std::vector<double> x(problem.start().data(), problem.start().data() + n);
+  double f = 0;
+  const ApplicationReturnStatus r =
+      IpoptSolve(ipopt, x.data(), nullptr, &f, nullptr, nullptr, nullptr, &data);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - data.t0).count();
+  FreeIpoptProblem(ipopt);
+  result.status = ipopt_status(r, data);
+  finish(study, simulator, problem, x, result);
   return result;
 }
 

@@ -1,5 +1,5 @@
-// A study coupled directly to NLopt, without SAO: the benchmark baselines of sao_compare
-// (bench/compare/main.cpp) and sao_suite (bench/suite/).
+// A study coupled directly to NLopt or IPOPT, without SAO: the benchmark baselines of
+// sao_compare (bench/compare/main.cpp) and sao_suite (bench/suite/).
 //
 // The direct coupling sees the study as the SAO driver does: the objective and every
 // constraint at every time point (normalised at the start as the driver normalises them,
@@ -43,6 +43,15 @@ struct DirectResult {
 // which is not counted.
 DirectResult run_direct(const LoadedStudy& study, Simulator& simulator,
                         const DirectSettings& settings);
+
+// The same problem with IPOPT (its C interface; `settings.algorithm` is not used): the rows and
+// finite-difference gradients as above, an equality's two opposite rows given to IPOPT as one
+// equality row, the Hessian of the Lagrangian replaced by IPOPT's limited-memory quasi-Newton
+// approximation. Stopping: IPOPT's tolerance `tol` = `ftol` (the study's objacc when 0),
+// `constr_viol_tol` = vioacc (the study's, on the normalised rows), the evaluation limit (designs
+// analysed, checked after every iteration: "eval limit") or the time limit ("time limit").
+DirectResult run_ipopt(const LoadedStudy& study, Simulator& simulator,
+                       const DirectSettings& settings);
 
 // A simulator that counts what another one runs: every execution of every batch (the
 // Evaluation's cost.runs, perturbations included), whoever asks. The benchmarks give it to

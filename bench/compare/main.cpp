@@ -1,6 +1,7 @@
 // sao_compare: each study with the SAO driver and with the same simulator coupled directly to
-// NLopt (SLSQP and MMA with the simulator's gradients, COBYLA without), from the same start,
-// measured in one run. Prints a Markdown table (docs/benchmarks.md is its output).
+// NLopt (SLSQP and MMA with the simulator's gradients, COBYLA without) and, when asked for
+// (--methods ...,ipopt), to IPOPT, from the same start, measured in one run. Prints a Markdown
+// table (docs/benchmarks.md is its output).
 //
 //   build/sao_compare problems/impact-absorber/comfort.json [more studies] [--max-evals N]
 //
@@ -29,12 +30,15 @@ struct Row {
   int analyses = 0, gradients = 0, runs = 0;
 };
 
+// IPOPT when `algorithm` is NLOPT_NUM_ALGORITHMS.
 Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* name, int max_evals,
                double ftol, double max_time) {
   const sao::LoadedStudy study = sao::load_study(sao::read_study_document(file), file);
   auto simulator = sao::make_study_simulator(study);
-  const sao::bench::DirectResult r =
-      sao::bench::run_direct(study, *simulator, {algorithm, max_evals, ftol, max_time});
+  const sao::bench::DirectSettings settings{algorithm, max_evals, ftol, max_time};
+  const sao::bench::DirectResult r = algorithm == NLOPT_NUM_ALGORITHMS
+                                         ? sao::bench::run_ipopt(study, *simulator, settings)
+                                         : sao::bench::run_direct(study, *simulator, settings);
   return {file,      name,       r.status,    r.objective, r.violation,
           r.seconds, r.analyses, r.gradients, r.runs};
 }
@@ -77,11 +81,12 @@ int main(int argc, char** argv) {
       methods = argv[++i];
     } else if (a == "-h" || a == "--help") {
       std::cout << "usage: sao_compare STUDY.json... [--max-evals N] [--max-time S] [--ftol REL] "
-                   "[--methods sao,slsqp,slsqp-tight,mma,cobyla]\n"
-                   "  --max-evals: NLopt evaluation limit per run (300)\n"
-                   "  --max-time: NLopt wall-time limit per run, s (120; 0: none)\n"
-                   "  --ftol: NLopt's relative objective tolerance (default: the study's "
-                   "objacc; slsqp-tight uses 1e-6)\n";
+                   "[--methods sao,slsqp,slsqp-tight,mma,cobyla,ipopt]\n"
+                   "  --methods: the default leaves out ipopt\n"
+                   "  --max-evals: NLopt's and IPOPT's evaluation limit per run (300)\n"
+                   "  --max-time: NLopt's and IPOPT's wall-time limit per run, s (120; 0: none)\n"
+                   "  --ftol: NLopt's relative objective tolerance and IPOPT's tol (default: the "
+                   "study's objacc; slsqp-tight uses 1e-6)\n";
       return 0;
     } else {
       files.push_back(a);
@@ -112,6 +117,8 @@ int main(int argc, char** argv) {
       if (wanted("cobyla"))
         rows.push_back(
             run_direct(file, NLOPT_LN_COBYLA, "NLopt COBYLA", max_evals, ftol, max_time));
+      if (wanted("ipopt"))
+        rows.push_back(run_direct(file, NLOPT_NUM_ALGORITHMS, "IPOPT", max_evals, ftol, max_time));
       for (const Row& r : rows) {
         std::printf("| %s | %s | %s | %.6g | %.3g | %d | %d | %d | %.2f |\n", r.study.c_str(),
                     r.method.c_str(), r.status.c_str(), r.objective, r.violation, r.analyses,

@@ -1,10 +1,11 @@
 // sao_suite: the benchmark suite of problems/suite/ with the SAO driver and with NLopt SLSQP,
-// MMA and COBYLA coupled directly (finite-difference gradients from the same simulator), in
-// process and through the external-code adapter. Prints the Markdown table and its summary
-// (docs/benchmarks.md) on stdout, one progress line per problem and method on stderr.
+// MMA and COBYLA and IPOPT (limited-memory quasi-Newton) coupled directly (finite-difference
+// gradients from the same simulator), in process and through the external-code adapter. Prints the
+// Markdown table and its summary (docs/benchmarks.md) on stdout, one progress line per problem and
+// method on stderr.
 //
 //   build/sao_suite [--subset ci|all] [--path internal|adapter|both]
-//                   [--methods sao,slsqp,mma,cobyla] [--problems hs-010,hs-071]
+//                   [--methods sao,slsqp,mma,cobyla,ipopt] [--problems hs-010,hs-071]
 //                   [--max-evals N] [--max-time S] [--dir problems/suite]
 //                   [--set settings.objacc=0.1] [--starts infeasible] > table.md
 //   --starts infeasible: every problem from a start violating its constraints 10-fold (found
@@ -50,7 +51,7 @@ std::vector<std::string> split(const std::string& list) {
 
 const char* kUsage =
     "usage: sao_suite [--subset ci|all] [--path internal|adapter|both]\n"
-    "                 [--methods sao,slsqp,mma,cobyla] [--problems NAME,...]\n"
+    "                 [--methods sao,slsqp,mma,cobyla,ipopt] [--problems NAME,...]\n"
     "                 [--max-evals N (500)] [--max-time S (120)] [--dir problems/suite]\n"
     "                 [--set settings.objacc=0.1 ...] [--evaluator PATH (sao_functions_eval)]\n"
     "                 [--starts infeasible]\n"
@@ -94,7 +95,7 @@ int parse(int argc, char** argv, Options& o) {
   const bool ok_path = o.path == "internal" || o.path == "adapter" || o.path == "both";
   const bool ok_subset = o.subset == "ci" || o.subset == "all";
   for (const std::string& m : o.methods) {
-    if (m != "sao" && m != "slsqp" && m != "mma" && m != "cobyla") {
+    if (m != "sao" && m != "slsqp" && m != "mma" && m != "cobyla" && m != "ipopt") {
       std::cerr << "sao_suite: unknown method " << m << "\n";
       return 2;
     }
@@ -107,7 +108,11 @@ int parse(int argc, char** argv, Options& o) {
 }
 
 const char* name(const std::string& method) {
-  return method == "sao" ? "SAO" : method == "slsqp" ? "SLSQP" : method == "mma" ? "MMA" : "COBYLA";
+  return method == "sao"     ? "SAO"
+         : method == "slsqp" ? "SLSQP"
+         : method == "mma"   ? "MMA"
+         : method == "ipopt" ? "IPOPT"
+                             : "COBYLA";
 }
 
 double median(std::vector<double> v) {

@@ -141,6 +141,12 @@ Outcome run_method(const LoadedStudy& study, Simulator& simulator, const std::st
     const Evaluation e = simulator.evaluate({{s.x, {}}}).front();
     o.violation = e.ok ? max_violation(study, s.x, ExactResponses(study, e))
                        : std::numeric_limits<double>::quiet_NaN();
+  } else if (method == "ipopt") {
+    const bench::DirectResult r = bench::run_ipopt(
+        study, counting, {NLOPT_LD_SLSQP, settings.max_evals, 0, settings.max_time});
+    o.status = r.status;
+    o.f = r.objective;
+    o.violation = r.violation;
   } else {
     const nlopt_algorithm algorithm = method == "slsqp" ? NLOPT_LD_SLSQP
                                       : method == "mma" ? NLOPT_LD_MMA

@@ -1,5 +1,5 @@
 // The benchmark suite (problems/suite/): constrained problems with known optima, each one study
-// of the "functions" model, run with the SAO driver and with NLopt coupled directly
+// of the "functions" model, run with the SAO driver and with NLopt or IPOPT coupled directly
 // (bench/compare/direct_coupling.hpp), in-process or through the external-code adapter with
 // one process of sao_functions_eval per evaluation. Used by sao_suite (the table of
 // docs/benchmarks.md) and by the tests of tests/suite/.
@@ -79,8 +79,8 @@ struct Outcome {
 };
 
 struct RunSettings {
-  int max_evals = 500;                 // NLopt evaluation limit per run
-  double max_time = 120;               // NLopt time limit per run, s
+  int max_evals = 500;                 // NLopt and IPOPT evaluation limit per run
+  double max_time = 120;               // NLopt and IPOPT time limit per run, s
   std::string evaluator;               // sao_functions_eval, for the adapter path
   std::string scratch;                 // folder for the adapter path's studies and runs
   std::vector<std::string> overrides;  // "path.to.key=value", applied to every study
@@ -96,7 +96,7 @@ struct RunSettings {
 std::vector<double> infeasible_start(const std::string& directory, const Known& known, double fold,
                                      double* violation);
 
-// One problem with one method ("sao", "slsqp", "mma", "cobyla") on one path.
+// One problem with one method ("sao", "slsqp", "mma", "cobyla", "ipopt") on one path.
 Outcome run_problem(const std::string& directory, const Known& known, const std::string& method,
                     Path path, const RunSettings& settings);
 
