@@ -15,21 +15,19 @@ void LagrangianCurvature::update(const ApproximateProblem& problem, const Optima
                                  double bound) {
   const int n = problem.study->n_design();
   const Eigen::VectorXd& x0 = problem.x0;
-  Eigen::VectorXd lower, upper;
-  problem.study->variable_bounds(lower, upper);
   Eigen::MatrixXd J;
   problem.row_values(x0, &J);
   Start now;
   now.b = x0.head(n);
-  now.sizes = variable_sizes(x0, lower, upper).head(n);
-  now.objective = problem.objective_gradient(x0).head(n);
   for (size_t r = 0; r < problem.rows.size(); ++r) {
     const RetainedRow& row = problem.rows[r];
     now.rows[{row.constraint, row.point}] =
         J.row(static_cast<Eigen::Index>(r)).head(n).transpose() * row.normaliser;
   }
   if (sizes_.size() == 0) {
-    sizes_ = now.sizes;
+    Eigen::VectorXd lower, upper;
+    problem.study->variable_bounds(lower, upper);
+    sizes_ = variable_sizes(x0, lower, upper).head(n);
     C_ = Eigen::MatrixXd::Zero(n, n);
   }
   if (last_ && at_b0.computed && (now.b - last_->b).cwiseAbs().maxCoeff() > 0.0) {
@@ -40,7 +38,7 @@ void LagrangianCurvature::update(const ApproximateProblem& problem, const Optima
     problem.row_values(x, &Jm);
     Eigen::VectorXd y = Eigen::VectorXd::Zero(n);
     bool matched = true;
-    for (size_t a = 0; a < at_b0.active_rows.size() && matched; ++a) {
+    for (size_t a = 0; a < at_b0.active_rows.size(); ++a) {
       const int r = at_b0.active_rows[a];
       const RetainedRow& row = problem.rows[static_cast<size_t>(r)];
       // A history's rows: its critical points move between designs, so the row of the same

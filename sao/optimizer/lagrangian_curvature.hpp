@@ -10,13 +10,15 @@
 // value and gradient, and b the previous one (both analysed with gradients), the secant of the
 // Lagrangian along s = b1 - b that the approximation misses is
 //
-//   y = grad L~(b) - grad L(b)       (L~: the approximations; lambda: the multipliers at b1)
+//   y = sum_j lambda_j (grad g_hat~_j(b) - grad g_hat_j(b))   (lambda: the multipliers at b1)
 //
-// since grad L~(b1) = grad L(b1). C is updated by one symmetric rank-one step per pair, in the
-// variables scaled by their characteristic sizes (z = b / s, optimality.hpp's variable_sizes),
-// so that it can be indefinite (a concave constraint with a positive multiplier) and is zero
-// where the approximations are right (separable quadratic constraints: the diagonal secant is
-// exact). Its eigenvalues are clamped to +-max_curvature D (D: the first-order residual's
+// since the approximation's gradients equal the true ones at b1. Only the constraints' part of
+// L enters: the objective's own approximation carries its curvature (with its part in y,
+// slider-crank needed 25 analyses instead of 8). C is updated by one symmetric rank-one step per
+// pair, in the variables scaled by their characteristic sizes (z = b / s, optimality.hpp's
+// variable_sizes), so that it can be indefinite (a concave constraint with a positive multiplier)
+// and is zero where the approximations are right (separable quadratic constraints: the diagonal
+// secant is exact). Its eigenvalues are clamped to +-max_curvature D (D: the first-order residual's
 // normaliser, the scale of F's change over one characteristic size). The subproblem minimises
 // F~(x) + 1/2 dz' C dz (dz = (b - b0) / s), the predicted merit includes the term, and the
 // objective's own approximation error (Ef) does not.
@@ -51,8 +53,6 @@ class LagrangianCurvature {
  private:
   struct Start {
     Eigen::VectorXd b;                                    // design variables
-    Eigen::VectorXd sizes;                                // characteristic sizes at b
-    Eigen::VectorXd objective;                            // dF/db
     std::map<std::pair<int, int>, Eigen::VectorXd> rows;  // d(g - bound)/db by (constraint, point)
   };
   std::optional<Start> last_;
