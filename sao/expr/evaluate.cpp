@@ -363,6 +363,15 @@ struct Evaluator::Impl {
     return constant<S>(NAN);
   }
 
+  double term_magnitude(int index, int point) {
+    const Node& n = program.nodes_[index];
+    if (n.op == Op::kAdd || n.op == Op::kSub) {
+      return std::max(term_magnitude(n.a, point), term_magnitude(n.b, point));
+    }
+    if (n.op == Op::kNeg) return term_magnitude(n.a, point);
+    return std::abs(eval<double>(index, point));
+  }
+
   // hic(a, window) and clip3ms(a, duration) (sao/expr/injury.hpp).
   template <class S>
   S injury_criterion(const Node& n) {
@@ -404,6 +413,10 @@ double Evaluator::value(int point, Eigen::Ref<Eigen::VectorXd> gradient) {
     gradient.setZero();
   }
   return v.value();
+}
+
+double Evaluator::term_magnitude(int point) {
+  return impl_->term_magnitude(static_cast<int>(impl_->program.nodes_.size()) - 1, point);
 }
 
 double Evaluator::value(int point, int variable, double& first, double& second) {

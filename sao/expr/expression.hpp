@@ -156,6 +156,10 @@ class Evaluator {
   // respect to variable `variable` alone (e.g. a motion's velocity and acceleration in t).
   // Throws std::logic_error for a program that reads responses or computes hic/clip3ms.
   double value(int point, int variable, double& first, double& second);
+  // The largest |term| of the value's outermost sum at `point` (through +, - and unary -):
+  // what the value is made of, when the terms cancel (b1*b2 - 500 is 0 where b1*b2 = 500;
+  // its terms are 500). |value| for a value that is not a sum.
+  double term_magnitude(int point = 0);
 
  private:
   struct Impl;

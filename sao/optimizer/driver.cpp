@@ -147,7 +147,7 @@ void Driver::analyse_start() {
     return;
   }
   const ExactResponses exact(study_, *e);
-  strategy_->prepare(study_, x0_, exact);
+  unsized_ = strategy_->prepare(study_, x0_, exact);
   // The start as it is: with the bound formulation's auxiliaries at the maxima they bound, not
   // at their initial guesses (which only seed the first subproblem).
   summary_.set_start(study_, x0_, exact);
@@ -294,6 +294,7 @@ const CycleRecord& Driver::step() {
   if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure)) {
     return fail_cycle(rec, failure);
   }
+  if (!unsized_.empty()) strategy_->size_by_gradients(study_, unsized_, problem);
 
   // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.

@@ -279,7 +279,8 @@ class Driver {
   void repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const;
 
   // A copy: the strategy adapts it to the start design (MoveLimitStrategy::prepare: the trust
-  // region raises the normaliser `scale` of each constraint with a zero bound to its largest |g|).
+  // region raises the normaliser `scale` of each constraint with a zero bound to its size there,
+  // and size_by_gradients at the first approximation those the start did not size: unsized_).
   Study study_;
   Simulator& simulator_;
   Options options_;  // as given
@@ -294,6 +295,7 @@ class Driver {
   Eigen::VectorXd pending_factors_;  // set_move_factors before the run started
   Eigen::VectorXi direction_;        // multi-point direction d
   std::optional<PreviousCycle> previous_;
+  std::vector<UnsizedConstraint> unsized_;  // prepare's, until the first approximation
   RunSummary summary_;
   bool started_ = false;
   std::string last_failure_;  // message of the last failed analysis

@@ -50,13 +50,31 @@ struct StepJudgement : MoveDecision {
   std::string message;  // why the run converged, when the strategy says; else ""
 };
 
+// A constraint bounded by 0 that its start did not size beyond its `scale` (prepare).
+struct UnsizedConstraint {
+  int constraint = 0;
+  double start_size = 0.0;  // the largest |g| or |term of g| at the start
+};
+
 class MoveLimitStrategy {
  public:
   virtual ~MoveLimitStrategy() = default;
   // Once, at the analysed start design x0 (before the first cycle): the trust region normalises
-  // each constraint bounded by 0 by the larger of its `scale` and its largest |g| there.
-  virtual void prepare(Study& study, const Eigen::VectorXd& x0,
-                       const ResponseModel& exact) const = 0;
+  // each constraint bounded by 0 by its largest |g| there where that exceeds its `scale`, else
+  // by its largest |term of g| where that exceeds it tenfold. Returns the constraints whose start
+  // says nothing of their size (g and its terms about 0 there): size_by_gradients sizes them once
+  // gradients exist.
+  virtual std::vector<UnsizedConstraint> prepare(Study& study, const Eigen::VectorXd& x0,
+                                                 const ResponseModel& exact) const = 0;
+  // At the first cycle's approximation (problem.model, gradients at x0): each of `unsized`
+  // (prepare's) normalised by what a step of one characteristic size in one variable changes it
+  // by (max_i |dg/db_i| s_i, optimality.hpp's sizes) where that is over ten times its `scale`,
+  // the rows of `problem` with it; a warning names each `scale` that was a guess. `unsized` is
+  // emptied.
+  virtual void size_by_gradients(Study&, std::vector<UnsizedConstraint>& unsized,
+                                 ApproximateProblem&) const {
+    unsized.clear();
+  }
   // Whether the subregion's relative half-widths have a floor (move_half_width's `floored`).
   virtual bool floored_subregion() const = 0;
   // Whether the run converges at b0 before proposing anything: b0 feasible (V0, percent) and

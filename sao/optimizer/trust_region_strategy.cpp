@@ -15,21 +15,94 @@ namespace {
 // kkt_tolerance by this factor (rows counted as active within active_tolerance).
 constexpr double kModelTolerance = 10.0;
 
+// A zero-bound constraint's `scale` is replaced by its terms' or its gradient's size only where
+// that is more than this factor larger: within it, `scale` is the user's choice, kept.
+constexpr double kTenfold = 10.0;
+
 }  // namespace
 
-void TrustRegionStrategy::prepare(Study& study, const Eigen::VectorXd& x0,
-                                  const ResponseModel& exact) const {
-  for (Constraint& c : study.constraints) {
+std::vector<UnsizedConstraint> TrustRegionStrategy::prepare(Study& study, const Eigen::VectorXd& x0,
+                                                            const ResponseModel& exact) const {
+  std::vector<UnsizedConstraint> unsized;
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    Constraint& c = study.constraints[j];
     if (c.bound_auxiliary >= 0 || std::abs(c.bound) > kZeroBound) continue;
     const double N = constraint_normaliser(study, c, x0);
-    const double largest = normalised_history(study, c, x0, exact).cwiseAbs().maxCoeff() * N;
-    if (std::isfinite(largest) && largest > N) {
+    const double value = normalised_history(study, c, x0, exact).cwiseAbs().maxCoeff() * N;
+    // Its value sizes it where it exceeds `scale`; where it is within `scale` (it cancels:
+    // b1*b2 - 500 = 0 at the start), its terms where they exceed `scale` kTenfold (a `scale`
+    // within that factor of them is taken as the user's); else, maybe, its gradient at the first
+    // approximation (size_by_gradients).
+    const double terms = largest_term(study, c.g, x0, exact);
+    if (value > N && std::isfinite(value)) {
       spdlog::debug(
-          "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale {:.6g})",
-          c.name, largest, N);
-      c.scale = largest;
+          "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale "
+          "{:.6g})",
+          c.name, value, N);
+      c.scale = value;
+    } else if (terms > kTenfold * N && std::isfinite(terms)) {
+      spdlog::debug(
+          "constraint {}: normalised by {:.6g}, its largest |term| at the start, where "
+          "it is {:.3g} (scale {:.6g})",
+          c.name, terms, value, N);
+      c.scale = terms;
+    } else {
+      const double size = std::max(value, terms);
+      unsized.push_back({static_cast<int>(j), std::isfinite(size) ? size : 0.0});
     }
   }
+  return unsized;
+}
+
+void TrustRegionStrategy::size_by_gradients(Study& study, std::vector<UnsizedConstraint>& unsized,
+                                            ApproximateProblem& problem) const {
+  const int n = study.n_design();
+  Eigen::VectorXd lower(n), upper(n);
+  for (int i = 0; i < n; ++i) {
+    lower(i) = study.design[i].lower;
+    upper(i) = study.design[i].upper;
+  }
+  const Eigen::VectorXd sizes = variable_sizes(problem.x0.head(n), lower, upper);
+  for (const UnsizedConstraint& u : unsized) {
+    const int j = u.constraint;
+    Constraint& c = study.constraints[j];
+    std::vector<int> points;
+    for (const RetainedRow& r : problem.rows) {
+      if (r.constraint == j) points.push_back(r.point);
+    }
+    double change = 0.0;
+    if (!points.empty() && problem.model) {
+      Eigen::MatrixXd J;
+      normalised_constraint_points(study, c, points, problem.x0, *problem.model, 1.0, &J);
+      for (Eigen::Index p = 0; p < J.rows(); ++p) {
+        change = std::max(change, scaled_gradient_norm(J.row(p).head(n).transpose(), sizes));
+      }
+    }
+    const double given = constraint_normaliser(study, c, problem.x0);
+    // An equality's two sides share its name: one warning.
+    const bool said = j > 0 && study.constraints[j - 1].name == c.name;
+    if (change > kTenfold * given && std::isfinite(change)) {
+      if (!said) {
+        spdlog::warn(
+            "constraint {}: its bound is 0 and at the start it is at most {:.3g}, so "
+            "only its `scale` ({:.6g}) sized it, a guess: a step of one characteristic "
+            "size in one variable changes it by up to {:.6g}, which now normalises it "
+            "(set `scale` to about that to silence this)",
+            c.name, u.start_size, given, change);
+      }
+      c.scale = change;
+      for (RetainedRow& r : problem.rows) {
+        if (r.constraint == j) r.normaliser = change;
+      }
+    } else if (!said && !(change > 0.0) && !(u.start_size > 1e-3 * given)) {
+      spdlog::warn(
+          "constraint {}: its bound is 0 and neither its value, its terms nor its "
+          "gradient at the start size it: normalised by the `scale` given ({:.6g}), a "
+          "guess that vioacc and the errors are measured in",
+          c.name, given);
+    }
+  }
+  unsized.clear();
 }
 
 bool TrustRegionStrategy::converged_at_b0(const Options& noisy, const Optimality& at_b0,

@@ -1,8 +1,8 @@
 // The trust-region move-limit strategy (the default; issue 17): b* judged by the merit function
 // of trust_region.hpp (decide_trust_region), the subregion's relative half-widths floored,
-// constraints bounded by 0 normalised by their largest |g| at the start, convergence only where
-// b0 is feasible and first-order optimal (or no design of a non-binding subregion improves on
-// it), and a stall when every factor shrank below min_move_limit.
+// constraints bounded by 0 normalised by their size at the start (or their gradient's there),
+// convergence only where b0 is feasible and first-order optimal (or no design of a non-binding
+// subregion improves on it), and a stall when every factor shrank below min_move_limit.
 #pragma once
 
 #include "sao/optimizer/move_limit_strategy.hpp"
@@ -11,7 +11,10 @@ namespace sao {
 
 class TrustRegionStrategy final : public MoveLimitStrategy {
  public:
-  void prepare(Study& study, const Eigen::VectorXd& x0, const ResponseModel& exact) const override;
+  std::vector<UnsizedConstraint> prepare(Study& study, const Eigen::VectorXd& x0,
+                                         const ResponseModel& exact) const override;
+  void size_by_gradients(Study& study, std::vector<UnsizedConstraint>& unsized,
+                         ApproximateProblem& problem) const override;
   bool floored_subregion() const override { return true; }
   bool converged_at_b0(const Options& noisy, const Optimality& at_b0, double V0) const override;
   StepJudgement judge(const AnalysedProposal& proposal) const override;

@@ -81,6 +81,17 @@ Eigen::VectorXd criterion_values(const Study&, const Criterion& criterion, const
   return out;
 }
 
+double largest_term(const Study&, const Criterion& criterion, const Eigen::VectorXd& x,
+                    const ResponseModel& model) {
+  const ModelInputs inputs(model, x);
+  expr::Evaluator evaluator(*criterion.program, inputs);
+  double largest = 0.0;
+  for (int p = 0; p < criterion.points(); ++p) {
+    largest = std::max(largest, evaluator.term_magnitude(p));
+  }
+  return largest;
+}
+
 void add_criterion_gradient(const Study&, const Criterion& criterion, int point,
                             const Eigen::VectorXd& x, const ResponseModel& model,
                             Eigen::Ref<Eigen::VectorXd> grad) {

@@ -44,6 +44,10 @@ double criterion_value(const Study& study, const Criterion& criterion, int point
 // The criterion at every one of its points (one evaluation pass: shared reductions once).
 Eigen::VectorXd criterion_values(const Study& study, const Criterion& criterion,
                                  const Eigen::VectorXd& x, const ResponseModel& model);
+// The largest |term| of the criterion's outermost sum over all its points at x
+// (expr::Evaluator::term_magnitude): its size where its value cancels to about 0.
+double largest_term(const Study& study, const Criterion& criterion, const Eigen::VectorXd& x,
+                    const ResponseModel& model);
 // grad (size n_total) += d criterion / dx, exact (automatic differentiation of the relation).
 void add_criterion_gradient(const Study& study, const Criterion& criterion, int point,
                             const Eigen::VectorXd& x, const ResponseModel& model,

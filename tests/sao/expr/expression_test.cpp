@@ -148,6 +148,21 @@ TEST(ExpressionValues, ArithmeticOperators) {
   EXPECT_DOUBLE_EQ(value("x * y - z"), 0.7 * -0.4 - 2.0);
 }
 
+// The largest |term| of the outermost sum: what a value that cancels is made of. s = 5, h on
+// case c = 1, 2, 4, 3; x = 0.7, y = -0.4, z = 2.
+TEST(ExpressionValues, TermMagnitudeIsTheLargestTermOfTheOutermostSum) {
+  auto terms = [](const std::string& text, int point = 0) {
+    TableInputs in;
+    return Evaluator(*compile(text), in).term_magnitude(point);
+  };
+  EXPECT_DOUBLE_EQ(terms("s*100 - 500"), 500.0);    // the value is 0
+  EXPECT_DOUBLE_EQ(terms("-(x - 3*s) + z"), 15.0);  // through unary minus
+  EXPECT_DOUBLE_EQ(terms("(s - 5)*100"), 0.0);      // a product: its value
+  EXPECT_DOUBLE_EQ(terms("sqrt(s*s) - 5"), 5.0);    // a call is one term
+  EXPECT_DOUBLE_EQ(terms("h*10 - 25", 2), 40.0);    // per point of a history
+  EXPECT_DOUBLE_EQ(terms("sum(h) - 10"), 10.0);     // a reduction is one term
+}
+
 TEST(ExpressionValues, MultiplicationBindsTighterThanAddition) {
   EXPECT_DOUBLE_EQ(value("1 + 2 * 3"), 7.0);
   EXPECT_DOUBLE_EQ(value("(1 + 2) * 3"), 9.0);

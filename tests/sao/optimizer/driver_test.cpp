@@ -9,10 +9,12 @@
 
 #include "sao/study/study_loader.hpp"
 #include "tests/sao/fake_simulator.hpp"
+#include "tests/support.hpp"
 
 namespace sao {
 namespace {
 
+using testing::captured_log;
 using testing::FakeResponse;
 using testing::FakeSimulator;
 
@@ -221,6 +223,56 @@ TEST(Driver, AZeroBoundIsNormalisedByTheStartValueUnlessTheScaleIsLarger) {
   const RunSummary& r = run.run();
   EXPECT_EQ(r.status, RunStatus::kConverged) << r.message;
   EXPECT_NEAR(r.x(0), 4.0, 1e-5);
+}
+
+// A constraint bounded by 0 that is exactly 0 at the start, with a `scale` guessed (1) on values
+// of hundreds (issue 47): the trust region sizes it by its terms (r - 500: 500) or, with no terms
+// (r alone), by what one characteristic step in one variable changes it (|dr/db1| s1 = 1000
+// with s1 = 1), and says that the scale was a guess; the seed strategy keeps `scale`. Minimising b1
+// from 1 proposes b* = 0.6 (half-width 0.4), where r = 180 (g = -320) or r = -320 (g = -320).
+TEST(Driver, AZeroBoundZeroAtTheStartIsSizedByItsTermsOrItsGradient) {
+  auto study = [](const std::string& strategy, const std::string& of) {
+    nlohmann::json d = {{"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
+                        {"load_cases", {{{"name", "only"}}}},
+                        {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+                        {"objective", {{"minimize", "b1"}}},
+                        {"constraints", {{{"name", "c"}, {"of", of}, {"upper", 0}, {"scale", 1}}}},
+                        {"settings", {{"strategy", strategy}}},
+                        {"simulator", {{"type", "fake"}}}};
+    return load_study(d);
+  };
+  FakeSimulator quadratic(
+      {{"r", [](const Eigen::VectorXd& b) { return 500.0 * b(0) * b(0); },
+        [](const Eigen::VectorXd& b) { return Eigen::VectorXd::Constant(1, 1000.0 * b(0)); }}});
+  FakeSimulator shifted(
+      {{"r", [](const Eigen::VectorXd& b) { return 500.0 * (b(0) * b(0) - 1.0); },
+        [](const Eigen::VectorXd& b) { return Eigen::VectorXd::Constant(1, 1000.0 * b(0)); }}});
+  auto first_cycle = [](const LoadedStudy& s, FakeSimulator& sim, std::string& log) {
+    CycleRecord rec;
+    log = captured_log(spdlog::level::warn, [&] {
+      Driver driver(s, sim, s.options);
+      rec = driver.step();
+    });
+    return rec;
+  };
+  std::string log;
+  const LoadedStudy by_terms = study("trust_region", "r - 500");
+  const CycleRecord terms = first_cycle(by_terms, quadratic, log);
+  ASSERT_NEAR(terms.x_opt(0), 0.6, 1e-9);
+  EXPECT_NEAR(terms.V, -320.0 / 500.0 * 100.0, 1e-6);
+  EXPECT_EQ(log.find("guess"), std::string::npos) << log;  // its terms sized it
+
+  const LoadedStudy by_gradient = study("trust_region", "r");
+  const CycleRecord gradient = first_cycle(by_gradient, shifted, log);
+  ASSERT_NEAR(gradient.x_opt(0), 0.6, 1e-9);
+  EXPECT_NEAR(gradient.V, -320.0 / 1000.0 * 100.0, 1e-6);
+  EXPECT_NE(log.find("constraint c: its bound is 0"), std::string::npos) << log;
+  EXPECT_NE(log.find("a guess"), std::string::npos) << log;
+  EXPECT_NE(log.find("changes it by up to 1000"), std::string::npos) << log;
+
+  const LoadedStudy seed = study("seed", "r");
+  const CycleRecord seeds = first_cycle(seed, shifted, log);
+  EXPECT_NEAR(seeds.V, 100.0 * 500.0 * (seeds.x_opt(0) * seeds.x_opt(0) - 1.0), 1e-6);  // N = 1
 }
 
 TEST(Driver, FailedStartAnalysisEndsWithStatusFailed) {
