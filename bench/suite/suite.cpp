@@ -133,6 +133,11 @@ Outcome run_method(const LoadedStudy& study, Simulator& simulator, const std::st
         std::count_if(s.history.begin(), s.history.end(), [](const CycleRecord& r) {
           return r.message.find("proposed b0 again") != std::string::npos;
         }));
+    o.cycles = s.cycles;
+    o.rejected = static_cast<int>(
+        std::count_if(s.history.begin(), s.history.end(),
+                      [](const CycleRecord& r) { return !r.accepted && !r.converged; }));
+    o.analyses = s.analyses;
     o.status = to_string(s.status);
     o.f = s.objective;
     // The driver's V is in the run's normalisation (a zero bound: the larger of `scale` and

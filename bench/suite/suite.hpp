@@ -74,7 +74,10 @@ struct Outcome {
   int runs = 0;
   bool solved = false, honest = true;  // honest: "converged" only when solved or at a known
   bool local = false;                  // local minimum; local: at one of those, not solved
-  int b0_again = 0;   // SAO: cycles whose subproblem proposed the cycle start again (logged)
+  int b0_again = 0;  // SAO: cycles whose subproblem proposed the cycle start again (logged)
+  // SAO, where the runs go: cycles, of them rejected, and designs analysed (one run each; the
+  // other runs are the sensitivities' finite differences).
+  int cycles = 0, rejected = 0, analyses = 0;
   Accuracy accuracy;  // the accuracy the run was judged at
 };
 
