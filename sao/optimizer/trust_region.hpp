@@ -23,7 +23,8 @@
 //                       the cycle before this one), where its subregion's half-width is below
 //                       kSmallRegion of its range, grows as above: a fair ratio that persists
 //                       at a small region is a crawl (issue 47: 40 cycles at 1e-4 of the range
-//                       on HS 93), not a model still being learnt
+//                       on HS 93), not a model still being learnt (only where the subproblem
+//                       carried the Lagrangian's curvature: TrustRegionStrategy::judge)
 // b* within a tenth of vioacc of feasibility counts as feasible in Phi(b*) (h = 0): the
 // subproblem predicted the violation removed, and what is left is round-off or the second-order
 // violation of a step along a curved constraint, which would otherwise reject an exact step or

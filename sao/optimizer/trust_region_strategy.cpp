@@ -162,9 +162,11 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
     t.reversed = reversed_steps(p.previous->delta_b, facts.delta_b, half);
   }
   // The growth of a small region goes with the Lagrangian's curvature (settings'
-  // lagrangian_curvature): without it, the suite needed more runs (docs/benchmarks.md).
-  if (noisy.lagrangian_curvature && p.previous && p.previous->cycle > 0 &&
-      p.previous->cycle == p.cycle - 1) {
+  // lagrangian_curvature), where the subproblem carried it (some curvature learnt from the
+  // active constraints): without it, the suite needed more runs, and the 60-variable
+  // suspension, with no active constraint, 251 cycles instead of 164 (docs/benchmarks.md).
+  if (noisy.lagrangian_curvature && p.problem.curvature.size() > 0 && p.previous &&
+      p.previous->cycle > 0 && p.previous->cycle == p.cycle - 1) {
     t.continued = continued_steps(p.previous->delta_b, facts.delta_b, half);
     // Only where the region has become small (a half-width below kSmallRegion of the range):
     // there a fair ratio that persists is the crawl of the issue, not a model that is still
