@@ -300,9 +300,9 @@ const CycleRecord& Driver::step() {
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
   const double V0 = violation(x0_, e0);
   if (noisy_.approximation != ApproximationSource::kMultipoint) {
-    measure_optimality(problem, rec);
+    const Eigen::MatrixXd jacobian = measure_optimality(problem, rec);
     if (converged_at_b0(V0, rec)) return close_cycle(rec);
-    learn_lagrangian_curvature(problem);
+    learn_lagrangian_curvature(problem, jacobian);
   }
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear

@@ -11,12 +11,10 @@ constexpr double kSkip = 1e-8;
 
 }  // namespace
 
-void LagrangianCurvature::update(const ApproximateProblem& problem, const Optimality& at_b0,
-                                 double bound) {
+void LagrangianCurvature::update(const ApproximateProblem& problem, const Eigen::MatrixXd& J,
+                                 const Optimality& at_b0, double bound) {
   const int n = problem.study->n_design();
   const Eigen::VectorXd& x0 = problem.x0;
-  Eigen::MatrixXd J;
-  problem.row_values(x0, &J);
   Start now;
   now.b = x0.head(n);
   for (size_t r = 0; r < problem.rows.size(); ++r) {

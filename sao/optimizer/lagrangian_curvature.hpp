@@ -43,8 +43,11 @@ class LagrangianCurvature {
   // At a cycle start b0 = problem.x0 (problem.model exact in value and gradient at b0, before
   // any curvature term is set on it): updates C from the pair (the previous start, b0) with
   // the multipliers of `at_b0` (first_order_optimality at b0 over problem.rows), then keeps
-  // b0's gradients for the next pair. bound: the eigenvalue clamp (max_curvature D).
-  void update(const ApproximateProblem& problem, const Optimality& at_b0, double bound);
+  // b0's gradients for the next pair. `jacobian`: problem.row_values' gradients at b0 (one row
+  // per retained row), as the optimality measure computed them. bound: the eigenvalue clamp
+  // (max_curvature D).
+  void update(const ApproximateProblem& problem, const Eigen::MatrixXd& jacobian,
+              const Optimality& at_b0, double bound);
   // C in the design variables b (n x n; empty before the first update with a pair).
   Eigen::MatrixXd matrix() const;
   // How many pairs updated C so far.

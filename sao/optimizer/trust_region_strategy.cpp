@@ -57,12 +57,9 @@ std::vector<UnsizedConstraint> TrustRegionStrategy::prepare(Study& study, const 
 void TrustRegionStrategy::size_by_gradients(Study& study, std::vector<UnsizedConstraint>& unsized,
                                             ApproximateProblem& problem) const {
   const int n = study.n_design();
-  Eigen::VectorXd lower(n), upper(n);
-  for (int i = 0; i < n; ++i) {
-    lower(i) = study.design[i].lower;
-    upper(i) = study.design[i].upper;
-  }
-  const Eigen::VectorXd sizes = variable_sizes(problem.x0.head(n), lower, upper);
+  Eigen::VectorXd lower, upper;
+  study.variable_bounds(lower, upper);
+  const Eigen::VectorXd sizes = variable_sizes(problem.x0, lower, upper).head(n);
   for (const UnsizedConstraint& u : unsized) {
     const int j = u.constraint;
     Constraint& c = study.constraints[j];
