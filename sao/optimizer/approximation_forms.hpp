@@ -15,7 +15,10 @@
 //                  c_k = C / w_k^2,  C = 2 [r(y_p) - r0 - a.dy_p] / sum_k (dy_p,k / w_k)^2.
 //                Clamped: c_k w_k^2 in [min_curvature S, max_curvature S] (settings; default
 //                [0, 1000]), S = |r0| + sum_k |a_k| w_k the response's scale; min_curvature
-//                >= 0 keeps the approximation convex. No earlier point: c = 0 (the linear form).
+//                >= 0 keeps the approximation convex. A response that constraints bound from
+//                both sides (an equality, or a lower and an upper bound) has no conservative
+//                side: its floor is -max_curvature, so a concave equality keeps its curvature.
+//                No earlier point: c = 0 (the linear form).
 //  quasi_newton  r~ = r0 + a.dy + 1/2 dy' H dy: a full curvature matrix, not separable.
 //                H is rebuilt every cycle from the path of analysed designs with gradients
 //                (memory.path, oldest first, up to 2 n + 2 of them, then b0), so a restart

@@ -201,6 +201,45 @@ TEST(ApproximationForms, CurvatureIsFlooredAndCapped) {
               10.0 * scale / (w * w), 1e-6);
 }
 
+TEST(ApproximationForms, AResponseBoundedFromBothSidesKeepsACurvatureOfEitherSign) {
+  // r = -b^2 (concave) under constraints: bounded from one side it is floored at 0 (a convex
+  // model: conservative for an upper bound); an equality, or a lower and an upper bound, has no
+  // conservative side and keeps its curvature, -2, down to -max_curvature.
+  const Function concave{"r", [](const VectorXd& b) { return -b(0) * b(0); },
+                         [](const VectorXd& b) { return point({-2 * b(0)}); }};
+  ApproximationMemory memory;
+  memory.points.push_back({point({2.0}), analyse({concave, kConstant}, point({2.0}), true)});
+  const Evaluation e = analyse({concave, kConstant}, point({1.0}), true);
+  const auto curvature_under = [&](const nlohmann::json& constraints, double max_curvature) {
+    nlohmann::json d = {
+        {"design_variables", {{{"name", "b1"}, {"lower", 0.5}, {"upper", 4.0}, {"initial", 1.0}}}},
+        {"load_cases", {{{"name", "only"}}}},
+        {"responses", {{{"name", "r"}, {"kind", "scalar"}}, {{"name", "s"}, {"kind", "scalar"}}}},
+        {"objective", {{"minimize", "s"}}},
+        {"constraints", constraints},
+        {"settings", {{"form", "quadratic"}, {"max_curvature", max_curvature}}},
+        {"simulator", {{"type", "none"}}}};
+    LoadedStudy s = load_study(d);
+    return make_approximation(s, s.options, e, point({1.0}), VectorXd(), VectorXd(), memory)
+        ->curvature({0, 0, 0})(0);
+  };
+  const nlohmann::json r = {{"response", "r"}};
+  EXPECT_EQ(curvature_under({{{"name", "c"}, {"of", r}, {"upper", -1.0}}}, 1000.0), 0.0);
+  EXPECT_EQ(curvature_under({{{"name", "c"}, {"of", r}, {"lower", -9.0}}}, 1000.0), 0.0);
+  EXPECT_NEAR(curvature_under({{{"name", "c"}, {"of", r}, {"equals", -2.0}}}, 1000.0), -2.0, 1e-12);
+  EXPECT_NEAR(
+      curvature_under({{{"name", "c"}, {"of", r}, {"lower", -9.0}, {"upper", -1.0}}}, 1000.0), -2.0,
+      1e-12);
+  EXPECT_NEAR(curvature_under({{{"name", "low"}, {"of", r}, {"lower", -9.0}},
+                               {{"name", "high"}, {"of", "r + 0.5"}, {"upper", -1.0}}},
+                              1000.0),
+              -2.0, 1e-12);
+  // The floor is -max_curvature S / w^2 (S = |r0| + |a| w + |r_p| + |a_p| w, w = 3.5).
+  const double w = 3.5, scale = 1 + 2 * w + 4 + 4 * w;
+  EXPECT_NEAR(curvature_under({{{"name", "c"}, {"of", r}, {"equals", -2.0}}}, 0.01),
+              -0.01 * scale / (w * w), 1e-12);
+}
+
 TEST(ApproximationForms, QuadraticInReciprocalVariables) {
   // r = 3/b + 2/b^2 = 3 y + 2 y^2 in y = 1/b: exact after one previous point with gradients.
   const Function f{
