@@ -337,11 +337,12 @@ int analyse(const std::string& request_file, const std::string& out_file) {
   return e.front().ok ? sao::cli::kOk : sao::cli::kFailed;
 }
 
-int check(const std::string& file, bool json) {
+int check(const std::string& file, const std::vector<std::string>& overrides, int start,
+          bool json) {
   if (json) {
     // Every problem in the document, not a message on stderr: {"valid": false, "problems": [..]}.
     try {
-      const sao::OpenedStudy opened = sao::open_study(file);
+      const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
       std::cout << nlohmann::ordered_json({{"file", file},
                                            {"valid", true},
                                            {"design_variables", opened.study.n_design()},
@@ -358,7 +359,7 @@ int check(const std::string& file, bool json) {
       throw;  // the message on stderr too, and exit 2
     }
   }
-  const sao::OpenedStudy opened = sao::open_study(file);
+  const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
             << opened.study.constraints.size() << " constraints after expansion)\n";
   return sao::cli::kOk;
@@ -435,6 +436,7 @@ void add_study_commands(CLI::App& app, Arguments& a) {
   a.check_cmd = app.add_subcommand("check", "validate a study file and its simulator section");
   add_study_file(a.check_cmd, a.file);
   a.check_cmd->add_flag("--json", a.json, "the outcome as one JSON document (with the problems)");
+  add_study_overrides(a.check_cmd, a.overrides, a.start);
 
   a.gradient_cmd = app.add_subcommand(
       "check-gradient",
@@ -597,7 +599,7 @@ int dispatch(Arguments& a) {
     }
     if (*a.gradient_cmd)
       return check_gradient(a.file, a.overrides, a.start, a.gradient, a.json, a.analyses_out);
-    return check(a.file, a.json);
+    return check(a.file, a.overrides, a.start, a.json);
   });
 }
 

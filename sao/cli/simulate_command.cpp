@@ -40,6 +40,7 @@ std::pair<std::string, double> assignment(const std::string& text) {
 Study study_of(const SimulateRequest& request, const std::string& dir, Eigen::VectorXd& design,
                std::vector<std::string>& model_names) {
   nlohmann::json document = read_study_document(request.file);
+  for (const std::string& o : request.overrides) apply_override(document, o);
   place_run_directory(document, dir);
   const bool is_study = document.is_object() && document.contains("objective");
   Study study = is_study ? load_study(document, request.file) : load_model(document, request.file);
@@ -133,6 +134,8 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateRequest& request) {
   cmd->add_option("--design", request.designs,
                   "a design variable's (study) or model parameter's (model) value: name=value; "
                   "repeatable");
+  cmd->add_option("--set", request.overrides,
+                  "override an entry of the file: path.to.key=value (as on `sao run`)");
   cmd->add_option("--out", request.out_dir,
                   "output folder (default: out/<folder>-<file stem>-simulate)");
   cmd->add_flag("--json", request.json, "the summary (simulation.json) on stdout");

@@ -42,6 +42,7 @@ struct Commands {
   std::string report_cycles;
   std::string dir;
   std::string study_file;
+  std::vector<std::string> overrides;  // --set with --study: applied to the study file
   std::vector<std::string> assignments;
   int from_cycle = 0;
   int from_branch = 0;
@@ -93,13 +94,26 @@ std::string directory_of(const std::string& store) {
   return parent.empty() ? "." : parent.string();
 }
 
+// The --study file with the --set overrides applied (`command` names it in messages).
+nlohmann::json study_document(const std::string& command) {
+  if (commands.study_file.empty()) {
+    if (!commands.overrides.empty()) {
+      throw UsageError(command + ": --set changes the --study file; without one, change the " +
+                       "store's settings with `sao set DIR key=value`");
+    }
+    return nullptr;
+  }
+  nlohmann::json document = read_study_document(commands.study_file);
+  for (const std::string& o : commands.overrides) apply_override(document, o);
+  return document;
+}
+
 int step_command() {
   const bool create = !commands.study_file.empty();
+  nlohmann::json document = study_document("sao step");
   if (create) make_output_folder(commands.dir);
   StudySession session(store_file(commands.dir), create);
-  if (create) {
-    session.begin(read_study_document(commands.study_file), commands.study_file, 0);
-  }
+  if (create) session.begin(std::move(document), commands.study_file, 0);
   session.open();
   const Output output = commands.json ? Output::kJson : Output::kTable;
   // --json: the cycle's one document only (no analyses events).
@@ -325,7 +339,7 @@ int restart_command() {
   StudySession session(store_file(commands.dir), false);
   session.open();
   std::optional<nlohmann::json> document;
-  if (!commands.study_file.empty()) document = read_study_document(commands.study_file);
+  if (nlohmann::json d = study_document("sao restart"); !d.is_null()) document = std::move(d);
   const int branch =
       session.restart(commands.from_cycle, document, commands.study_file, commands.from_branch,
                       commands.reset_region, commands.from_reported);
@@ -446,6 +460,9 @@ void add_store_commands(CLI::App& app) {
       ->add_option("--study", commands.study_file,
                    "study file: creates the store of DIR when it has none (else must match)")
       ->check(CLI::ExistingFile);
+  commands.step->add_option("--set", commands.overrides,
+                            "with --study: override an entry of the study file, path.to.key=value "
+                            "(as on `sao run`)");
   commands.step->add_flag("--json", commands.json, "print the record as one JSON document");
   add_progress(commands.step, commands.progress);
 
@@ -483,6 +500,9 @@ void add_store_commands(CLI::App& app) {
       "analysed where that is not its last accepted one), after its last cycle");
   commands.restart->add_option("--study", commands.study_file, "the reformulated study (JSON)")
       ->check(CLI::ExistingFile);
+  commands.restart->add_option("--set", commands.overrides,
+                               "with --study: override an entry of the study file, "
+                               "path.to.key=value (as on `sao run`)");
   commands.restart
       ->add_option("--branch", commands.from_branch,
                    "the branch whose history holds cycle K (default: the current one)")

@@ -5,6 +5,7 @@
 // the output folder, not in the current folder.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +163,118 @@ TEST(CliModel, SimulateExitCodes) {
       sao::testing::sao("simulate " + (dir / "broken.json").string() + out);
   EXPECT_EQ(broken.code, 2);
   EXPECT_NE(broken.text.find("simulator: missing"), std::string::npos) << broken.text;
+}
+
+// --set on simulate, check, and step/restart with --study (issue 49): an entry of the file
+// overridden before it is loaded, as on `sao run`; a wrong one rejected with the key named.
+TEST(CliModel, SimulateCheckAndStepTakeSet) {
+  const fs::path dir = scratch();
+  const std::string study = kProblems + "oscillator/psi.json";
+  // y(pi/2) = z0 at c = 1: the initial value of z0 set through the file, not --design.
+  const CommandOutput set =
+      stdout_of("simulate " + study + " --set design_variables.z0.initial=0.3 --out " +
+                (dir / "set").string() + " --json");
+  ASSERT_EQ(set.code, 0) << set.text;
+  const json doc = json::parse(set.text);
+  EXPECT_EQ(doc["design"]["z0"], 0.3);
+  const Csv csv = read_csv(doc["load_cases"][0]["file"].get<std::string>());
+  ASSERT_EQ(csv.rows.size(), 3u);
+  EXPECT_NEAR(csv.rows[2][csv.column("y")], 0.3, 1e-6);
+  // --design still wins over the file's initial value.
+  const CommandOutput both = stdout_of("simulate " + study +
+                                       " --set design_variables.z0.initial=0.3 --design z0=0.6 "
+                                       "--out " +
+                                       (dir / "both").string() + " --json");
+  ASSERT_EQ(both.code, 0) << both.text;
+  EXPECT_EQ(json::parse(both.text)["design"]["z0"], 0.6);
+  const CommandOutput bad = sao::testing::sao(
+      "simulate " + study + " --set design_variables.q.initial=1 --out " + (dir / "bad").string());
+  EXPECT_EQ(bad.code, 2) << bad.text;
+  EXPECT_NE(bad.text.find("design_variables.q"), std::string::npos) << bad.text;
+
+  const CommandOutput valid = sao::testing::sao("check " + study + " --set settings.objacc=0.01");
+  EXPECT_EQ(valid.code, 0) << valid.text;
+  // A value the file would accept, made inconsistent by --set: check sees the override.
+  const CommandOutput bounds =
+      sao::testing::sao("check " + study + " --set design_variables.c.lower=3");
+  EXPECT_EQ(bounds.code, 2) << bounds.text;
+  EXPECT_NE(bounds.text.find("design_variables"), std::string::npos) << bounds.text;
+  const CommandOutput json_out =
+      stdout_of("check " + study + " --json --set design_variables.c.lower=3");
+  EXPECT_EQ(json_out.code, 2);
+  EXPECT_FALSE(json::parse(json_out.text)["valid"].get<bool>()) << json_out.text;
+
+  // sao step --study creates the store from the overridden study: its first cycle starts there.
+  const CommandOutput step = stdout_of("step " + (dir / "store").string() + " --study " + study +
+                                       " --set design_variables.z0.initial=0.3 --json");
+  ASSERT_EQ(step.code, 0) << step.text;
+  EXPECT_EQ(json::parse(step.text)["record"]["b0"]["z0"], 0.3) << step.text;
+  // Without --study there is no file to override (the store's settings change with `sao set`).
+  for (const std::string command : {"step ", "restart --from-cycle 1 "}) {
+    const CommandOutput alone =
+        sao::testing::sao(command + (dir / "store").string() + " --set settings.objacc=0.1");
+    EXPECT_EQ(alone.code, 2) << command << alone.text;
+    EXPECT_NE(alone.text.find("sao set DIR key=value"), std::string::npos) << alone.text;
+  }
+}
+
+// history.csv holds every figure of result.json's history but its message (issue 49): the
+// diagnostic columns of a crawl (ratio, kkt_residual, the move actions) and the cycle start.
+TEST(CliModel, HistoryCsvHoldsTheHistorysFigures) {
+  const fs::path dir = scratch();
+  const CommandOutput run =
+      sao::testing::sao("run " + kProblems + "impact-absorber/max-acceleration.json --out " +
+                        (dir / "run").string() + " -q");
+  ASSERT_EQ(run.code, 0) << run.text;
+  const json history = read_json(dir / "run" / "result.json")["history"];
+  std::ifstream in(dir / "run" / "history.csv");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  {
+    std::istringstream head(line);
+    for (std::string cell; std::getline(head, cell, ',');) header.push_back(cell);
+  }
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<size_t>(it - header.begin());
+  };
+  size_t row = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    if (!line.empty() && line.back() == ',') f.push_back("");
+    ASSERT_EQ(f.size(), header.size()) << line;
+    ASSERT_LT(row, history.size());
+    const json& h = history[row++];
+    EXPECT_EQ(std::stoi(f[column("cycle")]), h["cycle"].get<int>());
+    EXPECT_EQ(f[column("subproblem")], h["subproblem"].get<std::string>());
+    EXPECT_EQ(f[column("gradient_method")], h["gradient_method"].get<std::string>());
+    EXPECT_EQ(std::stoi(f[column("fit_points")]), h["fit_points"].get<int>());
+    for (const char* key : {"F0", "E", "Fchg", "ratio", "kkt_residual", "noise_estimate"}) {
+      if (h[key].is_null()) {
+        EXPECT_EQ(f[column(key)], "") << key;
+      } else {
+        const double v = h[key].get<double>();
+        EXPECT_NEAR(std::stod(f[column(key)]), v, 1e-5 * std::max(1.0, std::abs(v))) << key;
+      }
+    }
+    for (const auto& [name, value] : h["b0"].items()) {
+      EXPECT_NEAR(std::stod(f[column("b0_" + name)]), value.get<double>(),
+                  1e-9 * std::max(1.0, std::abs(value.get<double>())))
+          << name;
+    }
+    const std::vector<std::string> variables = {"b1", "b2"};
+    for (size_t i = 0; i < variables.size(); ++i) {
+      EXPECT_EQ(f[column("action_" + variables[i])], h["move_actions"][i].get<std::string>());
+      EXPECT_NEAR(std::stod(f[column("next_m_" + variables[i])]),
+                  h["next_move_factors"][i].get<double>(), 1e-5);
+    }
+  }
+  EXPECT_EQ(row, history.size());
+  EXPECT_GE(row, 2u);
 }
 
 // The failing code's study (exit 7): the analysis fails (exit 3), and its run directory is
