@@ -270,7 +270,7 @@ int status_command() {
     }
     const std::vector<SettingChange> changes = store.setting_changes(b.id);
     const std::vector<StoredCycle> cycles = store.cycles(b.id);
-    std::cout << "    " << cycle_table_header(study) << "\n";
+    std::cout << "    " << cycle_table_header(study, "    ") << "\n";
     auto print_changes = [&](int cycle, bool pending) {
       for (const SettingChange& c : changes) {
         if (c.cycle == cycle) {

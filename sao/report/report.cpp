@@ -33,11 +33,26 @@ std::string factor_cells(const Eigen::VectorXd& m) {
 
 }  // namespace
 
-std::string cycle_table_header(const Study& study) {
+std::string cycle_table_header(const Study& study, const std::string& indent) {
   std::string names;
   for (const auto& n : variable_names(study)) names += fmt::format(" {:>10}", n);
-  return fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11} {:>9} {:>9} {:>9}  {}", "cycle", "acc",
-                     "mvl", "kept", names, "F", "Ef[%]", "Eg[%]", "V[%]", "move factors");
+  std::string header =
+      fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11} {:>9} {:>9} {:>9}  {}", "cycle", "acc", "mvl",
+                  "kept", names, "F", "Ef[%]", "Eg[%]", "V[%]", "move factors");
+  // The units line, under the columns they belong to (an auxiliary bounds a maximum of the
+  // objective's quantity: it has no unit of its own).
+  const auto unit = [](const std::string& u) { return u.empty() ? u : "[" + u + "]"; };
+  std::string units;
+  bool any = !study.objective.note.unit.empty();
+  for (const DesignVariable& v : study.design) {
+    units += fmt::format(" {:>10}", unit(v.note.unit));
+    any = any || !v.note.unit.empty();
+  }
+  for (size_t a = 0; a < study.auxiliaries.size(); ++a) units += fmt::format(" {:>10}", "");
+  if (!any) return header;
+  std::string line = fmt::format("{:>20}{} {:>11}", "", units, unit(study.objective.note.unit));
+  line.erase(line.find_last_not_of(' ') + 1);
+  return header + "\n" + indent + line;
 }
 
 std::string cycle_table_start(const Study& study, const RunSummary& summary,

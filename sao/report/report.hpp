@@ -14,8 +14,9 @@
 
 namespace sao {
 
-// Column titles of the cycle table, and one row of it.
-std::string cycle_table_header(const Study& study);
+// Column titles of the cycle table (each line after the first begins with `indent`: a second
+// line gives the units of the design variables and of F, when the study names any), and one row.
+std::string cycle_table_header(const Study& study, const std::string& indent = "");
 std::string cycle_table_row(const Study& study, const CycleRecord& record);
 // The start design as row 0.
 std::string cycle_table_start(const Study& study, const RunSummary& summary,

@@ -277,6 +277,48 @@ TEST(CliModel, HistoryCsvHoldsTheHistorysFigures) {
   EXPECT_GE(row, 2u);
 }
 
+// The console's cycle table gives the study's units (issue 49) on a line under the column
+// titles, each under its column: the design variables' and F's (the objective's).
+TEST(CliModel, TheCycleTableShowsUnitsUnderItsColumns) {
+  const fs::path dir = scratch();
+  const CommandOutput run =
+      stdout_of("run " + kProblems + "oscillator/psi.json --out " + (dir / "run").string());
+  ASSERT_EQ(run.code, 0) << run.text;
+  std::istringstream lines(run.text);
+  std::string line, header, units;
+  while (std::getline(lines, line)) {
+    if (line.rfind("cycle acc", 0) == 0) {
+      header = line;
+      std::getline(lines, units);
+      break;
+    }
+  }
+  ASSERT_FALSE(header.empty()) << run.text;
+  // The end of a title and of its unit line up.
+  const auto end_of = [](const std::string& text, const std::string& token) {
+    const size_t at = text.find(token);
+    EXPECT_NE(at, std::string::npos) << token << " in " << text;
+    return at == std::string::npos ? at : at + token.size();
+  };
+  EXPECT_EQ(end_of(units, "[1/s^2]"), end_of(header, " c"));
+  EXPECT_EQ(end_of(units, "[m/s]"), end_of(header, " z0"));
+  EXPECT_EQ(end_of(units, "[m]"), end_of(header, " F"));
+  // The next line is the start design's row: no units line where the study gives none.
+  const fs::path bare = dir / "bare.json";
+  json study = read_json(kProblems + "oscillator/psi.json");
+  for (json& v : study["design_variables"]) v.erase("unit");
+  study["objective"].erase("unit");
+  std::ofstream(bare) << study.dump();
+  const CommandOutput plain =
+      stdout_of("run " + bare.string() + " --out " + (dir / "bare").string());
+  ASSERT_EQ(plain.code, 0) << plain.text;
+  EXPECT_EQ(plain.text.find("[m/s]"), std::string::npos) << plain.text;
+  const size_t title = plain.text.find("cycle acc");
+  ASSERT_NE(title, std::string::npos);
+  const size_t next = plain.text.find('\n', title) + 1;
+  EXPECT_EQ(plain.text.substr(next, 5), "    0") << plain.text;
+}
+
 // The failing code's study (exit 7): the analysis fails (exit 3), and its run directory is
 // kept inside the output folder, nothing in the current folder.
 TEST(CliModel, FailedExternalRunsStayInsideTheOutputFolder) {
