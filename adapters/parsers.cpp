@@ -155,9 +155,9 @@ class FieldSplitter {
     }
     const size_t parsed = csv_parse(&csv_, line.data(), line.size(), on_field, nullptr, &out);
     const bool failed = parsed != line.size() || csv_fini(&csv_, on_field, nullptr, &out) != 0;
-    // The read ends at a failure: the parser is not used again.
-    if (failed)
+    if (failed) {  // the read ends here: the parser is not used again
       return std::string("cannot be split into fields: ") + csv_strerror(csv_error(&csv_));
+    }
     for (std::string& f : out) f = trimmed(f);
     return {};
   }
