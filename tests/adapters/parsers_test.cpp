@@ -452,6 +452,9 @@ TEST_F(Delimited, QuotedFieldsKeepTheirDelimiters) {
   CaseResult r;
   EXPECT_EQ(read(columns("h.csv", "say \"hi\""), r),
             "response \"h\": file h.csv, line 2: \"a\" is not a number");
+  // Spaces inside the quotes are trimmed too.
+  write("inner.csv", "\" time \",\" acc \"\n0,\" 1.5\"\n0.5,\"-2.25 \"\n1,\"\t3e-3 \"\n");
+  EXPECT_EQ(history(columns("inner.csv", "acc")), expected_);
   write("h.ssv", "time;\"acc; filtered\"\n0;1.5\n0.5;-2.25\n1;3e-3\n");
   EXPECT_EQ(history(columns("h.ssv", "acc; filtered")), expected_);
   write("h.tsv", "time\t\"acc\tfiltered\"\n0\t1.5\n0.5\t-2.25\n1\t3e-3\n");
