@@ -1,5 +1,6 @@
 #include "adapters/parsers.hpp"
 
+#include <csv.h>
 #include <fcntl.h>
 #include <re2/re2.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -86,12 +88,98 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// The fields of a line separated by runs of white space.
 std::vector<std::string> fields(const std::string& line) {
   std::vector<std::string> out;
   std::istringstream s(line);
   std::string f;
   while (s >> f) out.push_back(f);
   return out;
+}
+
+// `text` without the spaces and tabs around it.
+std::string trimmed(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+// The delimiter of "auto", from a line of the file: a tab, else a semicolon, else a comma, else
+// white space.
+Delimiter detect_delimiter(const std::string& line) {
+  if (line.find('\t') != std::string::npos) return Delimiter::kTab;
+  if (line.find(';') != std::string::npos) return Delimiter::kSemicolon;
+  if (line.find(',') != std::string::npos) return Delimiter::kComma;
+  return Delimiter::kWhitespace;
+}
+
+// The delimiter as the study names it, for messages: "," ";" "tab" "whitespace".
+std::string delimiter_name(Delimiter d) {
+  switch (d) {
+    case Delimiter::kComma:
+      return "\",\"";
+    case Delimiter::kSemicolon:
+      return "\";\"";
+    case Delimiter::kTab:
+      return "\"tab\"";
+    default:
+      return "\"whitespace\"";
+  }
+}
+
+// Splits lines into fields with one delimiter (not kAuto). White space: runs of spaces and tabs,
+// as fields() always did. A comma, semicolon or tab: libcsv (Debian libcsv-dev), so that a
+// quoted field ("Chassis acc, m/s^2", with "" for a quote inside) keeps its delimiters; each
+// field is then trimmed of the spaces and tabs around it. Lines are split one at a time (a
+// quoted field does not continue on the next line); one parser serves every line.
+class FieldSplitter {
+ public:
+  explicit FieldSplitter(Delimiter delimiter) : delimiter_(delimiter) {
+    csv_init(&csv_, 0);  // fails only for a null parser
+    csv_set_delim(&csv_, delimiter == Delimiter::kTab         ? CSV_TAB
+                         : delimiter == Delimiter::kSemicolon ? ';'
+                                                              : CSV_COMMA);
+  }
+  ~FieldSplitter() { csv_free(&csv_); }
+  FieldSplitter(const FieldSplitter&) = delete;
+  FieldSplitter& operator=(const FieldSplitter&) = delete;
+
+  Delimiter delimiter() const { return delimiter_; }
+
+  // The fields of `line` into `out`; "" or why not (libcsv out of memory).
+  std::string split(const std::string& line, std::vector<std::string>& out) {
+    out.clear();
+    if (delimiter_ == Delimiter::kWhitespace) {
+      out = fields(line);
+      return {};
+    }
+    const size_t parsed = csv_parse(&csv_, line.data(), line.size(), on_field, nullptr, &out);
+    const bool failed = parsed != line.size() || csv_fini(&csv_, on_field, nullptr, &out) != 0;
+    if (failed) {  // the read ends here: the parser is not used again
+      return std::string("cannot be split into fields: ") + csv_strerror(csv_error(&csv_));
+    }
+    for (std::string& f : out) f = trimmed(f);
+    return {};
+  }
+
+ private:
+  static void on_field(void* text, size_t size, void* data) {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(static_cast<const char*>(text),
+                                                               size);
+  }
+
+  Delimiter delimiter_;
+  csv_parser csv_{};
+};
+
+// A header field as the name it stands for: without spaces around it and without one pair of
+// double quotes around that ("\"time\"" and " time " name time).
+std::string bare_name(const std::string& field) {
+  std::string name = trimmed(field);
+  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
+    name = trimmed(name.substr(1, name.size() - 2));
+  }
+  return name;
 }
 
 // Line numbers of offsets that only grow (the matches of a pattern, in order): each byte of the
@@ -230,6 +318,27 @@ void read_regex_spec(JsonReader& e, OutputSpec& s) {
   }
 }
 
+// "delimiter" of "cell" and "columns": how a line is split into fields.
+void read_delimiter(JsonReader& e, OutputSpec& s) {
+  if (!e.has("delimiter")) return;
+  static const std::pair<const char*, Delimiter> kNames[] = {
+      {"auto", Delimiter::kAuto}, {",", Delimiter::kComma}, {";", Delimiter::kSemicolon},
+      {"tab", Delimiter::kTab},   {"\t", Delimiter::kTab},  {"whitespace", Delimiter::kWhitespace}};
+  const json& v = e.raw("delimiter");
+  if (v.is_string()) {
+    for (const auto& [name, delimiter] : kNames) {
+      if (v.get<std::string>() == name) {
+        s.delimiter = delimiter;
+        return;
+      }
+    }
+  }
+  e.problems().add(e.at("delimiter"),
+                   "expected one of \"auto\", \",\", \";\", \"tab\" (or \"\\t\"), \"whitespace\", "
+                   "got " +
+                       json_excerpt(v));
+}
+
 // "cell": a line (negative from the end) and a column of a scalar.
 void read_cell_spec(JsonReader& e, OutputSpec& s) {
   s.parser = Parser::kCell;
@@ -243,6 +352,7 @@ void read_cell_spec(JsonReader& e, OutputSpec& s) {
     s.line = static_cast<int>(*line);
   }
   s.column = static_cast<int>(e.integer("column", 1, kMaxIndex).value_or(1));
+  read_delimiter(e, s);
 }
 
 // "json": pointers to a number, or to arrays of times and values.
@@ -312,6 +422,11 @@ void read_columns_spec(JsonReader& e, OutputSpec& s) {
     }
   }
   s.skip = static_cast<int>(e.integer("skip", 0, kMaxIndex).value_or(0));
+  s.units = e.boolean("units").value_or(false);
+  if (s.units && !s.header) {
+    e.problems().add(e.at("units"), "a units row lies under a header line: needs \"header\": true");
+  }
+  read_delimiter(e, s);
   s.resample = e.boolean("resample").value_or(true);
 }
 
@@ -342,7 +457,8 @@ OutputSpec parse_output_spec(const json& entry, const std::string& path, Problem
   if (!kind || !parser) {
     // Which keys belong to the entry is unknown: none is reported as unknown.
     e.known({"pattern", "group", "occurrence", "time_group", "value_group", "line", "column",
-             "pointer", "time_pointer", "time", "value", "header", "comment", "skip", "resample"});
+             "pointer", "time_pointer", "time", "value", "header", "comment", "skip", "resample",
+             "delimiter", "units"});
   } else if (*parser == "regex") {
     read_regex_spec(e, s);
   } else if (*parser == "cell") {
@@ -546,7 +662,7 @@ std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& resul
   return store_history(src, times, values, grid, src.who + ": ", result);
 }
 
-// "cell": one whitespace-separated field of one line.
+// "cell": one field of one line ("auto": the delimiter detected from that line).
 std::string read_cell(const Source& src, const std::vector<std::string>& lines,
                       CaseResult& result) {
   const OutputSpec& spec = src.spec;
@@ -555,10 +671,14 @@ std::string read_cell(const Source& src, const std::vector<std::string>& lines,
   if (line < 1 || line > n) {
     return src.who + ": has " + std::to_string(n) + " lines, no line " + std::to_string(spec.line);
   }
-  const std::vector<std::string> f = fields(lines[static_cast<size_t>(line - 1)]);
+  const std::string& text = lines[static_cast<size_t>(line - 1)];
+  FieldSplitter splitter(spec.delimiter == Delimiter::kAuto ? detect_delimiter(text)
+                                                            : spec.delimiter);
+  std::vector<std::string> f;
+  if (auto e = splitter.split(text, f); !e.empty()) return src.at_line(line) + e;
   if (spec.column > static_cast<int>(f.size())) {
-    return src.at_line(line) + "has " + std::to_string(f.size()) + " columns, no column " +
-           std::to_string(spec.column);
+    return src.at_line(line) + "has " + std::to_string(f.size()) + " columns read with delimiter " +
+           delimiter_name(splitter.delimiter()) + ", no column " + std::to_string(spec.column);
   }
   double v = 0.0;
   std::string error;
@@ -569,14 +689,30 @@ std::string read_cell(const Source& src, const std::vector<std::string>& lines,
   return {};
 }
 
-// "columns": a table, one row per time point, after an optional header line naming columns.
+// The columns of a header for a message: each quoted, at most 20 ("..." after them).
+std::string listed_columns(const std::vector<std::string>& header) {
+  constexpr size_t kListed = 20;
+  std::string out;
+  for (size_t i = 0; i < header.size() && i < kListed; ++i) {
+    out += (i ? ", " : "") + quoted(header[i]);
+  }
+  if (header.size() > kListed) out += ", ... (" + std::to_string(header.size()) + " columns)";
+  return out;
+}
+
+// "columns": a table, one row per time point, after an optional header line naming columns
+// and an optional units row. "auto" detects the delimiter from the first line read (after
+// `skip`, blank and comment lines) and keeps it for the whole file.
 std::string read_columns(const Source& src, const std::vector<std::string>& lines,
                          const TimeGrid& grid, CaseResult& result) {
   const OutputSpec& spec = src.spec;
   std::vector<double> times, values;
   int time_col = spec.time_index - 1, value_col = spec.value_index - 1;
   bool need_header = spec.header;
+  bool need_units = spec.header && spec.units;
   int last_line = 0;
+  std::optional<FieldSplitter> splitter;
+  std::vector<std::string> f;
   for (size_t k = static_cast<size_t>(spec.skip); k < lines.size(); ++k) {
     const int line = static_cast<int>(k) + 1;
     const std::string& text = lines[k];
@@ -585,12 +721,23 @@ std::string read_columns(const Source& src, const std::vector<std::string>& line
     if (!spec.comment.empty() && text.compare(first, spec.comment.size(), spec.comment) == 0) {
       continue;
     }
-    const std::vector<std::string> f = fields(text);
+    if (!splitter) {
+      splitter.emplace(spec.delimiter == Delimiter::kAuto ? detect_delimiter(text)
+                                                          : spec.delimiter);
+    }
+    if (auto e = splitter->split(text, f); !e.empty()) return src.at_line(line) + e;
     if (need_header) {
       auto find = [&](const std::string& name, int& col) -> std::string {
         if (name.empty()) return {};
-        auto it = std::find(f.begin(), f.end(), name);
-        if (it == f.end()) return src.at_line(line) + "header has no column \"" + name + "\"";
+        const std::string wanted = bare_name(name);
+        auto it = std::find_if(f.begin(), f.end(), [&](const std::string& field) {
+          return bare_name(field) == wanted;
+        });
+        if (it == f.end()) {
+          return src.at_line(line) + "header has no column " + quoted(name) +
+                 " (columns read with delimiter " + delimiter_name(splitter->delimiter()) + ": " +
+                 listed_columns(f) + ")";
+        }
         col = static_cast<int>(it - f.begin());
         return {};
       };
@@ -599,10 +746,15 @@ std::string read_columns(const Source& src, const std::vector<std::string>& line
       need_header = false;
       continue;
     }
+    if (need_units) {
+      need_units = false;
+      continue;
+    }
     const int needed = std::max(time_col, value_col) + 1;
     if (static_cast<int>(f.size()) < needed) {
       return src.at_line(line) + "has " + std::to_string(f.size()) +
-             " columns, expected at least " + std::to_string(needed);
+             " columns read with delimiter " + delimiter_name(splitter->delimiter()) +
+             ", expected at least " + std::to_string(needed);
     }
     double t = 0.0, v = 0.0;
     std::string error;
@@ -615,6 +767,7 @@ std::string read_columns(const Source& src, const std::vector<std::string>& line
     last_line = line;
   }
   if (need_header) return src.who + ": no header line";
+  if (need_units) return src.who + ": no units row under the header";
   if (times.empty()) return src.who + ": no data lines";
   return store_history(src, times, values, grid, src.at_line(last_line), result);
 }

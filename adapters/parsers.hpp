@@ -1,10 +1,11 @@
 // Output parsers of external codes: how a response is read from a file the code wrote in its
 // working directory (docs/adapters.md). Declared per response in the study:
 //   scalars:   "regex" (a capture group of the first or last match), "cell" (line and
-//              whitespace-separated column), "json" (a JSON pointer to a number)
-//   histories: "columns" (a time column and a value column, by header name or 1-based index),
-//              "regex" (all matches: a time group and a value group), "json" (pointers to
-//              a time array and a value array)
+//              column of delimited fields), "json" (a JSON pointer to a number)
+//   histories: "columns" (a time column and a value column, by header name or 1-based index,
+//              of a table separated by whitespace, commas, semicolons or tabs: CSV read with
+//              libcsv), "regex" (all matches: a time group and a value group), "json"
+//              (pointers to a time array and a value array)
 // Histories are resampled (linear interpolation) onto the load case's grid when the code's
 // grid differs, so nominal and perturbed runs always give values at the same times.
 //
@@ -32,6 +33,10 @@ namespace sao::adapters {
 
 enum class Parser { kRegex, kCell, kJson, kColumns };
 
+// How "cell" and "columns" split a line into fields: runs of spaces and tabs, or one delimiter
+// character with CSV quoting; kAuto picks one from the file (parsers.cpp, detect_delimiter).
+enum class Delimiter { kAuto, kWhitespace, kComma, kSemicolon, kTab };
+
 struct OutputSpec {
   std::string name;  // the response
   bool history = false;
@@ -56,7 +61,10 @@ struct OutputSpec {
   bool header = false;                  // the first data line holds the column names
   std::string comment = "#";            // lines starting with it are skipped
   int skip = 0;                         // lines skipped at the top
-  bool resample = true;                 // false: the code's times must equal the grid's
+  bool units = false;                   // a units row directly under the header, skipped
+  // cell and columns
+  Delimiter delimiter = Delimiter::kAuto;
+  bool resample = true;  // false: the code's times must equal the grid's
 };
 
 // Reads one entry of simulator.responses (at `path`), recording every problem in `problems`;

@@ -131,6 +131,36 @@ TEST_F(External, ComputesScalarsAndHistoriesOnTheStudyGrid) {
   EXPECT_FALSE(fs::exists(sim.session_directory()) && !fs::is_empty(sim.session_directory()));
 }
 
+// A code that writes CSV (tests/adapters/programs/csv_code: time,acc,travel), read by "columns"
+// with the delimiter detected, with and without a units row (issue 49).
+TEST_F(External, ACodeWritingCsvIsReadByColumnsByName) {
+  const std::string csv_code = (fs::path(SAO_FAKE_CODE).parent_path() / "csv_code").string();
+  for (const bool units : {false, true}) {
+    json command = json::array({csv_code});
+    if (units) command.push_back("units");
+    json acc = {{"name", "acc"},       {"kind", "history"}, {"file", "history.csv"},
+                {"parser", "columns"}, {"time", "time"},    {"value", "acc"}};
+    if (units) acc["units"] = true;
+    json travel = acc;
+    travel["name"] = "travel";
+    travel["value"] = "travel";
+    const json s = {{"type", "external"},
+                    {"command", command},
+                    {"run_directory", (dir_ / "runs").string()},
+                    {"templates", {{{"file", "input.tpl"}, {"target", "input.txt"}}}},
+                    {"responses", {acc, travel}}};
+    const Evaluation e = evaluate_one(s, request(1.5, -0.5));
+    ASSERT_TRUE(e.ok) << e.message;
+    const CaseResult& c = e.cases.at(0);
+    ASSERT_EQ(c.histories.at("acc").size(), 11);
+    for (int p = 0; p < 11; ++p) {
+      const double t = 0.1 * p;
+      EXPECT_NEAR(c.histories.at("acc")(p), 1.5 * std::sin(M_PI * t) - 0.5 * t, 1e-12) << p;
+      EXPECT_NEAR(c.histories.at("travel")(p), -0.75 * t, 1e-12) << p;
+    }
+  }
+}
+
 TEST_F(External, FiniteDifferencesForwardAndCentralAsOneParallelBatch) {
   for (const char* method : {"forward", "central"}) {
     json s = section({"ok"}, {{"workers", 2}, {"gradients", {{"method", method}, {"step", 1e-4}}}});

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <fstream>
 
+#include "sao/study/open_study.hpp"
+#include "simulators/internal_simulator.hpp"
 #include "tests/support.hpp"
 
 namespace sao::adapters {
@@ -139,7 +141,8 @@ TEST_F(Parsers, EveryFailureNamesResponseFileAndLine) {
                                           "the file covers t in [0, 0.5]"));
   write("h.txt", "0 1\n0.5\n");
   EXPECT_EQ(read(history, r),
-            "response \"u\": file h.txt, line 2: has 1 columns, expected at least 2");
+            "response \"u\": file h.txt, line 2: has 1 columns read with delimiter "
+            "\"whitespace\", expected at least 2");
   write("h.txt", "0 1\n0.5 x\n1 2\n");
   EXPECT_EQ(read(history, r), "response \"u\": file h.txt, line 2: \"x\" is not a number");
   write("h.txt", "0 1\n0.5 inf\n1 2\n");
@@ -353,6 +356,296 @@ TEST(ParserSpecs, APatternRe2RejectsIsALoadTimeErrorNamingResponseAndPattern) {
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("simulator.responses[1].pattern: response \"f\": pattern "
                                     "/(\\d+)(?=px)/ is not a regular expression RE2 accepts"));
+  }
+}
+
+// Delimited tables (issue 49): "columns" with "delimiter" and "units", read with libcsv.
+class Delimited : public Parsers {
+ protected:
+  // A "columns" history `value` of `file` by name, with `extra` keys.
+  static json columns(const std::string& file, const std::string& value,
+                      const json& extra = json::object()) {
+    json e = {{"name", "h"},         {"kind", "history"}, {"file", file},
+              {"parser", "columns"}, {"time", "time"},    {"value", value}};
+    e.update(extra);
+    return e;
+  }
+  // Reads `entry` on the grid 0, 0.5, 1 and returns the history (empty after a failure, which
+  // is a test failure).
+  std::vector<double> history(const json& entry) {
+    CaseResult r;
+    const std::string error = read(entry, r, TimeGrid(0.0, 1.0, 3));
+    EXPECT_EQ(error, "") << entry.dump();
+    if (!error.empty()) return {};
+    const Eigen::VectorXd& h = r.histories.at("h");
+    return {h.data(), h.data() + h.size()};
+  }
+  const std::vector<double> expected_ = {1.5, -2.25, 3e-3};
+};
+
+TEST_F(Delimited, CommaSeparatedByNameOrIndexDetectedOrGiven) {
+  write("h.csv", "time,acc,travel\n0,1.5,10\n0.5,-2.25,20\n1,3e-3,30\n");
+  EXPECT_EQ(history(columns("h.csv", "acc")), expected_);
+  EXPECT_EQ(history(columns("h.csv", "acc", {{"delimiter", ","}})), expected_);
+  EXPECT_EQ(history(columns("h.csv", "travel")), (std::vector<double>{10, 20, 30}));
+  EXPECT_EQ(history({{"name", "h"},
+                     {"kind", "history"},
+                     {"file", "h.csv"},
+                     {"parser", "columns"},
+                     {"time", 1},
+                     {"value", 2},
+                     {"header", true}}),
+            expected_);
+  // Spaces around fields and a line end of Windows are not part of a field.
+  write("spaced.csv", " time , acc \r\n 0 , 1.5\r\n0.5 ,-2.25 \r\n1, 3e-3\r\n");
+  EXPECT_EQ(history(columns("spaced.csv", "acc")), expected_);
+}
+
+TEST_F(Delimited, SemicolonsWithAUnitsRowUnderTheHeader) {
+  write("h.csv", "# crash code 1.0\ntime;acc;travel\ns;m/s^2;m\n0;1.5;1\n0.5;-2.25;2\n1;3e-3;3\n");
+  EXPECT_EQ(history(columns("h.csv", "acc", {{"units", true}})), expected_);
+  EXPECT_EQ(history(columns("h.csv", "acc", {{"units", true}, {"delimiter", ";"}})), expected_);
+  // Without "units" the units row is read as data.
+  CaseResult r;
+  EXPECT_EQ(read(columns("h.csv", "acc"), r),
+            "response \"h\": file h.csv, line 3: \"s\" is not a number");
+  // A header and nothing under it.
+  write("head.csv", "time;acc\n");
+  EXPECT_EQ(read(columns("head.csv", "acc", {{"units", true}}), r),
+            "response \"h\": file head.csv: no units row under the header");
+}
+
+TEST_F(Delimited, TabsOneFieldPerTab) {
+  write("h.tsv", "time\tacc\ttravel\n0\t1.5\t1\n 0.5 \t -2.25\t2\n1\t3e-3\t3\n");
+  EXPECT_EQ(history(columns("h.tsv", "acc")), expected_);
+  EXPECT_EQ(history(columns("h.tsv", "acc", {{"delimiter", "tab"}})), expected_);
+  EXPECT_EQ(history(columns("h.tsv", "acc", {{"delimiter", "\t"}})), expected_);
+  // Two tabs are an empty field between them, where white space would see one separator.
+  write("two.tsv", "time\t\tacc\n0\t\t1.5\n0.5\t\t-2.25\n1\t\t3e-3\n");
+  EXPECT_EQ(history({{"name", "h"},
+                     {"kind", "history"},
+                     {"file", "two.tsv"},
+                     {"parser", "columns"},
+                     {"time", 1},
+                     {"value", 3},
+                     {"header", true}}),
+            expected_);
+  EXPECT_EQ(history(columns("two.tsv", "acc", {{"delimiter", "whitespace"}})), expected_);
+  CaseResult r;
+  EXPECT_EQ(read({{"name", "h"},
+                  {"kind", "history"},
+                  {"file", "two.tsv"},
+                  {"parser", "columns"},
+                  {"time", 1},
+                  {"value", 2},
+                  {"header", true}},
+                 r),
+            "response \"h\": file two.tsv, line 2: empty field instead of a number");
+}
+
+TEST_F(Delimited, QuotedFieldsKeepTheirDelimiters) {
+  write("h.csv",
+        "\"time\",\"Chassis acc, m/s^2\",\"say \"\"hi\"\"\"\n"
+        "0,\"1.5\",a\n0.5,-2.25,\"b,c\"\n1,  \"3e-3\"  ,d\n");
+  EXPECT_EQ(history(columns("h.csv", "Chassis acc, m/s^2")), expected_);
+  // The third column holds text.
+  CaseResult r;
+  EXPECT_EQ(read(columns("h.csv", "say \"hi\""), r),
+            "response \"h\": file h.csv, line 2: \"a\" is not a number");
+  // Spaces inside the quotes are trimmed too.
+  write("inner.csv", "\" time \",\" acc \"\n0,\" 1.5\"\n0.5,\"-2.25 \"\n1,\"\t3e-3 \"\n");
+  EXPECT_EQ(history(columns("inner.csv", "acc")), expected_);
+  write("h.ssv", "time;\"acc; filtered\"\n0;1.5\n0.5;-2.25\n1;3e-3\n");
+  EXPECT_EQ(history(columns("h.ssv", "acc; filtered")), expected_);
+  write("h.tsv", "time\t\"acc\tfiltered\"\n0\t1.5\n0.5\t-2.25\n1\t3e-3\n");
+  EXPECT_EQ(history(columns("h.tsv", "acc\tfiltered")), expected_);
+  // White space: a header name in quotes matches its bare name.
+  write("h.txt", "\"time\"  \"acc\"\n0 1.5\n0.5 -2.25\n1 3e-3\n");
+  EXPECT_EQ(history(columns("h.txt", "acc")), expected_);
+  EXPECT_EQ(history(columns("h.txt", " acc ")), expected_);
+}
+
+// The example of docs/adapters.md (Delimited tables), and its message.
+TEST_F(Delimited, TheExampleOfTheDocs) {
+  write("out.csv", "time,Chassis acc,\"travel, m\"\ns,m/s^2,m\n0,0,0\n0.001,-12.5,0.0009\n");
+  const json entry = {{"name", "acc"},       {"kind", "history"}, {"file", "out.csv"},
+                      {"parser", "columns"}, {"time", "time"},    {"value", "Chassis acc"},
+                      {"units", true}};
+  CaseResult r;
+  EXPECT_EQ(read(entry, r, TimeGrid(0.0, 0.001, 2)), "");
+  EXPECT_EQ(r.histories.at("acc")(1), -12.5);
+  json t = entry;
+  t["time"] = "t";
+  EXPECT_EQ(read(t, r, TimeGrid(0.0, 0.001, 2)),
+            "response \"acc\": file out.csv, line 1: header has no column \"t\" (columns read "
+            "with delimiter \",\": \"time\", \"Chassis acc\", \"travel, m\")");
+}
+
+TEST_F(Delimited, AutoDetectsFromTheFirstLineReadTabSemicolonCommaWhiteSpace) {
+  // Skipped lines and comments are not looked at: the first line read decides, for the file.
+  write("h.txt", "a\tb;c,d\n# x, y; z\ntime acc\n0 1.5\n0.5 -2.25\n1 3e-3\n");
+  EXPECT_EQ(history(columns("h.txt", "acc", {{"skip", 1}})), expected_);
+  // A semicolon before a comma: "acc,x" is one column name and 1,5 one field.
+  write("h.ssv", "time;acc,x\n0;1.5\n0.5;-2.25\n1;3e-3\n");
+  EXPECT_EQ(history(columns("h.ssv", "acc,x")), expected_);
+  // A tab before a semicolon.
+  write("h.tsv", "time\tacc;x\n0\t1.5\n0.5\t-2.25\n1\t3e-3\n");
+  EXPECT_EQ(history(columns("h.tsv", "acc;x")), expected_);
+  // The delimiter stays the header's: a data line with spaces only is one field.
+  write("mixed.csv", "time,acc\n0,1.5\n0.5 -2.25\n1,3e-3\n");
+  CaseResult r;
+  EXPECT_EQ(read(columns("mixed.csv", "acc"), r),
+            "response \"h\": file mixed.csv, line 3: has 1 columns read with delimiter \",\", "
+            "expected at least 2");
+}
+
+TEST_F(Delimited, WhiteSpaceAsBefore) {
+  // No tab, semicolon or comma: runs of spaces, as "columns" always read.
+  write("h.txt", "  time    acc  travel\n0   1.5 7\n  0.5 -2.25   7\n1 3e-3 7   \n");
+  EXPECT_EQ(history(columns("h.txt", "acc")), expected_);
+  EXPECT_EQ(history(columns("h.txt", "acc", {{"delimiter", "whitespace"}})), expected_);
+  // Forced, white space splits a line with commas at its spaces only.
+  write("c.txt", "time acc,x\n0 1.5\n0.5 -2.25\n1 3e-3\n");
+  EXPECT_EQ(history(columns("c.txt", "acc,x", {{"delimiter", "whitespace"}})), expected_);
+}
+
+TEST_F(Delimited, FailuresNameTheColumnsFoundAndTheDelimiter) {
+  write("h.csv", "time,acc,travel\n0,1.5,1\n0.5,-2.25\n");
+  CaseResult r;
+  json t = columns("h.csv", "acc");
+  t["time"] = "t";
+  EXPECT_EQ(read(t, r),
+            "response \"h\": file h.csv, line 1: header has no column \"t\" (columns read with "
+            "delimiter \",\": \"time\", \"acc\", \"travel\")");
+  EXPECT_EQ(read(columns("h.csv", "travel"), r),
+            "response \"h\": file h.csv, line 3: has 2 columns read with delimiter \",\", "
+            "expected at least 3");
+  t["delimiter"] = "whitespace";
+  EXPECT_EQ(read(t, r),
+            "response \"h\": file h.csv, line 1: header has no column \"t\" (columns read with "
+            "delimiter \"whitespace\": \"time,acc,travel\")");
+  write("h.tsv", "time\tacc\n");
+  t["file"] = "h.tsv";
+  t.erase("delimiter");
+  EXPECT_EQ(read(t, r),
+            "response \"h\": file h.tsv, line 1: header has no column \"t\" (columns "
+            "read with delimiter \"tab\": \"time\", \"acc\")");
+  // A wide header is listed up to its 20th column.
+  std::string wide = "time";
+  for (int c = 1; c < 30; ++c) wide += ";c" + std::to_string(c);
+  write("wide.csv", wide + "\n");
+  EXPECT_THAT(read(columns("wide.csv", "acc"), r),
+              HasSubstr("(columns read with delimiter \";\": \"time\", \"c1\", "));
+  EXPECT_THAT(read(columns("wide.csv", "acc"), r), HasSubstr(", \"c19\", ... (30 columns))"));
+}
+
+TEST_F(Delimited, TheCellParserSplitsItsLineLikewise) {
+  write("r.csv", "mass,volume\n3.5, \"2.25\"\n");
+  write("r.txt", "mass\t\t3.5\n");
+  auto cell = [](const std::string& file, int line, int column, const char* delimiter) {
+    json e = {{"name", "c"},      {"kind", "scalar"}, {"file", file},
+              {"parser", "cell"}, {"line", line},     {"column", column}};
+    if (delimiter) e["delimiter"] = delimiter;
+    return e;
+  };
+  CaseResult r;
+  EXPECT_EQ(read(cell("r.csv", 2, 2, nullptr), r), "");
+  EXPECT_EQ(r.scalars.at("c"), 2.25);
+  EXPECT_EQ(read(cell("r.csv", -1, 1, ","), r), "");
+  EXPECT_EQ(r.scalars.at("c"), 3.5);
+  EXPECT_EQ(read(cell("r.txt", 1, 2, "whitespace"), r), "");
+  EXPECT_EQ(r.scalars.at("c"), 3.5);
+  EXPECT_EQ(read(cell("r.txt", 1, 3, nullptr), r), "");  // auto: the line has tabs
+  EXPECT_EQ(r.scalars.at("c"), 3.5);
+  EXPECT_EQ(read(cell("r.csv", 2, 3, nullptr), r),
+            "response \"c\": file r.csv, line 2: has 2 columns read with delimiter \",\", no "
+            "column 3");
+}
+
+TEST(ParserSpecs, DelimiterAndUnitsAreCheckedWhenTheStudyIsLoaded) {
+  const json base = {{"name", "h"},         {"kind", "history"}, {"file", "h.csv"},
+                     {"parser", "columns"}, {"time", 1},         {"value", 2}};
+  auto problems_of = [](const json& e) {
+    Problems problems;
+    parse_output_spec(e, "simulator.responses[3]", problems);
+    return problems.list();
+  };
+  json bad = base;
+  bad["delimiter"] = "|";
+  EXPECT_EQ(problems_of(bad),
+            (std::vector<std::string>{
+                "simulator.responses[3].delimiter: expected one of \"auto\", \",\", \";\", "
+                "\"tab\" (or \"\\t\"), \"whitespace\", got \"|\""}));
+  bad["delimiter"] = 44;
+  EXPECT_THAT(problems_of(bad).at(0), HasSubstr("got 44"));
+  json cell = {{"name", "c"},      {"kind", "scalar"}, {"file", "r"},
+               {"parser", "cell"}, {"line", 1},        {"delimiter", "comma"}};
+  EXPECT_THAT(problems_of(cell).at(0),
+              HasSubstr("simulator.responses[3].delimiter: expected one of \"auto\""));
+  json units = base;
+  units["units"] = true;
+  EXPECT_EQ(problems_of(units),
+            (std::vector<std::string>{"simulator.responses[3].units: a units row lies under a "
+                                      "header line: needs \"header\": true"}));
+  units["header"] = true;
+  EXPECT_EQ(problems_of(units), std::vector<std::string>());
+  // The values as read.
+  for (const auto& [text, delimiter] :
+       std::vector<std::pair<std::string, Delimiter>>{{"auto", Delimiter::kAuto},
+                                                      {",", Delimiter::kComma},
+                                                      {";", Delimiter::kSemicolon},
+                                                      {"tab", Delimiter::kTab},
+                                                      {"\t", Delimiter::kTab},
+                                                      {"whitespace", Delimiter::kWhitespace}}) {
+    json e = base;
+    e["delimiter"] = text;
+    EXPECT_EQ(parse_output_spec(e, "r").delimiter, delimiter) << text;
+  }
+  EXPECT_EQ(parse_output_spec(base, "r").delimiter, Delimiter::kAuto);
+  EXPECT_FALSE(parse_output_spec(base, "r").units);
+}
+
+// `sao simulate` writes each load case's histories as CSV at %.17g; read back through
+// "columns" (delimiter detected), every value equals the simulator's to the last bit.
+TEST_F(Parsers, TheCsvOfSaoSimulateReadsBackExactly) {
+  const std::string study_file =
+      std::string(SAO_SOURCE_DIR) + "/problems/impact-absorber/max-acceleration.json";
+  const sao::testing::CommandOutput out = sao::testing::run_command(
+      std::string(SAO_BINARY_DIR) + "/sao simulate " + study_file +
+      " --design b1=0.37 --design b2=0.61 --out " + (dir_ / "simulated").string() + " 2>&1");
+  ASSERT_EQ(out.code, 0) << out.text;
+  ASSERT_TRUE(fs::exists(dir_ / "simulated" / "impact.csv")) << out.text;
+
+  // The same analysis in this process.
+  sao::sim::register_internal_simulator();
+  const OpenedStudy opened = open_study(study_file);
+  Eigen::VectorXd design(opened.study.n_design());
+  for (int i = 0; i < opened.study.n_design(); ++i) design(i) = opened.study.design[i].initial;
+  design(0) = 0.37;
+  design(1) = 0.61;
+  opened.simulator->expect_no_gradients();
+  const std::vector<Evaluation> e = opened.simulator->evaluate({{design, {}}});
+  ASSERT_TRUE(e.at(0).ok) << e.at(0).message;
+  const CaseResult& reference = e.at(0).cases.at(0);
+  const TimeGrid& grid = opened.study.load_cases.at(0).grid;
+  ASSERT_GE(reference.histories.size(), 2u);
+
+  for (const auto& [name, h] : reference.histories) {
+    CaseResult back;
+    ASSERT_EQ(read_output(parse_output_spec({{"name", name},
+                                             {"kind", "history"},
+                                             {"file", "impact.csv"},
+                                             {"parser", "columns"},
+                                             {"time", "t"},
+                                             {"value", name}},
+                                            "simulator.responses[0]"),
+                          dir_ / "simulated", grid, back),
+              "");
+    const Eigen::VectorXd& read_back = back.histories.at(name);
+    ASSERT_EQ(read_back.size(), h.size()) << name;
+    for (Eigen::Index p = 0; p < h.size(); ++p) {
+      EXPECT_EQ(read_back(p), h(p)) << name << " at point " << p;
+    }
   }
 }
 
