@@ -62,6 +62,19 @@ std::string analyses_csv(const StudyStore& store) {
     cell(out, base + ".t_max");
   }
   out += "\n";
+  // The units row: "unit" in the analysis column, then each column's unit as the study declares
+  // it (the time of a maximum in the load case's time unit is not declared: empty).
+  out += "unit,";
+  for (const DesignVariable& v : study.design) cell(out, v.note.unit);
+  out += ",,,,s,";  // status, message, sensitivities, seconds, runs
+  for (const auto& [c, name] : scalars) cell(out, declared_unit(study, name));
+  for (const auto& [c, name] : histories) {
+    const std::string unit = declared_unit(study, name);
+    cell(out, unit);
+    cell(out, unit);
+    cell(out, "");
+  }
+  out += "\n";
   int row = 0;
   for (const StoredAnalysis& a : analyses) {
     const Evaluation& e = a.evaluation;

@@ -417,7 +417,8 @@ int export_command() {
     return 0;
   }
   write_file_atomically(file, csv);
-  const size_t rows = static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1;
+  // The lines less the header and the units row.
+  const size_t rows = static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')) - 2;
   if (commands.json) {
     std::cout << nlohmann::json({{"written", file}, {"analyses", rows}}).dump() << "\n";
   } else {

@@ -83,11 +83,30 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
   return out;
 }
 
-std::string declared_name(const Study& study, const std::string& key) {
+namespace {
+
+const ResponseDef* declared_response(const Study& study, const std::string& key) {
   for (const ResponseDef& r : study.responses) {
-    if ((r.derived.empty() ? r.source : r.name) == key) return r.name;
+    if ((r.derived.empty() ? r.source : r.name) == key) return &r;
   }
-  return "";
+  return nullptr;
+}
+
+// " [unit]", or "" for none.
+std::string bracketed(const std::string& unit) {
+  return unit.empty() ? unit : " [" + unit + "]";
+}
+
+}  // namespace
+
+std::string declared_name(const Study& study, const std::string& key) {
+  const ResponseDef* r = declared_response(study, key);
+  return r ? r->name : "";
+}
+
+std::string declared_unit(const Study& study, const std::string& key) {
+  const ResponseDef* r = declared_response(study, key);
+  return r ? r->note.unit : "";
 }
 
 std::string design_report(const Study& study, const Evaluation& evaluation,
@@ -95,23 +114,25 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
   const DesignSummary s = summarise_design(study, evaluation, x);
   std::string r = "design    ";
   for (int i = 0; i < study.n_design(); ++i) {
-    r += " " + study.design[i].name + " = " + fmt("%.6g", x(i));
+    r += " " + study.design[i].name + " = " + fmt("%.6g", x(i)) +
+         bracketed(study.design[i].note.unit);
   }
-  r += "\nobjective  " + study.objective.name + " = " + fmt("%.6g", s.objective) + "\n";
+  r += "\nobjective  " + study.objective.name + " = " + fmt("%.6g", s.objective) +
+       bracketed(study.objective.note.unit) + "\n";
   r += "violation  " + fmt("%.3g", s.max_violation) + " %\n\nconstraints (worst point)\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-36s %14s %14s %10s %10s\n", "name", "value", "bound",
-                "g_hat[%]", "t");
+  std::snprintf(line, sizeof line, "  %-36s %14s %14s %10s %10s  %s\n", "name", "value", "bound",
+                "g_hat[%]", "t", "unit");
   r += line;
   for (const ConstraintSummary& c : s.constraints) {
-    std::snprintf(line, sizeof line, "  %-36s %14.6g %14.6g %10.3g %10.4g\n", c.name.c_str(),
-                  c.worst, c.bound, 100.0 * c.normalised, c.time);
+    std::snprintf(line, sizeof line, "  %-36s %14.6g %14.6g %10.3g %10.4g  %s\n", c.name.c_str(),
+                  c.worst, c.bound, 100.0 * c.normalised, c.time, c.note.unit.c_str());
     r += line;
   }
   r += all ? "\nresponses (every one the simulator delivers)\n"
            : "\nresponses (the study's; --all: every one the simulator delivers)\n";
-  std::snprintf(line, sizeof line, "  %-14s %-12s %14s %10s %14s %10s\n", "response", "case", "min",
-                "t", "max", "t");
+  std::snprintf(line, sizeof line, "  %-14s %-12s %14s %10s %14s %10s  %s\n", "response", "case",
+                "min", "t", "max", "t", "unit");
   r += line;
   for (size_t c = 0; c < study.load_cases.size() && c < evaluation.cases.size(); ++c) {
     const CaseResult& cr = evaluation.cases[c];
@@ -121,15 +142,16 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
       if (name.empty() || h.size() == 0) continue;
       Eigen::Index lo = 0, hi = 0;
       const double mn = h.minCoeff(&lo), mx = h.maxCoeff(&hi);
-      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g %10.4g %14.6g %10.4g\n", name.c_str(),
-                    lc.name.c_str(), mn, lc.grid.at(static_cast<int>(lo)), mx,
-                    lc.grid.at(static_cast<int>(hi)));
+      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g %10.4g %14.6g %10.4g  %s\n",
+                    name.c_str(), lc.name.c_str(), mn, lc.grid.at(static_cast<int>(lo)), mx,
+                    lc.grid.at(static_cast<int>(hi)), declared_unit(study, key).c_str());
       r += line;
     }
     for (const auto& [key, v] : cr.scalars) {
       const std::string name = all ? key : declared_name(study, key);
       if (name.empty()) continue;
-      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g\n", name.c_str(), lc.name.c_str(), v);
+      std::snprintf(line, sizeof line, "  %-14s %-12s %14.6g %10s %14s %10s  %s\n", name.c_str(),
+                    lc.name.c_str(), v, "", "", "", declared_unit(study, key).c_str());
       r += line;
     }
   }

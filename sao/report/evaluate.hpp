@@ -53,9 +53,12 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
 // The name the study gives a response the simulator delivers as `key` (its source, or a
 // derived response's name); "" when the study does not declare it.
 std::string declared_name(const Study& study, const std::string& key);
+// The unit the study declares for that response ("" when none, or not declared).
+std::string declared_unit(const Study& study, const std::string& key);
 
 // The summary as text: objective, constraints, and per load case the range of every response
-// the study declares (with `all`, of every response the simulator delivers).
+// the study declares (with `all`, of every response the simulator delivers); each value with
+// the unit the study declares for it.
 std::string design_report(const Study& study, const Evaluation& evaluation,
                           const Eigen::VectorXd& x, bool all = false);
 

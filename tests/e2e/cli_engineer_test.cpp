@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -424,10 +425,36 @@ TEST(CliEngineer, ExportWritesEveryStoredAnalysisAsCsv) {
       << header;
   EXPECT_NE(header.find("impact.yddot.max,impact.yddot.min,impact.yddot.t_max"), std::string::npos)
       << header;
+  // The units row (issue 49): the study's units under the variables and responses, seconds.
+  std::string units;
+  std::getline(lines, units);
+  const auto fields = [](const std::string& line) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    if (!line.empty() && line.back() == ',') f.push_back("");
+    return f;
+  };
+  const std::vector<std::string> names = fields(header), unit = fields(units);
+  ASSERT_EQ(unit.size(), names.size()) << units;
+  const auto unit_of = [&](const std::string& name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    EXPECT_NE(it, names.end()) << name;
+    return it == names.end() ? std::string("?") : unit[static_cast<size_t>(it - names.begin())];
+  };
+  EXPECT_EQ(unit_of("analysis"), "unit");
+  EXPECT_EQ(unit_of("b1"), "N/m");
+  EXPECT_EQ(unit_of("b2"), "N s/m");
+  EXPECT_EQ(unit_of("seconds"), "s");
+  EXPECT_EQ(unit_of("runs"), "");
+  EXPECT_EQ(unit_of("impact.yddot.max"), "m/s^2");
+  EXPECT_EQ(unit_of("impact.yddot.min"), "m/s^2");
+  EXPECT_EQ(unit_of("impact.yddot.t_max"), "");
   int rows = 0;
   for (std::string line; std::getline(lines, line);) {
     ++rows;
     EXPECT_NE(line.find(",ok,"), std::string::npos) << line;
+    EXPECT_EQ(fields(line).size(), names.size()) << line;
   }
   EXPECT_EQ(rows, query(dir / "study.sqlite", "SELECT COUNT(*) FROM analyses"));
   ASSERT_EQ(sao("export " + dir.string()).code, 0);

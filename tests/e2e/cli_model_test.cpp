@@ -278,8 +278,9 @@ TEST(CliModel, HistoryCsvHoldsTheHistorysFigures) {
 }
 
 // The console's cycle table gives the study's units (issue 49) on a line under the column
-// titles, each under its column: the design variables' and F's (the objective's).
-TEST(CliModel, TheCycleTableShowsUnitsUnderItsColumns) {
+// titles, each under its column: the design variables' and F's (the objective's); so does
+// evaluate, next to each value.
+TEST(CliModel, TheCycleTableAndEvaluateShowUnits) {
   const fs::path dir = scratch();
   const CommandOutput run =
       stdout_of("run " + kProblems + "oscillator/psi.json --out " + (dir / "run").string());
@@ -303,6 +304,14 @@ TEST(CliModel, TheCycleTableShowsUnitsUnderItsColumns) {
   EXPECT_EQ(end_of(units, "[1/s^2]"), end_of(header, " c"));
   EXPECT_EQ(end_of(units, "[m/s]"), end_of(header, " z0"));
   EXPECT_EQ(end_of(units, "[m]"), end_of(header, " F"));
+  // evaluate: the design and objective with their units, a unit column for the responses.
+  const CommandOutput evaluate = stdout_of("evaluate " + kProblems + "oscillator/psi.json");
+  ASSERT_EQ(evaluate.code, 0) << evaluate.text;
+  EXPECT_NE(evaluate.text.find("design     c = 1 [1/s^2] z0 = 0.5 [m/s]"), std::string::npos)
+      << evaluate.text;
+  EXPECT_NE(evaluate.text.find("objective  psi = 0.5 [m]"), std::string::npos) << evaluate.text;
+  EXPECT_TRUE(std::regex_search(evaluate.text, std::regex("\n  y +free( +[0-9.e-]+){4}  m\n")))
+      << evaluate.text;
   // The next line is the start design's row: no units line where the study gives none.
   const fs::path bare = dir / "bare.json";
   json study = read_json(kProblems + "oscillator/psi.json");
