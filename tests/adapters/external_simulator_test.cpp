@@ -131,12 +131,11 @@ TEST_F(External, ComputesScalarsAndHistoriesOnTheStudyGrid) {
   EXPECT_FALSE(fs::exists(sim.session_directory()) && !fs::is_empty(sim.session_directory()));
 }
 
-// A code that writes CSV (tests/adapters/programs/csv_code: time,acc,travel), read by "columns"
-// with the delimiter detected, with and without a units row (issue 49).
+// A code that writes CSV (fake_code's history.csv: time,acc,travel), read by "columns" with the
+// delimiter detected, with and without a units row (issue 49).
 TEST_F(External, ACodeWritingCsvIsReadByColumnsByName) {
-  const std::string csv_code = (fs::path(SAO_FAKE_CODE).parent_path() / "csv_code").string();
   for (const bool units : {false, true}) {
-    json command = json::array({csv_code});
+    json command = json::array({SAO_FAKE_CODE});
     if (units) command.push_back("units");
     json acc = {{"name", "acc"},       {"kind", "history"}, {"file", "history.csv"},
                 {"parser", "columns"}, {"time", "time"},    {"value", "acc"}};

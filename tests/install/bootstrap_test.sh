@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/bootstrap's parts (issue 26, item 8), read with --list (nothing installed): the core
 # holds no browser, CalculiX or SLURM package; --with NAME adds exactly that part's; every part
-# is in --with-optional, which scripts/test passes (scripts/run-default passes none); an
+# is in --with-optional, which scripts/test passes (scripts/run-default passes no part, only
+# --target sao: it builds the sao program alone); an
 # unknown part is a usage error (exit 2). Usage: bootstrap_test.sh SOURCE_DIR
 set -u
 root=$1
@@ -28,7 +29,9 @@ done
 "$bootstrap" --list --with nosuchpart > /dev/null 2>&1
 [ $? -eq 2 ] || fail "--with nosuchpart is not a usage error"
 grep -q 'scripts/bootstrap" --with-optional' "$root/scripts/test" || fail "scripts/test does not pass --with-optional"
-grep -q 'scripts/bootstrap"  *#\|scripts/bootstrap"$' "$root/scripts/run-default" ||
-  fail "scripts/run-default passes options to bootstrap"
+grep -q 'scripts/bootstrap" --target sao  *#\|scripts/bootstrap" --target sao$' "$root/scripts/run-default" ||
+  fail "scripts/run-default passes other options than --target sao to bootstrap"
+"$bootstrap" --list --target > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--target without a name is not a usage error"
 [ $failed -eq 0 ] && echo "core: $(echo "$core" | wc -l) packages, every optional part outside it"
 exit $failed

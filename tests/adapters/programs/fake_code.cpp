@@ -4,6 +4,8 @@
 //   table.txt   a comment, a header "time value", and value(t) = x sin(pi t) + y t for
 //               t = 0, 0.05, ..., 1 (21 rows: a grid of its own)
 //   out.json    {"f": ..., "t": [...], "h": [...]}
+//   history.csv a CSV header "time,acc,travel", then acc(t) = x sin(pi t) + y t and
+//               travel(t) = x y t on the same 21 times (issue 49: codes that write CSV)
 // The first argument picks the behaviour:
 //   ok, crash (abort after writing part of the output), hang (sleeps, with a child of its own
 //   that sleeps too and writes its pid to child.pid), garbage (an unparsable number), missing
@@ -14,7 +16,8 @@
 //   child that calls setsid(), leaving the process group, writes its pid to setsid.pid and
 //   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset; with SAO_FAKE_COUNT and
 //   SAO_FAKE_FAST, only after the first $SAO_FAKE_FAST runs) and goes on as ok),
-//   long_token (f followed by 40 000 zeros: one token of 40 000+ characters).
+//   long_token (f followed by 40 000 zeros: one token of 40 000+ characters), units (a units
+//   row "s,m/s^2,m" under history.csv's header, then ok).
 #include <unistd.h>
 
 #include <chrono>
@@ -130,6 +133,16 @@ int main(int argc, char** argv) {
       j << (k ? ", " : "") << x * std::sin(M_PI * 0.05 * k) + y * 0.05 * k;
     }
     j << "]}\n";
+  }
+  {
+    std::ofstream c("history.csv");
+    c.precision(17);
+    c << "time,acc,travel\n";
+    if (mode == "units") c << "s,m/s^2,m\n";
+    for (int k = 0; k <= 20; ++k) {
+      const double time = 0.05 * k;
+      c << time << "," << x * std::sin(M_PI * time) + y * time << "," << x * y * time << "\n";
+    }
   }
   std::cout << "fake_code: done\n";
   return 0;
