@@ -21,7 +21,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "adapters/external_config.hpp"
 #include "adapters/process_tree.hpp"
+#include "adapters/sample_output.hpp"
 #include "sao/cli/completion.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/simulate_command.hpp"
@@ -337,20 +339,45 @@ int analyse(const std::string& request_file, const std::string& out_file) {
   return e.front().ok ? sao::cli::kOk : sao::cli::kFailed;
 }
 
+// The study's output parsers on a sample of the code's output (`check --sample-output DIR`).
+std::vector<sao::adapters::SampleReading> sample_readings(const sao::OpenedStudy& opened,
+                                                          const std::string& sample) {
+  if (sample.empty()) return {};
+  const std::string type = opened.study.simulator.value("type", "");
+  if (type != "external") {
+    throw sao::cli::UsageError("--sample-output " + sample + ": the study's simulator is \"" +
+                               type +
+                               "\", not an external code: there are no output files to read");
+  }
+  return sao::adapters::read_sample_output(
+      sao::adapters::read_external_config(opened.study.simulator_setup()), sample);
+}
+
 int check(const std::string& file, const std::vector<std::string>& overrides, int start,
-          bool json) {
+          const std::string& sample, bool json) {
   if (json) {
     // Every problem in the document, not a message on stderr: {"valid": false, "problems": [..]}.
     try {
       const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
-      std::cout << nlohmann::ordered_json({{"file", file},
-                                           {"valid", true},
-                                           {"design_variables", opened.study.n_design()},
-                                           {"constraints", opened.study.constraints.size()},
-                                           {"problems", nlohmann::json::array()}})
-                       .dump(2)
-                << "\n";
-      return sao::cli::kOk;
+      nlohmann::ordered_json doc = {{"file", file},
+                                    {"valid", true},
+                                    {"design_variables", opened.study.n_design()},
+                                    {"constraints", opened.study.constraints.size()},
+                                    {"problems", nlohmann::json::array()}};
+      bool read = true;
+      if (!sample.empty()) {
+        doc["sample_output"] = nlohmann::ordered_json::array();
+        for (const auto& r : sample_readings(opened, sample)) {
+          doc["sample_output"].push_back({{"load_case", r.load_case},
+                                          {"response", r.response},
+                                          {"directory", r.directory},
+                                          {"read", r.ok},
+                                          {"message", r.message}});
+          read = read && r.ok;
+        }
+      }
+      std::cout << doc.dump(2) << "\n";
+      return read ? sao::cli::kOk : sao::cli::kBadInput;
     } catch (const sao::StudyError& e) {
       std::cout << nlohmann::ordered_json(
                        {{"file", file}, {"valid", false}, {"problems", e.problems()}})
@@ -362,6 +389,17 @@ int check(const std::string& file, const std::vector<std::string>& overrides, in
   const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
             << opened.study.constraints.size() << " constraints after expansion)\n";
+  int failed = 0;
+  for (const auto& r : sample_readings(opened, sample)) {
+    std::cout << (r.ok ? "read       " : "FAILS      ") << r.load_case << " " << r.response << ": "
+              << r.message << "\n";
+    failed += r.ok ? 0 : 1;
+  }
+  if (failed > 0) {
+    std::cerr << "error: " << failed << " response(s) cannot be read from the sample output in "
+              << sample << ": a run would fail the same way\n";
+    return sao::cli::kBadInput;
+  }
   return sao::cli::kOk;
 }
 
@@ -390,6 +428,7 @@ struct Arguments {
   std::string executor;             // run --executor TYPE: simulator.executor.type overridden
   std::string request, evaluation;  // analyse
   std::string file;                 // check, check-gradient, evaluate
+  std::string sample_output;        // check --sample-output DIR
   std::vector<std::string> overrides;
   int start = 0;
   sao::GradientCheckOptions gradient;
@@ -437,6 +476,12 @@ void add_study_commands(CLI::App& app, Arguments& a) {
   add_study_file(a.check_cmd, a.file);
   a.check_cmd->add_flag("--json", a.json, "the outcome as one JSON document (with the problems)");
   add_study_overrides(a.check_cmd, a.overrides, a.start);
+  a.check_cmd
+      ->add_option("--sample-output", a.sample_output,
+                   "external studies: read every response from the files a run of the code "
+                   "wrote in DIR (DIR/<load case> for several load cases, when it exists), as a "
+                   "run would; exit 2 when one cannot be read")
+      ->check(CLI::ExistingDirectory);
 
   a.gradient_cmd = app.add_subcommand(
       "check-gradient",
@@ -599,7 +644,7 @@ int dispatch(Arguments& a) {
     }
     if (*a.gradient_cmd)
       return check_gradient(a.file, a.overrides, a.start, a.gradient, a.json, a.analyses_out);
-    return check(a.file, a.overrides, a.start, a.json);
+    return check(a.file, a.overrides, a.start, a.sample_output, a.json);
   });
 }
 

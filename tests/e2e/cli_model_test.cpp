@@ -328,6 +328,69 @@ TEST(CliModel, TheCycleTableAndEvaluateShowUnits) {
   EXPECT_EQ(plain.text.substr(next, 5), "    0") << plain.text;
 }
 
+// check --sample-output (issue 49): the study's parsers tried on what a run of the code wrote,
+// before any run. fake_code writes history.csv (time,acc,travel) and result.txt (f = ...).
+TEST(CliModel, CheckReadsASampleOutputAsARunWould) {
+  const fs::path dir = scratch();
+  const json study = {
+      {"design_variables",
+       {{{"name", "x"}, {"lower", 0.2}, {"upper", 3.0}, {"initial", 1.5}},
+        {{"name", "y"}, {"lower", -1.0}, {"upper", 3.0}, {"initial", -0.5}}}},
+      {"load_cases", {{{"name", "main"}, {"time", {{"end", 1.0}, {"points", 11}}}}}},
+      {"responses", {{{"name", "f"}, {"kind", "scalar"}}, {{"name", "acc"}, {"kind", "history"}}}},
+      {"objective", {{"minimize", "f"}}},
+      {"constraints", {{{"name", "acc"}, {"of", "acc"}, {"upper", 5.0}}}},
+      {"simulator",
+       {{"type", "external"},
+        {"command", {SAO_FAKE_CODE}},
+        {"templates", {{{"file", "input.tpl"}, {"target", "input.txt"}}}},
+        {"responses",
+         {{{"name", "f"},
+           {"kind", "scalar"},
+           {"file", "result.txt"},
+           {"parser", "regex"},
+           {"pattern", "f = (\\S+)"}},
+          {{"name", "acc"},
+           {"kind", "history"},
+           {"file", "history.csv"},
+           {"parser", "columns"},
+           {"time", "time"},
+           {"value", "acc"}}}}}}};
+  std::ofstream(dir / "study.json") << study.dump(2);
+  std::ofstream(dir / "input.tpl") << "x {{x}}\ny {{y}}\n";
+  // The sample: one run of the code by hand, in a folder of its own.
+  fs::create_directories(dir / "sample");
+  std::ofstream(dir / "sample" / "input.txt") << "x 1.5\ny -0.5\n";
+  ASSERT_EQ(run_command("cd " + (dir / "sample").string() + " && " + SAO_FAKE_CODE).code, 0);
+  const std::string check =
+      "check " + (dir / "study.json").string() + " --sample-output " + (dir / "sample").string();
+  const CommandOutput good = sao::testing::sao(check);
+  EXPECT_EQ(good.code, 0) << good.text;
+  EXPECT_NE(good.text.find("read       main f: 2.5"), std::string::npos) << good.text;
+  EXPECT_NE(good.text.find("read       main acc: 11 points on the grid"), std::string::npos)
+      << good.text;
+  // A column the header does not have: exit 2, the parser's message with what it read.
+  const CommandOutput bad = sao::testing::sao(check + " --set simulator.responses.1.time=t");
+  EXPECT_EQ(bad.code, 2) << bad.text;
+  EXPECT_NE(bad.text.find("FAILS      main acc: response \"acc\": file history.csv, line 1: "
+                          "header has no column \"t\" (columns read with delimiter \",\": "
+                          "\"time\", \"acc\", \"travel\")"),
+            std::string::npos)
+      << bad.text;
+  EXPECT_NE(bad.text.find("a run would fail the same way"), std::string::npos) << bad.text;
+  const CommandOutput as_json = stdout_of(check + " --json --set simulator.responses.1.time=t");
+  EXPECT_EQ(as_json.code, 2);
+  const json doc = json::parse(as_json.text);
+  ASSERT_EQ(doc["sample_output"].size(), 2u) << as_json.text;
+  EXPECT_TRUE(doc["sample_output"][0]["read"].get<bool>());
+  EXPECT_FALSE(doc["sample_output"][1]["read"].get<bool>());
+  // A study of the internal simulator has no output files: a usage error.
+  const CommandOutput internal = sao::testing::sao(
+      "check " + kProblems + "oscillator/psi.json --sample-output " + (dir / "sample").string());
+  EXPECT_EQ(internal.code, 2) << internal.text;
+  EXPECT_NE(internal.text.find("not an external code"), std::string::npos) << internal.text;
+}
+
 // The failing code's study (exit 7): the analysis fails (exit 3), and its run directory is
 // kept inside the output folder, nothing in the current folder.
 TEST(CliModel, FailedExternalRunsStayInsideTheOutputFolder) {
