@@ -39,6 +39,22 @@ nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
   return out;
 }
 
+namespace {
+
+// The units the study declares for what result.json names: each design variable's (in study
+// order) and the objective's; only those given.
+nlohmann::ordered_json units_of(const Study& study) {
+  nlohmann::ordered_json design = nlohmann::ordered_json::object();
+  for (const DesignVariable& v : study.design) {
+    if (!v.note.unit.empty()) design[v.name] = v.note.unit;
+  }
+  nlohmann::ordered_json units = {{"design", design}};
+  if (!study.objective.note.unit.empty()) units["objective"] = study.objective.note.unit;
+  return units;
+}
+
+}  // namespace
+
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
                                        const std::optional<Evaluation>& final_analysis) {
   const Eigen::VectorXd x = current_design(summary);
@@ -52,6 +68,7 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
     if (key == "study") continue;
     if (key == "design") {
       out["design"] = named_in_order(study, x);
+      out["units"] = units_of(study);
       continue;
     }
     if (key == "history") {  // the cycles' designs in study order too

@@ -304,6 +304,10 @@ TEST(CliModel, TheCycleTableAndEvaluateShowUnits) {
   EXPECT_EQ(end_of(units, "[1/s^2]"), end_of(header, " c"));
   EXPECT_EQ(end_of(units, "[m/s]"), end_of(header, " z0"));
   EXPECT_EQ(end_of(units, "[m]"), end_of(header, " F"));
+  // result.json: the units of the design variables and of the objective.
+  const json declared = read_json(dir / "run" / "result.json")["units"];
+  EXPECT_EQ(declared, json::parse(R"({"design": {"c": "1/s^2", "z0": "m/s"}, "objective": "m"})"))
+      << declared;
   // evaluate: the design and objective with their units, a unit column for the responses.
   const CommandOutput evaluate = stdout_of("evaluate " + kProblems + "oscillator/psi.json");
   ASSERT_EQ(evaluate.code, 0) << evaluate.text;
