@@ -395,6 +395,54 @@ TEST(CliModel, CheckReadsASampleOutputAsARunWould) {
   EXPECT_NE(internal.text.find("not an external code"), std::string::npos) << internal.text;
 }
 
+// An external code that writes CSV (issue 49), optimised by `sao run`: fake_code writes
+// history.csv (time,acc,travel; in mode semicolon ";"-separated with a units row) and
+// result.txt (g = x y). Maximise x y subject to acc(t) = x sin(pi t) + y t <= 2 at every time
+// of the grid: both files converge, to the same design (the same numbers, however separated).
+TEST(CliModel, AnExternalCodeWritingCsvIsOptimised) {
+  const fs::path dir = scratch();
+  std::ofstream(dir / "input.tpl") << "x {{x}}\ny {{y}}\n";
+  json designs = json::array();
+  for (const std::string mode : {"ok", "semicolon"}) {
+    json acc = {{"name", "acc"},       {"kind", "history"}, {"file", "history.csv"},
+                {"parser", "columns"}, {"time", "time"},    {"value", "acc"}};
+    if (mode == "semicolon") acc["units"] = true;
+    const json study = {
+        {"design_variables",
+         {{{"name", "x"}, {"lower", 0.2}, {"upper", 3.0}, {"initial", 0.5}},
+          {{"name", "y"}, {"lower", 0.2}, {"upper", 3.0}, {"initial", 0.5}}}},
+        {"load_cases", {{{"name", "main"}, {"time", {{"end", 1.0}, {"points", 21}}}}}},
+        {"responses",
+         {{{"name", "g"}, {"kind", "scalar"}}, {{"name", "acc"}, {"kind", "history"}}}},
+        {"objective", {{"maximize", "g"}}},
+        {"constraints", {{{"name", "acc"}, {"of", "acc"}, {"upper", 2.0}}}},
+        {"settings", {{"max_cycles", 40}}},
+        {"simulator",
+         {{"type", "external"},
+          {"command", {SAO_FAKE_CODE, mode}},
+          {"templates", {{{"file", "input.tpl"}, {"target", "input.txt"}}}},
+          {"responses",
+           {{{"name", "g"},
+             {"kind", "scalar"},
+             {"file", "result.txt"},
+             {"parser", "regex"},
+             {"pattern", "g = (\\S+)"}},
+            acc}},
+          {"gradients", {{"method", "forward"}, {"step", 1e-6}}}}}};
+    std::ofstream(dir / (mode + ".json")) << study.dump(2);
+    const CommandOutput run = sao::testing::sao("run " + (dir / (mode + ".json")).string() +
+                                                " --out " + (dir / mode).string() + " -q");
+    ASSERT_EQ(run.code, 0) << mode << ": " << run.text;
+    const json result = read_json(dir / mode / "result.json");
+    EXPECT_EQ(result["status"], "converged") << mode;
+    EXPECT_LE(result["max_violation"].get<double>(), 0.01) << mode;
+    // scipy's SLSQP on the same grid (21 points): x y = 1.72665575 at (1.12233, 1.53846).
+    EXPECT_NEAR(result["objective"].get<double>(), 1.72665575, 1e-4 * 1.72665575) << mode;
+    designs.push_back(result["design"]);
+  }
+  EXPECT_EQ(designs[0], designs[1]);
+}
+
 // The failing code's study (exit 7): the analysis fails (exit 3), and its run directory is
 // kept inside the output folder, nothing in the current folder.
 TEST(CliModel, FailedExternalRunsStayInsideTheOutputFolder) {

@@ -17,7 +17,8 @@
 //   sleeps 1000 s; then sleeps $SAO_FAKE_SLEEP seconds (0 when unset; with SAO_FAKE_COUNT and
 //   SAO_FAKE_FAST, only after the first $SAO_FAKE_FAST runs) and goes on as ok),
 //   long_token (f followed by 40 000 zeros: one token of 40 000+ characters), units (a units
-//   row "s,m/s^2,m" under history.csv's header, then ok).
+//   row "s,m/s^2,m" under history.csv's header, then ok), semicolon (history.csv separated by
+//   ";", with a units row, then ok).
 #include <unistd.h>
 
 #include <chrono>
@@ -137,11 +138,12 @@ int main(int argc, char** argv) {
   {
     std::ofstream c("history.csv");
     c.precision(17);
-    c << "time,acc,travel\n";
-    if (mode == "units") c << "s,m/s^2,m\n";
+    const char* sep = mode == "semicolon" ? ";" : ",";
+    c << "time" << sep << "acc" << sep << "travel\n";
+    if (mode == "units" || mode == "semicolon") c << "s" << sep << "m/s^2" << sep << "m\n";
     for (int k = 0; k <= 20; ++k) {
       const double time = 0.05 * k;
-      c << time << "," << x * std::sin(M_PI * time) + y * time << "," << x * y * time << "\n";
+      c << time << sep << x * std::sin(M_PI * time) + y * time << sep << x * y * time << "\n";
     }
   }
   std::cout << "fake_code: done\n";
