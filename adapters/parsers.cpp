@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "adapters/hdf5_output.hpp"
 #include "adapters/output_file.hpp"
 #include "sao/seam/json_text.hpp"
 
@@ -401,18 +402,21 @@ OutputSpec parse_output_spec(const json& entry, const std::string& path, Problem
     }
   }
   const std::optional<std::string> parser =
-      e.choice("parser", {"regex", "cell", "json", "columns"});
+      e.choice("parser", {"regex", "cell", "json", "columns", "hdf5"});
   if (!kind || !parser) {
     // Which keys belong to the entry is unknown: none is reported as unknown.
-    e.known({"pattern", "group", "occurrence", "time_group", "value_group", "line", "column",
-             "pointer", "time_pointer", "time", "value", "header", "comment", "skip", "resample",
-             "delimiter", "units"});
+    e.known({"pattern",   "group",  "occurrence", "time_group",   "value_group",
+             "line",      "column", "pointer",    "time_pointer", "time",
+             "value",     "header", "comment",    "skip",         "resample",
+             "delimiter", "units",  "dataset",    "time_dataset", "time_column"});
   } else if (*parser == "regex") {
     read_regex_spec(e, s);
   } else if (*parser == "cell") {
     read_cell_spec(e, s);
   } else if (*parser == "json") {
     read_json_spec(e, s);
+  } else if (*parser == "hdf5") {
+    read_hdf5_spec(e, s);
   } else {
     read_columns_spec(e, s);
   }
@@ -610,6 +614,16 @@ std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& resul
   return store_history(src, times, values, grid, src.who + ": ", result);
 }
 
+// "hdf5": one number of a dataset (scalar), a time and a value dataset (history).
+std::string read_hdf5(const Source& src, const TimeGrid& grid, CaseResult& result) {
+  std::vector<double> times, values;
+  const std::string why = read_hdf5_numbers(src.spec, src.file, src.directory, times, values);
+  if (!why.empty()) return src.who + ": " + why;
+  if (src.spec.history) return store_history(src, times, values, grid, src.who + ": ", result);
+  result.scalars[src.spec.name] = values.at(0);
+  return {};
+}
+
 // "cell": one field of one line ("auto": the delimiter detected from that line).
 std::string read_cell(const Source& src, const std::vector<std::string>& lines,
                       CaseResult& result) {
@@ -728,6 +742,7 @@ std::string read_output(const OutputSpec& spec, const std::filesystem::path& dir
                    "response \"" + spec.name + "\": file " + spec.file};
   if (spec.parser == Parser::kRegex) return read_regex(src, grid, result);
   if (spec.parser == Parser::kJson) return read_json(src, grid, result);
+  if (spec.parser == Parser::kHdf5) return read_hdf5(src, grid, result);
   std::string text;
   if (const std::string why = read_output_text(src.file, src.directory, text); !why.empty()) {
     return src.who + ": " + why;
