@@ -1,10 +1,7 @@
 #include "adapters/parsers.hpp"
 
 #include <csv.h>
-#include <fcntl.h>
 #include <re2/re2.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "adapters/hdf5_output.hpp"
+#include "adapters/output_file.hpp"
 #include "sao/seam/json_text.hpp"
 
 namespace sao::adapters {
@@ -25,56 +24,6 @@ using nlohmann::json;
 
 // The largest line, column, group or count a response entry accepts.
 constexpr long kMaxIndex = 1000000000;
-
-// Outputs are read only from regular files inside the run directory: a symbolic link, a FIFO
-// (which would block the reader forever), a device or a directory is refused, and so is a file
-// over kMaxOutputBytes. Returns "" or why not.
-constexpr long long kMaxOutputBytes = 256LL << 20;
-
-std::string read_text(const std::filesystem::path& file, const std::filesystem::path& directory,
-                      std::string& text) {
-  if (!lies_inside(file, directory)) {
-    return "resolves outside the run directory (through a symbolic link or \"..\")";
-  }
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ELOOP) return "is a symbolic link: outputs are read only from regular files";
-    return "missing (not written by the code)";
-  }
-  struct stat st {};
-  std::string why;
-  if (::fstat(fd, &st) != 0) {
-    why = std::string("cannot be read: ") + std::strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    why = S_ISFIFO(st.st_mode)  ? "is a FIFO, not a regular file"
-          : S_ISDIR(st.st_mode) ? "is a directory, not a regular file"
-                                : "is not a regular file (a device or socket)";
-  } else if (st.st_size > kMaxOutputBytes) {
-    why = "is " + std::to_string(st.st_size >> 20) + " MiB, over the limit of " +
-          std::to_string(kMaxOutputBytes >> 20) + " MiB for an output file";
-  } else {
-    text.clear();
-    text.reserve(static_cast<size_t>(st.st_size));
-    char buffer[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        why = std::string("cannot be read: ") + std::strerror(errno);
-        break;
-      }
-      if (n == 0) break;
-      if (static_cast<long long>(text.size()) + n > kMaxOutputBytes) {
-        why = "grew over the limit of " + std::to_string(kMaxOutputBytes >> 20) +
-              " MiB while being read";
-        break;
-      }
-      text.append(buffer, static_cast<size_t>(n));
-    }
-  }
-  ::close(fd);
-  return why;
-}
 
 // The text as lines (without '\n' and a trailing '\r').
 std::vector<std::string> lines_of(const std::string& text) {
@@ -453,18 +402,21 @@ OutputSpec parse_output_spec(const json& entry, const std::string& path, Problem
     }
   }
   const std::optional<std::string> parser =
-      e.choice("parser", {"regex", "cell", "json", "columns"});
+      e.choice("parser", {"regex", "cell", "json", "columns", "hdf5"});
   if (!kind || !parser) {
     // Which keys belong to the entry is unknown: none is reported as unknown.
-    e.known({"pattern", "group", "occurrence", "time_group", "value_group", "line", "column",
-             "pointer", "time_pointer", "time", "value", "header", "comment", "skip", "resample",
-             "delimiter", "units"});
+    e.known({"pattern",   "group",  "occurrence", "time_group",   "value_group",
+             "line",      "column", "pointer",    "time_pointer", "time",
+             "value",     "header", "comment",    "skip",         "resample",
+             "delimiter", "units",  "dataset",    "time_dataset", "time_column"});
   } else if (*parser == "regex") {
     read_regex_spec(e, s);
   } else if (*parser == "cell") {
     read_cell_spec(e, s);
   } else if (*parser == "json") {
     read_json_spec(e, s);
+  } else if (*parser == "hdf5") {
+    read_hdf5_spec(e, s);
   } else {
     read_columns_spec(e, s);
   }
@@ -557,7 +509,7 @@ std::string store_history(const Source& src, const std::vector<double>& times,
 std::string read_regex(const Source& src, const TimeGrid& grid, CaseResult& result) {
   const OutputSpec& spec = src.spec;
   std::string text;
-  if (const std::string why = read_text(src.file, src.directory, text); !why.empty()) {
+  if (const std::string why = read_output_text(src.file, src.directory, text); !why.empty()) {
     return src.who + ": " + why;
   }
   LineCounter lines(text);
@@ -614,7 +566,7 @@ std::string json_number(const Source& src, const json& v, const std::string& whe
 std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& result) {
   const OutputSpec& spec = src.spec;
   std::string text;
-  if (const std::string why = read_text(src.file, src.directory, text); !why.empty()) {
+  if (const std::string why = read_output_text(src.file, src.directory, text); !why.empty()) {
     return src.who + ": " + why;
   }
   json doc;
@@ -660,6 +612,16 @@ std::string read_json(const Source& src, const TimeGrid& grid, CaseResult& resul
     }
   }
   return store_history(src, times, values, grid, src.who + ": ", result);
+}
+
+// "hdf5": one number of a dataset (scalar), a time and a value dataset (history).
+std::string read_hdf5(const Source& src, const TimeGrid& grid, CaseResult& result) {
+  std::vector<double> times, values;
+  const std::string why = read_hdf5_numbers(src.spec, src.file, src.directory, times, values);
+  if (!why.empty()) return src.who + ": " + why;
+  if (src.spec.history) return store_history(src, times, values, grid, src.who + ": ", result);
+  result.scalars[src.spec.name] = values.at(0);
+  return {};
 }
 
 // "cell": one field of one line ("auto": the delimiter detected from that line).
@@ -780,8 +742,9 @@ std::string read_output(const OutputSpec& spec, const std::filesystem::path& dir
                    "response \"" + spec.name + "\": file " + spec.file};
   if (spec.parser == Parser::kRegex) return read_regex(src, grid, result);
   if (spec.parser == Parser::kJson) return read_json(src, grid, result);
+  if (spec.parser == Parser::kHdf5) return read_hdf5(src, grid, result);
   std::string text;
-  if (const std::string why = read_text(src.file, src.directory, text); !why.empty()) {
+  if (const std::string why = read_output_text(src.file, src.directory, text); !why.empty()) {
     return src.who + ": " + why;
   }
   const std::vector<std::string> lines = lines_of(text);

@@ -6,6 +6,9 @@
 //              of a table separated by whitespace, commas, semicolons or tabs: CSV read with
 //              libcsv), "regex" (all matches: a time group and a value group), "json"
 //              (pointers to a time array and a value array)
+//   both:      "hdf5" (datasets of an HDF5 file, read with HDF5's C library, hdf5_output.hpp:
+//              a scalar is a dataset of one number; a history a 1-D dataset, or one column of a
+//              2-D dataset of shape (points, columns), and a time dataset of the same length)
 // Histories are resampled (linear interpolation) onto the load case's grid when the code's
 // grid differs, so nominal and perturbed runs always give values at the same times.
 //
@@ -14,7 +17,8 @@
 // error when the study is loaded, naming the response and the pattern.
 //
 // A missing file, key or column, an unparsable number, NaN/Inf, a history that does not
-// cover the grid: read_output returns a message naming the response, the file and the line.
+// cover the grid: read_output returns a message naming the response, the file and the line
+// (for "hdf5" the dataset).
 #pragma once
 
 #include <filesystem>
@@ -31,7 +35,7 @@ class RE2;
 
 namespace sao::adapters {
 
-enum class Parser { kRegex, kCell, kJson, kColumns };
+enum class Parser { kRegex, kCell, kJson, kColumns, kHdf5 };
 
 // How "cell" and "columns" split a line into fields: runs of spaces and tabs, or one delimiter
 // character with CSV quoting; kAuto picks one from the file (parsers.cpp, detect_delimiter).
@@ -62,6 +66,11 @@ struct OutputSpec {
   std::string comment = "#";            // lines starting with it are skipped
   int skip = 0;                         // lines skipped at the top
   bool units = false;                   // a units row directly under the header, skipped
+  // hdf5: paths of datasets in the file (hdf5_output.hpp)
+  std::string dataset;          // the values (a scalar: its one number)
+  std::string time_dataset;     // history: the times
+  int dataset_column = 0;       // history: 1-based column of a 2-D dataset (0: not given)
+  int time_dataset_column = 0;  // likewise for time_dataset
   // cell and columns
   Delimiter delimiter = Delimiter::kAuto;
   bool resample = true;  // false: the code's times must equal the grid's

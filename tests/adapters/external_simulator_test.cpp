@@ -160,6 +160,30 @@ TEST_F(External, ACodeWritingCsvIsReadByColumnsByName) {
   }
 }
 
+TEST_F(External, ACodeWritingHdf5IsReadByDatasets) {
+  const json acc = {{"name", "acc"},    {"kind", "history"},         {"file", "out.h5"},
+                    {"parser", "hdf5"}, {"dataset", "/results/acc"}, {"time_dataset", "/time"}};
+  const json f = {{"name", "f"},
+                  {"kind", "scalar"},
+                  {"file", "out.h5"},
+                  {"parser", "hdf5"},
+                  {"dataset", "/results/f"}};
+  const json s = {{"type", "external"},
+                  {"command", json::array({SAO_FAKE_CODE})},
+                  {"run_directory", (dir_ / "runs").string()},
+                  {"templates", {{{"file", "input.tpl"}, {"target", "input.txt"}}}},
+                  {"responses", {acc, f}}};
+  const Evaluation e = evaluate_one(s, request(1.5, -0.5));
+  ASSERT_TRUE(e.ok) << e.message;
+  const CaseResult& c = e.cases.at(0);
+  EXPECT_EQ(c.scalars.at("f"), 1.5 * 1.5 + 0.25);
+  ASSERT_EQ(c.histories.at("acc").size(), 11);
+  for (int p = 0; p < 11; ++p) {
+    const double t = 0.1 * p;  // the study's grid; the code's is 0, 0.05, ..., 1
+    EXPECT_NEAR(c.histories.at("acc")(p), 1.5 * std::sin(M_PI * t) - 0.5 * t, 1e-12) << p;
+  }
+}
+
 TEST_F(External, FiniteDifferencesForwardAndCentralAsOneParallelBatch) {
   for (const char* method : {"forward", "central"}) {
     json s = section({"ok"}, {{"workers", 2}, {"gradients", {{"method", method}, {"step", 1e-4}}}});

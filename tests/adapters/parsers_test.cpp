@@ -2,11 +2,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "sao/study/open_study.hpp"
 #include "simulators/internal_simulator.hpp"
@@ -647,6 +649,266 @@ TEST_F(Parsers, TheCsvOfSaoSimulateReadsBackExactly) {
       EXPECT_EQ(read_back(p), h(p)) << name << " at point " << p;
     }
   }
+}
+
+}  // namespace
+}  // namespace sao::adapters
+
+// "hdf5" (issue 49): datasets of HDF5 files, written here with HDF5's C API.
+namespace sao::adapters {
+namespace {
+
+// A dataset to write: its path (groups on the way are created), shape (empty: rank 0), values
+// (row-major) and type in the file (doubles, or integers converted from them by HDF5).
+struct H5Set {
+  std::string path;
+  std::vector<hsize_t> dims;
+  std::vector<double> values;
+  hid_t type = H5T_NATIVE_DOUBLE;
+};
+
+void write_h5(const fs::path& file, const std::vector<H5Set>& sets) {
+  const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << file;
+  const hid_t links = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(links, 1);
+  for (const H5Set& s : sets) {
+    const hid_t space =
+        s.dims.empty() ? H5Screate(H5S_SCALAR)
+                       : H5Screate_simple(static_cast<int>(s.dims.size()), s.dims.data(), nullptr);
+    const hid_t d = H5Dcreate2(f, s.path.c_str(), s.type, space, links, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(d, 0) << s.path;
+    EXPECT_GE(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.values.data()), 0);
+    H5Dclose(d);
+    H5Sclose(space);
+  }
+  H5Pclose(links);
+  H5Fclose(f);
+}
+
+// A dataset of strings ("a", "b") at `path` of `file` (created).
+void write_h5_strings(const fs::path& file, const std::string& path) {
+  const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, 2);
+  const hsize_t n = 2;
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t d = H5Dcreate2(f, path.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, "a\0b\0");
+  H5Dclose(d);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Fclose(f);
+}
+
+json h5_scalar(const std::string& dataset) {
+  return {{"name", "s"},
+          {"kind", "scalar"},
+          {"file", "out.h5"},
+          {"parser", "hdf5"},
+          {"dataset", dataset}};
+}
+
+json h5_history(const std::string& dataset, const std::string& time_dataset) {
+  return {{"name", "h"},      {"kind", "history"},  {"file", "out.h5"},
+          {"parser", "hdf5"}, {"dataset", dataset}, {"time_dataset", time_dataset}};
+}
+
+// t = 0, step, ..., 1.
+std::vector<double> h5_times(double step) {
+  std::vector<double> t;
+  for (int k = 0; k * step <= 1.0 + 1e-12; ++k) t.push_back(k * step);
+  return t;
+}
+
+TEST_F(Parsers, Hdf5ScalarIsTheOneNumberOfADataset) {
+  write_h5(dir_ / "out.h5", {{"/mass", {}, {12.5}},
+                             {"/results/f", {1, 1}, {-3.25}},
+                             {"/count", {1}, {7}, H5T_NATIVE_INT}});
+  CaseResult r;
+  for (const auto& [dataset, expected] : std::vector<std::pair<std::string, double>>{
+           {"/mass", 12.5}, {"/results/f", -3.25}, {"results/f", -3.25}, {"/count", 7.0}}) {
+    EXPECT_EQ(read(h5_scalar(dataset), r), "") << dataset;
+    EXPECT_EQ(r.scalars.at("s"), expected) << dataset;
+  }
+}
+
+TEST_F(Parsers, Hdf5HistoryOnTheStudyGridAndAColumnOfATable) {
+  const std::vector<double> t = h5_times(0.25);  // the study grid's times
+  std::vector<double> acc, table;
+  for (const double x : t) {
+    acc.push_back(std::sin(3.0 * x));
+    table.insert(table.end(), {x, 10.0 * x, -x * x});
+  }
+  write_h5(dir_ / "out.h5", {{"/results/time", {5}, t},
+                             {"/results/acc", {5}, acc},
+                             {"/table", {5, 3}, table},
+                             {"/column", {5, 1}, acc}});
+  CaseResult r;
+  EXPECT_EQ(read(h5_history("/results/acc", "/results/time"), r), "");
+  EXPECT_EQ(r.histories.at("h"), Eigen::Map<const Eigen::VectorXd>(acc.data(), 5));
+  json third = h5_history("/table", "/table");
+  third["column"] = 3;
+  third["time_column"] = 1;
+  EXPECT_EQ(read(third, r), "");
+  for (int p = 0; p < 5; ++p) EXPECT_EQ(r.histories.at("h")(p), -t[p] * t[p]) << p;
+  // A 2-D dataset of one column needs no "column".
+  EXPECT_EQ(read(h5_history("/column", "/results/time"), r), "");
+  EXPECT_EQ(r.histories.at("h"), Eigen::Map<const Eigen::VectorXd>(acc.data(), 5));
+}
+
+TEST_F(Parsers, Hdf5HistoryOnAnotherGridIsResampled) {
+  const std::vector<double> t = h5_times(0.1);  // 11 times; the study grid has 5
+  std::vector<double> v;
+  for (const double x : t) v.push_back(2.0 * x);
+  write_h5(dir_ / "out.h5", {{"/time", {t.size()}, t}, {"/v", {v.size()}, v}});
+  CaseResult r;
+  EXPECT_EQ(read(h5_history("/v", "/time"), r), "");
+  ASSERT_EQ(r.histories.at("h").size(), 5);
+  for (int p = 0; p < 5; ++p) EXPECT_NEAR(r.histories.at("h")(p), 2.0 * 0.25 * p, 1e-12) << p;
+  json exact = h5_history("/v", "/time");
+  exact["resample"] = false;
+  EXPECT_EQ(read(exact, r),
+            "response \"h\": file out.h5: the code's grid has 11 points, the study grid 5 "
+            "(\"resample\": false)");
+  // A history that stops at t = 0.5.
+  write_h5(dir_ / "out.h5", {{"/time", {6}, t}, {"/v", {6}, v}});
+  EXPECT_THAT(read(h5_history("/v", "/time"), r),
+              HasSubstr("response \"h\": file out.h5: short history: the file covers t in [0, "
+                        "0.5] (6 values)"));
+}
+
+TEST_F(Parsers, Hdf5FailuresAreMessagesNamingResponseFileAndDataset) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  CaseResult r;
+  ::testing::internal::CaptureStderr();  // HDF5 must print nothing
+  EXPECT_EQ(read(h5_scalar("/f"), r),
+            "response \"s\": file out.h5: missing (not written by the code)");
+  write("out.h5", "f = 1\n");
+  EXPECT_EQ(read(h5_scalar("/f"), r), "response \"s\": file out.h5: is not an HDF5 file");
+  write_h5(dir_ / "out.h5", {{"/results/time", {3}, {0, 0.5, 1}},
+                             {"/results/acc", {3}, {1, 2, 3}},
+                             {"/results/bad", {3}, {1, nan, 3}},
+                             {"/results/inf", {3}, {0, inf, 1}},
+                             {"/results/short", {2}, {0, 1}},
+                             {"/table", {3, 2}, {0, 1, 0.5, 2, 1, 3}},
+                             {"/cube", {1, 3, 1}, {0, 0.5, 1}},
+                             {"/one", {}, {1}}});
+  EXPECT_EQ(read(h5_scalar("/results/accel"), r),
+            "response \"s\": file out.h5: no dataset /results/accel (/results holds: acc, bad, "
+            "inf, short, time)");
+  EXPECT_EQ(read(h5_scalar("/res/acc"), r),
+            "response \"s\": file out.h5: no dataset /res/acc (the file's top level holds: cube, "
+            "one, results/, table)");
+  EXPECT_EQ(read(h5_scalar("/results"), r),
+            "response \"s\": file out.h5: dataset /results is not a dataset (a group or a named "
+            "type)");
+  EXPECT_EQ(read(h5_scalar("/results/acc"), r),
+            "response \"s\": file out.h5: dataset /results/acc (shape 3) holds 3 values, expected "
+            "one");
+  EXPECT_EQ(read(h5_scalar("/results/bad"), r),
+            "response \"s\": file out.h5: dataset /results/bad (shape 3) holds 3 values, expected "
+            "one");
+  EXPECT_EQ(read(h5_history("/results/bad", "/results/time"), r),
+            "response \"h\": file out.h5: dataset /results/bad: value 2 is nan, not finite");
+  EXPECT_EQ(read(h5_history("/results/acc", "/results/inf"), r),
+            "response \"h\": file out.h5: dataset /results/inf: value 2 is inf, not finite");
+  EXPECT_EQ(read(h5_history("/results/acc", "/results/short"), r),
+            "response \"h\": file out.h5: dataset /results/short has 2 times, /results/acc 3 "
+            "values: expected as many");
+  EXPECT_EQ(read(h5_history("/one", "/results/time"), r),
+            "response \"h\": file out.h5: dataset /one (shape rank 0): a history is read from a "
+            "1-D dataset or a column of a 2-D one");
+  EXPECT_EQ(read(h5_history("/cube", "/results/time"), r),
+            "response \"h\": file out.h5: dataset /cube (shape 1 x 3 x 1): a history is read "
+            "from a 1-D dataset or a column of a 2-D one");
+  EXPECT_EQ(read(h5_history("/table", "/results/time"), r),
+            "response \"h\": file out.h5: dataset /table (shape 3 x 2) has 2 columns: \"column\" "
+            "chooses one");
+  json beyond = h5_history("/table", "/table");
+  beyond["column"] = 2;
+  EXPECT_EQ(read(beyond, r),
+            "response \"h\": file out.h5: dataset /table (shape 3 x 2) has 2 columns: "
+            "\"time_column\" chooses one");
+  beyond["time_column"] = 3;
+  EXPECT_EQ(read(beyond, r),
+            "response \"h\": file out.h5: dataset /table (shape 3 x 2) has 2 column(s), no "
+            "time_column 3");
+  beyond["time_column"] = 1;
+  EXPECT_EQ(read(beyond, r, TimeGrid(0.0, 1.0, 3)), "");
+  EXPECT_EQ(r.histories.at("h"), Eigen::Vector3d(1, 2, 3));
+  json one_d = h5_history("/results/acc", "/results/time");
+  one_d["column"] = 2;
+  EXPECT_EQ(read(one_d, r),
+            "response \"h\": file out.h5: dataset /results/acc (shape 3) has 1 column(s), no "
+            "column 2");
+  write_h5_strings(dir_ / "out.h5", "/names");
+  EXPECT_EQ(read(h5_scalar("/names"), r),
+            "response \"s\": file out.h5: dataset /names does not hold numbers (it holds "
+            "strings)");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  // Read only from a regular file inside the run directory, as the other parsers.
+  fs::rename(dir_ / "out.h5", dir_ / "real.h5");
+  fs::create_symlink(dir_ / "real.h5", dir_ / "out.h5");
+  EXPECT_EQ(read(h5_scalar("/names"), r),
+            "response \"s\": file out.h5: is a symbolic link: outputs are read only from regular "
+            "files");
+}
+
+TEST(ParserSpecs, Hdf5KeysAreCheckedWhenTheStudyIsLoaded) {
+  auto problems_of = [](const json& e) {
+    Problems problems;
+    parse_output_spec(e, "simulator.responses[1]", problems);
+    return problems.list();
+  };
+  EXPECT_EQ(problems_of(h5_scalar("/f")), std::vector<std::string>());
+  EXPECT_EQ(problems_of(h5_history("/v", "/t")), std::vector<std::string>());
+  json scalar = h5_scalar("/f");
+  scalar.erase("dataset");
+  scalar["time_dataset"] = "/t";
+  scalar["column"] = 2;
+  scalar["datset"] = "/f";
+  const std::vector<std::string> found = problems_of(scalar);
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(found.begin(), found.begin() + 3),
+            (std::vector<std::string>{
+                "simulator.responses[1].dataset: missing: the path of a dataset in the file, "
+                "such as \"/results/acc\"",
+                "simulator.responses[1].time_dataset: belongs to a history: a scalar is the one "
+                "number of \"dataset\", without \"time_dataset\"",
+                "simulator.responses[1].column: belongs to a history: a scalar is the one number "
+                "of \"dataset\", without \"column\""}));
+  EXPECT_THAT(found.back(), HasSubstr("simulator.responses[1].datset: unknown key"));
+  json history = h5_history("", "/t");
+  history.erase("time_dataset");
+  history["column"] = 0;
+  history["time_column"] = "1";
+  EXPECT_EQ(problems_of(history),
+            (std::vector<std::string>{
+                "simulator.responses[1].dataset: expected the path of a dataset in the file, "
+                "such as \"/results/acc\", got \"\"",
+                "simulator.responses[1].time_dataset: missing: the path of a dataset in the "
+                "file, such as \"/results/acc\"",
+                "simulator.responses[1].column: expected an integer >= 1, got 0",
+                "simulator.responses[1].time_column: expected an integer, got \"1\""}));
+  // The values as read.
+  json table = h5_history("/table", "/table");
+  table["column"] = 3;
+  table["time_column"] = 1;
+  const OutputSpec s = parse_output_spec(table, "r");
+  EXPECT_EQ(s.parser, Parser::kHdf5);
+  EXPECT_EQ(s.dataset, "/table");
+  EXPECT_EQ(s.time_dataset, "/table");
+  EXPECT_EQ(s.dataset_column, 3);
+  EXPECT_EQ(s.time_dataset_column, 1);
+  EXPECT_EQ(parse_output_spec(h5_history("/v", "/t"), "r").dataset_column, 0);
+  // An unknown parser: the hdf5 keys are not reported as unknown.
+  json other = h5_history("/v", "/t");
+  other["parser"] = "xml";
+  other["time_column"] = 1;
+  EXPECT_THAT(problems_of(other),
+              ::testing::ElementsAre(HasSubstr("simulator.responses[1].parser: expected")));
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ deb=$(ls "$work"/deb/sao_"$version"_*.deb) || fail "no sao_${version}_*.deb in $
 echo "package    $(basename "$deb"), $(stat -c %s "$deb") bytes"
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libglpk libnlopt libsundials-cvodes libsqlite3 libssl libcpp-httplib libre2 libcsv3; do
+for lib in libglpk libnlopt libsundials-cvodes libsqlite3 libssl libcpp-httplib libre2 libcsv3 libhdf5-103-1; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 echo "depends    $depends"

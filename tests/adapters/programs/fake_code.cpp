@@ -6,6 +6,8 @@
 //   out.json    {"f": ..., "t": [...], "h": [...]}
 //   history.csv a CSV header "time,acc,travel", then acc(t) = x sin(pi t) + y t and
 //               travel(t) = x y t on the same 21 times (issue 49: codes that write CSV)
+//   out.h5      HDF5 datasets /time (the same 21 times) and /results/acc (acc(t) above), and
+//               /results/f (x^2 + y^2, rank 0), written with HDF5's C library (issue 49)
 // The first argument picks the behaviour:
 //   ok, crash (abort after writing part of the output), hang (sleeps, with a child of its own
 //   that sleeps too and writes its pid to child.pid), garbage (an unparsable number), missing
@@ -19,6 +21,7 @@
 //   long_token (f followed by 40 000 zeros: one token of 40 000+ characters), units (a units
 //   row "s,m/s^2,m" under history.csv's header, then ok), semicolon (history.csv separated by
 //   ";", with a units row, then ok).
+#include <hdf5.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -30,6 +33,36 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
+
+// out.h5: /time, /results/acc and /results/f.
+void write_hdf5(double x, double y) {
+  std::vector<double> time, acc;
+  for (int k = 0; k <= 20; ++k) {
+    time.push_back(0.05 * k);
+    acc.push_back(x * std::sin(M_PI * time.back()) + y * time.back());
+  }
+  const double f = x * x + y * y;
+  const hid_t file = H5Fcreate("out.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t results = H5Gcreate2(file, "results", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t n = time.size();
+  const hid_t points = H5Screate_simple(1, &n, nullptr);
+  const hid_t one = H5Screate(H5S_SCALAR);
+  auto write = [](hid_t where, const char* name, hid_t space, const double* data) {
+    const hid_t d =
+        H5Dcreate2(where, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    H5Dclose(d);
+  };
+  write(file, "time", points, time.data());
+  write(results, "acc", points, acc.data());
+  write(results, "f", one, &f);
+  H5Sclose(one);
+  H5Sclose(points);
+  H5Gclose(results);
+  H5Fclose(file);
+}
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "ok";
@@ -146,6 +179,7 @@ int main(int argc, char** argv) {
       c << time << sep << x * std::sin(M_PI * time) + y * time << sep << x * y * time << "\n";
     }
   }
+  write_hdf5(x, y);
   std::cout << "fake_code: done\n";
   return 0;
 }
