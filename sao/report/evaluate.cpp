@@ -92,9 +92,12 @@ const ResponseDef* declared_response(const Study& study, const std::string& key)
   return nullptr;
 }
 
-// " [unit]", or "" for none.
-std::string bracketed(const std::string& unit) {
-  return unit.empty() ? unit : " [" + unit + "]";
+// " [unit]" after a value, or "" for none.
+std::string bracketed(const Annotation& note) {
+  if (note.unit.empty()) return {};
+  std::string out(1, ' ');  // appended piecewise: GCC 12 warns falsely on " " + std::string
+  out += note.bracketed_unit();
+  return out;
 }
 
 }  // namespace
@@ -114,11 +117,10 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
   const DesignSummary s = summarise_design(study, evaluation, x);
   std::string r = "design    ";
   for (int i = 0; i < study.n_design(); ++i) {
-    r += " " + study.design[i].name + " = " + fmt("%.6g", x(i)) +
-         bracketed(study.design[i].note.unit);
+    r += " " + study.design[i].name + " = " + fmt("%.6g", x(i)) + bracketed(study.design[i].note);
   }
   r += "\nobjective  " + study.objective.name + " = " + fmt("%.6g", s.objective) +
-       bracketed(study.objective.note.unit) + "\n";
+       bracketed(study.objective.note) + "\n";
   r += "violation  " + fmt("%.3g", s.max_violation) + " %\n\nconstraints (worst point)\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-36s %14s %14s %10s %10s  %s\n", "name", "value", "bound",

@@ -41,16 +41,16 @@ std::string cycle_table_header(const Study& study, const std::string& indent) {
                   "kept", names, "F", "Ef[%]", "Eg[%]", "V[%]", "move factors");
   // The units line, under the columns they belong to (an auxiliary bounds a maximum of the
   // objective's quantity: it has no unit of its own).
-  const auto unit = [](const std::string& u) { return u.empty() ? u : "[" + u + "]"; };
   std::string units;
   bool any = !study.objective.note.unit.empty();
   for (const DesignVariable& v : study.design) {
-    units += fmt::format(" {:>10}", unit(v.note.unit));
+    units += fmt::format(" {:>10}", v.note.bracketed_unit());
     any = any || !v.note.unit.empty();
   }
   for (size_t a = 0; a < study.auxiliaries.size(); ++a) units += fmt::format(" {:>10}", "");
   if (!any) return header;
-  std::string line = fmt::format("{:>20}{} {:>11}", "", units, unit(study.objective.note.unit));
+  std::string line =
+      fmt::format("{:>20}{} {:>11}", "", units, study.objective.note.bracketed_unit());
   line.erase(line.find_last_not_of(' ') + 1);
   return header + "\n" + indent + line;
 }

@@ -57,7 +57,11 @@ double Intermediate::slope(double b) const {
 
 std::string Annotation::title(const std::string& name) const {
   const std::string head = label.empty() ? name : label;
-  return unit.empty() ? head : head + " [" + unit + "]";
+  return unit.empty() ? head : head + " " + bracketed_unit();
+}
+
+std::string Annotation::bracketed_unit() const {
+  return unit.empty() ? unit : "[" + unit + "]";
 }
 
 void Study::variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) const {

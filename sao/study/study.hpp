@@ -33,6 +33,8 @@ struct Annotation {
 
   // "label [unit]", "name [unit]", "label" or `name`.
   std::string title(const std::string& name) const;
+  // "[unit]", or "" without a unit (a column's units line, a value's suffix).
+  std::string bracketed_unit() const;
 };
 
 // phi(b) of an intermediate design variable: b^power (1 identity, -1 reciprocal, 2 area of a
