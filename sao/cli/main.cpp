@@ -55,8 +55,7 @@ namespace {
 sao::OpenedStudy open_for_analyses(const std::string& file,
                                    const std::vector<std::string>& overrides, int start,
                                    const std::string& out, const std::string& command) {
-  nlohmann::json document = sao::read_study_document(file);
-  for (const auto& assignment : overrides) sao::apply_override(document, assignment);
+  nlohmann::json document = sao::read_study_document(file, overrides);
   if (out.empty()) {
     sao::place_scratch_run_directory(document, command);
   } else {

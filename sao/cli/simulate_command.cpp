@@ -39,8 +39,7 @@ std::pair<std::string, double> assignment(const std::string& text) {
 // The study or model of the file, its design (study order) with the --design values.
 Study study_of(const SimulateRequest& request, const std::string& dir, Eigen::VectorXd& design,
                std::vector<std::string>& model_names) {
-  nlohmann::json document = read_study_document(request.file);
-  for (const std::string& o : request.overrides) apply_override(document, o);
+  nlohmann::json document = read_study_document(request.file, request.overrides);
   place_run_directory(document, dir);
   const bool is_study = document.is_object() && document.contains("objective");
   Study study = is_study ? load_study(document, request.file) : load_model(document, request.file);

@@ -103,9 +103,7 @@ nlohmann::json study_document(const std::string& command) {
     }
     return nullptr;
   }
-  nlohmann::json document = read_study_document(commands.study_file);
-  for (const std::string& o : commands.overrides) apply_override(document, o);
-  return document;
+  return read_study_document(commands.study_file, commands.overrides);
 }
 
 int step_command() {
@@ -573,8 +571,7 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
     dir = fs::is_directory(request.study, ec) ? request.study : directory_of(request.study);
     return std::make_unique<StudySession>(store_file(request.study), false);
   }
-  nlohmann::json document = read_study_document(request.study);
-  for (const auto& assignment : request.overrides) apply_override(document, assignment);
+  nlohmann::json document = read_study_document(request.study, request.overrides);
   dir = request.out_dir.empty() ? default_output_folder(request.study) : request.out_dir;
   place_run_directory(document, dir);
   if (!request.store) {

@@ -34,9 +34,7 @@ OpenedStudy open_study_document(nlohmann::json document, const std::string& sour
 
 OpenedStudy open_study(const std::string& file, const std::vector<std::string>& overrides,
                        int start) {
-  nlohmann::json document = read_study_document(file);
-  for (const auto& assignment : overrides) apply_override(document, assignment);
-  return open_study_document(std::move(document), file, start);
+  return open_study_document(read_study_document(file, overrides), file, start);
 }
 
 }  // namespace sao

@@ -150,6 +150,13 @@ LoadedStudy load_model(const nlohmann::json& document, const std::string& source
   return load(document, source, true);
 }
 
+nlohmann::json read_study_document(const std::string& path,
+                                   const std::vector<std::string>& overrides) {
+  nlohmann::json document = read_study_document(path);
+  for (const std::string& assignment : overrides) apply_override(document, assignment);
+  return document;
+}
+
 nlohmann::json read_study_document(const std::string& path) {
   std::error_code error;
   const auto bytes = std::filesystem::file_size(path, error);

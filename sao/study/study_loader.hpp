@@ -38,6 +38,9 @@ LoadedStudy load_model(const nlohmann::json& document, const std::string& source
 
 // Reads a study file as JSON (StudyError when unreadable or not JSON, with line and column).
 nlohmann::json read_study_document(const std::string& path);
+// The same with the command line's --set assignments applied in order (apply_override below).
+nlohmann::json read_study_document(const std::string& path,
+                                   const std::vector<std::string>& overrides);
 
 // The segments of a dotted study path ("constraints.displacement.upper") with every array
 // element named by its index: an element is named by its index or by its "name"
