@@ -62,18 +62,17 @@ Delimiter detect_delimiter(const std::string& line) {
   return Delimiter::kWhitespace;
 }
 
-// The delimiter as the study names it, for messages: "," ";" "tab" "whitespace".
+// The values of "delimiter" (the first of a delimiter's names is the one messages use).
+constexpr std::pair<const char*, Delimiter> kDelimiterNames[] = {
+    {"auto", Delimiter::kAuto}, {",", Delimiter::kComma}, {";", Delimiter::kSemicolon},
+    {"tab", Delimiter::kTab},   {"\t", Delimiter::kTab},  {"whitespace", Delimiter::kWhitespace}};
+
+// The delimiter as the study names it, quoted, for messages: "," ";" "tab" "whitespace".
 std::string delimiter_name(Delimiter d) {
-  switch (d) {
-    case Delimiter::kComma:
-      return "\",\"";
-    case Delimiter::kSemicolon:
-      return "\";\"";
-    case Delimiter::kTab:
-      return "\"tab\"";
-    default:
-      return "\"whitespace\"";
+  for (const auto& [name, delimiter] : kDelimiterNames) {
+    if (delimiter == d) return "\"" + std::string(name) + "\"";
   }
+  return {};
 }
 
 // Splits lines into fields with one delimiter (not kAuto). White space: runs of spaces and tabs,
@@ -270,12 +269,9 @@ void read_regex_spec(JsonReader& e, OutputSpec& s) {
 // "delimiter" of "cell" and "columns": how a line is split into fields.
 void read_delimiter(JsonReader& e, OutputSpec& s) {
   if (!e.has("delimiter")) return;
-  static const std::pair<const char*, Delimiter> kNames[] = {
-      {"auto", Delimiter::kAuto}, {",", Delimiter::kComma}, {";", Delimiter::kSemicolon},
-      {"tab", Delimiter::kTab},   {"\t", Delimiter::kTab},  {"whitespace", Delimiter::kWhitespace}};
   const json& v = e.raw("delimiter");
   if (v.is_string()) {
-    for (const auto& [name, delimiter] : kNames) {
+    for (const auto& [name, delimiter] : kDelimiterNames) {
       if (v.get<std::string>() == name) {
         s.delimiter = delimiter;
         return;
