@@ -132,9 +132,10 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
     std::cout << sao::design_report(study, e[k], xs[k], all);
   }
   if (!plot_dir.empty()) {
-    const auto files = sao::write_history_plots(plot_dir, study, labels, e, all);
-    if (json) out["plots"] = files;
-    if (!json) std::cout << "\nwritten    " << files.size() << " plots in " << plot_dir << "/\n";
+    const auto charts = sao::history_charts(study, labels, e, all);
+    const std::string file = sao::write_history_page(plot_dir, study.name + ": histories", charts);
+    if (json) out["plots"] = {{"file", file}, {"charts", charts.size()}};
+    if (!json) std::cout << "\nwritten    " << file << " (" << charts.size() << " charts)\n";
   }
   if (json) std::cout << out.dump(2) << "\n";
   if (!unusable.empty()) {
@@ -283,7 +284,7 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
                       {"wall_seconds", result.wall_seconds},
                       {"folder", dir},
                       {"files",
-                       {dir + "/sweep.csv", dir + "/compromise.csv", dir + "/compromise.svg"}}})
+                       {dir + "/sweep.csv", dir + "/compromise.csv", dir + "/compromise.html"}}})
                      .dump()
               << "\n";
     return failed ? sao::cli::kFailed : sao::cli::kOk;
@@ -291,7 +292,7 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   std::printf("\n%zu members, %d simulator runs, %d analyses shared or stored, %.1f s\n",
               result.members.size(), result.simulator_runs, result.cache_hits, result.wall_seconds);
   std::cout << "written    " << dir << "/sweep.csv, " << dir << "/compromise.csv, " << dir
-            << "/compromise.svg\n";
+            << "/compromise.html\n";
   return failed ? sao::cli::kFailed : sao::cli::kOk;
 }
 
@@ -519,8 +520,8 @@ void add_study_commands(CLI::App& app, Arguments& a) {
                    "repeatable")
       ->check(CLI::ExistingFile);
   a.evaluate_cmd->add_option("--plot", a.plot_dir,
-                             "write DIR/<case>-<response>.svg: the study's histories (with --all: "
-                             "every one), one line per design");
+                             "write DIR/histories.html: a chart of each of the study's histories "
+                             "(with --all: every one) per load case, one line per design");
   a.evaluate_cmd->add_flag("--json", a.json, "the designs as one JSON document");
   a.evaluate_cmd->add_flag("--all", a.all_responses,
                            "every response the simulator delivers, not only the study's");

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "sao/report/svg_plot.hpp"
+#include "sao/report/chart.hpp"
 #include "sao/seam/json_reader.hpp"
 #include "sao/seam/json_text.hpp"
 #include "sao/store/atomic_file.hpp"
@@ -214,11 +214,9 @@ void add_response_bounds(const Study& study, const std::string& history, int loa
 
 }  // namespace
 
-std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
-                                             const std::vector<std::string>& labels,
-                                             const std::vector<Evaluation>& evaluations, bool all) {
-  make_output_folder(dir);
-  std::vector<std::string> files;
+std::vector<Plot> history_charts(const Study& study, const std::vector<std::string>& labels,
+                                 const std::vector<Evaluation>& evaluations, bool all) {
+  std::vector<Plot> charts;
   for (size_t c = 0; c < study.load_cases.size(); ++c) {
     const LoadCaseSpec& lc = study.load_cases[c];
     const std::vector<double> t = lc.grid.times();
@@ -226,8 +224,9 @@ std::vector<std::string> write_history_plots(const std::string& dir, const Study
     for (const auto& [key, h] : evaluations.front().cases[c].histories) {
       const std::string name = all ? key : declared_name(study, key);
       if (name.empty()) continue;
-      Plot plot{name + " (" + lc.name + ")", "t", name, {}, {}, false};
+      Plot plot{name + " @" + lc.name, study.time_title(static_cast<int>(c)), name, {}, {}, false};
       add_response_bounds(study, name, static_cast<int>(c), plot);
+      plot.title = plot.y_label + " @" + lc.name;
       for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
         const auto& histories = evaluations[k].cases.at(c).histories;
         auto it = histories.find(key);
@@ -238,12 +237,21 @@ std::vector<std::string> write_history_plots(const std::string& dir, const Study
         s.y.assign(it->second.data(), it->second.data() + it->second.size());
         plot.series.push_back(std::move(s));
       }
-      const std::string file = dir + "/" + lc.name + "-" + name + ".svg";
-      write_file_atomically(file, svg_file(plot, 720, 400));
-      files.push_back(file);
+      plot.id = lc.name + "-" + name;
+      charts.push_back(std::move(plot));
     }
   }
-  return files;
+  return charts;
+}
+
+std::string write_history_page(const std::string& dir, const std::string& title,
+                               const std::vector<Plot>& charts) {
+  make_output_folder(dir);
+  std::string body = "<h1>" + xml_escape(title) + "</h1>\n<div class=\"charts\">\n";
+  for (const Plot& p : charts) body += chart_html(p);
+  const std::string file = dir + "/histories.html";
+  write_file_atomically(file, chart_page(title, body + "</div>\n"));
+  return file;
 }
 
 }  // namespace sao

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sao/report/chart.hpp"
+
 #include "sao/seam/simulator.hpp"
 #include "sao/study/study.hpp"
 
@@ -67,12 +69,14 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
 // file lacks keep their initial value. Throws std::invalid_argument naming the file and key.
 Eigen::VectorXd variables_from_result(const Study& study, const std::string& result_file);
 
-// One SVG per load case and history response, DIR/<case>-<response>.svg, with one line per
-// labelled design (e.g. start and optimum): the study's responses under their names, or with
-// `all` every history the simulator delivers (as design_report). Returns the files written.
-std::vector<std::string> write_history_plots(const std::string& dir, const Study& study,
-                                             const std::vector<std::string>& labels,
-                                             const std::vector<Evaluation>& evaluations,
-                                             bool all = false);
+// One chart per load case and history response (id "<case>-<response>"), with one line per
+// labelled design (e.g. start and optimum) and the bounds the study's constraints put on it:
+// the study's responses under their names, or with `all` every history the simulator delivers
+// (as design_report).
+std::vector<Plot> history_charts(const Study& study, const std::vector<std::string>& labels,
+                                 const std::vector<Evaluation>& evaluations, bool all = false);
+// DIR/histories.html: a self-contained page holding the charts. Returns the file written.
+std::string write_history_page(const std::string& dir, const std::string& title,
+                               const std::vector<Plot>& charts);
 
 }  // namespace sao

@@ -244,7 +244,8 @@ std::string history_table(const Study& study, const std::vector<CycleRecord>& hi
   toc.push_back({"history", "History (table)", 0});
   const int n = study.n_design();
   std::string table =
-      "<section><h2 id=\"history\">History</h2>\n<table class=\"history\"><tr><th>cycle</th>"
+      "<section><h2 id=\"history\">History</h2>\n<div class=\"table-scroll\"><table "
+      "class=\"history\"><tr><th>cycle</th>"
       "<th>accepted</th>";
   for (const auto& v : study.design) table += "<th>" + xml_escape(v.note.title(v.name)) + "</th>";
   table += "<th>" + xml_escape(study.objective.note.title(study.objective.name)) +
@@ -270,24 +271,11 @@ std::string history_table(const Study& study, const std::vector<CycleRecord>& hi
     table += fmt::format("<td>{:.6g}</td><td>{:.3g}</td><td>{:.3g}</td><td>{:.3g}</td></tr>\n",
                          r.F_opt, r.Ef, r.Eg, r.V);
   }
-  return table + "</table>\n</section>\n";
+  return table + "</table></div>\n</section>\n";
 }
 
-constexpr const char* kStyle =
-    "body { font-family: sans-serif; margin: 2em; color: #222; max-width: 60em; }\n"
-    "svg.plot { display: block; margin: 1em 0; background: #fff; }\n"
-    "table { border-collapse: collapse; font-size: 12px; margin: 0.5em 0; }\n"
-    "td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }\n"
-    "td.name { text-align: left; }\n"
-    "tr.active td, tr.rejected td { background: #fff4e0; }\n"
-    "tr.rejected td { color: #888; font-style: italic; }\n"
-    "tr.failed td { color: #b00; text-align: left; }\n"
-    "ul.toc ul { margin: 0; font-size: 90%; }\n";
+}  // namespace
 
-// The branch's summary with the start figures of its lineage's first design (a restarted
-// branch's own summary starts where it branched off): objective and violation from the stored
-// analysis, the bound formulation's auxiliaries at the maxima they bound, as the driver reports
-// a start (the cycle record's F0 holds the auxiliary's initial guess).
 RunSummary with_lineage_start(StudySession& session, const std::vector<CycleRecord>& history) {
   RunSummary s = session.driver().summary();
   if (history.empty()) return s;
@@ -303,8 +291,6 @@ RunSummary with_lineage_start(StudySession& session, const std::vector<CycleReco
   return s;
 }
 
-}  // namespace
-
 std::string html_report(StudySession& session, const ReportOptions& options) {
   const Study& study = session.study();
   const std::vector<CycleRecord> history = session.lineage(session.branch());
@@ -314,20 +300,39 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
       s.x.size() >= study.n_design() ? session.analysis_of(s.x.head(study.n_design()))
                                      : std::nullopt;
   std::vector<TocEntry> toc = {{"summary", "Summary", 0}};
-  std::string body = report::cycle_plots(study, history, s, toc);
-  body += report::constraint_plots(study, session.options(), designs, toc);
-  body += report::response_plots(study, designs, toc);
+  std::string body = report::chart_section("cycles", "Per cycle", "",
+                                           report::cycle_charts(study, history, s), toc);
+  body += report::chart_section(
+      "constraints", "Time-dependent constraints",
+      "The constrained quantity over time at each chosen design (an |x| constraint with both of "
+      "its signs, x against its upper and lower bound); the bounds are in the legend; markers: "
+      "the time points the screening retains at that design.",
+      report::constraint_charts(study, session.options(), designs), toc);
+  body += report::chart_section(
+      "responses", "Responses and relations",
+      "Histories of the responses and relations at each chosen design, with the data arrays "
+      "they are compared with (target points) where a criterion or relation subtracts one from "
+      "the other.",
+      report::response_charts(study, designs), toc);
+  if (session.store().branches().size() > 1) {
+    body += report::chart_section("branches", "Branches",
+                                  "Every branch of the study from its start design on (a "
+                                  "restarted branch: its parent's cycles up to where it left).",
+                                  report::branch_charts(session), toc);
+  }
   body += history_table(study, history, s, toc);
   std::string shown;
   for (const ShownDesign& d : designs) {
     shown += (shown.empty() ? "" : "; ") + d.label + (d.analysis ? "" : " (no stored analysis)");
   }
-  return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<title>{0} - sao report</title>\n<style>\n{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n"
-      "<p>{2}</p>\n<p>Branch {3}. Histories drawn at: {4}.</p>\n{5}{6}{7}</body>\n</html>\n",
-      xml_escape(study.name), kStyle, xml_escape(study.description), session.branch(),
-      xml_escape(shown), summary_section(session, history, s, final_analysis), toc_html(toc), body);
+  return chart_page(
+      study.name + " - sao report",
+      fmt::format("<h1>{}</h1>\n<p>{}</p>\n<p>Branch {}. Histories drawn at: {}. Charts: drag "
+                  "across one to zoom, double-click for all of it; PNG and CSV under each.</p>\n"
+                  "{}{}{}",
+                  xml_escape(study.name), xml_escape(study.description), session.branch(),
+                  xml_escape(shown), summary_section(session, history, s, final_analysis),
+                  toc_html(toc), body));
 }
 
 }  // namespace sao

@@ -1,5 +1,6 @@
-// The HTML report of a study directory (`sao report DIR`): one self-contained page with SVG
-// plots drawn here (no script, no style sheet or font from the network).
+// The HTML report of a study directory (`sao report DIR`): one self-contained page (Chart.js,
+// the charts' renderer and the style inline: nothing from the network), its charts those the
+// workbench shows (report_plots.hpp).
 //
 // The last box of the flow in docs/architecture.md, read back from the study store. In order:
 // a summary (status, the optimum with its active constraints and bounds, their values and
@@ -16,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "sao/report/svg_plot.hpp"
+#include "sao/report/chart.hpp"
 #include "sao/store/study_session.hpp"
 
 namespace sao {
@@ -30,6 +31,12 @@ struct ReportOptions {
 
 // "0,3,last" -> {"0", "3", "last"}; throws std::invalid_argument naming a bad entry.
 std::vector<std::string> parse_report_cycles(const std::string& text);
+
+// The branch's summary with the start figures of its lineage's first design (a restarted
+// branch's own summary starts where it branched off): objective and violation from the stored
+// analysis, the bound formulation's auxiliaries at the maxima they bound, as the driver reports
+// a start (the cycle record's F0 holds the auxiliary's initial guess).
+RunSummary with_lineage_start(StudySession& session, const std::vector<CycleRecord>& history);
 
 // The report of the session's current branch (its lineage), after StudySession::open().
 // Throws std::invalid_argument when a chosen cycle does not exist.

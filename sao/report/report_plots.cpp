@@ -11,6 +11,7 @@
 
 #include "sao/optimizer/screening.hpp"
 #include "sao/report/evaluate.hpp"
+#include "sao/store/branch_state.hpp"
 #include "sao/study/criteria.hpp"
 
 namespace sao::report {
@@ -23,23 +24,11 @@ std::string section(const std::string& id, const std::string& title, std::vector
   return fmt::format("<section><h2 id=\"{}\">{}</h2>\n", id, xml_escape(title));
 }
 
-// A section of plots with an introduction, its entries after its own in the contents ("" when
-// it has no plot).
-std::string section_of_plots(const std::string& id, const std::string& title,
-                             const std::string& intro, const std::string& plots,
-                             const std::vector<TocEntry>& entries, std::vector<TocEntry>& toc) {
-  if (plots.empty()) return "";
-  std::string body = section(id, title, toc);
-  toc.insert(toc.end(), entries.begin(), entries.end());
-  return body + "<p>" + xml_escape(intro) + "</p>\n" + plots + "</section>\n";
-}
-
 // A plot with an id and a table-of-contents entry under the current section.
-std::string listed_plot(Plot plot, const std::string& id, std::vector<TocEntry>& toc,
-                        int width = 800, int height = 380) {
+std::string listed_plot(Plot plot, const std::string& id, std::vector<TocEntry>& toc) {
   plot.id = id;
   toc.push_back({id, plot.title, 1});
-  return svg_plot(plot, width, height);
+  return chart_html(plot);
 }
 
 PlotSeries marks(const std::string& name, const std::string& colour, char marker) {
@@ -69,6 +58,7 @@ Plot per_cycle(const std::string& title, const std::string& y_label, double star
     if (r.relaxed) relaxed.x.push_back(r.cycle), relaxed.y.push_back(value(r));
   }
   Plot plot{title, "cycle", y_label, {line}, {}};
+  plot.x_integer = true;
   if (!rejected.x.empty()) plot.series.push_back(rejected);
   if (!relaxed.x.empty()) plot.series.push_back(relaxed);
   return plot;
@@ -91,6 +81,25 @@ PlotSeries scaled_variable(const DesignVariable& v, int i,
     b.y.push_back((accepted - from) / (to - from));
   }
   return b;
+}
+
+// Variable i in its unit over the cycles (the accepted design after each), its bounds drawn.
+Plot variable_chart(const Study& study, int i, const std::vector<CycleRecord>& history) {
+  const DesignVariable& v = study.design[i];
+  PlotSeries b{"accepted design after each cycle", {}, {}};
+  apply_style(b, 0);
+  if (!history.empty()) b.x.push_back(0), b.y.push_back(history.front().x0(i));
+  for (const CycleRecord& r : history) {
+    if (r.x_opt.size() <= i) continue;
+    b.x.push_back(r.cycle);
+    b.y.push_back(r.accepted ? r.x_opt(i) : r.x0(i));
+  }
+  Plot plot{"Design variable " + v.note.title(v.name), "cycle", v.note.title(v.name), {b}, {}};
+  if (std::isfinite(v.lower)) plot.horizontal_lines.push_back({v.lower, "lower bound"});
+  if (std::isfinite(v.upper)) plot.horizontal_lines.push_back({v.upper, "upper bound", "#555", "2 4"});
+  plot.x_integer = true;
+  plot.id = html_id("variable-", v.name);
+  return plot;
 }
 
 }  // namespace
@@ -125,19 +134,30 @@ std::string constraint_title(const Constraint& c) {
   return c.note.title(base);
 }
 
-std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& history,
-                        const RunSummary& summary, std::vector<TocEntry>& toc) {
-  std::string body = section("cycles", "Per cycle", toc);
+std::string constraint_display_name(const Constraint& c) {
+  const std::string entry = constraint_entry_name(c);
+  const auto at = entry.find('@');
+  const double sign = c.name.find("[-]") != std::string::npos ? -1.0 : 1.0;
+  const bool upper = (c.sense == Sense::kLessEqual) == (sign > 0);
+  return constraint_title(c) + (at == std::string::npos ? "" : " " + entry.substr(at)) +
+         (upper ? ", upper" : ", lower");
+}
+
+std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord>& history,
+                               const RunSummary& summary) {
+  std::vector<Plot> charts;
   const double F0 = summary.start_objective;
   Plot objective = per_cycle("Objective F", study.objective.note.title(study.objective.name), F0,
                              history, [](const CycleRecord& r) { return r.F_opt; });
   objective.log_y = spans_decades(objective);
   if (objective.log_y) objective.y_label += " (log scale)";
-  body += listed_plot(objective, "plot-objective", toc);
+  objective.id = "plot-objective";
+  charts.push_back(objective);
   Plot violation = per_cycle("Maximum constraint violation V", "V [%]", summary.start_violation,
                              history, [](const CycleRecord& r) { return r.V; });
   violation.horizontal_lines.push_back({0.0, "V = 0: every constraint on its bound"});
-  body += listed_plot(violation, "plot-violation", toc);
+  violation.id = "plot-violation";
+  charts.push_back(violation);
   PlotSeries ef{"Ef, objective (zeros left out)", {}, {}}, eg{"Eg, constraints", {}, {}};
   apply_style(ef, 2);
   apply_style(eg, 3);
@@ -146,9 +166,9 @@ std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& hist
     ef.x.push_back(r.cycle), ef.y.push_back(analysed ? r.Ef : kNaN);
     eg.x.push_back(r.cycle), eg.y.push_back(analysed ? r.Eg : kNaN);
   }
-  body +=
-      listed_plot({"Approximation errors", "cycle", "error [%] (log scale)", {ef, eg}, {}, true},
-                  "plot-errors", toc);
+  Plot errors{"Approximation errors", "cycle", "error [%] (log scale)", {ef, eg}, {}, true};
+  errors.id = "plot-errors";
+  charts.push_back(errors);
   Plot factors{"Move-limit factors", "cycle", "m", {}, {}};
   Plot design{"Design variables (scaled to their bounds)",
               "cycle",
@@ -165,9 +185,24 @@ std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& hist
     factors.series.push_back(m);
     design.series.push_back(scaled_variable(v, i, history));
   }
-  body += listed_plot(factors, "plot-move-limits", toc);
-  body += listed_plot(design, "plot-design", toc);
-  return body + "</section>\n";
+  for (Plot* p : {&errors, &factors, &design}) p->x_integer = true;
+  factors.id = "plot-move-limits";
+  design.id = "plot-design";
+  charts.push_back(factors);
+  charts.push_back(design);
+  for (int i = 0; i < study.n_design(); ++i) charts.push_back(variable_chart(study, i, history));
+  return charts;
+}
+
+std::string chart_section(const std::string& id, const std::string& title,
+                          const std::string& intro, const std::vector<Plot>& charts,
+                          std::vector<TocEntry>& toc) {
+  if (charts.empty()) return "";
+  std::string body = section(id, title, toc);
+  if (!intro.empty()) body += "<p>" + xml_escape(intro) + "</p>\n";
+  body += "<div class=\"charts\">\n";
+  for (const Plot& p : charts) body += listed_plot(p, p.id, toc);
+  return body + "</div>\n</section>\n";
 }
 
 namespace {
@@ -215,8 +250,8 @@ void add_bound_lines(const Study& study, const ConstraintGroup& group, Plot& plo
   }
 }
 
-std::string group_plot(const Study& study, const Options& options, const ConstraintGroup& group,
-                       const std::vector<ShownDesign>& designs, std::vector<TocEntry>& toc) {
+Plot group_plot(const Study& study, const Options& options, const ConstraintGroup& group,
+                const std::vector<ShownDesign>& designs) {
   const Constraint& first = study.constraints[group.parts.front()];
   std::string sides;
   for (int j : group.parts) {
@@ -226,11 +261,10 @@ std::string group_plot(const Study& study, const Options& options, const Constra
              (c.bound_auxiliary >= 0 ? study.auxiliaries[c.bound_auxiliary].name
                                      : fmt::format("{:.6g}", c.bound));
   }
-  Plot plot{"Constraint " + group.name + ": " + sides,
-            "t (the load case's grid)",
-            constraint_title(first),
-            {},
-            {}};
+  const int lc = first.g.program->grid_case();
+  const std::string where = lc < 0 ? "" : " @" + study.load_cases[lc].name;
+  Plot plot{constraint_title(first) + where + ": " + sides, study.time_title(lc),
+            constraint_title(first), {}, {}};
   add_bound_lines(study, group, plot);
   size_t style = 0;
   for (const ShownDesign& d : designs) {
@@ -271,24 +305,19 @@ std::string group_plot(const Study& study, const Options& options, const Constra
     }
     ++style;
   }
-  return listed_plot(plot, html_id("constraint-", group.name), toc, 800, 400);
+  plot.id = html_id("constraint-", group.name);
+  return plot;
 }
 
 }  // namespace
 
-std::string constraint_plots(const Study& study, const Options& options,
-                             const std::vector<ShownDesign>& designs, std::vector<TocEntry>& toc) {
-  std::string plots;
-  std::vector<TocEntry> entries;
+std::vector<Plot> constraint_charts(const Study& study, const Options& options,
+                                    const std::vector<ShownDesign>& designs) {
+  std::vector<Plot> charts;
   for (const ConstraintGroup& group : constraint_groups(study)) {
-    plots += group_plot(study, options, group, designs, entries);
+    charts.push_back(group_plot(study, options, group, designs));
   }
-  return section_of_plots("constraints", "Time-dependent constraints",
-                          "The constrained quantity over time at each chosen design (an |x| "
-                          "constraint with both of its signs, x against its upper and lower "
-                          "bound); the bounds are in the legend; dots: the time points the "
-                          "screening retains at that design.",
-                          plots, entries, toc);
+  return charts;
 }
 
 namespace {
@@ -359,12 +388,11 @@ std::vector<double> values_at(const Study& study, const expr::ProgramPtr& progra
   return std::vector<double>(v.data(), v.data() + v.size());
 }
 
-std::string quantity_plot(const Study& study, const Quantity& q, int load_case,
-                          const expr::ProgramPtr& program, const std::vector<ShownDesign>& designs,
-                          std::vector<TocEntry>& toc) {
+Plot quantity_plot(const Study& study, const Quantity& q, int load_case,
+                   const expr::ProgramPtr& program, const std::vector<ShownDesign>& designs) {
   const bool several = study.load_cases.size() > 1;
   const std::string where = several ? "@" + study.load_cases[load_case].name : "";
-  Plot plot{q.name + where, "t (the load case's grid)", q.title, {}, {}};
+  Plot plot{q.title + where, study.time_title(load_case), q.title, {}, {}};
   size_t style = 0, points = 0;
   for (const ShownDesign& d : designs) {
     if (!d.analysis) continue;
@@ -382,13 +410,14 @@ std::string quantity_plot(const Study& study, const Quantity& q, int load_case,
     t.y = target;
     plot.series.push_back(t);
   }
-  return listed_plot(plot, html_id("quantity-", q.name + where), toc, 720, 360);
+  plot.id = html_id("quantity-", q.name + where);
+  return plot;
 }
 
 // Quantities named x<S> and y<S> drawn against each other (a path), with their targets.
-std::string path_plots(const Study& study, const std::vector<Quantity>& quantities,
-                       const std::vector<ShownDesign>& designs, std::vector<TocEntry>& toc) {
-  std::string out;
+std::vector<Plot> path_plots(const Study& study, const std::vector<Quantity>& quantities,
+                             const std::vector<ShownDesign>& designs) {
+  std::vector<Plot> out;
   for (const Quantity& qx : quantities) {
     if (qx.name.size() < 2 || qx.name[0] != 'x') continue;
     const std::string stem = qx.name.substr(1);
@@ -412,7 +441,8 @@ std::string path_plots(const Study& study, const std::vector<Quantity>& quantiti
         t.y = study.data.at(ty[0]);
         plot.series.push_back(t);
       }
-      if (!plot.series.empty()) out += listed_plot(plot, html_id("path-", stem), toc, 720, 460);
+      plot.id = html_id("path-", stem);
+      if (!plot.series.empty()) out.push_back(plot);
     }
   }
   return out;
@@ -420,21 +450,60 @@ std::string path_plots(const Study& study, const std::vector<Quantity>& quantiti
 
 }  // namespace
 
-std::string response_plots(const Study& study, const std::vector<ShownDesign>& designs,
-                           std::vector<TocEntry>& toc) {
+std::vector<Plot> branch_charts(StudySession& session) {
+  const Study& study = session.study();
+  const std::vector<BranchView> branches = branch_views(session.store());
+  const int current = session.store().current_branch();
+  std::vector<Plot> charts;
+  for (const bool objective : {true, false}) {
+    Plot plot{objective ? "Objective per cycle, every branch" : "Violation V per cycle, every branch",
+              "cycle", objective ? study.objective.note.title(study.objective.name) : "V [%]",
+              {}, {}};
+    PlotSeries same = marks("branch point: a restart with the same study", "#000", 'r');
+    PlotSeries changed = marks("branch point: a restart with a changed study", "#d62728", 'r');
+    std::map<int, std::vector<CycleRecord>> lineages;
+    std::map<int, int> studies;  // branch -> its stored study
+    for (size_t k = 0; k < branches.size(); ++k) {
+      const BranchInfo& b = branches[k].info;
+      const std::vector<CycleRecord>& lineage = lineages[b.id] = session.lineage(b.id);
+      PlotSeries s{fmt::format("branch {}{} ({})", b.id, b.id == current ? ", current" : "",
+                               b.status),
+                   {}, {}};
+      apply_style(s, k);
+      for (const CycleRecord& r : lineage) {
+        s.x.push_back(r.cycle);
+        s.y.push_back(r.x_opt.size() == 0 ? kNaN : objective ? r.F_opt : r.V);
+      }
+      plot.series.push_back(s);
+      studies[b.id] = b.study;
+      const auto parent = lineages.find(b.parent);
+      if (b.parent == 0 || parent == lineages.end()) continue;
+      PlotSeries& mark = studies[b.parent] == b.study ? same : changed;
+      for (const CycleRecord& r : parent->second) {
+        if (r.cycle != b.from_cycle || r.x_opt.size() == 0) continue;
+        mark.x.push_back(r.cycle);
+        mark.y.push_back(objective ? r.F_opt : r.V);
+      }
+    }
+    for (const PlotSeries* m : {&same, &changed}) {
+      if (!m->x.empty()) plot.series.push_back(*m);
+    }
+    plot.x_integer = true;
+    plot.id = objective ? "branches-objective" : "branches-violation";
+    charts.push_back(plot);
+  }
+  return charts;
+}
+
+std::vector<Plot> response_charts(const Study& study, const std::vector<ShownDesign>& designs) {
   const std::vector<Quantity> quantities = series_quantities(study);
-  std::vector<TocEntry> entries;
-  std::string plots = path_plots(study, quantities, designs, entries);
+  std::vector<Plot> charts = path_plots(study, quantities, designs);
   for (const Quantity& q : quantities) {
     for (const auto& [load_case, program] : q.programs) {
-      plots += quantity_plot(study, q, load_case, program, designs, entries);
+      charts.push_back(quantity_plot(study, q, load_case, program, designs));
     }
   }
-  return section_of_plots("responses", "Responses and relations",
-                          "Histories of the responses and relations at each chosen design, with "
-                          "the data arrays they are compared with (target points) where a "
-                          "criterion or relation subtracts one from the other.",
-                          plots, entries, toc);
+  return charts;
 }
 
 }  // namespace sao::report

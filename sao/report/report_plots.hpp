@@ -1,5 +1,5 @@
-// The plots of the HTML report (html_report.hpp), each section as HTML with inline SVG and the
-// entries it adds to the table of contents. Internal to sao/report.
+// The charts of the HTML report (html_report.hpp) and of the workbench (the service asks for the
+// same ones: the report is the workbench's views, frozen), by section, each with its id.
 #pragma once
 
 #include <optional>
@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "sao/optimizer/driver.hpp"
-#include "sao/report/svg_plot.hpp"
+#include "sao/report/chart.hpp"
+#include "sao/store/study_session.hpp"
 #include "sao/study/study.hpp"
 
 namespace sao::report {
@@ -27,17 +28,30 @@ struct TocEntry {
   int level = 0;
 };
 
-// "<h2 id=...>" sections, each adding its entries to `toc`.
-std::string cycle_plots(const Study& study, const std::vector<CycleRecord>& history,
-                        const RunSummary& summary, std::vector<TocEntry>& toc);
-std::string constraint_plots(const Study& study, const Options& options,
-                             const std::vector<ShownDesign>& designs, std::vector<TocEntry>& toc);
-std::string response_plots(const Study& study, const std::vector<ShownDesign>& designs,
-                           std::vector<TocEntry>& toc);
+// Per cycle: objective, violation, approximation errors, move-limit factors, the design
+// variables scaled to their bounds, then each variable in its unit.
+std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord>& history,
+                               const RunSummary& summary);
+// One chart per time-dependent constraint entry and load case at the designs (both signs of an
+// |x| constraint together), its bounds and the time points the screening retains.
+std::vector<Plot> constraint_charts(const Study& study, const Options& options,
+                                    const std::vector<ShownDesign>& designs);
+// The responses and relations no constraint reads, at the designs, with their target data.
+std::vector<Plot> response_charts(const Study& study, const std::vector<ShownDesign>& designs);
+// Objective and violation per cycle of every branch (its lineage), the branch points ringed.
+std::vector<Plot> branch_charts(StudySession& session);
+
+// An "<h2 id=...>" section holding the charts, adding its entries to `toc` ("" without charts).
+std::string chart_section(const std::string& id, const std::string& title,
+                          const std::string& intro, const std::vector<Plot>& charts,
+                          std::vector<TocEntry>& toc);
 
 // The quantity a constraint part constrains, as a reader names it: "label [unit]" of its entry,
 // or its name without the generated [+]/[-]/@case suffixes.
 std::string constraint_title(const Constraint& c);
+// The part as every list and legend names it: its title, its load case and its side
+// ("Chassis acceleration [m/s^2] @hump, upper").
+std::string constraint_display_name(const Constraint& c);
 // The constraint's name without the [+]/[-] suffix of an |x| constraint ("acceleration@hump").
 std::string constraint_entry_name(const Constraint& c);
 

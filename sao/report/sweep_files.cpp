@@ -5,7 +5,7 @@
 #include <limits>
 #include <sstream>
 
-#include "sao/report/svg_plot.hpp"
+#include "sao/report/chart.hpp"
 #include "sao/store/atomic_file.hpp"
 
 namespace sao {
@@ -77,7 +77,24 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
                            true,
                            false});
   }
-  write_file_atomically(dir + "/compromise.svg", svg_file(plot, 720, 420));
+  plot.id = "compromise";
+  plot.empty_message =
+      "No member converged: the sweep has no compromise curve to draw (DIR/sweep.csv gives each "
+      "member's status and message).";
+  plot.empty_message.replace(plot.empty_message.find("DIR"), 3, dir);
+  std::string members_text;
+  int converged = 0;
+  for (const SweepMember& m : result.members) {
+    converged += m.error.empty() && m.summary.status == RunStatus::kConverged;
+  }
+  members_text = std::to_string(result.members.size()) + " members, " + std::to_string(converged) +
+                 " converged";
+  write_file_atomically(
+      dir + "/compromise.html",
+      chart_page("compromise curve", "<h1>Compromise curve</h1>\n<p>" +
+                                         xml_escape(plot.y_label + " against " + plot.x_label) +
+                                         ": " + members_text + " (data: compromise.csv, " +
+                                         "sweep.csv).</p>\n" + chart_html(plot)));
 }
 
 }  // namespace sao

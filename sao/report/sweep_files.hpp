@@ -19,7 +19,8 @@ struct ReferencePoint {
   double objective = 0.0;
 };
 
-// DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.svg (its axes titled
+// DIR/sweep.csv (every member), DIR/compromise.csv and DIR/compromise.html (a self-contained
+// page with the compromise chart; its axes titled
 // `x_title` and `y_title`, "label [unit]" where the study gives them; empty: the varied key
 // and the objective's name).
 void write_sweep(const std::string& dir, const SweepOptions& options, const SweepResult& result,

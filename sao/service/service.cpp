@@ -17,7 +17,7 @@
 #include "sao/service/api_error.hpp"
 #include "sao/service/exact_header_server.hpp"
 #include "sao/service/study_registry.hpp"
-#include "sao/service/web_assets.hpp"
+#include "sao/report/chart.hpp"
 
 namespace sao::service {
 
@@ -267,16 +267,17 @@ class Service::Impl {
   }
 
   void add_pages() {
-    for (const WebAsset& asset : kWebAssets) {
-      const std::string path = asset.path;
+    for (const char* path : {"/index.html", "/app.js", "/charts.js", "/style.css", "/chart.min.js"}) {
+      const WebFile* asset = web_file(path);
+      if (!asset) throw std::logic_error(std::string("the workbench lacks ") + path);
       const Handler page = [asset](const Request&, Response& res) {
-        res.set_content(reinterpret_cast<const char*>(asset.data), asset.size,
-                        content_type(asset.path));
+        res.set_content(reinterpret_cast<const char*>(asset->data), asset->size,
+                        content_type(asset->path));
         res.set_header(
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
       };
-      route(path == "/index.html" ? "/" : path, {{"GET", page}});
+      route(std::string(path) == "/index.html" ? "/" : path, {{"GET", page}});
     }
   }
 
@@ -315,6 +316,17 @@ class Service::Impl {
               const long branch = query_number(req, "branch", 0, 1, 1L << 30);
               reply(res, 200,
                     host(req)->histories(static_cast<int>(branch), static_cast<int>(cycle)));
+            }}});
+    route(study + "/charts",
+          {{"GET", [this](const Request& req, Response& res) {
+              const std::string view = req.has_param("view") ? req.get_param_value("view") : "";
+              const long cycle = query_number(req, "cycle", 0, 1, 1L << 30);
+              if (view == "histories" && cycle == 0) {
+                throw ApiError(400, "cycle: required with view=histories, e.g. ?cycle=1");
+              }
+              const long branch = query_number(req, "branch", 0, 1, 1L << 30);
+              reply(res, 200,
+                    host(req)->charts(view, static_cast<int>(branch), static_cast<int>(cycle)));
             }}});
     route(study + "/report", {{"GET", [this](const Request& req, Response& res) {
                                  res.set_content(host(req)->report(), "text/html; charset=utf-8");

@@ -6,6 +6,7 @@
 #include "sao/report/evaluate.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
+#include "sao/report/report_plots.hpp"
 #include "sao/report/result_file.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/service/constraint_histories.hpp"
@@ -435,6 +436,52 @@ nlohmann::json StudyHost::branches() const {
     b["history"] = history;
   }
   return {{"current", session.store().current_branch()}, {"branches", list}};
+}
+
+nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle) const {
+  StudySession session(store_path(), StoreAccess::kReadOnly);
+  session.open();
+  const int b = branch == 0 ? session.branch() : branch;
+  if (b != session.branch() && view != "branches") {
+    throw ApiError(400, "branch: the charts of the current branch only (branch " +
+                            std::to_string(session.branch()) + ")");
+  }
+  const std::vector<CycleRecord> lineage = session.lineage(b);
+  std::vector<Plot> charts;
+  nlohmann::json out = {{"view", view}, {"branch", b}};
+  if (view == "cycles") {
+    charts = report::cycle_charts(session.study(), lineage,
+                                  with_lineage_start(session, lineage));
+  } else if (view == "branches") {
+    charts = report::branch_charts(session);
+  } else if (view == "histories") {
+    const auto record = std::find_if(lineage.begin(), lineage.end(),
+                                     [cycle](const CycleRecord& r) { return r.cycle == cycle; });
+    if (record == lineage.end()) {
+      throw ApiError(400, "cycle: branch " + std::to_string(b) + " has no cycle " +
+                              std::to_string(cycle) + " (its history has " +
+                              std::to_string(lineage.size()) + ")");
+    }
+    const Study& study = session.study();
+    std::vector<report::ShownDesign> designs = {
+        {"start of cycle " + std::to_string(cycle), record->x0, std::nullopt}};
+    if (record->x_opt.size() > 0) {
+      designs.push_back({"proposal of cycle " + std::to_string(cycle) + " (" +
+                             cycle_outcome(*record) + ")",
+                         record->x_opt, std::nullopt});
+    }
+    for (report::ShownDesign& d : designs) d.analysis = session.analysis_of(d.x.head(study.n_design()));
+    charts = report::constraint_charts(study, session.options(), designs);
+    const std::vector<Plot> responses = report::response_charts(study, designs);
+    charts.insert(charts.end(), responses.begin(), responses.end());
+    out["cycle"] = cycle;
+  } else {
+    throw ApiError(400, "view: expected cycles, branches or histories, got \"" +
+                            view.substr(0, 40) + "\"");
+  }
+  out["charts"] = nlohmann::json::array();
+  for (const Plot& p : charts) out["charts"].push_back(chart_spec(p));
+  return out;
 }
 
 nlohmann::ordered_json StudyHost::histories(int branch, int cycle) const {

@@ -70,6 +70,10 @@ class StudyHost {
   // The time-dependent constraints at cycle `cycle`'s start design and proposal
   // (constraint_histories.hpp); `branch` 0: the current branch.
   nlohmann::ordered_json histories(int branch, int cycle) const;
+  // The charts of the workbench, the report's (report_plots.hpp) as chart specs: view "cycles"
+  // (per cycle), "branches" (every branch) or "histories" (the constraint and response
+  // histories at the start and the proposal of `cycle`). {"view", "branch", "charts": [...]}.
+  nlohmann::json charts(const std::string& view, int branch, int cycle) const;
 
   EventHub& events() { return hub_; }
   // Stops a run and waits for it; closes the event streams.

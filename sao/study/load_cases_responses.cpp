@@ -19,9 +19,12 @@ using nlohmann::json;
 // where the integrator's arithmetic on times overflows.
 constexpr double kLargestTime = 1e12;
 
-// {"start": 0, "end": T, "points": N} or {"values": [t1, t2, ...]} (strictly increasing).
-void read_time_grid(const json& node, const std::string& path, TimeGrid& grid, Problems& problems) {
+// {"start": 0, "end": T, "points": N} or {"values": [t1, t2, ...]} (strictly increasing), with
+// the grid's optional "unit" and "label" (the time axis of plots: "t [s]", "crank angle [rad]").
+void read_time_grid(const json& node, const std::string& path, TimeGrid& grid, Annotation& note,
+                    Problems& problems) {
   JsonReader t(node, path, problems);
+  note = read_annotation(t);
   if (t.has("values")) {
     const json& values = t.raw("values");
     if (t.has("start") || t.has("end") || t.has("points")) {
@@ -94,9 +97,11 @@ void read_load_cases(const json& node, Study& study, Problems& problems) {
                     JsonReader r(entry, path, problems);
                     LoadCaseSpec lc;
                     lc.name = r.string("name", true).value_or("");
+                    Annotation time_note;
                     if (r.has("time") && expect_object(r.raw("time"), r.at("time"), problems)) {
-                      read_time_grid(r.raw("time"), r.at("time"), lc.grid, problems);
+                      read_time_grid(r.raw("time"), r.at("time"), lc.grid, time_note, problems);
                     }
+                    study.time_notes.push_back(time_note);
                     if (r.has("parameters") &&
                         expect_object(r.raw("parameters"), r.at("parameters"), problems)) {
                       for (const auto& [key, value] : r.raw("parameters").items()) {

@@ -60,6 +60,11 @@ std::string Annotation::title(const std::string& name) const {
   return unit.empty() ? head : head + " " + bracketed_unit();
 }
 
+std::string Study::time_title(int load_case) const {
+  const bool known = load_case >= 0 && load_case < static_cast<int>(time_notes.size());
+  return known ? time_notes[load_case].title("t") : "t";
+}
+
 std::string Annotation::bracketed_unit() const {
   return unit.empty() ? unit : "[" + unit + "]";
 }

@@ -156,6 +156,10 @@ struct Study {
   std::map<std::string, std::vector<double>> data;
   std::map<std::string, std::string> relations;      // name -> expression text
   std::map<std::string, Annotation> relation_notes;  // name -> "unit", "label" (when given)
+  // Per load case: its time grid's "unit" and "label" (the time axis: time_title()).
+  std::vector<Annotation> time_notes;
+  // "label [unit]" of load case c's time grid ("t [s]"; "t" where the study gives neither).
+  std::string time_title(int load_case) const;
   expr::Symbols symbols;                             // what names mean in this study's expressions
 
   int n_design() const { return static_cast<int>(design.size()); }

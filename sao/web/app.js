@@ -1,5 +1,6 @@
-// The sao workbench: a client of the service's JSON API (docs/service.md), plain JavaScript
-// and SVG, no library and no network access beyond the service itself.
+// The sao workbench: a client of the service's JSON API (docs/service.md), plain JavaScript; its
+// charts are the report's (GET .../charts), drawn by charts.js with Chart.js. Nothing is fetched
+// from beyond the service itself.
 "use strict";
 
 const state = { id: null, status: null, stream: null, histories: null, asked: 0, shown: 0 };
@@ -79,7 +80,7 @@ async function refresh() {
 
 function render(s) {
   $("study-title").textContent = s.name;
-  $("study-status").textContent = "branch " + s.branch + "; " + s.state + "; run " + s.status +
+  $("study-status").textContent = "branch " + s.branch + "; " + s.state + "; run " + runWord(s, s.status) +
     (s.message ? ": " + s.message : "") + "; next cycle " + s.next_cycle +
     (s.pending_settings.length ? "; set for it: " + s.pending_settings.join(", ") : "") +
     "; store: " + s.store.analyses + " analyses, " + s.store.simulator_runs + " simulator runs";
@@ -102,14 +103,40 @@ function render(s) {
     const li = document.createElement("li");
     li.textContent = (b.id === s.branch ? "* " : "") + "branch " + b.id +
       (b.parent ? " (from branch " + b.parent + " after cycle " + b.from_cycle + ")" : "") +
-      ": " + b.status + (b.message ? ": " + b.message : "");
+      ": " + (b.id === s.branch ? runWord(s, b.status) : b.status) + (b.message ? ": " + b.message : "");
     ul.append(li);
   }
 }
 
+// A number as the tables show it: six significant digits, "inf" as the API writes it.
+function fmt(v, digits = 6) {
+  return typeof v === "number" && Number.isFinite(v) ? Number(v.toPrecision(digits)).toString() : String(v);
+}
+
+// "label [unit]" of a study element, else its name.
+function displayName(element, fallback) {
+  const e = element || {};
+  const name = e.label || e.name || fallback || "";
+  return e.unit ? name + " [" + e.unit + "]" : name;
+}
+
+function variableElement(study, name) {
+  const all = [].concat((study && study.design_variables) || [], (study && study.auxiliary_variables) || []);
+  return all.find((v) => v.name === name) || { name };
+}
+
+// The cycle table: outcome, the design the cycle ends at (its proposal when accepted), the
+// objective, errors, violation, move-limit factors and what the subproblem said.
+// A run status as it is: a run that has not ended is "running" only while cycles are computed.
+function runWord(s, status) {
+  return status === "running" && s.state !== "running" ? "not ended (" + s.state + ")" : status;
+}
+
 function renderTable(s) {
-  const head = ["cycle", "acc", "mvl", "kept", "F: " + displayName(s.study.objective, "objective"),
-    "Ef", "Eg", "V", "factors", "status"];
+  const head = ["cycle", "outcome", "mvl", "kept"]
+    .concat(s.variables.map((v) => displayName(variableElement(s.study, v.name))))
+    .concat(["F: " + displayName(s.study.objective, "objective"), "Ef [%]", "Eg [%]", "V [%]",
+             "factors", "subproblem"]);
   const thead = $("cycles").tHead;
   thead.replaceChildren();
   const hr = thead.insertRow();
@@ -120,87 +147,39 @@ function renderTable(s) {
     const tr = body.insertRow();
     const outcome = r.converged ? "converged" : r.accepted ? "accepted" : "rejected";
     tr.className = outcome;
-    const cells = [r.cycle, { converged: "c", accepted: "y", rejected: "n" }[outcome], r.active_move_limits, r.retained_constraints,
-      fmt(r.F_opt, 6), fmt(r.Ef, 3), fmt(r.Eg, 3), fmt(r.V, 3),
-      r.move_factors.map((f) => fmt(f, 3)).join(" "),
-      (r.converged ? "converged " : "") + r.subproblem + (r.message ? ": " + r.message : "")];
+    const design = r.accepted ? r.b_opt : r.b0;
+    const cells = [r.cycle, outcome, r.active_move_limits, r.retained_constraints]
+      .concat(s.variables.map((v) => fmt(design[v.name])))
+      .concat([fmt(r.F_opt), fmt(r.Ef, 3), fmt(r.Eg, 3), fmt(r.V, 3),
+               r.move_factors.map((f) => fmt(f, 3)).join(" "),
+               r.subproblem + (r.message ? ": " + r.message : "")]);
     for (const c of cells) tr.insertCell().textContent = c;
   }
 }
 
-// One point per cycle of the history: its value, hollow and red when the cycle was rejected.
-function perCycle(history, value) {
-  return history.map((r) => ({
-    x: r.cycle, y: value(r), hollow: !r.accepted, cls: r.accepted ? "point accepted" : "point rejected",
-    title: "cycle " + r.cycle,
-  }));
-}
-
-function renderPlots(s) {
-  const h = s.history;
-  const study = s.study;
-  const objective = displayName(study.objective, "F");
-  const scaled = s.variables.map((v, k) => ({
-    name: displayName(variableElement(study, v.name)), colour: COLOURS[k % COLOURS.length],
-    points: perCycle(h, (r) => (number(r.accepted ? r.b_opt[v.name] : r.b0[v.name]) - v.lower) / (v.upper - v.lower)),
-  }));
-  const acc = s.accuracies || {};
-  $("plots").replaceChildren(
-    chart({ id: "plot-objective", title: "objective F(b*)", xlabel: "cycle", ylabel: objective,
-      series: [{ name: "F", points: perCycle(h, (r) => number(r.F_opt)) }] }),
-    chart({ id: "plot-violation", title: "violation V [%]", xlabel: "cycle",
-      series: [{ name: "V", points: perCycle(h, (r) => number(r.V)) }],
-      references: [{ y: 0, label: "V = 0", colour: "#888" }] }),
-    chart({ id: "plot-errors", title: "approximation errors Ef, Eg [%] (log; 0 on the floor)",
-      xlabel: "cycle", log: true,
-      series: [
-        { name: "Ef", floor: true, colour: COLOURS[2], points: perCycle(h, (r) => number(r.Ef)) },
-        { name: "Eg", floor: true, colour: COLOURS[3], dashed: true, points: perCycle(h, (r) => number(r.Eg)) },
-      ],
-      references: [
-        { y: acc.objacc, label: "objacc " + fmt(acc.objacc, 2), colour: COLOURS[2], cls: "reference objacc" },
-        { y: acc.vioacc, label: "vioacc " + fmt(acc.vioacc, 2), colour: COLOURS[3], cls: "reference vioacc" },
-      ] }),
-    chart({ id: "plot-move-limits", title: "move limits", xlabel: "cycle",
-      series: s.variables.map((v, i) => ({ name: displayName(variableElement(study, v.name)),
-        points: perCycle(h, (r) => number(r.move_factors[i])) })) }),
-    chart({ id: "plot-design", title: "design variables (scaled to bounds)", xlabel: "cycle", series: scaled }));
-}
-
-// The branch view: objective and violation per cycle of every branch (its lineage: the cycles
-// of its parents up to where it branched off, then its own), the branch points ringed.
-async function renderBranches(s) {
-  let data;
+// GET .../charts?view=...: the report's charts of this study, unless the answer is stale.
+async function charts(s, query) {
   try {
-    data = await api("GET", "/api/studies/" + s.id + "/branches");
+    const data = await api("GET", "/api/studies/" + s.id + "/charts?" + query);
+    return state.status === s ? data.charts : null;  // a newer status draws its own
   } catch (e) {
     if (state.status === s) $("action-errors").textContent = e.message;
-    return;
+    return null;
   }
-  if (state.status !== s) return;  // a newer status draws its own
-  const byId = new Map(data.branches.map((b) => [b.id, b]));
-  const view = (id, title, key, ylabel) => {
-    const series = data.branches.map((b, k) => ({
-      name: "branch " + b.id + (b.id === data.current ? " *" : ""), colour: COLOURS[k % COLOURS.length],
-      cls: "branch-line", dashed: b.id !== data.current,
-      points: b.history.map((r) => ({ x: r.cycle, y: number(r[key]), hollow: !r.accepted,
-        cls: r.accepted ? "point accepted" : "point rejected", title: "branch " + b.id + ", cycle " + r.cycle })),
-    }));
-    const marks = [];
-    for (const b of data.branches) {
-      const parent = byId.get(b.parent);
-      const at = parent && parent.history.find((r) => r.cycle === b.from_cycle);
-      if (at) marks.push({ x: at.cycle, y: number(at[key]), label: "→ " + b.id, cls: "branch-point" });
-    }
-    return chart({ id, title, xlabel: "cycle", ylabel, series, marks, width: 420, height: 240 });
-  };
-  $("branch-plots").replaceChildren(
-    view("branches-objective", "objective per cycle, every branch", "F", displayName(s.study.objective, "F")),
-    view("branches-violation", "violation V [%] per cycle, every branch", "V", "V [%]"));
 }
 
-// The constraint histories of one cycle: g(t) at its start design and at its proposal, the
-// bound, and the time points the screening retains at each (GET .../histories?cycle=K).
+async function renderPlots(s) {
+  const list = await charts(s, "view=cycles");
+  if (list) $("plots").replaceChildren(...list.map(sao_charts.figure));
+}
+
+async function renderBranches(s) {
+  const list = await charts(s, "view=branches");
+  if (list) $("branch-plots").replaceChildren(...list.map(sao_charts.figure));
+}
+
+// The histories of one cycle: each time-dependent constraint (and response no constraint reads)
+// at its start design and its proposal, with the bounds and the retained time points.
 async function renderHistories(s) {
   const cycles = s.history.map((r) => r.cycle);
   const select = $("ch-cycle");
@@ -213,59 +192,30 @@ async function renderHistories(s) {
   const cycle = cycles.includes(wanted) ? wanted : cycles[cycles.length - 1];
   select.value = cycle;
   const key = s.id + "/" + s.branch + "/" + cycle;
-  if (state.histories && state.histories.key === key) { drawHistory(s); return; }
-  try {
-    const data = await api("GET", "/api/studies/" + s.id + "/histories?cycle=" + cycle);
-    if (state.status !== s) return;  // a newer status draws its own
-    state.histories = { key, data };
-  } catch (e) {
-    if (state.status === s) $("action-errors").textContent = e.message;
-    return;
+  if (!(state.histories && state.histories.key === key)) {
+    const list = await charts(s, "view=histories&cycle=" + cycle);
+    if (!list) return;
+    state.histories = { key, list };
   }
-  const names = state.histories.data.constraints.map((c) => c.name);
-  const constraint = $("ch-constraint");
-  const previous = constraint.value;
-  constraint.replaceChildren(...names.map((n, i) => new Option(constraintTitle(s.study, state.histories.data.constraints[i]), n)));
-  // Kept when the next cycle has it; else the first of the study's own constraints (not the
-  // parts of a bound-formulation objective).
-  const own = state.histories.data.constraints.find((c) => c.path.startsWith("constraints"));
-  if (names.includes(previous)) constraint.value = previous;
-  else if (own) constraint.value = own.name;
-  drawHistory(s);
+  const picker = $("ch-constraint");
+  const previous = picker.value;
+  const titles = state.histories.list.map((c) => c.title);
+  if ([...picker.options].map((o) => o.text).join("\n") !== titles.join("\n")) {
+    picker.replaceChildren(...state.histories.list.map((c, i) => new Option(c.title, String(i))));
+  }
+  picker.value = previous && Number(previous) < titles.length ? previous : "0";
+  drawHistory();
 }
 
-// "label [unit]" of the constraint's study element, with the part the loader made of it.
-function constraintTitle(study, c) {
-  const part = /(\[[+-]\])$/.exec(c.name);
-  const base = c.name.replace(/\[[+-]\]$/, "");
-  return displayName(studyElement(study, c.path), base) + (part ? " " + part[1] : "");
-}
-
-function drawHistory(s) {
-  const data = state.histories && state.histories.data;
-  const c = data && data.constraints.find((k) => k.name === $("ch-constraint").value);
-  if (!c) {
+function drawHistory() {
+  const list = state.histories ? state.histories.list : [];
+  const spec = list[Number($("ch-constraint").value)];
+  if (!spec) {
     $("constraint-plot").replaceChildren(Object.assign(document.createElement("p"), {
-      className: "muted", textContent: "no time-dependent constraint in this study" }));
+      className: "muted", textContent: "no time-dependent constraint or history in this study" }));
     return;
   }
-  const series = [], references = [];
-  c.designs.forEach((d, k) => {
-    const colour = COLOURS[k];
-    const g = (d.g || []).map(number);
-    series.push({ name: d.label + " g(t)", colour, dashed: k === 0, marker: null, cls: "history",
-      points: g.map((v, p) => ({ x: number(c.t[p]), y: v })) });
-    series.push({ name: d.label + ": retained", colour, line: false, marker: "dot", nolegend: true,
-      points: (d.retained || []).map((p) => ({ x: number(c.t[p]), y: g[p], cls: "retained", title: "retained t = " + fmt(c.t[p], 4) })) });
-    if (!references.some((r) => r.y === number(d.bound))) {
-      references.push({ y: number(d.bound), label: "bound " + fmt(d.bound, 4), colour: "#000", cls: "bound" });
-    }
-  });
-  $("constraint-plot").replaceChildren(chart({
-    id: "constraint-history", width: 700, height: 280, xlabel: "t",
-    title: constraintTitle(s.study, c) + ": " + c.expression + " " + c.sense + " bound, cycle " + data.cycle +
-      " (dashed: start design, solid: proposal; dots: retained time points)",
-    ylabel: "g", series, references }));
+  $("constraint-plot").replaceChildren(sao_charts.figure(Object.assign({}, spec, { id: "constraint-history" })));
 }
 
 // The event stream, read with fetch so that the token goes in a header.
@@ -338,7 +288,7 @@ $("ml-set").onclick = () => {
 $("setting-set").onclick = () =>
   act(api("PATCH", base() + "/settings", { assignments: [$("setting").value] }));
 $("ch-cycle").onchange = () => { $("ch-cycle").dataset.picked = "1"; if (state.status) renderHistories(state.status); };
-$("ch-constraint").onchange = () => { if (state.status) drawHistory(state.status); };
+$("ch-constraint").onchange = () => drawHistory();
 $("restart-study").oninput = () => { $("restart-study").dataset.edited = "1"; };
 $("restart").onclick = () => {
   let study;
