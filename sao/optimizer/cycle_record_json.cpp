@@ -77,6 +77,21 @@ std::vector<std::string> variable_names(const Study& study) {
   return names;
 }
 
+namespace {
+
+nlohmann::json predictions_json(const std::vector<CycleRecord::Prediction>& predictions) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CycleRecord::Prediction& p : predictions) {
+    out.push_back({{"constraint", p.constraint},
+                   {"point", p.point},
+                   {"predicted", exact_number(p.predicted)},
+                   {"computed", exact_number(p.computed)}});
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json cycle_record_to_json(const CycleRecord& r,
                                     const std::vector<std::string>& variables) {
   nlohmann::json actions = nlohmann::json::array();
@@ -108,6 +123,7 @@ nlohmann::json cycle_record_to_json(const CycleRecord& r,
           {"kkt_residual", exact_number(r.kkt_residual)},
           {"ratio", exact_number(r.ratio)},
           {"gradient_method", r.gradient_method},
+          {"predictions", predictions_json(r.predictions)},
           {"message", r.message}};
 }
 
@@ -157,6 +173,18 @@ CycleRecord cycle_record_from_json(const nlohmann::json& j,
   // Records written before issue 22's item 4 have none.
   if (j.contains("gradient_method")) {
     read(j, "gradient_method", [&](auto& v) { r.gradient_method = json_string(v, ""); });
+  }
+  // Records written before the predicted-against-computed view have none.
+  if (j.contains("predictions")) {
+    read(j, "predictions", [&](auto& v) {
+      if (!v.is_array()) throw std::invalid_argument("expected an array of predictions");
+      for (const auto& p : v) {
+        if (!p.is_object()) throw std::invalid_argument("expected a prediction object");
+        r.predictions.push_back({json_string(p.at("constraint"), ""), int_from(p.at("point")),
+                                 exact_number_from(p.at("predicted")),
+                                 exact_number_from(p.at("computed"))});
+      }
+    });
   }
   read(j, "message", [&](auto& v) { r.message = json_string(v, ""); });
   return r;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "sao/optimizer/approximation.hpp"
@@ -454,12 +455,24 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
   facts.Fopt = F_opt;
   facts.Ef = std::abs(F_approx - F_opt) / std::max(std::abs(F_opt), 1e-300) * 100.0;
   if (!uses_responses(study_.objective.f)) facts.Ef = 0.0;
+  std::map<int, size_t> predicted;  // constraint -> its entry of rec.predictions
   for (const RetainedRow& r : problem.rows) {
     const Constraint& c = study_.constraints[r.constraint];
     if (!uses_responses(c.g)) continue;
+    const double normaliser = constraint_normaliser(study_, c, x_opt);
     const double diff = criterion_value(study_, c.g, r.point, x_opt, *problem.model) -
                         criterion_value(study_, c.g, r.point, x_opt, exact_opt);
-    facts.Eg = std::max(facts.Eg, std::abs(diff) / constraint_normaliser(study_, c, x_opt) * 100.0);
+    facts.Eg = std::max(facts.Eg, std::abs(diff) / normaliser * 100.0);
+    const CycleRecord::Prediction p{
+        c.name, r.point,
+        100.0 * normalised_constraint(study_, c, r.point, x_opt, *problem.model, normaliser),
+        100.0 * normalised_constraint(study_, c, r.point, x_opt, exact_opt, normaliser)};
+    const auto [at, added] = predicted.emplace(r.constraint, rec.predictions.size());
+    if (added) {
+      rec.predictions.push_back(p);
+    } else if (p.computed > rec.predictions[at->second].computed) {
+      rec.predictions[at->second] = p;
+    }
   }
   facts.V = violation(x_opt, *e_opt);
   rec.Ef = facts.Ef;

@@ -62,6 +62,14 @@ struct CycleRecord {
   // How the simulator computed this cycle's sensitivities (Evaluation's cases, one per load
   // case where they differ: "steady: direct (auto)"); "" without sensitivities or not said.
   std::string gradient_method;
+  // How well the approximation predicted the analysis at b*: per retained constraint part, at
+  // its retained point of the largest computed g_hat, g_hat in percent (0: on the bound).
+  struct Prediction {
+    std::string constraint;  // the part's name
+    int point = 0;
+    double predicted = 0.0, computed = 0.0;
+  };
+  std::vector<Prediction> predictions;
 };
 
 // The key of the driver's analyses: the design variables of x (auxiliaries left out), bit for bit.

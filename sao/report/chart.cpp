@@ -14,7 +14,9 @@ namespace {
 const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
-nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
+nlohmann::json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nullptr;
+}
 
 nlohmann::json values(const std::vector<double>& v) {
   nlohmann::json out = nlohmann::json::array();
@@ -128,7 +130,8 @@ nlohmann::json chart_spec(const Plot& plot) {
                       {"dash", dash_array(dash)},
                       {"line", s.line},
                       {"markers", s.markers},
-                      {"marker", marker_name(s.marker)}});
+                      {"marker", marker_name(s.marker)},
+                      {"shade", values(s.shade)}});
   }
   nlohmann::json lines = nlohmann::json::array();
   for (const ReferenceLine& l : plot.horizontal_lines) {
@@ -137,13 +140,20 @@ nlohmann::json chart_spec(const Plot& plot) {
                      {"color", l.color},
                      {"dash", dash_array(l.dash)}});
   }
-  return {{"id", plot.id},         {"title", plot.title},         {"x_label", plot.x_label},
-          {"y_label", plot.y_label}, {"log_y", plot.log_y},         {"x_integer", plot.x_integer},
-          {"empty", plot.empty_message}, {"series", series},       {"lines", lines}};
+  return {{"id", plot.id},
+          {"title", plot.title},
+          {"x_label", plot.x_label},
+          {"y_label", plot.y_label},
+          {"log_y", plot.log_y},
+          {"x_integer", plot.x_integer},
+          {"empty", plot.empty_message},
+          {"series", series},
+          {"lines", lines}};
 }
 
 std::string chart_html(const Plot& plot) {
-  return "<figure class=\"chart\"" + (plot.id.empty() ? "" : " id=\"" + xml_escape(plot.id) + "\"") +
+  return "<figure class=\"chart\"" +
+         (plot.id.empty() ? "" : " id=\"" + xml_escape(plot.id) + "\"") +
          "><script type=\"application/json\" class=\"chart-spec\">" +
          script_safe(chart_spec(plot).dump()) + "</script></figure>\n";
 }

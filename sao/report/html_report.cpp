@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "sao/report/analysis_charts.hpp"
 #include "sao/report/report_plots.hpp"
 #include "sao/report/result_file.hpp"
 #include "sao/study/criteria.hpp"
@@ -300,8 +301,8 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
       s.x.size() >= study.n_design() ? session.analysis_of(s.x.head(study.n_design()))
                                      : std::nullopt;
   std::vector<TocEntry> toc = {{"summary", "Summary", 0}};
-  std::string body = report::chart_section("cycles", "Per cycle", "",
-                                           report::cycle_charts(study, history, s), toc);
+  std::string body = report::chart_section(
+      "cycles", "Per cycle", "", report::cycle_charts(study, session.options(), history, s), toc);
   body += report::chart_section(
       "constraints", "Time-dependent constraints",
       "The constrained quantity over time at each chosen design (an |x| constraint with both of "
@@ -314,6 +315,12 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
       "they are compared with (target points) where a criterion or relation subtracts one from "
       "the other.",
       report::response_charts(study, designs), toc);
+  body += report::chart_section(
+      "analyses", "Every stored analysis",
+      "One point per analysis in the store (every branch), shaded by the cycle it belongs to: "
+      "the objective against each design variable. The workbench draws any quantity against "
+      "any other.",
+      report::analysis_charts(report::analysis_table(session), study), toc);
   if (session.store().branches().size() > 1) {
     body += report::chart_section("branches", "Branches",
                                   "Every branch of the study from its start design on (a "

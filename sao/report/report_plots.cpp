@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -83,6 +84,72 @@ PlotSeries scaled_variable(const DesignVariable& v, int i,
   return b;
 }
 
+// The line predicted = computed across the values of a predicted-against-computed chart.
+PlotSeries diagonal(const Plot& plot) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const PlotSeries& s : plot.series) {
+    for (size_t k = 0; k < s.x.size(); ++k) {
+      for (double v : {s.x[k], s.y[k]}) {
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+      }
+    }
+  }
+  PlotSeries d{"predicted = computed", {lo, hi}, {lo, hi}, "#888"};
+  d.markers = false;
+  d.dash = "4 4";
+  return d;
+}
+
+// How well the approximations predicted the analyses at the proposals: the objective per cycle
+// (one point per analysed cycle), and each retained constraint part's g_hat at its critical
+// retained point (CycleRecord::predictions), one series per part.
+std::vector<Plot> prediction_charts(const Study& study, const std::vector<CycleRecord>& history) {
+  Plot objective{"Objective: predicted against computed at each proposal",
+                 "computed F(b*): " + study.objective.note.title(study.objective.name),
+                 "predicted F~(b*)",
+                 {},
+                 {}};
+  PlotSeries accepted = marks("accepted proposals", plot_colour(0), 'o');
+  PlotSeries rejected = marks("rejected proposals", "#d62728", 'x');
+  Plot constraints{"Constraints: predicted against computed g^ [%] at each proposal",
+                   "computed g^ [%] (0: on the bound)",
+                   "predicted g^ [%]",
+                   {},
+                   {}};
+  std::map<std::string, size_t> series;  // part name -> its series
+  for (const CycleRecord& r : history) {
+    if (r.x_opt.size() == 0) continue;
+    PlotSeries& to = r.accepted ? accepted : rejected;
+    to.x.push_back(r.F_opt), to.y.push_back(r.F_approx);
+    for (const CycleRecord::Prediction& p : r.predictions) {
+      const auto c = std::find_if(study.constraints.begin(), study.constraints.end(),
+                                  [&](const Constraint& k) { return k.name == p.constraint; });
+      const std::string name =
+          c == study.constraints.end() ? p.constraint : constraint_display_name(*c);
+      const auto [at, added] = series.emplace(name, constraints.series.size());
+      if (added) {
+        PlotSeries s = marks(name, "", 'o');
+        apply_style(s, at->second);
+        s.line = false;
+        constraints.series.push_back(s);
+      }
+      constraints.series[at->second].x.push_back(p.computed);
+      constraints.series[at->second].y.push_back(p.predicted);
+    }
+  }
+  for (PlotSeries* s : {&accepted, &rejected}) {
+    if (!s->x.empty()) objective.series.push_back(*s);
+  }
+  std::vector<Plot> out;
+  for (Plot* p : {&objective, &constraints}) {
+    p->empty_message = "no proposal analysed yet (or no constraint retained)";
+    if (!p->series.empty()) p->series.push_back(diagonal(*p));
+  }
+  objective.id = "plot-predicted-objective";
+  constraints.id = "plot-predicted-constraints";
+  return {objective, constraints};
+}
+
 // Variable i in its unit over the cycles (the accepted design after each), its bounds drawn.
 Plot variable_chart(const Study& study, int i, const std::vector<CycleRecord>& history) {
   const DesignVariable& v = study.design[i];
@@ -96,7 +163,8 @@ Plot variable_chart(const Study& study, int i, const std::vector<CycleRecord>& h
   }
   Plot plot{"Design variable " + v.note.title(v.name), "cycle", v.note.title(v.name), {b}, {}};
   if (std::isfinite(v.lower)) plot.horizontal_lines.push_back({v.lower, "lower bound"});
-  if (std::isfinite(v.upper)) plot.horizontal_lines.push_back({v.upper, "upper bound", "#555", "2 4"});
+  if (std::isfinite(v.upper))
+    plot.horizontal_lines.push_back({v.upper, "upper bound", "#555", "2 4"});
   plot.x_integer = true;
   plot.id = html_id("variable-", v.name);
   return plot;
@@ -143,8 +211,8 @@ std::string constraint_display_name(const Constraint& c) {
          (upper ? ", upper" : ", lower");
 }
 
-std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord>& history,
-                               const RunSummary& summary) {
+std::vector<Plot> cycle_charts(const Study& study, const Options& options,
+                               const std::vector<CycleRecord>& history, const RunSummary& summary) {
   std::vector<Plot> charts;
   const double F0 = summary.start_objective;
   Plot objective = per_cycle("Objective F", study.objective.note.title(study.objective.name), F0,
@@ -167,8 +235,16 @@ std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord
     eg.x.push_back(r.cycle), eg.y.push_back(analysed ? r.Eg : kNaN);
   }
   Plot errors{"Approximation errors", "cycle", "error [%] (log scale)", {ef, eg}, {}, true};
+  errors.horizontal_lines = {
+      {options.objacc,
+       fmt::format("objacc {:.3g} % (seed strategy: converged needs Ef below)", options.objacc),
+       ef.color, "6 3"},
+      {options.vioacc,
+       fmt::format("vioacc {:.3g} % (seed strategy: converged needs Eg below)", options.vioacc),
+       eg.color, "2 3"}};
   errors.id = "plot-errors";
   charts.push_back(errors);
+  for (Plot& p : prediction_charts(study, history)) charts.push_back(std::move(p));
   Plot factors{"Move-limit factors", "cycle", "m", {}, {}};
   Plot design{"Design variables (scaled to their bounds)",
               "cycle",
@@ -194,9 +270,8 @@ std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord
   return charts;
 }
 
-std::string chart_section(const std::string& id, const std::string& title,
-                          const std::string& intro, const std::vector<Plot>& charts,
-                          std::vector<TocEntry>& toc) {
+std::string chart_section(const std::string& id, const std::string& title, const std::string& intro,
+                          const std::vector<Plot>& charts, std::vector<TocEntry>& toc) {
   if (charts.empty()) return "";
   std::string body = section(id, title, toc);
   if (!intro.empty()) body += "<p>" + xml_escape(intro) + "</p>\n";
@@ -263,8 +338,11 @@ Plot group_plot(const Study& study, const Options& options, const ConstraintGrou
   }
   const int lc = first.g.program->grid_case();
   const std::string where = lc < 0 ? "" : " @" + study.load_cases[lc].name;
-  Plot plot{constraint_title(first) + where + ": " + sides, study.time_title(lc),
-            constraint_title(first), {}, {}};
+  Plot plot{constraint_title(first) + where + ": " + sides,
+            study.time_title(lc),
+            constraint_title(first),
+            {},
+            {}};
   add_bound_lines(study, group, plot);
   size_t style = 0;
   for (const ShownDesign& d : designs) {
@@ -456,9 +534,12 @@ std::vector<Plot> branch_charts(StudySession& session) {
   const int current = session.store().current_branch();
   std::vector<Plot> charts;
   for (const bool objective : {true, false}) {
-    Plot plot{objective ? "Objective per cycle, every branch" : "Violation V per cycle, every branch",
-              "cycle", objective ? study.objective.note.title(study.objective.name) : "V [%]",
-              {}, {}};
+    Plot plot{
+        objective ? "Objective per cycle, every branch" : "Violation V per cycle, every branch",
+        "cycle",
+        objective ? study.objective.note.title(study.objective.name) : "V [%]",
+        {},
+        {}};
     PlotSeries same = marks("branch point: a restart with the same study", "#000", 'r');
     PlotSeries changed = marks("branch point: a restart with a changed study", "#d62728", 'r');
     std::map<int, std::vector<CycleRecord>> lineages;
@@ -466,9 +547,10 @@ std::vector<Plot> branch_charts(StudySession& session) {
     for (size_t k = 0; k < branches.size(); ++k) {
       const BranchInfo& b = branches[k].info;
       const std::vector<CycleRecord>& lineage = lineages[b.id] = session.lineage(b.id);
-      PlotSeries s{fmt::format("branch {}{} ({})", b.id, b.id == current ? ", current" : "",
-                               b.status),
-                   {}, {}};
+      PlotSeries s{
+          fmt::format("branch {}{} ({})", b.id, b.id == current ? ", current" : "", b.status),
+          {},
+          {}};
       apply_style(s, k);
       for (const CycleRecord& r : lineage) {
         s.x.push_back(r.cycle);

@@ -30,8 +30,8 @@ struct TocEntry {
 
 // Per cycle: objective, violation, approximation errors, move-limit factors, the design
 // variables scaled to their bounds, then each variable in its unit.
-std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord>& history,
-                               const RunSummary& summary);
+std::vector<Plot> cycle_charts(const Study& study, const Options& options,
+                               const std::vector<CycleRecord>& history, const RunSummary& summary);
 // One chart per time-dependent constraint entry and load case at the designs (both signs of an
 // |x| constraint together), its bounds and the time points the screening retains.
 std::vector<Plot> constraint_charts(const Study& study, const Options& options,

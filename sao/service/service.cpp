@@ -14,10 +14,10 @@
 #include <map>
 #include <type_traits>
 
+#include "sao/report/chart.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/service/exact_header_server.hpp"
 #include "sao/service/study_registry.hpp"
-#include "sao/report/chart.hpp"
 
 namespace sao::service {
 
@@ -267,7 +267,8 @@ class Service::Impl {
   }
 
   void add_pages() {
-    for (const char* path : {"/index.html", "/app.js", "/charts.js", "/style.css", "/chart.min.js"}) {
+    for (const char* path :
+         {"/index.html", "/app.js", "/charts.js", "/style.css", "/chart.min.js"}) {
       const WebFile* asset = web_file(path);
       if (!asset) throw std::logic_error(std::string("the workbench lacks ") + path);
       const Handler page = [asset](const Request&, Response& res) {
@@ -325,8 +326,14 @@ class Service::Impl {
                 throw ApiError(400, "cycle: required with view=histories, e.g. ?cycle=1");
               }
               const long branch = query_number(req, "branch", 0, 1, 1L << 30);
+              StudyHost::ScatterChoice scatter;
+              for (auto [key, to] :
+                   {std::pair{"x", &scatter.x}, {"y", &scatter.y}, {"by", &scatter.by}}) {
+                if (req.has_param(key)) *to = req.get_param_value(key);
+              }
               reply(res, 200,
-                    host(req)->charts(view, static_cast<int>(branch), static_cast<int>(cycle)));
+                    host(req)->charts(view, static_cast<int>(branch), static_cast<int>(cycle),
+                                      scatter));
             }}});
     route(study + "/report", {{"GET", [this](const Request& req, Response& res) {
                                  res.set_content(host(req)->report(), "text/html; charset=utf-8");

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/report/analysis_charts.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
@@ -438,7 +439,8 @@ nlohmann::json StudyHost::branches() const {
   return {{"current", session.store().current_branch()}, {"branches", list}};
 }
 
-nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle) const {
+nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
+                                 const ScatterChoice& scatter) const {
   StudySession session(store_path(), StoreAccess::kReadOnly);
   session.open();
   const int b = branch == 0 ? session.branch() : branch;
@@ -450,7 +452,7 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle)
   std::vector<Plot> charts;
   nlohmann::json out = {{"view", view}, {"branch", b}};
   if (view == "cycles") {
-    charts = report::cycle_charts(session.study(), lineage,
+    charts = report::cycle_charts(session.study(), session.options(), lineage,
                                   with_lineage_start(session, lineage));
   } else if (view == "branches") {
     charts = report::branch_charts(session);
@@ -466,17 +468,32 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle)
     std::vector<report::ShownDesign> designs = {
         {"start of cycle " + std::to_string(cycle), record->x0, std::nullopt}};
     if (record->x_opt.size() > 0) {
-      designs.push_back({"proposal of cycle " + std::to_string(cycle) + " (" +
-                             cycle_outcome(*record) + ")",
-                         record->x_opt, std::nullopt});
+      designs.push_back(
+          {"proposal of cycle " + std::to_string(cycle) + " (" + cycle_outcome(*record) + ")",
+           record->x_opt, std::nullopt});
     }
-    for (report::ShownDesign& d : designs) d.analysis = session.analysis_of(d.x.head(study.n_design()));
+    for (report::ShownDesign& d : designs)
+      d.analysis = session.analysis_of(d.x.head(study.n_design()));
     charts = report::constraint_charts(study, session.options(), designs);
     const std::vector<Plot> responses = report::response_charts(study, designs);
     charts.insert(charts.end(), responses.begin(), responses.end());
     out["cycle"] = cycle;
+  } else if (view == "analyses") {
+    const report::AnalysisTable table = report::analysis_table(session);
+    out["quantities"] = nlohmann::json::array();
+    for (size_t k = 0; k < table.keys.size(); ++k) {
+      out["quantities"].push_back({{"key", table.keys[k]}, {"title", table.columns[k]}});
+    }
+    try {
+      const auto [x, y] = report::scatter_keys(table, scatter.x, scatter.y);
+      charts = {report::analysis_scatter(table, x, y, scatter.by)};
+      out["x"] = x;
+      out["y"] = y;
+    } catch (const std::invalid_argument& e) {
+      throw ApiError(400, e.what());
+    }
   } else {
-    throw ApiError(400, "view: expected cycles, branches or histories, got \"" +
+    throw ApiError(400, "view: expected cycles, branches, histories or analyses, got \"" +
                             view.substr(0, 40) + "\"");
   }
   out["charts"] = nlohmann::json::array();

@@ -71,9 +71,15 @@ class StudyHost {
   // (constraint_histories.hpp); `branch` 0: the current branch.
   nlohmann::ordered_json histories(int branch, int cycle) const;
   // The charts of the workbench, the report's (report_plots.hpp) as chart specs: view "cycles"
-  // (per cycle), "branches" (every branch) or "histories" (the constraint and response
+  // (per cycle), "branches" (every branch), "histories" (the constraint and response
   // histories at the start and the proposal of `cycle`). {"view", "branch", "charts": [...]}.
-  nlohmann::json charts(const std::string& view, int branch, int cycle) const;
+  // View "analyses": y against x of every stored analysis, by branch or cycle
+  // (analysis_charts.hpp), with the "quantities" one may choose.
+  struct ScatterChoice {
+    std::string x, y, by = "cycle";
+  };
+  nlohmann::json charts(const std::string& view, int branch, int cycle,
+                        const ScatterChoice& scatter) const;
 
   EventHub& events() { return hub_; }
   // Stops a run and waits for it; closes the event streams.

@@ -160,7 +160,7 @@ struct Study {
   std::vector<Annotation> time_notes;
   // "label [unit]" of load case c's time grid ("t [s]"; "t" where the study gives neither).
   std::string time_title(int load_case) const;
-  expr::Symbols symbols;                             // what names mean in this study's expressions
+  expr::Symbols symbols;  // what names mean in this study's expressions
 
   int n_design() const { return static_cast<int>(design.size()); }
   int n_aux() const { return static_cast<int>(auxiliaries.size()); }

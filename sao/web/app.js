@@ -96,6 +96,7 @@ function render(s) {
   renderTable(s);
   renderPlots(s);
   renderHistories(s);
+  renderScatter(s);
   renderBranches(s);
   const ul = $("branches");
   ul.replaceChildren();
@@ -176,6 +177,25 @@ async function renderPlots(s) {
 async function renderBranches(s) {
   const list = await charts(s, "view=branches");
   if (list) $("branch-plots").replaceChildren(...list.map(sao_charts.figure));
+}
+
+// Every stored analysis: y against x (any variable, the objective, any constraint part's worst
+// value), by cycle or branch; the pickers list what the store offers (empty: the service's
+// default, the objective against the first variable).
+async function renderScatter(s) {
+  const xs = $("sc-x"), ys = $("sc-y");
+  const data = await api("GET", "/api/studies/" + s.id + "/charts?view=analyses&by=" + $("sc-by").value +
+    "&x=" + encodeURIComponent(xs.value) + "&y=" + encodeURIComponent(ys.value))
+    .catch((e) => { if (state.status === s) $("action-errors").textContent = e.message; return null; });
+  if (!data || state.status !== s) return;
+  const keys = data.quantities.map((q) => q.key).join("\n");
+  if (xs.dataset.keys !== keys) {
+    for (const select of [xs, ys]) select.replaceChildren(...data.quantities.map((q) => new Option(q.title, q.key)));
+    xs.dataset.keys = keys;
+  }
+  xs.value = data.x;
+  ys.value = data.y;
+  $("scatter-plot").replaceChildren(...data.charts.map(sao_charts.figure));
 }
 
 // The histories of one cycle: each time-dependent constraint (and response no constraint reads)
@@ -289,6 +309,7 @@ $("setting-set").onclick = () =>
   act(api("PATCH", base() + "/settings", { assignments: [$("setting").value] }));
 $("ch-cycle").onchange = () => { $("ch-cycle").dataset.picked = "1"; if (state.status) renderHistories(state.status); };
 $("ch-constraint").onchange = () => drawHistory();
+for (const id of ["sc-x", "sc-y", "sc-by"]) $(id).onchange = () => { if (state.status) renderScatter(state.status); };
 $("restart-study").oninput = () => { $("restart-study").dataset.edited = "1"; };
 $("restart").onclick = () => {
   let study;

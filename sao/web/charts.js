@@ -26,6 +26,13 @@ const sao_charts = (() => {
     return [lo, hi];
   }
 
+  // A shade in [0, 1] of a "#rrggbb" colour: from a light tint (0) to the colour itself (1).
+  function shaded(colour, t) {
+    const c = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+    const w = 0.85 * (1 - Math.min(1, Math.max(0, t)));
+    return "rgb(" + c.map((v) => Math.round(v + (255 - v) * w)).join(",") + ")";
+  }
+
   function point_style(s) {
     if (s.marker === "ring") return { pointStyle: "circle", pointRadius: 8, pointBorderWidth: 2,
                                       pointBackgroundColor: "rgba(0,0,0,0)" };
@@ -33,6 +40,10 @@ const sao_charts = (() => {
                     pointRotation: s.marker === "triangle-down" ? 180 : 0,
                     pointRadius: s.markers ? 3.5 : 0, pointBackgroundColor: s.color };
     if (!s.markers) style.pointStyle = "line";
+    if (s.shade && s.shade.length && /^#[0-9a-f]{6}$/i.test(s.color)) {
+      style.pointBackgroundColor = s.shade.map((t) => shaded(s.color, t));
+      style.pointBorderColor = style.pointBackgroundColor;
+    }
     return style;
   }
 
