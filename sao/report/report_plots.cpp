@@ -243,6 +243,7 @@ std::vector<Plot> cycle_charts(const Study& study, const Options& options,
        fmt::format("vioacc {:.3g} % (seed strategy: converged needs Eg below)", options.vioacc),
        eg.color, "2 3"}};
   errors.id = "plot-errors";
+  errors.x_integer = true;
   charts.push_back(errors);
   for (Plot& p : prediction_charts(study, history)) charts.push_back(std::move(p));
   Plot factors{"Move-limit factors", "cycle", "m", {}, {}};
@@ -261,7 +262,7 @@ std::vector<Plot> cycle_charts(const Study& study, const Options& options,
     factors.series.push_back(m);
     design.series.push_back(scaled_variable(v, i, history));
   }
-  for (Plot* p : {&errors, &factors, &design}) p->x_integer = true;
+  for (Plot* p : {&factors, &design}) p->x_integer = true;
   factors.id = "plot-move-limits";
   design.id = "plot-design";
   charts.push_back(factors);

@@ -154,6 +154,12 @@ nlohmann::ordered_json StudyHost::snapshot_of() {
         {{"name", v.name}, {"lower", v.lower}, {"upper", v.upper}, {"initial", v.initial}});
   }
   out["variables"] = variables;
+  // Each constraint part as every list names it, and the active tolerance (g_hat, percent): the
+  // cycle table names the parts active at each proposal (a record's "predictions").
+  nlohmann::json titles = nlohmann::json::object();
+  for (const Constraint& c : study.constraints) titles[c.name] = report::constraint_display_name(c);
+  out["constraint_titles"] = titles;
+  out["active_tolerance"] = 100.0 * kActiveTolerance;
   // The accuracies in force (percent), the workbench's reference lines for Ef and Eg.
   out["accuracies"] = {{"objacc", s.options().objacc}, {"vioacc", s.options().vioacc}};
   out["variable_names"] = variable_names(study);

@@ -39,7 +39,7 @@ async function loadStudies() {
     list.replaceChildren();
     for (const s of data.studies) {
       const li = document.createElement("li");
-      li.textContent = (s.name || s.id) + " — " + (s.state || "") + ", " + (s.status || "") +
+      li.textContent = (s.name || s.id) + " — " + (s.state || "") + ", " + runWord(s, s.status || "") +
         ", " + (s.cycles || 0) + " cycles";
       li.dataset.id = s.id;
       if (s.id === state.id) li.className = "current";
@@ -133,11 +133,19 @@ function runWord(s, status) {
   return status === "running" && s.state !== "running" ? "not ended (" + s.state + ")" : status;
 }
 
+// The constraint parts active at the cycle's proposal (g^ within the active tolerance of the
+// bound, or beyond): every active part is retained, and a record's predictions hold each
+// retained part's largest computed g^ (percent).
+function active(s, r) {
+  return (r.predictions || []).filter((p) => p.computed >= -s.active_tolerance)
+    .map((p) => s.constraint_titles[p.constraint] || p.constraint).join("; ");
+}
+
 function renderTable(s) {
   const head = ["cycle", "outcome", "mvl", "kept"]
     .concat(s.variables.map((v) => displayName(variableElement(s.study, v.name))))
     .concat(["F: " + displayName(s.study.objective, "objective"), "Ef [%]", "Eg [%]", "V [%]",
-             "factors", "subproblem"]);
+             "active at b*", "factors", "subproblem"]);
   const thead = $("cycles").tHead;
   thead.replaceChildren();
   const hr = thead.insertRow();
@@ -151,7 +159,7 @@ function renderTable(s) {
     const design = r.accepted ? r.b_opt : r.b0;
     const cells = [r.cycle, outcome, r.active_move_limits, r.retained_constraints]
       .concat(s.variables.map((v) => fmt(design[v.name])))
-      .concat([fmt(r.F_opt), fmt(r.Ef, 3), fmt(r.Eg, 3), fmt(r.V, 3),
+      .concat([fmt(r.F_opt), fmt(r.Ef, 3), fmt(r.Eg, 3), fmt(r.V, 3), active(s, r),
                r.move_factors.map((f) => fmt(f, 3)).join(" "),
                r.subproblem + (r.message ? ": " + r.message : "")]);
     for (const c of cells) tr.insertCell().textContent = c;

@@ -66,8 +66,25 @@ const sao_charts = (() => {
     return out;
   }
 
+  // An axis title longer than `room` characters as lines of at most `room` (Chart.js draws
+  // one line as given, rotated along the y axis: a long one would run past the chart's height).
+  function wrap(text, room) {
+    if (!text || text.length <= room) return text;
+    const lines = [];
+    let line = "";
+    for (const word of text.split(" ")) {
+      if (line && (line + " " + word).length > room) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? line + " " + word : word;
+      }
+    }
+    return lines.concat([line]);
+  }
+
   function config(spec, range) {
-    const x = { type: "linear", title: { display: !!spec.x_label, text: spec.x_label },
+    const x = { type: "linear", title: { display: !!spec.x_label, text: wrap(spec.x_label, 70) },
                 ticks: {} };
     if (spec.x_integer) {
       x.ticks.precision = 0;
@@ -84,7 +101,7 @@ const sao_charts = (() => {
         scales: {
           x,
           y: { type: spec.log_y ? "logarithmic" : "linear",
-               title: { display: !!spec.y_label, text: spec.y_label } },
+               title: { display: !!spec.y_label, text: wrap(spec.y_label, 32) } },
         },
         plugins: {
           legend: { position: "bottom", labels: { usePointStyle: true, boxHeight: 8,
