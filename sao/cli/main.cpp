@@ -132,7 +132,8 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
     std::cout << sao::design_report(study, e[k], xs[k], all);
   }
   if (!plot_dir.empty()) {
-    const auto charts = sao::history_charts(study, labels, e, all);
+    const auto charts = sao::history_charts(
+        study, labels, e, all ? sao::HistoryChoice::kAll : sao::HistoryChoice::kDeclared);
     const std::string file = sao::write_history_page(plot_dir, study.name + ": histories", charts);
     if (json) out["plots"] = {{"file", file}, {"charts", charts.size()}};
     if (!json) std::cout << "\nwritten    " << file << " (" << charts.size() << " charts)\n";

@@ -215,7 +215,8 @@ void add_response_bounds(const Study& study, const std::string& history, int loa
 }  // namespace
 
 std::vector<Plot> history_charts(const Study& study, const std::vector<std::string>& labels,
-                                 const std::vector<Evaluation>& evaluations, bool all) {
+                                 const std::vector<Evaluation>& evaluations, HistoryChoice which) {
+  const bool all = which != HistoryChoice::kDeclared;
   std::vector<Plot> charts;
   for (size_t c = 0; c < study.load_cases.size(); ++c) {
     const LoadCaseSpec& lc = study.load_cases[c];
@@ -224,6 +225,7 @@ std::vector<Plot> history_charts(const Study& study, const std::vector<std::stri
     for (const auto& [key, h] : evaluations.front().cases[c].histories) {
       const std::string name = all ? key : declared_name(study, key);
       if (name.empty()) continue;
+      if (which == HistoryChoice::kUndeclared && !declared_name(study, key).empty()) continue;
       Plot plot{name + " @" + lc.name, study.time_title(static_cast<int>(c)), name, {}, {}, false};
       add_response_bounds(study, name, static_cast<int>(c), plot);
       plot.title = plot.y_label + " @" + lc.name;
@@ -238,6 +240,10 @@ std::vector<Plot> history_charts(const Study& study, const std::vector<std::stri
         plot.series.push_back(std::move(s));
       }
       plot.id = lc.name + "-" + name;
+      if (which == HistoryChoice::kUndeclared) {
+        plot.title += " (delivered by the simulator, not a response of the study)";
+        plot.id = "output-" + plot.id;
+      }
       charts.push_back(std::move(plot));
     }
   }

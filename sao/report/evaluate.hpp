@@ -73,8 +73,12 @@ Eigen::VectorXd variables_from_result(const Study& study, const std::string& res
 // labelled design (e.g. start and optimum) and the bounds the study's constraints put on it:
 // the study's responses under their names, or with `all` every history the simulator delivers
 // (as design_report).
+// kUndeclared: only the histories the study does not declare (the road a simulator delivers
+// beside its responses), titled as such, ids "output-<case>-<name>".
+enum class HistoryChoice { kDeclared, kAll, kUndeclared };
 std::vector<Plot> history_charts(const Study& study, const std::vector<std::string>& labels,
-                                 const std::vector<Evaluation>& evaluations, bool all = false);
+                                 const std::vector<Evaluation>& evaluations,
+                                 HistoryChoice which = HistoryChoice::kDeclared);
 // DIR/histories.html: a self-contained page holding the charts. Returns the file written.
 std::string write_history_page(const std::string& dir, const std::string& title,
                                const std::vector<Plot>& charts);

@@ -316,6 +316,11 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
       "the other.",
       report::response_charts(study, designs), toc);
   body += report::chart_section(
+      "outputs", "Other simulator outputs",
+      "Histories the simulator delivers beside the study's responses (e.g. the road under a "
+      "vehicle), at each chosen design.",
+      report::output_charts(study, designs), toc);
+  body += report::chart_section(
       "analyses", "Every stored analysis",
       "One point per analysis in the store (every branch), shaded by the cycle it belongs to: "
       "the objective against each design variable. The workbench draws any quantity against "

@@ -578,6 +578,17 @@ std::vector<Plot> branch_charts(StudySession& session) {
   return charts;
 }
 
+std::vector<Plot> output_charts(const Study& study, const std::vector<ShownDesign>& designs) {
+  std::vector<std::string> labels;
+  std::vector<Evaluation> analyses;
+  for (const ShownDesign& d : designs) {
+    if (!d.analysis) continue;
+    labels.push_back(d.label);
+    analyses.push_back(*d.analysis);
+  }
+  return history_charts(study, labels, analyses, HistoryChoice::kUndeclared);
+}
+
 std::vector<Plot> response_charts(const Study& study, const std::vector<ShownDesign>& designs) {
   const std::vector<Quantity> quantities = series_quantities(study);
   std::vector<Plot> charts = path_plots(study, quantities, designs);

@@ -38,6 +38,9 @@ std::vector<Plot> constraint_charts(const Study& study, const Options& options,
                                     const std::vector<ShownDesign>& designs);
 // The responses and relations no constraint reads, at the designs, with their target data.
 std::vector<Plot> response_charts(const Study& study, const std::vector<ShownDesign>& designs);
+// The histories the simulator delivers beside the study's responses (the road under a vehicle,
+// an excitation) at the designs, per load case (evaluate.hpp: HistoryChoice::kUndeclared).
+std::vector<Plot> output_charts(const Study& study, const std::vector<ShownDesign>& designs);
 // Objective and violation per cycle of every branch (its lineage), the branch points ringed.
 std::vector<Plot> branch_charts(StudySession& session);
 

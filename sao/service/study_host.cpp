@@ -481,8 +481,10 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
     for (report::ShownDesign& d : designs)
       d.analysis = session.analysis_of(d.x.head(study.n_design()));
     charts = report::constraint_charts(study, session.options(), designs);
-    const std::vector<Plot> responses = report::response_charts(study, designs);
-    charts.insert(charts.end(), responses.begin(), responses.end());
+    for (const std::vector<Plot>& more :
+         {report::response_charts(study, designs), report::output_charts(study, designs)}) {
+      charts.insert(charts.end(), more.begin(), more.end());
+    }
     out["cycle"] = cycle;
   } else if (view == "analyses") {
     const report::AnalysisTable table = report::analysis_table(session);

@@ -243,7 +243,12 @@ function drawHistory() {
       className: "muted", textContent: "no time-dependent constraint or history in this study" }));
     return;
   }
-  $("constraint-plot").replaceChildren(sao_charts.figure(Object.assign({}, spec, { id: "constraint-history" })));
+  // Beneath it, what the simulator delivers beside the responses in the same load case (the
+  // road under the vehicle), when it is not the picked chart itself.
+  const where = / @(\S+)/.exec(spec.title);
+  const beneath = list.filter((c) => c !== spec && where && c.id.startsWith("output-" + where[1] + "-"));
+  $("constraint-plot").replaceChildren(sao_charts.figure(Object.assign({}, spec, { id: "constraint-history" })),
+    ...beneath.map(sao_charts.figure));
 }
 
 // The event stream, read with fetch so that the token goes in a header.
