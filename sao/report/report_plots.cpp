@@ -234,6 +234,12 @@ std::vector<Plot> cycle_charts(const Study& study, const Options& options,
     ef.x.push_back(r.cycle), ef.y.push_back(analysed ? r.Ef : kNaN);
     eg.x.push_back(r.cycle), eg.y.push_back(analysed ? r.Eg : kNaN);
   }
+  // A log axis cannot show 0: a series that is 0 (or not measured) in every cycle says so.
+  for (PlotSeries* e : {&ef, &eg}) {
+    if (std::none_of(e->y.begin(), e->y.end(), [](double v) { return v > 0.0; })) {
+      e->name = e->name.substr(0, 2) + ": 0 in every cycle (nothing to draw on a log axis)";
+    }
+  }
   Plot errors{"Approximation errors", "cycle", "error [%] (log scale)", {ef, eg}, {}, true};
   errors.horizontal_lines = {
       {options.objacc,
@@ -246,7 +252,7 @@ std::vector<Plot> cycle_charts(const Study& study, const Options& options,
   errors.x_integer = true;
   charts.push_back(errors);
   for (Plot& p : prediction_charts(study, history)) charts.push_back(std::move(p));
-  Plot factors{"Move-limit factors", "cycle", "m", {}, {}};
+  Plot factors{"Move-limit factors", "cycle", "move-limit factor", {}, {}};
   Plot design{"Design variables (scaled to their bounds)",
               "cycle",
               "(b - lower)/(upper - lower)",
@@ -378,6 +384,7 @@ Plot group_plot(const Study& study, const Options& options, const ConstraintGrou
                    {s.x.front(), s.x.back()},
                    {bound, bound},
                    "#000"};
+      b.color = s.color;  // each design's own bound in its colour
       b.dash = s.dash.empty() ? "6 3" : s.dash;
       b.markers = false;
       plot.series.push_back(b);
@@ -541,36 +548,35 @@ std::vector<Plot> branch_charts(StudySession& session) {
         objective ? study.objective.note.title(study.objective.name) : "V [%]",
         {},
         {}};
-    PlotSeries same = marks("branch point: a restart with the same study", "#000", 'r');
-    PlotSeries changed = marks("branch point: a restart with a changed study", "#d62728", 'r');
+    PlotSeries points = marks("branch points (a restart from that cycle)", "#000", 'r');
     std::map<int, std::vector<CycleRecord>> lineages;
-    std::map<int, int> studies;  // branch -> its stored study
     for (size_t k = 0; k < branches.size(); ++k) {
       const BranchInfo& b = branches[k].info;
       const std::vector<CycleRecord>& lineage = lineages[b.id] = session.lineage(b.id);
-      PlotSeries s{
-          fmt::format("branch {}{} ({})", b.id, b.id == current ? ", current" : "", b.status),
-          {},
-          {}};
+      // A stored "running" is a run that has not ended: nothing says it computes now.
+      PlotSeries s{fmt::format("branch {}{} ({})", b.id, b.id == current ? ", current" : "",
+                               b.status == "running" ? "not ended" : b.status),
+                   {},
+                   {}};
       apply_style(s, k);
       for (const CycleRecord& r : lineage) {
         s.x.push_back(r.cycle);
         s.y.push_back(r.x_opt.size() == 0 ? kNaN : objective ? r.F_opt : r.V);
       }
       plot.series.push_back(s);
-      studies[b.id] = b.study;
       const auto parent = lineages.find(b.parent);
       if (b.parent == 0 || parent == lineages.end()) continue;
-      PlotSeries& mark = studies[b.parent] == b.study ? same : changed;
       for (const CycleRecord& r : parent->second) {
         if (r.cycle != b.from_cycle || r.x_opt.size() == 0) continue;
-        mark.x.push_back(r.cycle);
-        mark.y.push_back(objective ? r.F_opt : r.V);
+        points.x.push_back(r.cycle);
+        points.y.push_back(objective ? r.F_opt : r.V);
       }
     }
-    for (const PlotSeries* m : {&same, &changed}) {
-      if (!m->x.empty()) plot.series.push_back(*m);
-    }
+    // The current branch drawn last (over the others where their values agree).
+    std::stable_partition(plot.series.begin(), plot.series.end(), [&](const PlotSeries& s) {
+      return s.name.rfind(fmt::format("branch {}, current", current), 0) != 0;
+    });
+    if (!points.x.empty()) plot.series.push_back(points);
     plot.x_integer = true;
     plot.id = objective ? "branches-objective" : "branches-violation";
     charts.push_back(plot);

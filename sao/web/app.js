@@ -161,7 +161,7 @@ function renderTable(s) {
       .concat(s.variables.map((v) => fmt(design[v.name])))
       .concat([fmt(r.F_opt), fmt(r.Ef, 3), fmt(r.Eg, 3), fmt(r.V, 3), active(s, r),
                r.move_factors.map((f) => fmt(f, 3)).join(" "),
-               r.subproblem + (r.message ? ": " + r.message : "")]);
+               [r.subproblem, r.message].filter((t) => t).join(": ")]);
     for (const c of cells) tr.insertCell().textContent = c;
   }
 }

@@ -7,6 +7,7 @@
 "use strict";
 
 const sao_charts = (() => {
+  const PLOT_HEIGHT = 240;  // px of the plot area (between the axes), whatever the legend takes
   const finite = (v) => typeof v === "number" && Number.isFinite(v);
 
   function fmt(v) {
@@ -22,6 +23,8 @@ const sao_charts = (() => {
       });
     }
     if (lo > hi) return null;
+    // Whole numbers (cycles) over a short range give few ticks: at least four units shown.
+    if (spec.x_integer) return [lo, Math.max(hi, lo + 4)];
     if (lo === hi) return [lo - 0.5, hi + 0.5];
     return [lo, hi];
   }
@@ -50,17 +53,25 @@ const sao_charts = (() => {
   // One Chart.js dataset per series, then one per reference line (two points across the data).
   function datasets(spec, range) {
     const ok = (y) => finite(y) && !(spec.log_y && y <= 0);
-    const out = spec.series.map((s) => Object.assign({
-      label: s.name,
-      data: s.x.map((x, i) => ({ x: finite(x) ? x : NaN, y: ok(s.y[i]) ? s.y[i] : null })),
-      borderColor: s.color, backgroundColor: s.color, borderDash: s.dash, borderWidth: 1.6,
-      showLine: s.line, spanGaps: false, pointHoverRadius: 5,
-    }, point_style(s)));
+    // Chart.js draws the lowest `order` last (on top): later series (markers of rejected
+    // cycles, the current branch) over earlier ones; the legend keeps the series' order.
+    const out = spec.series.map((s, k) => {
+      const style = point_style(s);
+      if (s.markers && s.marker !== "ring" && s.x.length > 60) style.pointRadius = 2;
+      return Object.assign({
+        label: s.name, order: -k, clip: 8,
+        data: s.x.map((x, i) => ({ x: finite(x) ? x : NaN, y: ok(s.y[i]) ? s.y[i] : null })),
+        borderColor: s.color, backgroundColor: s.color, borderDash: s.dash, borderWidth: 1.6,
+        showLine: s.line, spanGaps: false, pointHoverRadius: 5,
+      }, style);
+    });
     for (const l of spec.lines) {
       if (!ok(l.y) || !range) continue;
-      out.push({ label: l.label, data: [{ x: range[0], y: l.y }, { x: range[1], y: l.y }],
+      // Its two points put the value in the y range; the line itself goes across the whole
+      // plot area (draw_references), not only over the data's x range.
+      out.push({ label: l.label, order: 1, data: [{ x: range[0], y: l.y }, { x: range[1], y: l.y }],
                  borderColor: l.color, backgroundColor: l.color, borderDash: l.dash, borderWidth: 1.2,
-                 showLine: true, pointRadius: 0, pointHoverRadius: 0, pointStyle: "line",
+                 showLine: false, pointRadius: 0, pointHoverRadius: 0, pointStyle: "line",
                  reference: true });
     }
     return out;
@@ -83,15 +94,49 @@ const sao_charts = (() => {
     return lines.concat([line]);
   }
 
+  // Tick labels of a log axis (Chart.js picks the ticks, 1 to 9 of each decade; its own label
+  // rule compares the mantissa exactly, and 0.2 / 0.1 is not 2): within a decade every tick,
+  // up to three decades 1, 2 and 5, beyond them the powers of ten (every k-th beyond ten
+  // decades); the numbers written short ("1e-7", "0.5", "100"). Chart.js' autoSkip is off on
+  // a log axis (it would keep every n-th tick, whichever are labelled).
+  function log_label(value) {
+    const exponent = Math.floor(Math.log10(value) + 1e-9);
+    const mantissa = value / Math.pow(10, exponent);
+    const decades = Math.log10(this.max / this.min);
+    const whole = (m) => Math.abs(mantissa - m) < 1e-6;
+    if (decades < 1) return [1, 2, 3, 4, 5, 6, 7, 8, 9].some(whole) ? fmt(value) : "";
+    if (decades <= 3) return [1, 2, 5].some(whole) ? fmt(value) : "";
+    const every = Math.max(1, Math.ceil(decades / 10));  // at most about ten decades labelled
+    return whole(1) && exponent % every === 0 ? fmt(value) : "";
+  }
+
+  // The reference lines (bounds) across the plot area, in their dataset's style, under the data.
+  const draw_references = {
+    id: "sao_references",
+    beforeDatasetsDraw(chart) {
+      const { ctx, chartArea: area, scales } = chart;
+      chart.data.datasets.forEach((d, i) => {
+        if (!d.reference || !chart.isDatasetVisible(i)) return;
+        const y = scales.y.getPixelForValue(d.data[0].y);
+        if (!(y >= area.top && y <= area.bottom)) return;
+        ctx.save();
+        ctx.strokeStyle = d.borderColor;
+        ctx.lineWidth = d.borderWidth;
+        ctx.setLineDash(d.borderDash || []);
+        ctx.beginPath();
+        ctx.moveTo(area.left, y);
+        ctx.lineTo(area.right, y);
+        ctx.stroke();
+        ctx.restore();
+      });
+    },
+  };
+
   function config(spec, range) {
-    const x = { type: "linear", title: { display: !!spec.x_label, text: wrap(spec.x_label, 70) },
-                ticks: {} };
-    if (spec.x_integer) {
-      x.ticks.precision = 0;
-      // Whole numbers over a short range give few ticks: at least four units shown.
-      x.suggestedMin = range[0];
-      x.suggestedMax = Math.max(range[1], range[0] + 4);
-    }
+    // Chart.js rounds the axis to its ticks (for whole numbers, at least four units: x_range).
+    const x = { type: "linear", suggestedMin: range[0], suggestedMax: range[1],
+                title: { display: !!spec.x_label, text: wrap(spec.x_label, 70) }, ticks: {} };
+    if (spec.x_integer) x.ticks.precision = 0;
     return {
       type: "scatter",
       data: { datasets: datasets(spec, range) },
@@ -101,11 +146,12 @@ const sao_charts = (() => {
         scales: {
           x,
           y: { type: spec.log_y ? "logarithmic" : "linear",
+               ticks: spec.log_y ? { callback: log_label, autoSkip: false } : {},
                title: { display: !!spec.y_label, text: wrap(spec.y_label, 32) } },
         },
         plugins: {
           legend: { position: "bottom", labels: { usePointStyle: true, boxHeight: 8,
-                    filter: (item) => !!item.text } },
+                    filter: (item) => !!item.text, sort: (a, b) => a.datasetIndex - b.datasetIndex } },
           tooltip: { filter: (item) => !item.dataset.reference,
                      callbacks: { label: (c) => (c.dataset.label || "") + ": " + fmt(c.parsed.x) +
                                                  ", " + fmt(c.parsed.y) } },
@@ -194,7 +240,14 @@ const sao_charts = (() => {
     tools.className = "chart-tools";
     const name = spec.id || "chart";
     figure.replaceChildren(caption, box, tools);
-    const chart = new Chart(canvas, config(spec, range));
+    const settings = config(spec, range);
+    // However many rows the legend takes, the plot keeps its height: after each layout the box
+    // grows by what the plot area lacks (Chart.js lays the legend out; we only make room).
+    settings.plugins = [draw_references, { id: "sao_room", afterLayout: (c) => {
+      const lacking = PLOT_HEIGHT - (c.chartArea.bottom - c.chartArea.top);
+      if (lacking > 1 && c.height > 0) box.style.height = box.clientHeight + Math.ceil(lacking) + "px";
+    } }];
+    const chart = new Chart(canvas, settings);
     chart.sao_spec = spec;
     tools.append(
       tool("PNG", () => download(name + ".png", chart.toBase64Image())),
