@@ -168,6 +168,7 @@ std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord
   }
   Plot errors{"Approximation errors", "cycle", "error [%] (log scale)", {ef, eg}, {}, true};
   errors.id = "plot-errors";
+  errors.x_integer = true;
   charts.push_back(errors);
   Plot factors{"Move-limit factors", "cycle", "m", {}, {}};
   Plot design{"Design variables (scaled to their bounds)",
@@ -185,7 +186,7 @@ std::vector<Plot> cycle_charts(const Study& study, const std::vector<CycleRecord
     factors.series.push_back(m);
     design.series.push_back(scaled_variable(v, i, history));
   }
-  for (Plot* p : {&errors, &factors, &design}) p->x_integer = true;
+  for (Plot* p : {&factors, &design}) p->x_integer = true;
   factors.id = "plot-move-limits";
   design.id = "plot-design";
   charts.push_back(factors);
