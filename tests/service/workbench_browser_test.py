@@ -2,12 +2,14 @@
 """The workbench in a real browser (Debian's chromium, chromium-driver, python3-selenium):
 with a server that needs a token, enter it, upload the slider-crank study, step, change a move
 limit, step, restart from cycle 2 with an edited study, step, run to the end, and check the
-cycle table, the branch list and the plots at each stage (during the run the table follows the
-event stream, which the page reads with the token): the errors plot has one Ef and one Eg
-point per cycle and the objacc/vioacc lines, the branch view one line per branch and the
-branch point ringed. Then the impact absorber (time-dependent constraints): three steps, a
-restart from cycle 1, a step; the constraint-history plot of a picked cycle and constraint
-shows both designs' histories, the bound and exactly the retained points the API gives.
+cycle table, the branch list and the charts at each stage (during the run the table follows the
+event stream, which the page reads with the token): the charts are drawn by Chart.js (read back
+from each canvas' chart), one per cycle chart the API gives, the objective with one point per
+cycle from cycle 0 on, the errors chart one Ef and one Eg value per cycle, the branch view one
+line per branch and the branch point ringed. Then the impact absorber (time-dependent
+constraints): three steps, a restart from cycle 1, a step; the history chart of a picked cycle
+and constraint shows both designs' histories, both bounds of |y| <= 1 and exactly the retained
+points the API gives.
 
   tests/service/workbench_browser_test.py SAO_COMMAND SOURCE_DIR [--screenshot FILE]
 
@@ -97,14 +99,16 @@ def drive(driver, url, study_text):
         table = wait_rows(driver, n)
     check([r[0] for r in table] == ["1", "2"], "cycles 1 and 2 in the table: %s" % table)
     # Halve b1's move limit: shown as set for cycle 3, then used by it.
-    factors = [float(f) for f in table[-1][8].split()]
+    # The table's columns: cycle, outcome, mvl, kept, each variable, F, Ef, Eg, V, factors,
+    # subproblem.
+    factors = [float(f) for f in table[-1][-2].split()]
     Select(driver.find_element(By.ID, "ml-variable")).select_by_visible_text("b1")
     driver.find_element(By.ID, "ml-value").send_keys(str(factors[0] / 2))
     driver.find_element(By.ID, "ml-set").click()
     wait.until(lambda d: "set for it: move_limit.b1=" in d.find_element(By.ID, "study-status").text)
     driver.find_element(By.ID, "step").click()
     table = wait_rows(driver, 3)
-    check(abs(float(table[2][8].split()[0]) - factors[0] / 2) < 1e-3 * factors[0],
+    check(abs(float(table[2][-2].split()[0]) - factors[0] / 2) < 1e-3 * factors[0],
           "cycle 3 used the halved move limit: %s" % table[2])
     # Restart from cycle 2 with another lower bound of b3, edited in the page.
     study = json.loads(driver.find_element(By.ID, "restart-study").get_attribute("value"))
@@ -125,18 +129,23 @@ def drive(driver, url, study_text):
     check(branches[1].startswith("* branch 2 (from branch 1 after cycle 2)"), str(branches))
     check(driver.find_element(By.ID, "action-errors").text == "",
           "no error: " + driver.find_element(By.ID, "action-errors").text)
-    plots, markers = driver.execute_script(
-        "const svgs = document.querySelectorAll('#plots svg');"
-        "return [svgs.length, svgs.length ? svgs[0].querySelectorAll('circle').length : 0];")
-    check(plots == 5, "five plots")
-    check(markers == 3, "one marker per cycle in the objective plot: %d" % markers)
+    # 13 charts: objective, violation, errors, move limits, the scaled design, each of the 8
+    # variables; all drawn on canvases.
+    # (The charts follow the table: each status asks for them anew.)
+    WebDriverWait(driver, 30).until(
+        lambda d: ((drawn(d, "plot-objective") or [{}])[0].get("values")) == 4)
+    check(count(driver, "#plots figure.chart canvas") == 13,
+          "13 charts: %d" % count(driver, "#plots figure.chart canvas"))
+    objective = drawn(driver, "plot-objective")
+    check(objective[0]["points"] == 4, "the objective at cycle 0 and one point per cycle: %s"
+          % objective)
     check_errors_plot(driver, 3)
     check_branch_view(driver, 2)
     # Run to the end: the page learns of the cycles from the event stream only.
     driver.find_element(By.ID, "run").click()
     wait.until(lambda d: "idle; run converged" in d.find_element(By.ID, "study-status").text)
     table = rows(driver)
-    check(len(table) > 3 and table[-1][9].startswith("converged"), "converged: %s" % table[-1:])
+    check(len(table) > 3 and table[-1][1] == "converged", "converged: %s" % table[-1:])
     return table
 
 
@@ -144,22 +153,50 @@ def count(driver, selector):
     return driver.execute_script("return document.querySelectorAll(arguments[0]).length;", selector)
 
 
+# The datasets Chart.js draws in the chart of figure `id`: label, whether a line joins them,
+# whether it is a reference line (a bound), how many values and how many of them are drawn
+# (finite, and positive on a log axis); None while there is no chart.
+DRAWN = """
+const figure = document.getElementById(arguments[0]);
+const canvas = figure && figure.querySelector('canvas');
+const chart = canvas && Chart.getChart(canvas);
+if (!chart) return null;
+return chart.data.datasets.map(d => ({label: d.label, line: !!d.showLine, reference: !!d.reference,
+  values: d.data.length,
+  points: d.data.filter(p => Number.isFinite(p.x) && p.y !== null && Number.isFinite(p.y))
+    .length}));
+"""
+
+
+def drawn(driver, figure_id):
+    return driver.execute_script(DRAWN, figure_id)
+
+
+def dataset(datasets, prefix):
+    found = [d for d in datasets or [] if d["label"].startswith(prefix)]
+    return found[0] if len(found) == 1 else None
+
+
 def check_errors_plot(driver, cycles):
-    """Ef and Eg: one point each per cycle (a zero on the log axis' floor), the accuracies."""
+    """Ef and Eg: one value each per cycle (a zero is left off the log axis)."""
     WebDriverWait(driver, 30).until(
-        lambda d: count(d, "#plot-errors circle[data-series=Ef]") == cycles)
-    check(count(driver, "#plot-errors circle[data-series=Eg]") == cycles, "one Eg point per cycle")
-    check(count(driver, "#plot-errors line.objacc") == 1 and
-          count(driver, "#plot-errors line.vioacc") == 1, "objacc and vioacc drawn")
+        lambda d: (dataset(drawn(d, "plot-errors"), "Ef") or {}).get("values") == cycles)
+    errors = drawn(driver, "plot-errors")
+    check(dataset(errors, "Eg")["values"] == cycles, "one Eg value per cycle: %s" % errors)
+    check(dataset(errors, "Ef")["points"] + dataset(errors, "Eg")["points"] > 0,
+          "errors drawn: %s" % errors)
 
 
 def check_branch_view(driver, branches):
     """One line per branch in both views; every branch but the first ringed where it starts."""
-    WebDriverWait(driver, 30).until(
-        lambda d: count(d, "#branches-objective polyline.branch-line") == branches)
-    check(count(driver, "#branches-violation polyline.branch-line") == branches, "V per branch")
-    check(count(driver, "#branches-objective circle.branch-point") == branches - 1,
-          "branch points ringed")
+    def lines(d, figure_id):
+        return [x for x in drawn(d, figure_id) or []
+                if x["label"].startswith("branch ") and x["line"]]
+    WebDriverWait(driver, 30).until(lambda d: len(lines(d, "branches-objective")) == branches)
+    check(len(lines(driver, "branches-violation")) == branches, "V per branch")
+    rings = [x for x in drawn(driver, "branches-objective")
+             if x["label"].startswith("branch point")]
+    check(sum(x["points"] for x in rings) == branches - 1, "branch points ringed: %s" % rings)
 
 
 def api_get(url, path):
@@ -191,21 +228,32 @@ def drive_histories(driver, url, study_text):
     study_id = driver.execute_script("return state.id;")
     wait.until(lambda d: len(Select(d.find_element(By.ID, "ch-cycle")).options) == 2)
     Select(driver.find_element(By.ID, "ch-cycle")).select_by_value("1")
-    wait.until(lambda d: "cycle 1 " in d.execute_script(
-        "const t = document.querySelector('#constraint-history .title');"
-        "return t ? t.textContent : '';"))
-    Select(driver.find_element(By.ID, "ch-constraint")).select_by_value("displacement[+]")
+    wait.until(lambda d: any(x["label"] == "start of cycle 1"
+                             for x in drawn(d, "constraint-history") or []))
+    # The study labels the constraint: the picker and the chart show "label [unit]", not the
+    # bare name.
+    picker = Select(driver.find_element(By.ID, "ch-constraint"))
+    titles = [o.text for o in picker.options]
+    displacement = [t for t in titles if t.startswith("Displacement |y| [m]")]
+    check(len(displacement) == 1, "one chart of |y| <= 1: %s" % titles)
+    picker.select_by_visible_text(displacement[0])
+    wait.until(lambda d: d.execute_script(
+        "return document.querySelector('#constraint-history figcaption').textContent;")
+        == displacement[0])
     expected = api_get(url, "/api/studies/%s/histories?cycle=1" % study_id)
-    shown = [c for c in expected["constraints"] if c["name"] == "displacement[+]"][0]
-    retained = sum(len(d["retained"]) for d in shown["designs"])
-    # The study labels the constraint: the plot shows "label [unit]", not the bare name.
-    wait.until(lambda d: "Displacement |y| [m]" in d.execute_script(
-        "return document.querySelector('#constraint-history .title').textContent;"))
-    check(count(driver, "#constraint-history polyline.history") == 2, "start and proposal g(t)")
-    check(count(driver, "#constraint-history line.bound") == 1, "the bound")
-    check(retained > 0, "the API retains points of displacement[+] in cycle 1")
-    check(count(driver, "#constraint-history circle.retained") == retained,
-          "the %d retained points marked: %d" % (retained, count(driver, "#constraint-history circle.retained")))
+    parts = [c for c in expected["constraints"]
+             if c["name"] in ("displacement[+]", "displacement[-]")]
+    check(len(parts) == 2, "y <= 1 and -y <= 1: %s" % [c["name"] for c in expected["constraints"]])
+    retained = sum(len(d["retained"]) for c in parts for d in c["designs"])
+    chart = drawn(driver, "constraint-history")
+    histories = [d for d in chart if d["line"] and not d["reference"]]
+    check([d["label"].split(" (")[0] for d in histories]
+          == ["start of cycle 1", "proposal of cycle 1"], "start and proposal g(t): %s" % chart)
+    check(all(d["points"] == 101 for d in histories), "101 time points each: %s" % histories)
+    check(len([d for d in chart if d["reference"]]) == 2, "both bounds: %s" % chart)
+    marked = sum(d["points"] for d in chart if d["label"].endswith(": retained points"))
+    check(retained > 0, "the API retains points of |y| <= 1 in cycle 1")
+    check(marked == retained, "the %d retained points marked: %d" % (retained, marked))
     check(driver.find_element(By.ID, "action-errors").text == "",
           "no error: " + driver.find_element(By.ID, "action-errors").text)
     return table
