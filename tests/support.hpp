@@ -1,5 +1,5 @@
 // Helpers the tests share: a fresh scratch folder per test, reading a file whole, running
-// a command through the shell, and what a call logs.
+// a command through the shell, what a call logs, and the chart specs of a page.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,13 +7,16 @@
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace sao::testing {
 
@@ -65,6 +68,33 @@ std::string captured_log(spdlog::level::level_enum level, Body body) {
   spdlog::set_level(previous_level);
   spdlog::set_default_logger(previous);
   return log.str();
+}
+
+// The chart specs of a page sao writes (sao/report/chart.hpp: chart_html), in page order: the
+// JSON of each <script type="application/json" class="chart-spec"> element, read up to the
+// first "</script" after it (case-insensitively, where a browser ends the element). A spec
+// that is not valid JSON fails the test and is left out.
+inline std::vector<nlohmann::json> chart_specs(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" class=\"chart-spec\">";
+  std::string lower = html;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::vector<nlohmann::json> specs;
+  for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at)) {
+    at += open.size();
+    const size_t end = lower.find("</script", at);
+    if (end == std::string::npos) {
+      ADD_FAILURE() << "a chart-spec element without its end";
+      break;
+    }
+    nlohmann::json spec = nlohmann::json::parse(html.substr(at, end - at), nullptr, false);
+    if (spec.is_discarded()) {
+      ADD_FAILURE() << "a chart spec that is not JSON: " << html.substr(at, end - at);
+    } else {
+      specs.push_back(std::move(spec));
+    }
+    at = end;
+  }
+  return specs;
 }
 
 }  // namespace sao::testing

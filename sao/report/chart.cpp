@@ -65,6 +65,18 @@ std::string script_safe(std::string text) {
   return text;
 }
 
+// The spec as the text of its <script> element: with no "<" at all, neither a "</script>"
+// (which would end the element early) nor a "<!--<script>" (which would keep it open past its
+// end, the rest of the page read as script) can come from a title or name. JSON has a "<" in
+// its strings only, where "\u003c" says the same.
+std::string script_json(const nlohmann::json& spec) {
+  std::string text = spec.dump();
+  for (size_t at = text.find('<'); at != std::string::npos; at = text.find('<', at)) {
+    text.replace(at, 1, "\\u003c");
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string plot_colour(size_t i) {
@@ -155,7 +167,7 @@ std::string chart_html(const Plot& plot) {
   return "<figure class=\"chart\"" +
          (plot.id.empty() ? "" : " id=\"" + xml_escape(plot.id) + "\"") +
          "><script type=\"application/json\" class=\"chart-spec\">" +
-         script_safe(chart_spec(plot).dump()) + "</script></figure>\n";
+         script_json(chart_spec(plot)) + "</script></figure>\n";
 }
 
 std::string chart_page(const std::string& title, const std::string& body) {

@@ -227,7 +227,7 @@ std::vector<Plot> history_charts(const Study& study, const std::vector<std::stri
       if (name.empty()) continue;
       if (which == HistoryChoice::kUndeclared && !declared_name(study, key).empty()) continue;
       Plot plot{name + " @" + lc.name, study.time_title(static_cast<int>(c)), name, {}, {}, false};
-      add_response_bounds(study, name, static_cast<int>(c), plot);
+      add_response_bounds(study, key, static_cast<int>(c), plot);
       plot.title = plot.y_label + " @" + lc.name;
       for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
         const auto& histories = evaluations[k].cases.at(c).histories;

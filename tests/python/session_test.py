@@ -78,7 +78,13 @@ class SessionAgainstTheCommandLine(unittest.TestCase):
         report = session.report()
         self.assertEqual(report, os.path.join(folder, "report.html"))
         with open(report) as f:
-            self.assertIn("<svg", f.read())
+            page = f.read()
+        # The report's charts: one spec per chart, the objective's per cycle (cycle 0 on).
+        opening = '<script type="application/json" class="chart-spec">'
+        specs = [json.loads(part.split("</script>", 1)[0]) for part in page.split(opening)[1:]]
+        objective = [s for s in specs if s["id"] == "plot-objective"]
+        self.assertEqual(len(objective), 1, [s["id"] for s in specs])
+        self.assertEqual(objective[0]["series"][0]["x"], list(range(len(history) + 1)))
         # Another process (the command line) sees the same store.
         session.close()
         self.assertIn("converged", cli("status", folder))

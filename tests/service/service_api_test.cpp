@@ -214,7 +214,11 @@ TEST(ServiceApi, EventsRunStopAndBusy) {
   const auto report = c.Get(base + "/report");
   ASSERT_TRUE(report);
   EXPECT_EQ(report->status, 200);
-  EXPECT_NE(report->body.find("<svg"), std::string::npos);
+  // Its charts: the objective from cycle 0 (the start) to the last cycle, as the status has them.
+  const std::vector<json> charts = chart_specs(report->body);
+  ASSERT_FALSE(charts.empty());
+  EXPECT_EQ(charts[0]["id"], "plot-objective");
+  EXPECT_EQ(charts[0]["series"][0]["x"].size(), status["history"].size() + 1);
   const json page = json_of(c.Get(base + "/analyses?offset=1&limit=2"));
   EXPECT_EQ(page["total"], status["store"]["analyses"]);
   EXPECT_EQ(page["analyses"].size(), 2u);

@@ -1,10 +1,13 @@
 // What the workbench reads beyond the status and what a study leaves in its folder: the
-// result files the command line writes, the constraint histories of a cycle, the answer for a
-// store another process holds, and the files uploaded with an external study.
+// result files the command line writes, the constraint histories of a cycle, the charts (per
+// cycle, of a cycle's histories, of the branches), the answer for a store another process
+// holds, and the files uploaded with an external study.
 #include <gtest/gtest.h>
 #include <sys/file.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "tests/service/service_support.hpp"
 
@@ -109,6 +112,209 @@ TEST(ServiceWorkbenchApi, HistoriesOfACycle) {
   EXPECT_EQ(
       json_of(c.Get("/api/studies/" + crank.value("id", "") + "/histories?cycle=1"))["constraints"],
       json::array());
+}
+
+// GET /api/studies/ID/charts?...: the answer as JSON, expecting `status`.
+json charts_of(httplib::Client& c, const std::string& path, int status = 200) {
+  const auto r = c.Get(path);
+  EXPECT_TRUE(r) << path;
+  if (!r) return nullptr;
+  EXPECT_EQ(r->status, status) << path << ": " << r->body;
+  return json_of(r);
+}
+
+// The chart with id `id` of a /charts answer (null when there is none).
+json chart_by_id(const json& answer, const std::string& id) {
+  for (const json& chart : answer["charts"]) {
+    if (chart["id"] == id) return chart;
+  }
+  ADD_FAILURE() << "no chart " << id << " in " << answer.dump().substr(0, 2000);
+  return nullptr;
+}
+
+// The series named `name` of a chart spec (null when there is none).
+json series_by_name(const json& chart, const std::string& name) {
+  for (const json& s : chart["series"]) {
+    if (s["name"] == name) return s;
+  }
+  ADD_FAILURE() << "no series \"" << name << "\" in " << chart.dump().substr(0, 2000);
+  return nullptr;
+}
+
+// GET .../charts?view=cycles: the per-cycle charts of the current branch, the report's, as
+// chart specs: one point per cycle after the start (cycle 0), whole-number cycle axes.
+TEST(ServiceWorkbenchApi, ChartsPerCycle) {
+  ServedStudy served(kAbsorber);
+  httplib::Client& c = served.client;
+  std::vector<json> records;
+  for (int k = 0; k < 3; ++k) records.push_back(post(c, served.base + "/step")["record"]);
+  const json answer = charts_of(c, served.base + "/charts?view=cycles");
+  EXPECT_EQ(answer["view"], "cycles");
+  EXPECT_EQ(answer["branch"], 1);
+  std::vector<std::string> ids;
+  for (const json& chart : answer["charts"]) ids.push_back(chart["id"]);
+  EXPECT_EQ(ids, std::vector<std::string>({"plot-objective", "plot-violation", "plot-errors",
+                                           "plot-move-limits", "plot-design", "variable-b1",
+                                           "variable-b2"}));
+  for (const json& chart : answer["charts"]) {  // every one over the cycles: whole numbers
+    EXPECT_EQ(chart["x_label"], "cycle") << chart["id"];
+    EXPECT_EQ(chart["x_integer"], true) << chart["id"];
+  }
+  const json objective = chart_by_id(answer, "plot-objective");
+  EXPECT_EQ(objective["y_label"].get<std::string>().rfind("Largest |acceleration| [m/s^2]", 0), 0u)
+      << objective["y_label"];
+  const json& proposal = objective["series"][0];
+  EXPECT_EQ(proposal["x"], json({0, 1, 2, 3}));
+  ASSERT_EQ(proposal["y"].size(), 4u);
+  for (int k = 1; k <= 3; ++k) {
+    EXPECT_DOUBLE_EQ(proposal["y"][k].get<double>(), records[k - 1]["F_opt"].get<double>()) << k;
+  }
+  EXPECT_TRUE(proposal["y"][0].is_number());  // the start design's objective
+  const json violation = chart_by_id(answer, "plot-violation");
+  EXPECT_EQ(violation["series"][0]["x"], json({0, 1, 2, 3}));
+  for (int k = 1; k <= 3; ++k) {
+    EXPECT_DOUBLE_EQ(violation["series"][0]["y"][k].get<double>(),
+                     records[k - 1]["V"].get<double>());
+  }
+  ASSERT_EQ(violation["lines"].size(), 1u);
+  EXPECT_EQ(violation["lines"][0]["y"], 0.0);
+  // Each variable: the accepted design after each cycle, in its unit, between its bounds.
+  const json b1 = chart_by_id(answer, "variable-b1");
+  EXPECT_EQ(b1["series"][0]["x"], json({0, 1, 2, 3}));
+  EXPECT_EQ(b1["series"][0]["y"][0], 1.0);  // b1's initial value
+  for (int k = 1; k <= 3; ++k) {
+    const json& r = records[k - 1];
+    EXPECT_EQ(b1["series"][0]["y"][k], (r["accepted"].get<bool>() ? r["b_opt"] : r["b0"])["b1"])
+        << k;
+  }
+  EXPECT_EQ(b1["lines"].size(), 2u);  // lower and upper bound
+  const json design = chart_by_id(answer, "plot-design");
+  EXPECT_EQ(design["series"].size(), 2u);  // b1 and b2 scaled to their bounds
+  // The same charts as the report's.
+  const auto report = c.Get(served.base + "/report");
+  ASSERT_TRUE(report);
+  const std::vector<json> page = chart_specs(report->body);
+  for (const json& chart : answer["charts"]) {
+    EXPECT_NE(std::find(page.begin(), page.end(), chart), page.end()) << chart["id"];
+  }
+  // One more step: one more point.
+  post(c, served.base + "/step");
+  const json after = charts_of(c, served.base + "/charts?view=cycles");
+  EXPECT_EQ(chart_by_id(after, "plot-objective")["series"][0]["x"], json({0, 1, 2, 3, 4}));
+}
+
+// GET .../charts?view=histories&cycle=K: the time-dependent constraints at cycle K's start
+// design and proposal, each with its bounds and the points the screening retains (markers),
+// those /histories lists.
+TEST(ServiceWorkbenchApi, ChartsOfTheHistoriesOfACycle) {
+  ServedStudy served(kAbsorber);
+  httplib::Client& c = served.client;
+  post(c, served.base + "/step");
+  const json second = post(c, served.base + "/step");
+  const std::string outcome = second["record"]["accepted"].get<bool>() ? "accepted" : "rejected";
+  const json answer = charts_of(c, served.base + "/charts?view=histories&cycle=2");
+  EXPECT_EQ(answer["view"], "histories");
+  EXPECT_EQ(answer["cycle"], 2);
+  EXPECT_EQ(answer["branch"], 1);
+  // |y| <= 1 in one chart (both signs), |acceleration| <= b3 (the bound formulation) in another;
+  // both responses are constrained: no response chart.
+  ASSERT_EQ(answer["charts"].size(), 2u) << answer.dump().substr(0, 2000);
+  const json displacement = chart_by_id(answer, "constraint-displacement");
+  EXPECT_EQ(displacement["x_label"], "t");
+  EXPECT_EQ(displacement["y_label"], "Displacement |y| [m]");
+  std::vector<std::string> bounds;
+  for (const json& l : displacement["lines"]) bounds.push_back(l["label"]);
+  EXPECT_EQ(bounds, std::vector<std::string>({"upper bound 1", "lower bound -1"}));
+  const json histories = json_of(c.Get(served.base + "/histories?cycle=2"));
+  const std::vector<std::pair<std::string, std::string>> designs = {
+      {"start of cycle 2", "start"}, {"proposal of cycle 2 (" + outcome + ")", "proposal"}};
+  for (size_t d = 0; d < designs.size(); ++d) {
+    const auto& [label, part_label] = designs[d];
+    SCOPED_TRACE(label);
+    const json line = series_by_name(displacement, label);
+    const json kept = series_by_name(displacement, label + ": retained points");
+    ASSERT_TRUE(line.is_object() && kept.is_object());
+    EXPECT_EQ(line["line"], true);
+    EXPECT_EQ(line["markers"], false);
+    EXPECT_EQ(kept["line"], false);
+    EXPECT_EQ(kept["markers"], true);
+    EXPECT_EQ(kept["color"], line["color"]);
+    ASSERT_EQ(line["x"].size(), 101u);  // the load case's time points, 0 .. 12
+    EXPECT_DOUBLE_EQ(line["x"][100].get<double>(), 12.0);
+    // The retained points are points of the line, those /histories lists for y <= 1 and
+    // -y <= 1 at this design; the worst one is among them.
+    std::set<double> expected, shown;
+    for (const json& part : histories["constraints"]) {
+      if (part["name"] != "displacement[+]" && part["name"] != "displacement[-]") continue;
+      const json& design = part["designs"][d];
+      EXPECT_EQ(design["label"], part_label);
+      for (const json& p : design["retained"])
+        expected.insert(part["t"][p.get<int>()].get<double>());
+      if (part["name"] == "displacement[+]") {
+        for (size_t i = 0; i < design["g"].size(); ++i) {
+          EXPECT_DOUBLE_EQ(line["y"][i].get<double>(), design["g"][i].get<double>()) << i;
+        }
+      }
+    }
+    ASSERT_FALSE(kept["x"].empty());
+    for (size_t i = 0; i < kept["x"].size(); ++i) {
+      const double t = kept["x"][i];
+      shown.insert(t);
+      const auto at = std::find(line["x"].begin(), line["x"].end(), kept["x"][i]);
+      ASSERT_NE(at, line["x"].end()) << t;
+      EXPECT_EQ(kept["y"][i], line["y"][at - line["x"].begin()]) << t;
+    }
+    EXPECT_EQ(shown, expected);
+    EXPECT_LT(kept["x"].size(), 101u);
+  }
+  // The bound formulation: its bound is the auxiliary b3, a line per design at its value.
+  const json acceleration = chart_by_id(answer, "constraint-objective-max-acceleration");
+  EXPECT_EQ(acceleration["y_label"], "Largest |acceleration| [m/s^2]");
+  EXPECT_EQ(acceleration["lines"], json::array());  // no bound that is a number
+  const json b3 = series_by_name(acceleration, "start of cycle 2: bound b3");
+  EXPECT_EQ(b3["y"][0], b3["y"][1]);  // a horizontal line at b3's value
+  EXPECT_TRUE(series_by_name(acceleration, "start of cycle 2: retained points").is_object());
+
+  // Errors name what is wrong.
+  const json bad = charts_of(c, served.base + "/charts?view=pictures", 400);
+  EXPECT_NE(bad.value("message", "").find("\"pictures\""), std::string::npos) << bad.dump();
+  EXPECT_NE(bad.value("message", "").find("cycles, branches or histories"), std::string::npos);
+  const json none = charts_of(c, served.base + "/charts", 400);
+  EXPECT_NE(none.value("message", "").find("view"), std::string::npos) << none.dump();
+  const json no_cycle = charts_of(c, served.base + "/charts?view=histories", 400);
+  EXPECT_NE(no_cycle.value("message", "").find("cycle: required"), std::string::npos)
+      << no_cycle.dump();
+  const json beyond = charts_of(c, served.base + "/charts?view=histories&cycle=3", 400);
+  EXPECT_NE(beyond.value("message", "").find("has no cycle 3"), std::string::npos) << beyond.dump();
+  charts_of(c, served.base + "/charts?view=histories&cycle=x", 400);
+  charts_of(c, "/api/studies/0123456789abcdef/charts?view=cycles", 404);
+}
+
+// GET .../charts?view=branches: objective and violation per cycle of every branch, the branch
+// point of a restart ringed.
+TEST(ServiceWorkbenchApi, ChartsOfTheBranches) {
+  ServedStudy served(kAbsorber);
+  httplib::Client& c = served.client;
+  std::vector<json> records;
+  for (int k = 0; k < 3; ++k) records.push_back(post(c, served.base + "/step")["record"]);
+  EXPECT_EQ(post(c, served.base + "/restart", {{"from_cycle", 2}}, 201)["branch"], 2);
+  post(c, served.base + "/step");
+  const json answer = charts_of(c, served.base + "/charts?view=branches");
+  EXPECT_EQ(answer["view"], "branches");
+  EXPECT_EQ(answer["branch"], 2);
+  const json objective = chart_by_id(answer, "branches-objective");
+  ASSERT_TRUE(objective.is_object());
+  ASSERT_EQ(objective["series"].size(), 3u) << objective.dump().substr(0, 2000);
+  EXPECT_EQ(objective["series"][0]["x"], json({1, 2, 3}));
+  EXPECT_EQ(objective["series"][1]["x"], json({1, 2, 3}));  // cycles 1, 2 of branch 1, then 3
+  const json ring = series_by_name(objective, "branch point: a restart with the same study");
+  EXPECT_EQ(ring["marker"], "ring");
+  EXPECT_EQ(ring["line"], false);
+  EXPECT_EQ(ring["x"], json({2}));
+  EXPECT_DOUBLE_EQ(ring["y"][0].get<double>(), records[1]["F_opt"].get<double>());
+  EXPECT_TRUE(chart_by_id(answer, "branches-violation").is_object());
+  // The other views are the current branch's only.
+  charts_of(c, served.base + "/charts?view=cycles&branch=1", 400);
 }
 
 // The store's lock, held as another `sao` process holds it (flock on DIR/study.sqlite.lock).

@@ -4,15 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <limits>
 
-#include "sao/report/svg_plot.hpp"
+#include "sao/report/sweep_files.hpp"
 #include "sao/store/shared_cache.hpp"
+#include "tests/support.hpp"
 
 namespace sao {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(SweepRange, RangesAndLists) {
   const SweepRange r = parse_sweep_range("constraints.0.upper=15.5:25:0.5");
@@ -94,22 +98,101 @@ TEST(SharedAnalysisCache, MergesGradientRows) {
   EXPECT_EQ(merged(2, 0), 2.0);
 }
 
-TEST(SvgPlot, IsAStandaloneSvgWithEscapedLabels) {
-  Plot plot;
-  plot.title = "t <1>";
-  plot.series = {{"best", {1, 2, 3}, {3, 2, 1}, plot_colour(0)},
-                 {"a&b", {2}, {2.5}, plot_colour(1), false, true, false}};
-  plot.horizontal_lines = {ReferenceLine{1.5, "bound"}};
-  const std::string svg = svg_file(plot);
-  EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\""));
-  EXPECT_EQ(svg_plot(plot).find("http"), std::string::npos);  // inline: nothing to fetch
-  EXPECT_THAT(svg, HasSubstr("t &lt;1&gt;"));
-  EXPECT_THAT(svg, HasSubstr(">a&amp;b<"));
-  EXPECT_THAT(svg, HasSubstr("class=\"bound\""));
-  size_t lines = 0;
-  for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
-    ++lines;
-  EXPECT_EQ(lines, 1u);  // the marker-only series draws no line
+SweepMember member(double value, int start, RunStatus status, double objective,
+                   const std::string& error = {}) {
+  SweepMember m;
+  m.value = value;
+  m.start = start;
+  m.summary.status = status;
+  m.summary.objective = objective;
+  m.error = error;
+  return m;
+}
+
+SweepOptions two_starts() {
+  SweepOptions options;
+  options.range = parse_sweep_range("constraints.0.upper=1:3:1");
+  options.starts = 2;
+  return options;
+}
+
+// The spec of the one chart of DIR/compromise.html.
+nlohmann::json compromise_spec(const std::filesystem::path& dir) {
+  const std::vector<nlohmann::json> specs =
+      testing::chart_specs(testing::read_file(dir / "compromise.html"));
+  EXPECT_EQ(specs.size(), 1u);
+  return specs.empty() ? nlohmann::json() : specs[0];
+}
+
+// DIR/compromise.html: a self-contained page with the compromise chart, the best converged
+// member of each value joined (a value without one: a gap), every converged member as a
+// marker, the reference designs as markers of their own.
+TEST(SweepFiles, TheCompromisePageHoldsTheCurve) {
+  SweepResult result;
+  result.members = {member(1, 0, RunStatus::kConverged, 5.0),
+                    member(1, 1, RunStatus::kConverged, 4.0),
+                    member(2, 0, RunStatus::kCycleLimit, 1.0),  // better, but not converged
+                    member(2, 1, RunStatus::kConverged, 0.5, "bad override"),
+                    member(3, 0, RunStatus::kConverged, 3.0),
+                    member(3, 1, RunStatus::kConverged, 3.5)};
+  const auto dir = testing::scratch_directory("test-sweep");
+  write_sweep(dir.string(), two_starts(), result, {{"original & old", 2.5, 4.2}}, "F",
+              "Bound <a> [m]", "F [J]");
+  EXPECT_TRUE(std::filesystem::exists(dir / "sweep.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "compromise.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "compromise.svg"));
+  const std::string page = testing::read_file(dir / "compromise.html");
+  EXPECT_THAT(page, HasSubstr("<h1>Compromise curve</h1>"));
+  EXPECT_THAT(page, HasSubstr("F [J] against Bound &lt;a&gt; [m]: 6 members, 4 converged"));
+  EXPECT_THAT(page, HasSubstr("sao_charts.draw_all(document)"));
+  const nlohmann::json spec = compromise_spec(dir);
+  EXPECT_EQ(spec["id"], "compromise");
+  EXPECT_EQ(spec["x_label"], "Bound <a> [m]");
+  EXPECT_EQ(spec["y_label"], "F [J]");
+  ASSERT_EQ(spec["series"].size(), 3u) << spec.dump();
+  const nlohmann::json& members = spec["series"][0];
+  EXPECT_EQ(members["name"], "every converged member");
+  EXPECT_EQ(members["line"], false);
+  EXPECT_EQ(members["x"], nlohmann::json({1.0, 1.0, 3.0, 3.0}));
+  EXPECT_EQ(members["y"], nlohmann::json({5.0, 4.0, 3.0, 3.5}));
+  const nlohmann::json& best = spec["series"][1];
+  EXPECT_EQ(best["name"], "best of 2 start(s)");
+  EXPECT_EQ(best["line"], true);
+  EXPECT_EQ(best["x"], nlohmann::json({1.0, 2.0, 3.0}));
+  EXPECT_EQ(best["y"], nlohmann::json({4.0, nullptr, 3.0}));  // value 2: no converged member
+  const nlohmann::json& reference = spec["series"][2];
+  EXPECT_EQ(reference["name"], "original & old");
+  EXPECT_EQ(reference["line"], false);
+  EXPECT_EQ(reference["x"], nlohmann::json({2.5}));
+  EXPECT_EQ(reference["y"], nlohmann::json({4.2}));
+}
+
+// No member converged: the chart has no point to draw, and its empty message (which the page
+// shows in the chart's place) says so and where to look.
+TEST(SweepFiles, TheCompromisePageSaysWhenNoMemberConverged) {
+  SweepResult result;
+  result.members = {member(1, 0, RunStatus::kFailed, 0.0),
+                    member(1, 1, RunStatus::kConverged, 1.0, "cannot start"),
+                    member(2, 0, RunStatus::kInfeasible, 2.0),
+                    member(2, 1, RunStatus::kStalled, 3.0),
+                    member(3, 0, RunStatus::kCycleLimit, 4.0),
+                    member(3, 1, RunStatus::kFailed, 5.0)};
+  const auto dir = testing::scratch_directory("test-sweep");
+  write_sweep(dir.string(), two_starts(), result, {}, "F");
+  EXPECT_THAT(testing::read_file(dir / "compromise.html"), HasSubstr("6 members, 0 converged"));
+  const nlohmann::json spec = compromise_spec(dir);
+  EXPECT_EQ(spec["x_label"], "constraints.0.upper");  // no titles given: the key and the name
+  EXPECT_EQ(spec["y_label"], "F");
+  // What the renderer draws: no series has a point with both coordinates.
+  for (const nlohmann::json& s : spec["series"]) {
+    for (size_t i = 0; i < s["x"].size(); ++i) {
+      EXPECT_TRUE(s["x"][i].is_null() || s["y"][i].is_null()) << s.dump();
+    }
+  }
+  const std::string empty = spec["empty"];
+  EXPECT_THAT(empty, HasSubstr("No member converged"));
+  EXPECT_THAT(empty, HasSubstr((dir / "sweep.csv").string()));
+  EXPECT_THAT(empty, Not(HasSubstr("DIR")));
 }
 
 }  // namespace

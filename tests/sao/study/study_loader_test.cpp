@@ -697,6 +697,30 @@ TEST(StudyLoaderAnnotations, AnErrorInAnAnnotatedRelationNamesItsExpression) {
               HasSubstr("relations.bad.expression: column 4: unexpected \"*\""));
 }
 
+// A load case's time grid may say its unit and label: the time axis of its charts.
+TEST(StudyLoaderAnnotations, ATimeGridsUnitAndLabelTitleItsTimeAxis) {
+  json d = base_study();
+  d["load_cases"].push_back(
+      {{"name", "crank"},
+       {"time", {{"values", {0.0, 0.5, 1.0}}, {"unit", "rad"}, {"label", "crank angle"}}}});
+  d["load_cases"].push_back(
+      {{"name", "slow"}, {"time", {{"end", 100.0}, {"points", 11}, {"unit", "s"}}}});
+  const LoadedStudy s = load_study(d);
+  ASSERT_EQ(s.time_notes.size(), 3u);
+  EXPECT_EQ(s.time_title(0), "t");  // nothing given
+  EXPECT_EQ(s.time_title(1), "crank angle [rad]");
+  EXPECT_EQ(s.time_title(2), "t [s]");
+  EXPECT_EQ(s.load_cases[1].grid.points, 3);  // the grid itself as before
+  EXPECT_EQ(s.time_title(-1), "t");           // no particular load case
+  EXPECT_EQ(s.time_title(3), "t");
+  d = base_study();
+  d["load_cases"][0]["time"]["unit"] = 5;
+  EXPECT_THAT(first_problem_with(d, "load_cases[0].time.unit"), HasSubstr("got a number"));
+  d = base_study();
+  d["load_cases"][0]["time"]["units"] = "s";
+  EXPECT_THAT(first_problem_with(d, "load_cases[0].time.units"), HasSubstr("unknown key"));
+}
+
 TEST(StudyLoaderAnnotations, APathIsTitledByTheLabelAndUnitOfItsElement) {
   json d = base_study();
   d["constraints"][0]["label"] = "Displacement";
