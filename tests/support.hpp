@@ -97,4 +97,16 @@ inline std::vector<nlohmann::json> chart_specs(const std::string& html) {
   return specs;
 }
 
+// A page sao writes fetches nothing: no script, style sheet, image or font from an address
+// (Chart.js's licence comment names its home page, which is no fetch).
+inline void expect_self_contained(const std::string& page) {
+  std::string lower = page;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* fetch : {"src=\"http", "src='http", "src=http", "src=\"//", "href=\"http",
+                            "href='http", "href=http", "href=\"//", "<link", "<script src",
+                            "@import", "url(http", "url(\"http", "url('http", "url(//"}) {
+    EXPECT_EQ(lower.find(fetch), std::string::npos) << fetch;
+  }
+}
+
 }  // namespace sao::testing

@@ -534,7 +534,8 @@ void add_sweep(CLI::App& app, Arguments& a) {
   a.sweep_cmd = app.add_subcommand(
       "sweep",
       "run a family of studies over one entry (e.g. a constraint bound) from one or "
-      "more starts, in parallel, and write the compromise curve (CSV and SVG)");
+      "more starts, in parallel, and write the compromise curve (CSV and a chart page, "
+      "compromise.html)");
   add_study_file(a.sweep_cmd, a.sweep.study_file);
   a.sweep_cmd
       ->add_option("--vary", a.vary,

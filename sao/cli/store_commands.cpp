@@ -512,7 +512,7 @@ void add_store_commands(CLI::App& app) {
   commands.restart->add_flag("--json", commands.json, "the new branch as one JSON document");
 
   commands.report = app.add_subcommand(
-      "report", "write a self-contained HTML report with SVG plots (default DIR/report.html)");
+      "report", "write a self-contained HTML report with its charts (default DIR/report.html)");
   add_directory(commands.report);
   commands.report->add_option("--out", commands.report_file, "the HTML file to write");
   commands.report->add_option(

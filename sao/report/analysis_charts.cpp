@@ -121,7 +121,16 @@ Plot analysis_scatter(const AnalysisTable& table, const std::string& x, const st
             table.columns[cy],
             {},
             {}};
-  plot.id = "analyses-" + html_id("", y + "-" + x);
+  // The sides of an |x| constraint stay apart in the id ("[+]" and "[-]" are no id characters).
+  auto side = [](std::string key) {
+    for (const auto& [from, to] : {std::pair{"[+]", "-plus"}, std::pair{"[-]", "-minus"}}) {
+      for (size_t at = key.find(from); at != std::string::npos; at = key.find(from)) {
+        key.replace(at, 3, to);
+      }
+    }
+    return key;
+  };
+  plot.id = html_id("analyses-", side(y) + "-" + side(x));
   plot.empty_message = "no usable analysis in the store yet";
   if (by == "cycle") {
     const int last =

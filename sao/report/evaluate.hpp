@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "sao/report/chart.hpp"
-
 #include "sao/seam/simulator.hpp"
 #include "sao/study/study.hpp"
 

@@ -45,9 +45,8 @@ std::vector<Plot> output_charts(const Study& study, const std::vector<ShownDesig
 std::vector<Plot> branch_charts(StudySession& session);
 
 // An "<h2 id=...>" section holding the charts, adding its entries to `toc` ("" without charts).
-std::string chart_section(const std::string& id, const std::string& title,
-                          const std::string& intro, const std::vector<Plot>& charts,
-                          std::vector<TocEntry>& toc);
+std::string chart_section(const std::string& id, const std::string& title, const std::string& intro,
+                          const std::vector<Plot>& charts, std::vector<TocEntry>& toc);
 
 // The quantity a constraint part constrains, as a reader names it: "label [unit]" of its entry,
 // or its name without the generated [+]/[-]/@case suffixes.

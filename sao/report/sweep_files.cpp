@@ -78,23 +78,27 @@ void write_sweep(const std::string& dir, const SweepOptions& options, const Swee
                            false});
   }
   plot.id = "compromise";
-  plot.empty_message =
-      "No member converged: the sweep has no compromise curve to draw (DIR/sweep.csv gives each "
-      "member's status and message).";
-  plot.empty_message.replace(plot.empty_message.find("DIR"), 3, dir);
-  std::string members_text;
   int converged = 0;
   for (const SweepMember& m : result.members) {
     converged += m.error.empty() && m.summary.status == RunStatus::kConverged;
   }
-  members_text = std::to_string(result.members.size()) + " members, " + std::to_string(converged) +
-                 " converged";
+  // Said above the chart too: with reference points it is not empty, yet has no curve.
+  const std::string none =
+      converged == 0 ? "No member converged: the sweep has no compromise curve to draw (" + dir +
+                           "/sweep.csv gives each member's status and message)."
+                     : "";
+  plot.empty_message = none;
   write_file_atomically(
       dir + "/compromise.html",
-      chart_page("compromise curve", "<h1>Compromise curve</h1>\n<p>" +
-                                         xml_escape(plot.y_label + " against " + plot.x_label) +
-                                         ": " + members_text + " (data: compromise.csv, " +
-                                         "sweep.csv).</p>\n" + chart_html(plot)));
+      chart_page("compromise curve",
+                 "<h1>Compromise curve</h1>\n<p>" +
+                     xml_escape(plot.y_label + " against " + plot.x_label + ": " +
+                                std::to_string(result.members.size()) + " members, " +
+                                std::to_string(converged) + " converged (data: compromise.csv, " +
+                                "sweep.csv).") +
+                     "</p>\n" +
+                     (none.empty() ? "" : "<p class=\"empty\">" + xml_escape(none) + "</p>\n") +
+                     chart_html(plot)));
 }
 
 }  // namespace sao

@@ -1,5 +1,5 @@
 // The files of a sweep (`sao sweep`, sao/store/sweep.hpp): every member, the compromise curve
-// as CSV and as an SVG plot. Written here, by the report, from what run_sweep returns: the
+// as CSV and as a chart page. Written here, by the report, from what run_sweep returns: the
 // store does not plot (the configure-time link check of the top CMakeLists.txt keeps sao_store
 // from linking sao_report).
 #pragma once

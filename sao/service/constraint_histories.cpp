@@ -66,6 +66,17 @@ nlohmann::ordered_json constraint_json(const Study& study, const Options& option
 
 }  // namespace
 
+const CycleRecord& lineage_cycle(const std::vector<CycleRecord>& lineage, int branch, int cycle) {
+  const auto record = std::find_if(lineage.begin(), lineage.end(),
+                                   [cycle](const CycleRecord& r) { return r.cycle == cycle; });
+  if (record == lineage.end()) {
+    throw ApiError(400, "cycle: branch " + std::to_string(branch) + " has no cycle " +
+                            std::to_string(cycle) + " (its history has " +
+                            std::to_string(lineage.size()) + ")");
+  }
+  return *record;
+}
+
 nlohmann::ordered_json constraint_histories(StudySession& session, int branch, int cycle) {
   const int b = branch == 0 ? session.branch() : branch;
   try {
@@ -74,13 +85,7 @@ nlohmann::ordered_json constraint_histories(StudySession& session, int branch, i
     throw ApiError(404, "branch: this study has no branch " + std::to_string(b));
   }
   const std::vector<CycleRecord> lineage = session.lineage(b);
-  const auto record = std::find_if(lineage.begin(), lineage.end(),
-                                   [cycle](const CycleRecord& r) { return r.cycle == cycle; });
-  if (record == lineage.end()) {
-    throw ApiError(400, "cycle: branch " + std::to_string(b) + " has no cycle " +
-                            std::to_string(cycle) + " (its history has " +
-                            std::to_string(lineage.size()) + ")");
-  }
+  const CycleRecord* record = &lineage_cycle(lineage, b, cycle);
   const Study& study = session.study();
   std::vector<Shown> designs = {{"start", record->x0, std::nullopt}};
   if (record->x_opt.size() > 0) designs.push_back({"proposal", record->x_opt, std::nullopt});

@@ -19,4 +19,7 @@ namespace sao::service {
 // Throws ApiError 400 when `cycle` is not in the branch's history, 404 for an unknown branch.
 nlohmann::ordered_json constraint_histories(StudySession& session, int branch, int cycle);
 
+// Cycle `cycle` of branch `branch`'s lineage; ApiError 400 naming both when it has none.
+const CycleRecord& lineage_cycle(const std::vector<CycleRecord>& lineage, int branch, int cycle);
+
 }  // namespace sao::service

@@ -1,6 +1,6 @@
 // `sao serve`: the study store and sessions of the command line behind an HTTP/JSON API
 // (docs/service.md), with server-sent events of every cycle and analysis, and the workbench
-// page (sao/service/web/, embedded in the binary) at "/".
+// page (sao/web/ and Chart.js, embedded in the binary) at "/".
 //
 // Security: with a token every request under /api/ needs "Authorization: Bearer TOKEN"
 // (compared in constant time), else 401; a non-loopback address needs a token (check_options);

@@ -463,13 +463,7 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
   } else if (view == "branches") {
     charts = report::branch_charts(session);
   } else if (view == "histories") {
-    const auto record = std::find_if(lineage.begin(), lineage.end(),
-                                     [cycle](const CycleRecord& r) { return r.cycle == cycle; });
-    if (record == lineage.end()) {
-      throw ApiError(400, "cycle: branch " + std::to_string(b) + " has no cycle " +
-                              std::to_string(cycle) + " (its history has " +
-                              std::to_string(lineage.size()) + ")");
-    }
+    const CycleRecord* record = &lineage_cycle(lineage, b, cycle);
     const Study& study = session.study();
     std::vector<report::ShownDesign> designs = {
         {"start of cycle " + std::to_string(cycle), record->x0, std::nullopt}};

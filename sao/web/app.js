@@ -54,6 +54,8 @@ async function loadStudies() {
 async function pick(id) {
   state.id = id;
   state.histories = null;
+  for (const select of [$("sc-x"), $("sc-y")]) select.replaceChildren();  // another study's keys
+  delete $("sc-x").dataset.keys;
   delete $("ch-cycle").dataset.picked;
   $("study").hidden = false;
   await refresh();

@@ -38,17 +38,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chart_layout  # noqa: E402
 
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
-except ImportError:
-    print("SKIP: python3-selenium is not installed (scripts/bootstrap --with browser)")
-    sys.exit(77)
-if not (shutil.which("chromium") and os.path.exists("/usr/bin/chromedriver")):
-    print("SKIP: chromium or chromium-driver is not installed (scripts/bootstrap --with browser)")
-    sys.exit(77)
+from headless import By, Select, WebDriverWait, chromium  # noqa: E402 (exits 77 without chromium)
 
 TOKEN = "charts-test-token"
 STUDY = "problems/truck-damper/quarter-car.json"
@@ -57,16 +47,6 @@ MIN_TICKS = 4
 MAX_REPORT_BYTES = 5 * 1024 * 1024
 
 
-def browser(profile, width, height):
-    options = webdriver.ChromeOptions()
-    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--allow-file-access-from-files", "--user-data-dir=" + profile,
-                 "--window-size=%d,%d" % (width, height)]:
-        options.add_argument(flag)
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"),
-                            options=options)
 
 
 def settle(driver):
@@ -129,7 +109,7 @@ def chart_count(driver, root):
 
 def workbench(args, work, findings):
     server, url = start_server(args.sao, os.path.join(work, "data"))
-    driver = browser(os.path.join(work, "profile-workbench"), 1400, 2300)
+    driver = chromium(os.path.join(work, "profile-workbench"), 1400, 2300)
     try:
         wait = WebDriverWait(driver, 120)
         driver.get(url)
@@ -247,7 +227,7 @@ def report(args, work, findings):
     with open(os.path.join(args.source, STUDY)) as f:
         study = json.load(f)
     for width in (1400, 900):
-        driver = browser(os.path.join(work, "profile-report-%d" % width), width, 1200)
+        driver = chromium(os.path.join(work, "profile-report-%d" % width), width, 1200)
         try:
             driver.get("file://" + path)
             WebDriverWait(driver, 60).until(
@@ -303,7 +283,7 @@ def long_report(args, work, findings):
     size = os.path.getsize(path)
     print("long report: sao run %s --out DIR -q %s: %d cycles in %.1f s" %
           (STUDY, " ".join("'%s'" % a if '"' in a else a for a in settings), cycles, ran))
-    driver = browser(os.path.join(work, "profile-long"), 1400, 1200)
+    driver = chromium(os.path.join(work, "profile-long"), 1400, 1200)
     try:
         driver.get("file://" + path)
         WebDriverWait(driver, 120).until(

@@ -154,9 +154,11 @@ TEST(ServiceWorkbenchApi, ChartsPerCycle) {
   std::vector<std::string> ids;
   for (const json& chart : answer["charts"]) ids.push_back(chart["id"]);
   EXPECT_EQ(ids, std::vector<std::string>({"plot-objective", "plot-violation", "plot-errors",
+                                           "plot-predicted-objective", "plot-predicted-constraints",
                                            "plot-move-limits", "plot-design", "variable-b1",
                                            "variable-b2"}));
   for (const json& chart : answer["charts"]) {  // every one over the cycles: whole numbers
+    if (chart["id"].get<std::string>().rfind("plot-predicted", 0) == 0) continue;
     EXPECT_EQ(chart["x_label"], "cycle") << chart["id"];
     EXPECT_EQ(chart["x_integer"], true) << chart["id"];
   }
@@ -217,8 +219,25 @@ TEST(ServiceWorkbenchApi, ChartsOfTheHistoriesOfACycle) {
   EXPECT_EQ(answer["cycle"], 2);
   EXPECT_EQ(answer["branch"], 1);
   // |y| <= 1 in one chart (both signs), |acceleration| <= b3 (the bound formulation) in another;
-  // both responses are constrained: no response chart.
-  ASSERT_EQ(answer["charts"].size(), 2u) << answer.dump().substr(0, 2000);
+  // both responses are constrained: no response chart; then what the simulator delivers beside
+  // them, titled as such.
+  std::vector<std::string> constraint_ids, output_titles;
+  for (const json& chart : answer["charts"]) {
+    const std::string id = chart["id"];
+    if (id.rfind("constraint-", 0) == 0) {
+      EXPECT_TRUE(output_titles.empty()) << "a constraint chart after the outputs: " << id;
+      constraint_ids.push_back(id);
+    } else {
+      EXPECT_EQ(id.rfind("output-impact-", 0), 0u) << id;
+      output_titles.push_back(chart["title"]);
+    }
+  }
+  ASSERT_EQ(constraint_ids.size(), 2u) << answer.dump().substr(0, 2000);
+  for (const std::string& t : output_titles) {
+    EXPECT_NE(t.find("(delivered by the simulator, not a response of the study)"),
+              std::string::npos)
+        << t;
+  }
   const json displacement = chart_by_id(answer, "constraint-displacement");
   EXPECT_EQ(displacement["x_label"], "t");
   EXPECT_EQ(displacement["y_label"], "Displacement |y| [m]");
@@ -278,7 +297,7 @@ TEST(ServiceWorkbenchApi, ChartsOfTheHistoriesOfACycle) {
   // Errors name what is wrong.
   const json bad = charts_of(c, served.base + "/charts?view=pictures", 400);
   EXPECT_NE(bad.value("message", "").find("\"pictures\""), std::string::npos) << bad.dump();
-  EXPECT_NE(bad.value("message", "").find("cycles, branches or histories"), std::string::npos);
+  EXPECT_NE(bad.value("message", "").find("cycles, branches, histories or analyses"), std::string::npos);
   const json none = charts_of(c, served.base + "/charts", 400);
   EXPECT_NE(none.value("message", "").find("view"), std::string::npos) << none.dump();
   const json no_cycle = charts_of(c, served.base + "/charts?view=histories", 400);
@@ -307,7 +326,9 @@ TEST(ServiceWorkbenchApi, ChartsOfTheBranches) {
   ASSERT_EQ(objective["series"].size(), 3u) << objective.dump().substr(0, 2000);
   EXPECT_EQ(objective["series"][0]["x"], json({1, 2, 3}));
   EXPECT_EQ(objective["series"][1]["x"], json({1, 2, 3}));  // cycles 1, 2 of branch 1, then 3
-  const json ring = series_by_name(objective, "branch point: a restart with the same study");
+  // The current branch drawn last (over the other where they agree), then the branch point.
+  EXPECT_EQ(objective["series"][1]["name"], "branch 2, current (not ended)");
+  const json ring = series_by_name(objective, "branch points (a restart from that cycle)");
   EXPECT_EQ(ring["marker"], "ring");
   EXPECT_EQ(ring["line"], false);
   EXPECT_EQ(ring["x"], json({2}));

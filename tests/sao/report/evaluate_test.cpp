@@ -166,10 +166,15 @@ TEST(Evaluate, HistoryChartsDrawTheBoundsOfTheConstraintsOnTheResponse) {
   const std::vector<Plot> charts = history_charts(s, {"start"}, {e});
   ASSERT_EQ(charts.size(), 2u);
   EXPECT_EQ(by_id(charts, "road-undeclared"), nullptr);
-  const std::vector<Plot> every = history_charts(s, {"start"}, {e}, true);
+  const std::vector<Plot> every = history_charts(s, {"start"}, {e}, HistoryChoice::kAll);
   ASSERT_EQ(every.size(), 3u);
   ASSERT_NE(by_id(every, "road-undeclared"), nullptr);
   EXPECT_EQ(by_id(every, "road-undeclared")->horizontal_lines.size(), 0u);
+  // Only what the study does not declare (the workbench draws it beneath a constraint).
+  const std::vector<Plot> outputs = history_charts(s, {"start"}, {e}, HistoryChoice::kUndeclared);
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].id, "output-road-undeclared");
+  EXPECT_THAT(outputs[0].title, HasSubstr("delivered by the simulator"));
 
   const Plot* h = by_id(charts, "road-h");
   ASSERT_NE(h, nullptr);
@@ -215,7 +220,8 @@ TEST(Evaluate, HistoryChartsOfAResponseWithASource) {
   e.cases[0].histories["height"] = Eigen::Vector3d(1, 2, 3);
   for (const bool all : {false, true}) {
     SCOPED_TRACE(all ? "all" : "the study's");
-    const std::vector<Plot> charts = history_charts(s, {"start"}, {e}, all);
+    const std::vector<Plot> charts =
+        history_charts(s, {"start"}, {e}, all ? HistoryChoice::kAll : HistoryChoice::kDeclared);
     ASSERT_EQ(charts.size(), 1u);
     EXPECT_EQ(charts[0].id, all ? "road-height" : "road-h");
     EXPECT_EQ(charts[0].y_label, "Height [mm]");

@@ -1,0 +1,31 @@
+"""Headless chromium for the browser tests (Debian's chromium, chromium-driver and
+python3-selenium: an optional part, scripts/bootstrap --with browser; scripts/test installs it).
+Importing this module without them skips the test (exit 77, CTest SKIP_RETURN_CODE), not fails
+it. chromium(profile, width, height): a fresh profile, no background network traffic."""
+import os
+import shutil
+import sys
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By  # noqa: F401 (for the tests)
+    from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: F401
+except ImportError:
+    print("SKIP: python3-selenium is not installed (scripts/bootstrap --with browser)")
+    sys.exit(77)
+if not (shutil.which("chromium") and os.path.exists("/usr/bin/chromedriver")):
+    print("SKIP: chromium or chromium-driver is not installed (scripts/bootstrap --with browser)")
+    sys.exit(77)
+
+
+def chromium(profile, width, height):
+    options = webdriver.ChromeOptions()
+    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--allow-file-access-from-files", "--user-data-dir=" + profile,
+                 "--window-size=%d,%d" % (width, height)]:
+        options.add_argument(flag)
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"),
+                            options=options)
