@@ -549,10 +549,21 @@ std::vector<Plot> branch_charts(StudySession& session) {
         {},
         {}};
     PlotSeries points = marks("branch points (a restart from that cycle)", "#000", 'r');
+    PlotSeries changes = marks(
+        "study changed before this cycle (sao set, or a restart's edited study)", "#d62728", 'x');
     std::map<int, std::vector<CycleRecord>> lineages;
+    std::map<int, int> studies;  // branch -> its stored study
+    const auto mark = [&](PlotSeries& to, const std::vector<CycleRecord>& lineage, int cycle) {
+      for (const CycleRecord& r : lineage) {
+        if (r.cycle != cycle || r.x_opt.size() == 0) continue;
+        to.x.push_back(r.cycle);
+        to.y.push_back(objective ? r.F_opt : r.V);
+      }
+    };
     for (size_t k = 0; k < branches.size(); ++k) {
       const BranchInfo& b = branches[k].info;
       const std::vector<CycleRecord>& lineage = lineages[b.id] = session.lineage(b.id);
+      studies[b.id] = b.study;
       // A stored "running" is a run that has not ended: nothing says it computes now.
       PlotSeries s{fmt::format("branch {}{} ({})", b.id, b.id == current ? ", current" : "",
                                b.status == "running" ? "not ended" : b.status),
@@ -564,19 +575,21 @@ std::vector<Plot> branch_charts(StudySession& session) {
         s.y.push_back(r.x_opt.size() == 0 ? kNaN : objective ? r.F_opt : r.V);
       }
       plot.series.push_back(s);
+      std::set<int> changed;  // the cycles before which a setting or bound changed
+      for (const SettingChange& c : session.store().setting_changes(b.id)) changed.insert(c.cycle);
+      for (int cycle : changed) mark(changes, lineage, cycle);
       const auto parent = lineages.find(b.parent);
       if (b.parent == 0 || parent == lineages.end()) continue;
-      for (const CycleRecord& r : parent->second) {
-        if (r.cycle != b.from_cycle || r.x_opt.size() == 0) continue;
-        points.x.push_back(r.cycle);
-        points.y.push_back(objective ? r.F_opt : r.V);
-      }
+      mark(points, parent->second, b.from_cycle);
+      if (studies[b.parent] != b.study) mark(changes, lineage, b.from_cycle + 1);
     }
     // The current branch drawn last (over the others where their values agree).
     std::stable_partition(plot.series.begin(), plot.series.end(), [&](const PlotSeries& s) {
       return s.name.rfind(fmt::format("branch {}, current", current), 0) != 0;
     });
-    if (!points.x.empty()) plot.series.push_back(points);
+    for (const PlotSeries* m : {&points, &changes}) {
+      if (!m->x.empty()) plot.series.push_back(*m);
+    }
     plot.x_integer = true;
     plot.id = objective ? "branches-objective" : "branches-violation";
     charts.push_back(plot);

@@ -297,7 +297,8 @@ TEST(ServiceWorkbenchApi, ChartsOfTheHistoriesOfACycle) {
   // Errors name what is wrong.
   const json bad = charts_of(c, served.base + "/charts?view=pictures", 400);
   EXPECT_NE(bad.value("message", "").find("\"pictures\""), std::string::npos) << bad.dump();
-  EXPECT_NE(bad.value("message", "").find("cycles, branches, histories or analyses"), std::string::npos);
+  EXPECT_NE(bad.value("message", "").find("cycles, branches, histories or analyses"),
+            std::string::npos);
   const json none = charts_of(c, served.base + "/charts", 400);
   EXPECT_NE(none.value("message", "").find("view"), std::string::npos) << none.dump();
   const json no_cycle = charts_of(c, served.base + "/charts?view=histories", 400);
@@ -317,13 +318,19 @@ TEST(ServiceWorkbenchApi, ChartsOfTheBranches) {
   std::vector<json> records;
   for (int k = 0; k < 3; ++k) records.push_back(post(c, served.base + "/step")["record"]);
   EXPECT_EQ(post(c, served.base + "/restart", {{"from_cycle", 2}}, 201)["branch"], 2);
-  post(c, served.base + "/step");
+  // A bound changed before branch 2's cycle 3: marked on it as a change of the study.
+  const auto set =
+      c.Patch(served.base + "/settings",
+              json{{"assignments", {"design_variables.b1.upper=4"}}}.dump(), "application/json");
+  ASSERT_TRUE(set);
+  ASSERT_EQ(set->status, 200) << set->body;
+  const json third = post(c, served.base + "/step")["record"];
   const json answer = charts_of(c, served.base + "/charts?view=branches");
   EXPECT_EQ(answer["view"], "branches");
   EXPECT_EQ(answer["branch"], 2);
   const json objective = chart_by_id(answer, "branches-objective");
   ASSERT_TRUE(objective.is_object());
-  ASSERT_EQ(objective["series"].size(), 3u) << objective.dump().substr(0, 2000);
+  ASSERT_EQ(objective["series"].size(), 4u) << objective.dump().substr(0, 2000);
   EXPECT_EQ(objective["series"][0]["x"], json({1, 2, 3}));
   EXPECT_EQ(objective["series"][1]["x"], json({1, 2, 3}));  // cycles 1, 2 of branch 1, then 3
   // The current branch drawn last (over the other where they agree), then the branch point.
@@ -333,6 +340,10 @@ TEST(ServiceWorkbenchApi, ChartsOfTheBranches) {
   EXPECT_EQ(ring["line"], false);
   EXPECT_EQ(ring["x"], json({2}));
   EXPECT_DOUBLE_EQ(ring["y"][0].get<double>(), records[1]["F_opt"].get<double>());
+  const json changed = series_by_name(
+      objective, "study changed before this cycle (sao set, or a restart's edited study)");
+  EXPECT_EQ(changed["x"], json({3}));
+  EXPECT_DOUBLE_EQ(changed["y"][0].get<double>(), third["F_opt"].get<double>());
   EXPECT_TRUE(chart_by_id(answer, "branches-violation").is_object());
   // The other views are the current branch's only.
   charts_of(c, served.base + "/charts?view=cycles&branch=1", 400);
