@@ -82,7 +82,9 @@ AnalysisTable analysis_table(StudySession& session) {
   const auto cycles = cycle_designs(session);
   std::map<int, int> last_cycle;  // branch -> the cycle of its latest matched analysis
   Eigen::VectorXd x = initial_variables(study);
+  long index = -1;
   for (const StoredAnalysis& a : session.store().analyses()) {
+    ++index;
     if (!a.evaluation.ok || a.design.size() != study.n_design()) continue;
     x.head(study.n_design()) = a.design;
     std::vector<double> row(a.design.data(), a.design.data() + a.design.size());
@@ -103,6 +105,7 @@ AnalysisTable analysis_table(StudySession& session) {
       last_cycle[branch] = cycle;
     }
     t.rows.push_back(std::move(row));
+    t.index.push_back(index);
     t.branch.push_back(branch);
     t.cycle.push_back(cycle);
   }
@@ -145,6 +148,7 @@ Plot analysis_scatter(const AnalysisTable& table, const std::string& x, const st
       s.x.push_back(table.rows[r][cx]);
       s.y.push_back(table.rows[r][cy]);
       s.shade.push_back(last > 0 ? static_cast<double>(table.cycle[r]) / last : 1.0);
+      s.ids.push_back(table.index[r]);
     }
     plot.series.push_back(s);
     return plot;
@@ -163,6 +167,7 @@ Plot analysis_scatter(const AnalysisTable& table, const std::string& x, const st
     }
     plot.series[at->second].x.push_back(table.rows[r][cx]);
     plot.series[at->second].y.push_back(table.rows[r][cy]);
+    plot.series[at->second].ids.push_back(table.index[r]);
   }
   return plot;
 }

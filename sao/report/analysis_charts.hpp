@@ -20,6 +20,7 @@ struct AnalysisTable {
                                      // or the constraint part's name
   size_t variables = 0;              // the first columns: the design variables
   std::vector<std::vector<double>> rows;
+  std::vector<long> index;  // per row: its index among the store's analyses (GET .../analyses)
   std::vector<int> branch;  // per row: the branch that ran it (0: not recorded)
   // Per row: the cycle whose start (0) or proposal it is on its branch's lineage; another
   // analysis (a plan point, a sweep's member) takes the cycle of the analysis before it.

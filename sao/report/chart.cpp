@@ -143,7 +143,8 @@ nlohmann::json chart_spec(const Plot& plot) {
                       {"line", s.line},
                       {"markers", s.markers},
                       {"marker", marker_name(s.marker)},
-                      {"shade", values(s.shade)}});
+                      {"shade", values(s.shade)},
+                      {"ids", s.ids}});
   }
   nlohmann::json lines = nlohmann::json::array();
   for (const ReferenceLine& l : plot.horizontal_lines) {

@@ -23,6 +23,9 @@ struct PlotSeries {
   char marker = 'o';
   // Per point, in [0, 1]: its marker's shade from light to dark of `color` (empty: all alike).
   std::vector<double> shade{};
+  // Per point, what it stands for (a stored analysis' index; empty: nothing): its read-out
+  // names it, and a click on it tells the page (charts.js: a "sao-point" event).
+  std::vector<long> ids{};
 };
 
 // A horizontal line across the plot (a bound), with its legend entry when `label` is given.
@@ -54,8 +57,8 @@ bool spans_decades(const Plot& plot, double decades = 2.0);
 
 // The plot as sao/web/charts.js reads it: {"id", "title", "x_label", "y_label", "log_y",
 // "x_integer", "empty", "series": [{"name", "x", "y", "color", "dash": [on, off, ...],
-// "line", "markers", "marker", "shade"}], "lines": [{"y", "label", "color", "dash"}]}; a value
-// that is not finite is null (a gap).
+// "line", "markers", "marker", "shade", "ids"}], "lines": [{"y", "label", "color", "dash"}]}; a
+// value that is not finite is null (a gap).
 nlohmann::json chart_spec(const Plot& plot);
 
 // The chart's place in a page: a <figure> holding the spec, which sao/web/charts.js draws.

@@ -322,11 +322,15 @@ class Service::Impl {
           {{"GET", [this](const Request& req, Response& res) {
               const std::string view = req.has_param("view") ? req.get_param_value("view") : "";
               const long cycle = query_number(req, "cycle", 0, 1, 1L << 30);
-              if (view == "histories" && cycle == 0) {
-                throw ApiError(400, "cycle: required with view=histories, e.g. ?cycle=1");
+              const long analysis = query_number(req, "analysis", -1, 0, 1L << 40);
+              if (view == "histories" && cycle == 0 && analysis < 0) {
+                throw ApiError(400,
+                               "cycle: required with view=histories, e.g. ?cycle=1 (or "
+                               "analysis=K, a stored analysis)");
               }
               const long branch = query_number(req, "branch", 0, 1, 1L << 30);
               StudyHost::ScatterChoice scatter;
+              scatter.analysis = analysis;
               for (auto [key, to] :
                    {std::pair{"x", &scatter.x}, {"y", &scatter.y}, {"by", &scatter.by}}) {
                 if (req.has_param(key)) *to = req.get_param_value(key);

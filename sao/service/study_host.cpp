@@ -445,6 +445,44 @@ nlohmann::json StudyHost::branches() const {
   return {{"current", session.store().current_branch()}, {"branches", list}};
 }
 
+namespace {
+
+// The designs of a cycle's histories: its start and its proposal, with their stored analyses.
+std::vector<report::ShownDesign> cycle_designs(StudySession& session, const CycleRecord& r) {
+  std::vector<report::ShownDesign> designs = {
+      {"start of cycle " + std::to_string(r.cycle), r.x0, std::nullopt}};
+  if (r.x_opt.size() > 0) {
+    designs.push_back(
+        {"proposal of cycle " + std::to_string(r.cycle) + " (" + cycle_outcome(r) + ")", r.x_opt,
+         std::nullopt});
+  }
+  const int n = session.study().n_design();
+  for (report::ShownDesign& d : designs) d.analysis = session.analysis_of(d.x.head(n));
+  return designs;
+}
+
+// Stored analysis `index` (as GET .../analyses numbers them) as the one design drawn: any
+// analysed design, a plan point of a multi-point cycle included (auxiliaries at their initial
+// values: a bound formulation's bound is drawn where the study starts it).
+std::vector<report::ShownDesign> stored_design(StudySession& session, long index) {
+  const std::vector<StoredAnalysis> all = session.store().analyses();
+  if (index >= static_cast<long>(all.size())) {
+    throw ApiError(400, "analysis: the store has " + std::to_string(all.size()) +
+                            " analyses (0 to " + std::to_string(all.size() - 1) + ")");
+  }
+  const StoredAnalysis& a = all[static_cast<size_t>(index)];
+  const Study& study = session.study();
+  if (a.design.size() != study.n_design()) {
+    throw ApiError(400, "analysis: analysis " + std::to_string(index) +
+                            " is of a design of another size than this study's");
+  }
+  Eigen::VectorXd x = initial_variables(study);
+  x.head(study.n_design()) = a.design;
+  return {{"stored analysis " + std::to_string(index), x, a.evaluation}};
+}
+
+}  // namespace
+
 nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
                                  const ScatterChoice& scatter) const {
   StudySession session(store_path(), StoreAccess::kReadOnly);
@@ -463,23 +501,20 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
   } else if (view == "branches") {
     charts = report::branch_charts(session);
   } else if (view == "histories") {
-    const CycleRecord* record = &lineage_cycle(lineage, b, cycle);
+    const std::vector<report::ShownDesign> designs =
+        scatter.analysis >= 0 ? stored_design(session, scatter.analysis)
+                              : cycle_designs(session, lineage_cycle(lineage, b, cycle));
     const Study& study = session.study();
-    std::vector<report::ShownDesign> designs = {
-        {"start of cycle " + std::to_string(cycle), record->x0, std::nullopt}};
-    if (record->x_opt.size() > 0) {
-      designs.push_back(
-          {"proposal of cycle " + std::to_string(cycle) + " (" + cycle_outcome(*record) + ")",
-           record->x_opt, std::nullopt});
-    }
-    for (report::ShownDesign& d : designs)
-      d.analysis = session.analysis_of(d.x.head(study.n_design()));
     charts = report::constraint_charts(study, session.options(), designs);
     for (const std::vector<Plot>& more :
          {report::response_charts(study, designs), report::output_charts(study, designs)}) {
       charts.insert(charts.end(), more.begin(), more.end());
     }
-    out["cycle"] = cycle;
+    if (scatter.analysis >= 0) {
+      out["analysis"] = scatter.analysis;
+    } else {
+      out["cycle"] = cycle;
+    }
   } else if (view == "analyses") {
     const report::AnalysisTable table = report::analysis_table(session);
     out["quantities"] = nlohmann::json::array();

@@ -75,8 +75,11 @@ class StudyHost {
   // histories at the start and the proposal of `cycle`). {"view", "branch", "charts": [...]}.
   // View "analyses": y against x of every stored analysis, by branch or cycle
   // (analysis_charts.hpp), with the "quantities" one may choose.
+  // View "histories" with `analysis` >= 0: stored analysis `analysis` (GET .../analyses's
+  // index) instead of a cycle's two designs.
   struct ScatterChoice {
     std::string x, y, by = "cycle";
+    long analysis = -1;
   };
   nlohmann::json charts(const std::string& view, int branch, int cycle,
                         const ScatterChoice& scatter) const;

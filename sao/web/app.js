@@ -55,6 +55,7 @@ async function pick(id) {
   state.id = id;
   state.histories = null;
   for (const select of [$("sc-x"), $("sc-y")]) select.replaceChildren();  // another study's keys
+  $("ch-analysis").value = "";
   delete $("sc-x").dataset.keys;
   delete $("ch-cycle").dataset.picked;
   $("study").hidden = false;
@@ -221,9 +222,12 @@ async function renderHistories(s) {
   if (!cycles.length) { $("constraint-plot").replaceChildren(); return; }
   const cycle = cycles.includes(wanted) ? wanted : cycles[cycles.length - 1];
   select.value = cycle;
-  const key = s.id + "/" + s.branch + "/" + cycle;
+  // A stored analysis picked (by number, or by a click in the scatter) instead of a cycle.
+  const analysis = $("ch-analysis").value;
+  const query = analysis !== "" ? "analysis=" + Number(analysis) : "cycle=" + cycle;
+  const key = s.id + "/" + s.branch + "/" + query;
   if (!(state.histories && state.histories.key === key)) {
-    const list = await charts(s, "view=histories&cycle=" + cycle);
+    const list = await charts(s, "view=histories&" + query);
     if (!list) return;
     state.histories = { key, list };
   }
@@ -322,7 +326,16 @@ $("ml-set").onclick = () => {
 };
 $("setting-set").onclick = () =>
   act(api("PATCH", base() + "/settings", { assignments: [$("setting").value] }));
-$("ch-cycle").onchange = () => { $("ch-cycle").dataset.picked = "1"; if (state.status) renderHistories(state.status); };
+$("ch-cycle").onchange = () => {
+  $("ch-cycle").dataset.picked = "1";
+  $("ch-analysis").value = "";
+  if (state.status) renderHistories(state.status);
+};
+$("ch-analysis").onchange = () => { if (state.status) renderHistories(state.status); };
+$("scatter-plot").addEventListener("sao-point", (e) => {
+  $("ch-analysis").value = e.detail.id;
+  if (state.status) renderHistories(state.status);
+});
 $("ch-constraint").onchange = () => drawHistory();
 for (const id of ["sc-x", "sc-y", "sc-by"]) $(id).onchange = () => { if (state.status) renderScatter(state.status); };
 $("restart-study").oninput = () => { $("restart-study").dataset.edited = "1"; };

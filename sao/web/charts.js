@@ -132,6 +132,12 @@ const sao_charts = (() => {
     },
   };
 
+  // What a point stands for, where its series says (a stored analysis: "analysis 12").
+  function point_id(spec, c) {
+    const s = spec.series[c.datasetIndex];
+    return s && s.ids && s.ids.length > c.dataIndex ? " (analysis " + s.ids[c.dataIndex] + ")" : "";
+  }
+
   function config(spec, range) {
     // Chart.js rounds the axis to its ticks (for whole numbers, at least four units: x_range).
     const x = { type: "linear", suggestedMin: range[0], suggestedMax: range[1],
@@ -154,7 +160,7 @@ const sao_charts = (() => {
                     filter: (item) => !!item.text, sort: (a, b) => a.datasetIndex - b.datasetIndex } },
           tooltip: { filter: (item) => !item.dataset.reference,
                      callbacks: { label: (c) => (c.dataset.label || "") + ": " + fmt(c.parsed.x) +
-                                                 ", " + fmt(c.parsed.y) } },
+                                                 ", " + fmt(c.parsed.y) + point_id(spec, c) } },
         },
       },
     };
@@ -247,6 +253,15 @@ const sao_charts = (() => {
       const lacking = PLOT_HEIGHT - (c.chartArea.bottom - c.chartArea.top);
       if (lacking > 1 && c.height > 0) box.style.height = box.clientHeight + Math.ceil(lacking) + "px";
     } }];
+    // A click on a point that stands for something: a "sao-point" event on the figure.
+    settings.options.onClick = (event, elements) => {
+      const hit = elements.find((e) => (spec.series[e.datasetIndex] || {}).ids);
+      const s = hit && spec.series[hit.datasetIndex];
+      if (s && s.ids.length > hit.index) {
+        figure.dispatchEvent(new CustomEvent("sao-point", { bubbles: true,
+                                                            detail: { id: s.ids[hit.index] } }));
+      }
+    };
     const chart = new Chart(canvas, settings);
     chart.sao_spec = spec;
     tools.append(

@@ -307,6 +307,9 @@ TEST(ServiceWorkbenchApi, ChartsOfTheHistoriesOfACycle) {
   const json beyond = charts_of(c, served.base + "/charts?view=histories&cycle=3", 400);
   EXPECT_NE(beyond.value("message", "").find("has no cycle 3"), std::string::npos) << beyond.dump();
   charts_of(c, served.base + "/charts?view=histories&cycle=x", 400);
+  const json beyond_store = charts_of(c, served.base + "/charts?view=histories&analysis=9999", 400);
+  EXPECT_NE(beyond_store.value("message", "").find("the store has"), std::string::npos)
+      << beyond_store.dump();
   charts_of(c, "/api/studies/0123456789abcdef/charts?view=cycles", 404);
 }
 
@@ -400,6 +403,36 @@ TEST(ServiceWorkbenchApi, StoreHeldByAnotherProcessIsAConflict) {
       run_command(std::string(SAO_COMMAND) + " step " + folder.string() + " 2>&1");
   EXPECT_EQ(refused.code, 3) << refused.text;
   EXPECT_NE(refused.text.find("busy"), std::string::npos) << refused.text;
+}
+
+// GET .../charts?view=histories&analysis=K: the histories of any stored analysis (the scatter's
+// points carry their index), drawn as one design with its retained points.
+TEST(ServiceWorkbenchApi, ChartsOfTheHistoriesOfAStoredAnalysis) {
+  ServedStudy served(kAbsorber);
+  httplib::Client& c = served.client;
+  post(c, served.base + "/step");
+  post(c, served.base + "/step");
+  const json scatter = charts_of(c, served.base + "/charts?view=analyses&x=b2");
+  ASSERT_EQ(scatter["charts"].size(), 1u);
+  const json& points = scatter["charts"][0]["series"][0];
+  ASSERT_GE(points["ids"].size(), 2u);
+  EXPECT_EQ(points["ids"].size(), points["x"].size());
+  const long last = points["ids"].back();
+  const json analyses =
+      json_of(c.Get(served.base + "/analyses?offset=" + std::to_string(last) + "&limit=1"));
+  ASSERT_EQ(analyses["analyses"].size(), 1u);
+  EXPECT_DOUBLE_EQ(points["x"].back().get<double>(),
+                   analyses["analyses"][0]["design"][1].get<double>());  // b2 of that analysis
+  const json answer =
+      charts_of(c, served.base + "/charts?view=histories&analysis=" + std::to_string(last));
+  EXPECT_EQ(answer["analysis"], last);
+  EXPECT_FALSE(answer.contains("cycle"));
+  const json displacement = chart_by_id(answer, "constraint-displacement");
+  const std::string label = "stored analysis " + std::to_string(last);
+  const json line = series_by_name(displacement, label);
+  ASSERT_TRUE(line.is_object());
+  EXPECT_EQ(line["x"].size(), 101u);
+  EXPECT_TRUE(series_by_name(displacement, label + ": retained points").is_object());
 }
 
 }  // namespace

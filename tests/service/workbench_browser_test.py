@@ -28,6 +28,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from headless import By, Select, WebDriverWait, chromium  # noqa: E402 (exits 77 without chromium)
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 
 
 TOKEN = "workbench-test-token"
@@ -299,9 +300,31 @@ def drive_histories(driver, url, study_text):
               (d["label"], len(wanted), shown, wanted))
     check(any(part["designs"][k]["retained"] for part in parts for k in range(len(designs))),
           "the API retains points of |y| in cycle 1")
+    check_scatter_click(driver)
     check(driver.find_element(By.ID, "action-errors").text == "",
           "no error: " + driver.find_element(By.ID, "action-errors").text)
     return table
+
+
+def check_scatter_click(driver):
+    """A click on a point of the stored analyses' scatter draws that analysis' histories."""
+    wait = WebDriverWait(driver, 30)
+    wait.until(lambda d: d.execute_script(
+        "const c = document.querySelector('#scatter-plot canvas');"
+        "return c && Chart.getChart(c) && Chart.getChart(c).sao_spec.series[0].ids.length > 1;"))
+    target = driver.execute_script(
+        "const c = document.querySelector('#scatter-plot canvas'), chart = Chart.getChart(c);"
+        "const ids = chart.sao_spec.series[0].ids, k = ids.length - 1;"
+        "const p = chart.getDatasetMeta(0).data[k], r = c.getBoundingClientRect();"
+        "return [ids[k], p.x - r.width / 2, p.y - r.height / 2];")
+    canvas = driver.find_element(By.CSS_SELECTOR, "#scatter-plot canvas")
+    ActionChains(driver).move_to_element_with_offset(canvas, target[1], target[2]).click().perform()
+    label = "stored analysis %d" % target[0]
+    wait.until(lambda d: d.find_element(By.ID, "ch-analysis").get_attribute("value") == str(target[0]))
+    wait.until(lambda d: label in d.execute_script(
+        "const c = document.querySelector('#constraint-history canvas');"
+        "return c && Chart.getChart(c) ? Chart.getChart(c).data.datasets.map(d => d.label).join('|') : '';"))
+    print("workbench: a click on analysis %d of the scatter drew its histories" % target[0])
 
 
 def main():
