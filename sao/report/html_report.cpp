@@ -177,7 +177,7 @@ std::string active_constraints(const Study& study, const RunSummary& summary,
     rows += fmt::format(
         "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td>"
         "<td>{:.3g}</td><td>{}</td></tr>\n",
-        xml_escape(report::constraint_title(c)), xml_escape(c.name), xml_escape(where),
+        xml_escape(report::constraint_display_name(c)), xml_escape(c.name), xml_escape(where),
         number(g(worst)),
         c.sense == Sense::kLessEqual ? "&lt;=" : "&gt;=", number(constraint_bound(study, c, x)),
         100.0 * top, multiplier);

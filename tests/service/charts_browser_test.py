@@ -38,7 +38,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chart_layout  # noqa: E402
 
-from headless import By, Select, WebDriverWait, chromium  # noqa: E402 (exits 77 without chromium)
+from headless import By, Select, WebDriverWait, chromium, serve  # noqa: E402 (exits 77 without chromium)
 
 TOKEN = "charts-test-token"
 STUDY = "problems/truck-damper/quarter-car.json"
@@ -88,15 +88,6 @@ class Findings:
             self.problems.append(message)
 
 
-def start_server(sao, data):
-    server = subprocess.Popen([sao, "serve", "--port", "0", "--data", data, "--token", TOKEN],
-                              stdout=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    match = re.search(r"serving (http://\S+/)", line)
-    if not match:
-        server.kill()
-        sys.exit("sao serve did not start: " + line)
-    return server, match.group(1)
 
 
 def chart_count(driver, root):
@@ -108,7 +99,7 @@ def chart_count(driver, root):
 
 
 def workbench(args, work, findings):
-    server, url = start_server(args.sao, os.path.join(work, "data"))
+    server, url = serve(args.sao, os.path.join(work, "data"), TOKEN)
     driver = chromium(os.path.join(work, "profile-workbench"), 1400, 2300)
     try:
         wait = WebDriverWait(driver, 120)

@@ -1,9 +1,12 @@
 """Headless chromium for the browser tests (Debian's chromium, chromium-driver and
 python3-selenium: an optional part, scripts/bootstrap --with browser; scripts/test installs it).
 Importing this module without them skips the test (exit 77, CTest SKIP_RETURN_CODE), not fails
-it. chromium(profile, width, height): a fresh profile, no background network traffic."""
+it. chromium(profile, width, height): a fresh profile, no background network traffic;
+serve(sao, data, token): `sao serve` on a free port, and its URL."""
 import os
+import re
 import shutil
+import subprocess
 import sys
 
 try:
@@ -29,3 +32,14 @@ def chromium(profile, width, height):
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"),
                             options=options)
+
+
+def serve(sao, data, token):
+    server = subprocess.Popen([sao, "serve", "--port", "0", "--data", data, "--token", token],
+                              stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    match = re.search(r"serving (http://\S+/)", line)
+    if not match:
+        server.kill()
+        sys.exit("sao serve did not start: " + line)
+    return server, match.group(1)

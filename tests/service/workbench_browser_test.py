@@ -27,22 +27,13 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from headless import By, Select, WebDriverWait, chromium  # noqa: E402 (exits 77 without chromium)
+from headless import By, Select, WebDriverWait, chromium, serve  # noqa: E402 (exits 77 without chromium)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 
 
 TOKEN = "workbench-test-token"
 
 
-def start_server(sao, data):
-    server = subprocess.Popen([sao, "serve", "--port", "0", "--data", data, "--token", TOKEN],
-                              stdout=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    match = re.search(r"serving (http://\S+/)", line)
-    if not match:
-        server.kill()
-        sys.exit("sao serve did not start: " + line)
-    return server, match.group(1)
 
 
 
@@ -334,7 +325,7 @@ def main():
     parser.add_argument("--screenshot")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="sao-workbench-")
-    server, url = start_server(args.sao, os.path.join(work, "data"))
+    server, url = serve(args.sao, os.path.join(work, "data"), TOKEN)
     driver = None
     try:
         driver = chromium(os.path.join(work, "profile"), 1400, 2300)
