@@ -20,8 +20,7 @@ namespace {
 double worst_value(const Study& study, const Constraint& c, const Eigen::VectorXd& x,
                    const ExactResponses& exact) {
   const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
-  const double sign = c.name.find("[-]") != std::string::npos ? -1.0 : 1.0;
-  return sign * (c.sense == Sense::kLessEqual ? g.maxCoeff() : g.minCoeff());
+  return part_sign(c) * (c.sense == Sense::kLessEqual ? g.maxCoeff() : g.minCoeff());
 }
 
 // Whether the objective is a value of its own (not the auxiliary of a bound formulation, whose

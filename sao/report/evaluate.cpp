@@ -226,8 +226,8 @@ std::vector<Plot> history_charts(const Study& study, const std::vector<std::stri
       const std::string name = all ? key : declared_name(study, key);
       if (name.empty()) continue;
       if (which == HistoryChoice::kUndeclared && !declared_name(study, key).empty()) continue;
-      Plot plot{name + " @" + lc.name, study.time_title(static_cast<int>(c)), name, {}, {}, false};
-      add_response_bounds(study, key, static_cast<int>(c), plot);
+      Plot plot{"", study.time_title(static_cast<int>(c)), name, {}, {}, false};
+      add_response_bounds(study, key, static_cast<int>(c), plot);  // y_label: "label [unit]"
       plot.title = plot.y_label + " @" + lc.name;
       for (size_t k = 0; k < evaluations.size() && k < labels.size(); ++k) {
         const auto& histories = evaluations[k].cases.at(c).histories;

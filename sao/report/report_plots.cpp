@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -202,13 +203,19 @@ std::string constraint_title(const Constraint& c) {
   return c.note.title(base);
 }
 
+double part_sign(const Constraint& c) {
+  return c.name.find("[-]") != std::string::npos ? -1.0 : 1.0;
+}
+
+bool bounds_from_above(const Constraint& c) {
+  return (c.sense == Sense::kLessEqual) == (part_sign(c) > 0);
+}
+
 std::string constraint_display_name(const Constraint& c) {
   const std::string entry = constraint_entry_name(c);
   const auto at = entry.find('@');
-  const double sign = c.name.find("[-]") != std::string::npos ? -1.0 : 1.0;
-  const bool upper = (c.sense == Sense::kLessEqual) == (sign > 0);
   return constraint_title(c) + (at == std::string::npos ? "" : " " + entry.substr(at)) +
-         (upper ? ", upper" : ", lower");
+         (bounds_from_above(c) ? ", upper" : ", lower");
 }
 
 std::vector<Plot> cycle_charts(const Study& study, const Options& options,
@@ -310,18 +317,13 @@ std::vector<ConstraintGroup> constraint_groups(const Study& study) {
   return groups;
 }
 
-// The sign that turns part j's g into the quantity the entry constrains: -1 for the [-] half.
-double part_sign(const Constraint& c) {
-  return c.name.find("[-]") != std::string::npos ? -1.0 : 1.0;
-}
-
 // The bound lines of a group whose bounds are numbers, each in the legend.
 void add_bound_lines(const Study& study, const ConstraintGroup& group, Plot& plot) {
   for (int j : group.parts) {
     const Constraint& c = study.constraints[j];
     if (c.bound_auxiliary >= 0) continue;
     const double s = part_sign(c);
-    const bool upper = (c.sense == Sense::kLessEqual) == (s > 0);
+    const bool upper = bounds_from_above(c);
     const double bound = s * c.bound;
     bool seen = false;
     for (const ReferenceLine& l : plot.horizontal_lines) seen = seen || l.y == bound;
@@ -540,6 +542,18 @@ std::vector<Plot> branch_charts(StudySession& session) {
   const Study& study = session.study();
   const std::vector<BranchView> branches = branch_views(session.store());
   const int current = session.store().current_branch();
+  // Read once for both charts: each branch's lineage, its stored study, and the cycles before
+  // which a setting or bound changed.
+  std::map<int, std::vector<CycleRecord>> lineages;
+  std::map<int, int> studies;
+  std::map<int, std::set<int>> changed;
+  for (const BranchView& v : branches) {
+    lineages[v.info.id] = session.lineage(v.info.id);
+    studies[v.info.id] = v.info.study;
+    for (const SettingChange& c : session.store().setting_changes(v.info.id)) {
+      changed[v.info.id].insert(c.cycle);
+    }
+  }
   std::vector<Plot> charts;
   for (const bool objective : {true, false}) {
     Plot plot{
@@ -551,42 +565,37 @@ std::vector<Plot> branch_charts(StudySession& session) {
     PlotSeries points = marks("branch points (a restart from that cycle)", "#000", 'r');
     PlotSeries changes = marks(
         "study changed before this cycle (sao set, or a restart's edited study)", "#d62728", 'x');
-    std::map<int, std::vector<CycleRecord>> lineages;
-    std::map<int, int> studies;  // branch -> its stored study
-    const auto mark = [&](PlotSeries& to, const std::vector<CycleRecord>& lineage, int cycle) {
-      for (const CycleRecord& r : lineage) {
+    const auto mark = [&](PlotSeries& to, int branch, int cycle) {
+      for (const CycleRecord& r : lineages.at(branch)) {
         if (r.cycle != cycle || r.x_opt.size() == 0) continue;
         to.x.push_back(r.cycle);
         to.y.push_back(objective ? r.F_opt : r.V);
       }
     };
+    std::optional<PlotSeries> current_line;  // drawn last, over the others where they agree
     for (size_t k = 0; k < branches.size(); ++k) {
       const BranchInfo& b = branches[k].info;
-      const std::vector<CycleRecord>& lineage = lineages[b.id] = session.lineage(b.id);
-      studies[b.id] = b.study;
       // A stored "running" is a run that has not ended: nothing says it computes now.
       PlotSeries s{fmt::format("branch {}{} ({})", b.id, b.id == current ? ", current" : "",
                                b.status == "running" ? "not ended" : b.status),
                    {},
                    {}};
       apply_style(s, k);
-      for (const CycleRecord& r : lineage) {
+      for (const CycleRecord& r : lineages.at(b.id)) {
         s.x.push_back(r.cycle);
         s.y.push_back(r.x_opt.size() == 0 ? kNaN : objective ? r.F_opt : r.V);
       }
-      plot.series.push_back(s);
-      std::set<int> changed;  // the cycles before which a setting or bound changed
-      for (const SettingChange& c : session.store().setting_changes(b.id)) changed.insert(c.cycle);
-      for (int cycle : changed) mark(changes, lineage, cycle);
-      const auto parent = lineages.find(b.parent);
-      if (b.parent == 0 || parent == lineages.end()) continue;
-      mark(points, parent->second, b.from_cycle);
-      if (studies[b.parent] != b.study) mark(changes, lineage, b.from_cycle + 1);
+      if (b.id == current) {
+        current_line = std::move(s);
+      } else {
+        plot.series.push_back(std::move(s));
+      }
+      for (int cycle : changed[b.id]) mark(changes, b.id, cycle);
+      if (b.parent == 0 || !lineages.count(b.parent)) continue;
+      mark(points, b.parent, b.from_cycle);
+      if (studies[b.parent] != b.study) mark(changes, b.id, b.from_cycle + 1);
     }
-    // The current branch drawn last (over the others where their values agree).
-    std::stable_partition(plot.series.begin(), plot.series.end(), [&](const PlotSeries& s) {
-      return s.name.rfind(fmt::format("branch {}, current", current), 0) != 0;
-    });
+    if (current_line) plot.series.push_back(std::move(*current_line));
     for (const PlotSeries* m : {&points, &changes}) {
       if (!m->x.empty()) plot.series.push_back(*m);
     }

@@ -51,6 +51,11 @@ std::string chart_section(const std::string& id, const std::string& title, const
 // The quantity a constraint part constrains, as a reader names it: "label [unit]" of its entry,
 // or its name without the generated [+]/[-]/@case suffixes.
 std::string constraint_title(const Constraint& c);
+// The sign that turns a part's g into the quantity its entry constrains: -1 for the [-] half
+// of an |x| constraint, else 1.
+double part_sign(const Constraint& c);
+// Whether the part bounds that quantity from above (an upper bound), else from below.
+bool bounds_from_above(const Constraint& c);
 // The part as every list and legend names it: its title, its load case and its side
 // ("Chassis acceleration [m/s^2] @hump, upper").
 std::string constraint_display_name(const Constraint& c);

@@ -3,6 +3,7 @@
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/optimizer/screening.hpp"
 #include "sao/report/evaluate.hpp"
+#include "sao/report/report_plots.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/study/criteria.hpp"
 
@@ -21,22 +22,16 @@ nlohmann::ordered_json numbers(const Eigen::VectorXd& v) {
   return out;
 }
 
-struct Shown {
-  std::string label;
-  Eigen::VectorXd x;
-  std::optional<Evaluation> analysis;
-};
-
 // Constraint j at every shown design.
 nlohmann::ordered_json constraint_json(const Study& study, const Options& options, size_t j,
-                                       const std::vector<Shown>& designs,
+                                       const std::vector<report::ShownDesign>& designs,
                                        const std::vector<std::string>& names) {
   const Constraint& c = study.constraints[j];
   const int points = criterion_points(study, c.g);
   nlohmann::ordered_json t = nlohmann::ordered_json::array();
   for (int p = 0; p < points; ++p) t.push_back(point_time(study, *c.g.program, p));
   nlohmann::ordered_json shown = nlohmann::ordered_json::array();
-  for (const Shown& d : designs) {
+  for (const report::ShownDesign& d : designs) {
     nlohmann::ordered_json named = nlohmann::ordered_json::object();
     for (int i = 0; i < d.x.size() && i < static_cast<int>(names.size()); ++i) {
       named[names[i]] = exact(d.x(i));
@@ -77,6 +72,16 @@ const CycleRecord& lineage_cycle(const std::vector<CycleRecord>& lineage, int br
   return *record;
 }
 
+std::vector<report::ShownDesign> cycle_designs(StudySession& session, const CycleRecord& r,
+                                               const std::string& start,
+                                               const std::string& proposal) {
+  std::vector<report::ShownDesign> designs = {{start, r.x0, std::nullopt}};
+  if (r.x_opt.size() > 0) designs.push_back({proposal, r.x_opt, std::nullopt});
+  const int n = session.study().n_design();
+  for (report::ShownDesign& d : designs) d.analysis = session.analysis_of(d.x.head(n));
+  return designs;
+}
+
 nlohmann::ordered_json constraint_histories(StudySession& session, int branch, int cycle) {
   const int b = branch == 0 ? session.branch() : branch;
   try {
@@ -87,13 +92,8 @@ nlohmann::ordered_json constraint_histories(StudySession& session, int branch, i
   const std::vector<CycleRecord> lineage = session.lineage(b);
   const CycleRecord* record = &lineage_cycle(lineage, b, cycle);
   const Study& study = session.study();
-  std::vector<Shown> designs = {{"start", record->x0, std::nullopt}};
-  if (record->x_opt.size() > 0) designs.push_back({"proposal", record->x_opt, std::nullopt});
-  for (Shown& d : designs) {
-    const std::vector<Evaluation> stored =
-        session.store().lookup(d.x.head(study.n_design()), false);
-    if (!stored.empty()) d.analysis = stored.front();
-  }
+  const std::vector<report::ShownDesign> designs =
+      cycle_designs(session, *record, "start", "proposal");
   const std::vector<std::string> names = variable_names(study);
   nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
   for (size_t j = 0; j < study.constraints.size(); ++j) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sao/report/report_plots.hpp"
 #include "sao/store/study_session.hpp"
 
 namespace sao::service {
@@ -18,6 +19,12 @@ namespace sao::service {
 // with the settings in force on the session's branch now (a cutoff changed later moves them).
 // Throws ApiError 400 when `cycle` is not in the branch's history, 404 for an unknown branch.
 nlohmann::ordered_json constraint_histories(StudySession& session, int branch, int cycle);
+
+// A cycle's start design b0 and its proposal b* (when it has one), under these labels, each with
+// its stored analysis: what /histories and the histories charts draw.
+std::vector<report::ShownDesign> cycle_designs(StudySession& session, const CycleRecord& r,
+                                               const std::string& start,
+                                               const std::string& proposal);
 
 // Cycle `cycle` of branch `branch`'s lineage; ApiError 400 naming both when it has none.
 const CycleRecord& lineage_cycle(const std::vector<CycleRecord>& lineage, int branch, int cycle);

@@ -160,7 +160,7 @@ nlohmann::ordered_json StudyHost::snapshot_of() {
   for (const Constraint& c : study.constraints) titles[c.name] = report::constraint_display_name(c);
   out["constraint_titles"] = titles;
   out["active_tolerance"] = 100.0 * kActiveTolerance;
-  // The accuracies in force (percent), the workbench's reference lines for Ef and Eg.
+  // The accuracies in force (percent; the errors chart draws them as its lines).
   out["accuracies"] = {{"objacc", s.options().objacc}, {"vioacc", s.options().vioacc}};
   out["variable_names"] = variable_names(study);
   out["design"] = values(next_cycle_start(study, lineage));
@@ -447,20 +447,6 @@ nlohmann::json StudyHost::branches() const {
 
 namespace {
 
-// The designs of a cycle's histories: its start and its proposal, with their stored analyses.
-std::vector<report::ShownDesign> cycle_designs(StudySession& session, const CycleRecord& r) {
-  std::vector<report::ShownDesign> designs = {
-      {"start of cycle " + std::to_string(r.cycle), r.x0, std::nullopt}};
-  if (r.x_opt.size() > 0) {
-    designs.push_back(
-        {"proposal of cycle " + std::to_string(r.cycle) + " (" + cycle_outcome(r) + ")", r.x_opt,
-         std::nullopt});
-  }
-  const int n = session.study().n_design();
-  for (report::ShownDesign& d : designs) d.analysis = session.analysis_of(d.x.head(n));
-  return designs;
-}
-
 // Stored analysis `index` (as GET .../analyses numbers them) as the one design drawn: any
 // analysed design, a plan point of a multi-point cycle included (auxiliaries at their initial
 // values: a bound formulation's bound is drawn where the study starts it).
@@ -501,9 +487,15 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
   } else if (view == "branches") {
     charts = report::branch_charts(session);
   } else if (view == "histories") {
-    const std::vector<report::ShownDesign> designs =
-        scatter.analysis >= 0 ? stored_design(session, scatter.analysis)
-                              : cycle_designs(session, lineage_cycle(lineage, b, cycle));
+    std::vector<report::ShownDesign> designs;
+    if (scatter.analysis >= 0) {
+      designs = stored_design(session, scatter.analysis);
+    } else {
+      const CycleRecord& r = lineage_cycle(lineage, b, cycle);
+      designs = cycle_designs(
+          session, r, "start of cycle " + std::to_string(cycle),
+          "proposal of cycle " + std::to_string(cycle) + " (" + cycle_outcome(r) + ")");
+    }
     const Study& study = session.study();
     charts = report::constraint_charts(study, session.options(), designs);
     for (const std::vector<Plot>& more :
