@@ -182,12 +182,12 @@ async function charts(s, query) {
 
 async function renderPlots(s) {
   const list = await charts(s, "view=cycles");
-  if (list) $("plots").replaceChildren(...list.map(sao_charts.figure));
+  if (list) sao_charts.replace($("plots"), ...list.map(sao_charts.figure));
 }
 
 async function renderBranches(s) {
   const list = await charts(s, "view=branches");
-  if (list) $("branch-plots").replaceChildren(...list.map(sao_charts.figure));
+  if (list) sao_charts.replace($("branch-plots"), ...list.map(sao_charts.figure));
 }
 
 // Every stored analysis: y against x (any variable, the objective, any constraint part's worst
@@ -206,7 +206,7 @@ async function renderScatter(s) {
   }
   xs.value = data.x;
   ys.value = data.y;
-  $("scatter-plot").replaceChildren(...data.charts.map(sao_charts.figure));
+  sao_charts.replace($("scatter-plot"), ...data.charts.map(sao_charts.figure));
 }
 
 // The histories of one cycle: each time-dependent constraint (and response no constraint reads)
@@ -219,7 +219,7 @@ async function renderHistories(s) {
     select.replaceChildren(...cycles.map((c) => new Option("cycle " + c, c)));
     select.dataset.branch = s.branch;
   }
-  if (!cycles.length) { $("constraint-plot").replaceChildren(); return; }
+  if (!cycles.length) { sao_charts.replace($("constraint-plot")); return; }
   const cycle = cycles.includes(wanted) ? wanted : cycles[cycles.length - 1];
   select.value = cycle;
   // A stored analysis picked (by number, or by a click in the scatter) instead of a cycle.
@@ -245,7 +245,7 @@ function drawHistory() {
   const list = state.histories ? state.histories.list : [];
   const spec = list[Number($("ch-constraint").value)];
   if (!spec) {
-    $("constraint-plot").replaceChildren(Object.assign(document.createElement("p"), {
+    sao_charts.replace($("constraint-plot"), Object.assign(document.createElement("p"), {
       className: "muted", textContent: "no time-dependent constraint or history in this study" }));
     return;
   }
@@ -253,7 +253,7 @@ function drawHistory() {
   // road under the vehicle), when it is not the picked chart itself.
   const where = / @(\S+)/.exec(spec.title);
   const beneath = list.filter((c) => c !== spec && where && c.id.startsWith("output-" + where[1] + "-"));
-  $("constraint-plot").replaceChildren(sao_charts.figure(Object.assign({}, spec, { id: "constraint-history" })),
+  sao_charts.replace($("constraint-plot"), sao_charts.figure(Object.assign({}, spec, { id: "constraint-history" })),
     ...beneath.map(sao_charts.figure));
 }
 

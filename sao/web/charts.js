@@ -279,6 +279,15 @@ const sao_charts = (() => {
     return f;
   }
 
+  // `container`'s content replaced by `nodes` (the workbench redraws on every event): the
+  // charts it held are destroyed first, else Chart.js keeps every one it ever drew.
+  function replace(container, ...nodes) {
+    for (const c of container.querySelectorAll("canvas")) {
+      if (Chart.getChart(c)) Chart.getChart(c).destroy();
+    }
+    container.replaceChildren(...nodes);
+  }
+
   // Every figure of a page that holds its spec (chart_html): drawn.
   function draw_all(root) {
     for (const f of root.querySelectorAll("figure.chart")) {
@@ -287,5 +296,5 @@ const sao_charts = (() => {
     }
   }
 
-  return { draw, figure, draw_all, csv };
+  return { draw, figure, replace, draw_all, csv };
 })();

@@ -119,6 +119,11 @@ def drive(driver, url, study_text):
     table = rows(driver)
     outcome = column(driver, "outcome")
     check(len(table) > 3 and table[-1][outcome] == "converged", "converged: %s" % table[-1:])
+    # The page redrew its charts on every event: Chart.js holds only those on the page now.
+    live, shown = driver.execute_script(
+        "return [Object.keys(Chart.instances).length,"
+        " [...document.querySelectorAll('canvas')].filter(c => Chart.getChart(c)).length];")
+    check(live == shown, "Chart.js holds %d charts, the page shows %d" % (live, shown))
     return table
 
 
