@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/report/table.hpp"
 #include "sao/store/atomic_file.hpp"
 
 namespace sao {
@@ -159,59 +160,7 @@ nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
 }
 
 std::string history_csv(const Study& study, const RunSummary& s) {
-  const auto names = variable_names(study);
-  // A figure rounded to `digits` significant digits; empty where result.json has null.
-  const auto figure = [](double v, int digits) {
-    return std::isfinite(v) ? fmt::format(",{:.{}g}", v, digits) : std::string(",");
-  };
-  std::string out =
-      "cycle,accepted,converged,relaxed,active_move_limits,retained_constraints,retained_rows";
-  for (const auto& n : names) out += "," + n;
-  out += ",F,F_approx,Ef,Eg,V";
-  for (const auto& v : study.design) out += ",m_" + v.name;
-  out +=
-      ",analyses,gradient_method,subproblem,F0,E,Fchg,ratio,kkt_residual,noise_estimate,"
-      "fit_points";
-  for (const auto& n : names) out += ",b0_" + n;
-  for (const auto& v : study.design) out += ",next_m_" + v.name;
-  for (const auto& v : study.design) out += ",action_" + v.name;
-  out += "\n";
-  for (const auto& r : s.history) {
-    if (r.x_opt.size() == 0) continue;
-    out += fmt::format("{},{},{},{},{},{},{}", r.cycle, r.accepted ? 1 : 0, r.converged ? 1 : 0,
-                       r.relaxed ? 1 : 0, r.active_move_limits, r.retained_constraints,
-                       r.retained_rows);
-    for (int i = 0; i < r.x_opt.size(); ++i) out += fmt::format(",{:.10g}", r.x_opt(i));
-    out +=
-        fmt::format(",{:.10g},{:.10g},{:.6g},{:.6g},{:.6g}", r.F_opt, r.F_approx, r.Ef, r.Eg, r.V);
-    for (int i = 0; i < r.factors.size(); ++i) out += fmt::format(",{:.6g}", r.factors(i));
-    out += fmt::format(",{},{},{}", r.analyses, r.gradient_method, r.subproblem);
-    out += figure(r.F0, 10) + figure(r.E, 6) + figure(r.Fchg, 6) + figure(r.ratio, 6) +
-           figure(r.kkt_residual, 6) + figure(r.noise_estimate, 6);
-    out += fmt::format(",{}", r.fit_points);
-    // Per variable: as many fields as the header names, empty where the record has none.
-    const auto per_variable = [&](size_t count, const auto& field) {
-      for (size_t i = 0; i < count; ++i) {
-        out += ',';
-        out += field(i);
-      }
-    };
-    per_variable(names.size(), [&](size_t i) {
-      return static_cast<Eigen::Index>(i) < r.x0.size()
-                 ? fmt::format("{:.10g}", r.x0(static_cast<Eigen::Index>(i)))
-                 : std::string();
-    });
-    per_variable(study.design.size(), [&](size_t i) {
-      return static_cast<Eigen::Index>(i) < r.next_factors.size()
-                 ? fmt::format("{:.6g}", r.next_factors(static_cast<Eigen::Index>(i)))
-                 : std::string();
-    });
-    per_variable(study.design.size(), [&](size_t i) {
-      return i < r.actions.size() ? std::string(to_string(r.actions[i])) : std::string();
-    });
-    out += "\n";
-  }
-  return out;
+  return report::csv(report::history_table(study, s), false);
 }
 
 }  // namespace sao
