@@ -10,6 +10,7 @@
 #include <pybind11_json/pybind11_json.hpp>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/python/frames.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
@@ -23,6 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using OnCycle = std::function<void(py::object)>;
+// Messages advise Session's methods, not the command line's (`sao restart`, `sao set`).
+const ActionNames python_actions(ActionNames::Host::python);
 
 py::object record_to_python(const Study& study, const CycleRecord& record) {
   return to_python(cycle_to_json(study, record));  // its designs in study order
@@ -57,6 +60,7 @@ py::object run(const py::object& study, const std::optional<std::string>& out, i
     if (out) {
       fs::create_directories(*out);
       session = std::make_unique<StudySession>(store_file(*out), true);
+      session->use_action_names(python_actions);
       session->begin(in.document, in.source, start);
     } else {
       session = std::make_unique<StudySession>(in.document, in.source, start);
@@ -80,6 +84,7 @@ class Session {
     if (in) {
       fs::create_directories(dir_);
       StudySession create(store_file(dir_), true);
+      create.use_action_names(python_actions);
       create.begin(in->document, in->source, start);
     }
     reopen();
@@ -183,6 +188,15 @@ class Session {
     return out;
   }
 
+  // The history as a DataFrame: history.csv's columns, one row per cycle of the lineage.
+  py::object history_frame(int branch) const {
+    return data_frame(report::history_table(live().study(),
+                                            live().lineage(branch > 0 ? branch : live().branch())));
+  }
+
+  // Every analysis of the store (every branch's) as a DataFrame: `sao export`'s columns.
+  py::object analyses() const { return data_frame(report::analyses_table(live().store())); }
+
   py::object analysis(const std::optional<Eigen::VectorXd>& design) const {
     std::optional<Evaluation> e = design ? live().analysis_of(*design) : final_analysis(live());
     if (!e) return py::none();
@@ -211,6 +225,7 @@ class Session {
   void reopen() {
     session_.reset();
     session_ = std::make_unique<StudySession>(store_file(dir_), false);
+    session_->use_action_names(python_actions);
     session_->open();
   }
   StudySession& live() const {
@@ -241,6 +256,8 @@ void bind_session(py::module_& m) {
       .def("run", &Session::run, py::arg("on_cycle") = py::none())
       .def("history", &Session::history, py::arg("branch") = 0)
       .def("arrays", &Session::arrays, py::arg("branch") = 0)
+      .def("history_frame", &Session::history_frame, py::arg("branch") = 0)
+      .def("analyses", &Session::analyses)
       .def("analysis", &Session::analysis, py::arg("design") = py::none())
       .def("result", &Session::result)
       .def("report", &Session::report, py::arg("file") = py::none())

@@ -314,21 +314,23 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
     const bool ended_on_limit = store_->branch(base).status == to_string(RunStatus::kCycleLimit);
     std::vector<std::string> problems;
     if (base != branch_) {
-      problems.push_back(
-          "--from-reported: only the current branch's reported design is known "
-          "(branch " +
-          std::to_string(branch_) + "), not branch " + std::to_string(base) + "'s");
+      problems.push_back(actions_.from_reported() +
+                         ": only the current branch's reported design is known "
+                         "(branch " +
+                         std::to_string(branch_) + "), not branch " + std::to_string(base) + "'s");
     } else if ((!driver_->finished() && !ended_on_limit) || history.empty()) {
-      problems.push_back("--from-reported: branch " + std::to_string(base) +
-                         " has not ended, so it has reported no design yet (`sao run` it, or "
-                         "restart from one of its cycles with --from-cycle K)");
+      problems.push_back(actions_.from_reported() + ": branch " + std::to_string(base) +
+                         " has not ended, so it has reported no design yet (" +
+                         actions_.run_advice() + ", or restart from one of its cycles with " +
+                         actions_.from_cycle() + " K)");
     } else if (from_cycle > 0 && from_cycle != history.back().cycle) {
-      problems.push_back("--from-cycle " + std::to_string(from_cycle) +
-                         " with --from-reported: the reported design belongs after the branch's "
+      problems.push_back(actions_.from_cycle() + " " + std::to_string(from_cycle) + " with " +
+                         actions_.from_reported() +
+                         ": the reported design belongs after the branch's "
                          "last cycle, " +
                          std::to_string(history.back().cycle));
     }
-    if (!problems.empty()) throw StudyError("sao restart", problems);
+    if (!problems.empty()) throw StudyError(actions_.restart(), problems);
     from_cycle = history.back().cycle;
     const Eigen::VectorXd x = driver_->finished()
                                   ? driver_->summary().x
@@ -343,10 +345,11 @@ int StudySession::restart(int from_cycle, const std::optional<nlohmann::json>& d
     std::string range = history.empty() ? "none"
                                         : std::to_string(history.front().cycle) + ".." +
                                               std::to_string(history.back().cycle);
-    throw StudyError("sao restart",
-                     {"--from-cycle " + std::to_string(from_cycle) + ": not a cycle of " +
-                      (from_branch > 0 ? "branch " + std::to_string(base) + "'s" : "the current") +
-                      " history (cycles " + range + ")"});
+    throw StudyError(
+        actions_.restart(),
+        {actions_.from_cycle() + " " + std::to_string(from_cycle) + ": not a cycle of " +
+         (from_branch > 0 ? "branch " + std::to_string(base) + "'s" : "the current") +
+         " history (cycles " + range + ")"});
   }
   // The owner of cycle K: this branch or an ancestor.
   BranchInfo owner = store_->branch(base);

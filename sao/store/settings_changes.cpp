@@ -70,7 +70,7 @@ void check_bound(nlohmann::json& document, const Assignment& a, std::vector<std:
 // changes between cycles; adding or removing one, or a bound that is an auxiliary variable,
 // changes the problem's constraints (a reformulation: `sao restart --study`).
 void check_constraint_bound(nlohmann::json& document, const Assignment& a,
-                            std::vector<std::string>& problems,
+                            const ActionNames& actions, std::vector<std::string>& problems,
                             std::vector<std::string>& normalised) {
   try {
     const std::vector<std::string> parts = resolve_study_path(document, a.key, "sao set");
@@ -82,7 +82,8 @@ void check_constraint_bound(nlohmann::json& document, const Assignment& a,
                          ": only a bound the constraint has as a number can be set between "
                          "cycles (constraints.NAME.lower, .upper or .equals); adding or removing "
                          "a bound, or one given by an auxiliary variable, is a reformulation "
-                         "(`sao restart DIR --from-cycle K --study FILE`)");
+                         "(" +
+                         actions.restart_advice("K", "FILE") + ")");
       return;
     }
     const double value = number_or_nan(a.value);
@@ -157,7 +158,8 @@ void apply_to(nlohmann::json& document, const Assignment& a) {
 }
 
 void check_assignment(nlohmann::json& document, const Study& study, const std::string& text,
-                      std::vector<std::string>& problems, std::vector<std::string>& normalised) {
+                      const ActionNames& actions, std::vector<std::string>& problems,
+                      std::vector<std::string>& normalised) {
   Assignment a;
   try {
     a = split(text);
@@ -186,7 +188,7 @@ void check_assignment(nlohmann::json& document, const Study& study, const std::s
     return;
   }
   if (is_constraint_bound(a.key)) {
-    check_constraint_bound(document, a, problems, normalised);
+    check_constraint_bound(document, a, actions, problems, normalised);
     return;
   }
   const std::string key = settings_key(a.key);

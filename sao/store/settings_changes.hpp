@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sao/store/action_names.hpp"
 #include "sao/study/study.hpp"
 
 namespace sao::settings_changes {
@@ -47,7 +48,9 @@ void apply_to(nlohmann::json& document, const Assignment& a);
 // assignment is valid): adds its normal form ("design_variables.NAME.upper=v", "noise=2", ...)
 // to `normalised`, or what is wrong to `problems`. The whole document is validated by the
 // loader afterwards.
+// `actions` names the restart its advice points to.
 void check_assignment(nlohmann::json& document, const Study& study, const std::string& text,
-                      std::vector<std::string>& problems, std::vector<std::string>& normalised);
+                      const ActionNames& actions, std::vector<std::string>& problems,
+                      std::vector<std::string>& normalised);
 
 }  // namespace sao::settings_changes

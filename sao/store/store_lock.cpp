@@ -48,6 +48,11 @@ StoreLock::StoreLock(const std::string& store_path) {
     ::close(fd_);
     fd_ = -1;
     const int owner = store_owner(store_path);
+    if (owner == ::getpid()) {  // flock locks per open file: this process opened it before
+      throw StoreBusyError(store_path +
+                           ": busy, in use by this process (a session still open on it: close "
+                           "it first, e.g. sao.Session.close() in Python)");
+    }
     throw StoreBusyError(store_path + ": busy, in use by another sao process" +
                          (owner > 0 ? " (pid " + std::to_string(owner) + ")" : std::string()) +
                          "; try again when it has ended");

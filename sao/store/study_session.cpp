@@ -130,15 +130,15 @@ void StudySession::begin(const nlohmann::json& document, const std::string& sour
   if (root.document != document || root.start != start) {
     const std::string dir = std::filesystem::path(store_->path()).parent_path().string();
     const int last = store_->last_cycle(current);
-    std::string advice = "run it in another folder (--out DIR)";
+    std::string advice = "run it in another folder " + actions_.other_folder();
     if (last > 0) {
       // A reformulation continues the stored run from one of its cycles; --set overrides and
       // --start are not applied by restart: they go into the file given with --study.
       advice += fmt::format(
-          ", or continue this run with the changed study as a new branch: `sao restart {} "
-          "--from-cycle {} --study {}` (or an earlier cycle of 1..{}; restart does not apply "
-          "--set or --start: write such changes into that file)",
-          dir.empty() ? "." : dir, last, source, last);
+          ", or continue this run with the changed study as a new branch: {} (or an earlier "
+          "cycle of 1..{}; restart does not apply {}: write such changes into that file)",
+          actions_.restart_advice(std::to_string(last), source, dir.empty() ? "." : dir), last,
+          actions_.options_restart_ignores());
     }
     throw StoreError(
         store_->path() + " holds another study (" + root.source +
@@ -375,7 +375,7 @@ int StudySession::set(const std::vector<std::string>& assignments) {
   }
   std::vector<std::string> normalised;
   for (const std::string& text : assignments) {
-    check_assignment(document, *study_, text, problems, normalised);
+    check_assignment(document, *study_, text, actions_, problems, normalised);
   }
   try {
     const LoadedStudy changed = load_study(document, source_);
@@ -387,11 +387,11 @@ int StudySession::set(const std::vector<std::string>& assignments) {
       const int last = next - 1;
       problems.push_back(fmt::format(
           "branch {} has ended ({}: {}) after cycle {}, so a change for cycle {} would apply to "
-          "no cycle; to go on from there with it, continue the run as a new branch: `sao "
-          "restart DIR --from-cycle {}`, then `sao set` (the same as setting it before cycle "
-          "{}), or `sao restart DIR --from-cycle {} --study FILE` with the change in FILE",
+          "no cycle; to go on from there with it, continue the run as a new branch: {}, then {} "
+          "(the same as setting it before cycle {}), or {} with the change in FILE",
           branch_, to_string(driver_->summary().status), driver_->summary().message, last, next,
-          last, next, last));
+          actions_.restart_advice(std::to_string(last)), actions_.set_advice(), next,
+          actions_.restart_advice(std::to_string(last), "FILE")));
     }
     // New bounds must hold the design the next cycle starts from (the last accepted one; before
     // the first cycle, the start the run was opened with): clipping it would move the run to a
@@ -404,18 +404,18 @@ int StudySession::set(const std::vector<std::string>& assignments) {
       if (x(i) < v.lower || x(i) > v.upper) {
         problems.push_back(fmt::format(
             "design_variables.{}: the design the next cycle starts from ({}) has {} = {}, "
-            "outside the new bounds [{}, {}]; keep it inside, or use `sao restart DIR "
-            "--from-cycle K --study FILE` to start a branch from the clipped design",
+            "outside the new bounds [{}, {}]; keep it inside, or use {} to start a branch from "
+            "the clipped design",
             v.name,
             design_text(x, {variables_.begin(),
                             variables_.begin() + std::min<size_t>(x.size(), variables_.size())}),
-            v.name, x(i), v.lower, v.upper));
+            v.name, x(i), v.lower, v.upper, actions_.restart_advice("K", "FILE")));
       }
     }
   } catch (const StudyError& e) {
     problems.insert(problems.end(), e.problems().begin(), e.problems().end());
   }
-  if (!problems.empty()) throw StudyError("sao set", problems);
+  if (!problems.empty()) throw StudyError(actions_.set(), problems);
   store_->add_setting_changes(branch_, next, normalised);
   changes_ = chain_changes(chain_);
   return next;
@@ -445,11 +445,11 @@ std::vector<std::string> StudySession::undo_set() {
     (is_start(split(c.assignment).key) ? starts : removed).push_back(c.assignment);
   }
   if (removed.empty()) {
-    throw StudyError("sao set --undo",
-                     {"no change is pending for cycle " + std::to_string(next) + " of branch " +
-                      std::to_string(branch_) +
-                      " (changes already applied to a cycle are history: `sao restart DIR "
-                      "--from-cycle K` goes back to before them)"});
+    throw StudyError(
+        actions_.undo_set(),
+        {"no change is pending for cycle " + std::to_string(next) + " of branch " +
+         std::to_string(branch_) + " (changes already applied to a cycle are history: " +
+         actions_.restart_advice("K") + " goes back to before them)"});
   }
   store_->remove_setting_changes(branch_, next);
   if (!starts.empty()) store_->add_setting_changes(branch_, next, starts);  // where it starts

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sao/optimizer/driver.hpp"
+#include "sao/store/action_names.hpp"
 #include "sao/store/store.hpp"
 #include "sao/store/store_lock.hpp"
 #include "sao/study/study.hpp"
@@ -55,6 +56,9 @@ class StudySession {
   void begin(const nlohmann::json& document, const std::string& source, int start);
   bool has_study() const { return store_ && store_->current_branch() > 0; }
   bool has_store() const { return store_ != nullptr; }
+  // The words of the messages that advise an action: the command line's (default) or the
+  // Python package's (its Session calls this before begin or open).
+  void use_action_names(ActionNames names) { actions_ = names; }
 
   // Opens the current branch's study (or the document of a session without a store) and
   // replays its stored cycles; `on_cycle` sees each replayed record. `max_cycles` > 0
@@ -178,6 +182,7 @@ class StudySession {
   int branch_ = 0;
   nlohmann::json document_;  // the branch's study document, settings changes applied so far
   std::string source_;
+  ActionNames actions_;
   int start_ = 0;
   int max_cycles_ = 0;
   std::unique_ptr<Study> study_;  // as loaded: the settings in force are options_

@@ -8,7 +8,8 @@ documents:
     sao.Evaluator(study).evaluate(designs)   the study's simulator opened once; a batch of designs
     sao.run(study, out=None)              run to the end; the result document (result.json's)
     s = sao.Session(DIR, study=None)      a stored run: s.step(), s.set([...]), s.restart(K),
-                                          s.history(), s.arrays(), s.result(), s.analysis()
+                                          s.history(), s.arrays(), s.result(), s.analysis(),
+                                          s.history_frame(), s.analyses() (pandas DataFrames)
 
 `study` is a file name or a dict. A Python callable becomes a simulator with the decorator
 `simulator` (or a subclass of `Simulator`), named in the study's "simulator" section as
