@@ -160,7 +160,7 @@ nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
 }
 
 std::string history_csv(const Study& study, const RunSummary& s) {
-  return report::csv(report::history_table(study, s), false);
+  return report::csv(report::history_table(study, s.history), false);
 }
 
 }  // namespace sao

@@ -76,13 +76,13 @@ std::string csv(const Table& table, bool units_row) {
   return out;
 }
 
-Table history_table(const Study& study, const RunSummary& s) {
+Table history_table(const Study& study, const std::vector<CycleRecord>& records) {
   const std::vector<std::string> names = variable_names(study);
   const auto unit_of = [&](size_t i) {
     return i < study.design.size() ? study.design[i].note.unit : std::string();
   };
   std::vector<const CycleRecord*> rows;
-  for (const CycleRecord& r : s.history) {
+  for (const CycleRecord& r : records) {
     if (r.x_opt.size() > 0) rows.push_back(&r);
   }
   Table t;

@@ -36,8 +36,8 @@ struct Table {
 std::string csv(const Table& table, bool units_row);
 
 // history.csv: every figure of result.json's history but the message, one row per cycle that
-// proposed a design (docs/results.md lists the columns).
-Table history_table(const Study& study, const RunSummary& summary);
+// proposed a design (docs/results.md lists the columns); `records` a run's history or a lineage.
+Table history_table(const Study& study, const std::vector<CycleRecord>& records);
 
 // `sao export`: every analysis of `store`, the columns named by its current branch's study
 // (sao/cli/export_command.hpp says what each holds).
