@@ -150,7 +150,8 @@ int evaluate(const std::string& file, const std::vector<std::string>& overrides,
 // compromise curve at the worst value of the swept constraint (or at the swept entry's value).
 sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
                                     const std::vector<std::string>& reference_set,
-                                    const std::string& label, const std::string& dir, bool json) {
+                                    const std::string& label, const std::string& dir, bool json,
+                                    const nlohmann::ordered_json& units) {
   std::vector<std::string> all = options.overrides;
   all.insert(all.end(), reference_set.begin(), reference_set.end());
   const sao::OpenedStudy opened =
@@ -192,7 +193,8 @@ sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
                                          {"label", label},
                                          {"key", options.range.key},
                                          {"value", r.value},
-                                         {"objective", r.objective}})
+                                         {"objective", r.objective},
+                                         {"units", units}})
                      .dump()
               << std::endl;
   } else {
@@ -202,7 +204,18 @@ sao::ReferencePoint sweep_reference(const sao::SweepOptions& options,
   return r;
 }
 
-void print_sweep_member(const sao::SweepMember& m, int done, int total, bool json) {
+// The "units" of the sweep's JSON lines (units_json.hpp): of the varied entry's value (the
+// study element's unit, for a key in it: study_path_unit) and of the objective, where declared.
+nlohmann::ordered_json sweep_units(const nlohmann::json& doc, const std::string& key,
+                                   const sao::Annotation& objective_note) {
+  nlohmann::ordered_json units = nlohmann::ordered_json::object();
+  if (const std::string unit = sao::study_path_unit(doc, key); !unit.empty()) units["value"] = unit;
+  if (!objective_note.unit.empty()) units["objective"] = objective_note.unit;
+  return units;
+}
+
+void print_sweep_member(const sao::SweepMember& m, int done, int total, bool json,
+                        const nlohmann::ordered_json& units) {
   if (json) {
     std::cout << nlohmann::ordered_json(
                      {{"event", "member"},
@@ -216,7 +229,8 @@ void print_sweep_member(const sao::SweepMember& m, int done, int total, bool jso
                       {"analyses", m.summary.analyses},
                       {"simulator_runs", m.summary.simulator_runs},
                       {"done", done},
-                      {"total", total}})
+                      {"total", total},
+                      {"units", units}})
                      .dump()
               << std::endl;
     return;
@@ -249,9 +263,17 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   }
   const std::string dir =
       out_dir.empty() ? sao::cli::default_output_folder(options.study_file) + "-sweep" : out_dir;
+  const nlohmann::json doc = sao::read_study_document(options.study_file);
+  const std::string objective_name =
+      doc.contains("objective") ? doc["objective"].value("name", "objective") : "objective";
+  // The compromise curve's axes: "label [unit]" of the varied element and of the objective.
+  const nlohmann::json objective = doc.value("objective", nlohmann::json::object());
+  const sao::Annotation objective_note{objective.value("unit", ""), objective.value("label", "")};
+  const nlohmann::ordered_json units = sweep_units(doc, options.range.key, objective_note);
   std::vector<sao::ReferencePoint> references;
   if (!reference_set.empty()) {  // its external runs in DIR/reference/sao-runs
-    references.push_back(sweep_reference(options, reference_set, reference_label, dir, json));
+    references.push_back(
+        sweep_reference(options, reference_set, reference_label, dir, json, units));
   }
   options.store_dir = dir + "/members";  // one study store per member: a killed sweep resumes
   if (!json) {
@@ -259,15 +281,9 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
                 "V[%]", "cycles", "analyses", "runs");
   }
   const sao::SweepResult result =
-      sao::run_sweep(options, [json](const sao::SweepMember& m, int done, int total) {
-        print_sweep_member(m, done, total, json);
+      sao::run_sweep(options, [json, &units](const sao::SweepMember& m, int done, int total) {
+        print_sweep_member(m, done, total, json, units);
       });
-  const nlohmann::json doc = sao::read_study_document(options.study_file);
-  const std::string objective_name =
-      doc.contains("objective") ? doc["objective"].value("name", "objective") : "objective";
-  // The compromise curve's axes: "label [unit]" of the varied element and of the objective.
-  const nlohmann::json objective = doc.value("objective", nlohmann::json::object());
-  const sao::Annotation objective_note{objective.value("unit", ""), objective.value("label", "")};
   sao::write_sweep(dir, options, result, references, objective_name,
                    sao::study_path_title(doc, options.range.key),
                    objective_note.title(objective_name));

@@ -11,6 +11,7 @@
 #include "sao/report/evaluate.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/report/units_json.hpp"
 
 namespace sao::cli {
 
@@ -74,10 +75,12 @@ void CyclePrinter::operator()(const CycleRecord& record) {
     spdlog::info("{}{}", cycle_in_words(study, record), active_constraints(session_, record));
   }
   if (output_ == Output::kJson) {
-    // Its keys in the order they always had (sorted); the record's designs in study order.
+    // Its keys in the order they always had (sorted); the record's designs in study order, their
+    // units and the objective's beside it (units_json.hpp).
     std::cout << nlohmann::ordered_json({{"branch", session_.branch()},
                                          {"event", "cycle"},
-                                         {"record", cycle_to_json(study, record)}})
+                                         {"record", cycle_to_json(study, record)},
+                                         {"units", units_of(study)}})
                      .dump()
               << "\n"
               << std::flush;

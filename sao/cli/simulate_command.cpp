@@ -10,6 +10,8 @@
 
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/store_commands.hpp"
+#include "sao/report/evaluate.hpp"
+#include "sao/report/units_json.hpp"
 #include "sao/seam/number_text.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
@@ -120,6 +122,20 @@ std::string histories_csv(const LoadCaseSpec& lc, const CaseResult& result) {
   return out;
 }
 
+// The units of a load case's entry in simulation.json (units_json.hpp): the study's declared
+// responses among its histories and scalars, by the simulator's names.
+nlohmann::ordered_json case_units(const Study& study, const CaseResult& result) {
+  nlohmann::ordered_json histories = nlohmann::ordered_json::object();
+  for (const auto& [name, h] : result.histories) {
+    if (const std::string unit = declared_unit(study, name); !unit.empty()) histories[name] = unit;
+  }
+  nlohmann::ordered_json scalars = nlohmann::ordered_json::object();
+  for (const auto& [name, v] : result.scalars) {
+    if (const std::string unit = declared_unit(study, name); !unit.empty()) scalars[name] = unit;
+  }
+  return {{"histories", histories}, {"scalars", scalars}};
+}
+
 }  // namespace
 
 CLI::App* add_simulate_command(CLI::App& app, SimulateRequest& request) {
@@ -167,6 +183,7 @@ int simulate(const SimulateRequest& request) {
   nlohmann::ordered_json named = nlohmann::ordered_json::object();
   for (int i = 0; i < study.n_design(); ++i) named[study.design[i].name] = design(i);
   doc["design"] = named;
+  doc["units"] = {{"design", design_units(study)}};  // a model file's parameters have none
   doc["load_cases"] = nlohmann::ordered_json::array();
   for (size_t c = 0; c < study.load_cases.size() && c < e.front().cases.size(); ++c) {
     const LoadCaseSpec& lc = study.load_cases[c];
@@ -181,6 +198,7 @@ int simulate(const SimulateRequest& request) {
     }
     entry["scalars"] = nlohmann::ordered_json::object();
     for (const auto& [name, v] : result.scalars) entry["scalars"][name] = v;
+    entry["units"] = case_units(study, result);
     if (result.integrator_steps >= 0) entry["integrator_steps"] = result.integrator_steps;
     doc["load_cases"].push_back(entry);
   }

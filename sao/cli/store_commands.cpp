@@ -20,6 +20,7 @@
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/report/units_json.hpp"
 #include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/branch_state.hpp"
@@ -139,12 +140,14 @@ int step_command() {
   }
   const RunSummary& s = session.driver().summary();
   if (output == Output::kJson) {
-    // Its keys in the order they always had (sorted); the record's designs in study order.
+    // Its keys in the order they always had (sorted); the record's designs in study order, their
+    // units and the objective's beside it (units_json.hpp).
     std::cout << nlohmann::ordered_json({{"branch", session.branch()},
                                          {"event", "cycle"},
                                          {"record", cycle_to_json(session.study(), r)},
                                          {"simulator_runs", s.simulator_runs - runs_before},
-                                         {"status", to_string(s.status)}})
+                                         {"status", to_string(s.status)},
+                                         {"units", units_of(session.study())}})
                      .dump()
               << "\n";
   } else {
@@ -198,13 +201,15 @@ nlohmann::ordered_json status_json(const StudyStore& store) {
   for (const BranchView& view : branch_views(store)) {
     const BranchInfo& b = view.info;
     const StoredStudy study_def = store.study(b.study);
-    const std::vector<std::string> names = [&] {
+    // The branch's study: its variables' names and units (none when it does not load).
+    const Study study = [&]() -> Study {
       try {
-        return variable_names(load_study(study_def.document, study_def.source));
+        return load_study(study_def.document, study_def.source);
       } catch (const StudyError&) {
-        return std::vector<std::string>();
+        return Study();
       }
     }();
+    const std::vector<std::string> names = variable_names(study);
     nlohmann::ordered_json cycles = nlohmann::ordered_json::array();
     int last = b.from_cycle;
     for (const StoredCycle& c : store.cycles(b.id)) {
@@ -222,6 +227,7 @@ nlohmann::ordered_json status_json(const StudyStore& store) {
     branch["live"] = b.id == current && owner != 0;
     branch["pid"] = b.id == current && owner > 0 ? nlohmann::json(owner) : nullptr;
     branch["cycles"] = cycles;
+    branch["units"] = units_of(study);  // of the records' b0, b_opt and F figures
     branch["settings_changes"] = changes;
     branches.push_back(branch);
   }

@@ -7,6 +7,7 @@
 
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/evaluate.hpp"
+#include "sao/report/units_json.hpp"
 #include "sao/seam/difference_batch.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -23,23 +24,29 @@ nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluat
     for (const auto& [key, value] : evaluation.cases[k].scalars) {
       const std::string name = all ? key : declared_name(study, key);
       if (name.empty()) continue;
-      responses.push_back({{"load_case", lc}, {"name", name}, {"value", value}});
+      nlohmann::ordered_json entry = {{"load_case", lc}, {"name", name}};
+      put_unit(entry, declared_unit(study, key));  // of the value
+      entry["value"] = value;
+      responses.push_back(entry);
     }
     for (const auto& [key, h] : evaluation.cases[k].histories) {
       const std::string name = all ? key : declared_name(study, key);
       if (name.empty() || h.size() == 0) continue;
       const HistoryRange range = history_range(study, k, h);
-      responses.push_back({{"load_case", lc},
-                           {"name", name},
-                           {"min", range.min},
-                           {"max", range.max},
-                           {"time_of_max", std::isnan(range.time_of_max)
-                                               ? nlohmann::ordered_json(nullptr)
-                                               : nlohmann::ordered_json(range.time_of_max)}});
+      nlohmann::ordered_json entry = {{"load_case", lc}, {"name", name}};
+      put_unit(entry, declared_unit(study, key));  // of min and max
+      entry.update(
+          nlohmann::ordered_json{{"min", range.min},
+                                 {"max", range.max},
+                                 {"time_of_max", std::isnan(range.time_of_max)
+                                                     ? nlohmann::ordered_json(nullptr)
+                                                     : nlohmann::ordered_json(range.time_of_max)}});
+      responses.push_back(entry);
     }
   }
   return {{"label", label},
           {"design", named_in_order(study, x)},
+          {"units", units_of(study)},  // of design and objective
           {"objective", s.objective},
           {"max_violation", s.max_violation},
           {"constraints", constraints},
@@ -50,16 +57,21 @@ nlohmann::ordered_json gradient_check_json(const GradientCheck& check,
                                            const std::vector<std::string>& hints) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const GradientCheckRow& r : check.rows) {
-    rows.push_back({{"response", r.response},
-                    {"load_case", r.load_case},
-                    {"point", r.point},
-                    {"variable", r.variable},
-                    {"value", r.value},
-                    {"simulator", r.analytic},
-                    {"reference", r.reference},
-                    {"order", r.order},
-                    {"settled", r.settled},
-                    {"relative_error", r.relative_error}});
+    nlohmann::ordered_json row = {{"response", r.response},
+                                  {"load_case", r.load_case},
+                                  {"point", r.point},
+                                  {"variable", r.variable}};
+    // The response's unit (of value) and the variable's: the derivatives are in unit per
+    // variable_unit. Each only where the study declares it.
+    put_unit(row, r.unit);
+    if (!r.variable_unit.empty()) row["variable_unit"] = r.variable_unit;
+    row.update(nlohmann::ordered_json{{"value", r.value},
+                                      {"simulator", r.analytic},
+                                      {"reference", r.reference},
+                                      {"order", r.order},
+                                      {"settled", r.settled},
+                                      {"relative_error", r.relative_error}});
+    rows.push_back(row);
   }
   return {{"rows", rows}, {"analyses", check.analyses}, {"hints", hints}};
 }

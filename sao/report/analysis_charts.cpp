@@ -62,12 +62,14 @@ AnalysisTable analysis_table(StudySession& session) {
   AnalysisTable t;
   for (const DesignVariable& v : study.design) {
     t.columns.push_back(v.note.title(v.name));
+    t.units.push_back(v.note.unit);
     t.keys.push_back(v.name);
   }
   t.variables = t.keys.size();
   const bool objective = objective_column(study);
   if (objective) {
     t.columns.push_back("objective: " + study.objective.note.title(study.objective.name));
+    t.units.push_back(study.objective.note.unit);
     t.keys.push_back("objective");
   }
   std::vector<const Constraint*> parts;
@@ -76,6 +78,7 @@ AnalysisTable analysis_table(StudySession& session) {
     parts.push_back(&c);
     t.columns.push_back(constraint_display_name(c) +
                         (c.g.time_dependent() ? " (worst over t)" : ""));
+    t.units.push_back(c.note.unit);
     t.keys.push_back(c.name);
   }
   const auto cycles = cycle_designs(session);

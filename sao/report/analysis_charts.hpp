@@ -16,6 +16,7 @@ namespace sao::report {
 // The stored analyses of a study as columns of values, one row per usable analysis.
 struct AnalysisTable {
   std::vector<std::string> columns;  // "label [unit]" of each quantity, as charts show it
+  std::vector<std::string> units;    // its unit, as the study declares it ("" for none)
   std::vector<std::string> keys;     // its key in a query: the variable's name, "objective",
                                      // or the constraint part's name
   size_t variables = 0;              // the first columns: the design variables

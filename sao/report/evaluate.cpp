@@ -87,7 +87,7 @@ namespace {
 
 const ResponseDef* declared_response(const Study& study, const std::string& key) {
   for (const ResponseDef& r : study.responses) {
-    if ((r.derived.empty() ? r.source : r.name) == key) return &r;
+    if (response_key(r) == key) return &r;
   }
   return nullptr;
 }
@@ -101,6 +101,10 @@ std::string bracketed(const Annotation& note) {
 }
 
 }  // namespace
+
+std::string response_key(const ResponseDef& r) {
+  return r.derived.empty() ? r.source : r.name;
+}
 
 std::string declared_name(const Study& study, const std::string& key) {
   const ResponseDef* r = declared_response(study, key);

@@ -51,6 +51,9 @@ double point_time(const Study& study, const expr::Program& program, int point);
 DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
                                const Eigen::VectorXd& x);
 
+// The key an analysis holds response `r` under (CaseResult's scalars and histories): its source,
+// or a derived response's name.
+std::string response_key(const ResponseDef& r);
 // The name the study gives a response the simulator delivers as `key` (its source, or a
 // derived response's name); "" when the study does not declare it.
 std::string declared_name(const Study& study, const std::string& key);

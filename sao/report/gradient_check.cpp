@@ -132,6 +132,8 @@ GradientCheck check_gradients(const Study& study, Simulator& simulator,
       row.load_case = study.load_cases[values[v].load_case].name;
       row.point = values[v].point;
       row.variable = study.design[k].name;
+      row.unit = d.note.unit;
+      row.variable_unit = study.design[k].note.unit;
       row.value = read(study, nominal, values[v]);
       row.analytic = g(d.history ? values[v].point : 0, k);
       row.order = order[v][k];

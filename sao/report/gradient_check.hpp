@@ -29,10 +29,12 @@ struct GradientCheckRow {
   std::string load_case;
   int point = 0;  // 0 for a scalar
   std::string variable;
-  double value = 0.0;      // psi(b)
-  double analytic = 0.0;   // the simulator's derivative
-  double reference = 0.0;  // the extrapolated one
-  int order = 0;           // n reached
+  std::string unit;           // the response's, as the study declares it ("" for none)
+  std::string variable_unit;  // the variable's: the derivatives are in unit / variable_unit
+  double value = 0.0;         // psi(b)
+  double analytic = 0.0;      // the simulator's derivative
+  double reference = 0.0;     // the extrapolated one
+  int order = 0;              // n reached
   // true when (68) held at order n; false when a higher order changed the estimate more
   // than the previous one did (noise, or a first step beyond the response's Taylor range:
   // then at a low order the reference can be far from the derivative) or max_order ended it

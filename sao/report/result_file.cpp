@@ -10,6 +10,7 @@
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/report.hpp"
+#include "sao/report/units_json.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/version.hpp"
 
@@ -30,7 +31,7 @@ nlohmann::ordered_json named_in_order(const Study& study, const Eigen::VectorXd&
 nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
   nlohmann::ordered_json out = {{"name", c.name}};
   if (!c.note.label.empty()) out["label"] = c.note.label;
-  if (!c.note.unit.empty()) out["unit"] = c.note.unit;  // of worst and bound
+  put_unit(out, c.note.unit);  // of worst and bound
   out.update(nlohmann::ordered_json{{"worst", c.worst},
                                     {"bound", c.bound},
                                     {"normalised", c.normalised},
@@ -38,22 +39,6 @@ nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
                                     {"time", c.time}});
   return out;
 }
-
-namespace {
-
-// The units the study declares for what result.json names: each design variable's (in study
-// order) and the objective's; only those given.
-nlohmann::ordered_json units_of(const Study& study) {
-  nlohmann::ordered_json design = nlohmann::ordered_json::object();
-  for (const DesignVariable& v : study.design) {
-    if (!v.note.unit.empty()) design[v.name] = v.note.unit;
-  }
-  nlohmann::ordered_json units = {{"design", design}};
-  if (!study.objective.note.unit.empty()) units["objective"] = study.objective.note.unit;
-  return units;
-}
-
-}  // namespace
 
 nlohmann::ordered_json result_document(const Study& study, const RunSummary& summary,
                                        const std::optional<Evaluation>& final_analysis) {

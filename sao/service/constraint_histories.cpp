@@ -4,6 +4,7 @@
 #include "sao/optimizer/screening.hpp"
 #include "sao/report/evaluate.hpp"
 #include "sao/report/report_plots.hpp"
+#include "sao/report/units_json.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/study/criteria.hpp"
 
@@ -51,12 +52,14 @@ nlohmann::ordered_json constraint_json(const Study& study, const Options& option
     }
     shown.push_back(entry);
   }
-  return {{"name", c.name},
-          {"path", c.path},
-          {"expression", c.g.text},
-          {"sense", c.sense == Sense::kLessEqual ? "<=" : ">="},
-          {"t", t},
-          {"designs", shown}};
+  nlohmann::ordered_json out = {{"name", c.name}};
+  put_unit(out, c.note.unit);  // of g and bound
+  out.update(nlohmann::ordered_json{{"path", c.path},
+                                    {"expression", c.g.text},
+                                    {"sense", c.sense == Sense::kLessEqual ? "<=" : ">="},
+                                    {"t", t},
+                                    {"designs", shown}});
+  return out;
 }
 
 }  // namespace
@@ -104,7 +107,8 @@ nlohmann::ordered_json constraint_histories(StudySession& session, int branch, i
   return {{"branch", b},
           {"cycle", cycle},
           {"accepted", record->accepted},
-          {"constraints", constraints}};
+          {"constraints", constraints},
+          {"units", {{"design", design_units(study)}}}};  // of each design's "design"
 }
 
 }  // namespace sao::service

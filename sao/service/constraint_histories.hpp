@@ -12,9 +12,10 @@
 
 namespace sao::service {
 
-// {"branch", "cycle", "accepted", "constraints": [{"name", "path", "expression", "sense",
-// "t": [...], "designs": [{"label" ("start" | "proposal"), "design": {name:
-// value}, "analysed", "g": [...], "bound", "retained": [point indices]}]}]}.
+// {"branch", "cycle", "accepted", "constraints": [{"name", "unit" (when declared), "path",
+// "expression", "sense", "t": [...], "designs": [{"label" ("start" | "proposal"), "design":
+// {name: value}, "analysed", "g": [...], "bound", "retained": [point indices]}]}], "units":
+// {"design": {name: unit}}} (units_json.hpp).
 // `branch` 0: the session's current branch. The retained points are those of the screening
 // with the settings in force on the session's branch now (a cutoff changed later moves them).
 // Throws ApiError 400 when `cycle` is not in the branch's history, 404 for an unknown branch.

@@ -9,9 +9,11 @@
 #include "sao/report/report.hpp"
 #include "sao/report/report_plots.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/report/units_json.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/service/constraint_histories.hpp"
 #include "sao/store/branch_state.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao::service {
 namespace {
@@ -53,6 +55,22 @@ std::vector<std::string> assignments_of(const nlohmann::json& body) {
     out.push_back(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
   }
   return out;
+}
+
+// Stored study `id` (its variables' and responses' units); none when it does not load.
+Study stored_study(const StudyStore& store, int id) {
+  try {
+    const StoredStudy stored = store.study(id);
+    return load_study(stored.document, stored.source);
+  } catch (const StudyError&) {
+    return Study();
+  }
+}
+
+// The study of the store's current branch: the units of what the store holds.
+Study current_study(const StudyStore& store) {
+  const int branch = store.current_branch();
+  return branch == 0 ? Study() : stored_study(store, store.branch(branch).study);
 }
 
 }  // namespace
@@ -150,8 +168,10 @@ nlohmann::ordered_json StudyHost::snapshot_of() {
   out["move_factors"] = values(factors);
   nlohmann::json variables = nlohmann::json::array();
   for (const DesignVariable& v : study.design) {
-    variables.push_back(
-        {{"name", v.name}, {"lower", v.lower}, {"upper", v.upper}, {"initial", v.initial}});
+    nlohmann::json variable = {{"name", v.name}};
+    put_unit(variable, v.note.unit);  // of the bounds and the initial value
+    variable.update({{"lower", v.lower}, {"upper", v.upper}, {"initial", v.initial}});
+    variables.push_back(variable);
   }
   out["variables"] = variables;
   // Each constraint part as every list names it, and the active tolerance (g_hat, percent): the
@@ -164,6 +184,8 @@ nlohmann::ordered_json StudyHost::snapshot_of() {
   out["accuracies"] = {{"objacc", s.options().objacc}, {"vioacc", s.options().vioacc}};
   out["variable_names"] = variable_names(study);
   out["design"] = values(next_cycle_start(study, lineage));
+  // Of design (by variable_names) and of the history's b0, b_opt and F figures.
+  out["units"] = units_of(study);
   nlohmann::json pending = nlohmann::json::array();
   for (const SettingChange& c : s.store().setting_changes(s.branch())) {
     if (c.cycle == s.next_cycle()) pending.push_back(c.assignment);
@@ -242,7 +264,8 @@ nlohmann::ordered_json StudyHost::cycle_step() {
            {"record", cycle_to_json(session_->study(), r)},
            {"simulator_runs", session_->driver().summary().simulator_runs - runs_before},
            {"status", to_string(session_->driver().summary().status)},
-           {"finished", session_->driver().finished()}};
+           {"finished", session_->driver().finished()},
+           {"units", units_of(session_->study())}};
   } catch (...) {
     session_.reset();  // reopened (replayed from the store) by the next request
     throw;
@@ -393,6 +416,7 @@ nlohmann::json StudyHost::restart(const nlohmann::json& body, const nlohmann::js
 
 nlohmann::json StudyHost::analyses(long offset, long limit) const {
   const StudyStore store(store_path(), StoreAccess::kReadOnly);
+  const Study study = current_study(store);
   const std::vector<StoredAnalysis> all = store.analyses();
   nlohmann::json items = nlohmann::json::array();
   const long total = static_cast<long>(all.size());
@@ -418,7 +442,14 @@ nlohmann::json StudyHost::analyses(long offset, long limit) const {
                      {"wall_seconds", a.evaluation.cost.wall_seconds},
                      {"cases", cases}});
   }
-  return {{"total", total}, {"offset", offset}, {"limit", limit}, {"analyses", items}};
+  // Of the designs (by the study's design variables, in order) and of the cases' scalars.
+  const nlohmann::ordered_json units = {{"design", design_units(study)},
+                                        {"scalars", response_units(study, false)}};
+  return {{"total", total},
+          {"offset", offset},
+          {"limit", limit},
+          {"analyses", items},
+          {"units", nlohmann::json(units)}};
 }
 
 std::string StudyHost::report() const {
@@ -430,7 +461,11 @@ std::string StudyHost::report() const {
 nlohmann::json StudyHost::branches() const {
   StudySession session(store_path(), StoreAccess::kReadOnly);  // lineage needs no replay
   nlohmann::json list = branches_json(session.store());
+  std::map<int, nlohmann::json> units;  // stored study id -> the units of its figures
   for (nlohmann::json& b : list) {
+    const int study = session.store().branch(b["id"].get<int>()).study;
+    if (units.count(study) == 0)
+      units[study] = nlohmann::json(units_of(stored_study(session.store(), study)));
     nlohmann::json history = nlohmann::json::array();
     for (const CycleRecord& r : session.lineage(b["id"].get<int>())) {
       history.push_back({{"cycle", r.cycle},
@@ -441,6 +476,7 @@ nlohmann::json StudyHost::branches() const {
                          {"Eg", exact_number(r.Eg)}});
     }
     b["history"] = history;
+    b["units"] = units[study];  // of F (the objective's), by the branch's study
   }
   return {{"current", session.store().current_branch()}, {"branches", list}};
 }
@@ -511,7 +547,9 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
     const report::AnalysisTable table = report::analysis_table(session);
     out["quantities"] = nlohmann::json::array();
     for (size_t k = 0; k < table.keys.size(); ++k) {
-      out["quantities"].push_back({{"key", table.keys[k]}, {"title", table.columns[k]}});
+      nlohmann::json quantity = {{"key", table.keys[k]}, {"title", table.columns[k]}};
+      put_unit(quantity, table.units[k]);
+      out["quantities"].push_back(quantity);
     }
     try {
       const auto [x, y] = report::scatter_keys(table, scatter.x, scatter.y);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "sao/seam/json_reader.hpp"
@@ -239,19 +240,50 @@ std::vector<std::string> resolve_study_path(const nlohmann::json& document,
   return parts;
 }
 
+namespace {
+
+// The named list element a resolved path's key belongs to ("constraints.0.upper": constraints[0]),
+// or null (a path of another shape, an element that is not an object).
+const nlohmann::json* path_element(const nlohmann::json& document,
+                                   const std::vector<std::string>& path) {
+  if (path.size() != 3 || !document.contains(path[0]) || !document[path[0]].is_array())
+    return nullptr;
+  const nlohmann::json& element = document[path[0]][std::stoul(path[1])];
+  return element.is_object() ? &element : nullptr;
+}
+
+// A string entry of the element, "" when it has none.
+std::string element_text(const nlohmann::json& element, const char* key) {
+  return element.contains(key) && element[key].is_string() ? element[key].get<std::string>()
+                                                           : std::string();
+}
+
+// The element's "unit" and "label" (Annotation, as the loader reads them).
+Annotation element_note(const nlohmann::json& element) {
+  return {element_text(element, "unit"), element_text(element, "label")};
+}
+
+}  // namespace
+
 std::string study_path_title(const nlohmann::json& document, const std::string& dotted) {
   const std::vector<std::string> path = resolve_study_path(document, dotted, "--vary");
-  if (path.size() != 3 || !document.contains(path[0]) || !document[path[0]].is_array())
-    return dotted;
-  const nlohmann::json& element = document[path[0]][std::stoul(path[1])];
-  if (!element.is_object()) return dotted;
-  auto text = [&](const char* key) {
-    return element.contains(key) && element[key].is_string() ? element[key].get<std::string>()
-                                                             : std::string();
-  };
-  const Annotation note{text("unit"), text("label")};
-  const std::string name = text("name").empty() ? path[0] + "[" + path[1] + "]" : text("name");
-  return note.title(name) + ": " + path[2] + " (" + dotted + ")";
+  const nlohmann::json* element = path_element(document, path);
+  if (!element) return dotted;
+  const std::string given = element_text(*element, "name");
+  const std::string name = given.empty() ? path[0] + "[" + path[1] + "]" : given;
+  return element_note(*element).title(name) + ": " + path[2] + " (" + dotted + ")";
+}
+
+std::string study_path_unit(const nlohmann::json& document, const std::string& dotted) {
+  const std::vector<std::string> path = resolve_study_path(document, dotted, "--vary");
+  const nlohmann::json* element = path_element(document, path);
+  if (!element) return "";
+  static const std::map<std::string, std::set<std::string>> kInUnit = {
+      {"design_variables", {"lower", "upper", "initial", "size"}},
+      {"constraints", {"lower", "upper", "equals", "scale"}}};
+  const auto keys = kInUnit.find(path[0]);
+  if (keys == kInUnit.end() || keys->second.count(path[2]) == 0) return "";
+  return element_note(*element).unit;
 }
 
 void apply_override(nlohmann::json& document, const std::string& assignment,

@@ -55,6 +55,10 @@ std::vector<std::string> resolve_study_path(const nlohmann::json& document,
 // "label [unit]" and the key with the path ("Chassis acceleration [m/s^2]: upper
 // (constraints.0.upper)"); otherwise the path. The path must resolve (resolve_study_path).
 std::string study_path_title(const nlohmann::json& document, const std::string& dotted);
+// The unit of the value a path sets: the element's "unit" for a key in the quantity's unit
+// (a design variable's lower, upper, initial, size; a constraint's lower, upper, equals,
+// scale), "" for any other path or when the element declares none.
+std::string study_path_unit(const nlohmann::json& document, const std::string& dotted);
 
 // Applies "path.to.key=value" to a study document (value parsed as JSON, else taken as a
 // string), e.g. "settings.noise=2.5" or "constraints.displacement.upper=0.9" (paths as

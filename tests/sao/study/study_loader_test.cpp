@@ -735,5 +735,21 @@ TEST(StudyLoaderAnnotations, APathIsTitledByTheLabelAndUnitOfItsElement) {
   EXPECT_THROW(study_path_title(d, "constraints.nope.upper"), StudyError);
 }
 
+// sweep --json's "units": the unit of the value a path sets, only for a key in the element's
+// quantity (a bound, a start, a scale), never for a factor or a setting.
+TEST(StudyLoaderAnnotations, APathsValueHasItsElementsUnitForAKeyInTheQuantity) {
+  json d = base_study();
+  d["constraints"][0]["unit"] = "m";
+  d["design_variables"][1]["unit"] = "N s/m";
+  EXPECT_EQ(study_path_unit(d, "constraints.disp.upper"), "m");
+  EXPECT_EQ(study_path_unit(d, "constraints.0.scale"), "m");
+  EXPECT_EQ(study_path_unit(d, "design_variables.b2.initial"), "N s/m");
+  EXPECT_EQ(study_path_unit(d, "design_variables.1.upper"), "N s/m");
+  EXPECT_EQ(study_path_unit(d, "design_variables.b2.move_limit"), "");  // a fraction
+  EXPECT_EQ(study_path_unit(d, "design_variables.b1.initial"), "");     // none declared
+  EXPECT_EQ(study_path_unit(d, "settings.noise"), "");
+  EXPECT_THROW(study_path_unit(d, "constraints.nope.upper"), StudyError);
+}
+
 }  // namespace
 }  // namespace sao
