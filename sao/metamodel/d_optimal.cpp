@@ -27,6 +27,7 @@ double log_det_spd(const Eigen::MatrixXd& info) {
 struct Problem {
   Eigen::MatrixXd f;           // candidates' model matrix, N x p
   Eigen::MatrixXd fixed_info;  // X_f' X_f of the fixed points, p x p
+  std::vector<char> taken;     // candidates that coincide with a fixed point: never chosen
   int count = 0;
   int max_passes = 0;
 };
@@ -71,7 +72,7 @@ bool exchange_at(const Problem& pr, std::vector<int>& design, std::vector<char>&
 
 // Exchanges from one start until a pass improves nothing; returns the exchanges made.
 int improve(const Problem& pr, std::vector<int>& design) {
-  std::vector<char> in_design(pr.f.rows(), 0);
+  std::vector<char> in_design = pr.taken;  // a taken candidate counts as in the design
   for (int i : design) in_design[i] = 1;
   int exchanges = 0;
   for (int pass = 0; pass < pr.max_passes; ++pass) {
@@ -87,15 +88,31 @@ int improve(const Problem& pr, std::vector<int>& design) {
   return exchanges;
 }
 
-std::vector<int> random_subset(int n, int count, boost::random::mt19937& rng) {
-  std::vector<int> all(n);
-  std::iota(all.begin(), all.end(), 0);
+// `count` distinct candidates drawn at random among those not taken.
+std::vector<int> random_subset(const std::vector<char>& taken, int count,
+                               boost::random::mt19937& rng) {
+  std::vector<int> free;
+  for (int i = 0; i < static_cast<int>(taken.size()); ++i)
+    if (!taken[i]) free.push_back(i);
   for (int k = 0; k < count; ++k) {
-    boost::random::uniform_int_distribution<int> pick(k, n - 1);
-    std::swap(all[k], all[pick(rng)]);
+    boost::random::uniform_int_distribution<int> pick(k, static_cast<int>(free.size()) - 1);
+    std::swap(free[k], free[pick(rng)]);
   }
-  all.resize(count);
-  return all;
+  free.resize(count);
+  return free;
+}
+
+// Candidates closer than 1e-12 of the box's width in every variable to a fixed point.
+std::vector<char> taken_by_fixed(const Eigen::MatrixXd& candidates, const Eigen::MatrixXd& fixed,
+                                 const Bounds& bounds) {
+  std::vector<char> taken(candidates.rows(), 0);
+  if (fixed.rows() == 0) return taken;
+  const Eigen::MatrixXd c = to_scaled(candidates, bounds, true);
+  const Eigen::MatrixXd f = to_scaled(fixed, bounds, true);
+  for (Eigen::Index i = 0; i < c.rows(); ++i)
+    for (Eigen::Index j = 0; j < f.rows() && !taken[i]; ++j)
+      taken[i] = (c.row(i) - f.row(j)).cwiseAbs().maxCoeff() <= 1e-12;
+  return taken;
 }
 
 void check_inputs(const Eigen::MatrixXd& candidates, const PolynomialBasis& basis, int count,
@@ -154,6 +171,16 @@ DOptimalDesign d_optimal(const Eigen::MatrixXd& candidates, const PolynomialBasi
   }
   pr.count = count;
   pr.max_passes = settings.max_passes;
+  pr.taken = taken_by_fixed(candidates, fixed, basis.bounds());
+  const auto free = std::count(pr.taken.begin(), pr.taken.end(), 0);
+  if (free < count)
+    throw std::invalid_argument(std::string(kWhat) + ": " + std::to_string(count) +
+                                " points asked of " + std::to_string(free) +
+                                " candidates that are not fixed points already");
+  for (int i : settings.initial)
+    if (pr.taken[i])
+      throw std::invalid_argument(std::string(kWhat) + ": the initial subset holds candidate " +
+                                  std::to_string(i) + ", which is a fixed point already");
   boost::random::mt19937 rng(settings.seed);
   DOptimalDesign best;
   best.log_det = -std::numeric_limits<double>::infinity();
@@ -161,7 +188,7 @@ DOptimalDesign d_optimal(const Eigen::MatrixXd& candidates, const PolynomialBasi
   for (int s = 0; s < starts; ++s) {
     std::vector<int> design = (s == 0 && !settings.initial.empty())
                                   ? settings.initial
-                                  : random_subset(static_cast<int>(pr.f.rows()), count, rng);
+                                  : random_subset(pr.taken, count, rng);
     const std::vector<int> start = design;
     const double start_value = log_det_spd(information(pr, design));
     best.start_log_det.push_back(start_value);

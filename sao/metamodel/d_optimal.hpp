@@ -6,7 +6,8 @@
 // the smallest joint confidence region. The search is a modified Fedorov exchange: for each
 // chosen point in turn, the candidate whose exchange with it raises the determinant most
 // replaces it, until a pass over the design improves nothing; it runs from several starts (a
-// given initial set and random subsets) and keeps the best. A candidate is chosen at most once.
+// given initial set and random subsets) and keeps the best. A candidate is chosen at most once,
+// and never when it coincides with a fixed point (a deterministic analysis is not repeated).
 #pragma once
 
 #include <cstdint>

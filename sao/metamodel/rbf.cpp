@@ -147,8 +147,15 @@ Eigen::VectorXd RbfModel::predict(const Eigen::MatrixXd& points) const {
                                 std::to_string(points.cols()) + " columns for " +
                                 std::to_string(bounds_.size()) + " variables");
   const Eigen::MatrixXd u = to_scaled(points, bounds_, true);
-  return kernel_matrix(u, centres_, kernel_, shape_) * weights_ +
-         tail_matrix(u, tail_) * tail_coefficients_;
+  Eigen::VectorXd out(u.rows());
+  const Eigen::Index block = 1024;  // bounds the kernel matrix of a large batch
+  for (Eigen::Index start = 0; start < u.rows(); start += block) {
+    const Eigen::Index k = std::min(block, u.rows() - start);
+    const Eigen::MatrixXd ub = u.middleRows(start, k);
+    out.segment(start, k) = kernel_matrix(ub, centres_, kernel_, shape_) * weights_ +
+                            tail_matrix(ub, tail_) * tail_coefficients_;
+  }
+  return out;
 }
 
 }  // namespace sao::metamodel

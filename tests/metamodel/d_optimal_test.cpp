@@ -87,6 +87,8 @@ TEST(MetamodelDOptimal, ImprovesAGivenStartAndKeepsFixedPoints) {
   for (int k = 0; k < 6; ++k) all.row(3 + k) = candidates.row(f.chosen[k]);
   EXPECT_NEAR(f.log_det, log_det_information(basis, all), 1e-12);
   EXPECT_NEAR(f.log_det, std::log(5184.0), 1e-9);  // completes the 3 x 3 factorial
+  for (int i : f.chosen)  // the fixed corners are candidates 0, 20 and 4: none chosen again
+    EXPECT_TRUE(i != 0 && i != 20 && i != 4) << i;
 }
 
 TEST(MetamodelDOptimal, BadRequestsAreRejected) {
