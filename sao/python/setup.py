@@ -24,6 +24,7 @@ import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.install import install
 from setuptools.errors import SetupError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -194,13 +195,27 @@ class CMakeBuildExt(build_ext):
             shutil.copyfile(module, target)
 
 
+class InstallWithLayout(install):
+    """Debian's setuptools (the wheel of python3-setuptools-whl that offline installs use) reads
+    the options install_layout and prefix_option of `install`, which only Debian's python3 adds
+    (its module _distutils_system_mod): under another interpreter (pyenv's) building the wheel
+    failed with "AttributeError: install_layout". Here they are None (Debian's defaults) when
+    the interpreter does not add them."""
+
+    def initialize_options(self):
+        super().initialize_options()
+        for option in ("install_layout", "prefix_option"):
+            if not hasattr(self, option):
+                setattr(self, option, None)
+
+
 os.makedirs(SETUPTOOLS_BASE, exist_ok=True)
 setup(
     version=project_version(),
     packages=["sao"],
     package_dir={"sao": "sao"},
     ext_modules=[Extension("sao._sao", sources=[])],
-    cmdclass={"build_ext": CMakeBuildExt},
+    cmdclass={"build_ext": CMakeBuildExt, "install": InstallWithLayout},
     options={"build": {"build_base": SETUPTOOLS_BASE},
              "egg_info": {"egg_base": SETUPTOOLS_BASE}},
     zip_safe=False,
