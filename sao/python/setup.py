@@ -89,7 +89,10 @@ def choose_tree():
     """(tree, configure) after the rules of the module's docstring, the choice printed."""
     given = os.environ.get("SAO_BUILD_DIR")
     if given:
-        tree = os.path.abspath(given)
+        if not os.path.isabs(given):  # pip runs setup.py in sao/python, not where it was called
+            raise SetupError("SAO_BUILD_DIR=%s is a relative path: give it absolute (e.g. "
+                             "SAO_BUILD_DIR=$PWD/%s)" % (given, given))
+        tree = os.path.normpath(given)
         cache = read_cache(tree)
         if not cache:
             say("CMake tree %s (SAO_BUILD_DIR, not configured yet: configured for %s)"
@@ -144,14 +147,22 @@ def configure(cmake, tree):
     if shutil.which("ccache"):
         args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
     say("configuring: " + " ".join(args))
-    if subprocess.run(args).returncode == 0:
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = []
+    for line in process.stdout:  # printed as it comes, kept for the diagnosis below
+        print(line, end="", flush=True)
+        output.append(line)
+    if process.wait() == 0:
         return
-    cache = read_cache(tree)
-    if cache.get("pybind11_DIR", "").endswith("NOTFOUND"):
+    if read_cache(tree).get("pybind11_DIR", "").endswith("NOTFOUND"):
         raise SetupError(
             "CMake found no pybind11 (its CMake package pybind11Config.cmake): install Debian's "
-            "pybind11-dev (with pybind11-json-dev and python3-dev; scripts/bootstrap), or give "
-            "its folder with CMAKE_PREFIX_PATH")
+            "pybind11-dev (with pybind11-json-dev; scripts/bootstrap), or name its folder in "
+            "the environment variable CMAKE_PREFIX_PATH")
+    if any("SAO_PYTHON needs" in line for line in output):
+        raise SetupError(
+            "CMake's FindPython found no interpreter with headers at %s (Python.h is in %s): "
+            "CMake's messages above" % (sys.executable, sysconfig.get_paths()["include"]))
     raise SetupError(
         "configuring %s failed (CMake's messages above): a missing library is one of the "
         "Debian packages of `scripts/bootstrap --list` (scripts/bootstrap --deps installs them)"
