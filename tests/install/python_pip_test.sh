@@ -41,6 +41,7 @@ work=$(mktemp -d /tmp/sao-pip-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/run"
 export PIP_NO_INDEX=1 PIP_FIND_LINKS=/usr/share/python-wheels PIP_DISABLE_PIP_VERSION_CHECK=1
+export PIP_NO_CACHE_DIR=1  # nothing written to the home folder
 unset PYTHONPATH PYTHONHOME PIP_REQUIRE_VIRTUALENV
 # The module is BUILD_DIR's: found by setup.py itself when it is the repository's build/ (the
 # README's tree), named by SAO_BUILD_DIR otherwise (ctest of another tree).
@@ -89,7 +90,7 @@ other=""
 debian_real=$(readlink -f "$debian")
 for candidate in "${SAO_TEST_OTHER_PYTHON:-}" \
     "$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null || true)" \
-    "${PYENV_ROOT:-$HOME/.pyenv}"/versions/*/bin/python3; do
+    "${PYENV_ROOT:-${HOME:-/root}/.pyenv}"/versions/*/bin/python3; do
   [ -x "$candidate" ] && [ "$(readlink -f "$candidate")" != "$debian_real" ] || continue
   [ "$(suffix "$candidate")" = "$(suffix "$debian")" ] || continue
   "$candidate" -c 'import ensurepip, venv; ensurepip.version()' 2> /dev/null || continue
