@@ -51,7 +51,10 @@ def main():
     print("sao        " + sao.__file__)
     print("numpy      %s %s" % (numpy.__version__, numpy.__file__))
     print("pandas     %s %s" % (pandas.__version__, pandas.__file__))
-    result = sao.run(study)
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="sao-pip-study-")
+    session = sao.Session(folder, study=study)
+    result = session.run()
     if result["status"] != "converged":
         fail("%s: status %s (%s)" % (study, result["status"], result["message"]))
     if abs(result["objective"] - OBJECTIVE) > 1e-4 * OBJECTIVE:
@@ -59,10 +62,20 @@ def main():
     for name, value in DESIGN.items():
         if abs(result["design"][name] - value) > 1e-3:
             fail("design %s = %r, expected %r" % (name, result["design"][name], value))
-    # >>> DataFrame: today the result document (dicts and lists); extend when it holds DataFrames.
-    history = result["history"]
-    if not isinstance(history, list) or len(history) != result["cycles"]:
-        fail("the result is not the result document: history %s" % type(history).__name__)
+    # The results as DataFrames: the history (one row per cycle) and every stored analysis.
+    history = session.history_frame()
+    if not isinstance(history, pandas.DataFrame) or len(history) != result["cycles"]:
+        fail("history_frame: %s of %s rows, expected a DataFrame of %d" % (
+            type(history).__name__, len(history), result["cycles"]))
+    if list(history.columns[7:9]) != ["b1", "b2"] or history.attrs["units"]["b1"] != "N/m":
+        fail("history_frame: columns %s, units %s" % (list(history.columns[:9]),
+                                                      history.attrs.get("units")))
+    analyses = session.analyses()
+    if not isinstance(analyses, pandas.DataFrame) or len(analyses) < result["analyses"]:
+        fail("analyses: %s of %d rows, expected at least %d" % (
+            type(analyses).__name__, len(analyses), result["analyses"]))
+    session.close()
+    print("frames     history %d x %d, analyses %d x %d" % (history.shape + analyses.shape))
     print("study      %s: %s, objective %.6f, b1 %.5f, b2 %.5f, %d cycles" % (
         os.path.relpath(study, source), result["status"], result["objective"],
         result["design"]["b1"], result["design"]["b2"], result["cycles"]))
