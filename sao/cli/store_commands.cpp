@@ -78,22 +78,6 @@ void print_end(const StudySession& session, const RunSummary& summary, const std
   }
 }
 
-// A file that is an SQLite database (a study store, `sao run DIR/study.sqlite`), not a study.
-bool is_store_file(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char header[16] = {};
-  in.read(header, sizeof header);
-  return in.gcount() == 16 && std::string(header, 16) == std::string("SQLite format 3\0", 16);
-}
-
-// The study directory of a store path (results are written beside the store).
-std::string directory_of(const std::string& store) {
-  const fs::path parent = fs::path(store).parent_path();
-  return parent.empty() ? "." : parent.string();
-}
-
 // The --study file with the --set overrides applied (`command` names it in messages).
 nlohmann::json study_document(const std::string& command) {
   if (commands.study_file.empty()) {
@@ -592,6 +576,22 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
 }
 
 }  // namespace
+
+// A file that is an SQLite database (a study store, `sao run DIR/study.sqlite`), not a study.
+bool is_store_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  return in.gcount() == 16 && std::string(header, 16) == std::string("SQLite format 3\0", 16);
+}
+
+// The study directory of a store path (results are written beside the store).
+std::string directory_of(const std::string& store) {
+  const fs::path parent = fs::path(store).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
 
 std::string default_output_folder(const std::string& study_file) {
   const fs::path file = fs::absolute(study_file).lexically_normal();
