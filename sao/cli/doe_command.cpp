@@ -189,6 +189,7 @@ int doe(const DoeRequest& request) {
     std::cout << plan.dump() << std::endl;
   } else if (!request.quiet) {
     print_plan(study, prepared, store);
+    std::cout << std::flush;  // before the first analysis: a kill loses no line
   }
   const int batch = o.section ? o.section->batch : 0;
   const DoeProgress end = run_doe(session, prepared.doe, batch, [&](const DoeProgress& p) {

@@ -23,6 +23,7 @@
 #include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/branch_state.hpp"
+#include "sao/store/doe_run.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -175,7 +176,7 @@ std::string live_status(const BranchInfo& b, int current, int owner) {
          "resumes it";
 }
 
-nlohmann::ordered_json status_json(const StudyStore& store) {
+nlohmann::ordered_json status_json(StudyStore& store) {
   const int current = store.current_branch();
   const int owner = store_owner(store.path());
   nlohmann::ordered_json branches = nlohmann::ordered_json::array();
@@ -213,9 +214,14 @@ nlohmann::ordered_json status_json(const StudyStore& store) {
   for (const DamagedRecord& d : store.verify()) {
     damaged.push_back({{"table", d.table}, {"row", d.row}, {"reason", d.reason}});
   }
+  nlohmann::ordered_json does = nlohmann::ordered_json::array();
+  for (const DoeState& d : doe_states(store)) {
+    does.push_back({{"id", d.id}, {"method", d.method}, {"points", d.total}, {"done", d.done}});
+  }
   return {{"store", store.path()},
           {"current_branch", current},
           {"branches", branches},
+          {"does", does},
           {"damaged", damaged},
           {"analyses", store.analysis_count()},
           {"simulator_runs", store.simulator_runs()}};
@@ -271,6 +277,11 @@ int status_command() {
     }
     const int next = cycles.empty() ? b.from_cycle + 1 : cycles.back().record.cycle + 1;
     print_changes(next, true);
+  }
+  for (const DoeState& d : doe_states(store)) {
+    std::cout << "doe        DOE " << d.id << ": " << d.method << ", " << d.done << " of "
+              << d.total << " points analysed"
+              << (d.done < d.total ? " (`sao doe DIR` resumes it)" : "") << "\n";
   }
   std::cout << "store: " << store.analysis_count() << " analyses, " << store.simulator_runs()
             << " simulator runs\n";

@@ -25,14 +25,19 @@ int stored_points(StudyStore& store, const Study& study, const Eigen::MatrixXd& 
   return n;
 }
 
-// The keys whose values differ between two canonical plan settings, "key: a -> b".
+// A setting as a message shows it: its JSON, cut to 80 characters.
+std::string excerpt(const nlohmann::json& value) {
+  const std::string text = value.dump();
+  return text.size() <= 80 ? text : text.substr(0, 77) + "...";
+}
+
+// The keys whose values differ between two canonical plan settings, "doe.key a -> b".
 std::string differences(const nlohmann::json& stored, const nlohmann::json& wanted) {
   std::string out;
   for (const auto& [key, value] : wanted.items()) {
     if (stored.contains(key) && stored[key] == value) continue;
     out += (out.empty() ? "" : ", ") + std::string("doe.") + key + " " +
-           (stored.contains(key) ? json_excerpt(stored[key]) : "(none)") + " -> " +
-           json_excerpt(value);
+           (stored.contains(key) ? excerpt(stored[key]) : "(none)") + " -> " + excerpt(value);
   }
   for (const auto& [key, value] : stored.items()) {
     if (!wanted.contains(key))
@@ -124,12 +129,34 @@ PreparedDoe prepare_doe(StudySession& session, const DoeSection& section) {
   return out;
 }
 
+std::vector<DoeState> doe_states(StudyStore& store) {
+  std::vector<DoeState> out;
+  for (const StoredDoe& d : store.does()) {
+    store.use_inputs(d.inputs_hash);
+    DoeState state{d.id, d.settings.value("method", "?"), static_cast<int>(d.points.rows()), 0};
+    for (int i = 0; i < d.points.rows(); ++i) {
+      for (const Evaluation& e : store.lookup(d.points.row(i).transpose(), false)) {
+        if (e.ok && !e.has_gradients) {
+          ++state.done;
+          break;
+        }
+      }
+    }
+    out.push_back(state);
+  }
+  return out;
+}
+
 int doe_batch_size(const nlohmann::json& document, int batch, int missing) {
   if (batch > 0) return batch;
   const nlohmann::json simulator = document.value("simulator", nlohmann::json::object());
   const nlohmann::json executor = simulator.value("executor", nlohmann::json::object());
   if (executor.is_object() && executor.value("type", "local") != "local") {
-    return std::max(1, missing);  // one job array (max_jobs throttles it)
+    // An array of max_jobs tasks (20 without a limit): a batch's analyses are stored when it
+    // returns, and a killed sao re-attaches only to the tasks whose folders it has not read
+    // yet, so that one array of the whole plan would lose the finished ones to a kill.
+    const int jobs = executor.value("max_jobs", 0);
+    return std::max(1, std::min(missing, jobs > 0 ? jobs : 20));
   }
   int workers = 0;
   if (simulator.contains("workers") && simulator["workers"].is_number_integer()) {

@@ -42,10 +42,20 @@ struct DoeProgress {
 };
 
 // Analyses the points of `doe` the store lacks, `batch` at a time (0: the study's simulator
-// workers for the local pool, every point at once for a batch executor such as SLURM), values
+// workers for the local pool, max_jobs (or 20) for a batch executor such as SLURM), values
 // only; `report` before each batch and after it. Returns the final progress.
 DoeProgress run_doe(StudySession& session, const StoredDoe& doe, int batch,
                     const std::function<void(const DoeProgress&)>& report);
+
+// Where each DOE of a store stands (`sao status`): its plan's size and how many of its points
+// the store holds a successful analysis of. Leaves the store's simulator inputs changed.
+struct DoeState {
+  int id = 0;
+  std::string method;
+  int total = 0;
+  int done = 0;
+};
+std::vector<DoeState> doe_states(StudyStore& store);
 
 // The analyses per batch `batch` (the section's "batch") means for this study.
 int doe_batch_size(const nlohmann::json& document, int batch, int missing);
