@@ -25,6 +25,7 @@
 #include "adapters/process_tree.hpp"
 #include "adapters/sample_output.hpp"
 #include "sao/cli/completion.hpp"
+#include "sao/cli/doe_command.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
@@ -457,6 +458,8 @@ struct Arguments {
   std::vector<std::string> reference_set;
   sao::service::ServiceOptions serve;
   sao::cli::SimulateRequest simulate;
+  sao::cli::DoeRequest doe;
+  CLI::App* doe_cmd = nullptr;
   bool all_responses = false;  // evaluate --all
   CLI::App* simulate_cmd = nullptr;
   CLI::App *run_cmd = nullptr, *check_cmd = nullptr, *gradient_cmd = nullptr,
@@ -616,6 +619,9 @@ std::string kept_on_interrupt(const Arguments& a) {
            "resumes)";
   }
   if (*a.serve_cmd) return "the studies' analyses finished so far are in their study stores";
+  if (*a.doe_cmd) {
+    return "the DOE's analyses finished so far are stored (resume with `sao doe DIR`)";
+  }
   if (sao::cli::store_command_analyses()) {
     return "the analyses finished so far are stored (resume with `sao run DIR` or `sao step DIR`)";
   }
@@ -656,6 +662,7 @@ int dispatch(Arguments& a) {
       return sweep(a.sweep, a.vary, a.sweep_out, a.reference_set, a.reference_label, a.json);
     if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
     if (*a.simulate_cmd) return sao::cli::simulate(a.simulate);
+    if (*a.doe_cmd) return sao::cli::doe(a.doe);
     if (*a.evaluate_cmd) {
       return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json, a.all_responses,
                       a.analyses_out);
@@ -681,6 +688,7 @@ int main(int argc, char** argv) {
   add_study_commands(app, arguments);
   add_sweep(app, arguments);
   add_serve(app, arguments);
+  arguments.doe_cmd = sao::cli::add_doe_command(app, arguments.doe);
   sao::cli::add_store_commands(app);
   sao::cli::add_completion_command(app);
   try {

@@ -24,6 +24,7 @@
 #include "sao/seam/run_directory.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/branch_state.hpp"
+#include "sao/store/doe_run.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -77,22 +78,6 @@ void print_end(const StudySession& session, const RunSummary& summary, const std
     std::cout << "kept       " << dir << "/result.json, " << dir
               << "/history.csv (the converged run's)\n";
   }
-}
-
-// A file that is an SQLite database (a study store, `sao run DIR/study.sqlite`), not a study.
-bool is_store_file(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char header[16] = {};
-  in.read(header, sizeof header);
-  return in.gcount() == 16 && std::string(header, 16) == std::string("SQLite format 3\0", 16);
-}
-
-// The study directory of a store path (results are written beside the store).
-std::string directory_of(const std::string& store) {
-  const fs::path parent = fs::path(store).parent_path();
-  return parent.empty() ? "." : parent.string();
 }
 
 // The --study file with the --set overrides applied (`command` names it in messages).
@@ -194,7 +179,7 @@ std::string live_status(const BranchInfo& b, int current, int owner) {
          "resumes it";
 }
 
-nlohmann::ordered_json status_json(const StudyStore& store) {
+nlohmann::ordered_json status_json(StudyStore& store) {
   const int current = store.current_branch();
   const int owner = store_owner(store.path());
   nlohmann::ordered_json branches = nlohmann::ordered_json::array();
@@ -235,9 +220,14 @@ nlohmann::ordered_json status_json(const StudyStore& store) {
   for (const DamagedRecord& d : store.verify()) {
     damaged.push_back({{"table", d.table}, {"row", d.row}, {"reason", d.reason}});
   }
+  nlohmann::ordered_json does = nlohmann::ordered_json::array();
+  for (const DoeState& d : doe_states(store)) {
+    does.push_back({{"id", d.id}, {"method", d.method}, {"points", d.total}, {"done", d.done}});
+  }
   return {{"store", store.path()},
           {"current_branch", current},
           {"branches", branches},
+          {"does", does},
           {"damaged", damaged},
           {"analyses", store.analysis_count()},
           {"simulator_runs", store.simulator_runs()}};
@@ -293,6 +283,11 @@ int status_command() {
     }
     const int next = cycles.empty() ? b.from_cycle + 1 : cycles.back().record.cycle + 1;
     print_changes(next, true);
+  }
+  for (const DoeState& d : doe_states(store)) {
+    std::cout << "doe        DOE " << d.id << ": " << d.method << ", " << d.done << " of "
+              << d.total << " points analysed"
+              << (d.done < d.total ? " (`sao doe DIR` resumes it)" : "") << "\n";
   }
   std::cout << "store: " << store.analysis_count() << " analyses, " << store.simulator_runs()
             << " simulator runs\n";
@@ -598,6 +593,22 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
 }
 
 }  // namespace
+
+// A file that is an SQLite database (a study store, `sao run DIR/study.sqlite`), not a study.
+bool is_store_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  return in.gcount() == 16 && std::string(header, 16) == std::string("SQLite format 3\0", 16);
+}
+
+// The study directory of a store path (results are written beside the store).
+std::string directory_of(const std::string& store) {
+  const fs::path parent = fs::path(store).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
 
 std::string default_output_folder(const std::string& study_file) {
   const fs::path file = fs::absolute(study_file).lexically_normal();

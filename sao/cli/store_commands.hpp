@@ -41,5 +41,9 @@ int run_study(const RunRequest& request);
 // (problems/oscillator/psi.json: out/oscillator-psi), so that two studies of the same file
 // name in different folders do not share one.
 std::string default_output_folder(const std::string& study_file);
+// A file that is an SQLite database (a study store, `sao run DIR/study.sqlite`), not a study.
+bool is_store_file(const std::string& path);
+// The study directory of a store path (results are written beside the store).
+std::string directory_of(const std::string& store);
 
 }  // namespace sao::cli

@@ -14,6 +14,7 @@
 #include "sao/report/html_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/report/units_json.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/study_session.hpp"
 
@@ -110,6 +111,7 @@ class Session {
     const RunSummary& s = live().driver().summary();
     out["event"] = "cycle";
     out["record"] = record_to_python(live().study(), *record);
+    out["units"] = to_python(units_of(live().study()));  // as `sao step --json`'s line
     out["simulator_runs"] = s.simulator_runs - before;
     out["status"] = to_string(s.status);
     return out;

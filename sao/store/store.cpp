@@ -72,7 +72,8 @@ nlohmann::json derivatives_json(const std::vector<DerivativeRequest>& derivative
 
 // Every table's `checksum` is SHA-256 of the row (see kAnalysisFields, cycle_checksum and
 // store_integrity.cpp for the columns each covers); meta holds format, version, created and
-// `checksum` (of the other three). The table `jobs` is created by create_jobs_table.
+// `checksum` (of the other three). The tables `jobs` and `does` are created by create_jobs_table
+// and create_doe_table.
 const char* kSchema = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE studies (
@@ -310,6 +311,7 @@ void StudyStore::create_schema() {
   Statement(db_, "INSERT INTO meta VALUES ('created', ?1)").bind(1, now_utc()).run();
   seal_meta();
   create_jobs_table();
+  create_doe_table();
   seal_row_lists();
   exec("COMMIT");
 }
@@ -357,6 +359,7 @@ void StudyStore::validate_existing(StoreAccess access) {
   }
   exec("PRAGMA journal_mode=WAL");
   if (found < kVersion) add_checksums(found);  // rows written from now on are of this form
+  if (!has_table("does")) add_doe_table();     // a store no `sao doe` of this version opened
 }
 
 void StudyStore::refuse_newer_columns(int version) const {
@@ -379,7 +382,8 @@ void StudyStore::refuse_newer_columns(int version) const {
 void StudyStore::add_checksums(int version) {
   exec("BEGIN IMMEDIATE");
   try {
-    create_jobs_table();            // with its checksum column when the store had no jobs yet
+    create_jobs_table();  // with its checksum column when the store had no jobs yet
+    create_doe_table();
     const int sealed = seal_all();  // (row lists added to a store of version 4)
     unchecked_rows_ = version < 4 ? sealed : 0;
     if (version < 3) add_record_checksums();

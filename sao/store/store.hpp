@@ -137,6 +137,18 @@ struct StoredCycle {
   nlohmann::json settings;  // the study's settings and move factors in force in the cycle
 };
 
+// A design of experiments (`sao doe`, docs/doe.md): the settings its plan was made from and the
+// plan, fixed when it was made, so that a resume analyses the same points.
+struct StoredDoe {
+  int id = 0;
+  int branch = 0;           // the branch whose study it analyses
+  std::string inputs_hash;  // simulator_inputs_hash of that study
+  nlohmann::json settings;  // the plan's canonical settings (DoeSection::plan)
+  Eigen::MatrixXd points;   // rows: the designs, in the order analysed
+  nlohmann::json notes;     // what making the plan reported (distances, replaced, dropped, ...)
+  std::string created;      // UTC, ISO 8601
+};
+
 class StudyStore final : public AnalysisStore, public JobLedger {
  public:
   // Opens the store at `path`. With `create`, a missing (or empty) file becomes a new store;
@@ -205,6 +217,11 @@ class StudyStore final : public AnalysisStore, public JobLedger {
   // checksum and decodes, in the order stored.
   std::vector<StoredAnalysis> analyses(bool include_failed = false) const;
 
+  // Designs of experiments (table `does`), oldest first; none in a store without the table.
+  int add_doe(int branch, const nlohmann::json& settings, const Eigen::MatrixXd& points,
+              const nlohmann::json& notes);
+  std::vector<StoredDoe> does() const;
+
   // Counts over the whole store.
   int analysis_count() const;
   int simulator_runs() const;  // sum of the stored analyses' runs
@@ -213,6 +230,8 @@ class StudyStore final : public AnalysisStore, public JobLedger {
   void open_database(bool fresh, StoreAccess access);
   void create_schema();
   void create_jobs_table();  // added to stores of any version opened for writing
+  void create_doe_table();   // the same (store_does.cpp)
+  void add_doe_table();      // to a store of this version without it, opened for writing
   bool holds_no_table() const;
   void validate_existing(StoreAccess access);
   void add_checksums(int version);               // a store of version 1 to 3 opened for writing

@@ -37,6 +37,9 @@ constexpr SealedTable kSealedTables[] = {
     {"branches", "id, parent, from_cycle, study, status, message, created"},
     {"settings_changes", "id, branch, cycle, assignment, created"},
     {"jobs", "inputs_hash, key, job_id, directory, submitted"},
+    // Added to version 5 without a new version (older programs ignore it): a store opened only
+    // by programs before it has no such table, and then no row list for it either.
+    {"does", "id, branch, inputs_hash, settings, points, notes, created"},
 };
 
 // The checksum of the row whose columns start at column `first` of `q` (`count` of them).
@@ -75,7 +78,7 @@ void StudyStore::seal_rows(const char* table) {
 
 void StudyStore::seal_row_lists() {
   for (const SealedTable& t : kSealedTables) {
-    if (t.columns) seal_rows(t.name);
+    if (t.columns && has_table(t.name)) seal_rows(t.name);
   }
 }
 
@@ -131,7 +134,7 @@ void StudyStore::in_transaction(const std::function<void()>& change) {
 int StudyStore::seal_all() {
   int rows = 0;
   for (const SealedTable& t : kSealedTables) {
-    if (!t.columns) continue;
+    if (!t.columns || !has_table(t.name)) continue;
     if (!has_column(t.name, "checksum")) {
       const std::string alter =
           std::string("ALTER TABLE ") + t.name + " ADD COLUMN checksum TEXT NOT NULL DEFAULT ''";
@@ -175,6 +178,15 @@ void StudyStore::verify_sealed(int version) const {
   }
   for (const SealedTable& t : kSealedTables) {
     if (!t.columns) continue;
+    if (!has_table(t.name)) {  // does, in a store no `sao doe` has opened: no row list either
+      Statement listed(db_, "SELECT COUNT(*) FROM meta WHERE key = ?1");
+      listed.bind(1, std::string("rows.") + t.name);
+      if (listed.row() && listed.integer(0) == 0) continue;
+      throw StoreError(path_ + ": table " + t.name +
+                       " is missing but table meta lists its rows (deleted outside sao, or a "
+                       "damaged file)" +
+                       why);
+    }
     const std::string select =
         std::string("SELECT rowid, checksum, ") + t.columns + " FROM " + t.name + " ORDER BY rowid";
     Statement q(db_, select.c_str());

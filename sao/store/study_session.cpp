@@ -127,7 +127,11 @@ void StudySession::begin(const nlohmann::json& document, const std::string& sour
     return;
   }
   const StoredStudy root = store_->study(store_->branch(1).study);
-  if (root.document != document || root.start != start) {
+  auto without_doe = [](nlohmann::json d) {
+    if (d.is_object()) d.erase("doe");
+    return d;
+  };
+  if (without_doe(root.document) != without_doe(document) || root.start != start) {
     const std::string dir = std::filesystem::path(store_->path()).parent_path().string();
     const int last = store_->last_cycle(current);
     std::string advice = "run it in another folder " + actions_.other_folder();
@@ -211,6 +215,25 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
     store_->set_branch_status(branch_, to_string(driver_->summary().status),
                               driver_->summary().message);
   }
+}
+
+void StudySession::open_for_analyses() {
+  require_store();
+  branch_ = store_->current_branch();
+  if (branch_ == 0) throw StoreError(store_->path() + ": the store holds no study yet");
+  const StoredStudy stored = store_->study(chain(branch_).front().study);
+  document_ = stored.document;
+  source_ = stored.source;
+  start_ = stored.start;
+  OpenedStudy opened = open_study_document(document_, source_, start_);
+  options_ = opened.study.options;
+  study_ = std::make_unique<Study>(std::move(opened.study));
+  inner_simulator_ = std::move(opened.simulator);
+  variables_ = variable_names(*study_);
+  store_->use_inputs(simulator_inputs_hash(*study_, inner_simulator_->fingerprint()));
+  store_->branch_for_saves = branch_;
+  if (!store_->read_only()) inner_simulator_->use_job_ledger(store_.get());
+  check_records();
 }
 
 void StudySession::check_records() {

@@ -52,7 +52,8 @@ class StudySession {
 
   // Makes `document` (overrides applied; `start` as `--start`) the root study when the store
   // holds none yet. When it holds one, the document must be the root study's: otherwise a
-  // StoreError says so (use `sao restart --study` for a reformulation).
+  // StoreError says so (use `sao restart --study` for a reformulation). The "doe" section is
+  // not compared: only `sao doe` reads it, and it keeps each plan's settings itself.
   void begin(const nlohmann::json& document, const std::string& source, int start);
   bool has_study() const { return store_ && store_->current_branch() > 0; }
   bool has_store() const { return store_ != nullptr; }
@@ -68,6 +69,17 @@ class StudySession {
   // its cycle record rebuilt. An analysis the replay has to run (a record deleted or damaged) is
   // named too, and a missing cycle record ends the replay there: the cycles from it are rebuilt.
   void open(int max_cycles = 0, const std::function<void(const CycleRecord&)>& on_cycle = {});
+  // Opens the current branch's study and its simulator for analyses outside the cycles (`sao
+  // doe`): no driver and no replay. As open() does, the store's damaged records are named and
+  // removed, the analyses are saved with the branch and a batch executor's jobs are recorded in
+  // the store (a resumed command re-attaches to them). A session with a store only.
+  void open_for_analyses();
+  // The study's simulator (after open() or open_for_analyses()).
+  Simulator& simulator() { return *inner_simulator_; }
+  // The branch's study document as stored (the "doe" section included), after opening.
+  const nlohmann::json& document() const { return document_; }
+  const std::string& source() const { return source_; }
+
   // One new cycle (applies the settings changes made for it, stores the record).
   const CycleRecord& step();
   // Cycles until the run ends; `on_cycle` after each.

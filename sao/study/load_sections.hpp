@@ -84,4 +84,9 @@ void bind_derived(Study& study, Problems& problems);
 void read_objective(const nlohmann::json& node, Study& study, Problems& problems);
 void read_constraints(const nlohmann::json& node, Study& study, Problems& problems);
 
+// --- designs of experiments (load_doe.cpp) ---
+
+// The "doe" section, resolved against the design variables (read after them).
+void read_doe(const nlohmann::json& node, LoadedStudy& study, Problems& problems);
+
 }  // namespace sao::loading

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "sao/doe/plan.hpp"
 #include "sao/expr/expression.hpp"
 #include "sao/seam/simulator.hpp"
 #include "sao/study/options.hpp"
@@ -178,8 +179,29 @@ struct Study {
 // The two part at the driver (sao/optimizer/driver.hpp): it copies the Study and owns the
 // Options, which `sao set`, the service and Python replace between cycles, so no part of the
 // optimizer can read a setting from the problem (it is given only a Study).
+// The study file's "doe" section (docs/doe.md), read and resolved against the design
+// variables: the plan's settings, its region in absolute values, the batch size, and the
+// canonical JSON of what makes the plan (the region resolved, defaults filled, the batch size
+// left out), which a DOE stored in a study store is compared with to resume it.
+struct DoeSection {
+  doe::Settings settings;
+  doe::Region region;
+  int batch = 0;  // analyses per simulator batch (0: the simulator's workers, or all on a cluster)
+  nlohmann::json plan;
+};
+
 struct LoadedStudy : Study {
   Options options;
+  std::optional<DoeSection> doe;  // the "doe" section, when the file has one
 };
+
+// The explicit constraints (docs/doe.md): the indices of the study's constraints that read no
+// response and no auxiliary variable, so that a design's values decide them before any analysis.
+std::vector<int> explicit_constraints(const Study& study);
+// Whether `design` (design variables only) satisfies those constraints (`which`, from
+// explicit_constraints); the names of those it violates go to `violated` when given.
+bool holds_explicit_constraints(const Study& study, const std::vector<int>& which,
+                                const Eigen::VectorXd& design,
+                                std::vector<std::string>* violated = nullptr);
 
 }  // namespace sao

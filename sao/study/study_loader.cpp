@@ -129,6 +129,7 @@ LoadedStudy load(const nlohmann::json& document, const std::string& source, bool
   }
   if (top.has("constraints")) loading::read_constraints(top.raw("constraints"), study, problems);
   if (top.has("starts")) loading::read_starts(top.raw("starts"), study, problems);
+  if (top.has("doe")) loading::read_doe(top.raw("doe"), study, problems);
   if (top.has("simulator") && loading::expect_object(top.raw("simulator"), "simulator", problems)) {
     study.simulator = top.raw("simulator");
   } else if (!top.has("simulator")) {

@@ -21,6 +21,11 @@
 #   sacct     the executor's fallback to sacct: a squeue in front of PATH that forgets finished
 #             tasks (as the controller does after MinJobAge); the runs still end COMPLETED
 #             (from sacct) and the result is the local executor's
+#   doe       `sao doe` (docs/doe.md): a Latin hypercube of 8 points of the fake code (each run
+#             sleeping 2 s) in job arrays of max_jobs 2 tasks, killed (SIGKILL) once a task of the
+#             first array has COMPLETED; `sao doe DIR` re-attaches: no job recorded before the
+#             kill is submitted again, every point analysed once, the same points as the local
+#             executor's DOE, each stored job accounted once and COMPLETED
 #   pending   a job array cancelled (scancel) while its tasks were still pending, with a squeue
 #             in front of PATH that forgets ended tasks: sacct lists the array as one line
 #             "ID_[0-1]|CANCELLED by UID", and the analysis fails naming the task CANCELLED (it
@@ -326,6 +331,38 @@ case "$mode" in
       fail "the cycle histories differ"
     echo "kill: at the kill array ${second%_*} had states $states; $(echo "$before" | wc -l) job(s) stored before SIGKILL, none submitted again;" \
       "$(grep -c 're-attached to job' resume.out) re-attached; result = the uninterrupted run's: $s"
+    ;;
+  doe)
+    max_jobs=2 fake_study study.json 120 1 sleep 2
+    doe_set=(--set doe.method=lhs --set doe.points=8 -q)
+    "$sao" doe study.json --out local --executor local "${doe_set[@]}" >local.out 2>&1 ||
+      fail "local DOE: $(cat local.out)"
+    "$sao" doe study.json --out out "${doe_set[@]}" >first.out 2>&1 &
+    sao_pid=$!
+    for _ in $(seq 1 300); do  # until a task of the array has COMPLETED
+      id=$(jobs_in_store out | head -n1 | cut -d'|' -f2)
+      [ -n "$id" ] && squeue -h -t all -j "${id%_*}" -r -o '%T' 2>/dev/null | grep -q COMPLETED && break
+      sleep 0.1
+    done
+    kill -KILL "$sao_pid"
+    wait "$sao_pid" 2>/dev/null
+    sao_pid=
+    before=$(jobs_in_store out)
+    [ -n "$before" ] || fail "no job stored before the kill"
+    "$sao" doe out --log info >resume.out 2>&1 || fail "resume: $(cat resume.out)"
+    after=$(jobs_in_store out)
+    while IFS='|' read -r key id; do
+      now=$(echo "$after" | awk -F'|' -v k="$key" '$1 == k {print $2}')
+      [ "$now" = "$id" ] || fail "the run of job $id was submitted again (now $now)"
+    done <<<"$before"
+    [ "$(echo "$after" | wc -l)" -eq 8 ] || fail "$(echo "$after" | wc -l) jobs stored, expected 8"
+    grep -q "re-attached to job" resume.out || fail "no re-attachment: $(cat resume.out)"
+    [ "$(sqlite3 out/study.sqlite 'SELECT COUNT(*), COUNT(DISTINCT design) FROM analyses')" = "8|8" ] ||
+      fail "analyses: $(sqlite3 out/study.sqlite 'SELECT COUNT(*), COUNT(DISTINCT design) FROM analyses')"
+    same=$(sqlite3 out/study.sqlite "ATTACH 'local/study.sqlite' AS l; SELECT COUNT(*) FROM analyses a WHERE EXISTS (SELECT 1 FROM l.analyses b WHERE b.design = a.design)")
+    [ "$same" -eq 8 ] || fail "$same of 8 points are the local DOE's"
+    stored_are_accounted out
+    echo "doe: killed with $(echo "$before" | wc -l) job(s) stored, $(grep -c 're-attached to job' resume.out) re-attached, none submitted again; the local DOE's 8 points, 8 jobs in all"
     ;;
   sacct)
     # A squeue that forgets a finished task once the accounting has it (as the controller

@@ -85,6 +85,9 @@ class MessagesNameSessionMethods(unittest.TestCase):
     def test_set_undo_restart_advise_session_methods(self):
         folder = scratch("frames-messages")
         session = sao.Session(folder, study=STUDY)
+        step = session.step()  # with the units of `sao step --json`
+        self.assertEqual(step["units"], {"design": {"b1": "N/m", "b2": "N s/m"},
+                                         "objective": "m/s^2"})
         session.run()
         calls = [lambda: session.set(["move_limit=0.5"]), session.undo_set,
                  lambda: session.restart(from_cycle=99),
