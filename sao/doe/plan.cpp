@@ -1,9 +1,9 @@
 // make_plan: the method's points in the unit cube, the explicit constraints applied, scaled to
 // the region (plan.hpp).
-#include <mutex>
 #include <string>
 
 #include "sao/doe/plan_parts.hpp"
+#include "sao/metamodel/d_optimal.hpp"
 
 namespace sao::doe {
 namespace {
@@ -18,10 +18,17 @@ constexpr Named kMethods[] = {{Method::kLatinHypercube, "lhs"},
                               {Method::kFractionalFactorial, "fractional_factorial"},
                               {Method::kDOptimal, "d_optimal"}};
 
-std::mutex selector_mutex;
-DOptimalSelector& selector() {
-  static DOptimalSelector s;
-  return s;
+// The metamodel library's polynomial order of a D-optimal plan.
+metamodel::PolynomialOrder order_of(Polynomial p) {
+  switch (p) {
+    case Polynomial::kLinear:
+      return metamodel::PolynomialOrder::linear;
+    case Polynomial::kInteraction:
+      return metamodel::PolynomialOrder::interactions;
+    case Polynomial::kQuadratic:
+      break;
+  }
+  return metamodel::PolynomialOrder::quadratic;
 }
 
 // The rows of `existing` inside the region, in unit coordinates.
@@ -98,20 +105,21 @@ Eigen::MatrixXd unit_points(const Request& r, const Eigen::MatrixXd& existing,
       return x;
     }
     case Method::kDOptimal: {
-      DOptimalSelector select;
-      {
-        std::lock_guard<std::mutex> lock(selector_mutex);
-        select = selector();
-      }
-      if (!select) {
-        throw PlanError(
-            "doe.method: \"d_optimal\" needs the D-optimal exchange of the metamodel library "
-            "(sao/metamodel, d_optimal), which this build of sao does not have yet");
-      }
       const int n = s.candidates > 0 ? s.candidates : std::max(20 * s.points, 500);
       Eigen::MatrixXd c = latin_hypercube(n, d, s.seed);
       plan.replaced = replace_infeasible(c, Eigen::MatrixXd(0, d), s.seed, feasible);
-      const std::vector<int> rows = select(c, s.points, s.polynomial, s.seed);
+      // The exchange of the metamodel library, on the unit cube; the stored points inside the
+      // region are in the design already (fixed), so the new ones complete them.
+      const metamodel::PolynomialBasis basis({Eigen::VectorXd::Zero(d), Eigen::VectorXd::Ones(d)},
+                                             order_of(s.polynomial));
+      metamodel::DOptimalSettings exchange;
+      exchange.seed = static_cast<std::uint32_t>(s.seed ^ (s.seed >> 32));
+      std::vector<int> rows;
+      try {
+        rows = metamodel::d_optimal(c, basis, s.points, existing, exchange).chosen;
+      } catch (const std::invalid_argument& e) {
+        throw PlanError(std::string("doe: d_optimal: ") + e.what());
+      }
       Eigen::MatrixXd x(rows.size(), d);
       for (size_t i = 0; i < rows.size(); ++i) x.row(i) = c.row(rows[i]);
       return x;
@@ -188,7 +196,9 @@ Plan make_plan(const Request& request) {
   }
   Plan plan;
   const Eigen::MatrixXd inside = existing_inside(request);
-  const Eigen::MatrixXd existing = request.settings.method == Method::kLatinHypercube
+  // A Latin hypercube keeps away from the stored points; a D-optimal plan completes them.
+  const Method method = request.settings.method;
+  const Eigen::MatrixXd existing = method == Method::kLatinHypercube || method == Method::kDOptimal
                                        ? inside
                                        : Eigen::MatrixXd(0, region.lower.size());
   plan.existing = static_cast<int>(inside.rows());
@@ -207,16 +217,6 @@ Plan make_plan(const Request& request) {
     plan.points.row(i) = region.from_unit(unit.row(i).transpose()).transpose();
   }
   return plan;
-}
-
-void set_d_optimal(DOptimalSelector s) {
-  std::lock_guard<std::mutex> lock(selector_mutex);
-  selector() = std::move(s);
-}
-
-bool d_optimal_available() {
-  std::lock_guard<std::mutex> lock(selector_mutex);
-  return static_cast<bool>(selector());
 }
 
 }  // namespace sao::doe

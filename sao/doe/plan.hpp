@@ -20,7 +20,8 @@
 //                          (each generated variable the product of base variables, in -1/+1);
 //                          by default the minimum-aberration designs of Montgomery's table 8.14
 //   d_optimal              a subset of candidates (a Latin hypercube) maximising det(X'X) of a
-//                          polynomial: the exchange is the metamodel library's (set_d_optimal)
+//                          polynomial, completing the existing points inside the region: the
+//                          exchange is the metamodel library's (sao/metamodel/d_optimal.hpp)
 #pragma once
 
 #include <Eigen/Dense>
@@ -77,7 +78,7 @@ struct Request {
   // Whether a design (absolute values) satisfies the explicit constraints; null: every one.
   std::function<bool(const Eigen::VectorXd&)> feasible;
   // Designs already analysed (rows, absolute values): those inside the region are points a
-  // Latin hypercube keeps away from (they are not part of the plan).
+  // Latin hypercube keeps away from and a D-optimal plan completes (not part of the plan).
   Eigen::MatrixXd existing;
 };
 
@@ -123,13 +124,5 @@ std::vector<Generator> table_generators(int k, int p);
 // The resolution of a design with these generators: the shortest word of its defining
 // relation (0 for none: a full factorial).
 int resolution(const std::vector<Generator>& generators);
-
-// D-optimal selection (the metamodel library's exchange, wired by the program that links it):
-// the rows of `candidates` (unit cube) to take, `points` of them, maximising det(X'X) of the
-// polynomial's basis. Until one is set, a d_optimal plan is a PlanError naming the missing part.
-using DOptimalSelector = std::function<std::vector<int>(
-    const Eigen::MatrixXd& candidates, int points, Polynomial polynomial, std::uint64_t seed)>;
-void set_d_optimal(DOptimalSelector selector);
-bool d_optimal_available();
 
 }  // namespace sao::doe

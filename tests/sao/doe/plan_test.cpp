@@ -8,6 +8,8 @@
 #include <cmath>
 #include <set>
 
+#include "sao/metamodel/d_optimal.hpp"
+
 namespace sao::doe {
 namespace {
 
@@ -181,19 +183,37 @@ TEST(DoePlan, ALatinHypercubeKeepsAwayFromExistingPointsInsideTheRegion) {
   EXPECT_GT(min_distance(plan.points, inside), min_distance(alone.points, inside));
 }
 
-TEST(DoePlan, DOptimalNeedsTheMetamodelLibrarysExchangeAndThenUsesIt) {
+// D-optimal: the metamodel library's exchange over a Latin hypercube of candidates. For a
+// quadratic in 2 variables, 6 points (its 6 terms) chosen that way have a larger det(X'X)
+// than the plain Latin hypercube of 6 and than the first 6 candidates; with stored points in
+// the region, the plan completes them (none repeated) and the design of both is better still
+// than the stored points with a plain hypercube.
+TEST(DoePlan, DOptimalMaximisesTheInformationOfTheQuadraticAndCompletesStoredPoints) {
   Request r = lhs(6, 2);
   r.settings.method = Method::kDOptimal;
-  set_d_optimal(nullptr);
-  EXPECT_THROW(make_plan(r), PlanError);
-  set_d_optimal([](const Eigen::MatrixXd& c, int points, Polynomial, std::uint64_t) {
-    EXPECT_EQ(c.rows(), 500);  // max(20 x points, 500) candidates
-    std::vector<int> rows;
-    for (int i = 0; i < points; ++i) rows.push_back(i * 7);
-    return rows;
-  });
-  EXPECT_EQ(make_plan(r).points.rows(), 6);
-  set_d_optimal(nullptr);
+  r.settings.polynomial = Polynomial::kQuadratic;
+  const Plan plan = make_plan(r);
+  ASSERT_EQ(plan.points.rows(), 6);
+  const metamodel::PolynomialBasis basis({r.region.lower, r.region.upper},
+                                         metamodel::PolynomialOrder::quadratic);
+  const double chosen = metamodel::log_det_information(basis, plan.points);
+  EXPECT_GT(chosen, metamodel::log_det_information(basis, make_plan(lhs(6, 2)).points));
+  EXPECT_TRUE(std::isfinite(chosen));
+  EXPECT_EQ(make_plan(r).points, plan.points);  // deterministic for its seed
+
+  Request more = r;
+  more.settings.points = 4;
+  more.existing = plan.points.topRows(3);  // three stored points inside the region
+  const Plan completed = make_plan(more);
+  ASSERT_EQ(completed.points.rows(), 4);
+  Eigen::MatrixXd all(7, 2), plain(7, 2);
+  all << more.existing, completed.points;
+  plain << more.existing, make_plan(lhs(4, 2)).points;
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < 3; ++k) EXPECT_NE(completed.points.row(i), more.existing.row(k));
+  }
+  EXPECT_GT(metamodel::log_det_information(basis, all),
+            metamodel::log_det_information(basis, plain));
 }
 
 }  // namespace
