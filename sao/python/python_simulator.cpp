@@ -234,7 +234,13 @@ PythonSimulator::PythonSimulator(const SimulatorSetup& setup, const PythonHost& 
   set_settings(adapters::read_function_settings(section, !target_ || provides_gradients_,
                                                 "Python simulator " + name_));
   section.finish();
-  problems.throw_if_any();
+  try {
+    problems.throw_if_any();
+  } catch (...) {  // the members are destroyed after the GIL is given back: let go of them now
+    target_ = py::object();
+    function_ = py::object();
+    throw;
+  }
 }
 
 void PythonSimulator::call(FunctionCall& call) {
