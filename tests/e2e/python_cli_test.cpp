@@ -41,10 +41,11 @@ void write_file(const fs::path& file, const std::string& text) {
 
 #if SAO_TEST_PYTHON
 
-// The same model in closed form (Python) and integrated by CVODES (the internal simulator): the
-// same optimum within the integrator's error (its histories agree with the closed form to about
-// 1e-7, which the finite-difference sensitivities and the optimum inherit; observed: equal to
-// all 6 printed digits), and the same path (cycles, analyses, runs).
+// The same model in closed form (Python) and integrated by CVODES (the internal simulator, rtol
+// 1e-10, atol 1e-12 in the study): the histories differ by the integrator's error, which the
+// finite-difference sensitivities (step 1e-6) and so the optimum inherit. Observed: objective
+// 5e-11 apart (relative), design 3e-10; the test allows 1e-7 and 1e-6, far above that and far
+// below the optimum's own accuracy (objacc 1e-3), and the same path (cycles, analyses, runs).
 TEST(PythonCli, RunReachesTheInternalSimulatorsOptimum) {
   const fs::path dir = scratch("absorber");
   const CommandOutput python = sao("run " + kPythonStudy + " --out " + (dir / "python").string());
@@ -56,9 +57,9 @@ TEST(PythonCli, RunReachesTheInternalSimulatorsOptimum) {
   const json i = read_json(dir / "internal" / "result.json");
   EXPECT_EQ(p["status"], "converged");
   EXPECT_NEAR(p["objective"].get<double>(), i["objective"].get<double>(),
-              1e-4 * i["objective"].get<double>());
+              1e-7 * i["objective"].get<double>());
   for (const char* name : {"b1", "b2", "b3"}) {
-    EXPECT_NEAR(p["design"][name].get<double>(), i["design"][name].get<double>(), 1e-3) << name;
+    EXPECT_NEAR(p["design"][name].get<double>(), i["design"][name].get<double>(), 1e-6) << name;
   }
   for (const char* count : {"cycles", "analyses", "sensitivity_analyses", "simulator_runs"}) {
     EXPECT_EQ(p[count], i[count]) << count;
