@@ -33,6 +33,9 @@
 #include "sao/cli/validators.hpp"
 #include "sao/components/standard_components.hpp"
 #include "sao/optimizer/driver.hpp"
+#ifdef SAO_EMBED_PYTHON
+#include "sao/python/embedded_python.hpp"
+#endif
 #include "sao/report/evaluate.hpp"
 #include "sao/report/gradient_check.hpp"
 #include "sao/report/result_file.hpp"
@@ -702,7 +705,12 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(arguments.level));
   spdlog::set_pattern("%^[%l]%$ %v");
-  sao::register_standard_components();  // the Python module registers the same
+  // The Python module registers the same, with its own "python" (docs/python.md).
+#ifdef SAO_EMBED_PYTHON
+  sao::register_standard_components(&sao::python::embedded_python_simulator);
+#else
+  sao::register_standard_components();  // "python": refused, this build has no Python
+#endif
   // SIGINT, SIGTERM, SIGHUP: every external run's process tree is killed, exit 3 (failed run;
   // the analyses stored so far stay stored, and the message says what is kept). docs/trust.md
   sao::adapters::install_interrupt_handler(sao::cli::kFailed);

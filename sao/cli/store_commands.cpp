@@ -113,7 +113,7 @@ int step_command() {
                        .dump()
                 << "\n";
     } else {
-      std::cout << "run ended: " << to_string(s.status) << ": " << s.message << "\n";
+      std::cout << "run ended: " << to_string(s.status) << ": " << one_line(s.message) << "\n";
     }
     return exit_code(s.status);
   }
@@ -147,7 +147,7 @@ int step_command() {
     }
     std::cout << fmt::format("\nsimulator runs in this step: {}\n", s.simulator_runs - runs_before);
     if (session.driver().finished()) {
-      std::cout << "run ended: " << to_string(s.status) << ": " << s.message << "\n";
+      std::cout << "run ended: " << to_string(s.status) << ": " << one_line(s.message) << "\n";
     }
   }
   write_run_results(session, directory_of(session.store().path()), session.driver().finished());
@@ -253,7 +253,7 @@ int status_command() {
     if (b.parent > 0)
       std::cout << " (from branch " << b.parent << " after cycle " << b.from_cycle << ")";
     std::cout << ": " << study_def.source << ", " << live_status(b, current, owner);
-    if (!b.message.empty()) std::cout << ": " << b.message;
+    if (!b.message.empty()) std::cout << ": " << one_line(b.message);
     std::cout << "\n";
     Study study;
     try {

@@ -433,9 +433,10 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
   rec.analyses = summary_.analyses;
   if (!e_opt) {
     // A failed analysis at b* rejects the cycle: nothing computed so far is lost.
-    rec.message =
-        "analysis of b* failed (" + last_failure_ + "): cycle rejected, move limits reduced";
-    spdlog::warn("cycle {}: {}", rec.cycle, rec.message);
+    rec.message = "analysis of b* failed (" + message_headline(last_failure_) +
+                  "): cycle rejected, move limits reduced";
+    const std::string details = message_details(last_failure_);  // in the log only
+    spdlog::warn("cycle {}: {}{}{}", rec.cycle, rec.message, details.empty() ? "" : "\n", details);
     rec.next_factors = factors_ * noisy_.beta1;
     rec.actions.assign(study_.n_design(), MoveAction::kRejected);
     factors_ = rec.next_factors;
@@ -535,8 +536,9 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
       message += "; " + std::to_string(failures_) +
                  " analyses failed on the way, so the result may be limited by designs the "
                  "simulator could not analyse (last failure: " +
-                 last_failure_ + ")";
-      spdlog::warn("{}", message);
+                 message_headline(last_failure_) + ")";
+      const std::string details = message_details(last_failure_);  // in the log only
+      spdlog::warn("{}{}{}", message, details.empty() ? "" : "\n", details);
     }
     finish(RunStatus::kConverged, message);
   } else if (stalled()) {

@@ -150,6 +150,30 @@ py::object evaluate(const py::object& study, const std::optional<Eigen::VectorXd
   return evaluator.evaluate(designs, gradients)[0];
 }
 
+// The python simulator in this module: Python runs already (the GIL is released while the
+// optimizer works), and {"object": NAME} names a simulator of sao.register_simulator.
+class ModuleHost final : public PythonHost {
+ public:
+  void start() const override {}
+  py::object registered(const std::string& name, std::string& why_not) const override {
+    try {
+      py::dict simulators = py::module_::import("sao._sao").attr("_simulators");
+      if (simulators.contains(name)) return simulators[py::str(name)];
+    } catch (py::error_already_set& e) {
+      why_not = python_failure(e);
+      return {};
+    }
+    why_not =
+        "no Python simulator \"" + name + "\" registered in this process (sao.register_simulator)";
+    return {};
+  }
+};
+
+std::unique_ptr<Simulator> module_python_simulator(const SimulatorSetup& setup) {
+  static const ModuleHost host;
+  return make_python_simulator(setup, host);
+}
+
 // The exceptions of the package: sao.StudyError (a ValueError with .problems, every problem
 // of a study with its JSON path) and sao.StoreError (a RuntimeError).
 void register_exceptions(py::module_& m) {
@@ -176,8 +200,8 @@ void register_exceptions(py::module_& m) {
 PYBIND11_MODULE(_sao, m) {
   using namespace sao::python;
   m.doc() = "sao: sequential approximate optimization (docs/python.md)";
-  sao::register_standard_components();  // as the command line: simulators, the SLURM executor
-  register_python_simulator();
+  // As the command line: the simulators and the SLURM executor; "python" in this process.
+  sao::register_standard_components(&module_python_simulator);
   m.attr("_simulators") = py::dict();  // sao.register_simulator: {"type": "python", "object": NAME}
   register_exceptions(m);
   m.def("check", &check, py::arg("study"), py::arg("overrides") = std::vector<std::string>{},

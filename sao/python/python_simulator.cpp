@@ -1,40 +1,137 @@
 #include "sao/python/python_simulator.hpp"
 
 #include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "adapters/function_simulator.hpp"
-#include "sao/seam/simulator.hpp"
 
 namespace sao::python {
 namespace py = pybind11;
+namespace fs = std::filesystem;
 using adapters::FunctionCall;
 using adapters::FunctionLayout;
 
 namespace {
 
-// The exception being handled, with its traceback, as Python prints it.
-std::string traceback_text(py::error_already_set& e) {
+std::string joined(const py::handle& lines) {
+  return py::str("").attr("join")(lines).cast<std::string>();
+}
+
+// The exception's one-line summary: its type and text (the first line at the margin: a
+// SyntaxError's first lines quote the code) and where it was raised.
+std::string failure_headline(const py::object& exception) {
+  const std::string only = joined(exception.attr("format_exception_only")());
+  std::string what;
+  for (size_t at = 0; at < only.size();) {
+    const size_t end = std::min(only.find('\n', at), only.size());
+    if (end > at && only[at] != ' ') {
+      what = only.substr(at, end - at);
+      break;
+    }
+    at = end + 1;
+  }
+  py::object file = py::none(), line = py::none(), function = py::none();
+  if (py::bool_(
+          py::module_::import("builtins")
+              .attr("issubclass")(exception.attr("exc_type"), py::handle(PyExc_SyntaxError)))) {
+    file = exception.attr("filename");
+    line = exception.attr("lineno");
+  } else if (py::len(exception.attr("stack")) > 0) {
+    py::list stack(exception.attr("stack"));
+    py::object frame = stack[py::len(stack) - 1];
+    file = frame.attr("filename");
+    line = frame.attr("lineno");
+    function = frame.attr("name");
+  }
+  if (file.is_none()) return what;
+  what += " (" + fs::path(py::str(file).cast<std::string>()).filename().string();
+  if (!line.is_none()) what += ", line " + py::str(line).cast<std::string>();
+  if (!function.is_none()) what += ", in " + py::str(function).cast<std::string>();
+  return what + ")";
+}
+
+}  // namespace
+
+std::string python_failure(py::error_already_set& e) {
   auto or_none = [](const py::handle& h) {
     return h ? py::reinterpret_borrow<py::object>(h) : py::object(py::none());
   };
   try {
-    py::object lines =
+    py::object exception =
         py::module_::import("traceback")
-            .attr("format_exception")(or_none(e.type()), or_none(e.value()), or_none(e.trace()));
-    return py::str("").attr("join")(lines).cast<std::string>();
+            .attr("TracebackException")(or_none(e.type()), or_none(e.value()), or_none(e.trace()));
+    std::string full = joined(exception.attr("format")());
+    while (!full.empty() && full.back() == '\n') full.pop_back();
+    return failure_headline(exception) + "\n" + full;
   } catch (const std::exception&) {  // error_already_set, cast_error: Python's own summary
     return e.what();
   }
 }
 
+namespace {
+
+// A module of the study's folder, as a path: "" when the folder holds no such module (or the
+// name is dotted: a package's module).
+fs::path module_file(const std::string& folder, const std::string& module) {
+  if (module.find('.') != std::string::npos) return {};
+  for (const fs::path& p :
+       {fs::path(folder) / (module + ".py"), fs::path(folder) / module / "__init__.py"}) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return fs::weakly_canonical(p, ec);
+  }
+  return {};
+}
+
+// `module` imported with `folder` at the front of sys.path (then removed). A module of that
+// name imported before from elsewhere (another study of this process: the service's, a
+// notebook's) is imported afresh when the folder holds one: the study gets its own file.
+py::object import_from(const std::string& module, const std::string& folder) {
+  py::module_ sys = py::module_::import("sys");
+  py::dict modules = sys.attr("modules");
+  const fs::path own = module_file(folder, module);
+  if (!own.empty() && modules.contains(module)) {
+    py::object loaded = modules[py::str(module)];
+    std::error_code ec;
+    const bool same =
+        py::hasattr(loaded, "__file__") && !loaded.attr("__file__").is_none() &&
+        fs::weakly_canonical(py::str(loaded.attr("__file__")).cast<std::string>(), ec) == own;
+    if (!same) modules.attr("pop")(module);
+  }
+  py::list path = sys.attr("path");
+  path.insert(0, folder);
+  py::object imported;
+  try {
+    imported = py::module_::import(module.c_str());
+  } catch (...) {
+    path.attr("remove")(folder);
+    throw;
+  }
+  path.attr("remove")(folder);
+  return imported;
+}
+
+// Why `module` could not be imported: for the module itself missing, where it was looked for.
+std::string import_failure(py::error_already_set& e, const std::string& module,
+                           const std::string& folder) {
+  if (e.matches(PyExc_ModuleNotFoundError) && py::hasattr(e.value(), "name") &&
+      py::str(e.value().attr("name")).cast<std::string>() == module) {
+    std::string path;
+    for (py::handle entry : py::list(py::module_::import("sys").attr("path"))) {
+      path += (path.empty() ? "" : ", ") + py::str(entry).cast<std::string>();
+    }
+    return "cannot import " + module + ": ModuleNotFoundError: No module named '" + module +
+           "', neither in the study's folder (" + folder + ") nor on Python's path (" + path + ")";
+  }
+  return "cannot import " + module + ": " + python_failure(e);
+}
+
 class PythonSimulator final : public adapters::FunctionSimulator {
  public:
-  explicit PythonSimulator(const SimulatorSetup& setup);
+  PythonSimulator(const SimulatorSetup& setup, const PythonHost& host);
   ~PythonSimulator() override {
     py::gil_scoped_acquire gil;
     target_ = py::object();
@@ -47,7 +144,7 @@ class PythonSimulator final : public adapters::FunctionSimulator {
 
  private:
   // The callable named by the section, or none with the problem recorded.
-  py::object find_target(JsonReader& section);
+  py::object find_target(JsonReader& section, const PythonHost& host);
   void read_declarations(Problems& problems);
   // The call's values in the C interface's flat layout; throws std::runtime_error for a result
   // of the wrong form.
@@ -59,7 +156,7 @@ class PythonSimulator final : public adapters::FunctionSimulator {
   bool thread_safe_ = false, provides_gradients_ = false;
 };
 
-py::object PythonSimulator::find_target(JsonReader& section) {
+py::object PythonSimulator::find_target(JsonReader& section, const PythonHost& host) {
   const bool by_object = section.has("object");
   const auto object = section.string("object");
   const auto module = section.string("module", !by_object);
@@ -70,44 +167,31 @@ py::object PythonSimulator::find_target(JsonReader& section) {
                            "not both");
     return {};
   }
+  if (object) {
+    std::string why_not;
+    py::object registered = host.registered(*object, why_not);
+    if (!registered) section.problems().add(section.at("object"), why_not);
+    name_ = *object;
+    return registered;
+  }
+  if (!module || !function) return {};
+  name_ = *module + "." + *function;
+  const std::string folder = study_directory_.empty() ? "." : study_directory_;
+  py::object imported;
   try {
-    if (object) {
-      py::dict registered = py::module_::import("sao._sao").attr("_simulators");
-      if (!registered.contains(*object)) {
-        section.problems().add(section.at("object"),
-                               "no Python simulator \"" + *object +
-                                   "\" registered in this process (sao.register_simulator)");
-        return {};
-      }
-      name_ = *object;
-      return registered[py::str(*object)];
-    }
-    if (!module || !function) return {};
-    name_ = *module + "." + *function;
-    py::list path = py::module_::import("sys").attr("path");
-    const std::string folder = study_directory_.empty() ? "." : study_directory_;
-    path.insert(0, folder);
-    py::object imported;
-    try {
-      imported = py::module_::import(module->c_str());
-    } catch (...) {
-      path.attr("remove")(folder);
-      throw;
-    }
-    path.attr("remove")(folder);
-    if (!py::hasattr(imported, function->c_str())) {
-      section.problems().add(section.at("function"),
-                             "module " + *module + " (" +
-                                 py::str(imported.attr("__file__")).cast<std::string>() +
-                                 ") has no \"" + *function + "\"");
-      return {};
-    }
-    return imported.attr(function->c_str());
+    imported = import_from(*module, folder);
   } catch (py::error_already_set& e) {
-    section.problems().add(section.at(object ? "object" : "module"),
-                           "cannot import: " + traceback_text(e));
+    section.problems().add(section.at("module"), import_failure(e, *module, folder));
     return {};
   }
+  if (!py::hasattr(imported, function->c_str())) {
+    const py::object file = py::getattr(imported, "__file__", py::none());
+    section.problems().add(section.at("function"), "module " + *module + " (" +
+                                                       py::str(file).cast<std::string>() +
+                                                       ") has no \"" + *function + "\"");
+    return {};
+  }
+  return imported.attr(function->c_str());
 }
 
 void PythonSimulator::read_declarations(Problems& problems) {
@@ -134,23 +218,29 @@ void PythonSimulator::read_declarations(Problems& problems) {
     function_ = py::hasattr(target_, "evaluate") ? target_.attr("evaluate") : target_;
     if (!PyCallable_Check(function_.ptr())) problems.add(where, "is not callable");
   } catch (py::error_already_set& e) {
-    problems.add(where, traceback_text(e));
+    problems.add(where, python_failure(e));
   }
   set_responses(std::move(responses));
 }
 
-PythonSimulator::PythonSimulator(const SimulatorSetup& setup)
+PythonSimulator::PythonSimulator(const SimulatorSetup& setup, const PythonHost& host)
     : FunctionSimulator(setup, "python"), study_directory_(setup.study_directory) {
   py::gil_scoped_acquire gil;
   Problems problems;
   JsonReader section(setup.section, "simulator", problems);
   section.known({"type"});
-  target_ = find_target(section);
+  target_ = find_target(section, host);
   if (target_) read_declarations(problems);
   set_settings(adapters::read_function_settings(section, !target_ || provides_gradients_,
                                                 "Python simulator " + name_));
   section.finish();
-  problems.throw_if_any();
+  try {
+    problems.throw_if_any();
+  } catch (...) {  // the members are destroyed after the GIL is given back: let go of them now
+    target_ = py::object();
+    function_ = py::object();
+    throw;
+  }
 }
 
 void PythonSimulator::call(FunctionCall& call) {
@@ -177,7 +267,7 @@ void PythonSimulator::call(FunctionCall& call) {
     unpack(result.cast<py::dict>(), call);
     return;
   } catch (py::error_already_set& e) {
-    failure = traceback_text(e);
+    failure = python_failure(e);
   } catch (const std::exception& e) {
     failure = e.what();
   }
@@ -258,10 +348,10 @@ void PythonSimulator::unpack(const py::dict& result, FunctionCall& call) {
 
 }  // namespace
 
-void register_python_simulator() {
-  register_simulator("python", [](const SimulatorSetup& setup) -> std::unique_ptr<Simulator> {
-    return std::make_unique<PythonSimulator>(setup);
-  });
+std::unique_ptr<Simulator> make_python_simulator(const SimulatorSetup& setup,
+                                                 const PythonHost& host) {
+  host.start();
+  return std::make_unique<PythonSimulator>(setup, host);
 }
 
 }  // namespace sao::python

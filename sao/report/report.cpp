@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -69,7 +70,7 @@ std::string cycle_table_start(const Study& study, const RunSummary& summary,
 
 std::string cycle_table_row(const Study& study, const CycleRecord& r) {
   (void)study;
-  if (r.x_opt.size() == 0) return fmt::format("{:>5} failed: {}", r.cycle, r.message);
+  if (r.x_opt.size() == 0) return fmt::format("{:>5} failed: {}", r.cycle, one_line(r.message));
   return fmt::format("{:>5} {:>3} {:>4} {:>5}{} {:>11.6g} {:>9.3g} {:>9.3g} {:>9.3g} {}{}", r.cycle,
                      r.converged  ? "c"
                      : r.accepted ? "y"
@@ -78,9 +79,17 @@ std::string cycle_table_row(const Study& study, const CycleRecord& r) {
                      r.Ef, r.Eg, r.V, factor_cells(r.factors), r.relaxed ? "  relaxed" : "");
 }
 
+std::string one_line(const std::string& message) {
+  const std::string details = message_details(message);
+  if (details.empty()) return message;
+  const auto more = 1 + std::count(details.begin(), details.end(), '\n');
+  return fmt::format("{} [{} more line{} in the log and in result.json]", message_headline(message),
+                     more, more == 1 ? "" : "s");
+}
+
 std::string run_summary_text(const Study& study, const RunSummary& summary, bool store) {
-  std::string text =
-      fmt::format("\nstatus     {}: {}\ndesign    ", to_string(summary.status), summary.message);
+  std::string text = fmt::format("\nstatus     {}: {}\ndesign    ", to_string(summary.status),
+                                 one_line(summary.message));
   const std::vector<std::string> names = variable_names(study);  // in study order
   for (int i = 0; i < summary.x.size() && i < static_cast<int>(names.size()); ++i) {
     text += fmt::format(" {} = {:.6g}", names[i], summary.x(i));

@@ -22,6 +22,10 @@ std::string cycle_table_row(const Study& study, const CycleRecord& record);
 std::string cycle_table_start(const Study& study, const RunSummary& summary,
                               const Eigen::VectorXd& x0);
 
+// A run's or a cycle's message on one line (the table, the status line): its first line, and
+// how many more the log and result.json hold (message_headline, sao/seam/simulator.hpp).
+std::string one_line(const std::string& message);
+
 // The end of a run as `sao run` prints it: status, design, objective, violation, counts
 // (with the analyses re-used from the study store when `store`).
 std::string run_summary_text(const Study& study, const RunSummary& summary, bool store);

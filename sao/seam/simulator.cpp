@@ -54,6 +54,15 @@ std::unique_ptr<Simulator> make_simulator(const SimulatorSetup& setup) {
   return it->second(setup);
 }
 
+std::string message_headline(const std::string& message) {
+  return message.substr(0, message.find('\n'));
+}
+
+std::string message_details(const std::string& message) {
+  const size_t end = message.find('\n');
+  return end == std::string::npos ? std::string() : message.substr(end + 1);
+}
+
 void check_request(const EvaluationRequest& request, const std::string& who,
                    size_t design_variables, const std::vector<LoadCaseSpec>& load_cases,
                    const std::vector<ResponseInfo>& responses) {

@@ -82,6 +82,14 @@ struct Evaluation {
   EvaluationCost cost;
 };
 
+// A failed analysis' message may span lines (and so may a run's or a cycle's message quoting
+// it): its first line says what failed in brief, for the places of one line (a sentence, the
+// cycle table, the status line); the lines after it detail it (a Python simulator's traceback)
+// where the message is shown whole (the log, the store, result.json).
+std::string message_headline(const std::string& message);
+// The lines after the first; "" for a message of one line.
+std::string message_details(const std::string& message);
+
 class Simulator {
  public:
   virtual ~Simulator() = default;

@@ -34,12 +34,18 @@ nlohmann::json admit_study(nlohmann::json document, const std::filesystem::path&
                            bool allow_external) {
   if (!document.is_object() || !document.contains("simulator")) return document;
   nlohmann::json& simulator = document["simulator"];
-  // A plug-in is a library of the study's choosing loaded into this process: as trusted as a
-  // command (docs/python.md).
-  if (simulator.is_object() && simulator.value("type", nlohmann::json()) == "plugin" &&
-      !allow_external) {
+  // A plug-in is a library of the study's choosing loaded into this process, a Python
+  // simulator Python code of its choosing run in it: as trusted as a command (docs/python.md).
+  const nlohmann::json type =
+      simulator.is_object() ? simulator.value("type", nlohmann::json()) : nlohmann::json();
+  if (type == "plugin" && !allow_external) {
     refuse("simulator.type",
            "a \"plugin\" simulator loads a library of the study's choosing into the service; "
+           "this service was started without --allow-external and refuses such studies");
+  }
+  if (type == "python" && !allow_external) {
+    refuse("simulator.type",
+           "a \"python\" simulator runs Python code of the study's choosing in the service; "
            "this service was started without --allow-external and refuses such studies");
   }
   if (!simulator.is_object() || simulator.value("type", nlohmann::json()) != "external") {
@@ -112,9 +118,12 @@ std::optional<std::string> from_base64(const std::string& text) {
   return out;
 }
 
-bool is_external(const nlohmann::json& document) {
-  return document.contains("simulator") && document["simulator"].is_object() &&
-         document["simulator"].value("type", nlohmann::json()) == "external";
+// A study whose simulator reads files of its folder: an external code's templates and support
+// files, a Python simulator's modules.
+bool reads_files(const nlohmann::json& document) {
+  if (!document.contains("simulator") || !document["simulator"].is_object()) return false;
+  const nlohmann::json type = document["simulator"].value("type", nlohmann::json());
+  return type == "external" || type == "python";
 }
 
 }  // namespace
@@ -128,10 +137,10 @@ std::map<std::string, std::string> take_study_files(nlohmann::json& document) {
     throw ApiError(400, "files: expected an object {\"NAME\": \"text\" or {\"base64\": ...}}",
                    problems_json({"files: expected an object"}));
   }
-  if (!is_external(document)) {
-    throw ApiError(400, "files: only a study with an \"external\" simulator reads files",
-                   problems_json({"files: only a study with an \"external\" simulator reads "
-                                  "files"}));
+  if (!reads_files(document)) {
+    const std::string why =
+        "files: only a study with an \"external\" or a \"python\" simulator reads files";
+    throw ApiError(400, why, problems_json({why}));
   }
   if (files.size() > 256) bad_file("", "more than 256 files");
   for (const auto& [name, value] : files.items()) {

@@ -1,9 +1,10 @@
 // What the service accepts of an uploaded study. A study file is code when its simulator is
-// "external" (it names a command to run): such a study is refused unless the service was
-// started with --allow-external, and even then its files stay inside the study's own folder
-// of the data directory: its templates and support files are read from there (the adapter
-// refuses any other place unless "allow_outside_input_files", which the service refuses), and
-// its run directory is made a folder of it.
+// "external" (it names a command to run), "plugin" (a library) or "python" (Python code): such
+// a study is refused unless the service was started with --allow-external. A Python study's
+// modules come with it as files of its folder. An external study is held tighter: even then its
+// files stay inside the study's own folder of the data directory: its templates and support files
+// are read from there (the adapter refuses any other place unless "allow_outside_input_files",
+// which the service refuses), and its run directory is made a folder of it.
 #pragma once
 
 #include <filesystem>
@@ -18,14 +19,14 @@ namespace sao::service {
 nlohmann::json admit_study(nlohmann::json document, const std::filesystem::path& dir,
                            bool allow_external);
 
-// The files uploaded with an external study (POST /api/studies with a top-level "files"
+// The files uploaded with an external or a Python study (POST /api/studies with a top-level "files"
 // object, docs/service.md), taken out of `document`: {"NAME": "text"} or {"NAME": {"base64":
 // "..."}}, decoded. Empty when the document has none. Throws ApiError: 400 for a name that is
 // not a plain relative path (letters, digits, "._-+", "/" between parts; no "." or ".." part,
 // at most 255 characters), a name that is both a file and a folder of another, a value of
-// another form or bad base64, files with a study whose simulator is not external (nothing
-// reads them); more than 256 files. The caller also checks them against the study's folder
-// (check_files_against).
+// another form or bad base64, files with a study whose simulator is neither external nor
+// python (nothing reads them); more than 256 files. The caller also checks them against the study's
+// folder (check_files_against).
 std::map<std::string, std::string> take_study_files(nlohmann::json& document);
 
 // Refuses (ApiError 400, naming the file) an uploaded file that would be, or be inside, one of

@@ -66,7 +66,9 @@ checked=0
 for study in "$share"/*/*.json; do
   case "$study" in
     */suite/optima.json) continue ;;  # the suite's manifest, not a study
-    */python-absorber/*) continue ;;  # the python type runs in the Python package (docs/python.md)
+    */python-absorber/*)  # the embedded Python (a build with SAO_PYTHON) and NumPy (docs/python.md)
+      [[ $depends == *libpython3* ]] && /usr/bin/python3 -c 'import numpy' 2> /dev/null ||
+        { echo "skipped    $study (this sao has no Python, or there is no NumPy)"; continue; } ;;
     */cantilever-calculix/*) command -v ccx > /dev/null || { echo "skipped    $study (no ccx)"; continue; } ;;
   esac
   sao check "$study" > /dev/null || fail "sao check $study"

@@ -1,8 +1,12 @@
-"""Python simulators: an exception is a failed analysis carrying the traceback; a sao.Simulator
+"""Python simulators: an exception is a failed analysis carrying the traceback (its first line
+naming the exception and where it was raised; the package's log showing it whole); a sao.Simulator
 subclass registered by name, with gradients it provides; per-run errors; results of the wrong
 shape named; bad sections refused with their JSON paths."""
 import copy
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -10,7 +14,7 @@ import unittest
 import numpy as np
 
 import sao
-from support import problem
+from support import SOURCE, problem
 
 
 def study_with(simulator):
@@ -65,6 +69,24 @@ class PythonSimulators(unittest.TestCase):
         result = sao.run(study_with({"type": "python", "object": "broken"}))
         self.assertEqual(result["status"], "failed")
         self.assertIn("NameError", result["message"])
+
+    def test_the_message_and_the_log_carry_the_whole_traceback(self):
+        # tests/data/python-raising/raising.py raises in a nested function below k = 0.9.
+        study = os.path.join(SOURCE, "tests", "data", "python-raising", "study.json")
+        analysis = sao.evaluate(study, design=np.array([0.5, 0.3]))
+        first, rest = analysis["message"].split("\n", 1)
+        self.assertEqual(first, "Python simulator raising.simulate: ValueError: stiffness below "
+                                "0.9 (raising.py, line 12, in stiffness)")
+        self.assertIn('raising.py", line 19, in simulate\n    k = stiffness(designs)\n', rest)
+        self.assertIn('raising.py", line 12, in stiffness\n    raise ValueError', rest)
+        # The package's log (spdlog's default logger: stdout) while a run rejects a cycle: the
+        # whole traceback.
+        done = subprocess.run(
+            [sys.executable, "-c", "import sao; sao.run(%r, overrides=['settings.max_cycles=1'])"
+             % study], capture_output=True, text=True)
+        self.assertIn("cycle 1: analysis of b* failed (" + first + "): cycle rejected, move limits "
+                      "reduced\nTraceback (most recent call last):\n", done.stdout)
+        self.assertIn('raising.py", line 12, in stiffness\n    raise ValueError', done.stdout)
 
     def test_subclass_with_provided_gradients(self):
         quadratic = sao.register_simulator("quadratic", Quadratic())

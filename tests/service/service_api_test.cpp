@@ -410,4 +410,46 @@ TEST(ServiceApi, DesignsAreInStudyOrder) {
   EXPECT_EQ(keys(history[0]["b_opt"]), order);
 }
 
+// A Python study, its module uploaded as a file of its folder (--allow-external), runs in the
+// server's embedded interpreter to the records `sao run` writes. A second study uploading its
+// own absorber.py gets its own (a module imported from another folder is imported afresh).
+TEST(ServiceApi, PythonStudiesRunWithTheirOwnModules) {
+  if (!SAO_TEST_PYTHON) GTEST_SKIP() << "built without Python (SAO_PYTHON=OFF)";
+  const fs::path root = scratch_directory("test-service");
+  const std::string file = problem_file("python-absorber/max-acceleration.json");
+  ASSERT_EQ(sao_command("run " + file + " --no-store --out " + (root / "cli").string()).code, 0);
+  const json expected = json::parse(read_file((root / "cli" / "result.json").string()));
+  ServerProcess server(root / "data", {"--allow-external"});
+  httplib::Client c = server.client();
+  json study = json::parse(read_file(file));
+  study["files"] = {{"absorber.py", read_file(problem_file("python-absorber/absorber.py"))}};
+  const std::string base =
+      "/api/studies/" + post(c, "/api/studies", study, 201)["id"].get<std::string>();
+  post(c, base + "/run", json::object(), 202);
+  json status;
+  for (int i = 0; i < 600; ++i) {
+    status = json_of(c.Get(base));
+    if (status["state"] == "idle") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(status["status"], "converged") << status.dump();
+  ASSERT_EQ(status["history"].size(), expected["history"].size());
+  EXPECT_EQ(status["history"].back()["b_opt"], expected["history"].back()["b_opt"]);
+  study["files"]["absorber.py"] =
+      "import sao\n\n\n"
+      "@sao.simulator(responses={'y': 'history', 'ydot': 'history', 'yddot': 'history'})\n"
+      "def simulate(designs, load_case):\n"
+      "    raise RuntimeError(\"the second study's absorber\")\n";
+  const std::string second =
+      "/api/studies/" + post(c, "/api/studies", study, 201)["id"].get<std::string>();
+  c.Post(second + "/step", "{}", "application/json");
+  const json failed = json_of(c.Get(second));
+  EXPECT_EQ(failed["status"], "failed") << failed.dump();
+  EXPECT_NE(failed.value("message", "")
+                .find("RuntimeError: the second study's absorber "
+                      "(absorber.py, line 6, in simulate)\nTraceback"),
+            std::string::npos)
+      << failed.dump();
+}
+
 }  // namespace

@@ -80,6 +80,19 @@ TEST(ServiceSecurity, PluginStudiesAreRefusedUnlessAllowed) {
   EXPECT_TRUE(fs::is_empty(root / "data"));
 }
 
+// A Python simulator runs Python code of the study's choosing in the server: refused without
+// --allow-external, before anything is imported (docs/python.md).
+TEST(ServiceSecurity, PythonStudiesAreRefusedUnlessAllowed) {
+  const fs::path root = scratch_directory("test-service");
+  ServerProcess server(root / "data");
+  json study = json::parse(read_file(problem_file("python-absorber/max-acceleration.json")));
+  study["files"] = {{"absorber.py", "raise SystemExit('imported')\n"}};
+  const auto r = server.client().Post("/api/studies", study.dump(), "application/json");
+  expect_error(r, 403, "--allow-external");
+  EXPECT_EQ(json_of(r)["errors"][0]["path"], "simulator.type");
+  EXPECT_TRUE(fs::is_empty(root / "data"));
+}
+
 TEST(ServiceSecurity, ExternalStudiesAreRefusedUnlessAllowed) {
   const fs::path root = scratch_directory("test-service");
   {
@@ -359,7 +372,7 @@ TEST(ServiceSecurity, ExternalStudyFilesStayInItsFolder) {
   json internal = json::parse(read_file(problem_file("slider-crank/path.json")));
   internal["files"] = {{"x.txt", "x"}};
   expect_error(c.Post("/api/studies", internal.dump(), "application/json"), 400,
-               "only a study with an \"external\" simulator");
+               "only a study with an \"external\" or a \"python\" simulator");
   // Without its template the loader refuses the study (the template is read from the folder).
   expect_error(c.Post("/api/studies", study.dump(), "application/json"), 400);
   EXPECT_TRUE(fs::is_empty(root / "data"));
