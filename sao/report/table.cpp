@@ -198,7 +198,11 @@ Table analyses_table(const StudyStore& store) {
           [&](const StoredAnalysis& a) { return count(a.evaluation.cost.wall_seconds); });
   numbers(t.add("runs", {}, Kind::integer),
           [&](const StoredAnalysis& a) { return count(a.evaluation.cost.runs); });
-  for (const auto& [c, name] : scalars) {
+  for (const auto& scalar : scalars) {
+    // Named copies, not structured bindings: clang 14 (the shape check) refuses a lambda
+    // capturing those.
+    const size_t c = scalar.first;
+    const std::string& name = scalar.second;
     numbers(t.add(case_name(c) + "." + name, declared_unit(study, name)),
             [&](const StoredAnalysis& a) -> std::optional<double> {
               const auto& cases = a.evaluation.cases;
