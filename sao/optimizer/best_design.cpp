@@ -115,7 +115,9 @@ bool Driver::reports_best_analysed(RunStatus status) const {
   return status == RunStatus::kCycleLimit || status == RunStatus::kInfeasible ||
          status == RunStatus::kStalled ||
          (status == RunStatus::kConverged &&
-          noisy_.approximation == ApproximationSource::kMultipoint && study_.n_aux() == 0);
+          (noisy_.approximation == ApproximationSource::kMultipoint ||
+           noisy_.strategy == Strategy::kMetamodel) &&
+          study_.n_aux() == 0);
 }
 
 std::optional<AnalysedDesign> Driver::better_than_last_accepted() const {

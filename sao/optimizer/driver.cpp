@@ -10,6 +10,8 @@
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/approximation_forms.hpp"
+#include "sao/optimizer/metamodel_responses.hpp"
+#include "sao/optimizer/metamodel_strategy.hpp"
 #include "sao/optimizer/multipoint.hpp"
 #include "sao/optimizer/screening.hpp"
 #include "sao/study/criteria.hpp"
@@ -300,7 +302,7 @@ const CycleRecord& Driver::step() {
   // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
   const double V0 = violation(x0_, e0);
-  if (noisy_.approximation != ApproximationSource::kMultipoint) {
+  if (noisy_.approximation != ApproximationSource::kMultipoint && !metamodel_strategy()) {
     const Eigen::MatrixXd jacobian = measure_optimality(problem, rec);
     if (converged_at_b0(V0, rec)) return close_cycle(rec);
     learn_lagrangian_curvature(problem, jacobian);
@@ -310,7 +312,10 @@ const CycleRecord& Driver::step() {
   // explicit relation makes it nonlinear.
   problem.linear = linear_problem(study_, problem.rows) && linear_form(study_, noisy_) &&
                    problem.curvature.size() == 0;
-  const SubproblemResult sub = solve_subproblem(problem, noisy_);
+  const SubproblemResult sub =
+      metamodel_strategy() && noisy_.infill == Infill::kExpectedImprovement && approximated
+          ? propose_by_infill(problem, rec)
+          : solve_subproblem(problem, noisy_);
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
   if (sub.status == SubproblemStatus::kFailed) {
@@ -367,6 +372,13 @@ ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleR
     multipoint_subregion(study_, x0_, factors_, direction_, noisy_.alpha, problem.lower,
                          problem.upper);
   }
+  if (metamodel_strategy()) {
+    const int n = study_.n_design();
+    Eigen::VectorXd lower(n), upper(n);
+    metamodel_region(study_, x0_.head(n), factors_, lower, upper);
+    problem.lower.head(n) = lower;
+    problem.upper.head(n) = upper;
+  }
   return problem;
 }
 
@@ -381,6 +393,7 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
     problem.model = &exact0;  // no response enters the subproblem
     return true;
   }
+  if (metamodel_strategy()) return fit_metamodel(problem, derivatives, rec, failure);
   if (noisy_.approximation == ApproximationSource::kMultipoint) {
     if (!fit_plan_points(problem, e0, rec, fitted, failure)) return false;
     approximation =

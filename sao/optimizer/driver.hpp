@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,6 +33,8 @@
 #include "sao/study/study.hpp"
 
 namespace sao {
+
+class MetamodelResponses;  // metamodel_responses.hpp
 
 // One cycle, with everything the seed's history tables show.
 struct CycleRecord {
@@ -140,6 +143,7 @@ class Driver {
   // The study and the simulator must outlive the driver. `options` are the settings to follow
   // (usually study.options, with --max-cycles applied); the noise is applied here.
   Driver(const Study& study, Simulator& simulator, const Options& options);
+  ~Driver();
 
   // Runs one cycle; returns its record. Call only while !finished().
   const CycleRecord& step();
@@ -220,6 +224,19 @@ class Driver {
   // over them (and, for least squares, earlier analyses near the subregion).
   bool fit_plan_points(ApproximateProblem& problem, const Evaluation& e0, CycleRecord& rec,
                        Evaluation& fitted, std::string& failure);
+  // The metamodel strategy (driver_metamodel.cpp, metamodel_strategy.hpp).
+  bool metamodel_strategy() const;
+  // The analysed designs inside [lower, upper] (design variables): rows of points, and theirs.
+  void metamodel_fit_set(const Eigen::VectorXd& lower, const Eigen::VectorXd& upper,
+                         Eigen::MatrixXd& points, std::vector<const Evaluation*>& analyses) const;
+  // Adds the cycle's plan points, fits the metamodel of the `wanted` values over the analyses in
+  // and near the region and sets it as problem.model, with every analysed design in the region
+  // as a start of the subproblem's search. False with `failure` when the fit failed.
+  bool fit_metamodel(ApproximateProblem& problem, const std::vector<DerivativeRequest>& wanted,
+                     CycleRecord& rec, std::string& failure);
+  // infill "expected_improvement": the proposal of the largest constrained expected improvement
+  // in the region (infill.hpp), as a subproblem result (objective: the metamodel's F~ there).
+  SubproblemResult propose_by_infill(const ApproximateProblem& problem, CycleRecord& rec);
   // The steps of one cycle (step()), in order.
   // Screening at b0 and the subregion; `derivatives`: the sensitivities the rows need.
   ApproximateProblem screened_problem(const ExactResponses& exact0, CycleRecord& rec,
@@ -326,6 +343,7 @@ class Driver {
   // screening keeps them until a step is accepted.
   std::map<int, std::set<int>> violated_by_rejected_;
   std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
+  std::unique_ptr<MetamodelResponses> metamodel_;  // the metamodel strategy's, of this cycle
 };
 
 }  // namespace sao

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "sao/optimizer/metamodel_strategy.hpp"
 #include "sao/optimizer/seed_strategy.hpp"
 #include "sao/optimizer/trust_region_strategy.hpp"
 
@@ -10,7 +11,9 @@ namespace sao {
 const MoveLimitStrategy& move_limit_strategy(Strategy strategy) {
   static const SeedStrategy seed;
   static const TrustRegionStrategy trust_region;
+  static const MetamodelStrategy metamodel;
   if (strategy == Strategy::kSeed) return seed;
+  if (strategy == Strategy::kMetamodel) return metamodel;
   return trust_region;
 }
 

@@ -53,17 +53,24 @@ void check_monotone(const Intermediate& phi, double lower, double upper, const s
   }
 }
 
-// A two-word choice of "settings" (options.hpp: the first word is its enum's first value): the
-// value of the word given; any other word is a problem and gives the first value.
+// A word choice of "settings" (options.hpp: the first word is its enum's first value): the
+// value of the word given; any other word is a problem, naming every word, and gives the first.
 template <typename Choice>
 void read_choice(JsonReader& r, const char* key, bool (*parse)(const std::string&, Choice&),
                  const char* (*name)(Choice), Choice& target) {
   const auto word = r.string(key, false);
   if (!word || parse(*word, target)) return;
-  const auto first = static_cast<Choice>(0), second = static_cast<Choice>(1);
-  r.problems().add(r.at(key), std::string("expected \"") + name(first) + "\" or \"" + name(second) +
-                                  "\", got \"" + *word + "\"");
-  target = first;
+  // name() gives the first word again past the last value.
+  std::vector<std::string> words{name(static_cast<Choice>(0))};
+  for (int i = 1; i < 16 && name(static_cast<Choice>(i)) != words.front(); ++i) {
+    words.push_back(name(static_cast<Choice>(i)));
+  }
+  std::string expected;
+  for (size_t i = 0; i < words.size(); ++i) {
+    expected += (i == 0 ? "" : (i + 1 == words.size() ? " or " : ", ")) + ("\"" + words[i] + "\"");
+  }
+  r.problems().add(r.at(key), "expected " + expected + ", got \"" + *word + "\"");
+  target = static_cast<Choice>(0);
 }
 
 }  // namespace
@@ -110,6 +117,10 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.strategy = multipoint ? Strategy::kSeed : Strategy::kTrustRegion;
   read_choice(r, "strategy", parse_strategy, strategy_name, options.strategy);
   options.feasibility_first = options.strategy != Strategy::kSeed;
+  read_choice(r, "metamodel", parse_metamodel_kind, metamodel_kind_name, options.metamodel);
+  read_choice(r, "infill", parse_infill, infill_name, options.infill);
+  if (auto v = r.integer("metamodel_points")) options.metamodel_points = *v;
+  options.design_tolerance = r.number_or("design_tolerance", options.design_tolerance);
   if (auto v = read_form(r)) options.form = *v;
   options.min_curvature = r.number_or("min_curvature", options.min_curvature);
   if (auto v = r.boolean("lagrangian_curvature")) options.lagrangian_curvature = *v;

@@ -101,6 +101,25 @@ std::vector<std::string> Options::validate() const {
         "min_curvature", "must be in [-max_curvature, max_curvature] = [" + number(-max_curvature) +
                              ", " + number(max_curvature) + "], got " + number(min_curvature)));
   }
+  if (metamodel_points < 0) {
+    broken.push_back(rule("metamodel_points",
+                          "must be >= 0 (0: automatic), got " + std::to_string(metamodel_points)));
+  }
+  if (!(design_tolerance > 0.0)) {
+    broken.push_back(rule("design_tolerance", "must be > 0, got " + number(design_tolerance)));
+  }
+  if (strategy == Strategy::kMetamodel && approximation == ApproximationSource::kMultipoint) {
+    broken.push_back(rule("strategy",
+                          "\"metamodel\" fits its own global models of the responses: "
+                          "it cannot be combined with \"approximation\": \"multipoint\""));
+  }
+  if (strategy == Strategy::kMetamodel && infill == Infill::kExpectedImprovement &&
+      metamodel != MetamodelKind::kKriging) {
+    broken.push_back(rule("infill",
+                          "\"expected_improvement\" needs the kriging model's standard "
+                          "error: set \"metamodel\": \"kriging\" (got \"" +
+                              std::string(metamodel_kind_name(metamodel)) + "\")"));
+  }
   return broken;
 }
 
@@ -111,7 +130,9 @@ constexpr const char* kFormWords[] = {"linear", "conservative", "quadratic", "qu
                                       "auto"};
 constexpr const char* kSourceWords[] = {"local", "multipoint"};
 constexpr const char* kFitWords[] = {"interpolation", "least_squares"};
-constexpr const char* kStrategyWords[] = {"trust_region", "seed"};
+constexpr const char* kStrategyWords[] = {"trust_region", "seed", "metamodel"};
+constexpr const char* kMetamodelWords[] = {"quadratic", "linear", "kriging"};
+constexpr const char* kInfillWords[] = {"optimum", "expected_improvement"};
 constexpr const char* kSubproblemWords[] = {"auto", "nlp"};
 constexpr const char* kNlpAlgorithmWords[] = {"slsqp", "mma"};
 
@@ -160,6 +181,20 @@ bool parse_strategy(const std::string& word, Strategy& strategy) {
 }
 const char* strategy_name(Strategy strategy) {
   return word_of(strategy, kStrategyWords);
+}
+
+bool parse_metamodel_kind(const std::string& word, MetamodelKind& kind) {
+  return parse_word(word, kMetamodelWords, kind);
+}
+const char* metamodel_kind_name(MetamodelKind kind) {
+  return word_of(kind, kMetamodelWords);
+}
+
+bool parse_infill(const std::string& word, Infill& infill) {
+  return parse_word(word, kInfillWords, infill);
+}
+const char* infill_name(Infill infill) {
+  return word_of(infill, kInfillWords);
 }
 
 bool parse_subproblem_solver(const std::string& word, SubproblemSolver& solver) {

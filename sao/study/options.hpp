@@ -32,10 +32,22 @@ const char* approximation_source_name(ApproximationSource source);
 enum class FitMethod { kInterpolation, kLeastSquares };
 bool parse_fit_method(const std::string& word, FitMethod& fit);
 const char* fit_method_name(FitMethod fit);
-// "strategy": the move-limit strategy, "trust_region" | "seed" (Options::strategy).
-enum class Strategy { kTrustRegion, kSeed };
+// "strategy": the move-limit strategy, "trust_region" | "seed" | "metamodel" (Options::strategy).
+enum class Strategy { kTrustRegion, kSeed, kMetamodel };
 bool parse_strategy(const std::string& word, Strategy& strategy);
 const char* strategy_name(Strategy strategy);
+// "metamodel": the global model of the metamodel strategy (metamodel_strategy.hpp), fitted per
+// response value over the analyses in and near the region: "quadratic" | "linear" | "kriging".
+enum class MetamodelKind { kQuadratic, kLinear, kKriging };
+bool parse_metamodel_kind(const std::string& word, MetamodelKind& kind);
+const char* metamodel_kind_name(MetamodelKind kind);
+// "infill": the design the metamodel strategy analyses each cycle: "optimum" (the metamodel's
+// constrained optimum in the region: a sequential response surface method) | "expected_improvement"
+// (the region's point of largest constrained expected improvement on kriging models of the
+// objective and the constraints: efficient global optimisation).
+enum class Infill { kOptimum, kExpectedImprovement };
+bool parse_infill(const std::string& word, Infill& infill);
+const char* infill_name(Infill infill);
 // "subproblem": "auto" (LP when the approximate problem is linear, else NLP) | "nlp".
 enum class SubproblemSolver { kAuto, kNlp };
 bool parse_subproblem_solver(const std::string& word, SubproblemSolver& solver);
@@ -105,6 +117,17 @@ struct Options {
   // subregion allows, then the best objective at that violation. Off: the seed's relaxed
   // problem with the weight relaxation_weight. On unless the strategy is "seed".
   bool feasibility_first = true;
+
+  // --- the metamodel strategy (issue 50; sao/optimizer/metamodel_strategy.hpp) ---
+  MetamodelKind metamodel = MetamodelKind::kQuadratic;  // "metamodel"
+  Infill infill = Infill::kOptimum;                     // "infill"
+  // "metamodel_points": analyses the fit wants in and near the region each cycle (plan points
+  // are added up to it); 0: the model's own count (coefficients + 1; kriging 2 n + 1).
+  int metamodel_points = 0;
+  // "design_tolerance", percent of each variable's range: a metamodel run converges when an
+  // analysed feasible proposal moved no variable further than this and changed F by less than
+  // objacc.
+  double design_tolerance = 1.0;
 
   // --- subproblem solver ---
   SubproblemSolver subproblem = SubproblemSolver::kAuto;  // "subproblem"

@@ -138,6 +138,17 @@ LoadedStudy load(const nlohmann::json& document, const std::string& source, bool
   top.finish();
 
   for (const std::string& rule : study.options.validate()) problems.add("", rule);
+  // A global model lives on a box: the metamodel strategy needs both bounds of every variable.
+  if (study.options.strategy == Strategy::kMetamodel) {
+    for (size_t i = 0; i < study.design.size(); ++i) {
+      const DesignVariable& v = study.design[i];
+      if (std::isfinite(v.lower) && std::isfinite(v.upper)) continue;
+      problems.add("design_variables[" + std::to_string(i) + "]",
+                   "\"" + v.name +
+                       "\" needs finite lower and upper bounds with "
+                       "\"strategy\": \"metamodel\" (its models are fitted on the bounds' box)");
+    }
+  }
   if (!problems.empty()) throw StudyError(source, problems.list());
   return study;
 }

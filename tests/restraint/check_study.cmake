@@ -7,8 +7,14 @@
 # then the final design is evaluated again by a fresh run of the crash code (sao evaluate
 # --design) and must hold V <= MAX_V there too. ALLOW_INFEASIBLE=1 also accepts a run that ends
 # infeasible, and MAX_V=none bounds no violation (the re-evaluation must still run); the
-# restraint CTests use neither (docs/vehicle-restraint.md, "Results").
+# restraint CTests use neither (docs/vehicle-restraint.md, "Results"). SETS: a list of study
+# overrides (each passed as --set), MAX_HIC: also an upper bound on the final HIC.
+set(overrides)
+foreach(assignment IN LISTS SETS)
+  list(APPEND overrides --set "${assignment}")
+endforeach()
 execute_process(COMMAND ${SAO} run ${STUDY} --start ${START} --out ${OUT} --no-store --quiet
+                        ${overrides}
                 RESULT_VARIABLE rc)
 include(${CMAKE_CURRENT_LIST_DIR}/results.cmake)
 read_result(${OUT}/result.json run)
@@ -37,5 +43,8 @@ math(EXPR lhs "100 * (${hic_int} + 1)")
 math(EXPR rhs "(100 - ${MIN_DROP}) * ${hic0_int}")
 if(lhs GREATER rhs)
   message(FATAL_ERROR "HIC fell from ${hic0} to ${hic}: less than ${MIN_DROP} %")
+endif()
+if(DEFINED MAX_HIC AND hic GREATER MAX_HIC)
+  message(FATAL_ERROR "HIC ${hic} > ${MAX_HIC}")
 endif()
 check_reevaluated(${STUDY} ${OUT}/result.json ${MAX_V})
