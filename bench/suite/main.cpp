@@ -5,7 +5,8 @@
 // method on stderr.
 //
 //   build/sao_suite [--subset ci|all] [--path internal|adapter|both]
-//                   [--methods sao,slsqp,mma,cobyla,ipopt] [--problems hs-010,hs-071]
+//                   [--methods sao,sao-metamodel,slsqp,mma,cobyla,ipopt]
+//                   [--problems hs-010,hs-071]
 //                   [--max-evals N] [--max-time S] [--dir problems/suite]
 //                   [--set settings.objacc=0.1] [--starts infeasible] > table.md
 //   --starts infeasible: every problem from a start violating its constraints 10-fold (found
@@ -51,7 +52,7 @@ std::vector<std::string> split(const std::string& list) {
 
 const char* kUsage =
     "usage: sao_suite [--subset ci|all] [--path internal|adapter|both]\n"
-    "                 [--methods sao,slsqp,mma,cobyla,ipopt] [--problems NAME,...]\n"
+    "                 [--methods sao,sao-metamodel,slsqp,mma,cobyla,ipopt] [--problems NAME,...]\n"
     "                 [--max-evals N (500)] [--max-time S (120)] [--dir problems/suite]\n"
     "                 [--set settings.objacc=0.1 ...] [--evaluator PATH (sao_functions_eval)]\n"
     "                 [--starts infeasible]\n"
@@ -95,7 +96,8 @@ int parse(int argc, char** argv, Options& o) {
   const bool ok_path = o.path == "internal" || o.path == "adapter" || o.path == "both";
   const bool ok_subset = o.subset == "ci" || o.subset == "all";
   for (const std::string& m : o.methods) {
-    if (m != "sao" && m != "slsqp" && m != "mma" && m != "cobyla" && m != "ipopt") {
+    if (m != "sao" && m != "sao-metamodel" && m != "slsqp" && m != "mma" && m != "cobyla" &&
+        m != "ipopt") {
       std::cerr << "sao_suite: unknown method " << m << "\n";
       return 2;
     }
@@ -108,11 +110,12 @@ int parse(int argc, char** argv, Options& o) {
 }
 
 const char* name(const std::string& method) {
-  return method == "sao"     ? "SAO"
-         : method == "slsqp" ? "SLSQP"
-         : method == "mma"   ? "MMA"
-         : method == "ipopt" ? "IPOPT"
-                             : "COBYLA";
+  return method == "sao"             ? "SAO"
+         : method == "sao-metamodel" ? "SAO metamodel"
+         : method == "slsqp"         ? "SLSQP"
+         : method == "mma"           ? "MMA"
+         : method == "ipopt"         ? "IPOPT"
+                                     : "COBYLA";
 }
 
 double median(std::vector<double> v) {

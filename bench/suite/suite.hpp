@@ -99,7 +99,10 @@ struct RunSettings {
 std::vector<double> infeasible_start(const std::string& directory, const Known& known, double fold,
                                      double* violation);
 
-// One problem with one method ("sao", "slsqp", "mma", "cobyla", "ipopt") on one path.
+// One problem with one method ("sao", "sao-metamodel", "slsqp", "mma", "cobyla", "ipopt") on one
+// path. "sao-metamodel": the SAO driver with "strategy": "metamodel" (quadratic SRSM, no
+// sensitivities) and every variable's move limit 0.5 (the region half the range); problems of
+// more than 10 variables are skipped with it (status "skipped (n > 10)", not solved).
 Outcome run_problem(const std::string& directory, const Known& known, const std::string& method,
                     Path path, const RunSettings& settings);
 

@@ -3,6 +3,7 @@
 // improvement.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sao/doe/plan.hpp"
@@ -45,10 +46,18 @@ void Driver::metamodel_fit_set(const Eigen::VectorXd& lower, const Eigen::Vector
                                Eigen::MatrixXd& points,
                                std::vector<const Evaluation*>& analyses) const {
   const int n = study_.n_design();
+  const Eigen::ArrayXd width = (upper - lower).array().max(1e-300);
   std::vector<const std::vector<double>*> keys;
   for (const auto& [key, e] : values_) {
     const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(key.data(), n);
-    if (inside(b, lower, upper)) keys.push_back(&key);
+    if (!inside(b, lower, upper)) continue;
+    // Designs that differ by rounding only (less than 1e-8 of the box in every variable) are
+    // one point to a model: the first is kept.
+    const bool repeated = std::any_of(keys.begin(), keys.end(), [&](const auto* other) {
+      const Eigen::Map<const Eigen::VectorXd> o(other->data(), n);
+      return (((b - o).array().abs() / width) < 1e-8).all();
+    });
+    if (!repeated) keys.push_back(&key);
   }
   points.resize(static_cast<Eigen::Index>(keys.size()), n);
   analyses.clear();

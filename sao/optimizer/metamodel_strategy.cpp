@@ -55,7 +55,10 @@ StepJudgement MetamodelStrategy::judge(const AnalysedProposal& p) const {
   }
   j.factors = p.factors;
   j.actions.assign(n, MoveAction::kKept);
-  if (feasible && j.Fchg <= p.noisy.objacc && largest_move <= p.noisy.design_tolerance) {
+  // A step held by the region says nothing of the optimum: it may be crawling towards it.
+  const bool free = std::none_of(f.move_limit_active.begin(), f.move_limit_active.end(),
+                                 [](bool active) { return active; });
+  if (feasible && free && j.Fchg <= p.noisy.objacc && largest_move <= p.noisy.design_tolerance) {
     j.converged = true;
     j.actions.assign(n, MoveAction::kConverged);
     j.message = "the metamodel's optimum, analysed, changed F by " + three_digits(j.Fchg) +

@@ -14,9 +14,11 @@
 //
 //  - accepted when it improves on b0: feasible (V <= vioacc) and either b0 infeasible or a
 //    lower objective; or, from an infeasible b0, a lower violation;
-//  - converged when the analysed proposal is feasible, changed F by at most objacc percent and
-//    moved no design variable by more than design_tolerance percent of its range: the metamodel's
-//    optimum confirmed by an analysis, never the metamodel's word alone;
+//  - converged when the analysed proposal is feasible, lies inside the region (no move limit
+//    active: a step the region holds may be crawling towards an optimum further on), changed F
+//    by at most objacc percent and moved no design variable by more than design_tolerance
+//    percent of its range: the metamodel's optimum confirmed by an analysis, never the
+//    metamodel's word alone;
 //  - the region: with d_i = (b*_i - b0_i) / (r_i / 2) in [-1, 1] the normalised move and d'_i
 //    the previous accepted cycle's, c = sign(d_i d'_i) sqrt(|d_i d'_i|), the contraction
 //      gamma_i = (gamma_pan (1 + c) + gamma_osc (1 - c)) / 2,  lambda_i = eta + |d_i| (gamma_i -

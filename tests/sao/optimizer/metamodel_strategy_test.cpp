@@ -49,7 +49,7 @@ LoadedStudy box_study(const nlohmann::json& variables, const nlohmann::json& set
 
 // The judgement of one proposal: b0 = 0.5 in [0, 1], factor 0.4 (region width 0.4).
 StepJudgement judge_move(double step, double previous_step, double F0, double Fopt,
-                         const Options& options = {}) {
+                         const Options& options = {}, bool on_move_limit = false) {
   const LoadedStudy s = box_study(nlohmann::json::array({box_variable("b1", 0.0, 1.0, 0.5, 0.4)}),
                                   {{"max_cycles", 5}});
   Options noisy = options;
@@ -62,6 +62,7 @@ StepJudgement judge_move(double step, double previous_step, double F0, double Fo
   facts.F0 = F0;
   facts.Fopt = Fopt;
   facts.delta_b = Eigen::VectorXd::Constant(1, step);
+  facts.move_limit_active.assign(1, on_move_limit);
   const Eigen::VectorXd factors = Eigen::VectorXd::Constant(1, 0.4);
   std::optional<PreviousCycle> previous;
   if (previous_step != 0.0) {
@@ -114,6 +115,8 @@ TEST(MetamodelStrategy, ConvergesOnlyOnAnAnalysedFeasibleProposalThatBarelyMoved
   EXPECT_FALSE(judge_move(0.05, 0.0, 1.0, 0.9995).converged);
   // A small step that changed F by 1 %: not converged.
   EXPECT_FALSE(judge_move(0.005, 0.0, 1.0, 0.99).converged);
+  // The converging step held by the region's edge (a crawl): not converged.
+  EXPECT_FALSE(judge_move(0.005, 0.0, 1.0, 0.9995, Options{}, true).converged);
 }
 
 TEST(MetamodelStrategy, RegionIsShiftedInsideTheBoundsKeepingItsWidth) {
