@@ -69,6 +69,7 @@ std::string value_text(const MetamodelReport& r, const ModelledValue& v) {
                        v.values.maxCoeff(), v.values.mean());
   }
   out += ")\n";
+  if (v.constant) return out + "  " + v.note + "\n";
   out += fmt::format("  {:<14} {:>6} {:>11} {:>9} {:>9} {:>9}\n", "model", "points", "LOO RMS",
                      "R2_pred", "R2", "adj R2");
   for (size_t k = 0; k < v.fits.size(); ++k) {

@@ -22,7 +22,7 @@ using nlohmann::json;
 using sao::report::MetamodelRequest;
 using sao::report::ModelledValue;
 
-// q is exactly quadratic in x1 and x2 and does not read x3; s is not polynomial.
+// q is exactly quadratic in x1 and x2 and does not read x3; s is not polynomial; k is constant.
 json analytic_study(const std::string& method, int points) {
   json study = json::parse(R"({
     "name": "metamodel report",
@@ -34,7 +34,8 @@ json analytic_study(const std::string& method, int points) {
     "load_cases": [{"name": "main"}],
     "responses": [
       {"name": "q", "kind": "scalar", "unit": "J"},
-      {"name": "s", "kind": "scalar"}
+      {"name": "s", "kind": "scalar"},
+      {"name": "k", "kind": "scalar"}
     ],
     "objective": {"name": "energy", "minimize": "q", "unit": "J"},
     "constraints": [{"name": "limit", "of": "s", "upper": 3}],
@@ -42,7 +43,7 @@ json analytic_study(const std::string& method, int points) {
       "type": "internal",
       "model": "functions",
       "functions": {"q": "1 + 2*x1 - x2 + 0.5*x1*x2 + 3*x1^2 - 0.7*x2^2",
-                    "s": "exp(0.5*x1) * sin(x2) + 0.3*x3"},
+                    "s": "exp(0.5*x1) * sin(x2) + 0.3*x3", "k": "2.5 + 0*x1"},
       "gradients": {"method": "forward", "step": 1e-6}
     }})");
   study["doe"] = {{"method", method}, {"points", points}, {"seed", 3}};
@@ -90,10 +91,14 @@ TEST(MetamodelReport, AQuadraticResponseIsFittedExactlyByTheQuadraticModelMarked
   EXPECT_EQ(r.points.rows(), 30);
   EXPECT_EQ(r.inputs.size(), 3u);
   ASSERT_EQ(r.models, (std::vector<std::string>{"linear", "quadratic", "rbf", "kriging"}));
-  // main.q, main.s, the objective (q again) and the constraint (s).
-  ASSERT_EQ(r.values.size(), 4u);
-  EXPECT_EQ(r.values[2].name, "objective.energy");
-  EXPECT_EQ(r.values[3].name, "constraint.limit");
+  // main.q, main.s, main.k, the objective (q again) and the constraint (s).
+  ASSERT_EQ(r.values.size(), 5u);
+  EXPECT_EQ(r.values[3].name, "objective.energy");
+  EXPECT_EQ(r.values[4].name, "constraint.limit");
+  // k: the same everywhere, said so, nothing fitted.
+  EXPECT_TRUE(r.values[2].constant);
+  EXPECT_TRUE(r.values[2].fits.empty());
+  EXPECT_FALSE(r.values[2].sobol);
   for (const std::string name : {"main.q", "objective.energy"}) {
     const ModelledValue& q = value_named(r, name);
     EXPECT_EQ(q.unit, "J");
@@ -127,6 +132,12 @@ TEST(MetamodelReport, AQuadraticResponseIsFittedExactlyByTheQuadraticModelMarked
   const std::string text = sao::report::metamodel_report_text(r);
   EXPECT_NE(text.find("* quadratic"), std::string::npos) << text;
   EXPECT_NE(text.find("Sobol indices of quadratic"), std::string::npos) << text;
+  EXPECT_NE(text.find("main.k (scalar, 30 points; from 2.5 to 2.5, mean 2.5)\n  the same value at "
+                      "every point: no model, no Sobol indices\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(j["values"][2]["constant"], true);
+  EXPECT_TRUE(j["values"][2]["sobol"].is_null());
 }
 
 TEST(MetamodelReport, ModelsNeedingMorePointsAreSkippedAndTooFewPointsAreAnError) {
@@ -163,7 +174,7 @@ TEST(MetamodelReport, UnknownModelsAndResponsesAreNamed) {
   request.models = {"linear"};
   request.responses = {"q", "nope"};
   const std::string response = thrown([&] { sao::report::metamodel_report(store, request); });
-  EXPECT_NE(response.find("unknown response \"nope\" (known: q, s, energy, limit, main.q"),
+  EXPECT_NE(response.find("unknown response \"nope\" (known: q, s, k, energy, limit, main.q"),
             std::string::npos)
       << response;
   request.responses = {};
