@@ -27,6 +27,7 @@
 #include "sao/cli/completion.hpp"
 #include "sao/cli/doe_command.hpp"
 #include "sao/cli/exit_codes.hpp"
+#include "sao/cli/metamodel_command.hpp"
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
@@ -463,6 +464,8 @@ struct Arguments {
   sao::cli::SimulateRequest simulate;
   sao::cli::DoeRequest doe;
   CLI::App* doe_cmd = nullptr;
+  sao::cli::MetamodelCommand metamodel;
+  CLI::App* metamodel_cmd = nullptr;
   bool all_responses = false;  // evaluate --all
   CLI::App* simulate_cmd = nullptr;
   CLI::App *run_cmd = nullptr, *check_cmd = nullptr, *gradient_cmd = nullptr,
@@ -666,6 +669,7 @@ int dispatch(Arguments& a) {
     if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
     if (*a.simulate_cmd) return sao::cli::simulate(a.simulate);
     if (*a.doe_cmd) return sao::cli::doe(a.doe);
+    if (*a.metamodel_cmd) return sao::cli::metamodel(a.metamodel);
     if (*a.evaluate_cmd) {
       return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json, a.all_responses,
                       a.analyses_out);
@@ -692,6 +696,7 @@ int main(int argc, char** argv) {
   add_sweep(app, arguments);
   add_serve(app, arguments);
   arguments.doe_cmd = sao::cli::add_doe_command(app, arguments.doe);
+  arguments.metamodel_cmd = sao::cli::add_metamodel_command(app, arguments.metamodel);
   sao::cli::add_store_commands(app);
   sao::cli::add_completion_command(app);
   try {

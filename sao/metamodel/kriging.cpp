@@ -189,21 +189,11 @@ void KrigingModel::finish(const detail::Factorisation& fac, const Eigen::VectorX
 }
 
 Eigen::VectorXd KrigingModel::predict(const Eigen::MatrixXd& points) const {
-  if (points.cols() != bounds_.size())
-    throw std::invalid_argument(std::string(kWhat) + ": points have " +
-                                std::to_string(points.cols()) + " columns for " +
-                                std::to_string(bounds_.size()) + " variables");
-  const Eigen::MatrixXd u = to_scaled(points, bounds_, true);
-  Eigen::VectorXd mean(u.rows());
-  const Eigen::Index block = 1024;  // bounds the correlation matrix of a large batch
-  for (Eigen::Index start = 0; start < u.rows(); start += block) {
-    const Eigen::Index k = std::min(block, u.rows() - start);
-    const Eigen::MatrixXd ub = u.middleRows(start, k);
-    mean.segment(start, k) =
-        detail::trend_matrix(ub, settings_.trend) * beta_ +
-        detail::correlation_matrix(ub, centres_, settings_.correlation, lengths_) * alpha_;
-  }
-  return mean;
+  return predict_in_blocks(points, bounds_, kWhat, [&](const Eigen::MatrixXd& u) {
+    return Eigen::VectorXd(
+        detail::trend_matrix(u, settings_.trend) * beta_ +
+        detail::correlation_matrix(u, centres_, settings_.correlation, lengths_) * alpha_);
+  });
 }
 
 KrigingPrediction KrigingModel::predict_with_error(const Eigen::MatrixXd& points) const {

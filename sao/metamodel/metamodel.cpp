@@ -85,6 +85,22 @@ Eigen::MatrixXd to_scaled(const Eigen::MatrixXd& points, const Bounds& bounds, b
   return s;
 }
 
+Eigen::VectorXd predict_in_blocks(
+    const Eigen::MatrixXd& points, const Bounds& bounds, const std::string& what,
+    const std::function<Eigen::VectorXd(const Eigen::MatrixXd& scaled)>& block) {
+  if (points.cols() != bounds.size())
+    fail(what, "points have " + std::to_string(points.cols()) + " columns for " +
+                   std::to_string(bounds.size()) + " variables");
+  const Eigen::MatrixXd u = to_scaled(points, bounds, true);
+  Eigen::VectorXd out(u.rows());
+  const Eigen::Index size = 1024;
+  for (Eigen::Index start = 0; start < u.rows(); start += size) {
+    const Eigen::Index k = std::min(size, u.rows() - start);
+    out.segment(start, k) = block(u.middleRows(start, k));
+  }
+  return out;
+}
+
 Accuracy accuracy_from_loo(const Eigen::VectorXd& values, const Eigen::VectorXd& loo_residuals) {
   Accuracy a;
   a.loo_residuals = loo_residuals;

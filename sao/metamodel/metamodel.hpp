@@ -17,6 +17,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <functional>
 #include <string>
 
 namespace sao::metamodel {
@@ -40,6 +41,15 @@ void check_training_data(const Eigen::MatrixXd& points, const Eigen::VectorXd& v
 
 // Points mapped linearly from the box to [0, 1]^n (unit = true) or [-1, 1]^n (unit = false).
 Eigen::MatrixXd to_scaled(const Eigen::MatrixXd& points, const Bounds& bounds, bool unit);
+
+// The predictions of a model that works on [0, 1]^n (radial basis functions, kriging) at the
+// rows of `points` (own units): checks that they have bounds.size() columns (else a
+// std::invalid_argument prefixed `what`), scales them, and calls `block` on at most 1024 scaled
+// rows at a time (which bounds the kernel or correlation matrix of a large batch), each call
+// returning one value per row.
+Eigen::VectorXd predict_in_blocks(
+    const Eigen::MatrixXd& points, const Bounds& bounds, const std::string& what,
+    const std::function<Eigen::VectorXd(const Eigen::MatrixXd& scaled)>& block);
 
 // Accuracy of a fitted model on its own training points, from leave-one-out residuals
 // e_i = y_i - yhat_{-i}(x_i) (the point's value minus the prediction of the model fitted

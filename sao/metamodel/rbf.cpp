@@ -142,20 +142,10 @@ RbfModel::RbfModel(const Eigen::MatrixXd& points, const Eigen::VectorXd& values,
 }
 
 Eigen::VectorXd RbfModel::predict(const Eigen::MatrixXd& points) const {
-  if (points.cols() != bounds_.size())
-    throw std::invalid_argument(std::string(kWhat) + ": points have " +
-                                std::to_string(points.cols()) + " columns for " +
-                                std::to_string(bounds_.size()) + " variables");
-  const Eigen::MatrixXd u = to_scaled(points, bounds_, true);
-  Eigen::VectorXd out(u.rows());
-  const Eigen::Index block = 1024;  // bounds the kernel matrix of a large batch
-  for (Eigen::Index start = 0; start < u.rows(); start += block) {
-    const Eigen::Index k = std::min(block, u.rows() - start);
-    const Eigen::MatrixXd ub = u.middleRows(start, k);
-    out.segment(start, k) = kernel_matrix(ub, centres_, kernel_, shape_) * weights_ +
-                            tail_matrix(ub, tail_) * tail_coefficients_;
-  }
-  return out;
+  return predict_in_blocks(points, bounds_, kWhat, [&](const Eigen::MatrixXd& u) {
+    return Eigen::VectorXd(kernel_matrix(u, centres_, kernel_, shape_) * weights_ +
+                           tail_matrix(u, tail_) * tail_coefficients_);
+  });
 }
 
 }  // namespace sao::metamodel

@@ -12,6 +12,7 @@
 #include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/python/frames.hpp"
 #include "sao/report/html_report.hpp"
+#include "sao/report/metamodel_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
 #include "sao/report/units_json.hpp"
@@ -199,6 +200,28 @@ class Session {
   // Every analysis of the store (every branch's) as a DataFrame: `sao export`'s columns.
   py::object analyses() const { return data_frame(report::analyses_table(live().store())); }
 
+  // `sao metamodel DIR --json`'s document: metamodels of every response from the store's
+  // analyses of this study, their leave-one-out accuracy and Sobol indices.
+  py::object metamodels(const std::vector<std::string>& models,
+                        const std::vector<std::string>& responses, const std::string& sobol_model,
+                        int sobol_samples, std::uint32_t seed) const {
+    report::MetamodelRequest request;
+    request.models = models;
+    request.responses = responses;
+    request.sobol_model = sobol_model;
+    request.sobol_samples = sobol_samples;
+    request.seed = seed;
+    nlohmann::ordered_json document;
+    {
+      py::gil_scoped_release release;
+      const std::string inputs =
+          simulator_inputs_hash(live().study(), live().simulator().fingerprint());
+      document = report::metamodel_report_json(
+          report::metamodel_report(live().store(), live().study(), inputs, request));
+    }
+    return to_python(document);
+  }
+
   py::object analysis(const std::optional<Eigen::VectorXd>& design) const {
     std::optional<Evaluation> e = design ? live().analysis_of(*design) : final_analysis(live());
     if (!e) return py::none();
@@ -261,6 +284,9 @@ void bind_session(py::module_& m) {
       .def("history_frame", &Session::history_frame, py::arg("branch") = 0)
       .def("analyses", &Session::analyses)
       .def("analysis", &Session::analysis, py::arg("design") = py::none())
+      .def("metamodels", &Session::metamodels, py::arg("models") = std::vector<std::string>{},
+           py::arg("responses") = std::vector<std::string>{}, py::arg("sobol_model") = "",
+           py::arg("sobol_samples") = 4096, py::arg("seed") = 1)
       .def("result", &Session::result)
       .def("report", &Session::report, py::arg("file") = py::none())
       .def("close", &Session::close)
