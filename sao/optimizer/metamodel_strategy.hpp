@@ -37,12 +37,6 @@ namespace sao {
 
 class MetamodelStrategy final : public MoveLimitStrategy {
  public:
-  std::vector<UnsizedConstraint> prepare(Study&, const Eigen::VectorXd&,
-                                         const ResponseModel&) const override {
-    return {};
-  }
-  bool floored_subregion() const override { return false; }
-  bool converged_at_b0(const Options&, const Optimality&, double) const override { return false; }
   StepJudgement judge(const AnalysedProposal& proposal) const override;
   bool stalled(const Options& noisy, const Eigen::VectorXd& factors) const override;
 };

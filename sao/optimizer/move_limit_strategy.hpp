@@ -63,9 +63,11 @@ class MoveLimitStrategy {
   // each constraint bounded by 0 by its largest |g| there where that exceeds its `scale`, else
   // by its largest |term of g| where that exceeds it tenfold. Returns the constraints whose start
   // says nothing of their size (g and its terms about 0 there): size_by_gradients sizes them once
-  // gradients exist.
-  virtual std::vector<UnsizedConstraint> prepare(Study& study, const Eigen::VectorXd& x0,
-                                                 const ResponseModel& exact) const = 0;
+  // gradients exist. By default (the seed's and the metamodel strategy): nothing.
+  virtual std::vector<UnsizedConstraint> prepare(Study&, const Eigen::VectorXd&,
+                                                 const ResponseModel&) const {
+    return {};
+  }
   // At the first cycle's approximation (problem.model, gradients at x0): each of `unsized`
   // (prepare's) normalised by what a step of one characteristic size in one variable changes it
   // by (max_i |dg/db_i| s_i, optimality.hpp's sizes) where that is over ten times its `scale`,
@@ -75,11 +77,12 @@ class MoveLimitStrategy {
                                  ApproximateProblem&) const {
     unsized.clear();
   }
-  // Whether the subregion's relative half-widths have a floor (move_half_width's `floored`).
-  virtual bool floored_subregion() const = 0;
+  // Whether the subregion's relative half-widths have a floor (move_half_width's `floored`;
+  // only the trust region's).
+  virtual bool floored_subregion() const { return false; }
   // Whether the run converges at b0 before proposing anything: b0 feasible (V0, percent) and
   // its first-order residual below kkt_tolerance (only the trust region).
-  virtual bool converged_at_b0(const Options& noisy, const Optimality& at_b0, double V0) const = 0;
+  virtual bool converged_at_b0(const Options&, const Optimality&, double) const { return false; }
   // Accept or reject b*, converged or not, and the next factors.
   virtual StepJudgement judge(const AnalysedProposal& proposal) const = 0;
   // Whether the run cannot go on usefully with these factors (the seed's strategy never stalls).
