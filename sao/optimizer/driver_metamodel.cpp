@@ -34,6 +34,39 @@ bool inside(const Eigen::VectorXd& b, const Eigen::VectorXd& lower, const Eigen:
   return (b.array() >= lower.array()).all() && (b.array() <= upper.array()).all();
 }
 
+// `count` new designs in the region [lower, upper] beside the analysed `points` (rows): D-optimal
+// for a polynomial where the region's analyses and the new points can determine it; else (and
+// for kriging) a maximin Latin hypercube that keeps away from the analyses. Throws
+// doe::PlanError.
+std::vector<Eigen::VectorXd> region_plan(const Options& options, const Eigen::VectorXd& lower,
+                                         const Eigen::VectorXd& upper,
+                                         const Eigen::MatrixXd& points, int count,
+                                         std::uint64_t seed) {
+  const int n = static_cast<int>(lower.size());
+  const bool linear = options.metamodel == MetamodelKind::kLinear;
+  const int terms = metamodel::PolynomialBasis::term_count(
+      n, linear ? metamodel::PolynomialOrder::linear : metamodel::PolynomialOrder::quadratic);
+  int in_region = 0;
+  for (Eigen::Index r = 0; r < points.rows(); ++r) {
+    in_region += inside(points.row(r).transpose(), lower, upper);
+  }
+  doe::Request request;
+  request.settings.points = count;
+  request.settings.seed = seed;
+  request.settings.method =
+      options.metamodel != MetamodelKind::kKriging && in_region + count >= terms
+          ? doe::Method::kDOptimal
+          : doe::Method::kLatinHypercube;
+  request.settings.polynomial = linear ? doe::Polynomial::kLinear : doe::Polynomial::kQuadratic;
+  request.region = doe::Region{lower, upper};
+  request.existing = points;
+  const doe::Plan plan = doe::make_plan(request);
+  std::vector<Eigen::VectorXd> designs;
+  for (Eigen::Index r = 0; r < plan.points.rows(); ++r)
+    designs.push_back(plan.points.row(r).transpose());
+  return designs;
+}
+
 }  // namespace
 
 Driver::~Driver() = default;
@@ -84,34 +117,26 @@ bool Driver::fit_metamodel(ApproximateProblem& problem,
   Eigen::MatrixXd points;
   std::vector<const Evaluation*> analyses;
   metamodel_fit_set(fit_lower, fit_upper, points, analyses);
+  // Plan points up to the target; those whose analysis fails are replaced by a new plan
+  // (another seed) that keeps away from them as from the analyses, at most twice.
   const int target = wanted_points(noisy_, n);
-  const int missing = target - static_cast<int>(points.rows());
-  if (missing > 0) {
-    doe::Request request;
-    request.settings.points = missing;
-    request.settings.seed = static_cast<std::uint64_t>(rec.cycle);
-    // D-optimal for a polynomial where the region's analyses and the new points can determine
-    // it; else (and for kriging) a maximin Latin hypercube that keeps away from the analyses.
-    const bool linear = noisy_.metamodel == MetamodelKind::kLinear;
-    const int terms = metamodel::PolynomialBasis::term_count(
-        n, linear ? metamodel::PolynomialOrder::linear : metamodel::PolynomialOrder::quadratic);
-    int in_region = 0;
-    for (Eigen::Index r = 0; r < points.rows(); ++r) {
-      in_region += inside(points.row(r).transpose(), lower, upper);
+  constexpr int kPlans = 3;
+  std::vector<Eigen::VectorXd> failed_designs;
+  for (int attempt = 0; attempt < kPlans; ++attempt) {
+    const int missing = target - static_cast<int>(points.rows());
+    if (missing <= 0) break;
+    Eigen::MatrixXd avoid(points.rows() + static_cast<Eigen::Index>(failed_designs.size()), n);
+    avoid.topRows(points.rows()) = points;
+    for (size_t k = 0; k < failed_designs.size(); ++k) {
+      avoid.row(points.rows() + static_cast<Eigen::Index>(k)) = failed_designs[k].transpose();
     }
-    request.settings.method =
-        noisy_.metamodel != MetamodelKind::kKriging && in_region + missing >= terms
-            ? doe::Method::kDOptimal
-            : doe::Method::kLatinHypercube;
-    request.settings.polynomial = linear ? doe::Polynomial::kLinear : doe::Polynomial::kQuadratic;
-    request.region = doe::Region{lower, upper};
-    request.existing = points;
     std::vector<Eigen::VectorXd> plan;
     try {
-      const doe::Plan made = doe::make_plan(request);
-      for (Eigen::Index r = 0; r < made.points.rows(); ++r) {
+      for (const Eigen::VectorXd& b :
+           region_plan(noisy_, lower, upper, avoid, missing,
+                       static_cast<std::uint64_t>(rec.cycle + 1000 * attempt))) {
         Eigen::VectorXd x = x0_;
-        x.head(n) = made.points.row(r).transpose();
+        x.head(n) = b;
         plan.push_back(x);
       }
     } catch (const std::exception& e) {
@@ -119,13 +144,15 @@ bool Driver::fit_metamodel(ApproximateProblem& problem,
       return false;
     }
     const std::vector<const Evaluation*> results = analyse_batch(plan, {});
-    int failed = 0;
-    for (const Evaluation* e : results) failed += e == nullptr;
+    for (size_t k = 0; k < results.size(); ++k) {
+      if (!results[k]) failed_designs.push_back(plan[k].head(n));
+    }
+    const auto failed = std::count(results.begin(), results.end(), nullptr);
     if (failed > 0) {
       spdlog::warn(
-          "cycle {}: {} of {} plan points failed (the last: {}); the fit goes on without "
-          "them",
-          rec.cycle, failed, plan.size(), message_headline(last_failure_));
+          "cycle {}: {} of {} plan points failed (the last: {}); {}", rec.cycle, failed,
+          plan.size(), message_headline(last_failure_),
+          attempt + 1 < kPlans ? "planning others in their place" : "the fit goes on without them");
     }
     metamodel_fit_set(fit_lower, fit_upper, points, analyses);
   }

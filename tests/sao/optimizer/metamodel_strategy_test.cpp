@@ -221,6 +221,37 @@ TEST(MetamodelStrategy, ExpectedImprovementLeavesALocalMinimum) {
   }
 }
 
+// A code that fails at some designs: the plan points it fails at are replaced by others, the
+// fit has its points, the run reaches the optimum, and the failures are counted.
+TEST(MetamodelStrategy, FailedPlanPointsAreReplaced) {
+  const LoadedStudy s = box_study(
+      {box_variable("b1", 0.0, 1.0, 0.9, 1.0), box_variable("b2", 0.0, 2.0, 0.2, 1.0)},
+      {{"max_cycles", 8}});
+  FakeSimulator sim({{"r",
+                      [](const Eigen::VectorXd& b) {
+                        return 1.0 + std::pow(b(0) - 0.3, 2) + 2.0 * std::pow(b(1) - 1.2, 2);
+                      },
+                      no_gradient}});
+  int failures = 0;
+  sim.fail_when = [&failures](const Eigen::VectorXd& b) {
+    const bool fails = b(0) > 0.55 && b(1) > 1.0;
+    failures += fails;
+    return fails;
+  };
+  Driver driver(s, sim, s.options);
+  const CycleRecord first = driver.step();
+  ASSERT_GT(failures, 0);
+  // One plan of 6 points beside the start: without replacements the fit would hold 7 - failures
+  // (the proposal b* is analysed after the fit).
+  EXPECT_GT(first.fit_points, 7 - failures);
+  EXPECT_GE(first.fit_points, 6);
+  const RunSummary& r = driver.run();
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.x(0), 0.3, 1e-6);
+  EXPECT_NEAR(r.x(1), 1.2, 1e-6);
+  EXPECT_EQ(sim.calls, r.analyses + failures);  // a failed run is a run, not an analysis
+}
+
 TEST(MetamodelStrategy, SettingsThatCannotWorkAreNamed) {
   const nlohmann::json v = nlohmann::json::array({box_variable("b1", 0.0, 1.0, 0.5, 0.4)});
   auto message = [&](const nlohmann::json& settings, const nlohmann::json& variables) {
