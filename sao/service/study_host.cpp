@@ -568,6 +568,16 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
   return out;
 }
 
+nlohmann::ordered_json StudyHost::metamodels(const report::MetamodelRequest& request) const {
+  try {
+    return report::metamodel_report_json(report::metamodel_report(store_path(), request));
+  } catch (const report::TooFewDesigns& e) {
+    throw ApiError(409, e.what());  // the study's state: a DOE adds the analyses it needs
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(400, e.what());  // an unknown model or response, bad Sobol settings
+  }
+}
+
 nlohmann::ordered_json StudyHost::histories(int branch, int cycle) const {
   StudySession session(store_path(), StoreAccess::kReadOnly);
   session.open();

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "sao/report/metamodel_report.hpp"
 #include "sao/service/event_hub.hpp"
 #include "sao/store/study_session.hpp"
 
@@ -83,6 +84,12 @@ class StudyHost {
   };
   nlohmann::json charts(const std::string& view, int branch, int cycle,
                         const ScatterChoice& scatter) const;
+
+  // `sao metamodel DIR --json`'s document (metamodel_report.hpp) from the store's analyses of
+  // the current branch's study, read by a read-only store of its own (a run may go on). 400 for
+  // an unknown model or response and bad Sobol settings, 409 when the store holds too few
+  // distinct designs (the message says how many are needed and suggests a DOE).
+  nlohmann::ordered_json metamodels(const report::MetamodelRequest& request) const;
 
   EventHub& events() { return hub_; }
   // Stops a run and waits for it; closes the event streams.
