@@ -391,8 +391,12 @@ class Service::Impl {
                               host(req)->start_run();
                               reply(res, 202, {{"state", "running"}});
                             }}});
+    route(study + "/doe", {{"POST", [this](const Request& req, Response& res) {
+                              reply(res, 202, host(req)->start_doe(parse_body(req.body)));
+                            }}});
     route(study + "/stop", {{"POST", [this](const Request& req, Response& res) {
-                               if (!host(req)->stop()) throw ApiError(409, "no run under way");
+                               if (!host(req)->stop())
+                                 throw ApiError(409, "no run or DOE under way");
                                reply(res, 202, {{"stopping", true}});
                              }}});
     route(study + "/settings", {{"PATCH", [this](const Request& req, Response& res) {

@@ -3,7 +3,9 @@
 // few analyses answered with the service's error shape.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "tests/service/service_support.hpp"
 
@@ -70,6 +72,56 @@ TEST(ServiceMetamodelApi, TheReportOfADoeIsTheCommands) {
       EXPECT_TRUE(std::isfinite(p["predicted_loo"].get<double>())) << p.dump();
     }
   }
+}
+
+// The study's status once it is idle again (a DOE runs on a thread of the server).
+json when_idle(httplib::Client& c, const std::string& base) {
+  json status;
+  for (int i = 0; i < 600; ++i) {
+    status = json_of(c.Get(base));
+    if (status.value("state", "") == "idle") return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "not idle after 30 s: " << status.value("state", "");
+  return status;
+}
+
+// POST /api/studies/ID/doe: `sao doe DIR --set doe.KEY=VALUE`'s plan and analyses, so the same
+// metamodels as the command's; again with no settings: resumed, every point re-used; then the
+// study steps from its store; bad settings are 400.
+TEST(ServiceMetamodelApi, ADoeThroughTheServiceIsTheCommands) {
+  ServedStudy served(kAbsorber);
+  httplib::Client& c = served.client;
+  const json started =
+      post(c, served.base + "/doe",
+           {{"assignments", {"doe.method=lhs", "doe.points=12", "doe.seed=5"}}}, 202);
+  EXPECT_EQ(started["points"], 12);
+  EXPECT_EQ(started["resumed"], false);
+  EXPECT_EQ(started["method"], "lhs");
+  EXPECT_EQ(when_idle(c, served.base)["store"]["analyses"], 12);
+  const json api = get(c, served.base + "/metamodels?models=linear,rbf&sobol_model=none", 200);
+  const fs::path cli = served.root / "cli";
+  ASSERT_EQ(sao_command("doe " + kAbsorber + " --out " + cli.string() +
+                        " --set doe.method=lhs --set doe.points=12 --set doe.seed=5 -q")
+                .code,
+            0);
+  const CommandOutput theirs =
+      sao_command("metamodel " + cli.string() + " --json --models linear,rbf --sobol-model none");
+  ASSERT_EQ(theirs.code, 0) << theirs.text;
+  EXPECT_EQ(api["values"], json::parse(theirs.text)["values"]);
+
+  const json again = post(c, served.base + "/doe", json::object(), 202);
+  EXPECT_EQ(again["resumed"], true);
+  EXPECT_EQ(again["doe"], started["doe"]);
+  EXPECT_EQ(when_idle(c, served.base)["store"]["analyses"], 12);
+  EXPECT_EQ(post(c, served.base + "/step")["record"]["cycle"], 1);
+
+  const json bad = post(c, served.base + "/doe", {{"doe.method", "random"}}, 400);
+  EXPECT_TRUE(bad.contains("errors")) << bad.dump();
+  EXPECT_NE(bad.dump().find("doe.method"), std::string::npos) << bad.dump();
+  const json other = post(c, served.base + "/doe", {{"max_cycles", 3}}, 400);
+  EXPECT_NE(other.dump().find("only doe.KEY=VALUE"), std::string::npos) << other.dump();
+  EXPECT_EQ(post(c, served.base + "/step")["record"]["cycle"], 2);  // the study still steps
 }
 
 TEST(ServiceMetamodelApi, BadNamesAndTooFewAnalysesAreTold) {
