@@ -174,8 +174,7 @@ CLI::App* add_doe_command(CLI::App& app, DoeRequest& request) {
 int doe(const DoeRequest& request) {
   Opened o = open_doe(request);
   StudySession& session = *o.session;
-  const PreparedDoe prepared = o.section ? prepare_doe(session, *o.section)
-                                         : PreparedDoe{session.store().does().back(), true, {}};
+  const PreparedDoe prepared = prepare_stored_doe(session, o.section);
   const Study& study = session.study();
   const std::string store = session.store().path();
   if (request.json) {

@@ -17,6 +17,7 @@
 #include "sao/report/result_file.hpp"
 #include "sao/report/units_json.hpp"
 #include "sao/store/atomic_file.hpp"
+#include "sao/store/doe_run.hpp"
 #include "sao/store/study_session.hpp"
 
 namespace py = pybind11;
@@ -222,6 +223,50 @@ class Session {
     return to_python(document);
   }
 
+  // `sao doe DIR --set doe.KEY=VALUE ...`: a design of experiments of the stored study into its
+  // store (prepare_doe and run_doe, as the command), `settings` the "doe" section's keys with
+  // their values; none given: the store's latest DOE resumed (or the study's own "doe" section).
+  // The session is closed meanwhile (the DOE's own session holds the store) and re-opened.
+  py::dict doe(const py::dict& settings) {
+    std::vector<std::string> overrides;
+    for (const auto& [key, value] : settings) {
+      const nlohmann::json v = pyjson::to_json(value);
+      overrides.push_back("doe." + py::str(key).cast<std::string>() + "=" +
+                          (v.is_string() ? v.get<std::string>() : v.dump()));
+    }
+    PreparedDoe prepared;
+    DoeProgress end;
+    std::string store;
+    {
+      py::gil_scoped_release release;
+      session_.reset();  // its lock: the DOE's session takes it
+      try {
+        StudySession analyses(store_file(dir_), false);
+        analyses.use_action_names(python_actions);
+        analyses.open_for_analyses();
+        const std::optional<DoeSection> section = stored_doe_section(analyses, overrides);
+        prepared = prepare_stored_doe(analyses, section);
+        end = run_doe(analyses, prepared.doe, section ? section->batch : 0, {});
+        store = analyses.store().path();
+      } catch (...) {
+        reopen();
+        throw;
+      }
+      reopen();
+    }
+    py::dict out;
+    out["id"] = prepared.doe.id;
+    out["resumed"] = prepared.resumed;
+    out["method"] = prepared.doe.settings.value("method", "");
+    out["points"] = end.total;
+    out["analysed"] = end.analysed;
+    out["reused"] = end.reused;
+    out["failed"] = end.failed;
+    out["elapsed_seconds"] = end.elapsed_seconds;
+    out["store"] = store;
+    return out;
+  }
+
   py::object analysis(const std::optional<Eigen::VectorXd>& design) const {
     std::optional<Evaluation> e = design ? live().analysis_of(*design) : final_analysis(live());
     if (!e) return py::none();
@@ -284,6 +329,7 @@ void bind_session(py::module_& m) {
       .def("history_frame", &Session::history_frame, py::arg("branch") = 0)
       .def("analyses", &Session::analyses)
       .def("analysis", &Session::analysis, py::arg("design") = py::none())
+      .def("doe", &Session::doe, py::arg("settings") = py::dict())
       .def("metamodels", &Session::metamodels, py::arg("models") = std::vector<std::string>{},
            py::arg("responses") = std::vector<std::string>{}, py::arg("sobol_model") = "",
            py::arg("sobol_samples") = 4096, py::arg("seed") = 1)

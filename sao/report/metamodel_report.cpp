@@ -251,13 +251,14 @@ void require_points(const Study& study, const MetamodelReport& report) {
   }
   const int m = static_cast<int>(report.points.rows());
   if (m >= fewest) return;
-  fail("the store holds " + std::to_string(report.analyses) +
-       " successful analyses of this study (" + std::to_string(m) +
-       " distinct designs); the cheapest model asked (" + cheapest + ") needs at least " +
-       std::to_string(fewest) + " for " + std::to_string(n) +
-       " variables: add analyses with a design of experiments, e.g. `sao doe DIR --set "
-       "doe.method=lhs --set doe.points=" +
-       std::to_string(std::max(2 * most, 10)) + "` (docs/doe.md)");
+  throw TooFewDesigns(
+      "metamodel: the store holds " + std::to_string(report.analyses) +
+      " successful analyses of this study (" + std::to_string(m) +
+      " distinct designs); the cheapest model asked (" + cheapest + ") needs at least " +
+      std::to_string(fewest) + " for " + std::to_string(n) +
+      " variables: add analyses with a design of experiments, e.g. `sao doe DIR --set "
+      "doe.method=lhs --set doe.points=" +
+      std::to_string(std::max(2 * most, 10)) + "` (docs/doe.md)");
 }
 
 // Fits every model asked to one value, marks the best, and takes the Sobol indices.

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -91,11 +92,18 @@ struct MetamodelReport {
   std::vector<ModelledValue> values;
 };
 
+// Too few distinct designs for the cheapest model asked (a std::invalid_argument, so bad input
+// like an unknown name; the service tells it apart: the study needs more analyses).
+class TooFewDesigns : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 // The report from `analyses` (StudyStore::analyses: successful ones are used, others ignored;
 // all must have been made with the study's simulator inputs). Throws std::invalid_argument for
 // an unknown model or response name (listing the known ones), bad Sobol settings, and when the
-// distinct designs are fewer than the cheapest model asked needs (saying how many there are and
-// how many it needs, and suggesting `sao doe`).
+// distinct designs are fewer than the cheapest model asked needs (TooFewDesigns, saying how many
+// there are and how many it needs, and suggesting `sao doe`).
 MetamodelReport metamodel_report(const Study& study, const std::vector<StoredAnalysis>& analyses,
                                  const MetamodelRequest& request);
 
@@ -114,7 +122,8 @@ std::string metamodel_report_text(const MetamodelReport& report);
 
 // The report as one JSON document: "variables" (name, unit, the span, whether an input),
 // "points", "analyses", "values" (name, kind, response, load_case, unit, points, "models" with
-// their accuracy, "best", "sobol": model, variables with S, S_low, S_high, ST, ST_low, ST_high).
+// their accuracy, "best", "loo_points": per point {design, computed, predicted_loo} of the best
+// model, "sobol": model, variables with S, S_low, S_high, ST, ST_low, ST_high).
 // Numbers that are not finite are null.
 nlohmann::ordered_json metamodel_report_json(const MetamodelReport& report);
 

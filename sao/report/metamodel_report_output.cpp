@@ -141,6 +141,28 @@ Json sobol_json(const MetamodelReport& r, const ModelledValue& v) {
           {"variables", variables}};
 }
 
+// Predicted against computed: per point of the value its design (every variable, by name), the
+// computed value and the best model's leave-one-out prediction there (computed minus the LOO
+// residual: the prediction of the model fitted without that point). Empty without a best model.
+Json loo_points_json(const MetamodelReport& r, const ModelledValue& v) {
+  Json points = Json::array();
+  if (v.best < 0) return points;
+  const Eigen::VectorXd& residuals = v.fits[v.best].accuracy.loo_residuals;
+  for (size_t k = 0; k < v.rows.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    Json design = Json::object();
+    for (size_t d = 0; d < r.variables.size(); ++d) {
+      design[r.variables[d]] = number(r.points(v.rows[k], static_cast<Eigen::Index>(d)));
+    }
+    const double computed = v.values(i);
+    const double residual = i < residuals.size() ? residuals(i) : std::nan("");
+    points.push_back({{"design", design},
+                      {"computed", number(computed)},
+                      {"predicted_loo", number(computed - residual)}});
+  }
+  return points;
+}
+
 Json value_json(const MetamodelReport& r, const ModelledValue& v) {
   Json j = {{"name", v.name}, {"kind", to_string(v.kind)}, {"response", v.response}};
   j["load_case"] = v.load_case.empty() ? Json() : Json(v.load_case);
@@ -155,6 +177,7 @@ Json value_json(const MetamodelReport& r, const ModelledValue& v) {
   for (const ModelFit& f : v.fits) fits.push_back(fit_json(f));
   j["models"] = fits;
   j["best"] = v.best >= 0 ? Json(v.fits[v.best].model) : Json();
+  j["loo_points"] = loo_points_json(r, v);
   j["sobol"] = sobol_json(r, v);
   if (!v.note.empty()) j["note"] = v.note;
   return j;

@@ -7,14 +7,17 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <map>
 #include <type_traits>
 
 #include "sao/report/chart.hpp"
+#include "sao/report/metamodel_report.hpp"
 #include "sao/service/api_error.hpp"
 #include "sao/service/exact_header_server.hpp"
 #include "sao/service/study_registry.hpp"
@@ -126,6 +129,36 @@ long query_number(const Request& req, const char* key, long fallback, long lo, l
                             std::to_string(hi));
   }
   return value;
+}
+
+// Every value of a query key, each split at commas: ?models=linear,kriging or
+// ?response=a&response=b (empty parts dropped).
+std::vector<std::string> query_list(const Request& req, const char* key) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < req.get_param_value_count(key); ++k) {
+    const std::string text = req.get_param_value(key, k);
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t comma = std::min(text.find(',', start), text.size());
+      if (comma > start) out.push_back(text.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+// `sao metamodel DIR`'s options as query parameters: models, response, sobol_model,
+// sobol_samples, seed.
+report::MetamodelRequest metamodel_request(const Request& req) {
+  report::MetamodelRequest request;
+  request.models = query_list(req, "models");
+  request.responses = query_list(req, "response");
+  if (req.has_param("sobol_model")) request.sobol_model = req.get_param_value("sobol_model");
+  request.sobol_samples =
+      static_cast<int>(query_number(req, "sobol_samples", request.sobol_samples, 64, 1L << 22));
+  request.seed =
+      static_cast<std::uint32_t>(query_number(req, "seed", request.seed, 0, 4294967295L));
+  return request;
 }
 
 }  // namespace
@@ -339,6 +372,9 @@ class Service::Impl {
                     host(req)->charts(view, static_cast<int>(branch), static_cast<int>(cycle),
                                       scatter));
             }}});
+    route(study + "/metamodels", {{"GET", [this](const Request& req, Response& res) {
+                                     reply(res, 200, host(req)->metamodels(metamodel_request(req)));
+                                   }}});
     route(study + "/report", {{"GET", [this](const Request& req, Response& res) {
                                  res.set_content(host(req)->report(), "text/html; charset=utf-8");
                                }}});
@@ -355,8 +391,12 @@ class Service::Impl {
                               host(req)->start_run();
                               reply(res, 202, {{"state", "running"}});
                             }}});
+    route(study + "/doe", {{"POST", [this](const Request& req, Response& res) {
+                              reply(res, 202, host(req)->start_doe(parse_body(req.body)));
+                            }}});
     route(study + "/stop", {{"POST", [this](const Request& req, Response& res) {
-                               if (!host(req)->stop()) throw ApiError(409, "no run under way");
+                               if (!host(req)->stop())
+                                 throw ApiError(409, "no run or DOE under way");
                                reply(res, 202, {{"stopping", true}});
                              }}});
     route(study + "/settings", {{"PATCH", [this](const Request& req, Response& res) {

@@ -13,6 +13,7 @@
 #include "sao/service/api_error.hpp"
 #include "sao/service/constraint_histories.hpp"
 #include "sao/store/branch_state.hpp"
+#include "sao/store/doe_run.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao::service {
@@ -341,11 +342,96 @@ void StudyHost::run_cycles() {
   Claim::release(*this);
 }
 
+namespace {
+
+nlohmann::json doe_progress_json(const DoeProgress& p) {
+  return {{"done", p.done()},
+          {"total", p.total},
+          {"reused", p.reused},
+          {"analysed", p.analysed},
+          {"failed", p.failed},
+          {"elapsed_seconds", p.elapsed_seconds},
+          {"remaining_seconds",
+           p.remaining_seconds < 0 ? nlohmann::json() : nlohmann::json(p.remaining_seconds)}};
+}
+
+// A stop asked during a DOE: thrown before its next batch.
+struct DoeStopped : std::exception {
+  const char* what() const noexcept override { return "stopped"; }
+};
+
+}  // namespace
+
+nlohmann::json StudyHost::start_doe(const nlohmann::json& body) {
+  std::vector<std::string> overrides;
+  if (!body.empty()) overrides = assignments_of(body);
+  Claim claim(*this, "doe");
+  std::unique_ptr<StudySession> analyses;
+  PreparedDoe prepared;
+  int batch = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // The store's lock goes to the DOE's session; this one is opened again after it (or by the
+    // next request, when the plan cannot be made).
+    session_.reset();
+    analyses = std::make_unique<StudySession>(store_path(), false);
+    analyses->open_for_analyses();
+    const std::optional<DoeSection> section = stored_doe_section(*analyses, overrides);
+    prepared = prepare_stored_doe(*analyses, section);
+    batch = section ? section->batch : 0;
+  }
+  const nlohmann::json out = {{"doe", prepared.doe.id},
+                              {"resumed", prepared.resumed},
+                              {"method", prepared.doe.settings.value("method", "")},
+                              {"points", prepared.doe.points.rows()}};
+  hub_.publish("doe", out);
+  std::lock_guard<std::mutex> lock(runner_mutex_);
+  if (runner_.joinable()) runner_.join();  // the previous run or DOE, ended
+  stop_ = false;
+  runner_ = std::thread([this, session = std::move(analyses), doe = prepared.doe, batch]() mutable {
+    analyse_doe(std::move(session), doe, batch);
+  });
+  claim.hand_over();
+  return out;
+}
+
+void StudyHost::analyse_doe(std::unique_ptr<StudySession> analyses, const StoredDoe& doe,
+                            int batch) {
+  std::string why = "ended";
+  DoeProgress last;
+  try {
+    last = run_doe(*analyses, doe, batch, [this, &last](const DoeProgress& p) {
+      last = p;
+      if (p.running > 0 && stop_) throw DoeStopped();
+      if (p.running == 0) hub_.publish("doe_batch", doe_progress_json(p));
+    });
+  } catch (const DoeStopped&) {
+    why = "stopped";
+  } catch (...) {
+    const auto [status, body] = current_error();
+    why = "error";
+    hub_.publish("error", body);
+    spdlog::warn("study {}: the DOE stopped: {}", id_, body.value("message", ""));
+  }
+  analyses.reset();  // the store's lock, back to the study's session
+  try {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ensure_open();
+    refresh();
+  } catch (const std::exception& e) {
+    spdlog::warn("study {}: after the DOE: {}", id_, e.what());
+  }
+  nlohmann::json end = doe_progress_json(last);
+  end["reason"] = why;
+  hub_.publish("doe_end", end);
+  Claim::release(*this);
+}
+
 bool StudyHost::stop() {
   bool running = false;
   {
     std::lock_guard<std::mutex> lock(snapshot_mutex_);
-    running = state_ == "running";
+    running = state_ == "running" || state_ == "doe";
   }
   if (running) stop_ = true;
   return running;
@@ -566,6 +652,16 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
   out["charts"] = nlohmann::json::array();
   for (const Plot& p : charts) out["charts"].push_back(chart_spec(p));
   return out;
+}
+
+nlohmann::ordered_json StudyHost::metamodels(const report::MetamodelRequest& request) const {
+  try {
+    return report::metamodel_report_json(report::metamodel_report(store_path(), request));
+  } catch (const report::TooFewDesigns& e) {
+    throw ApiError(409, e.what());  // the study's state: a DOE adds the analyses it needs
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(400, e.what());  // an unknown model or response, bad Sobol settings
+  }
 }
 
 nlohmann::ordered_json StudyHost::histories(int branch, int cycle) const {

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "sao/report/metamodel_report.hpp"
 #include "sao/service/event_hub.hpp"
 #include "sao/store/study_session.hpp"
 
@@ -52,7 +53,14 @@ class StudyHost {
   nlohmann::ordered_json step();
   // Cycles on a thread of their own until the run ends or stop().
   void start_run();
-  // Ends a run after its current cycle; false when no run is under way.
+  // `sao doe DIR --set doe.KEY=VALUE ...`: {"assignments": ["doe.points=30", ...]}, {"doe.KEY":
+  // value, ...} or {} (the store's latest DOE resumed, else the study's own "doe" section). The
+  // plan is made (or found) before the answer, {"doe", "resumed", "method", "points"}; its points
+  // are analysed on the run's thread (prepare_doe and run_doe, as the command), events "doe",
+  // "doe_batch" and "doe_end". 400 for settings that do not validate, 409 while busy.
+  nlohmann::json start_doe(const nlohmann::json& body);
+  // Ends a run after its current cycle, a DOE after its batch under way; false when neither is
+  // under way.
   bool stop();
   // `sao set`: {"assignments": ["key=value", ...]} or {"key": value, ...}.
   nlohmann::json set(const nlohmann::json& body);
@@ -84,6 +92,12 @@ class StudyHost {
   nlohmann::json charts(const std::string& view, int branch, int cycle,
                         const ScatterChoice& scatter) const;
 
+  // `sao metamodel DIR --json`'s document (metamodel_report.hpp) from the store's analyses of
+  // the current branch's study, read by a read-only store of its own (a run may go on). 400 for
+  // an unknown model or response and bad Sobol settings, 409 when the store holds too few
+  // distinct designs (the message says how many are needed and suggests a DOE).
+  nlohmann::ordered_json metamodels(const report::MetamodelRequest& request) const;
+
   EventHub& events() { return hub_; }
   // Stops a run and waits for it; closes the event streams.
   void shutdown();
@@ -95,6 +109,8 @@ class StudyHost {
   nlohmann::ordered_json snapshot_of();  // with mutex_
   nlohmann::ordered_json cycle_step();   // with mutex_: one cycle, its event
   void run_cycles();                     // the run's thread
+  void analyse_doe(std::unique_ptr<StudySession> analyses, const StoredDoe& doe,
+                   int batch);  // a DOE's thread
   void set_state(const std::string& state);
 
   std::string id_;

@@ -72,6 +72,31 @@ nlohmann::json plan_notes(const doe::Plan& plan, const std::vector<std::string>&
 
 }  // namespace
 
+std::optional<DoeSection> stored_doe_section(StudySession& session,
+                                             const std::vector<std::string>& overrides) {
+  const std::string source = session.source().empty() ? session.store().path() : session.source();
+  for (const std::string& o : overrides) {
+    if (o.rfind("doe.", 0) != 0) {
+      throw StudyError(source, {o + ": on a stored study only doe.KEY=VALUE (the stored study is "
+                                    "not changed by a DOE)"});
+    }
+  }
+  if (overrides.empty() && !session.store().does().empty()) return std::nullopt;  // resume
+  nlohmann::json document = session.document();
+  for (const std::string& o : overrides) apply_override(document, o);
+  LoadedStudy loaded = load_study(document, source);
+  if (!loaded.doe) {
+    throw StudyError(source, {"doe: the study has no \"doe\" section: give its settings, e.g. "
+                              "doe.method=lhs and doe.points=50 (docs/doe.md)"});
+  }
+  return std::move(loaded.doe);
+}
+
+PreparedDoe prepare_stored_doe(StudySession& session, const std::optional<DoeSection>& section) {
+  if (section) return prepare_doe(session, *section);
+  return PreparedDoe{session.store().does().back(), true, {}};
+}
+
 PreparedDoe prepare_doe(StudySession& session, const DoeSection& section) {
   StudyStore& store = session.store();
   const Study& study = session.study();

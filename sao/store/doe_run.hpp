@@ -7,7 +7,9 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sao/store/study_session.hpp"
 
@@ -20,6 +22,17 @@ struct PreparedDoe {
   bool resumed = false;
   std::vector<std::string> explicit_constraints;  // their names (the plan respects them)
 };
+
+// The DOE settings of a stored study, as `sao doe DIR [--set doe.KEY=VALUE ...]` takes them:
+// the stored study's "doe" section with `overrides` (each "doe.KEY=VALUE") applied; none (resume
+// the store's latest DOE) when no override is given and the store holds a DOE. `session` opened
+// for analyses. Throws StudyError for an override outside "doe." or one that does not validate,
+// and for a study without a "doe" section when none is given.
+std::optional<DoeSection> stored_doe_section(StudySession& session,
+                                             const std::vector<std::string>& overrides);
+
+// prepare_doe of `section`, or the store's latest DOE resumed when there is none.
+PreparedDoe prepare_stored_doe(StudySession& session, const std::optional<DoeSection>& section);
 
 // Finds or makes the DOE of `section` in the store of `session` (opened for analyses). A new
 // plan is made with the study's explicit constraints and, for a Latin hypercube, the stored

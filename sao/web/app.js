@@ -58,6 +58,7 @@ async function pick(id) {
   $("ch-analysis").value = "";
   delete $("sc-x").dataset.keys;
   delete $("ch-cycle").dataset.picked;
+  clearMetamodels();
   $("study").hidden = false;
   await refresh();
   listen();
@@ -257,6 +258,111 @@ function drawHistory() {
     ...beneath.map(sao_charts.figure));
 }
 
+// Metamodels (GET .../metamodels, `sao metamodel DIR --json`'s document): fitted when asked
+// (kriging of every value takes a moment), from the store's analyses; per value picked its
+// accuracy table, predicted (leave-one-out, of the best model) against computed with the line
+// y = x, and its Sobol indices as bars (their intervals in the read-out and the table).
+async function fitMetamodels() {
+  const id = state.id;
+  if (!id) return;
+  $("mm-errors").textContent = "";
+  $("mm-summary").textContent = "fitting the metamodels ...";
+  const models = $("mm-models").value.trim();
+  let report;
+  try {
+    report = await api("GET", base() + "/metamodels" + (models ? "?models=" + encodeURIComponent(models) : ""));
+  } catch (e) {
+    if (id === state.id) { $("mm-errors").textContent = e.message; $("mm-summary").textContent = ""; }
+    return;
+  }
+  if (id !== state.id) return;
+  state.metamodels = report;
+  $("mm-summary").textContent = report.points + " distinct designs of " + report.analyses + " successful analyses" +
+    (report.other_inputs ? " (" + report.other_inputs + " under other simulator inputs not used)" : "") +
+    "; models " + report.models.join(", ") + "; accuracy by leave-one-out, * the least LOO RMS";
+  const select = $("mm-value");
+  const previous = select.value;
+  select.replaceChildren(...report.values.map((v) => new Option(valueTitle(v), v.name)));
+  if (report.values.some((v) => v.name === previous)) select.value = previous;
+  drawMetamodel();
+}
+
+function valueTitle(v) {
+  return v.name + (v.unit ? " [" + v.unit + "]" : "");
+}
+
+function fillTable(table, head, rows) {
+  const thead = table.tHead;
+  thead.replaceChildren();
+  const hr = thead.insertRow();
+  for (const h of head) hr.append(Object.assign(document.createElement("th"), { textContent: h }));
+  const body = table.tBodies[0];
+  body.replaceChildren();
+  for (const { cells, className } of rows) {
+    const tr = body.insertRow();
+    if (className) tr.className = className;
+    cells.forEach((c, i) => Object.assign(tr.insertCell(), { textContent: c, className: i === 0 ? "name" : "" }));
+  }
+}
+
+function drawMetamodel() {
+  const report = state.metamodels;
+  const v = report && report.values.find((x) => x.name === $("mm-value").value);
+  if (!v) return;
+  $("mm-errors").textContent = "";
+  fillTable($("mm-accuracy"), ["model", "points", "LOO RMS", "R²_pred", "R²", "adj R²", "best"],
+    v.models.map((m) => ({
+      className: m.model === v.best ? "best" : "",
+      cells: m.fitted ? [m.model, v.points, fmt(m.loo_rms, 4), fmt(m.r2_pred, 4), fmt(m.r2, 4), fmt(m.r2_adjusted, 4),
+                         m.model === v.best ? "*" : ""]
+                      : [m.model, v.points, "skipped: " + m.skipped, "", "", "", ""],
+    })));
+  const unit = v.unit ? " [" + v.unit + "]" : "";
+  const computed = v.loo_points.map((p) => p.computed), predicted = v.loo_points.map((p) => p.predicted_loo);
+  const both = computed.concat(predicted).filter((y) => typeof y === "number" && Number.isFinite(y));
+  const lo = Math.min(...both), hi = Math.max(...both);
+  const scatter = {
+    id: "metamodel-loo", title: valueTitle(v) + ": predicted by " + (v.best || "no model") +
+      " (leave-one-out) against computed", x_label: "computed" + unit, y_label: "predicted" + unit,
+    empty: v.note || "no model fitted", lines: [],
+    series: [
+      { name: "designs (" + computed.length + ")", x: computed, y: predicted, color: "#1f77b4",
+        line: false, markers: true, marker: "circle" },
+      { name: "y = x", x: both.length ? [lo, hi] : [], y: both.length ? [lo, hi] : [], color: "#888888",
+        dash: [5, 4], line: true, markers: false },
+    ],
+  };
+  const figures = [sao_charts.figure(scatter)];
+  const sobol = v.sobol;
+  if (sobol) {
+    const names = sobol.variables.map((x) => x.name), index = names.map((_, i) => i);
+    const pick = (key) => sobol.variables.map((x) => x[key]);
+    figures.push(sao_charts.figure({
+      id: "metamodel-sobol", bars: true, categories: names, y_max: 1, lines: [],
+      title: valueTitle(v) + ": Sobol indices of " + sobol.model + " (" +
+        Math.round(100 * report.sobol_settings.confidence) + " % intervals)",
+      x_label: "design variable", y_label: "Sobol index",
+      series: [
+        { name: "first order S_i", x: index, y: pick("S"), low: pick("S_low"), high: pick("S_high"), color: "#1f77b4" },
+        { name: "total S_Ti", x: index, y: pick("ST"), low: pick("ST_low"), high: pick("ST_high"), color: "#ff7f0e" },
+      ],
+    }));
+  }
+  sao_charts.replace($("mm-plots"), ...figures);
+  const interval = (x, key) => fmt(x[key], 3) + " [" + fmt(x[key + "_low"], 3) + ", " + fmt(x[key + "_high"], 3) + "]";
+  fillTable($("mm-sobol"), sobol ? ["variable", "S_i [interval]", "S_Ti [interval]"] : [],
+    sobol ? sobol.variables.map((x) => ({ cells: [x.name, interval(x, "S"), interval(x, "ST")] })) : []);
+  if (!sobol && v.note) $("mm-errors").textContent = v.note;
+}
+
+function clearMetamodels() {
+  state.metamodels = null;
+  $("mm-value").replaceChildren();
+  $("mm-errors").textContent = "";
+  for (const t of [$("mm-accuracy"), $("mm-sobol")]) fillTable(t, [], []);
+  sao_charts.replace($("mm-plots"));
+}
+
 // The event stream, read with fetch so that the token goes in a header.
 async function listen() {
   if (state.stream) state.stream.abort();
@@ -295,6 +401,10 @@ function handle(block) {
   if (type === "analyses") {
     $("progress").textContent = "analyses: " + d.finished + " finished, " + d.running + " running, " +
       d.elapsed_seconds.toFixed(1) + " s";
+  } else if (type === "doe_batch" || type === "doe_end") {
+    $("progress").textContent = "DOE: " + d.done + " of " + d.total + " points (" + d.reused + " re-used, " +
+      d.failed + " failed), " + d.elapsed_seconds.toFixed(1) + " s" + (d.reason ? ", " + d.reason : "");
+    if (type === "doe_end") refresh();
   } else if (type === "error") {
     $("action-errors").textContent = d.message;
   } else {
@@ -337,6 +447,13 @@ $("scatter-plot").addEventListener("sao-point", (e) => {
   if (state.status) renderHistories(state.status);
 });
 $("ch-constraint").onchange = () => drawHistory();
+$("mm-fit").onclick = () => fitMetamodels();
+$("doe-run").onclick = () => {
+  const assignments = $("doe-settings").value.split(/[\s,]+/).filter((a) => a)
+    .map((a) => a.startsWith("doe.") ? a : "doe." + a);
+  act(api("POST", base() + "/doe", assignments.length ? { assignments } : {}));
+};
+$("mm-value").onchange = () => drawMetamodel();
 for (const id of ["sc-x", "sc-y", "sc-by"]) $(id).onchange = () => { if (state.status) renderScatter(state.status); };
 $("restart-study").oninput = () => { $("restart-study").dataset.edited = "1"; };
 $("restart").onclick = () => {

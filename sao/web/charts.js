@@ -3,7 +3,8 @@
 // hover read-outs. Used by the workbench (sao/web/app.js) and by every page sao writes (the
 // report, the sweep's compromise page, `sao evaluate`'s histories), which inline this file.
 // Each chart: its title above (HTML, wrapped), the legend below the data, drag across the
-// plot to zoom its x range (double-click: back), PNG and CSV of what it shows.
+// plot to zoom its x range (double-click: back), PNG and CSV of what it shows. A spec with
+// "bars" is a bar chart of categories (the workbench's Sobol indices).
 "use strict";
 
 const sao_charts = (() => {
@@ -166,11 +167,41 @@ const sao_charts = (() => {
     };
   }
 
+  // A bar chart (spec.bars): one bar per category (spec.categories; the series' x are their
+  // indices) and series, e.g. Sobol indices per variable; a series' `low` and `high` are the
+  // interval of each bar, shown in its read-out.
+  function bar_config(spec) {
+    const interval = (s, i) => s.low && s.high ? " [" + fmt(s.low[i]) + ", " + fmt(s.high[i]) + "]" : "";
+    return {
+      type: "bar",
+      data: {
+        labels: spec.categories,
+        datasets: spec.series.map((s) => ({ label: s.name, data: s.y.map((y) => finite(y) ? y : null),
+                                            backgroundColor: s.color, borderColor: s.color })),
+      },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        scales: {
+          x: { type: "category", title: { display: !!spec.x_label, text: wrap(spec.x_label, 70) } },
+          y: { suggestedMin: 0, suggestedMax: spec.y_max,
+               title: { display: !!spec.y_label, text: wrap(spec.y_label, 32) } },
+        },
+        plugins: {
+          legend: { position: "bottom", labels: { boxHeight: 8 } },
+          tooltip: { callbacks: { label: (c) => {
+            const s = spec.series[c.datasetIndex];
+            return s.name + ": " + fmt(s.y[c.dataIndex]) + interval(s, c.dataIndex);
+          } } },
+        },
+      },
+    };
+  }
+
   function csv(spec) {
     const quote = (t) => '"' + String(t).replace(/"/g, '""') + '"';
     const rows = ["series," + quote(spec.x_label || "x") + "," + quote(spec.y_label || "y")];
     for (const s of spec.series) {
-      s.x.forEach((x, i) => rows.push([quote(s.name), x === null ? "" : x,
+      s.x.forEach((x, i) => rows.push([quote(s.name), x === null ? "" : spec.bars ? quote(spec.categories[x]) : x,
                                        s.y[i] === null ? "" : s.y[i]].join(",")));
     }
     for (const l of spec.lines) rows.push([quote(l.label), "", l.y === null ? "" : l.y].join(","));
@@ -246,7 +277,7 @@ const sao_charts = (() => {
     tools.className = "chart-tools";
     const name = spec.id || "chart";
     figure.replaceChildren(caption, box, tools);
-    const settings = config(spec, range);
+    const settings = spec.bars ? bar_config(spec) : config(spec, range);
     // However many rows the legend takes, the plot keeps its height: after each layout the box
     // grows by what the plot area lacks (Chart.js lays the legend out; we only make room).
     settings.plugins = [draw_references, { id: "sao_room", afterLayout: (c) => {
@@ -268,7 +299,7 @@ const sao_charts = (() => {
       tool("PNG", () => download(name + ".png", chart.toBase64Image())),
       tool("CSV", () => download(name + ".csv",
                                  URL.createObjectURL(new Blob([csv(spec)], { type: "text/csv" })))));
-    zoomable(chart, canvas, range);
+    if (!spec.bars) zoomable(chart, canvas, range);
     return chart;
   }
 

@@ -2,6 +2,9 @@
 // absorber, the text report and the --json document with its keys and units (the histories'
 // maxima and their times, the objective and the constraint); bad input exits 2 with a message
 // naming it.
+#include <algorithm>
+#include <cmath>
+
 #include "tests/e2e/store_support.hpp"
 
 namespace {
@@ -52,7 +55,8 @@ TEST(MetamodelCli, TextAndJsonReportsOfADoe) {
   EXPECT_EQ(j["values"][2]["unit"], "m");
   EXPECT_EQ(j["values"][3]["name"], "constraint.displacement[-]");
   for (const auto& v : j["values"]) {
-    for (const char* key : {"kind", "response", "load_case", "points", "models", "best", "sobol"})
+    for (const char* key :
+         {"kind", "response", "load_case", "points", "models", "best", "loo_points", "sobol"})
       EXPECT_TRUE(v.contains(key)) << key;
     ASSERT_EQ(v["models"].size(), 2u);
     const auto& m = v["models"][0];
@@ -60,6 +64,25 @@ TEST(MetamodelCli, TextAndJsonReportsOfADoe) {
          {"model", "needs", "fitted", "press", "loo_rms", "r2_pred", "r2", "r2_adjusted"}) {
       EXPECT_TRUE(m.contains(key)) << key << " " << m.dump();
     }
+  }
+  // Predicted against computed: one point per design, each the LOO prediction of the best
+  // model; the best model's LOO RMS is the RMS of computed minus predicted.
+  for (const auto& v : j["values"]) {
+    ASSERT_TRUE(v["loo_points"].is_array()) << v.dump(1);
+    ASSERT_EQ(v["loo_points"].size(), v["points"].get<size_t>()) << v["name"];
+    double press = 0.0;
+    for (const auto& p : v["loo_points"]) {
+      ASSERT_TRUE(p["design"].contains("b1") && p["design"].contains("b2")) << p.dump();
+      const double e = p["computed"].get<double>() - p["predicted_loo"].get<double>();
+      press += e * e;
+    }
+    double loo_rms = 0.0;
+    for (const auto& m : v["models"]) {
+      if (m["model"] == v["best"]) loo_rms = m["loo_rms"].get<double>();
+    }
+    EXPECT_NEAR(std::sqrt(press / static_cast<double>(v["loo_points"].size())), loo_rms,
+                1e-9 * std::max(1.0, loo_rms))
+        << v["name"];
   }
   const auto& sobol = j["values"][0]["sobol"];
   ASSERT_TRUE(sobol.is_object()) << j["values"][0].dump(1);

@@ -56,6 +56,12 @@ class Metamodels(unittest.TestCase):
         self.assertEqual(q["best"], "quadratic")
         quadratic = [m for m in q["models"] if m["model"] == "quadratic"][0]
         self.assertLess(quadratic["loo_rms"], 1e-9)
+        # Predicted against computed: one point per design; exact, the quadratic's LOO
+        # prediction is the computed value.
+        self.assertEqual(len(q["loo_points"]), 15)
+        for p in q["loo_points"]:
+            self.assertEqual(sorted(p["design"]), ["x1", "x2"])
+            self.assertAlmostEqual(p["predicted_loo"], p["computed"], delta=1e-8)
         self.assertEqual(len(q["sobol"]["variables"]), 2)
 
     def test_unknown_names_raise_value_error(self):
