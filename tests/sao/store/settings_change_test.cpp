@@ -108,6 +108,10 @@ const std::map<std::string, std::string>& changed_values() {
       {"noise_from_data", "true"},
       {"require_free_move_limits", "true"},
       {"repair_auxiliary", "true"},
+      {"metamodel", "\"kriging\""},
+      {"infill", "\"expected_improvement\""},
+      {"metamodel_points", "9"},
+      {"design_tolerance", "2.5"},
   };
   return values;
 }
