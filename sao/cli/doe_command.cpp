@@ -133,18 +133,6 @@ void print_plan(const Study& study, const PreparedDoe& p, const std::string& sto
                            n.value("replaced", 0), n.value("dropped", 0));
 }
 
-nlohmann::ordered_json progress_json(const char* event, const DoeProgress& p) {
-  return {{"event", event},
-          {"done", p.done()},
-          {"total", p.total},
-          {"reused", p.reused},
-          {"analysed", p.analysed},
-          {"failed", p.failed},
-          {"elapsed_seconds", p.elapsed_seconds},
-          {"remaining_seconds",
-           p.remaining_seconds < 0 ? nlohmann::json() : nlohmann::json(p.remaining_seconds)}};
-}
-
 }  // namespace
 
 CLI::App* add_doe_command(CLI::App& app, DoeRequest& request) {

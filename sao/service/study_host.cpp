@@ -344,17 +344,6 @@ void StudyHost::run_cycles() {
 
 namespace {
 
-nlohmann::json doe_progress_json(const DoeProgress& p) {
-  return {{"done", p.done()},
-          {"total", p.total},
-          {"reused", p.reused},
-          {"analysed", p.analysed},
-          {"failed", p.failed},
-          {"elapsed_seconds", p.elapsed_seconds},
-          {"remaining_seconds",
-           p.remaining_seconds < 0 ? nlohmann::json() : nlohmann::json(p.remaining_seconds)}};
-}
-
 // A stop asked during a DOE: thrown before its next batch.
 struct DoeStopped : std::exception {
   const char* what() const noexcept override { return "stopped"; }
@@ -403,7 +392,7 @@ void StudyHost::analyse_doe(std::unique_ptr<StudySession> analyses, const Stored
     last = run_doe(*analyses, doe, batch, [this, &last](const DoeProgress& p) {
       last = p;
       if (p.running > 0 && stop_) throw DoeStopped();
-      if (p.running == 0) hub_.publish("doe_batch", doe_progress_json(p));
+      if (p.running == 0) hub_.publish("doe_batch", nlohmann::json(progress_json(nullptr, p)));
     });
   } catch (const DoeStopped&) {
     why = "stopped";
@@ -421,7 +410,7 @@ void StudyHost::analyse_doe(std::unique_ptr<StudySession> analyses, const Stored
   } catch (const std::exception& e) {
     spdlog::warn("study {}: after the DOE: {}", id_, e.what());
   }
-  nlohmann::json end = doe_progress_json(last);
+  nlohmann::json end = nlohmann::json(progress_json(nullptr, last));
   end["reason"] = why;
   hub_.publish("doe_end", end);
   Claim::release(*this);

@@ -242,4 +242,18 @@ DoeProgress run_doe(StudySession& session, const StoredDoe& doe, int batch,
   return p;
 }
 
+nlohmann::ordered_json progress_json(const char* event, const DoeProgress& p) {
+  nlohmann::ordered_json j;
+  if (event) j["event"] = event;
+  j["done"] = p.done();
+  j["total"] = p.total;
+  j["reused"] = p.reused;
+  j["analysed"] = p.analysed;
+  j["failed"] = p.failed;
+  j["elapsed_seconds"] = p.elapsed_seconds;
+  j["remaining_seconds"] = p.remaining_seconds < 0 ? nlohmann::ordered_json()
+                                                   : nlohmann::ordered_json(p.remaining_seconds);
+  return j;
+}
+
 }  // namespace sao

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,11 @@ struct DoeProgress {
   double remaining_seconds = -1.0;  // estimated from this process' pace; -1: not known yet
   int done() const { return reused + analysed; }
 };
+
+// The progress as JSON ({"event": event, "done", "total", "reused", "analysed", "failed",
+// "elapsed_seconds", "remaining_seconds" (null when not known)}), as `sao doe --json` prints it
+// and the service publishes it; without "event" when event is null.
+nlohmann::ordered_json progress_json(const char* event, const DoeProgress& progress);
 
 // Analyses the points of `doe` the store lacks, `batch` at a time (0: the study's simulator
 // workers for the local pool, max_jobs (or 20) for a batch executor such as SLURM), values
