@@ -8,16 +8,13 @@ row per model with the API's best marked; the Sobol indices are drawn as bars (f
 total per variable) with their intervals in the table. A bad model name shows the API's message.
 
   tests/service/metamodels_browser_test.py SAO_COMMAND SOURCE_DIR [--screenshot FILE]"""
-import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from headless import By, Select, WebDriverWait, chromium, serve  # noqa: E402 (exits 77 without chromium)
+from headless import By, Select, WebDriverWait, workbench  # noqa: E402 (exits 77 without chromium)
 
 TOKEN = "metamodels-test-token"
 POINTS = 30
@@ -126,35 +123,15 @@ def drive(driver, url, study_id):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("sao")
-    parser.add_argument("source")
-    parser.add_argument("--screenshot")
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="sao-metamodels-")
-    server, url = serve(args.sao, os.path.join(work, "data"), TOKEN)
-    driver = None
-    try:
+    with workbench("sao-metamodels-", TOKEN,
+                   ["connection", "action-errors", "mm-summary", "mm-errors"]) as (args, driver, url):
         with open(os.path.join(args.source, "problems/impact-absorber/max-acceleration.json")) as f:
             study_id = api_post(url, "/api/studies", json.load(f))["id"]
-        driver = chromium(os.path.join(work, "profile"), 1400, 2300)
         drive(driver, url, study_id)
         if args.screenshot:
             panel = driver.find_element(By.ID, "metamodels-panel")
             driver.execute_script("arguments[0].scrollIntoView();", panel)
             panel.screenshot(args.screenshot)
-    except Exception:
-        if driver:
-            print("page:", driver.execute_script(
-                "return ['connection', 'action-errors', 'mm-summary', 'mm-errors']"
-                ".map(id => id + ': ' + document.getElementById(id).textContent);"), file=sys.stderr)
-        raise
-    finally:
-        if driver:
-            driver.quit()
-        server.terminate()
-        server.wait()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

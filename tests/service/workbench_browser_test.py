@@ -16,18 +16,14 @@ points the API (/histories) gives.
   tests/service/workbench_browser_test.py SAO_COMMAND SOURCE_DIR [--screenshot FILE]
 
 Chromium runs headless with a fresh profile and no background network traffic."""
-import argparse
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from headless import By, Select, WebDriverWait, chromium, serve  # noqa: E402 (exits 77 without chromium)
+from headless import By, Select, WebDriverWait, workbench  # noqa: E402 (exits 77 without chromium)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 
 
@@ -324,39 +320,18 @@ def check_scatter_click(driver):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("sao")
-    parser.add_argument("source")
-    parser.add_argument("--screenshot")
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="sao-workbench-")
-    server, url = serve(args.sao, os.path.join(work, "data"), TOKEN)
-    driver = None
-    try:
-        driver = chromium(os.path.join(work, "profile"), 1400, 2300)
+    with workbench("sao-workbench-", TOKEN,
+                   ["connection", "upload-errors", "action-errors", "study-title", "study-status",
+                    "progress"]) as (args, driver, url):
         with open(os.path.join(args.source, "problems/slider-crank/path.json")) as f:
             table = drive(driver, url, f.read())
         with open(os.path.join(args.source, "problems/impact-absorber/max-acceleration.json")) as f:
             drive_histories(driver, url, f.read())
-    except Exception:
-        if driver:  # what the page said, for the failure's log
-            print("page:", driver.execute_script(
-                "return ['connection', 'upload-errors', 'action-errors', 'study-title',"
-                " 'study-status', 'progress'].map(id => id + ': ' +"
-                " document.getElementById(id).textContent);"), file=sys.stderr)
-        raise
-    else:
         if args.screenshot:
             driver.save_screenshot(args.screenshot)
         print("workbench: upload, 2 steps, move limit, step, restart, step, run: table", table)
         print("workbench: impact absorber, 3 steps, restart from cycle 1, step: histories, "
               "errors, branch and history charts checked")
-    finally:
-        if driver:
-            driver.quit()
-        server.terminate()
-        server.wait()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
