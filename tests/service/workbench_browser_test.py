@@ -145,7 +145,7 @@ def wait_chart(driver, figure, ready, what):
     """The chart once `ready(chart)` holds (the page redraws its charts on every event)."""
     seen = []
     try:
-        WebDriverWait(driver, 30).until(
+        WebDriverWait(driver, 90).until(
             lambda d: seen.insert(0, chart(d, figure)) or (seen[0] and ready(seen[0])))
     except Exception:
         raise AssertionError("%s: %s; the chart: %s" % (figure, what, json.dumps(seen[:1])[:2000]))
@@ -300,7 +300,7 @@ def drive_histories(driver, url, study_text):
 
 def check_scatter_click(driver):
     """A click on a point of the stored analyses' scatter draws that analysis' histories."""
-    wait = WebDriverWait(driver, 30)
+    wait = WebDriverWait(driver, 90)
     wait.until(lambda d: d.execute_script(
         "const c = document.querySelector('#scatter-plot canvas');"
         "return c && Chart.getChart(c) && Chart.getChart(c).sao_spec.series[0].ids.length > 1;"))
