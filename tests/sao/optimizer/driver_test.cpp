@@ -657,7 +657,10 @@ RunSummary run_chain(const std::string& form, int& gradient_calls) {
                       {"settings", {{"form", form}, {"max_cycles", 100}}},
                       {"simulator", {{"type", "fake"}}}};
   for (int k = 0; k < 6; ++k) {
-    d["design_variables"].push_back({{"name", "x" + std::to_string(k + 1)},
+    std::string name =
+        "x";  // not "x" + to_string(): GCC 12 warns there (-Wrestrict, a false alarm)
+    name += std::to_string(k + 1);
+    d["design_variables"].push_back({{"name", name},
                                      {"lower", -3.0},
                                      {"upper", 3.0},
                                      {"initial", starts[k]},
