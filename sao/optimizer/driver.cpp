@@ -10,6 +10,7 @@
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/approximation_forms.hpp"
+#include "sao/optimizer/discrete.hpp"
 #include "sao/optimizer/metamodel_responses.hpp"
 #include "sao/optimizer/metamodel_strategy.hpp"
 #include "sao/optimizer/multipoint.hpp"
@@ -120,6 +121,7 @@ void Driver::finish(RunStatus status, const std::string& message) {
     summary_.max_violation = max_violation(study_, summary_.x, exact);
   }
   if (reports_best_analysed(status)) report_best_analysed();
+  if (status != RunStatus::kFailed && has_discrete(study_)) round_to_allowed();
   if (status == RunStatus::kFailed) {
     spdlog::error("{}", message);
   } else {
@@ -322,6 +324,9 @@ const CycleRecord& Driver::step() {
     return fail_cycle(rec, "subproblem of cycle " + std::to_string(rec.cycle) + ": " + sub.message);
   }
   Eigen::VectorXd x_opt = sub.x.cwiseMax(problem.lower).cwiseMin(problem.upper);
+  // The metamodel strategy analyses allowed designs only: the proposal's best allowed
+  // neighbour on the metamodel (the other strategies round once, at the end: finish()).
+  if (metamodel_strategy() && has_discrete(study_)) x_opt = allowed_proposal(problem, x_opt);
   rec.x_opt = x_opt;
   // The objective's approximation (without the Lagrangian's curvature term).
   const double F_approx =

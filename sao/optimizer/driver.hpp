@@ -136,6 +136,17 @@ struct RunSummary {
   void set_start(const Study& study, const Eigen::VectorXd& x0, const ResponseModel& exact);
   std::vector<CycleRecord> history;
   FinalOptimality optimality;
+  // Discrete variables with a strategy that optimises them as continuous ones: the run's
+  // design rounded to allowed values at its end (docs/study-format.md, "Discrete variables").
+  struct Rounding {
+    bool done = false;                  // x, objective, max_violation are the rounded design's
+    Eigen::VectorXd continuous;         // the design the run reached before rounding
+    double continuous_objective = 0.0;  // its F (user sign) and V (percent)
+    double continuous_violation = 0.0;
+    int candidates = 0;     // allowed designs analysed (the combinations of the neighbours)
+    int failed = 0;         // of them, analyses that failed
+    bool feasible = false;  // the reported one satisfies the constraints (V <= vioacc)
+  } rounding;
 };
 
 class Driver {
@@ -213,6 +224,10 @@ class Driver {
   // feasible design analysed instead of the last accepted one where that is better or the
   // last is infeasible (best_design.hpp), with the status and message saying so.
   void report_best_analysed();
+  // Discrete variables (driver_discrete.cpp): the reported design rounded to allowed values,
+  // each combination of the neighbours analysed (at most 8, else the nearest alone), the best
+  // feasible one reported (else the least violation), and the message saying so.
+  void round_to_allowed();
   // Whether a run ending with `status` reports the best feasible design analysed where that
   // beats the last accepted one (cycle limit, infeasible, stalled; converged multi-point).
   bool reports_best_analysed(RunStatus status) const;
@@ -237,6 +252,12 @@ class Driver {
   // infill "expected_improvement": the proposal of the largest constrained expected improvement
   // in the region (infill.hpp), as a subproblem result (objective: the metamodel's F~ there).
   SubproblemResult propose_by_infill(const ApproximateProblem& problem, CycleRecord& rec);
+  // Discrete variables: the allowed design the metamodel strategy analyses instead of the
+  // continuous proposal x_opt. With the optimum as infill, the subproblem solved again with the
+  // discrete variables fixed at each combination of their allowed neighbours (at most 16; the
+  // others, auxiliaries included, follow), the best on the metamodel taken; with expected
+  // improvement (or beyond 16), best_allowed_neighbour (discrete.hpp).
+  Eigen::VectorXd allowed_proposal(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt);
   // The steps of one cycle (step()), in order.
   // Screening at b0 and the subregion; `derivatives`: the sensitivities the rows need.
   ApproximateProblem screened_problem(const ExactResponses& exact0, CycleRecord& rec,

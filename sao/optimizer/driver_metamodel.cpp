@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sao/doe/plan.hpp"
 #include "sao/metamodel/polynomial.hpp"
+#include "sao/optimizer/discrete.hpp"
 #include "sao/optimizer/driver.hpp"
 #include "sao/optimizer/infill.hpp"
 #include "sao/optimizer/metamodel_responses.hpp"
@@ -137,7 +139,7 @@ bool Driver::fit_metamodel(ApproximateProblem& problem,
                        static_cast<std::uint64_t>(rec.cycle + 1000 * attempt))) {
         Eigen::VectorXd x = x0_;
         x.head(n) = b;
-        plan.push_back(x);
+        plan.push_back(nearest_allowed(study_, x));  // discrete variables at allowed values
       }
     } catch (const std::exception& e) {
       failure = std::string("plan points of the metamodel: ") + e.what();
@@ -224,6 +226,41 @@ SubproblemResult Driver::propose_by_infill(const ApproximateProblem& problem, Cy
                   " analyses: " + e.what();
   }
   return sub;
+}
+
+Eigen::VectorXd Driver::allowed_proposal(const ApproximateProblem& problem,
+                                         const Eigen::VectorXd& x_opt) {
+  constexpr size_t kFixedSolves = 16;
+  const std::vector<Eigen::VectorXd> combinations = allowed_neighbours(study_, x_opt, kFixedSolves);
+  if (noisy_.infill == Infill::kExpectedImprovement || combinations.size() > kFixedSolves ||
+      (combinations.size() == 1 && combinations.front() != nearest_allowed(study_, x_opt)))
+    return best_allowed_neighbour(study_, problem, x_opt);
+  const int n = study_.n_design();
+  std::optional<Eigen::VectorXd> best;
+  double best_violation = 0.0, best_objective = 0.0;
+  for (const Eigen::VectorXd& c : combinations) {
+    ApproximateProblem fixed = problem;
+    for (int i = 0; i < n; ++i) {
+      if (!study_.design[i].discrete()) continue;
+      fixed.lower(i) = fixed.upper(i) = c(i);
+      for (Eigen::VectorXd& start : fixed.starts) start(i) = c(i);
+    }
+    fixed.starts.push_back(c);
+    const SubproblemResult sub = solve_subproblem(fixed, noisy_);
+    if (sub.status == SubproblemStatus::kFailed) continue;
+    const Eigen::VectorXd y = sub.x.cwiseMax(fixed.lower).cwiseMin(fixed.upper);
+    const Eigen::VectorXd rows = problem.row_values(y);
+    const double violation = rows.size() > 0 ? std::max(0.0, rows.maxCoeff()) : 0.0;
+    const double objective = problem.objective(y);
+    if (!std::isfinite(violation) || !std::isfinite(objective)) continue;
+    if (!best || violation < best_violation ||
+        (violation == best_violation && objective < best_objective)) {
+      best = y;
+      best_violation = violation;
+      best_objective = objective;
+    }
+  }
+  return best ? *best : best_allowed_neighbour(study_, problem, x_opt);
 }
 
 }  // namespace sao

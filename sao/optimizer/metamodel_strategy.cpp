@@ -34,6 +34,15 @@ void metamodel_region(const Study& study, const Eigen::VectorXd& b0, const Eigen
       lo = std::max(v.lower, lo - (hi - v.upper));
       hi = v.upper;
     }
+    if (v.discrete()) {
+      // Out to the allowed values next to its ends, and at least two of them: plan points
+      // moved to allowed values must still spread along the variable.
+      lo = v.neighbours(lo).first;
+      hi = v.neighbours(hi).second;
+      const double nudge = 1e-6 * v.span();
+      if (lo == hi && hi < v.upper) hi = v.neighbours(hi + nudge).second;
+      if (lo == hi && lo > v.lower) lo = v.neighbours(lo - nudge).first;
+    }
     lower(i) = lo;
     upper(i) = hi;
   }

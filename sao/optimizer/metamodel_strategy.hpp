@@ -42,7 +42,8 @@ class MetamodelStrategy final : public MoveLimitStrategy {
 };
 
 // The region of a cycle (design variables): width m_i (upper_i - lower_i) of each variable's
-// bounds, centred at b0 and shifted to lie inside them (never wider than they are).
+// bounds, centred at b0 and shifted to lie inside them (never wider than they are); a discrete
+// variable's out to the allowed values next to its ends, two of them at least.
 void metamodel_region(const Study& study, const Eigen::VectorXd& b0, const Eigen::VectorXd& factors,
                       Eigen::VectorXd& lower, Eigen::VectorXd& upper);
 

@@ -146,26 +146,40 @@ nlohmann::json optimality_to_json(const FinalOptimality& f) {
           {"at_upper_bound", f.at_upper}, {"on_move_limit", f.on_move_limit}};
 }
 
+// The rounding of a run with discrete variables (RunSummary::Rounding); null when none.
+static nlohmann::json rounding_to_json(const Study& study, const RunSummary::Rounding& r) {
+  if (!r.done) return nullptr;
+  return {{"continuous_design", named(study, r.continuous)},
+          {"continuous_objective", r.continuous_objective},
+          {"continuous_max_violation", r.continuous_violation},
+          {"candidates", r.candidates},
+          {"failed", r.failed},
+          {"feasible", r.feasible}};
+}
+
 nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
   nlohmann::json history = nlohmann::json::array();
   for (const auto& r : s.history) history.push_back(nlohmann::json(cycle_to_json(study, r)));
-  return {{"study", study.name},
-          {"status", to_string(s.status)},
-          {"message", s.message},
-          {"design", named(study, s.x)},
-          // No figures for a run that analysed nothing (null), rather than zeros.
-          {"objective", s.start_analysed ? nlohmann::json(s.objective) : nlohmann::json()},
-          {"max_violation", s.start_analysed ? nlohmann::json(s.max_violation) : nlohmann::json()},
-          {"start", s.start_analysed ? nlohmann::json{{"objective", s.start_objective},
-                                                      {"max_violation", s.start_violation}}
-                                     : nlohmann::json()},
-          {"cycles", s.cycles},
-          {"analyses", s.analyses},
-          {"sensitivity_analyses", s.sensitivity_analyses},
-          {"simulator_runs", s.simulator_runs},
-          {"simulator_seconds", s.simulator_seconds},
-          {"optimality", optimality_to_json(s.optimality)},
-          {"history", history}};
+  nlohmann::json doc = {
+      {"study", study.name},
+      {"status", to_string(s.status)},
+      {"message", s.message},
+      {"design", named(study, s.x)},
+      // No figures for a run that analysed nothing (null), rather than zeros.
+      {"objective", s.start_analysed ? nlohmann::json(s.objective) : nlohmann::json()},
+      {"max_violation", s.start_analysed ? nlohmann::json(s.max_violation) : nlohmann::json()},
+      {"start", s.start_analysed ? nlohmann::json{{"objective", s.start_objective},
+                                                  {"max_violation", s.start_violation}}
+                                 : nlohmann::json()},
+      {"cycles", s.cycles},
+      {"analyses", s.analyses},
+      {"sensitivity_analyses", s.sensitivity_analyses},
+      {"simulator_runs", s.simulator_runs},
+      {"simulator_seconds", s.simulator_seconds},
+      {"optimality", optimality_to_json(s.optimality)},
+      {"history", history}};
+  if (s.rounding.done) doc["rounding"] = rounding_to_json(study, s.rounding);
+  return doc;
 }
 
 std::string history_csv(const Study& study, const RunSummary& s) {

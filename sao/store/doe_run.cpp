@@ -1,8 +1,12 @@
 #include "sao/store/doe_run.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <utility>
+#include <vector>
 
 #include "sao/seam/worker_pool.hpp"
 #include "sao/study/study_loader.hpp"
@@ -68,6 +72,23 @@ nlohmann::json plan_notes(const doe::Plan& plan, const std::vector<std::string>&
     notes["resolution"] = plan.resolution;
   }
   return notes;
+}
+
+// Discrete variables (docs/study-format.md): every point's at its nearest allowed value, the
+// points that then repeat an earlier one dropped. Returns {moved, repeated}.
+std::pair<int, int> move_to_allowed(const Study& study, Eigen::MatrixXd& points) {
+  int moved = 0;
+  std::vector<Eigen::RowVectorXd> kept;
+  for (Eigen::Index r = 0; r < points.rows(); ++r) {
+    Eigen::RowVectorXd p = points.row(r);
+    for (int i = 0; i < study.n_design(); ++i) p(i) = study.design[i].nearest(p(i));
+    moved += p != points.row(r);
+    if (std::find(kept.begin(), kept.end(), p) == kept.end()) kept.push_back(p);
+  }
+  const int repeated = static_cast<int>(points.rows()) - static_cast<int>(kept.size());
+  points.resize(static_cast<Eigen::Index>(kept.size()), points.cols());
+  for (size_t r = 0; r < kept.size(); ++r) points.row(static_cast<Eigen::Index>(r)) = kept[r];
+  return {moved, repeated};
 }
 
 }  // namespace
@@ -146,7 +167,17 @@ PreparedDoe prepare_doe(StudySession& session, const DoeSection& section) {
   } catch (const doe::PlanError& e) {
     throw StudyError(study.file, {e.what()});
   }
-  const nlohmann::json notes = plan_notes(plan, out.explicit_constraints, study);
+  nlohmann::json notes = plan_notes(plan, out.explicit_constraints, study);
+  if (std::any_of(study.design.begin(), study.design.end(),
+                  [](const DesignVariable& v) { return v.discrete(); })) {
+    const auto [moved, repeated] = move_to_allowed(study, plan.points);
+    notes["moved_to_allowed_values"] = moved;
+    notes["repeated_after_moving"] = repeated;
+    if (moved > 0) {
+      spdlog::info("doe: {} point(s) moved to the discrete variables' allowed values{}", moved,
+                   repeated > 0 ? fmt::format(", {} of them dropped as repeats", repeated) : "");
+    }
+  }
   const int id = store.add_doe(session.branch(), section.plan, plan.points, notes);
   for (const StoredDoe& d : store.does()) {
     if (d.id == id) out.doe = d;

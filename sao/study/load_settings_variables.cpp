@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string>
+#include <tuple>
 
 #include "sao/study/load_sections.hpp"
 
@@ -71,6 +73,64 @@ void read_choice(JsonReader& r, const char* key, bool (*parse)(const std::string
   }
   r.problems().add(r.at(key), "expected " + expected + ", got \"" + *word + "\"");
   target = static_cast<Choice>(0);
+}
+
+// "values" (a catalogue) or "step" of a discrete variable (docs/study-format.md, "Discrete
+// variables"): sets v.values / v.step and, for a catalogue, the bounds its ends imply (bounds
+// given beside it must be those ends).
+void read_discrete(JsonReader& r, DesignVariable& v, std::optional<double>& lower,
+                   std::optional<double>& upper, Problems& problems) {
+  const bool has_values = r.has("values"), has_step = r.has("step");
+  if (has_values && has_step) {
+    problems.add(r.at("step"), "give \"values\" or \"step\", not both");
+    r.known({"step"});
+    return;
+  }
+  if (has_step) {
+    if (auto step = r.positive("step")) v.step = *step;
+    if (v.step > 0.0 && !(lower && std::isfinite(*lower)))
+      problems.add(r.at("step"), "needs a finite lower bound (the values are lower + k step)");
+    if (v.step > 0.0 && lower && upper && std::isfinite(*upper) && *upper - *lower < v.step)
+      problems.add(r.at("step"), "allows one value only (upper - lower < step)");
+    return;
+  }
+  if (!has_values) return;
+  const json& list = r.array("values");
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string at = r.at("values") + "[" + std::to_string(k) + "]";
+    if (!list[k].is_number() || !std::isfinite(list[k].get<double>())) {
+      problems.add(at, "expected a finite number, got " + json_excerpt(list[k]));
+      return;
+    }
+    const double value = list[k].get<double>();
+    if (!v.values.empty() && !(value > v.values.back())) {
+      problems.add(at, number_text(value) + " after " + number_text(v.values.back()) +
+                           ": the values must be strictly increasing");
+      v.values.clear();
+      return;
+    }
+    v.values.push_back(value);
+  }
+  if (v.values.size() < 2) {
+    problems.add(r.at("values"), "needs at least two values");
+    v.values.clear();
+    return;
+  }
+  for (auto [bound, key, end] : {std::tuple{&lower, "lower", v.values.front()},
+                                 std::tuple{&upper, "upper", v.values.back()}}) {
+    if (r.has(key) && *bound && **bound != end) {
+      problems.add(r.at(key), number_text(**bound) + " is not the " +
+                                  (end == v.values.front() ? "first" : "last") + " value " +
+                                  number_text(end) + " (with \"values\" the bounds are its ends)");
+    }
+    *bound = end;
+  }
+}
+
+// The allowed values next to a discrete variable's x, in words: "0.33 or 0.39".
+std::string allowed_near(const DesignVariable& v, double x) {
+  const auto [lo, hi] = v.neighbours(x);
+  return lo == hi ? number_text(lo) : number_text(lo) + " or " + number_text(hi);
 }
 
 }  // namespace
@@ -215,6 +275,13 @@ void read_design(const json& node, Study& study, double default_move, Problems& 
                 "expected \"relative\" (3.20) or \"range\" (3.27), got \"" + *sizing + "\"");
           }
         }
+        read_discrete(r, v, lower, upper, problems);
+        v.lower = lower.value_or(0);  // the allowed values of a step start at lower
+        v.upper = upper.value_or(0);
+        if (v.discrete() && initial && !v.allowed(*initial)) {
+          problems.add(r.at("initial"), number_text(*initial) + " is not an allowed value (" +
+                                            allowed_near(v, *initial) + ")");
+        }
         v.note = read_annotation(r);
         r.finish();
         if (!valid_move_factor(v.move_factor))
@@ -276,34 +343,38 @@ void read_auxiliaries(const json& node, Study& study, Problems& problems) {
 }
 
 void read_starts(const json& node, Study& study, Problems& problems) {
-  for_each_object(node, "starts", problems,
-                  [&](const json& entry, const std::string& path, size_t) {
-                    std::map<std::string, double> start;
-                    for (const auto& [name, value] : entry.items()) {
-                      const std::string at = path + "." + name;
-                      if (!value.is_number()) {
-                        problems.add(at, "expected a number, got " + json_type_name(value));
-                        continue;
-                      }
-                      const double v = value.get<double>();
-                      bool known = false;
-                      for (const auto& d : study.design) {
-                        if (d.name != name) continue;
-                        known = true;
-                        if (v < d.lower || v > d.upper)
-                          problems.add(at, number_text(v) + " outside the bounds");
-                      }
-                      for (const auto& a : study.auxiliaries) {
-                        if (a.name != name) continue;
-                        known = true;
-                        if (v < a.lower || v > a.upper)
-                          problems.add(at, number_text(v) + " outside the bounds");
-                      }
-                      if (!known) problems.add(at, "unknown variable \"" + name + "\"");
-                      start[name] = v;
-                    }
-                    study.starts.push_back(start);
-                  });
+  for_each_object(
+      node, "starts", problems, [&](const json& entry, const std::string& path, size_t) {
+        std::map<std::string, double> start;
+        for (const auto& [name, value] : entry.items()) {
+          const std::string at = path + "." + name;
+          if (!value.is_number()) {
+            problems.add(at, "expected a number, got " + json_type_name(value));
+            continue;
+          }
+          const double v = value.get<double>();
+          bool known = false;
+          for (const auto& d : study.design) {
+            if (d.name != name) continue;
+            known = true;
+            if (v < d.lower || v > d.upper) {
+              problems.add(at, number_text(v) + " outside the bounds");
+            } else if (d.discrete() && !d.allowed(v)) {
+              problems.add(
+                  at, number_text(v) + " is not an allowed value (" + allowed_near(d, v) + ")");
+            }
+          }
+          for (const auto& a : study.auxiliaries) {
+            if (a.name != name) continue;
+            known = true;
+            if (v < a.lower || v > a.upper)
+              problems.add(at, number_text(v) + " outside the bounds");
+          }
+          if (!known) problems.add(at, "unknown variable \"" + name + "\"");
+          start[name] = v;
+        }
+        study.starts.push_back(start);
+      });
 }
 
 }  // namespace sao::loading

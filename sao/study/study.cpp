@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -91,6 +92,36 @@ std::pair<double, double> DesignVariable::interval(double at) const {
   if (bounded()) return {lower, upper};
   const double half = 0.5 * span();
   return {std::max(lower, at - half), std::min(upper, at + half)};
+}
+
+std::pair<double, double> DesignVariable::neighbours(double x) const {
+  if (step > 0.0) {
+    const double last = std::isfinite(upper)
+                            ? lower + std::floor((upper - lower) / step + 1e-9) * step
+                            : std::numeric_limits<double>::infinity();
+    const double k = (x - lower) / step;
+    const double near = std::round(k);
+    if (std::abs(k - near) <= 1e-9) {
+      const double v = std::clamp(lower + near * step, lower, last);
+      return {v, v};
+    }
+    return {std::clamp(lower + std::floor(k) * step, lower, last),
+            std::clamp(lower + std::ceil(k) * step, lower, last)};
+  }
+  if (values.empty()) return {x, x};
+  const auto above = std::lower_bound(values.begin(), values.end(), x);
+  if (above == values.end()) return {values.back(), values.back()};
+  if (above == values.begin()) return {values.front(), values.front()};
+  const double hi = *above, lo = *(above - 1);
+  const double tolerance = 1e-9 * (hi - lo);
+  if (hi - x <= tolerance) return {hi, hi};
+  if (x - lo <= tolerance) return {lo, lo};
+  return {lo, hi};
+}
+
+double DesignVariable::nearest(double x) const {
+  const auto [lo, hi] = neighbours(x);
+  return hi - x < x - lo ? hi : lo;
 }
 
 int Study::response_index(const std::string& name) const {

@@ -72,8 +72,21 @@ struct DesignVariable {
   // linearly (SPEC 4).
   Intermediate intermediate;
   Annotation note;  // "unit", "label"
+  // Discrete variables (docs/study-format.md, "Discrete variables"): the allowed values are
+  // `values` (a catalogue, strictly increasing; lower and upper are its ends) or, with step > 0,
+  // lower + k step (k = 0, 1, ...; up to upper). Both empty/0: a continuous variable.
+  std::vector<double> values;
+  double step = 0.0;
 
   bool bounded() const { return std::isfinite(lower) && std::isfinite(upper); }
+  bool discrete() const { return !values.empty() || step > 0.0; }
+  // The allowed values next to x: the largest <= x and the smallest >= x (one value twice when
+  // x is allowed, to 1e-9 of the spacing; the end value beyond either end). x itself for a
+  // continuous variable.
+  std::pair<double, double> neighbours(double x) const;
+  // The allowed value nearest to x (either of a tie); x for a continuous variable.
+  double nearest(double x) const;
+  bool allowed(double x) const { return nearest(x) == x; }
   // The range that sizes move limits, subregion floors and scales: upper - lower, or, for a
   // variable without both bounds, 2 x its characteristic size.
   double span() const;
