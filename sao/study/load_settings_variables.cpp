@@ -167,7 +167,6 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.alpha = r.number_or("alpha", options.alpha);
   options.reuse_radius = r.number_or("reuse_radius", options.reuse_radius);
   if (auto v = r.boolean("noise_from_data")) options.noise_from_data = *v;
-  if (auto v = r.boolean("repair_auxiliary")) options.repair_auxiliary = *v;
   read_choice(r, "approximation", parse_approximation_source, approximation_source_name,
               options.approximation);
   read_choice(r, "fit", parse_fit_method, fit_method_name, options.fit);
@@ -177,6 +176,9 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.strategy = multipoint ? Strategy::kSeed : Strategy::kTrustRegion;
   read_choice(r, "strategy", parse_strategy, strategy_name, options.strategy);
   options.feasibility_first = options.strategy != Strategy::kSeed;
+  // A metamodel's auxiliary is a prediction: the analysis of b* sets it unless told otherwise.
+  options.repair_auxiliary = options.strategy == Strategy::kMetamodel;
+  if (auto v = r.boolean("repair_auxiliary")) options.repair_auxiliary = *v;
   read_choice(r, "metamodel", parse_metamodel_kind, metamodel_kind_name, options.metamodel);
   read_choice(r, "infill", parse_infill, infill_name, options.infill);
   if (auto v = r.integer("metamodel_points")) options.metamodel_points = *v;

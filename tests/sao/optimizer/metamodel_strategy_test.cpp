@@ -10,6 +10,7 @@
 
 #include "sao/optimizer/driver.hpp"
 #include "sao/study/study_loader.hpp"
+#include "tests/e2e/run_study.hpp"
 #include "tests/sao/fake_simulator.hpp"
 
 namespace sao {
@@ -224,9 +225,9 @@ TEST(MetamodelStrategy, ExpectedImprovementLeavesALocalMinimum) {
 // A code that fails at some designs: the plan points it fails at are replaced by others, the
 // fit has its points, the run reaches the optimum, and the failures are counted.
 TEST(MetamodelStrategy, FailedPlanPointsAreReplaced) {
-  const LoadedStudy s = box_study(
-      {box_variable("b1", 0.0, 1.0, 0.9, 1.0), box_variable("b2", 0.0, 2.0, 0.2, 1.0)},
-      {{"max_cycles", 8}});
+  const LoadedStudy s =
+      box_study({box_variable("b1", 0.0, 1.0, 0.9, 1.0), box_variable("b2", 0.0, 2.0, 0.2, 1.0)},
+                {{"max_cycles", 8}});
   FakeSimulator sim({{"r",
                       [](const Eigen::VectorXd& b) {
                         return 1.0 + std::pow(b(0) - 0.3, 2) + 2.0 * std::pow(b(1) - 1.2, 2);
@@ -274,6 +275,27 @@ TEST(MetamodelStrategy, SettingsThatCannotWorkAreNamed) {
       nlohmann::json::array({{{"name", "free"}, {"lower", 0.0}, {"initial", 1.0}}});
   EXPECT_NE(message({}, unbounded).find("\"free\" needs finite lower and upper bounds"),
             std::string::npos);
+}
+
+// The bound formulation's auxiliary is a prediction of the models: the strategy sets it from the
+// analysis by default (repair_auxiliary), and the impact absorber converges to its optimum.
+TEST(MetamodelStrategy, TheAuxiliaryIsSetFromTheAnalysisByDefault) {
+  const LoadedStudy metamodel = box_study(
+      nlohmann::json::array({box_variable("b1", 0.0, 1.0, 0.5, 0.4)}), {{"max_cycles", 5}});
+  EXPECT_TRUE(metamodel.options.repair_auxiliary);
+  const LoadedStudy told =
+      box_study(nlohmann::json::array({box_variable("b1", 0.0, 1.0, 0.5, 0.4)}),
+                {{"max_cycles", 5}, {"repair_auxiliary", false}});
+  EXPECT_FALSE(told.options.repair_auxiliary);
+  const RunSummary r = run_study("problems/impact-absorber/max-acceleration.json",
+                                 {"settings.strategy=\"metamodel\""});
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  EXPECT_NEAR(r.objective, 0.520286, 1e-4);
+  EXPECT_LE(r.cycles, 10);
+  // The other strategies keep the subproblem's auxiliary unless told.
+  EXPECT_FALSE(load_study_file(std::string(SAO_SOURCE_DIR) +
+                               "/problems/impact-absorber/max-acceleration.json")
+                   .options.repair_auxiliary);
 }
 
 }  // namespace
