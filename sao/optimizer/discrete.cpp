@@ -1,7 +1,7 @@
 #include "sao/optimizer/discrete.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <cmath>
 
 #include "sao/optimizer/subproblem.hpp"
 
@@ -40,29 +40,33 @@ std::vector<Eigen::VectorXd> allowed_neighbours(const Study& study, const Eigen:
   return designs;
 }
 
+std::optional<PredictedMerit> predicted_merit(const ApproximateProblem& problem,
+                                              const Eigen::VectorXd& x) {
+  const Eigen::VectorXd rows = problem.row_values(x);
+  PredictedMerit merit{rows.size() > 0 ? std::max(0.0, rows.maxCoeff()) : 0.0,
+                       problem.objective(x)};
+  if (!std::isfinite(merit.violation) || !std::isfinite(merit.objective)) return std::nullopt;
+  return merit;
+}
+
 Eigen::VectorXd best_allowed_neighbour(const Study& study, const ApproximateProblem& problem,
                                        const Eigen::VectorXd& x) {
   const std::vector<Eigen::VectorXd> all = allowed_neighbours(study, x, 1024);
+  const int n = study.n_design();
   std::vector<Eigen::VectorXd> inside;
   for (const Eigen::VectorXd& y : all) {
-    const int n = study.n_design();
     if ((y.head(n).array() >= problem.lower.head(n).array() - 1e-12).all() &&
         (y.head(n).array() <= problem.upper.head(n).array() + 1e-12).all())
       inside.push_back(y);
   }
   const std::vector<Eigen::VectorXd>& candidates = inside.empty() ? all : inside;
   Eigen::VectorXd best = candidates.front();
-  double best_violation = std::numeric_limits<double>::infinity();
-  double best_objective = std::numeric_limits<double>::infinity();
+  std::optional<PredictedMerit> best_merit;
   for (const Eigen::VectorXd& y : candidates) {
-    const Eigen::VectorXd rows = problem.row_values(y);
-    const double violation = rows.size() > 0 ? std::max(0.0, rows.maxCoeff()) : 0.0;
-    const double objective = problem.objective(y);
-    if (!std::isfinite(violation) || !std::isfinite(objective)) continue;
-    if (violation < best_violation || (violation == best_violation && objective < best_objective)) {
+    const std::optional<PredictedMerit> merit = predicted_merit(problem, y);
+    if (merit && (!best_merit || merit->better_than(*best_merit))) {
       best = y;
-      best_violation = violation;
-      best_objective = objective;
+      best_merit = merit;
     }
   }
   return best;

@@ -237,7 +237,7 @@ Eigen::VectorXd Driver::allowed_proposal(const ApproximateProblem& problem,
     return best_allowed_neighbour(study_, problem, x_opt);
   const int n = study_.n_design();
   std::optional<Eigen::VectorXd> best;
-  double best_violation = 0.0, best_objective = 0.0;
+  std::optional<PredictedMerit> best_merit;
   for (const Eigen::VectorXd& c : combinations) {
     ApproximateProblem fixed = problem;
     for (int i = 0; i < n; ++i) {
@@ -249,15 +249,10 @@ Eigen::VectorXd Driver::allowed_proposal(const ApproximateProblem& problem,
     const SubproblemResult sub = solve_subproblem(fixed, noisy_);
     if (sub.status == SubproblemStatus::kFailed) continue;
     const Eigen::VectorXd y = sub.x.cwiseMax(fixed.lower).cwiseMin(fixed.upper);
-    const Eigen::VectorXd rows = problem.row_values(y);
-    const double violation = rows.size() > 0 ? std::max(0.0, rows.maxCoeff()) : 0.0;
-    const double objective = problem.objective(y);
-    if (!std::isfinite(violation) || !std::isfinite(objective)) continue;
-    if (!best || violation < best_violation ||
-        (violation == best_violation && objective < best_objective)) {
+    const std::optional<PredictedMerit> merit = predicted_merit(problem, y);
+    if (merit && (!best_merit || merit->better_than(*best_merit))) {
       best = y;
-      best_violation = violation;
-      best_objective = objective;
+      best_merit = merit;
     }
   }
   return best ? *best : best_allowed_neighbour(study_, problem, x_opt);
