@@ -268,27 +268,8 @@ void local_box(Context& c) {
 
 namespace {
 
-// Whether a stored design lies in the local box with the other variables at the design.
-bool in_box(const Context& c, const Eigen::VectorXd& x) {
-  const Eigen::VectorXd& design = c.result.design;
-  if (x.size() != design.size()) return false;
-  std::vector<bool> random(design.size(), false);
-  for (size_t i = 0; i < c.which.size(); ++i) {
-    const int j = c.which[i];
-    random[j] = true;
-    const double lo = c.result.box_lower(static_cast<Eigen::Index>(i));
-    const double hi = c.result.box_upper(static_cast<Eigen::Index>(i));
-    const double slack = 1e-12 * (hi - lo);
-    if (x(j) < lo - slack || x(j) > hi + slack) return false;
-  }
-  for (Eigen::Index j = 0; j < design.size(); ++j) {
-    if (!random[j] && x(j) != design(j)) return false;
-  }
-  return true;
-}
-
-// The local DOE analysed, and the model asked fitted (by the metamodel report) to every stored
-// successful analysis inside the box.
+// The local DOE analysed, and the model asked fitted to its successful analyses (by the
+// metamodel report).
 MetamodelReport local_model(Context& c) {
   local_box(c);
   const RobustRequest& r = c.request;
@@ -314,20 +295,23 @@ MetamodelReport local_model(Context& c) {
       {"design", vector_json(c.result.design)},
       {"region",
        {{"lower", vector_json(c.result.box_lower)}, {"upper", vector_json(c.result.box_upper)}}}};
-  analyse_points(c.session, settings, full, "local DOE", r, c.result.analyses, c.progress);
-  const std::string hash = simulator_inputs_hash(c.study, c.session.simulator().fingerprint());
-  std::vector<StoredAnalysis> inside;
-  for (StoredAnalysis& a : c.session.store().analyses()) {
-    if (a.inputs_hash == hash && a.evaluation.ok && !a.evaluation.has_gradients &&
-        in_box(c, a.design)) {
-      inside.push_back(std::move(a));
-    }
+  // The model is fitted to the local DOE's analyses only: the verification's analyses (and
+  // others in the box) stay out of it, so that they check it and a second call fits the same.
+  std::vector<StoredAnalysis> analysed;
+  for (StoredAnalysis& a :
+       analyse_points(c.session, settings, full, "local DOE", r, c.result.analyses, c.progress)) {
+    if (a.evaluation.ok) analysed.push_back(std::move(a));
+  }
+  if (analysed.empty()) {
+    throw std::runtime_error(
+        "robust: every analysis of the local DOE failed (the warnings above "
+        "name why)");
   }
   MetamodelRequest model_request;
   model_request.models = {r.metamodel};
   model_request.sobol_model = "none";
   model_request.seed = static_cast<std::uint32_t>(r.seed);
-  return metamodel_report(c.study, inside, model_request);
+  return metamodel_report(c.study, analysed, model_request);
 }
 
 // The model's predictions of value `v` at the rows of `full` (full designs).

@@ -11,7 +11,8 @@
 //    sd of the random variables, cut to their supports and to the design variables' bounds; the
 //    other variables at the design) is stored in the study store as a DOE and analysed by the
 //    DOE runner (doe_run.hpp: stored, re-used, resumable); the model asked (kriging or quadratic)
-//    is fitted by the metamodel report to the stored analyses inside the box; `samples` samples
+//    is fitted by the metamodel report to the local DOE's successful analyses (not to the
+//    verification's, which check it); `samples` samples
 //    of the random variables (Monte Carlo or Latin hypercube) are predicted. `verify` of those
 //    samples are analysed too (stored as a DOE of their own): their predicted and computed
 //    values, and the statistics of the computed ones, are reported beside the model's.

@@ -13,6 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace sao::testing;
 using nlohmann::json;
+using sao::testing::sao;
 
 const std::string kStudy = kProblems + "robustness/linear.json";
 // f = x1 + 2 x2: mean 5, var 0.25 + 4 0.09 + 4 0.5 0.5 0.3 = 0.91; g = 3 x1 - x2: mean 1,
@@ -46,7 +47,7 @@ void holds(const json& interval, double exact, double width, const std::string& 
 }
 
 void check_statistics(const json& result, const std::string& where, double scale) {
-  const json& f = value_named(result, "objective.f");
+  const json& f = value_named(result, "objective.F");
   holds(f[where]["mean"], 5.0, 0.3 * scale, where + " mean f");
   holds(f[where]["sd"], kSdF, 0.3 * scale, where + " sd f");
   const json& q = f[where]["quantiles"];
@@ -86,7 +87,7 @@ TEST(RobustCli, SamplesOnTheMetamodelHoldTheClosedFormAndAreVerified) {
   EXPECT_EQ(r["model"], "kriging");
   check_statistics(r, "statistics", 0.5);
   holds(value_named(r, "constraint.g")["violation"], kPf, 0.03, "P(g > 2)");
-  const json& verification = value_named(r, "objective.f")["verification"];
+  const json& verification = value_named(r, "objective.F")["verification"];
   EXPECT_EQ(verification["computed"].size(), 8u);
   EXPECT_LT(verification["rms"].get<double>(), 1e-3);  // kriging of a linear function
   const int stored = stored_analyses(out);

@@ -78,7 +78,7 @@ TEST(RandomSection, EveryProblemNamesTheEntryAndTheKey) {
   has(with("sd", -1), "random_variables[0].sd");
   has(with("cov", 0.1), "random_variables[0]: give only one of \"sd\"");
   has(with("lower", -1), "random_variables[0].lower: does not apply to distribution \"normal\"");
-  has(with("colour", "red"), "random_variables[0]: unknown key \"colour\"");
+  has(with("colour", "red"), "random_variables[0].colour: unknown key");
   json no_spread = normal;
   no_spread.erase("sd");
   has(json::array({no_spread}), "random_variables[0]: missing the spread");
@@ -97,7 +97,7 @@ TEST(RandomSection, EveryProblemNamesTheEntryAndTheKey) {
       json::parse(R"([{"between": ["a", "c"], "rho": 0.3}])"));
   has(json::array({normal, second}), "correlations[0].rho: must be in (-1, 1)",
       json::parse(R"([{"between": ["a", "b"], "rho": 1.5}])"));
-  has(json::array({normal, second}), "correlations[0]: unknown key \"r\"",
+  has(json::array({normal, second}), "correlations[0].r: unknown key",
       json::parse(R"([{"between": ["a", "b"], "rho": 0.5, "r": 1}])"));
 }
 
