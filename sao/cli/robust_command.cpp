@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -49,24 +48,6 @@ Opened open_robust(const RobustCommand& command) {
   return o;
 }
 
-// The design reported by the run in `dir` (its result.json's "design"), if every variable is there.
-std::optional<Eigen::VectorXd> reported_design(const Study& study, const std::string& dir) {
-  std::ifstream in(fs::path(dir) / "result.json");
-  if (!in) return std::nullopt;
-  const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
-  if (!result.is_object() || !result.contains("design") || !result["design"].is_object()) {
-    return std::nullopt;
-  }
-  Eigen::VectorXd x(study.n_design());
-  for (int i = 0; i < study.n_design(); ++i) {
-    const nlohmann::json& d = result["design"];
-    if (!d.contains(study.design[i].name) || !d[study.design[i].name].is_number())
-      return std::nullopt;
-    x(i) = d[study.design[i].name].get<double>();
-  }
-  return x;
-}
-
 // The design analysed and where it comes from, --design applied.
 Eigen::VectorXd chosen_design(const Study& study, const Opened& o, const RobustCommand& command,
                               std::string& source) {
@@ -74,7 +55,7 @@ Eigen::VectorXd chosen_design(const Study& study, const Opened& o, const RobustC
   for (int i = 0; i < study.n_design(); ++i) x(i) = study.design[i].initial;
   source = "initial design";
   if (o.store_given) {
-    if (const auto reported = reported_design(study, o.dir)) {
+    if (const auto reported = report::reported_design(study, o.dir)) {
       x = *reported;
       source = "design reported in " + (fs::path(o.dir) / "result.json").string();
     } else {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 
@@ -400,6 +402,23 @@ void check_request(const RobustRequest& r) {
 }
 
 }  // namespace
+
+std::optional<Eigen::VectorXd> reported_design(const Study& study, const std::string& dir) {
+  std::ifstream in(std::filesystem::path(dir) / "result.json");
+  if (!in) return std::nullopt;
+  const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
+  if (!result.is_object() || !result.contains("design") || !result["design"].is_object()) {
+    return std::nullopt;
+  }
+  const nlohmann::json& d = result["design"];
+  Eigen::VectorXd x(study.n_design());
+  for (int i = 0; i < study.n_design(); ++i) {
+    const std::string& name = study.design[i].name;
+    if (!d.contains(name) || !d[name].is_number()) return std::nullopt;
+    x(i) = d[name].get<double>();
+  }
+  return x;
+}
 
 RobustResult robust_analysis(
     StudySession& session, const RandomSection& random, const Eigen::VectorXd& design,

@@ -107,6 +107,10 @@ struct RobustResult {
 reliability::RandomVector random_vector_at(const Study& study, const RandomSection& random,
                                            const Eigen::VectorXd& design);
 
+// The design the run in the study directory `dir` reported (its result.json's "design"), when
+// the file is there and names every design variable; `sao robust DIR`'s default design.
+std::optional<Eigen::VectorXd> reported_design(const Study& study, const std::string& dir);
+
 // The estimate at `design` (design variables only) in the store of `session` (opened for
 // analyses). `progress` is called before and after each batch of analyses with what the batch
 // belongs to. Throws std::invalid_argument for bad settings (bad input) and TooFewDesigns when
