@@ -28,6 +28,7 @@
 #include "sao/cli/doe_command.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/metamodel_command.hpp"
+#include "sao/cli/robust_command.hpp"
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
@@ -466,6 +467,8 @@ struct Arguments {
   CLI::App* doe_cmd = nullptr;
   sao::cli::MetamodelCommand metamodel;
   CLI::App* metamodel_cmd = nullptr;
+  sao::cli::RobustCommand robust;
+  CLI::App* robust_cmd = nullptr;
   bool all_responses = false;  // evaluate --all
   CLI::App* simulate_cmd = nullptr;
   CLI::App *run_cmd = nullptr, *check_cmd = nullptr, *gradient_cmd = nullptr,
@@ -628,6 +631,8 @@ std::string kept_on_interrupt(const Arguments& a) {
   if (*a.doe_cmd) {
     return "the DOE's analyses finished so far are stored (resume with `sao doe DIR`)";
   }
+  if (*a.robust_cmd)
+    return "the analyses finished so far are stored (the same command re-uses them)";
   if (sao::cli::store_command_analyses()) {
     return "the analyses finished so far are stored (resume with `sao run DIR` or `sao step DIR`)";
   }
@@ -670,6 +675,7 @@ int dispatch(Arguments& a) {
     if (*a.simulate_cmd) return sao::cli::simulate(a.simulate);
     if (*a.doe_cmd) return sao::cli::doe(a.doe);
     if (*a.metamodel_cmd) return sao::cli::metamodel(a.metamodel);
+    if (*a.robust_cmd) return sao::cli::robust(a.robust);
     if (*a.evaluate_cmd) {
       return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json, a.all_responses,
                       a.analyses_out);
@@ -697,6 +703,7 @@ int main(int argc, char** argv) {
   add_serve(app, arguments);
   arguments.doe_cmd = sao::cli::add_doe_command(app, arguments.doe);
   arguments.metamodel_cmd = sao::cli::add_metamodel_command(app, arguments.metamodel);
+  arguments.robust_cmd = sao::cli::add_robust_command(app, arguments.robust);
   sao::cli::add_store_commands(app);
   sao::cli::add_completion_command(app);
   try {

@@ -15,10 +15,12 @@
 #include "sao/report/metamodel_report.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
+#include "sao/report/robust.hpp"
 #include "sao/report/units_json.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/doe_run.hpp"
 #include "sao/store/study_session.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace py = pybind11;
 
@@ -267,6 +269,41 @@ class Session {
     return out;
   }
 
+  // `sao robust DIR --json`'s document (docs/robustness.md): the spread of every response and the
+  // probability of violating each constraint at a design under the study's random variables.
+  // The design: the run's reported one (result.json; else the initial design), with `design`'s
+  // values (name -> value). Its analyses go into the store as the command's do; the session is
+  // closed meanwhile and re-opened, as for doe().
+  py::object robust(const std::string& method, int samples, int points, int verify,
+                    const std::string& metamodel, const std::map<std::string, double>& design,
+                    const std::vector<double>& quantiles, double confidence, std::uint64_t seed) {
+    report::RobustRequest request;
+    if (!report::robust_method_from_name(method, request.method)) {
+      throw std::invalid_argument("robust: method must be lhs, mc, mc-analyses or form, got \"" +
+                                  method + "\"");
+    }
+    request.samples = samples;
+    request.points = points;
+    request.verify = verify;
+    request.metamodel = metamodel;
+    request.quantiles = quantiles;
+    request.confidence = confidence;
+    request.seed = seed;
+    nlohmann::ordered_json document;
+    {
+      py::gil_scoped_release release;
+      session_.reset();  // its lock: the analyses' session takes it
+      try {
+        document = robust_document(request, design);
+      } catch (...) {
+        reopen();
+        throw;
+      }
+      reopen();
+    }
+    return to_python(document);
+  }
+
   py::object analysis(const std::optional<Eigen::VectorXd>& design) const {
     std::optional<Evaluation> e = design ? live().analysis_of(*design) : final_analysis(live());
     if (!e) return py::none();
@@ -292,6 +329,41 @@ class Session {
   void close() { session_.reset(); }
 
  private:
+  // The robustness estimate in a session of its own, opened for analyses (robust()).
+  nlohmann::ordered_json robust_document(const report::RobustRequest& request,
+                                         const std::map<std::string, double>& values) const {
+    StudySession analyses(store_file(dir_), false);
+    analyses.use_action_names(python_actions);
+    analyses.open_for_analyses();
+    const Study& study = analyses.study();
+    const LoadedStudy loaded = load_study(analyses.document(), analyses.source());
+    if (!loaded.random) {
+      throw StudyError(analyses.source(),
+                       {"random_variables: the study has none (docs/robustness.md)"});
+    }
+    Eigen::VectorXd x(study.n_design());
+    for (int i = 0; i < study.n_design(); ++i) x(i) = study.design[i].initial;
+    std::string source = "initial design";
+    if (const auto reported = report::reported_design(study, dir_)) {
+      x = *reported;
+      source = "design reported in result.json";
+    }
+    for (const auto& entry : values) {
+      int found = -1;
+      for (int i = 0; i < study.n_design(); ++i) {
+        if (study.design[i].name == entry.first) found = i;
+      }
+      if (found < 0) {
+        throw std::invalid_argument("robust: design: \"" + entry.first +
+                                    "\" is not a design variable");
+      }
+      x(found) = entry.second;
+    }
+    report::RobustResult result = report::robust_analysis(analyses, *loaded.random, x, request, {});
+    result.design_source = source + (values.empty() ? "" : ", with the design values given");
+    return report::robust_json(result);
+  }
+
   void reopen() {
     session_.reset();
     session_ = std::make_unique<StudySession>(store_file(dir_), false);
@@ -333,6 +405,11 @@ void bind_session(py::module_& m) {
       .def("metamodels", &Session::metamodels, py::arg("models") = std::vector<std::string>{},
            py::arg("responses") = std::vector<std::string>{}, py::arg("sobol_model") = "",
            py::arg("sobol_samples") = 4096, py::arg("seed") = 1)
+      .def("robust", &Session::robust, py::arg("method") = "lhs", py::arg("samples") = 10000,
+           py::arg("points") = 0, py::arg("verify") = 10, py::arg("metamodel") = "kriging",
+           py::arg("design") = std::map<std::string, double>{},
+           py::arg("quantiles") = std::vector<double>{0.05, 0.5, 0.95},
+           py::arg("confidence") = 0.95, py::arg("seed") = 1)
       .def("result", &Session::result)
       .def("report", &Session::report, py::arg("file") = py::none())
       .def("close", &Session::close)

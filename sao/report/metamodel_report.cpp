@@ -276,7 +276,7 @@ void fit_value(ModelledValue& v, const MetamodelReport& report) {
   for (size_t r = 0; r < v.rows.size(); ++r) {
     for (int i = 0; i < n; ++i) points(r, i) = report.points(v.rows[r], report.inputs[i]);
   }
-  std::vector<std::unique_ptr<Metamodel>> models;
+  std::vector<std::shared_ptr<Metamodel>> models;
   for (const std::string& name : report.models) {
     ModelFit fit;
     fit.model = name;
@@ -300,6 +300,7 @@ void fit_value(ModelledValue& v, const MetamodelReport& report) {
     v.fits.push_back(std::move(fit));
     models.push_back(std::move(model));
   }
+  if (v.best >= 0) v.best_model = models[v.best];
   const std::string& asked = report.request.sobol_model;
   if (asked == "none") return;
   int chosen = v.best;
@@ -384,6 +385,28 @@ MetamodelReport metamodel_report(const Study& study, const std::vector<StoredAna
   for (ModelledValue& v : values) fit_value(v, report);
   report.values = std::move(values);
   return report;
+}
+
+std::vector<ModelledValue> analysis_values(const Study& study,
+                                           const std::vector<StoredAnalysis>& analyses) {
+  std::vector<const StoredAnalysis*> used;
+  for (const StoredAnalysis& a : analyses) used.push_back(&a);
+  std::vector<ModelledValue> all;
+  response_values(study, used, all);
+  criterion_values(study, used, all);
+  // A failed analysis has no values: its rows are left out as a missing value's are.
+  for (ModelledValue& v : all) {
+    std::vector<int> rows;
+    std::vector<double> values;
+    for (size_t k = 0; k < v.rows.size(); ++k) {
+      if (!analyses[v.rows[k]].evaluation.ok) continue;
+      rows.push_back(v.rows[k]);
+      values.push_back(v.values(static_cast<Eigen::Index>(k)));
+    }
+    v.rows = rows;
+    v.values = Eigen::Map<Eigen::VectorXd>(values.data(), static_cast<int>(values.size()));
+  }
+  return all;
 }
 
 MetamodelReport metamodel_report(const StudyStore& store, const Study& study,

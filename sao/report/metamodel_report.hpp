@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -75,6 +76,9 @@ struct ModelledValue {
   std::string sobol_model;                       // the model the indices are of ("" when none)
   std::optional<metamodel::SobolIndices> sobol;  // one entry per model input (inputs below)
   std::string note;  // why there are no Sobol indices, when there are none
+  // The best model (fits[best]), on the report's inputs (MetamodelReport::inputs, in that order,
+  // own units); null when none is fitted. `sao robust` samples it (robust.hpp).
+  std::shared_ptr<const metamodel::Metamodel> best_model;
 };
 
 struct MetamodelReport {
@@ -115,6 +119,13 @@ MetamodelReport metamodel_report(const StudyStore& store, const Study& study,
 // inputs of that study (its simulator is made to read them). Throws StoreError for a file that
 // is not a study store or holds no study, StudyError when the stored study does not load.
 MetamodelReport metamodel_report(const std::string& store_path, const MetamodelRequest& request);
+
+// The values the report models (every response value, the objective, each constraint's worst
+// value; no model fitted) at each of `analyses`, in order: a value's `rows` index `analyses` (a
+// failed analysis, or one lacking the value, is left out). `sao robust` takes the statistics of
+// analysed samples from them.
+std::vector<ModelledValue> analysis_values(const Study& study,
+                                           const std::vector<StoredAnalysis>& analyses);
 
 // The report as text: per value a table of the models (points, LOO RMS, R^2_pred, R^2,
 // adjusted R^2; the best marked) and of its Sobol indices (S_i and S_Ti with their intervals).

@@ -88,5 +88,9 @@ void read_constraints(const nlohmann::json& node, Study& study, Problems& proble
 
 // The "doe" section, resolved against the design variables (read after them).
 void read_doe(const nlohmann::json& node, LoadedStudy& study, Problems& problems);
+// The "random_variables" section and the "correlations" that go with it (null when absent;
+// load_random.cpp, docs/robustness.md).
+void read_random(const nlohmann::json& variables, const nlohmann::json* correlations,
+                 LoadedStudy& study, Problems& problems);
 
 }  // namespace sao::loading

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -203,9 +204,34 @@ struct DoeSection {
   nlohmann::json plan;
 };
 
+// One entry of the "random_variables" section (docs/robustness.md): a random variable acting on a
+// design variable (a tolerance, or a model parameter held by a frozen design variable). Its
+// distribution is centred on the design variable's value at the design analysed: the mean
+// (normal, lognormal), the centre of the offsets (uniform, truncated_normal's bounds). The
+// spread is given as read (NaN where not given); sao/report/robust.cpp builds the distribution.
+struct RandomVariableSpec {
+  std::string name;
+  std::string path;          // "random_variables[i]", for messages
+  int variable = -1;         // the design variable it acts on
+  std::string distribution;  // "normal", "lognormal", "uniform", "truncated_normal"
+  double sd = std::numeric_limits<double>::quiet_NaN();     // absolute standard deviation
+  double cov = std::numeric_limits<double>::quiet_NaN();    // sd relative to |value|
+  double sigma = std::numeric_limits<double>::quiet_NaN();  // lognormal: sd of ln x
+  double lower = std::numeric_limits<double>::quiet_NaN();  // offsets from the value
+  double upper = std::numeric_limits<double>::quiet_NaN();
+};
+
+// The "random_variables" and "correlations" sections: the correlation matrix (in standard normal
+// space) of the variables in their order, identity where no pair is given.
+struct RandomSection {
+  std::vector<RandomVariableSpec> variables;
+  Eigen::MatrixXd correlation;
+};
+
 struct LoadedStudy : Study {
   Options options;
-  std::optional<DoeSection> doe;  // the "doe" section, when the file has one
+  std::optional<DoeSection> doe;        // the "doe" section, when the file has one
+  std::optional<RandomSection> random;  // "random_variables" (and "correlations"), when given
 };
 
 // The explicit constraints (docs/doe.md): the indices of the study's constraints that read no

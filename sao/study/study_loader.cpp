@@ -130,6 +130,13 @@ LoadedStudy load(const nlohmann::json& document, const std::string& source, bool
   if (top.has("constraints")) loading::read_constraints(top.raw("constraints"), study, problems);
   if (top.has("starts")) loading::read_starts(top.raw("starts"), study, problems);
   if (top.has("doe")) loading::read_doe(top.raw("doe"), study, problems);
+  if (top.has("random_variables")) {
+    const nlohmann::json* correlations =
+        top.has("correlations") ? &top.raw("correlations") : nullptr;
+    loading::read_random(top.raw("random_variables"), correlations, study, problems);
+  } else if (top.has("correlations")) {
+    problems.add("correlations", "needs a \"random_variables\" section (docs/robustness.md)");
+  }
   if (top.has("simulator") && loading::expect_object(top.raw("simulator"), "simulator", problems)) {
     study.simulator = top.raw("simulator");
   } else if (!top.has("simulator")) {
