@@ -28,6 +28,7 @@
 #include "sao/cli/doe_command.hpp"
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/metamodel_command.hpp"
+#include "sao/cli/pareto_command.hpp"
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
@@ -256,6 +257,7 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   } catch (const std::invalid_argument& e) {
     throw sao::cli::UsageError(e.what());
   }
+  sao::require_single_objective(sao::read_study_document(options.study_file), options.study_file);
   (void)sao::resolve_study_path(sao::read_study_document(options.study_file), options.range.key,
                                 "--vary");
   // Every member must open: check the first and the last value before running any.
@@ -628,6 +630,8 @@ std::string kept_on_interrupt(const Arguments& a) {
   if (*a.doe_cmd) {
     return "the DOE's analyses finished so far are stored (resume with `sao doe DIR`)";
   }
+  if (sao::cli::pareto_parsed())
+    return "the analyses finished so far are stored (resume: sao pareto DIR)";
   if (sao::cli::store_command_analyses()) {
     return "the analyses finished so far are stored (resume with `sao run DIR` or `sao step DIR`)";
   }
@@ -669,6 +673,7 @@ int dispatch(Arguments& a) {
     if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
     if (*a.simulate_cmd) return sao::cli::simulate(a.simulate);
     if (*a.doe_cmd) return sao::cli::doe(a.doe);
+    if (sao::cli::pareto_parsed()) return sao::cli::pareto();
     if (*a.metamodel_cmd) return sao::cli::metamodel(a.metamodel);
     if (*a.evaluate_cmd) {
       return evaluate(a.file, a.overrides, a.start, a.designs, a.plot_dir, a.json, a.all_responses,
@@ -696,6 +701,7 @@ int main(int argc, char** argv) {
   add_sweep(app, arguments);
   add_serve(app, arguments);
   arguments.doe_cmd = sao::cli::add_doe_command(app, arguments.doe);
+  sao::cli::add_pareto_command(app);
   arguments.metamodel_cmd = sao::cli::add_metamodel_command(app, arguments.metamodel);
   sao::cli::add_store_commands(app);
   sao::cli::add_completion_command(app);
