@@ -412,7 +412,12 @@ int check(const std::string& file, const std::vector<std::string>& overrides, in
   }
   const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
-            << opened.study.constraints.size() << " constraints after expansion)\n";
+            << opened.study.constraints.size() << " constraints after expansion"
+            << (opened.study.multi_objective()
+                    ? ", " + std::to_string(opened.study.objectives.size()) +
+                          " objectives: sao pareto"
+                    : "")
+            << ")\n";
   int failed = 0;
   for (const auto& r : sample_readings(opened, sample)) {
     std::cout << (r.ok ? "read       " : "FAILS      ") << r.load_case << " " << r.response << ": "

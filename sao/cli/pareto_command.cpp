@@ -158,7 +158,7 @@ int start_study(const ParetoRequest& r) {
   (void)load_study(out, r.start_study[1]);  // a study `sao run` takes
   write_file_atomically(r.start_study[1], out.dump(2) + "\n");
   std::cout << fmt::format(
-                   "start      {}: minimise {} from front point {} ({}), the other "
+                   "start      {}: optimise {} from front point {} ({}), the other "
                    "objectives constraints at its values\n",
                    r.start_study[1], study.objectives[keep].name, k,
                    point.verified ? "verified" : "predicted")
@@ -260,7 +260,7 @@ int pareto() {
         if (r.json || !r.quiet) print_round(round, r.json);
       });
   write_pareto(o.dir, study, result, r.options);
-  const int best = balanced_point(result);
+  const int best = balanced_point(study, result);
   const ParetoPoint& b = result.front[static_cast<size_t>(best)];
   if (r.json) {
     std::cout << nlohmann::ordered_json({{"event", "end"},
@@ -277,7 +277,7 @@ int pareto() {
     std::cout << fmt::format(
         "done       {} front points, {} round(s), {}; {} analyses now, {} re-used from the "
         "store\nbalanced   point {} ({}): {}\nstart      sao pareto {} --start-study {} "
-        "STUDY.json && sao run STUDY.json (minimises {} with the other objectives as "
+        "STUDY.json && sao run STUDY.json (optimises {} with the other objectives as "
         "constraints at this point)\nfiles      {}/pareto.csv, pareto.json, pareto.html\n",
         result.front.size(), result.rounds.size(),
         result.agreed ? "the verified points agree"

@@ -130,7 +130,7 @@ std::string pareto_page(const Study& study, const ParetoResult& result) {
 
 }  // namespace
 
-int balanced_point(const ParetoResult& result) {
+int balanced_point(const Study& study, const ParetoResult& result) {
   if (result.front.empty()) return -1;
   const Eigen::Index m = result.front.front().predicted.objectives.size();
   Eigen::VectorXd lo = result.front.front().predicted.objectives, hi = lo;
@@ -147,7 +147,10 @@ int balanced_point(const ParetoResult& result) {
       if (pass == 0 && !(p.verified && p.agrees)) continue;
       const Eigen::VectorXd& f = pass == 0 ? p.computed.objectives : p.predicted.objectives;
       double d = 0.0;
-      for (Eigen::Index k = 0; k < m; ++k) d += std::pow((f(k) - lo(k)) / width(k), 2);
+      for (Eigen::Index k = 0; k < m; ++k) {
+        const double ideal = study.objectives[static_cast<size_t>(k)].maximize ? hi(k) : lo(k);
+        d += std::pow((f(k) - ideal) / width(k), 2);
+      }
       if (best < 0 || d < best_d) best = static_cast<int>(i), best_d = d;
     }
   }
@@ -219,7 +222,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
           {"reused", result.reused},
           {"ranges",
            std::vector<double>(result.ranges.data(), result.ranges.data() + result.ranges.size())},
-          {"balanced", balanced_point(result) + 1},
+          {"balanced", balanced_point(study, result) + 1},
           {"front", front}};
 }
 

@@ -14,9 +14,10 @@
 namespace sao {
 
 // The index in result.front of the best-balanced point: the verified, agreeing point nearest the
-// ideal point (each objective's best over the front, objectives scaled to [0, 1] over it), or
-// the nearest of all points when none is verified and agreeing.
-int balanced_point(const ParetoResult& result);
+// ideal point (each objective's best over the front: its least, or its largest for a maximised
+// one; objectives scaled to [0, 1] over the front), or the nearest of all points when none is
+// verified and agreeing.
+int balanced_point(const Study& study, const ParetoResult& result);
 
 // pareto.json's document: {"study", "store", "settings", "objectives": [{name, unit, label,
 // sense}], "constraints": [names], "doe", "rounds", "agreed", "analysed", "reused",

@@ -190,8 +190,8 @@ void read_one_objective(const json& node, const std::string& path, bool several,
   if (kind == "minimize_max" && several) {
     problems.add(r.at(kind),
                  "\"minimize_max\" is not supported in \"objectives\" yet (sao pareto models "
-                 "scalar quantities): minimise a reduction (max, sum, mean) of the history "
-                 "instead, or bound it with a constraint");
+                 "scalar quantities): minimise a reduction of the history (sum, mean, trapz) "
+                 "instead, or bound its largest value with a constraint");
     return;
   }
   if (kind == "minimize_max") {
