@@ -62,7 +62,7 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
   DesignSummary out;
   // Bound formulation: the objective is the largest value the auxiliary bounds, and the
   // auxiliary is set to it (the design's own objective, not the start guess).
-  if (study.objective.bound_formulation) x = with_bounded_maxima(study, x, exact);
+  if (study.bounds_maxima()) x = with_bounded_maxima(study, x, exact);
   out.objective = user_objective(study, criterion_value(study, study.objective.f, 0, x, exact));
   for (const Objective& o : study.objectives)
     out.objectives.push_back(objective_value(study, o, x, exact));

@@ -15,13 +15,14 @@
 namespace sao {
 namespace {
 
-// The full variable vector of a design: auxiliaries at their initial values (no objective of a
-// multi-objective study bounds one).
-Eigen::VectorXd full(const Study& study, const Eigen::VectorXd& design) {
+// The full variable vector of a design on `model`: auxiliaries at their initial values, and an
+// objective's auxiliary ("minimize_max") at the largest value it bounds, its objective's value.
+Eigen::VectorXd full(const Study& study, const Eigen::VectorXd& design,
+                     const ResponseModel& model) {
   Eigen::VectorXd x(study.n_total());
   x.head(study.n_design()) = design;
   for (int a = 0; a < study.n_aux(); ++a) x(study.n_design() + a) = study.auxiliaries[a].initial;
-  return x;
+  return study.bounds_maxima() ? with_bounded_maxima(study, x, model) : x;
 }
 
 // The training set of a round: the successful analyses (values only, every load case) of the
@@ -102,7 +103,7 @@ pareto::Problem search_problem(const Study& study, const metamodel::Bounds& box,
   p.constraints = static_cast<int>(study.constraints.size());
   p.evaluate = [&study, &model](const Eigen::VectorXd& design, Eigen::VectorXd& f,
                                 Eigen::VectorXd& g) {
-    const Eigen::VectorXd x = full(study, design);
+    const Eigen::VectorXd x = full(study, design, model);
     for (size_t k = 0; k < study.objectives.size(); ++k)
       f(static_cast<Eigen::Index>(k)) = criterion_value(study, study.objectives[k].f, 0, x, model);
     for (size_t j = 0; j < study.constraints.size(); ++j)
@@ -134,6 +135,20 @@ void compare(const Study& study, StudyStore& store, const Eigen::VectorXd& range
   }
 }
 
+// Removes the auxiliary variable `name` from a study document (and its "starts" entries).
+void drop_auxiliary(nlohmann::json& document, const nlohmann::json& name) {
+  if (document.contains("auxiliary_variables")) {
+    nlohmann::json& list = document["auxiliary_variables"];
+    for (size_t i = list.size(); i-- > 0;) {
+      if (list[i].value("name", "") == name) list.erase(i);
+    }
+    if (list.empty()) document.erase("auxiliary_variables");
+  }
+  if (document.contains("starts") && name.is_string()) {
+    for (nlohmann::json& s : document["starts"]) s.erase(name.get<std::string>());
+  }
+}
+
 }  // namespace
 
 DoeSection pareto_doe_section(const nlohmann::json& document, const std::string& source) {
@@ -148,7 +163,7 @@ DoeSection pareto_doe_section(const nlohmann::json& document, const std::string&
 
 ParetoValues pareto_values(const Study& study, const Eigen::VectorXd& design,
                            const ResponseModel& model) {
-  const Eigen::VectorXd x = full(study, design);
+  const Eigen::VectorXd x = full(study, design, model);
   ParetoValues v;
   v.objectives.resize(static_cast<Eigen::Index>(study.objectives.size()));
   for (size_t k = 0; k < study.objectives.size(); ++k)
@@ -181,10 +196,14 @@ nlohmann::json single_objective_study(const nlohmann::json& document, const Stud
       continue;
     }
     const bool maximize = e.contains("maximize");
+    const char* kind = maximize                     ? "maximize"
+                       : e.contains("minimize_max") ? "minimize_max"
+                                                    : "minimize";
     const double value = at.objectives(static_cast<Eigen::Index>(k));
     nlohmann::json c = {{"name", e.value("name", "objective" + std::to_string(k + 1))},
-                        {"of", e[maximize ? "maximize" : "minimize"]},
+                        {"of", e[kind]},
                         {maximize ? "lower" : "upper", value}};
+    if (e.contains("auxiliary")) drop_auxiliary(out, e["auxiliary"]);  // bounds nothing now
     if (value == 0.0) c["scale"] = 1.0;  // a zero bound needs a normaliser
     for (const char* key : {"unit", "label"}) {
       if (e.contains(key)) c[key] = e[key];

@@ -162,7 +162,7 @@ int auxiliary_index(const Study& study, const std::string& name) {
 namespace {
 
 // One objective object at `path` ("objective", "objectives[1]") into `obj`; `several`: an entry
-// of "objectives" (its "name" required, "minimize_max" refused).
+// of "objectives" (its "name" required).
 void read_one_objective(const json& node, const std::string& path, bool several, Objective& obj,
                         Study& study, Problems& problems) {
   if (!expect_object(node, path, problems)) return;
@@ -187,13 +187,6 @@ void read_one_objective(const json& node, const std::string& path, bool several,
   auto q = read_quantity(r.raw(kind), r.at(kind), study, problems);
   r.finish();
   if (!q) return;
-  if (kind == "minimize_max" && several) {
-    problems.add(r.at(kind),
-                 "\"minimize_max\" is not supported in \"objectives\" yet (sao pareto models "
-                 "scalar quantities): minimise a reduction of the history (sum, mean, trapz) "
-                 "instead, or bound its largest value with a constraint");
-    return;
-  }
   if (kind == "minimize_max") {
     const int aux = aux_name ? auxiliary_index(study, *aux_name) : -1;
     if (aux < 0) {
@@ -257,6 +250,12 @@ void read_objectives(const json& node, Study& study, Problems& problems) {
       if (!obj.name.empty() && other.name == obj.name) {
         problems.add(path + ".name",
                      "duplicate objective name \"" + obj.name + "\" (also " + other.path + ")");
+      }
+      // Each bound formulation bounds its own maximum: one auxiliary cannot be two maxima.
+      if (obj.bound_formulation && other.bound_formulation && obj.f.text == other.f.text) {
+        problems.add(path + ".auxiliary", "auxiliary variable \"" + obj.f.text +
+                                              "\" already bounds " + other.path +
+                                              " (each \"minimize_max\" needs its own)");
       }
     }
     study.objectives.push_back(obj);

@@ -168,6 +168,9 @@ struct Study {
   expr::Symbols symbols;  // what names mean in this study's expressions
 
   bool multi_objective() const { return objectives.size() > 1; }
+  // Whether an objective (the one, or one of several) is a bound formulation's auxiliary: its
+  // value at a design is the largest value it bounds (with_bounded_maxima, criteria.hpp).
+  bool bounds_maxima() const;
   int n_design() const { return static_cast<int>(design.size()); }
   int n_aux() const { return static_cast<int>(auxiliaries.size()); }
   int n_total() const { return n_design() + n_aux(); }

@@ -184,11 +184,13 @@ TEST(ParetoCli, MultiObjectiveStudyErrorsAreNamed) {
        "objectives[1].name: duplicate objective name \"f1\" (also objectives[0])"},
       {"unnamed", [](nlohmann::json& d) { d["objectives"][1].erase("name"); },
        "objectives[1].name: missing"},
-      {"max",
+      {"one auxiliary for two maxima",
        [](nlohmann::json& d) {
-         d["objectives"][1] = {{"name", "m"}, {"minimize_max", "f2"}, {"auxiliary", "b"}};
+         d["auxiliary_variables"] = {{{"name", "b"}, {"initial", 0}}};
+         d["objectives"][0] = {{"name", "m1"}, {"minimize_max", "f1"}, {"auxiliary", "b"}};
+         d["objectives"][1] = {{"name", "m2"}, {"minimize_max", "f2"}, {"auxiliary", "b"}};
        },
-       "\"minimize_max\" is not supported in \"objectives\" yet"},
+       "objectives[1].auxiliary: auxiliary variable \"b\" already bounds objectives[0]"},
       {"neither", [](nlohmann::json& d) { d.erase("objectives"); },
        "objective: missing (or \"objectives\": two or more)"},
   };
