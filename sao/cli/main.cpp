@@ -29,6 +29,7 @@
 #include "sao/cli/exit_codes.hpp"
 #include "sao/cli/metamodel_command.hpp"
 #include "sao/cli/robust_command.hpp"
+#include "sao/cli/pareto_command.hpp"
 #include "sao/cli/simulate_command.hpp"
 #include "sao/cli/store_commands.hpp"
 #include "sao/cli/study_json.hpp"
@@ -257,6 +258,7 @@ int sweep(sao::SweepOptions options, const std::string& vary, const std::string&
   } catch (const std::invalid_argument& e) {
     throw sao::cli::UsageError(e.what());
   }
+  sao::require_single_objective(sao::read_study_document(options.study_file), options.study_file);
   (void)sao::resolve_study_path(sao::read_study_document(options.study_file), options.range.key,
                                 "--vary");
   // Every member must open: check the first and the last value before running any.
@@ -411,7 +413,12 @@ int check(const std::string& file, const std::vector<std::string>& overrides, in
   }
   const sao::OpenedStudy opened = sao::open_study(file, overrides, start);
   std::cout << file << ": valid (" << opened.study.n_design() << " design variables, "
-            << opened.study.constraints.size() << " constraints after expansion)\n";
+            << opened.study.constraints.size() << " constraints after expansion"
+            << (opened.study.multi_objective()
+                    ? ", " + std::to_string(opened.study.objectives.size()) +
+                          " objectives: sao pareto"
+                    : "")
+            << ")\n";
   int failed = 0;
   for (const auto& r : sample_readings(opened, sample)) {
     std::cout << (r.ok ? "read       " : "FAILS      ") << r.load_case << " " << r.response << ": "
@@ -633,6 +640,8 @@ std::string kept_on_interrupt(const Arguments& a) {
   }
   if (*a.robust_cmd)
     return "the analyses finished so far are stored (the same command re-uses them)";
+  if (sao::cli::pareto_parsed())
+    return "the analyses finished so far are stored (resume: sao pareto DIR)";
   if (sao::cli::store_command_analyses()) {
     return "the analyses finished so far are stored (resume with `sao run DIR` or `sao step DIR`)";
   }
@@ -674,6 +683,7 @@ int dispatch(Arguments& a) {
     if (*a.analyse_cmd) return analyse(a.request, a.evaluation);
     if (*a.simulate_cmd) return sao::cli::simulate(a.simulate);
     if (*a.doe_cmd) return sao::cli::doe(a.doe);
+    if (sao::cli::pareto_parsed()) return sao::cli::pareto();
     if (*a.metamodel_cmd) return sao::cli::metamodel(a.metamodel);
     if (*a.robust_cmd) return sao::cli::robust(a.robust);
     if (*a.evaluate_cmd) {
@@ -702,6 +712,7 @@ int main(int argc, char** argv) {
   add_sweep(app, arguments);
   add_serve(app, arguments);
   arguments.doe_cmd = sao::cli::add_doe_command(app, arguments.doe);
+  sao::cli::add_pareto_command(app);
   arguments.metamodel_cmd = sao::cli::add_metamodel_command(app, arguments.metamodel);
   arguments.robust_cmd = sao::cli::add_robust_command(app, arguments.robust);
   sao::cli::add_store_commands(app);

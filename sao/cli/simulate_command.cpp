@@ -43,7 +43,8 @@ Study study_of(const SimulateRequest& request, const std::string& dir, Eigen::Ve
                std::vector<std::string>& model_names) {
   nlohmann::json document = read_study_document(request.file, request.overrides);
   place_run_directory(document, dir);
-  const bool is_study = document.is_object() && document.contains("objective");
+  const bool is_study =
+      document.is_object() && (document.contains("objective") || document.contains("objectives"));
   Study study = is_study ? load_study(document, request.file) : load_model(document, request.file);
   for (const std::string& d : request.designs) {
     const std::pair<std::string, double> given = assignment(d);

@@ -89,7 +89,9 @@ nlohmann::json study_document(const std::string& command) {
     }
     return nullptr;
   }
-  return read_study_document(commands.study_file, commands.overrides);
+  nlohmann::json document = read_study_document(commands.study_file, commands.overrides);
+  require_single_objective(document, commands.study_file);
+  return document;
 }
 
 int step_command() {
@@ -573,6 +575,7 @@ std::unique_ptr<StudySession> open_run_session(const RunRequest& request, std::s
     return std::make_unique<StudySession>(store_file(request.study), false);
   }
   nlohmann::json document = read_study_document(request.study, request.overrides);
+  require_single_objective(document, request.study);
   dir = request.out_dir.empty() ? default_output_folder(request.study) : request.out_dir;
   place_run_directory(document, dir);
   if (!request.store) {

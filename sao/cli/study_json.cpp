@@ -44,13 +44,26 @@ nlohmann::ordered_json design_json(const Study& study, const Evaluation& evaluat
       responses.push_back(entry);
     }
   }
-  return {{"label", label},
-          {"design", named_in_order(study, x)},
-          {"units", units_of(study)},  // of design and objective
-          {"objective", s.objective},
-          {"max_violation", s.max_violation},
-          {"constraints", constraints},
-          {"responses", responses}};
+  nlohmann::ordered_json out = {{"label", label},
+                                {"design", named_in_order(study, x)},
+                                {"units", units_of(study)},  // of design and objective
+                                {"objective", s.objective}};
+  if (study.multi_objective()) {
+    // Every objective of a multi-objective study ("objective" above is the first).
+    nlohmann::ordered_json objectives = nlohmann::ordered_json::array();
+    for (size_t k = 0; k < study.objectives.size(); ++k) {
+      nlohmann::ordered_json o = {{"name", study.objectives[k].name},
+                                  {"value", s.objectives[k]},
+                                  {"maximize", study.objectives[k].maximize}};
+      put_unit(o, study.objectives[k].note.unit);
+      objectives.push_back(o);
+    }
+    out["objectives"] = objectives;
+  }
+  out["max_violation"] = s.max_violation;
+  out["constraints"] = constraints;
+  out["responses"] = responses;
+  return out;
 }
 
 nlohmann::ordered_json gradient_check_json(const GradientCheck& check,

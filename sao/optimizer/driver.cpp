@@ -16,6 +16,7 @@
 #include "sao/optimizer/multipoint.hpp"
 #include "sao/optimizer/screening.hpp"
 #include "sao/study/criteria.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao {
 namespace {
@@ -75,7 +76,9 @@ Driver::Driver(const Study& study, Simulator& simulator, const Options& options)
       simulator_(simulator),
       options_(options),
       noisy_(options.with_noise_applied()),
-      strategy_(&move_limit_strategy(noisy_.strategy)) {}
+      strategy_(&move_limit_strategy(noisy_.strategy)) {
+  require_single_objective(study, study.file.empty() ? "<study>" : study.file);
+}
 
 void Driver::repair_auxiliaries(Eigen::VectorXd& x, const ResponseModel& exact) const {
   // Each auxiliary that bounds constraints (b3 >= max |acc(t)|) is set to the largest value

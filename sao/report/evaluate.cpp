@@ -62,8 +62,10 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
   DesignSummary out;
   // Bound formulation: the objective is the largest value the auxiliary bounds, and the
   // auxiliary is set to it (the design's own objective, not the start guess).
-  if (study.objective.bound_formulation) x = with_bounded_maxima(study, x, exact);
+  if (study.bounds_maxima()) x = with_bounded_maxima(study, x, exact);
   out.objective = user_objective(study, criterion_value(study, study.objective.f, 0, x, exact));
+  for (const Objective& o : study.objectives)
+    out.objectives.push_back(objective_value(study, o, x, exact));
   out.max_violation = study.constraints.empty() ? -100.0 : -std::numeric_limits<double>::infinity();
   for (const Constraint& c : study.constraints) {
     ConstraintSummary s;
@@ -123,8 +125,17 @@ std::string design_report(const Study& study, const Evaluation& evaluation,
   for (int i = 0; i < study.n_design(); ++i) {
     r += " " + study.design[i].name + " = " + fmt("%.6g", x(i)) + bracketed(study.design[i].note);
   }
-  r += "\nobjective  " + study.objective.name + " = " + fmt("%.6g", s.objective) +
-       bracketed(study.objective.note) + "\n";
+  if (study.multi_objective()) {
+    for (size_t k = 0; k < study.objectives.size(); ++k) {
+      const Objective& o = study.objectives[k];
+      r += std::string(k == 0 ? "\nobjectives " : "           ") + o.name + " = " +
+           fmt("%.6g", s.objectives[k]) + bracketed(o.note) +
+           (o.maximize ? " (maximised)\n" : " (minimised)\n");
+    }
+  } else {
+    r += "\nobjective  " + study.objective.name + " = " + fmt("%.6g", s.objective) +
+         bracketed(study.objective.note) + "\n";
+  }
   r += "violation  " + fmt("%.3g", s.max_violation) + " %\n\nconstraints (worst point)\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-36s %14s %14s %10s %10s  %s\n", "name", "value", "bound",

@@ -30,6 +30,7 @@ struct ConstraintSummary {
 
 struct DesignSummary {
   double objective = 0.0;  // F as the user sees it; for the bound formulation, the max bounded
+  std::vector<double> objectives;  // a multi-objective study's, in study.objectives' order
   std::vector<ConstraintSummary> constraints;
   double max_violation = 0.0;  // largest g_hat, percent (negative: all hold)
 };

@@ -169,23 +169,30 @@ void criterion_values(const Study& study, const std::vector<const StoredAnalysis
                       std::vector<ModelledValue>& out) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const size_t nc = study.constraints.size();
-  std::vector<double> objective(used.size(), nan);
+  // A multi-objective study: every objective (study.objective is only the first of them).
+  std::vector<Objective> objectives = study.objectives;
+  if (objectives.empty()) objectives.push_back(study.objective);
+  std::vector<std::vector<double>> objective(objectives.size(),
+                                             std::vector<double>(used.size(), nan));
   std::vector<std::vector<double>> worst(nc, std::vector<double>(used.size(), nan));
   for (size_t a = 0; a < used.size(); ++a) {
     Eigen::VectorXd x = initial_variables(study);
     x.head(study.n_design()) = used[a]->design;
     try {
       const DesignSummary s = summarise_design(study, used[a]->evaluation, x);
-      objective[a] = s.objective;
+      objective[0][a] = s.objective;
+      for (size_t k = 1; k < objectives.size(); ++k) objective[k][a] = s.objectives[k];
       for (size_t j = 0; j < nc && j < s.constraints.size(); ++j)
         worst[j][a] = s.constraints[j].worst;
     } catch (const std::exception&) {
       // An analysis lacking a response a criterion reads: no criterion values there.
     }
   }
-  const Objective& o = study.objective;
-  out.push_back(
-      make_value("objective." + o.name, ValueKind::kObjective, o.name, "", o.note.unit, objective));
+  for (size_t k = 0; k < objectives.size(); ++k) {
+    const Objective& o = objectives[k];
+    out.push_back(make_value("objective." + o.name, ValueKind::kObjective, o.name, "", o.note.unit,
+                             objective[k]));
+  }
   for (size_t j = 0; j < nc; ++j) {
     const Constraint& c = study.constraints[j];
     if (c.bound_auxiliary >= 0) continue;

@@ -158,6 +158,12 @@ double user_objective(const Study& study, double internal_value) {
   return study.objective.maximize ? -internal_value : internal_value;
 }
 
+double objective_value(const Study& study, const Objective& objective, const Eigen::VectorXd& x,
+                       const ResponseModel& model) {
+  const double f = criterion_value(study, objective.f, 0, x, model);
+  return objective.maximize ? -f : f;
+}
+
 Eigen::VectorXd bounded_maxima(const Study& study, const Eigen::VectorXd& x,
                                const ResponseModel& model) {
   Eigen::VectorXd worst =

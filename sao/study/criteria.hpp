@@ -96,5 +96,9 @@ Eigen::VectorXd with_bounded_maxima(const Study& study, const Eigen::VectorXd& x
 
 // The objective as the user sees it (sign restored for maximisation).
 double user_objective(const Study& study, double internal_value);
+// One objective of a study (study.objective or an entry of study.objectives) at x as the user
+// sees it (sign restored for maximisation); not for the bound formulation.
+double objective_value(const Study& study, const Objective& objective, const Eigen::VectorXd& x,
+                       const ResponseModel& model);
 
 }  // namespace sao

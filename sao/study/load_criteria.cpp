@@ -159,12 +159,16 @@ int auxiliary_index(const Study& study, const std::string& name) {
 
 }  // namespace
 
-void read_objective(const json& node, Study& study, Problems& problems) {
-  if (!expect_object(node, "objective", problems)) return;
-  JsonReader r(node, "objective", problems);
-  Objective& obj = study.objective;
-  obj.path = "objective";
-  obj.name = r.string("name", false).value_or("F");
+namespace {
+
+// One objective object at `path` ("objective", "objectives[1]") into `obj`; `several`: an entry
+// of "objectives" (its "name" required).
+void read_one_objective(const json& node, const std::string& path, bool several, Objective& obj,
+                        Study& study, Problems& problems) {
+  if (!expect_object(node, path, problems)) return;
+  JsonReader r(node, path, problems);
+  obj.path = path;
+  obj.name = r.string("name", several).value_or("F");
   obj.note = read_annotation(r);
   const char* kinds[] = {"minimize", "maximize", "minimize_max"};
   std::vector<std::string> given;
@@ -175,7 +179,7 @@ void read_objective(const json& node, Study& study, Problems& problems) {
   std::optional<std::string> aux_name;
   if (given.size() == 1 && given[0] == "minimize_max") aux_name = r.string("auxiliary", true);
   if (given.size() != 1) {
-    problems.add("objective", "give exactly one of \"minimize\", \"maximize\" or \"minimize_max\"");
+    problems.add(path, "give exactly one of \"minimize\", \"maximize\" or \"minimize_max\"");
     r.finish();
     return;
   }
@@ -187,7 +191,7 @@ void read_objective(const json& node, Study& study, Problems& problems) {
     const int aux = aux_name ? auxiliary_index(study, *aux_name) : -1;
     if (aux < 0) {
       if (aux_name)
-        problems.add("objective.auxiliary", "unknown auxiliary variable \"" + *aux_name + "\"");
+        problems.add(path + ".auxiliary", "unknown auxiliary variable \"" + *aux_name + "\"");
       return;
     }
     // Bound formulation (2.18-2.19): minimise b_aux subject to q(t) <= b_aux for every t
@@ -221,6 +225,44 @@ void read_objective(const json& node, Study& study, Problems& problems) {
     return;
   }
   obj.f = *f;
+}
+
+}  // namespace
+
+void read_objective(const json& node, Study& study, Problems& problems) {
+  read_one_objective(node, "objective", false, study.objective, study, problems);
+}
+
+void read_objectives(const json& node, Study& study, Problems& problems) {
+  if (!node.is_array()) {
+    problems.add("objectives", "expected an array of objectives, got " + json_type_name(node));
+    return;
+  }
+  if (node.size() < 2) {
+    problems.add("objectives", "needs at least two objectives (got " + std::to_string(node.size()) +
+                                   "): a study of one objective gives it as \"objective\"");
+  }
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = indexed("objectives", i);
+    Objective obj;
+    read_one_objective(node[i], path, true, obj, study, problems);
+    for (const Objective& other : study.objectives) {
+      if (!obj.name.empty() && other.name == obj.name) {
+        problems.add(path + ".name",
+                     "duplicate objective name \"" + obj.name + "\" (also " + other.path + ")");
+      }
+      // Each bound formulation bounds its own maximum: one auxiliary cannot be two maxima.
+      if (obj.bound_formulation && other.bound_formulation && obj.f.text == other.f.text) {
+        problems.add(path + ".auxiliary", "auxiliary variable \"" + obj.f.text +
+                                              "\" already bounds " + other.path +
+                                              " (each \"minimize_max\" needs its own)");
+      }
+    }
+    study.objectives.push_back(obj);
+  }
+  // The single-objective code paths read study.objective: the first objective, never optimised
+  // alone (require_single_objective refuses a multi-objective study where one is optimised).
+  if (!study.objectives.empty()) study.objective = study.objectives.front();
 }
 
 void read_constraints(const json& node, Study& study, Problems& problems) {

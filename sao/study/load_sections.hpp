@@ -82,6 +82,9 @@ void bind_derived(Study& study, Problems& problems);
 // --- criteria (load_criteria.cpp) ---
 
 void read_objective(const nlohmann::json& node, Study& study, Problems& problems);
+// "objectives": two or more objective objects, each named, names unique (study.objectives;
+// study.objective is the first).
+void read_objectives(const nlohmann::json& node, Study& study, Problems& problems);
 void read_constraints(const nlohmann::json& node, Study& study, Problems& problems);
 
 // --- designs of experiments (load_doe.cpp) ---

@@ -152,4 +152,12 @@ SimulatorSetup Study::simulator_setup() const {
   return setup;
 }
 
+bool Study::bounds_maxima() const {
+  if (objective.bound_formulation) return true;
+  for (const Objective& o : objectives) {
+    if (o.bound_formulation) return true;
+  }
+  return false;
+}
+
 }  // namespace sao

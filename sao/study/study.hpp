@@ -162,6 +162,10 @@ struct Study {
   std::vector<LoadCaseSpec> load_cases;
   std::vector<ResponseDef> responses;
   Objective objective;
+  // A multi-objective study ("objectives", docs/pareto.md): every objective, in file order;
+  // `objective` is then the first, shown by the commands that only analyse. Empty for a study
+  // of one objective.
+  std::vector<Objective> objectives;
   std::vector<Constraint> constraints;
   // Alternative start designs ("starts" in the file): variable name -> initial value.
   std::vector<std::map<std::string, double>> starts;
@@ -177,6 +181,10 @@ struct Study {
   std::string time_title(int load_case) const;
   expr::Symbols symbols;  // what names mean in this study's expressions
 
+  bool multi_objective() const { return objectives.size() > 1; }
+  // Whether an objective (the one, or one of several) is a bound formulation's auxiliary: its
+  // value at a design is the largest value it bounds (with_bounded_maxima, criteria.hpp).
+  bool bounds_maxima() const;
   int n_design() const { return static_cast<int>(design.size()); }
   int n_aux() const { return static_cast<int>(auxiliaries.size()); }
   int n_total() const { return n_design() + n_aux(); }

@@ -122,10 +122,15 @@ LoadedStudy load(const nlohmann::json& document, const std::string& source, bool
   }
   loading::build_symbols(study);
   loading::bind_derived(study, problems);
-  if (top.has("objective")) {
+  if (top.has("objective") && top.has("objectives")) {
+    problems.add("objectives",
+                 "give \"objective\" (one) or \"objectives\" (two or more), not both");
+  } else if (top.has("objective")) {
     loading::read_objective(top.raw("objective"), study, problems);
+  } else if (top.has("objectives")) {
+    loading::read_objectives(top.raw("objectives"), study, problems);
   } else if (!model) {
-    problems.add("objective", "missing");
+    problems.add("objective", "missing (or \"objectives\": two or more)");
   }
   if (top.has("constraints")) loading::read_constraints(top.raw("constraints"), study, problems);
   if (top.has("starts")) loading::read_starts(top.raw("starts"), study, problems);
@@ -168,6 +173,41 @@ LoadedStudy load_study(const nlohmann::json& document, const std::string& source
 
 LoadedStudy load_model(const nlohmann::json& document, const std::string& source) {
   return load(document, source, true);
+}
+
+namespace {
+
+[[noreturn]] void refuse_several(const std::string& source, const std::string& names) {
+  throw StudyError(
+      source,
+      {"objectives: the study has several objectives (" + names +
+       "); this command optimises one. Use `sao pareto " + source +
+       "` for the Pareto front (docs/pareto.md), or keep one objective as \"objective\", make "
+       "the others constraints and vary their bound with `sao sweep` (the epsilon-constraint "
+       "compromise curve, docs/sweep.md)"});
+}
+
+}  // namespace
+
+void require_single_objective(const Study& study, const std::string& source) {
+  if (!study.multi_objective()) return;
+  std::string names;
+  for (const Objective& o : study.objectives) names += (names.empty() ? "" : ", ") + o.name;
+  refuse_several(source, names);
+}
+
+void require_single_objective(const nlohmann::json& document, const std::string& source) {
+  if (!document.is_object() || !document.contains("objectives")) return;
+  std::string names;
+  const nlohmann::json& list = document["objectives"];
+  if (list.is_array()) {
+    for (const auto& o : list) {
+      const std::string name =
+          o.is_object() && o.contains("name") && o["name"].is_string() ? o["name"] : "?";
+      names += (names.empty() ? "" : ", ") + name;
+    }
+  }
+  refuse_several(source, names);
 }
 
 nlohmann::json read_study_document(const std::string& path,

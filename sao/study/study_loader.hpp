@@ -36,6 +36,14 @@ LoadedStudy load_study(const nlohmann::json& document, const std::string& source
 // a study. Throws StudyError.
 LoadedStudy load_model(const nlohmann::json& document, const std::string& source = "<model>");
 
+// A command that optimises one objective (`sao run`, `step`, `sweep`, the service's run, the
+// Python Session, the Driver itself) refuses a multi-objective study ("objectives",
+// docs/pareto.md): a StudyError (exit 2) naming the alternatives, `sao pareto` and the
+// epsilon-constraint `sao sweep` of a study with all but one objective made constraints. The
+// document form is checked before a store is created; the Study form by the Driver.
+void require_single_objective(const Study& study, const std::string& source);
+void require_single_objective(const nlohmann::json& document, const std::string& source);
+
 // Reads a study file as JSON (StudyError when unreadable or not JSON, with line and column).
 nlohmann::json read_study_document(const std::string& path);
 // The same with the command line's --set assignments applied in order (apply_override below).

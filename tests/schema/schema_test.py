@@ -138,7 +138,10 @@ def at_the_mutation(error, path):
 # (label, base, edit, a fragment the loader's message must hold)
 MUTATIONS = [
     # unknown keys
-    ("unknown-top-level-key", "absorber", setitem(["objectives"], {}), "objectives: unknown key"),
+    ("unknown-top-level-key", "absorber", setitem(["objectivs"], {}), "objectivs: unknown key"),
+    ("objective-and-objectives", "absorber",
+     setitem(["objectives"], [{"name": "a", "minimize": "x"}, {"name": "b", "minimize": "x"}]),
+     "objectives: give \"objective\" (one) or \"objectives\" (two or more), not both"),
     ("unknown-setting", "absorber", setitem(["settings", "cuttoff"], 0.5), "settings.cuttoff: unknown key"),
     ("unknown-variable-key", "absorber", setitem(["design_variables", 0, "intial"], 1.0), "design_variables[0].intial: unknown key"),
     ("unknown-constraint-key", "absorber", setitem(["constraints", 0, "uper"], 1.0), "constraints[0].uper: unknown key"),

@@ -1,0 +1,294 @@
+#include "sao/cli/pareto_command.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sao/cli/exit_codes.hpp"
+#include "sao/cli/store_commands.hpp"
+#include "sao/report/pareto_files.hpp"
+#include "sao/seam/json_text.hpp"
+#include "sao/seam/run_directory.hpp"
+#include "sao/store/atomic_file.hpp"
+#include "sao/store/pareto_run.hpp"
+#include "sao/study/study_loader.hpp"
+
+namespace sao::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ParetoRequest {
+  std::string target;
+  std::string out_dir;
+  std::vector<std::string> overrides;
+  std::string algorithm = "nsga2";
+  std::string metamodel = "kriging";
+  ParetoOptions options;
+  std::vector<std::string> start_study;  // K OUT.json
+  std::string objective;                 // --objective: kept by --start-study
+  bool json = false;
+  bool quiet = false;
+  CLI::App* command = nullptr;
+};
+
+ParetoRequest& request() {
+  static ParetoRequest r;
+  return r;
+}
+
+struct Opened {
+  std::unique_ptr<StudySession> session;
+  std::string dir;
+  nlohmann::json document;
+  std::string source;
+};
+
+Opened open_pareto(const ParetoRequest& r) {
+  Opened o;
+  std::error_code ec;
+  if (fs::is_directory(r.target, ec) || is_store_file(r.target)) {
+    if (!r.out_dir.empty() || !r.overrides.empty()) {
+      throw UsageError("--out and --set apply to a study file; " + r.target +
+                       " keeps its study and analyses in its own store");
+    }
+    o.dir = fs::is_directory(r.target, ec) ? r.target : directory_of(r.target);
+    o.session = std::make_unique<StudySession>(store_file(r.target), false);
+    o.session->open_for_analyses();
+    o.document = o.session->document();
+    o.source = o.session->source();
+    return o;
+  }
+  o.document = read_study_document(r.target, r.overrides);
+  o.source = r.target;
+  (void)load_study(o.document, r.target);  // validated before a folder is made
+  o.dir = r.out_dir.empty() ? default_output_folder(r.target) : r.out_dir;
+  place_run_directory(o.document, o.dir);
+  make_output_folder(o.dir);
+  o.session = std::make_unique<StudySession>(store_file(o.dir), true);
+  o.session->begin(o.document, r.target, 0);
+  o.session->open_for_analyses();
+  o.document = o.session->document();
+  return o;
+}
+
+std::string objectives_text(const Study& study, const Eigen::VectorXd& f) {
+  std::string out;
+  for (size_t k = 0; k < study.objectives.size(); ++k) {
+    out += fmt::format("{}{} = {:.6g}", out.empty() ? "" : ", ", study.objectives[k].name,
+                       f(static_cast<Eigen::Index>(k)));
+  }
+  return out;
+}
+
+void print_round(const ParetoRound& r, bool json) {
+  if (json) {
+    std::cout << nlohmann::ordered_json({{"event", "round"},
+                                         {"round", r.round},
+                                         {"front_points", r.points},
+                                         {"training", r.training},
+                                         {"model", r.model},
+                                         {"verified", r.verified},
+                                         {"analysed", r.analysed},
+                                         {"failed", r.failed},
+                                         {"disagreeing", r.disagreeing},
+                                         {"max_error", r.max_error}})
+                     .dump()
+              << std::endl;
+    return;
+  }
+  std::cout << fmt::format(
+                   "round {}    {} front points on {} models over {} analyses (worst LOO {:.3g} "
+                   "%); {} verified ({} analysed now, {} failed), {} disagree, largest error "
+                   "{:.3g} % of the front's range\n",
+                   r.round, r.points, r.model, r.training, r.worst_loo, r.verified, r.analysed,
+                   r.failed, r.disagreeing, 100.0 * r.max_error)
+            << std::flush;
+}
+
+// --start-study K OUT.json: a single-objective study from point K of DIR/pareto.json.
+int start_study(const ParetoRequest& r) {
+  std::error_code ec;
+  if (!fs::is_directory(r.target, ec)) {
+    throw UsageError(
+        "--start-study reads DIR/pareto.json: give the study directory of a "
+        "`sao pareto` run, not " +
+        r.target);
+  }
+  const std::string file = r.target + "/pareto.json";
+  std::ifstream in(file);
+  if (!in) throw UsageError(file + ": not found (run `sao pareto " + r.target + "` first)");
+  const nlohmann::json front = nlohmann::json::parse(in);
+  StudySession session(store_file(r.target), StoreAccess::kReadOnly);
+  session.open_for_analyses();
+  const Study& study = session.study();
+  int k = 0;
+  try {
+    k = std::stoi(r.start_study[0]);
+  } catch (const std::exception&) {
+    throw UsageError("--start-study " + r.start_study[0] + ": not a point number");
+  }
+  const nlohmann::json& points = front["front"];
+  if (k < 1 || k > static_cast<int>(points.size())) {
+    throw UsageError(fmt::format("--start-study {}: the front has points 1..{}", k, points.size()));
+  }
+  int keep = 0;
+  for (size_t i = 0; i < study.objectives.size(); ++i) {
+    if (study.objectives[i].name == r.objective) keep = static_cast<int>(i);
+  }
+  if (!r.objective.empty() && study.objectives[keep].name != r.objective) {
+    throw UsageError("--objective " + r.objective + ": the study has no such objective");
+  }
+  const nlohmann::json& p = points[static_cast<size_t>(k - 1)];
+  ParetoPoint point;
+  point.verified = p["verified"].get<bool>();
+  point.design.resize(study.n_design());
+  for (int i = 0; i < study.n_design(); ++i) point.design(i) = p["design"][study.design[i].name];
+  ParetoValues& v = point.verified ? point.computed : point.predicted;
+  const nlohmann::json& values = p[point.verified ? "computed" : "predicted"]["objectives"];
+  v.objectives.resize(static_cast<Eigen::Index>(study.objectives.size()));
+  for (size_t i = 0; i < study.objectives.size(); ++i)
+    v.objectives(static_cast<Eigen::Index>(i)) = values[study.objectives[i].name];
+  const nlohmann::json out = single_objective_study(session.document(), study, point, keep);
+  (void)load_study(out, r.start_study[1]);  // a study `sao run` takes
+  write_file_atomically(r.start_study[1], out.dump(2) + "\n");
+  std::cout << fmt::format(
+                   "start      {}: optimise {} from front point {} ({}), the other "
+                   "objectives constraints at its values\n",
+                   r.start_study[1], study.objectives[keep].name, k,
+                   point.verified ? "verified" : "predicted")
+            << "run        sao run " << r.start_study[1] << "\n";
+  return kOk;
+}
+
+}  // namespace
+
+CLI::App* add_pareto_command(CLI::App& app) {
+  ParetoRequest& r = request();
+  CLI::App* cmd = app.add_subcommand(
+      "pareto",
+      "the Pareto front of a multi-objective study: a DOE, metamodels, NSGA-II or MOEA/D "
+      "(pagmo2) on them, front points verified by analyses and refined; resumable "
+      "(docs/pareto.md)");
+  cmd->add_option("study", r.target, "study file (JSON), or a study directory to resume")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--out", r.out_dir, "output folder (default: out/<study folder>-<file name>)");
+  cmd->add_option("--set", r.overrides, "override a study entry: path.to.key=value");
+  cmd->add_option("--algorithm", r.algorithm, "nsga2 (default) or moead")
+      ->check(CLI::IsMember({"nsga2", "moead"}));
+  cmd->add_option("--population", r.options.search.population, "population size (default 100)")
+      ->check(CLI::Range(8, 100000));
+  cmd->add_option("--generations", r.options.search.generations, "generations (default 200)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", r.options.search.seed, "the search's seed (default 1)");
+  cmd->add_option("--metamodel", r.metamodel, "kriging (default), quadratic or linear")
+      ->check(CLI::IsMember({"kriging", "quadratic", "linear"}));
+  cmd->add_option("--verify", r.options.verify, "front points analysed per round (default 10)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--rounds", r.options.rounds, "rounds of refinement at most (default 3)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--tolerance", r.options.tolerance,
+                  "agreement: |predicted - analysed| <= T x the objective's range over the front, "
+                  "and V <= 100 T % (default 0.02)")
+      ->check(CLI::Range(1e-9, 10.0));
+  cmd->add_option("--start-study", r.start_study,
+                  "K OUT.json: write a single-objective study started at front point K of "
+                  "DIR/pareto.json (the other objectives constraints at its values)")
+      ->expected(2);
+  cmd->add_option("--objective", r.objective,
+                  "with --start-study: the objective kept (default: the first)");
+  cmd->add_flag("--json", r.json,
+                "progress as JSON lines (\"doe\", \"batch\", \"round\", \"end\")");
+  cmd->add_flag("-q,--quiet", r.quiet, "print only the summary");
+  r.command = cmd;
+  return cmd;
+}
+
+bool pareto_parsed() {
+  return request().command && request().command->parsed();
+}
+
+int pareto() {
+  ParetoRequest& r = request();
+  if (!r.start_study.empty()) return start_study(r);
+  (void)parse_metamodel_kind(r.metamodel, r.options.model);
+  (void)pareto::parse_algorithm(r.algorithm, r.options.search.algorithm);
+  Opened o = open_pareto(r);
+  StudySession& session = *o.session;
+  const Study& study = session.study();
+  if (!study.multi_objective()) {
+    throw UsageError(o.source +
+                     ": sao pareto needs two objectives or more (\"objectives\", "
+                     "docs/pareto.md); for one objective use `sao run`");
+  }
+  const PreparedDoe prepared = prepare_doe(session, pareto_doe_section(o.document, o.source));
+  const std::string store = session.store().path();
+  if (r.json) {
+    std::cout << nlohmann::ordered_json({{"event", "doe"},
+                                         {"id", prepared.doe.id},
+                                         {"resumed", prepared.resumed},
+                                         {"points", prepared.doe.points.rows()},
+                                         {"store", store}})
+                     .dump()
+              << std::endl;
+  } else if (!r.quiet) {
+    std::cout << fmt::format("doe        {} DOE {}: {}, {} points; store {}\n",
+                             prepared.resumed ? "resuming" : "new", prepared.doe.id,
+                             prepared.doe.settings.value("method", "?"), prepared.doe.points.rows(),
+                             store)
+              << std::flush;
+  }
+  const ParetoResult result = run_pareto(
+      session, prepared.doe, r.options,
+      [&](const DoeProgress& p) {
+        if (p.running > 0) return;
+        if (r.json) {
+          std::cout << progress_json("batch", p).dump() << std::endl;
+        } else if (!r.quiet) {
+          std::cout << fmt::format("batch      {}/{} done ({} re-used), {} failed\n", p.done(),
+                                   p.total, p.reused, p.failed)
+                    << std::flush;
+        }
+      },
+      [&](const ParetoRound& round) {
+        if (r.json || !r.quiet) print_round(round, r.json);
+      });
+  write_pareto(o.dir, study, result, r.options);
+  const int best = balanced_point(study, result);
+  const ParetoPoint& b = result.front[static_cast<size_t>(best)];
+  if (r.json) {
+    std::cout << nlohmann::ordered_json({{"event", "end"},
+                                         {"front_points", result.front.size()},
+                                         {"rounds", result.rounds.size()},
+                                         {"agreed", result.agreed},
+                                         {"analysed", result.analysed},
+                                         {"reused", result.reused},
+                                         {"balanced", best + 1},
+                                         {"files", o.dir + "/pareto.json"}})
+                     .dump()
+              << std::endl;
+  } else {
+    std::cout << fmt::format(
+        "done       {} front points, {} round(s), {}; {} analyses now, {} re-used from the "
+        "store\nbalanced   point {} ({}): {}\nstart      sao pareto {} --start-study {} "
+        "STUDY.json && sao run STUDY.json (optimises {} with the other objectives as "
+        "constraints at this point)\nfiles      {}/pareto.csv, pareto.json, pareto.html\n",
+        result.front.size(), result.rounds.size(),
+        result.agreed ? "the verified points agree"
+                      : "the last round still disagrees (raise --rounds or --verify)",
+        result.analysed, result.reused, best + 1, b.verified ? "verified" : "predicted",
+        objectives_text(study, b.verified ? b.computed.objectives : b.predicted.objectives), o.dir,
+        best + 1, study.objectives.front().name, o.dir);
+  }
+  const bool all_failed =
+      result.analysed > 0 && result.doe.failed == result.doe.analysed && result.doe.analysed > 0;
+  return all_failed ? kFailed : kOk;
+}
+
+}  // namespace sao::cli

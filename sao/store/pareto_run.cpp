@@ -1,0 +1,291 @@
+#include "sao/store/pareto_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "sao/optimizer/metamodel_responses.hpp"
+#include "sao/study/criteria.hpp"
+#include "sao/study/study_loader.hpp"
+
+namespace sao {
+namespace {
+
+// The full variable vector of a design on `model`: auxiliaries at their initial values, and an
+// objective's auxiliary ("minimize_max") at the largest value it bounds, its objective's value.
+Eigen::VectorXd full(const Study& study, const Eigen::VectorXd& design,
+                     const ResponseModel& model) {
+  Eigen::VectorXd x(study.n_total());
+  x.head(study.n_design()) = design;
+  for (int a = 0; a < study.n_aux(); ++a) x(study.n_design() + a) = study.auxiliaries[a].initial;
+  return study.bounds_maxima() ? with_bounded_maxima(study, x, model) : x;
+}
+
+// The training set of a round: the successful analyses (values only, every load case) of the
+// DOE's points and of the points verified in the rounds before, each design once (designs within
+// 1e-8 of the box in every variable are one point, as in the metamodel strategy's fits). Only
+// this run's own designs: a second `sao pareto` with the same settings repeats every round and
+// re-uses every analysis, and a killed one resumes in the round it was in.
+struct Training {
+  std::vector<Eigen::VectorXd> designs;  // DOE points, then the verified points so far
+  std::vector<Evaluation> kept;
+  Eigen::MatrixXd points;
+  std::vector<const Evaluation*> analyses;
+};
+
+void collect(StudySession& session, const metamodel::Bounds& box, Training& t) {
+  const Study& study = session.study();
+  const Eigen::ArrayXd width = (box.upper - box.lower).array();
+  t.kept.clear();
+  std::vector<Eigen::VectorXd> at;
+  for (const Eigen::VectorXd& d : t.designs) {
+    const bool repeated = std::any_of(at.begin(), at.end(), [&](const Eigen::VectorXd& o) {
+      return (((d - o).array().abs() / width) < 1e-8).all();
+    });
+    if (repeated) continue;
+    for (const Evaluation& e : session.store().lookup(d, false)) {
+      if (!e.ok || e.has_gradients || e.cases.size() != study.load_cases.size()) continue;
+      t.kept.push_back(e);
+      at.push_back(d);
+      break;
+    }
+  }
+  t.points.resize(static_cast<Eigen::Index>(at.size()), study.n_design());
+  t.analyses.clear();
+  for (size_t r = 0; r < at.size(); ++r) {
+    t.points.row(static_cast<Eigen::Index>(r)) = at[r].transpose();
+    t.analyses.push_back(&t.kept[r]);
+  }
+}
+
+// Every value of every response in every load case (a history's every point).
+std::vector<DerivativeRequest> every_value(const Study& study) {
+  std::vector<DerivativeRequest> out;
+  for (const ResponseDef& r : study.responses) {
+    for (size_t c = 0; c < study.load_cases.size(); ++c)
+      out.push_back({static_cast<int>(c), r.source, {}});
+  }
+  return out;
+}
+
+metamodel::Bounds design_box(const Study& study) {
+  metamodel::Bounds box{Eigen::VectorXd(study.n_design()), Eigen::VectorXd(study.n_design())};
+  std::vector<std::string> open;
+  for (int i = 0; i < study.n_design(); ++i) {
+    const DesignVariable& v = study.design[i];
+    if (!v.bounded()) open.push_back(v.name);
+    box.lower(i) = v.lower;
+    box.upper(i) = v.upper;
+  }
+  if (!open.empty()) {
+    std::string names;
+    for (const auto& n : open) names += (names.empty() ? "" : ", ") + n;
+    throw StudyError(study.file, {"design_variables: sao pareto needs finite lower and upper "
+                                  "bounds of every variable (the front is searched in their "
+                                  "box); without: " +
+                                  names});
+  }
+  return box;
+}
+
+// The pagmo problem on `model`: each objective minimised (a maximised one negated), one
+// constraint per study constraint (its largest g_hat over its points, <= 0).
+pareto::Problem search_problem(const Study& study, const metamodel::Bounds& box,
+                               const ResponseModel& model) {
+  pareto::Problem p;
+  p.lower = box.lower;
+  p.upper = box.upper;
+  p.objectives = static_cast<int>(study.objectives.size());
+  p.constraints = static_cast<int>(study.constraints.size());
+  p.evaluate = [&study, &model](const Eigen::VectorXd& design, Eigen::VectorXd& f,
+                                Eigen::VectorXd& g) {
+    const Eigen::VectorXd x = full(study, design, model);
+    for (size_t k = 0; k < study.objectives.size(); ++k)
+      f(static_cast<Eigen::Index>(k)) = criterion_value(study, study.objectives[k].f, 0, x, model);
+    for (size_t j = 0; j < study.constraints.size(); ++j)
+      g(static_cast<Eigen::Index>(j)) =
+          normalised_history(study, study.constraints[j], x, model).maxCoeff();
+  };
+  return p;
+}
+
+// The analysed points' values and errors; counts the disagreeing ones into `round`.
+void compare(const Study& study, StudyStore& store, const Eigen::VectorXd& ranges, double tolerance,
+             std::vector<ParetoPoint>& front, const std::vector<int>& chosen, ParetoRound& round) {
+  for (int i : chosen) {
+    ParetoPoint& p = front[static_cast<size_t>(i)];
+    for (const Evaluation& e : store.lookup(p.design, false)) {
+      if (!e.ok || e.has_gradients || e.cases.size() != study.load_cases.size()) continue;
+      const ExactResponses exact(study, e);
+      p.computed = pareto_values(study, p.design, exact);
+      p.error =
+          ((p.predicted.objectives - p.computed.objectives).array() / ranges.array()).matrix();
+      p.verified = true;
+      p.agrees =
+          p.error.cwiseAbs().maxCoeff() <= tolerance && p.computed.violation <= 100.0 * tolerance;
+      round.max_error = std::max(round.max_error, p.error.cwiseAbs().maxCoeff());
+      round.disagreeing += p.agrees ? 0 : 1;
+      ++round.verified;
+      break;
+    }
+  }
+}
+
+// Removes the auxiliary variable `name` from a study document (and its "starts" entries).
+void drop_auxiliary(nlohmann::json& document, const nlohmann::json& name) {
+  if (document.contains("auxiliary_variables")) {
+    nlohmann::json& list = document["auxiliary_variables"];
+    for (size_t i = list.size(); i-- > 0;) {
+      if (list[i].value("name", "") == name) list.erase(i);
+    }
+    if (list.empty()) document.erase("auxiliary_variables");
+  }
+  if (document.contains("starts") && name.is_string()) {
+    for (nlohmann::json& s : document["starts"]) s.erase(name.get<std::string>());
+  }
+}
+
+}  // namespace
+
+DoeSection pareto_doe_section(const nlohmann::json& document, const std::string& source) {
+  LoadedStudy loaded = load_study(document, source);
+  if (loaded.doe) return *loaded.doe;
+  nlohmann::json with = document;
+  const int points = std::max(10 * loaded.n_design(), 20);
+  with["doe"] = {{"method", "lhs"}, {"points", points}};
+  LoadedStudy again = load_study(with, source);
+  return *again.doe;
+}
+
+ParetoValues pareto_values(const Study& study, const Eigen::VectorXd& design,
+                           const ResponseModel& model) {
+  const Eigen::VectorXd x = full(study, design, model);
+  ParetoValues v;
+  v.objectives.resize(static_cast<Eigen::Index>(study.objectives.size()));
+  for (size_t k = 0; k < study.objectives.size(); ++k)
+    v.objectives(static_cast<Eigen::Index>(k)) =
+        objective_value(study, study.objectives[k], x, model);
+  v.constraints.resize(static_cast<Eigen::Index>(study.constraints.size()));
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    const Constraint& c = study.constraints[j];
+    const Eigen::VectorXd g = criterion_values(study, c.g, x, model);
+    const Eigen::VectorXd gh = normalised_history(study, c, x, model);
+    Eigen::Index at = 0;
+    gh.maxCoeff(&at);
+    v.constraints(static_cast<Eigen::Index>(j)) = g(at);
+  }
+  v.violation = max_violation(study, x, model);
+  return v;
+}
+
+nlohmann::json single_objective_study(const nlohmann::json& document, const Study& study,
+                                      const ParetoPoint& point, int keep) {
+  nlohmann::json out = document;
+  const nlohmann::json entries = out["objectives"];
+  out.erase("objectives");
+  const ParetoValues& at = point.verified ? point.computed : point.predicted;
+  nlohmann::json constraints = out.value("constraints", nlohmann::json::array());
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const nlohmann::json& e = entries[k];
+    if (static_cast<int>(k) == keep) {
+      out["objective"] = e;
+      continue;
+    }
+    const bool maximize = e.contains("maximize");
+    const char* kind = maximize                     ? "maximize"
+                       : e.contains("minimize_max") ? "minimize_max"
+                                                    : "minimize";
+    const double value = at.objectives(static_cast<Eigen::Index>(k));
+    nlohmann::json c = {{"name", e.value("name", "objective" + std::to_string(k + 1))},
+                        {"of", e[kind]},
+                        {maximize ? "lower" : "upper", value}};
+    if (e.contains("auxiliary")) drop_auxiliary(out, e["auxiliary"]);  // bounds nothing now
+    if (value == 0.0) c["scale"] = 1.0;  // a zero bound needs a normaliser
+    for (const char* key : {"unit", "label"}) {
+      if (e.contains(key)) c[key] = e[key];
+    }
+    constraints.push_back(c);
+  }
+  out["constraints"] = constraints;
+  for (int i = 0; i < study.n_design(); ++i)
+    out["design_variables"][static_cast<size_t>(i)]["initial"] = point.design(i);
+  return out;
+}
+
+ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const ParetoOptions& options,
+                        const std::function<void(const DoeProgress&)>& on_doe,
+                        const std::function<void(const ParetoRound&)>& on_round) {
+  const Study& study = session.study();
+  if (!study.multi_objective()) {
+    throw StudyError(study.file, {"objective: sao pareto needs a study of two objectives or "
+                                  "more (\"objectives\", docs/pareto.md); this one has one"});
+  }
+  const metamodel::Bounds box = design_box(study);
+  ParetoResult result;
+  result.doe = run_doe(session, doe, options.batch, on_doe);
+  result.analysed = result.doe.analysed;
+  result.reused = result.doe.reused;
+  Training t;
+  for (int i = 0; i < doe.points.rows(); ++i) t.designs.push_back(doe.points.row(i).transpose());
+  for (int r = 1; r <= options.rounds; ++r) {
+    ParetoRound round;
+    round.round = r;
+    collect(session, box, t);
+    round.training = static_cast<int>(t.kept.size());
+    std::unique_ptr<MetamodelResponses> model;
+    try {
+      model = std::make_unique<MetamodelResponses>(study, options.model, t.points, t.analyses,
+                                                   every_value(study), box);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(
+          fmt::format("pareto: the metamodels over {} analyses: {}", t.kept.size(), e.what()));
+    }
+    round.model = model->description();
+    round.worst_loo = model->worst_loo_percent();
+    const std::vector<pareto::Point> found =
+        pareto::front(search_problem(study, box, *model), options.search);
+    if (found.empty()) {
+      throw std::runtime_error(
+          "pareto: no feasible point in the final population on the metamodels (round " +
+          std::to_string(r) + "): the constraints may admit none in the bounds");
+    }
+    std::vector<ParetoPoint> front;
+    std::vector<Eigen::VectorXd> objectives;
+    for (const pareto::Point& p : found) {
+      ParetoPoint q;
+      q.design = p.x;
+      q.predicted = pareto_values(study, p.x, *model);
+      objectives.push_back(p.f);
+      front.push_back(q);
+    }
+    round.points = static_cast<int>(front.size());
+    Eigen::VectorXd lo = objectives.front(), hi = objectives.front();
+    for (const auto& f : objectives) lo = lo.cwiseMin(f), hi = hi.cwiseMax(f);
+    result.ranges = (hi - lo).cwiseMax(1e-12);
+    const std::vector<int> chosen = pareto::spread(objectives, options.verify);
+    StoredDoe check;
+    check.points.resize(static_cast<Eigen::Index>(chosen.size()), study.n_design());
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      check.points.row(static_cast<Eigen::Index>(k)) = front[chosen[k]].design.transpose();
+      t.designs.push_back(front[chosen[k]].design);
+    }
+    const DoeProgress verified = run_doe(session, check, options.batch, {});
+    round.analysed = verified.analysed;
+    round.failed = verified.failed;
+    result.analysed += verified.analysed;
+    result.reused += verified.reused;
+    compare(study, session.store(), result.ranges, options.tolerance, front, chosen, round);
+    result.front = std::move(front);
+    result.rounds.push_back(round);
+    if (on_round) on_round(round);
+    result.agreed = round.disagreeing == 0 && round.failed == 0;
+    if (result.agreed) break;
+  }
+  return result;
+}
+
+}  // namespace sao

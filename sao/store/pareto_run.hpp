@@ -1,0 +1,104 @@
+// A Pareto front of a multi-objective study run on its store (`sao pareto`, issue 51,
+// docs/pareto.md):
+//   1. a design of experiments (the study's "doe" section, or a default Latin hypercube) run by
+//      the DOE runner (doe_run.hpp): stored, re-used, resumable;
+//   2. per round: a global model of every response value (MetamodelResponses, the metamodel
+//      strategy's) fitted over every successful stored analysis of the study's simulator inputs,
+//      the objectives and constraints evaluated on it as criteria, and the front of those
+//      predictions found by pagmo2 (sao/pareto/front.hpp); `verify` points spread along the
+//      front are analysed (by the DOE runner again: stored, re-used when analysed before) and
+//      their predictions compared with the analyses;
+//   3. the next round fits again with those analyses; the rounds end when every verified point of
+//      a round agrees within the tolerance, or after `rounds` rounds.
+// The result is the last round's front: every point predicted, the verified ones with their
+// analysed values and the prediction's error. The store draws nothing (the report writes
+// pareto.csv, pareto.json and pareto.html: sao/report/pareto_files.hpp).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sao/pareto/front.hpp"
+#include "sao/store/doe_run.hpp"
+
+namespace sao {
+
+struct ParetoOptions {
+  pareto::Settings search;  // algorithm, population, generations, seed
+  MetamodelKind model = MetamodelKind::kKriging;
+  int verify = 10;          // points verified per round (>= 1)
+  int rounds = 3;           // rounds at most (>= 1)
+  double tolerance = 0.02;  // agreement: |error| <= tolerance x the objective's front range
+  int batch = 0;            // analyses per batch (0: the DOE runner's default)
+};
+
+// The DOE of `document` (a study document): its "doe" section, or without one a Latin hypercube
+// of max(10 n, 20) points in the design bounds (the loader's defaults: seed 1), read by the study
+// loader as a section written in the file would be. Throws StudyError as load_study does.
+DoeSection pareto_doe_section(const nlohmann::json& document, const std::string& source);
+
+// The values of one front point, per objective (as the user sees them: maximised ones with their
+// own sign) and per constraint (its worst value, and V: the largest normalised violation over
+// every constraint, percent).
+struct ParetoValues {
+  Eigen::VectorXd objectives;
+  Eigen::VectorXd constraints;
+  double violation = 0.0;
+};
+
+struct ParetoPoint {
+  Eigen::VectorXd design;
+  ParetoValues predicted;
+  bool verified = false;
+  ParetoValues computed;  // verified only
+  Eigen::VectorXd error;  // verified only: (predicted - computed) / the objective's front range
+  bool agrees = false;    // verified only: every |error| and the computed V within the tolerance
+};
+
+struct ParetoRound {
+  int round = 0;
+  int points = 0;        // on the front
+  int training = 0;      // analyses the models were fitted on
+  std::string model;     // MetamodelResponses::description()
+  double worst_loo = 0;  // its worst leave-one-out RMS, percent of the value's spread
+  int verified = 0;      // front points verified
+  int analysed = 0;      // of those, analysed in this process (the others re-used)
+  int failed = 0;
+  int disagreeing = 0;
+  double max_error = 0.0;  // largest |error| of the verified points (fraction of the range)
+};
+
+struct ParetoResult {
+  std::vector<ParetoPoint> front;  // the last round's, sorted by the first objective
+  Eigen::VectorXd ranges;          // each objective's range over the front (the errors' unit)
+  std::vector<ParetoRound> rounds;
+  DoeProgress doe;
+  bool agreed = false;  // the last round's verified points all agree
+  int analysed = 0;     // analyses this process ran (DOE and verification)
+  int reused = 0;       // points taken from the store
+};
+
+// Runs it on `session` (opened for analyses; a multi-objective study) with the DOE `doe`
+// (prepare_stored_doe); `on_doe` sees the DOE's progress as run_doe reports it, `on_round` each
+// round once its points are verified. Throws StudyError for a study of one objective or a
+// design variable without finite bounds, std::runtime_error when the models cannot be fitted
+// (too few successful analyses) or the front is empty (no predicted feasible point).
+ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const ParetoOptions& options,
+                        const std::function<void(const DoeProgress&)>& on_doe,
+                        const std::function<void(const ParetoRound&)>& on_round);
+
+// A single-objective study started at front point `point` (`sao pareto DIR --start-study K
+// OUT.json`, docs/pareto.md): `document` (the multi-objective study as stored) with objective
+// `keep` as its "objective", every other objective a constraint bounded by its value at the
+// point (computed when verified, else predicted; "upper" for a minimised one, "lower" for a
+// maximised one) and the design variables' "initial" at the point's design.
+nlohmann::json single_objective_study(const nlohmann::json& document, const Study& study,
+                                      const ParetoPoint& point, int keep);
+
+// The values of design `design` (design variables) on `model` (auxiliaries at their initial
+// values).
+ParetoValues pareto_values(const Study& study, const Eigen::VectorXd& design,
+                           const ResponseModel& model);
+
+}  // namespace sao

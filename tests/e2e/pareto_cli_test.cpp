@@ -1,0 +1,233 @@
+// `sao pareto` as a user drives it (docs/pareto.md): ZDT1's verified front near the true one and
+// spanning it, the constrained SRN's verified points feasible and near its known front, a second
+// run on the same folder re-using every analysis, a front point started as a single-objective
+// study; multi-objective study files' errors, and the commands that optimise one objective
+// refusing such a study (exit 2).
+#include <cmath>
+#include <fstream>
+
+#include "tests/e2e/store_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sao::testing;
+using sao::testing::sao;
+
+fs::path scratch(const std::string& name = {}) {
+  return scratch_directory("test-pareto-cli", name);
+}
+
+const std::string kZdt1 = kProblems + "pareto/zdt1.json";
+const std::string kSrn = kProblems + "pareto/srn.json";
+
+struct Verified {
+  double f1, f2, violation;
+};
+
+std::vector<Verified> verified_points(const fs::path& dir) {
+  const nlohmann::json doc = read_json(dir / "pareto.json");
+  std::vector<Verified> out;
+  for (const auto& p : doc["front"]) {
+    if (!p["verified"].get<bool>()) continue;
+    const auto& c = p["computed"];
+    out.push_back({c["objectives"]["f1"].get<double>(), c["objectives"]["f2"].get<double>(),
+                   c["max_violation"].get<double>()});
+  }
+  return out;
+}
+
+// ZDT1 (5 variables): the verified points' generational distance (the mean distance in f2 from
+// f2 = 1 - sqrt(f1); every f1 in [0, 1] is on the front's domain) and their f1 span
+// (docs/pareto.md gives both and the tolerances); then a second run re-uses every analysis.
+TEST(ParetoCli, Zdt1sVerifiedFrontIsNearTheTrueOneAndASecondRunReusesEveryAnalysis) {
+  const fs::path dir = scratch();
+  const CommandOutput run = sao("pareto " + kZdt1 + " --out " + dir.string());
+  ASSERT_EQ(run.code, 0) << run.text;
+  EXPECT_TRUE(contains(run.text, "round 1 ")) << run.text;
+  const std::vector<Verified> points = verified_points(dir);
+  ASSERT_GE(points.size(), 8u);
+  double gd = 0.0, lo = 1e300, hi = -1e300;
+  for (const Verified& p : points) {
+    ASSERT_GE(p.f1, 0.0);
+    gd += std::abs(p.f2 - (1.0 - std::sqrt(p.f1)));
+    lo = std::min(lo, p.f1);
+    hi = std::max(hi, p.f1);
+  }
+  gd /= static_cast<double>(points.size());
+  std::printf("ZDT1: %zu verified points, generational distance %.4f, f1 span [%.4f, %.4f]\n",
+              points.size(), gd, lo, hi);
+  EXPECT_LT(gd, 0.02);
+  EXPECT_GT(hi - lo, 0.9);
+  for (const char* file : {"pareto.csv", "pareto.html"}) EXPECT_TRUE(fs::exists(dir / file));
+
+  const fs::path store = dir / "study.sqlite";
+  const int stored = query(store, "SELECT COUNT(*) FROM analyses");
+  const CommandOutput again = sao("pareto " + dir.string() + " --json");
+  ASSERT_EQ(again.code, 0) << again.text;
+  EXPECT_TRUE(contains(again.text, "\"analysed\":0,")) << again.text;
+  EXPECT_EQ(query(store, "SELECT COUNT(*) FROM analyses"), stored);
+  const nlohmann::json first = read_json(dir / "pareto.json");
+  EXPECT_EQ(first["analysed"].get<int>(), 0);
+  EXPECT_EQ(first["reused"].get<int>(), stored);
+}
+
+// SRN's front: x1 = -2.5 between the two constraints, continued along each constraint's
+// boundary; the candidates of those three curves, nondominated among themselves.
+std::vector<std::pair<double, double>> srn_front() {
+  std::vector<std::pair<double, double>> candidates, front;
+  auto add = [&](double x1, double x2) {
+    if (x1 * x1 + x2 * x2 > 225.0 + 1e-9 || x1 - 3.0 * x2 + 10.0 > 1e-9) return;
+    candidates.emplace_back(2.0 + (x1 - 2.0) * (x1 - 2.0) + (x2 - 1.0) * (x2 - 1.0),
+                            9.0 * x1 - (x2 - 1.0) * (x2 - 1.0));
+  };
+  const int n = 20000;
+  for (int i = 0; i <= n; ++i) {
+    const double s = static_cast<double>(i) / n;
+    add(-2.5, 2.5 + s * 12.5);
+    add(15.0 * std::cos(2.0 * M_PI * s), 15.0 * std::sin(2.0 * M_PI * s));
+    const double t = -20.0 + 40.0 * s;
+    add(3.0 * t - 10.0, t);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  double best = 1e300;
+  for (const auto& c : candidates) {
+    if (c.second < best) front.push_back(c), best = c.second;
+  }
+  return front;
+}
+
+TEST(ParetoCli, SrnsVerifiedPointsAreFeasibleAndNearItsConstrainedFront) {
+  const fs::path dir = scratch();
+  const CommandOutput run = sao("pareto " + kSrn + " --out " + dir.string() + " -q");
+  ASSERT_EQ(run.code, 0) << run.text;
+  const auto front = srn_front();
+  const double r1 = front.back().first - front.front().first;
+  const double r2 = front.front().second - front.back().second;
+  const std::vector<Verified> points = verified_points(dir);
+  ASSERT_GE(points.size(), 8u);
+  double sum = 0.0, worst = 0.0, lo = 1e300, hi = -1e300;
+  for (const Verified& p : points) {
+    EXPECT_LE(p.violation, 1.0) << p.f1 << " " << p.f2;  // percent of the bounds
+    double d = 1e300;
+    for (const auto& [a, b] : front) d = std::min(d, std::hypot((p.f1 - a) / r1, (p.f2 - b) / r2));
+    sum += d;
+    worst = std::max(worst, d);
+    lo = std::min(lo, p.f1);
+    hi = std::max(hi, p.f1);
+  }
+  std::printf(
+      "SRN: %zu verified points, mean distance %.5f, largest %.5f of the front's ranges; "
+      "f1 in [%.2f, %.2f] of [%.2f, %.2f]\n",
+      points.size(), sum / points.size(), worst, lo, hi, front.front().first, front.back().first);
+  EXPECT_LT(sum / static_cast<double>(points.size()), 0.01);
+  EXPECT_LT(worst, 0.03);
+  EXPECT_GT((hi - lo) / r1, 0.9);
+}
+
+TEST(ParetoCli, AFrontPointStartsASingleObjectiveStudy) {
+  const fs::path dir = scratch();
+  ASSERT_EQ(sao("pareto " + kSrn + " --out " + dir.string() + " -q").code, 0);
+  const fs::path study = dir / "start.json";
+  // The best-balanced point (verified): its analysed values are the new study's bounds.
+  const int k = read_json(dir / "pareto.json")["balanced"].get<int>();
+  const CommandOutput made = sao("pareto " + dir.string() + " --start-study " + std::to_string(k) +
+                                 " " + study.string() + " --objective f2");
+  ASSERT_EQ(made.code, 0) << made.text;
+  const nlohmann::json doc = read_json(study);
+  EXPECT_FALSE(doc.contains("objectives"));
+  EXPECT_EQ(doc["objective"]["name"], "f2");
+  const nlohmann::json point = read_json(dir / "pareto.json")["front"][k - 1];
+  EXPECT_TRUE(point["verified"].get<bool>());
+  const nlohmann::json& values = point[point["verified"].get<bool>() ? "computed" : "predicted"];
+  const nlohmann::json& added = doc["constraints"].back();
+  EXPECT_EQ(added["name"], "f1");
+  EXPECT_EQ(added["upper"].get<double>(), values["objectives"]["f1"].get<double>());
+  EXPECT_EQ(doc["design_variables"][0]["initial"].get<double>(),
+            point["design"]["x1"].get<double>());
+  const CommandOutput run =
+      sao("run " + study.string() + " --out " + (dir / "run").string() + " --no-store -q");
+  EXPECT_TRUE(run.code == 0 || run.code == 1) << run.text;
+  const nlohmann::json result = read_json(dir / "run" / "result.json");
+  // Started on the front: the run keeps f1 within its bound and does not end worse in f2.
+  EXPECT_LE(result["objective"].get<double>(),
+            values["objectives"]["f2"].get<double>() +
+                1e-3 * std::abs(values["objectives"]["f2"].get<double>()));
+  EXPECT_FALSE(sao("pareto " + dir.string() + " --start-study 999 " + study.string()).code == 0);
+}
+
+fs::path with(const fs::path& dir, const std::string& name,
+              const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json doc = read_json(kSrn);
+  edit(doc);
+  const fs::path file = dir / (name + ".json");
+  std::ofstream(file) << doc.dump(2);
+  return file;
+}
+
+TEST(ParetoCli, MultiObjectiveStudyErrorsAreNamed) {
+  const fs::path dir = scratch();
+  struct Case {
+    std::string name;
+    std::function<void(nlohmann::json&)> edit;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"both",
+       [](nlohmann::json& d) {
+         d["objective"] = {{"minimize", "f1"}};
+       },
+       "objectives: give \"objective\" (one) or \"objectives\" (two or more), not both"},
+      {"one", [](nlohmann::json& d) { d["objectives"].erase(1); },
+       "objectives: needs at least two objectives (got 1)"},
+      {"duplicate", [](nlohmann::json& d) { d["objectives"][1]["name"] = "f1"; },
+       "objectives[1].name: duplicate objective name \"f1\" (also objectives[0])"},
+      {"unnamed", [](nlohmann::json& d) { d["objectives"][1].erase("name"); },
+       "objectives[1].name: missing"},
+      {"one auxiliary for two maxima",
+       [](nlohmann::json& d) {
+         d["auxiliary_variables"] = {{{"name", "b"}, {"initial", 0}}};
+         d["objectives"][0] = {{"name", "m1"}, {"minimize_max", "f1"}, {"auxiliary", "b"}};
+         d["objectives"][1] = {{"name", "m2"}, {"minimize_max", "f2"}, {"auxiliary", "b"}};
+       },
+       "objectives[1].auxiliary: auxiliary variable \"b\" already bounds objectives[0]"},
+      {"neither", [](nlohmann::json& d) { d.erase("objectives"); },
+       "objective: missing (or \"objectives\": two or more)"},
+  };
+  for (const Case& c : cases) {
+    const CommandOutput out = sao("check " + with(dir, c.name, c.edit).string());
+    EXPECT_EQ(out.code, 2) << c.name << ": " << out.text;
+    EXPECT_TRUE(contains(out.text, c.message)) << c.name << ": " << out.text;
+  }
+}
+
+TEST(ParetoCli, CommandsThatOptimiseOneObjectiveRefuseSeveralAndCheckAndEvaluateShowEvery) {
+  const fs::path dir = scratch();
+  const CommandOutput run = sao("run " + kZdt1 + " --out " + (dir / "run").string());
+  EXPECT_EQ(run.code, 2) << run.text;
+  EXPECT_TRUE(contains(run.text, "several objectives (f1, f2)")) << run.text;
+  EXPECT_TRUE(contains(run.text, "sao pareto")) << run.text;
+  EXPECT_TRUE(contains(run.text, "sao sweep")) << run.text;
+  EXPECT_FALSE(fs::exists(dir / "run" / "study.sqlite"));
+  const CommandOutput step = sao("step " + (dir / "step").string() + " --study " + kZdt1);
+  EXPECT_EQ(step.code, 2) << step.text;
+  const CommandOutput sweep = sao(
+      "sweep " + kSrn + " --vary constraints.0.upper=200:225:25 --out " + (dir / "sweep").string());
+  EXPECT_EQ(sweep.code, 2) << sweep.text;
+  EXPECT_TRUE(contains(sweep.text, "sao pareto")) << sweep.text;
+  // `sao pareto` on a study of one objective is refused too.
+  const CommandOutput one =
+      sao("pareto " + kProblems + "suite/hs-010.json --out " + (dir / "one").string());
+  EXPECT_EQ(one.code, 2) << one.text;
+  const CommandOutput check = sao("check " + kSrn);
+  EXPECT_EQ(check.code, 0) << check.text;
+  EXPECT_TRUE(contains(check.text, "2 objectives")) << check.text;
+  const CommandOutput evaluate = sao("evaluate " + kSrn + " --json");
+  ASSERT_EQ(evaluate.code, 0) << evaluate.text;
+  EXPECT_TRUE(contains(evaluate.text, "\"objectives\"")) << evaluate.text;
+  const CommandOutput text = sao("evaluate " + kSrn);
+  EXPECT_TRUE(contains(text.text, "objectives f1 = 34 (minimised)")) << text.text;
+  EXPECT_TRUE(contains(text.text, "f2 = -34 (minimised)")) << text.text;
+}
+
+}  // namespace
