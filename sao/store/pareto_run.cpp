@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "sao/optimizer/discrete.hpp"
 #include "sao/optimizer/metamodel_responses.hpp"
 #include "sao/study/criteria.hpp"
 #include "sao/study/study_loader.hpp"
@@ -103,7 +104,8 @@ pareto::Problem search_problem(const Study& study, const metamodel::Bounds& box,
   p.constraints = static_cast<int>(study.constraints.size());
   p.evaluate = [&study, &model](const Eigen::VectorXd& design, Eigen::VectorXd& f,
                                 Eigen::VectorXd& g) {
-    const Eigen::VectorXd x = full(study, design, model);
+    // Discrete variables at their nearest allowed values: the search sees the allowed designs.
+    const Eigen::VectorXd x = full(study, nearest_allowed(study, design), model);
     for (size_t k = 0; k < study.objectives.size(); ++k)
       f(static_cast<Eigen::Index>(k)) = criterion_value(study, study.objectives[k].f, 0, x, model);
     for (size_t j = 0; j < study.constraints.size(); ++j)
@@ -257,8 +259,8 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
     std::vector<Eigen::VectorXd> objectives;
     for (const pareto::Point& p : found) {
       ParetoPoint q;
-      q.design = p.x;
-      q.predicted = pareto_values(study, p.x, *model);
+      q.design = nearest_allowed(study, p.x);  // what the search evaluated
+      q.predicted = pareto_values(study, q.design, *model);
       objectives.push_back(p.f);
       front.push_back(q);
     }

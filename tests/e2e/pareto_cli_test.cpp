@@ -125,6 +125,26 @@ TEST(ParetoCli, SrnsVerifiedPointsAreFeasibleAndNearItsConstrainedFront) {
   EXPECT_GT((hi - lo) / r1, 0.9);
 }
 
+// A discrete variable (x2 on the integers): the search evaluates allowed designs only, so every
+// front point, verified or predicted, has an integer x2, and the verified ones are feasible.
+TEST(ParetoCli, ADiscreteVariableTakesOnlyItsAllowedValuesOnTheFront) {
+  const fs::path dir = scratch("discrete");
+  const CommandOutput run =
+      sao("pareto " + kSrn + " --set design_variables.1.step=1 --out " + dir.string());
+  ASSERT_EQ(run.code, 0) << run.text;
+  const nlohmann::json doc = read_json(dir / "pareto.json");
+  ASSERT_GE(doc["front"].size(), 5u);
+  int verified = 0;
+  for (const auto& p : doc["front"]) {
+    const double x2 = p["design"]["x2"].get<double>();
+    EXPECT_EQ(x2, std::round(x2)) << p.dump();
+    if (!p["verified"].get<bool>()) continue;
+    ++verified;
+    EXPECT_LE(p["computed"]["max_violation"].get<double>(), 0.01) << p.dump();
+  }
+  EXPECT_GE(verified, 5);
+}
+
 TEST(ParetoCli, AFrontPointStartsASingleObjectiveStudy) {
   const fs::path dir = scratch();
   ASSERT_EQ(sao("pareto " + kSrn + " --out " + dir.string() + " -q").code, 0);
@@ -184,7 +204,7 @@ TEST(ParetoCli, MultiObjectiveStudyErrorsAreNamed) {
        "objectives[1].name: duplicate objective name \"f1\" (also objectives[0])"},
       {"unnamed", [](nlohmann::json& d) { d["objectives"][1].erase("name"); },
        "objectives[1].name: missing"},
-      {"one auxiliary for two maxima",
+      {"one_auxiliary_two_maxima",
        [](nlohmann::json& d) {
          d["auxiliary_variables"] = {{{"name", "b"}, {"initial", 0}}};
          d["objectives"][0] = {{"name", "m1"}, {"minimize_max", "f1"}, {"auxiliary", "b"}};
