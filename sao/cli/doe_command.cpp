@@ -38,15 +38,10 @@ struct Opened {
 // the --set overrides.
 Opened open_doe(const DoeRequest& request) {
   Opened o;
-  std::error_code ec;
-  const bool store_given = fs::is_directory(request.target, ec) || is_store_file(request.target);
-  nlohmann::json document;
+  const bool store_given = names_a_store(request.target);
+  nlohmann::json document = nlohmann::json::object();
   std::string source = request.target;
   if (store_given) {
-    if (!request.out_dir.empty()) {
-      throw UsageError("--out applies to a study file; " + request.target +
-                       " keeps its DOE in its own store");
-    }
     if (!request.executor.empty()) {
       throw UsageError("--executor applies to a study file; " + request.target +
                        " analyses with the executor its study was stored with");
@@ -58,24 +53,21 @@ Opened open_doe(const DoeRequest& request) {
                          "study is not changed by sao doe)");
       }
     }
-    o.dir = fs::is_directory(request.target, ec) ? request.target : directory_of(request.target);
-    o.session = std::make_unique<StudySession>(store_file(request.target), false);
-    o.session->open_for_analyses();
-    document = o.session->document();
-    source = o.session->source();
-    if (request.overrides.empty() && !o.session->store().does().empty()) return o;  // resume
-    for (const std::string& a : request.overrides) apply_override(document, a);
   } else {
     std::vector<std::string> overrides = request.overrides;
     if (!request.executor.empty())
       overrides.push_back("simulator.executor.type=" + request.executor);
     document = read_study_document(request.target, overrides);
-    o.dir = request.out_dir.empty() ? default_output_folder(request.target) : request.out_dir;
-    place_run_directory(document, o.dir);
-    make_output_folder(o.dir);
-    o.session = std::make_unique<StudySession>(store_file(o.dir), true);
-    o.session->begin(document, request.target, 0);
-    o.session->open_for_analyses();
+  }
+  AnalysisSession opened =
+      open_analysis_session(request.target, request.out_dir, document, "its DOE");
+  o.session = std::move(opened.session);
+  o.dir = opened.dir;
+  if (store_given) {
+    document = o.session->document();
+    source = o.session->source();
+    if (request.overrides.empty() && !o.session->store().does().empty()) return o;  // resume
+    for (const std::string& a : request.overrides) apply_override(document, a);
   }
   LoadedStudy loaded = load_study(document, source);
   if (!loaded.doe) {

@@ -51,29 +51,21 @@ struct Opened {
 
 Opened open_pareto(const ParetoRequest& r) {
   Opened o;
-  std::error_code ec;
-  if (fs::is_directory(r.target, ec) || is_store_file(r.target)) {
-    if (!r.out_dir.empty() || !r.overrides.empty()) {
-      throw UsageError("--out and --set apply to a study file; " + r.target +
-                       " keeps its study and analyses in its own store");
-    }
-    o.dir = fs::is_directory(r.target, ec) ? r.target : directory_of(r.target);
-    o.session = std::make_unique<StudySession>(store_file(r.target), false);
-    o.session->open_for_analyses();
-    o.document = o.session->document();
-    o.source = o.session->source();
-    return o;
+  if (names_a_store(r.target) && !r.overrides.empty()) {
+    throw UsageError("--set applies to a study file; " + r.target +
+                     " keeps its study and analyses in its own store");
   }
-  o.document = read_study_document(r.target, r.overrides);
-  o.source = r.target;
-  (void)load_study(o.document, r.target);  // validated before a folder is made
-  o.dir = r.out_dir.empty() ? default_output_folder(r.target) : r.out_dir;
-  place_run_directory(o.document, o.dir);
-  make_output_folder(o.dir);
-  o.session = std::make_unique<StudySession>(store_file(o.dir), true);
-  o.session->begin(o.document, r.target, 0);
-  o.session->open_for_analyses();
+  nlohmann::json document = nlohmann::json::object();
+  if (!names_a_store(r.target)) {
+    document = read_study_document(r.target, r.overrides);
+    (void)load_study(document, r.target);  // validated before a folder is made
+  }
+  AnalysisSession opened =
+      open_analysis_session(r.target, r.out_dir, document, "its study and analyses");
+  o.session = std::move(opened.session);
+  o.dir = opened.dir;
   o.document = o.session->document();
+  o.source = opened.store_given ? o.session->source() : r.target;
   return o;
 }
 

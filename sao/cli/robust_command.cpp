@@ -17,40 +17,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Opened {
-  std::unique_ptr<StudySession> session;
-  std::string dir;
-  bool store_given = false;
-};
-
 // The session of the study file's output folder (created with its store when new), or of the
 // study directory given, opened for analyses.
-Opened open_robust(const RobustCommand& command) {
-  Opened o;
-  std::error_code ec;
-  o.store_given = fs::is_directory(command.target, ec) || is_store_file(command.target);
-  if (o.store_given) {
-    if (!command.out_dir.empty()) {
-      throw UsageError("--out applies to a study file; " + command.target +
-                       " keeps its analyses in its own store");
-    }
-    o.dir = fs::is_directory(command.target, ec) ? command.target : directory_of(command.target);
-    o.session = std::make_unique<StudySession>(store_file(command.target), false);
-  } else {
-    nlohmann::json document = read_study_document(command.target);
-    o.dir = command.out_dir.empty() ? default_output_folder(command.target) : command.out_dir;
-    place_run_directory(document, o.dir);
-    make_output_folder(o.dir);
-    o.session = std::make_unique<StudySession>(store_file(o.dir), true);
-    o.session->begin(document, command.target, 0);
-  }
-  o.session->open_for_analyses();
-  return o;
+AnalysisSession open_robust(const RobustCommand& command) {
+  const nlohmann::json document = names_a_store(command.target)
+                                      ? nlohmann::json::object()
+                                      : read_study_document(command.target);
+  return open_analysis_session(command.target, command.out_dir, document, "its analyses");
 }
 
 // The design analysed and where it comes from, --design applied.
-Eigen::VectorXd chosen_design(const Study& study, const Opened& o, const RobustCommand& command,
-                              std::string& source) {
+Eigen::VectorXd chosen_design(const Study& study, const AnalysisSession& o,
+                              const RobustCommand& command, std::string& source) {
   Eigen::VectorXd x(study.n_design());
   for (int i = 0; i < study.n_design(); ++i) x(i) = study.design[i].initial;
   source = "initial design";
@@ -129,7 +107,7 @@ CLI::App* add_robust_command(CLI::App& app, RobustCommand& c) {
 }
 
 int robust(const RobustCommand& command) {
-  Opened o = open_robust(command);
+  AnalysisSession o = open_robust(command);
   StudySession& session = *o.session;
   const LoadedStudy loaded = load_study(session.document(), session.source());
   if (!loaded.random) {

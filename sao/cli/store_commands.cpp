@@ -613,6 +613,34 @@ std::string directory_of(const std::string& store) {
   return parent.empty() ? "." : parent.string();
 }
 
+bool names_a_store(const std::string& target) {
+  std::error_code ec;
+  return fs::is_directory(target, ec) || is_store_file(target);
+}
+
+AnalysisSession open_analysis_session(const std::string& target, const std::string& out_dir,
+                                      const nlohmann::json& document, const std::string& what) {
+  AnalysisSession o;
+  std::error_code ec;
+  o.store_given = names_a_store(target);
+  if (o.store_given) {
+    if (!out_dir.empty())
+      throw UsageError("--out applies to a study file; " + target + " keeps " + what +
+                       " in its own store");
+    o.dir = fs::is_directory(target, ec) ? target : directory_of(target);
+    o.session = std::make_unique<StudySession>(store_file(target), false);
+  } else {
+    nlohmann::json placed = document;
+    o.dir = out_dir.empty() ? default_output_folder(target) : out_dir;
+    place_run_directory(placed, o.dir);
+    make_output_folder(o.dir);
+    o.session = std::make_unique<StudySession>(store_file(o.dir), true);
+    o.session->begin(placed, target, 0);
+  }
+  o.session->open_for_analyses();
+  return o;
+}
+
 std::string default_output_folder(const std::string& study_file) {
   const fs::path file = fs::absolute(study_file).lexically_normal();
   const std::string folder = file.parent_path().filename().string();

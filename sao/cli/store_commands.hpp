@@ -4,10 +4,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "sao/cli/run_output.hpp"
+#include "sao/store/study_session.hpp"
 
 namespace sao::cli {
 
@@ -45,5 +48,20 @@ std::string default_output_folder(const std::string& study_file);
 bool is_store_file(const std::string& path);
 // The study directory of a store path (results are written beside the store).
 std::string directory_of(const std::string& store);
+
+// The session a command that analyses designs without running cycles works in (`sao doe`,
+// `sao robust`, `sao pareto`), opened for analyses.
+struct AnalysisSession {
+  std::unique_ptr<StudySession> session;
+  std::string dir;           // the study directory (results are written there)
+  bool store_given = false;  // `target` was a study directory or its store
+};
+// A study directory or its store: its session (--out refused: the store keeps `what`, e.g. "its
+// DOE"). A study file: `document` (the caller has read it, with its overrides) begun in the
+// store of its output folder (`out_dir`, or default_output_folder), created when new.
+AnalysisSession open_analysis_session(const std::string& target, const std::string& out_dir,
+                                      const nlohmann::json& document, const std::string& what);
+// Whether `target` names a study directory or its store (not a study file).
+bool names_a_store(const std::string& target);
 
 }  // namespace sao::cli
