@@ -254,9 +254,10 @@ class Driver {
   SubproblemResult propose_by_infill(const ApproximateProblem& problem, CycleRecord& rec);
   // Discrete variables: the allowed design the metamodel strategy analyses instead of the
   // continuous proposal x_opt. With the optimum as infill, the subproblem solved again with the
-  // discrete variables fixed at each combination of their allowed neighbours (at most 16; the
-  // others, auxiliaries included, follow), the best on the metamodel taken; with expected
-  // improvement (or beyond 16), best_allowed_neighbour (discrete.hpp).
+  // discrete variables fixed at each combination of their allowed neighbours (at most 16, else
+  // at the nearest allowed design alone: allowed_neighbours), the others (auxiliaries included)
+  // following, the best on the metamodel taken; with expected improvement,
+  // best_allowed_neighbour (discrete.hpp).
   Eigen::VectorXd allowed_proposal(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt);
   // The steps of one cycle (step()), in order.
   // Screening at b0 and the subregion; `derivatives`: the sensitivities the rows need.

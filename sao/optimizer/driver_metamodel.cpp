@@ -231,10 +231,9 @@ SubproblemResult Driver::propose_by_infill(const ApproximateProblem& problem, Cy
 Eigen::VectorXd Driver::allowed_proposal(const ApproximateProblem& problem,
                                          const Eigen::VectorXd& x_opt) {
   constexpr size_t kFixedSolves = 16;
-  const std::vector<Eigen::VectorXd> combinations = allowed_neighbours(study_, x_opt, kFixedSolves);
-  if (noisy_.infill == Infill::kExpectedImprovement || combinations.size() > kFixedSolves ||
-      (combinations.size() == 1 && combinations.front() != nearest_allowed(study_, x_opt)))
+  if (noisy_.infill == Infill::kExpectedImprovement)
     return best_allowed_neighbour(study_, problem, x_opt);
+  const std::vector<Eigen::VectorXd> combinations = allowed_neighbours(study_, x_opt, kFixedSolves);
   const int n = study_.n_design();
   std::optional<Eigen::VectorXd> best;
   std::optional<PredictedMerit> best_merit;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sao/optimizer/discrete.hpp"
 #include "sao/seam/worker_pool.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -80,8 +81,7 @@ std::pair<int, int> move_to_allowed(const Study& study, Eigen::MatrixXd& points)
   int moved = 0;
   std::vector<Eigen::RowVectorXd> kept;
   for (Eigen::Index r = 0; r < points.rows(); ++r) {
-    Eigen::RowVectorXd p = points.row(r);
-    for (int i = 0; i < study.n_design(); ++i) p(i) = study.design[i].nearest(p(i));
+    const Eigen::RowVectorXd p = nearest_allowed(study, points.row(r).transpose()).transpose();
     moved += p != points.row(r);
     if (std::find(kept.begin(), kept.end(), p) == kept.end()) kept.push_back(p);
   }
@@ -168,8 +168,7 @@ PreparedDoe prepare_doe(StudySession& session, const DoeSection& section) {
     throw StudyError(study.file, {e.what()});
   }
   nlohmann::json notes = plan_notes(plan, out.explicit_constraints, study);
-  if (std::any_of(study.design.begin(), study.design.end(),
-                  [](const DesignVariable& v) { return v.discrete(); })) {
+  if (has_discrete(study)) {
     const auto [moved, repeated] = move_to_allowed(study, plan.points);
     notes["moved_to_allowed_values"] = moved;
     notes["repeated_after_moving"] = repeated;
