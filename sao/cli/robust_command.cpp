@@ -99,6 +99,9 @@ CLI::App* add_robust_command(CLI::App& app, RobustCommand& c) {
   cmd->add_option("--confidence", c.request.confidence, "of the intervals (default 0.95)")
       ->check(CLI::Range(0.5, 0.9999));
   cmd->add_option("--seed", c.request.seed, "of the samples and the local DOE (default 1)");
+  cmd->add_option("--sobol", c.request.sobol,
+                  "also Sobol indices of every value over the random variables, on the "
+                  "metamodel: N base points (>= 64; N (k + 2) predictions; default 0: none)");
   cmd->add_option("--out", c.out_dir,
                   "output folder of a study file (default out/<study folder>-<study file name>)");
   cmd->add_flag("--json", c.json, "progress as JSON lines, then the result as one JSON document");

@@ -14,6 +14,7 @@
 #include "sao/optimizer/metamodel_responses.hpp"
 #include "sao/optimizer/metamodel_strategy.hpp"
 #include "sao/optimizer/multipoint.hpp"
+#include "sao/optimizer/reliability_margins.hpp"
 #include "sao/optimizer/screening.hpp"
 #include "sao/study/criteria.hpp"
 #include "sao/study/study_loader.hpp"
@@ -125,6 +126,7 @@ void Driver::finish(RunStatus status, const std::string& message) {
   }
   if (reports_best_analysed(status)) report_best_analysed();
   if (status != RunStatus::kFailed && has_discrete(study_)) round_to_allowed();
+  if (!summary_.reliability.empty()) note_reliability();
   if (status == RunStatus::kFailed) {
     spdlog::error("{}", message);
   } else {
@@ -303,6 +305,12 @@ const CycleRecord& Driver::step() {
     return fail_cycle(rec, failure);
   }
   if (!unsized_.empty()) strategy_->size_by_gradients(study_, unsized_, problem);
+  // Reliability targets: their margins measured at b0 hold in this cycle's subproblem and in the
+  // judgement of its proposal (V0 below on).
+  if (approximated && has_reliability_targets(study_)) {
+    const std::string why = set_reliability_margins(problem, rec);
+    if (!why.empty()) return fail_cycle(rec, why);
+  }
 
   // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.

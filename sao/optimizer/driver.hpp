@@ -147,6 +147,18 @@ struct RunSummary {
     int failed = 0;         // of them, analyses that failed
     bool feasible = false;  // the reported one satisfies the constraints (V <= vioacc)
   } rounding;
+  // Constraints with a reliability target (docs/robustness.md, "Reliability-based design"): the
+  // margin each was held with in the last cycle that measured it (reliability_margins.hpp).
+  struct Margin {
+    std::string constraint;    // the constraint part's name
+    double k = 0.0;            // the target in standard deviations
+    double probability = 0.0;  // the target probability of violation, when given as one
+    int point = 0;             // the point whose standard deviation set the margin
+    double sd = 0.0;           // that standard deviation (first order), constraint units
+    double margin = 0.0;       // k sd
+    int cycle = 0;             // measured at the start of this cycle
+  };
+  std::vector<Margin> reliability;
 };
 
 class Driver {
@@ -228,6 +240,12 @@ class Driver {
   // each combination of the neighbours analysed (at most 8, else the nearest alone), the best
   // feasible one reported (else the least violation), and the message saying so.
   void round_to_allowed();
+  // Reliability targets (driver_reliability.cpp): measures each target's margin at b0 from the
+  // cycle's approximation and holds the constraint with it in this cycle (study_'s
+  // Constraint::margin); records them in summary_.reliability. "" or why it failed.
+  std::string set_reliability_margins(const ApproximateProblem& problem, const CycleRecord& rec);
+  // The run's message says which margins the reliability targets were held with.
+  void note_reliability();
   // Whether a run ending with `status` reports the best feasible design analysed where that
   // beats the last accepted one (cycle limit, infeasible, stalled; converged multi-point).
   bool reports_best_analysed(RunStatus status) const;

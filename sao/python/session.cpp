@@ -214,6 +214,7 @@ class Session {
     request.sobol_model = sobol_model;
     request.sobol_samples = sobol_samples;
     request.seed = seed;
+    request.sobol = sobol;
     nlohmann::ordered_json document;
     {
       py::gil_scoped_release release;
@@ -276,7 +277,8 @@ class Session {
   // closed meanwhile and re-opened, as for doe().
   py::object robust(const std::string& method, int samples, int points, int verify,
                     const std::string& metamodel, const std::map<std::string, double>& design,
-                    const std::vector<double>& quantiles, double confidence, std::uint64_t seed) {
+                    const std::vector<double>& quantiles, double confidence, std::uint64_t seed,
+                    int sobol) {
     report::RobustRequest request;
     if (!report::robust_method_from_name(method, request.method)) {
       throw std::invalid_argument("robust: method must be lhs, mc, mc-analyses or form, got \"" +
@@ -409,7 +411,7 @@ void bind_session(py::module_& m) {
            py::arg("points") = 0, py::arg("verify") = 10, py::arg("metamodel") = "kriging",
            py::arg("design") = std::map<std::string, double>{},
            py::arg("quantiles") = std::vector<double>{0.05, 0.5, 0.95},
-           py::arg("confidence") = 0.95, py::arg("seed") = 1)
+           py::arg("confidence") = 0.95, py::arg("seed") = 1, py::arg("sobol") = 0)
       .def("result", &Session::result)
       .def("report", &Session::report, py::arg("file") = py::none())
       .def("close", &Session::close)

@@ -157,6 +157,21 @@ static nlohmann::json rounding_to_json(const Study& study, const RunSummary::Rou
           {"feasible", r.feasible}};
 }
 
+// The margins of the reliability targets (RunSummary::Margin).
+static nlohmann::json reliability_to_json(const std::vector<RunSummary::Margin>& margins) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RunSummary::Margin& m : margins) {
+    out.push_back({{"constraint", m.constraint},
+                   {"k", m.k},
+                   {"probability", m.probability > 0 ? nlohmann::json(m.probability) : nullptr},
+                   {"point", m.point},
+                   {"sd", m.sd},
+                   {"margin", m.margin},
+                   {"measured_in_cycle", m.cycle}});
+  }
+  return out;
+}
+
 nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
   nlohmann::json history = nlohmann::json::array();
   for (const auto& r : s.history) history.push_back(nlohmann::json(cycle_to_json(study, r)));
@@ -179,6 +194,7 @@ nlohmann::json result_to_json(const Study& study, const RunSummary& s) {
       {"optimality", optimality_to_json(s.optimality)},
       {"history", history}};
   if (s.rounding.done) doc["rounding"] = rounding_to_json(study, s.rounding);
+  if (!s.reliability.empty()) doc["reliability"] = reliability_to_json(s.reliability);
   return doc;
 }
 

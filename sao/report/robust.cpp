@@ -9,13 +9,13 @@
 
 #include "sao/doe/plan.hpp"
 #include "sao/metamodel/polynomial.hpp"
+#include "sao/study/random_design.hpp"
 
 namespace sao::report {
 namespace {
 
 using reliability::Distribution;
 using reliability::RandomVector;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 [[noreturn]] void fail(const std::string& message) {
   throw std::invalid_argument("robust: " + message);
@@ -127,40 +127,6 @@ const char* robust_method_name(RobustMethod method) {
   return "?";
 }
 
-RandomVector random_vector_at(const Study& study, const RandomSection& random,
-                              const Eigen::VectorXd& design) {
-  std::vector<std::string> names;
-  std::vector<Distribution> distributions;
-  for (const RandomVariableSpec& v : random.variables) {
-    const double value = design(v.variable);
-    const double sd = std::isnan(v.sd) ? v.cov * std::abs(value) : v.sd;
-    const std::string where = v.path + " (\"" + v.name + "\" of " + study.design[v.variable].name +
-                              " = " + std::to_string(value) + "): ";
-    try {
-      if (v.distribution == "normal") {
-        distributions.push_back(Distribution::normal(value, sd));
-      } else if (v.distribution == "lognormal") {
-        if (!(value > 0)) fail(where + "a lognormal needs a positive value");
-        distributions.push_back(std::isnan(v.sigma)
-                                    ? Distribution::lognormal(value, sd)
-                                    : Distribution::lognormal_of_log(
-                                          std::log(value) - 0.5 * v.sigma * v.sigma, v.sigma));
-      } else if (v.distribution == "uniform") {
-        distributions.push_back(Distribution::uniform(value + v.lower, value + v.upper));
-      } else {
-        distributions.push_back(
-            Distribution::truncated_normal(value, sd, std::isnan(v.lower) ? -kInf : value + v.lower,
-                                           std::isnan(v.upper) ? kInf : value + v.upper));
-      }
-    } catch (const std::invalid_argument& e) {
-      if (std::string(e.what()).rfind("robust:", 0) == 0) throw;
-      fail(where + e.what());
-    }
-    names.push_back(v.name);
-  }
-  return RandomVector(names, distributions, random.correlation);
-}
-
 namespace {
 
 struct Context {
@@ -215,6 +181,8 @@ RobustValue value_entry(const Context& c, const ModelledValue& v) {
   if (const Constraint* k = constraint_of(c.study, v)) {
     out.sense = k->sense == Sense::kLessEqual ? "<=" : ">=";
     out.bound = k->bound;
+    out.target_k = k->reliability.k;
+    out.target_probability = k->reliability.probability;
   }
   return out;
 }
@@ -329,6 +297,30 @@ Eigen::VectorXd predict(const MetamodelReport& m, const ModelledValue& v,
   return v.best_model->predict(p);
 }
 
+// Sobol indices of value `v` over the random variables: the unit cube of probabilities u
+// mapped to z = Phi^-1(u) and x = rv.to_x(z), predicted by the model at the full designs.
+metamodel::SobolIndices sobol_on_model(const Context& c, const MetamodelReport& m,
+                                       const ModelledValue& v) {
+  const int k = c.rv.size();
+  const metamodel::BatchFunction f = [&](const Eigen::MatrixXd& u) {
+    Eigen::MatrixXd x(u.rows(), k);
+    Eigen::VectorXd z(k);
+    for (Eigen::Index row = 0; row < u.rows(); ++row) {
+      for (int i = 0; i < k; ++i) z(i) = reliability::normal_quantile(u(row, i));
+      x.row(row) = c.rv.to_x(z).transpose();
+    }
+    return predict(m, v, full_designs(c.result.design, c.which, x));
+  };
+  // The cube's faces map to infinite z: the sample keeps 1e-9 inside them.
+  const metamodel::Bounds cube{Eigen::VectorXd::Constant(k, 1e-9),
+                               Eigen::VectorXd::Constant(k, 1.0 - 1e-9)};
+  metamodel::SobolSettings settings;
+  settings.samples = c.request.sobol;
+  settings.confidence = c.request.confidence;
+  settings.seed = static_cast<std::uint32_t>(c.request.seed);
+  return metamodel::sobol_indices(f, cube, settings);
+}
+
 // FORM on the model of a constraint's worst value: g = bound - value (<=) or value - bound
 // (>=), its gradient by central differences of the model (steps 1e-4 of the box).
 void form_on_model(const Context& c, const MetamodelReport& m, const ModelledValue& v,
@@ -399,6 +391,10 @@ void check_request(const RobustRequest& r) {
     if (!(p > 0 && p < 1)) fail("a quantile must be in (0, 1), got " + std::to_string(p));
   }
   if (!(r.confidence > 0 && r.confidence < 1)) fail("--confidence must be in (0, 1)");
+  if (r.sobol != 0 && r.sobol < 64) fail("--sobol must be at least 64 (base points), or 0");
+  if (r.sobol != 0 && r.method == RobustMethod::kAnalyses) {
+    fail("--sobol needs a metamodel (method lhs, mc or form), not mc-analyses");
+  }
 }
 
 }  // namespace
@@ -431,7 +427,13 @@ RobustResult robust_analysis(
   result.store = session.store().path();
   for (const DesignVariable& d : study.design) result.variables.push_back(d.name);
   result.design = design;
-  const RandomVector rv = random_vector_at(study, random, design);
+  const RandomVector rv = [&] {
+    try {
+      return random_vector_at(study, random, design);
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());
+    }
+  }();
   Context c{session, study, random, rv, {}, request, result, progress};
   for (int i = 0; i < rv.size(); ++i) {
     c.which.push_back(random.variables[i].variable);
@@ -465,6 +467,13 @@ RobustResult robust_analysis(
       statistics_of(c, k, predict(m, v, full), out.statistics, out.violation, out.note);
     }
     if (request.method == RobustMethod::kForm && k) form_on_model(c, m, v, *k, out);
+    if (request.sobol > 0 && !v.constant && v.best_model) {
+      try {
+        out.sobol = sobol_on_model(c, m, v);
+      } catch (const std::invalid_argument& e) {
+        out.note += std::string(out.note.empty() ? "" : "; ") + "no Sobol indices: " + e.what();
+      }
+    }
     result.values.push_back(std::move(out));
   }
   if (request.verify > 0) verify(c, m, full, mc ? "mc" : "lhs");

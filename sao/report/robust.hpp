@@ -19,6 +19,9 @@
 //  - "mc-analyses": `samples` Monte Carlo samples analysed by the simulator (stored as a DOE).
 //  - "form": FORM per constraint on the metamodel of the "lhs" method (its gradients by central
 //    differences of the model), with the sample statistics of the metamodel beside it.
+// With `sobol`, the metamodel methods also give each value's Sobol indices over the random
+// variables (sobol.hpp on the model, its inputs the independent standard normal components z of
+// x = F^-1(Phi(L z)): with correlations, z_i is the part of x_i independent of x_1..x_i-1).
 // Seeded: the same store, design and request give the same result and analyse nothing again.
 #pragma once
 
@@ -30,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "sao/metamodel/sobol.hpp"
 #include "sao/reliability/form.hpp"
 #include "sao/reliability/statistics.hpp"
 #include "sao/report/metamodel_report.hpp"
@@ -52,6 +56,9 @@ struct RobustRequest {
   double confidence = 0.95;
   std::uint64_t seed = 1;
   int batch = 0;  // analyses per batch (0: as `sao doe`)
+  // Sobol indices of every modelled value over the random variables (metamodel methods only):
+  // N base points of sobol.hpp (0: none; else >= 64).
+  int sobol = 0;
 };
 
 // What a set of analyses the robustness estimate ran or re-used came to.
@@ -72,6 +79,12 @@ struct RobustValue {
   std::string sense;
   double bound = 0.0;
   std::optional<reliability::FailureProbability> violation;
+  // The constraint's reliability target (Constraint::Reliability; k 0: none): robust_output says
+  // whether the sampled figures meet it.
+  // Sobol indices over the random variables (request.sobol), one entry per random variable.
+  std::optional<metamodel::SobolIndices> sobol;
+  double target_k = 0.0;
+  double target_probability = 0.0;
   std::optional<reliability::FormResult> form;  // "form"
   std::string note;                             // why a figure is missing
   // The metamodel's leave-one-out RMS error on the local DOE (NaN without a model).
@@ -100,12 +113,6 @@ struct RobustResult {
   std::vector<AnalysisSet> analyses;
   std::vector<RobustValue> values;
 };
-
-// The random variables at `design`: their distributions centred on its values. Throws
-// std::invalid_argument naming the entry ("random_variables[i]") for a spread that is not one
-// there (a cov of a zero value, a lognormal of a value <= 0).
-reliability::RandomVector random_vector_at(const Study& study, const RandomSection& random,
-                                           const Eigen::VectorXd& design);
 
 // The design the run in the study directory `dir` reported (its result.json's "design"), when
 // the file is there and names every design variable; `sao robust DIR`'s default design.

@@ -42,6 +42,39 @@ void statistics_text(std::string& out, const SampleStatistics& s, const std::str
   }
 }
 
+// Whether the sampled figures meet the constraint's reliability target: a probability against
+// the violation's confidence interval, a mean + k sd against the bound (its range from the
+// intervals of the mean and the sd: met or not only when the whole range says so).
+std::string target_verdict(const RobustValue& v, const FailureProbability& f,
+                           const SampleStatistics* s) {
+  if (v.target_probability > 0) {
+    const std::string target = fmt::format("P(violated) <= {:g}", v.target_probability);
+    if (f.pf.high <= v.target_probability) {
+      return fmt::format("{}: met (the interval's upper end {} is below it)", target,
+                         num(f.pf.high));
+    }
+    if (f.failures > 0 && f.pf.low > v.target_probability) {
+      return fmt::format("{}: NOT met (the interval's lower end {} is above it)", target,
+                         num(f.pf.low));
+    }
+    return fmt::format("{}: undecided at {} samples (the interval holds it)", target, f.count);
+  }
+  if (!s) return "";
+  // mean + k sd (<=) or mean - k sd (>=), and its range over the two intervals.
+  const double k = v.target_k;
+  const bool upper = v.sense == "<=";
+  const double value = s->mean.value + (upper ? k : -k) * s->sd.value;
+  const double low = upper ? s->mean.low + k * s->sd.low : s->mean.low - k * s->sd.high;
+  const double high = upper ? s->mean.high + k * s->sd.high : s->mean.high - k * s->sd.low;
+  const bool met = upper ? high <= v.bound : low >= v.bound;
+  const bool not_met = upper ? low > v.bound : high < v.bound;
+  return fmt::format("mean {} {:g} sd = {} [{}, {}] {} {}: {}", upper ? "+" : "-", k, num(value),
+                     num(low), num(high), v.sense, num(v.bound),
+                     met       ? "met"
+                     : not_met ? "NOT met"
+                               : "undecided (the range from the intervals holds the bound)");
+}
+
 void value_text(std::string& out, const RobustResult& r, const RobustValue& v) {
   out += "\n" + v.name + (v.unit.empty() ? "" : " [" + v.unit + "]");
   if (!v.sense.empty()) out += fmt::format("  (constraint {} {})", v.sense, num(v.bound));
@@ -50,6 +83,10 @@ void value_text(std::string& out, const RobustResult& r, const RobustValue& v) {
   out += "\n";
   if (v.statistics) statistics_text(out, *v.statistics, "  ");
   if (v.violation) out += "  P(violated) " + violation_text(*v.violation) + "\n";
+  if (v.violation && v.target_k > 0) {
+    out += "  target " + target_verdict(v, *v.violation, v.statistics ? &*v.statistics : nullptr) +
+           "\n";
+  }
   if (v.form) {
     const reliability::FormResult& f = *v.form;
     std::string point;
@@ -61,12 +98,25 @@ void value_text(std::string& out, const RobustResult& r, const RobustValue& v) {
                        num(f.pf), f.iterations,
                        f.converged ? "converged" : "NOT converged: " + f.message, point);
   }
+  if (v.sobol) {
+    const metamodel::SobolIndices& si = *v.sobol;
+    for (size_t i = 0; i < r.random.size(); ++i) {
+      const auto at = static_cast<Eigen::Index>(i);
+      out += fmt::format("  Sobol  {:<8} S {} [{}, {}]  ST {} [{}, {}]\n", r.random[i],
+                         num(si.first(at)), num(si.first_low(at)), num(si.first_high(at)),
+                         num(si.total(at)), num(si.total_low(at)), num(si.total_high(at)));
+    }
+  }
   if (v.verify_computed.size() > 0) {
     out += fmt::format("  verified by {} analyses: RMS of predicted - computed {}\n",
                        v.verify_computed.size(), num(v.verify_rms));
     if (v.verified) statistics_text(out, *v.verified, "    ");
     if (v.verified_violation) {
       out += "    P(violated) " + violation_text(*v.verified_violation) + "\n";
+      if (v.target_k > 0) {
+        out += "    target " +
+               target_verdict(v, *v.verified_violation, v.verified ? &*v.verified : nullptr) + "\n";
+      }
     }
   }
   if (!v.note.empty()) out += "  note: " + v.note + "\n";
@@ -120,6 +170,13 @@ nlohmann::ordered_json value_json(const RobustValue& v) {
     j["bound"] = v.bound;
   }
   if (v.violation) j["violation"] = violation_json(*v.violation);
+  if (v.violation && v.target_k > 0) {
+    j["target"] = {
+        {"k", v.target_k},
+        {"probability", v.target_probability > 0 ? nlohmann::ordered_json(v.target_probability)
+                                                 : nlohmann::ordered_json()},
+        {"verdict", target_verdict(v, *v.violation, v.statistics ? &*v.statistics : nullptr)}};
+  }
   if (v.form) {
     const reliability::FormResult& f = *v.form;
     j["form"] = {{"converged", f.converged},     {"message", f.message},
@@ -127,6 +184,16 @@ nlohmann::ordered_json value_json(const RobustValue& v) {
                  {"beta", number_json(f.beta)},  {"pf", number_json(f.pf)},
                  {"z", vector_json(f.z)},        {"x", vector_json(f.x)},
                  {"alpha", vector_json(f.alpha)}};
+  }
+  if (v.sobol) {
+    const metamodel::SobolIndices& si = *v.sobol;
+    j["sobol"] = {{"first", vector_json(si.first)},
+                  {"first_low", vector_json(si.first_low)},
+                  {"first_high", vector_json(si.first_high)},
+                  {"total", vector_json(si.total)},
+                  {"total_low", vector_json(si.total_low)},
+                  {"total_high", vector_json(si.total_high)},
+                  {"evaluations", si.evaluations}};
   }
   if (v.verify_computed.size() > 0) {
     nlohmann::ordered_json ver = {{"predicted", vector_json(v.verify_predicted)},

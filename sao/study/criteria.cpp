@@ -120,6 +120,7 @@ Eigen::VectorXd normalised_constraint_points(const Study& study, const Constrain
                                              double normaliser, Eigen::MatrixXd* gradients) {
   const double c = constraint_bound(study, constraint, x);
   const double s = (constraint.sense == Sense::kLessEqual ? 1.0 : -1.0) / normaliser;
+  const double margin = constraint.margin / normaliser;  // a reliability target's shift
   const ModelInputs inputs(model, x);
   expr::Evaluator evaluator(*constraint.g.program, inputs);
   Eigen::VectorXd values(points.size());
@@ -128,11 +129,11 @@ Eigen::VectorXd normalised_constraint_points(const Study& study, const Constrain
   for (size_t i = 0; i < points.size(); ++i) {
     const auto row = static_cast<Eigen::Index>(i);
     if (gradients) {
-      values(row) = s * (evaluator.value(points[i], g) - c);
+      values(row) = s * (evaluator.value(points[i], g) - c) + margin;
       if (constraint.bound_auxiliary >= 0) g(study.n_design() + constraint.bound_auxiliary) -= 1.0;
       gradients->row(row) = s * g.transpose();
     } else {
-      values(row) = s * (evaluator.value(points[i]) - c);
+      values(row) = s * (evaluator.value(points[i]) - c) + margin;
     }
   }
   return values;

@@ -60,7 +60,8 @@ constexpr double kZeroBound = 1e-12;
 // The normaliser N of g_hat = s (g - c) / N at x: |c|, or `scale` when c is (near) zero.
 double constraint_normaliser(const Study& study, const Constraint& constraint,
                              const Eigen::VectorXd& x);
-// g_hat at one point with a given normaliser (s = +1 for <=, -1 for >=).
+// g_hat = (s (g - c) + margin) / N at one point with a given normaliser (s = +1 for <=, -1 for
+// >=; margin: the constraint's reliability margin, 0 unless the driver set one).
 double normalised_constraint(const Study& study, const Constraint& constraint, int point,
                              const Eigen::VectorXd& x, const ResponseModel& model,
                              double normaliser);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "sao/reliability/distribution.hpp"
 #include "sao/study/load_sections.hpp"
 
 namespace sao::loading {
@@ -265,6 +266,36 @@ void read_objectives(const json& node, Study& study, Problems& problems) {
   if (!study.objectives.empty()) study.objective = study.objectives.front();
 }
 
+namespace {
+
+// A constraint's "reliability" object (docs/robustness.md, "Reliability-based design"): one of
+// "probability" (of violation, in (0, 0.5)) or "k" (standard deviations, > 0).
+Constraint::Reliability read_reliability(JsonReader& parent, Problems& problems) {
+  Constraint::Reliability target;
+  if (!parent.has("reliability")) return target;
+  JsonReader r = parent.object("reliability");
+  const bool probability = r.has("probability"), k = r.has("k");
+  if (probability == k) {
+    problems.add(r.path(), std::string(probability ? "give only one" : "missing: give one") +
+                               " of \"probability\" (of violating the constraint, e.g. 1e-3) or "
+                               "\"k\" (mean + k sd within the bound)");
+  } else if (probability) {
+    const std::optional<double> p = r.number("probability");
+    if (p && !(*p > 0.0 && *p < 0.5)) {
+      problems.add(r.at("probability"), "must be in (0, 0.5), got " + number_text(*p));
+    } else if (p) {
+      target.probability = *p;
+      target.k = reliability::normal_quantile(1.0 - *p);
+    }
+  } else {
+    target.k = r.positive("k").value_or(0.0);
+  }
+  r.finish();
+  return target;
+}
+
+}  // namespace
+
 void read_constraints(const json& node, Study& study, Problems& problems) {
   for_each_object(
       node, "constraints", problems, [&](const json& entry, const std::string& path, size_t i) {
@@ -281,6 +312,8 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
         const double scale = r.number_or("scale", 0.0);
         if (scale < 0) problems.add(r.at("scale"), "must be > 0");
         const Annotation note = read_annotation(r);
+        const Constraint::Reliability reliability = read_reliability(r, problems);
+        const size_t first = study.constraints.size();
         // "equals": c is the pair c <= q <= c; the subproblem holds both rows (at a feasible
         // design both are active, and their multipliers make one of free sign).
         struct Side {
@@ -338,6 +371,15 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
           }
         }
         if (sides == 0) problems.add(path, "give \"upper\", \"lower\", both, or \"equals\"");
+        for (size_t j = first; j < study.constraints.size(); ++j) {
+          study.constraints[j].reliability = reliability;
+        }
+        if (reliability.k > 0 &&
+            std::any_of(study.constraints.begin() + first, study.constraints.end(),
+                        [](const Constraint& c) { return c.bound_auxiliary >= 0; })) {
+          problems.add(path + ".reliability",
+                       "not with a bound given by an auxiliary variable (the bound formulation)");
+        }
         r.finish();
       });
 }

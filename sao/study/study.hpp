@@ -142,6 +142,17 @@ struct Constraint {
   int bound_auxiliary = -1;  // c = x[n + bound_auxiliary] (bound formulation)
   double scale = 0.0;        // normaliser when the bound is zero (0: not given)
   Annotation note;           // "unit", "label" of the constraint entry (every part shares it)
+  // "reliability" (docs/robustness.md, "Reliability-based design"): the constraint is to hold
+  // with a margin of k standard deviations of its value under the random variables; k > 0
+  // when given (as "k", or as "probability" p of violation: k = Phi^-1(1 - p)).
+  struct Reliability {
+    double k = 0.0;            // 0: an ordinary constraint
+    double probability = 0.0;  // the target probability of violation, when given as one
+  } reliability;
+  // The margin the optimiser holds this constraint with, in its units: g + margin <= c (or
+  // g - margin >= c). 0 as loaded; the driver sets it each cycle for a reliability target
+  // (reliability_margins.hpp), and every g_hat (normalised_constraint_points) includes it.
+  double margin = 0.0;
 };
 
 struct Objective {
@@ -151,6 +162,30 @@ struct Objective {
   bool maximize = false;           // user asked to maximise: reported value is -f
   bool bound_formulation = false;  // f is an auxiliary variable bounding a max value
   Annotation note;                 // "unit", "label"
+};
+
+// One entry of the "random_variables" section (docs/robustness.md): a random variable acting on a
+// design variable (a tolerance, or a model parameter held by a frozen design variable). Its
+// distribution is centred on the design variable's value at the design analysed: the mean
+// (normal, lognormal), the centre of the offsets (uniform, truncated_normal's bounds). The
+// spread is given as read (NaN where not given); sao/report/robust.cpp builds the distribution.
+struct RandomVariableSpec {
+  std::string name;
+  std::string path;          // "random_variables[i]", for messages
+  int variable = -1;         // the design variable it acts on
+  std::string distribution;  // "normal", "lognormal", "uniform", "truncated_normal"
+  double sd = std::numeric_limits<double>::quiet_NaN();     // absolute standard deviation
+  double cov = std::numeric_limits<double>::quiet_NaN();    // sd relative to |value|
+  double sigma = std::numeric_limits<double>::quiet_NaN();  // lognormal: sd of ln x
+  double lower = std::numeric_limits<double>::quiet_NaN();  // offsets from the value
+  double upper = std::numeric_limits<double>::quiet_NaN();
+};
+
+// The "random_variables" and "correlations" sections: the correlation matrix (in standard normal
+// space) of the variables in their order, identity where no pair is given.
+struct RandomSection {
+  std::vector<RandomVariableSpec> variables;
+  Eigen::MatrixXd correlation;
 };
 
 struct Study {
@@ -167,6 +202,9 @@ struct Study {
   // of one objective.
   std::vector<Objective> objectives;
   std::vector<Constraint> constraints;
+  // "random_variables" (and "correlations"), when given: what `sao robust` samples and what a
+  // constraint's "reliability" target is held against.
+  std::optional<RandomSection> random;
   // Alternative start designs ("starts" in the file): variable name -> initial value.
   std::vector<std::map<std::string, double>> starts;
   nlohmann::json simulator;  // the "simulator" section, handed to the factory
@@ -212,34 +250,9 @@ struct DoeSection {
   nlohmann::json plan;
 };
 
-// One entry of the "random_variables" section (docs/robustness.md): a random variable acting on a
-// design variable (a tolerance, or a model parameter held by a frozen design variable). Its
-// distribution is centred on the design variable's value at the design analysed: the mean
-// (normal, lognormal), the centre of the offsets (uniform, truncated_normal's bounds). The
-// spread is given as read (NaN where not given); sao/report/robust.cpp builds the distribution.
-struct RandomVariableSpec {
-  std::string name;
-  std::string path;          // "random_variables[i]", for messages
-  int variable = -1;         // the design variable it acts on
-  std::string distribution;  // "normal", "lognormal", "uniform", "truncated_normal"
-  double sd = std::numeric_limits<double>::quiet_NaN();     // absolute standard deviation
-  double cov = std::numeric_limits<double>::quiet_NaN();    // sd relative to |value|
-  double sigma = std::numeric_limits<double>::quiet_NaN();  // lognormal: sd of ln x
-  double lower = std::numeric_limits<double>::quiet_NaN();  // offsets from the value
-  double upper = std::numeric_limits<double>::quiet_NaN();
-};
-
-// The "random_variables" and "correlations" sections: the correlation matrix (in standard normal
-// space) of the variables in their order, identity where no pair is given.
-struct RandomSection {
-  std::vector<RandomVariableSpec> variables;
-  Eigen::MatrixXd correlation;
-};
-
 struct LoadedStudy : Study {
   Options options;
-  std::optional<DoeSection> doe;        // the "doe" section, when the file has one
-  std::optional<RandomSection> random;  // "random_variables" (and "correlations"), when given
+  std::optional<DoeSection> doe;  // the "doe" section, when the file has one
 };
 
 // The explicit constraints (docs/doe.md): the indices of the study's constraints that read no

@@ -142,6 +142,15 @@ LoadedStudy load(const nlohmann::json& document, const std::string& source, bool
   } else if (top.has("correlations")) {
     problems.add("correlations", "needs a \"random_variables\" section (docs/robustness.md)");
   }
+  std::set<std::string> reliability_paths;  // one problem per constraint entry, not per part
+  for (const Constraint& c : study.constraints) {
+    if (c.reliability.k > 0 && !top.has("random_variables") &&
+        reliability_paths.insert(c.path).second) {
+      problems.add(c.path + ".reliability",
+                   "needs a \"random_variables\" section: the variation it is held against "
+                   "(docs/robustness.md)");
+    }
+  }
   if (top.has("simulator") && loading::expect_object(top.raw("simulator"), "simulator", problems)) {
     study.simulator = top.raw("simulator");
   } else if (!top.has("simulator")) {

@@ -105,6 +105,35 @@ TEST(RobustCli, SamplesOnTheMetamodelHoldTheClosedFormAndAreVerified) {
   EXPECT_NEAR(f["beta"].get<double>(), 1.0 / kSdG, 1e-3);
 }
 
+// The Sobol indices over the random variables, on the model: f = x1 + 2 x2 with the
+// correlated pair is 0.8 z1 + 0.3 sqrt(3) z2 in the independent components (x1 = 1 + 0.5 z1,
+// x2 = 2 + 0.3 (0.5 z1 + sqrt(0.75) z2)), so S = (0.64, 0.27) / 0.91 exactly, and with a linear
+// function the first-order and total indices coincide; g = 3 x1 - x2 gives (1.8225, 0.0675) / 1.89.
+TEST(RobustCli, SobolIndicesOverTheRandomVariablesHoldTheClosedForm) {
+  const fs::path out = scratch_directory("test-robust-cli", "sobol");
+  int code = -1;
+  const json r = robust(out, "--samples 2000 --verify 0 --sobol 2048", code);
+  ASSERT_EQ(code, 0);
+  struct Expected {
+    std::string value;
+    double s1, s2;
+  };
+  for (const Expected& e : {Expected{"objective.F", 0.64 / 0.91, 0.27 / 0.91},
+                            Expected{"constraint.g", 1.8225 / 1.89, 0.0675 / 1.89}}) {
+    const json& sobol = value_named(r, e.value)["sobol"];
+    ASSERT_TRUE(sobol.is_object()) << e.value;
+    for (const char* kind : {"first", "total"}) {
+      EXPECT_NEAR(sobol[kind][0].get<double>(), e.s1, 0.02) << e.value << " " << kind;
+      EXPECT_NEAR(sobol[kind][1].get<double>(), e.s2, 0.02) << e.value << " " << kind;
+    }
+    EXPECT_EQ(sobol["evaluations"], 2048 * 4);
+  }
+  const CommandOutput refused = sao("robust " + kStudy + " --out " + out.string() +
+                                    " --method mc-analyses --sobol 128 --samples 10");
+  EXPECT_EQ(refused.code, 2) << refused.text;
+  EXPECT_TRUE(contains(refused.text, "--sobol needs a metamodel")) << refused.text;
+}
+
 TEST(RobustCli, BadInputExitsTwo) {
   const fs::path out = scratch_directory("test-robust-cli", "bad");
   const CommandOutput r = sao("robust " + kStudy + " --out " + out.string() + " --design x9=1");
