@@ -10,7 +10,7 @@
 //             analysis). A bound formulation's own constraints (q <= b, b the objective) hold by
 //             construction: their g_hat is 0 and their value the bound, as pareto_values gives
 //             it for the one that attains the largest value.
-// The criteria models keep a study of long histories cheap (the truck: 3 models of the
+// The criteria models keep a study of long histories cheap (the truck: 11 models of the
 // criteria, against 5409 models of its values), at the price of modelling maxima, which are
 // less smooth than the values they are taken over.
 #pragma once
