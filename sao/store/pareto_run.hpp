@@ -2,9 +2,9 @@
 // docs/pareto.md):
 //   1. a design of experiments (the study's "doe" section, or a default Latin hypercube) run by
 //      the DOE runner (doe_run.hpp): stored, re-used, resumable;
-//   2. per round: a global model of every response value (MetamodelResponses, the metamodel
-//      strategy's) fitted over every successful stored analysis of the study's simulator inputs,
-//      the objectives and constraints evaluated on it as criteria, and the front of those
+//   2. per round: global models (pareto_models.hpp: of every response value, the criteria
+//      evaluated on them, or of each objective and constraint itself) fitted over the
+//      successful analyses of the DOE's and the verified points, and the front of those
 //      predictions found by pagmo2 (sao/pareto/front.hpp); `verify` points spread along the
 //      front are analysed (by the DOE runner again: stored, re-used when analysed before) and
 //      their predictions compared with the analyses;
