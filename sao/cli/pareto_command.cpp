@@ -29,6 +29,7 @@ struct ParetoRequest {
   std::vector<std::string> overrides;
   std::string algorithm = "nsga2";
   std::string metamodel = "kriging";
+  std::string modelling = "auto";
   ParetoOptions options;
   std::vector<std::string> start_study;  // K OUT.json
   std::string objective;                 // --objective: kept by --start-study
@@ -85,6 +86,8 @@ void print_round(const ParetoRound& r, bool json) {
                                          {"front_points", r.points},
                                          {"training", r.training},
                                          {"model", r.model},
+                                         {"worst_loo_percent", r.worst_loo},
+                                         {"models", model_errors_json(r)},
                                          {"verified", r.verified},
                                          {"analysed", r.analysed},
                                          {"failed", r.failed},
@@ -95,12 +98,16 @@ void print_round(const ParetoRound& r, bool json) {
     return;
   }
   std::cout << fmt::format(
-                   "round {}    {} front points on {} models over {} analyses (worst LOO {:.3g} "
-                   "%); {} verified ({} analysed now, {} failed), {} disagree, largest error "
-                   "{:.3g} % of the front's range\n",
-                   r.round, r.points, r.model, r.training, r.worst_loo, r.verified, r.analysed,
-                   r.failed, r.disagreeing, 100.0 * r.max_error)
-            << std::flush;
+      "round {}    {} front points on {} models{} over {} analyses (worst LOO {:.3g} "
+      "%); {} verified ({} analysed now, {} failed), {} disagree, largest error "
+      "{:.3g} % of the front's range\n",
+      r.round, r.points, r.model, r.errors.empty() ? "" : " of the criteria", r.training,
+      r.worst_loo, r.verified, r.analysed, r.failed, r.disagreeing, 100.0 * r.max_error);
+  for (const ParetoModelError& e : r.errors) {
+    std::cout << fmt::format("  LOO      {}: {:.4g} ({:.3g} % of its spread)\n", e.name, e.loo_rms,
+                             e.loo_percent);
+  }
+  std::cout << std::flush;
 }
 
 // --start-study K OUT.json: a single-objective study from point K of DIR/pareto.json.
@@ -181,6 +188,11 @@ CLI::App* add_pareto_command(CLI::App& app) {
   cmd->add_option("--seed", r.options.search.seed, "the search's seed (default 1)");
   cmd->add_option("--metamodel", r.metamodel, "kriging (default), quadratic or linear")
       ->check(CLI::IsMember({"kriging", "quadratic", "linear"}));
+  cmd->add_option("--model", r.modelling,
+                  "what is modelled: values (every response value), criteria (one model per "
+                  "objective and constraint), auto (default: criteria above " +
+                      std::to_string(kParetoCriteriaAbove) + " response values)")
+      ->check(CLI::IsMember({"auto", "values", "criteria"}));
   cmd->add_option("--verify", r.options.verify, "front points analysed per round (default 10)")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--rounds", r.options.rounds, "rounds of refinement at most (default 3)")
@@ -210,6 +222,7 @@ int pareto() {
   ParetoRequest& r = request();
   if (!r.start_study.empty()) return start_study(r);
   (void)parse_metamodel_kind(r.metamodel, r.options.model);
+  (void)parse_pareto_modelling(r.modelling, r.options.modelling);
   (void)pareto::parse_algorithm(r.algorithm, r.options.search.algorithm);
   Opened o = open_pareto(r);
   StudySession& session = *o.session;

@@ -1,6 +1,7 @@
 #include "sao/optimizer/metamodel_responses.hpp"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -83,6 +84,47 @@ MetamodelResponses::MetamodelResponses(const Study& study, MetamodelKind kind,
 
 MetamodelResponses::~MetamodelResponses() = default;
 
+FittedColumns fit_columns(MetamodelKind kind, const Eigen::MatrixXd& points,
+                          const Eigen::MatrixXd& values, const metamodel::Bounds& box,
+                          const std::function<std::string(Eigen::Index)>& label) {
+  FittedColumns out;
+  metamodel::KrigingSettings shared;
+  const bool kriging = kind == MetamodelKind::kKriging;
+  if (kriging) {
+    // The hyperparameters from the value that varies most over the points.
+    Eigen::Index widest = 0;
+    (values.rowwise() - values.colwise().mean()).colwise().squaredNorm().maxCoeff(&widest);
+    shared.estimate_nugget = true;
+    try {
+      const metamodel::KrigingModel ml(points, values.col(widest), box, shared);
+      shared.length_scales = ml.length_scales();
+      shared.nugget = ml.nugget();
+      shared.estimate_nugget = false;
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string(": ") + e.what());
+    }
+  }
+  for (Eigen::Index k = 0; k < values.cols(); ++k) {
+    const Eigen::VectorXd v = values.col(k);
+    try {
+      if (kriging) {
+        out.models.push_back(std::make_unique<metamodel::KrigingModel>(points, v, box, shared));
+      } else {
+        out.models.push_back(fit_polynomial(points, v, box, kind, out.fallback));
+      }
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(label(k) + ": " + e.what());
+    }
+    // The leave-one-out error relative to the value's spread over the points.
+    const double spread = v.maxCoeff() - v.minCoeff();
+    const double loo = out.models.back()->accuracy().loo_rms;
+    out.loo_percent.push_back(spread > 0.0 && std::isfinite(loo)
+                                  ? 100.0 * loo / spread
+                                  : std::numeric_limits<double>::quiet_NaN());
+  }
+  return out;
+}
+
 void MetamodelResponses::fit_group(const Study& study, MetamodelKind kind, int response,
                                    int load_case, const std::vector<int>& wanted_points,
                                    const Eigen::MatrixXd& points,
@@ -96,50 +138,23 @@ void MetamodelResponses::fit_group(const Study& study, MetamodelKind kind, int r
     throw std::invalid_argument(where +
                                 ": an analysis in the fit lacks it or holds a non-finite value");
   }
-  metamodel::KrigingSettings shared;
-  if (kriging_) {
-    // The hyperparameters from the value that varies most over the points.
-    Eigen::Index widest = 0;
-    (values.rowwise() - values.colwise().mean()).colwise().squaredNorm().maxCoeff(&widest);
-    shared.estimate_nugget = true;
-    try {
-      const metamodel::KrigingModel ml(points, values.col(widest), box, shared);
-      shared.length_scales = ml.length_scales();
-      shared.nugget = ml.nugget();
-      shared.estimate_nugget = false;
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(where + ": " + e.what());
-    }
+  FittedColumns fitted;
+  try {
+    fitted = fit_columns(kind, points, values, box, [&](Eigen::Index k) {
+      return def.history ? " at time point " + std::to_string(wanted_points[k]) : std::string();
+    });
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(where + e.what());
   }
-  std::string fallback;
   for (size_t k = 0; k < wanted_points.size(); ++k) {
-    const Eigen::VectorXd v = values.col(static_cast<Eigen::Index>(k));
-    std::unique_ptr<metamodel::Metamodel> m;
-    try {
-      if (kriging_) {
-        m = std::make_unique<metamodel::KrigingModel>(points, v, box, shared);
-      } else {
-        m = fit_polynomial(points, v, box, kind, fallback);
-      }
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(
-          where + (def.history ? " at time point " + std::to_string(wanted_points[k]) : "") + ": " +
-          e.what());
+    if (std::isfinite(fitted.loo_percent[k]) && !(fitted.loo_percent[k] <= worst_loo_)) {
+      worst_loo_ = fitted.loo_percent[k];
+      worst_name_ = def.name;
     }
-    // The worst leave-one-out error relative to the value's spread over the points.
-    const double spread = v.maxCoeff() - v.minCoeff();
-    const double loo = m->accuracy().loo_rms;
-    if (spread > 0.0 && std::isfinite(loo)) {
-      const double percent = 100.0 * loo / spread;
-      if (!(percent <= worst_loo_)) {
-        worst_loo_ = percent;
-        worst_name_ = def.name;
-      }
-    }
-    models_[ResponseKey{response, load_case, wanted_points[k]}] = std::move(m);
+    models_[ResponseKey{response, load_case, wanted_points[k]}] = std::move(fitted.models[k]);
   }
-  if (!fallback.empty() && description_ == "quadratic") {
-    description_ = "linear (a quadratic cannot be fitted: " + fallback + ")";
+  if (!fitted.fallback.empty() && description_ == "quadratic") {
+    description_ = "linear (a quadratic cannot be fitted: " + fitted.fallback + ")";
   }
 }
 

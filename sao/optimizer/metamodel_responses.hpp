@@ -19,6 +19,7 @@
 // Gradients: analytic for the polynomials, central differences (1e-6 of the box) for kriging.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,6 +30,23 @@
 #include "sao/study/criteria.hpp"
 
 namespace sao {
+
+// One model of each column of `values` (m x k, the values of k quantities at the rows of
+// `points`), as MetamodelResponses fits a response's values: kriging with the length scales and
+// nugget by maximum likelihood on the column that varies most, shared by every column;
+// polynomials per column (a quadratic the points cannot determine falls back to the linear one,
+// `fallback` says why). loo_percent: each model's leave-one-out RMS relative to its column's
+// spread, percent (NaN for a constant column or without a leave-one-out error). Throws
+// std::invalid_argument: label(k) + ": " + the fit's message for column k, ": " + the message
+// when the likelihood fit fails.
+struct FittedColumns {
+  std::vector<std::unique_ptr<metamodel::Metamodel>> models;
+  std::vector<double> loo_percent;
+  std::string fallback;
+};
+FittedColumns fit_columns(MetamodelKind kind, const Eigen::MatrixXd& points,
+                          const Eigen::MatrixXd& values, const metamodel::Bounds& box,
+                          const std::function<std::string(Eigen::Index)>& label);
 
 class MetamodelResponses final : public ResponseModel {
  public:

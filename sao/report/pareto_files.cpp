@@ -105,7 +105,8 @@ std::string pareto_page(const Study& study, const ParetoResult& result) {
   std::string body =
       "<h1>Pareto front</h1>\n<p>" +
       xml_escape(study.name + ": " + std::to_string(result.front.size()) +
-                 " front points predicted by the metamodels (" + last.model + "), " +
+                 " front points predicted by the metamodels (" + last.model +
+                 (last.errors.empty() ? "" : " of the criteria") + "), " +
                  std::to_string(verified) + " verified by analyses after " +
                  std::to_string(result.rounds.size()) + " round(s); " +
                  (result.agreed ? "every verified point agrees"
@@ -157,6 +158,18 @@ int balanced_point(const Study& study, const ParetoResult& result) {
   return best;
 }
 
+nlohmann::ordered_json model_errors_json(const ParetoRound& round) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ParetoModelError& e : round.errors) {
+    out.push_back(
+        {{"name", e.name},
+         {"loo_rms", e.loo_rms},
+         {"loo_percent", std::isfinite(e.loo_percent) ? nlohmann::ordered_json(e.loo_percent)
+                                                      : nlohmann::ordered_json()}});
+  }
+  return out;
+}
+
 nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& result,
                                    const ParetoOptions& options) {
   nlohmann::ordered_json objectives = nlohmann::ordered_json::array();
@@ -177,6 +190,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
          {"model", r.model},
          {"worst_loo_percent", std::isfinite(r.worst_loo) ? nlohmann::ordered_json(r.worst_loo)
                                                           : nlohmann::ordered_json()},
+         {"models", model_errors_json(r)},
          {"verified", r.verified},
          {"analysed", r.analysed},
          {"failed", r.failed},
@@ -206,6 +220,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
             {"generations", options.search.generations},
             {"seed", options.search.seed},
             {"metamodel", metamodel_kind_name(options.model)},
+            {"model", pareto_modelling_name(options.modelling)},
             {"verify", options.verify},
             {"rounds", options.rounds},
             {"tolerance", options.tolerance}}},
@@ -216,6 +231,8 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
             {"reused", result.doe.reused},
             {"analysed", result.doe.analysed},
             {"failed", result.doe.failed}}},
+          {"modelled", pareto_modelling_name(result.modelling)},
+          {"response_values", result.response_values},
           {"rounds", rounds},
           {"agreed", result.agreed},
           {"analysed", result.analysed},

@@ -19,8 +19,14 @@ namespace sao {
 // verified and agreeing.
 int balanced_point(const Study& study, const ParetoResult& result);
 
+// A round's criteria models' leave-one-out errors: [{"name", "loo_rms", "loo_percent"}] (empty
+// for the models of the values).
+nlohmann::ordered_json model_errors_json(const ParetoRound& round);
+
 // pareto.json's document: {"study", "store", "settings", "objectives": [{name, unit, label,
-// sense}], "constraints": [names], "doe", "rounds", "agreed", "analysed", "reused",
+// sense}], "constraints": [names], "doe", "modelled" ("values" or "criteria", as run),
+// "response_values" (of an analysis), "rounds" (each with its "models"' errors), "agreed",
+// "analysed", "reused",
 // "balanced", "front": [{"index", "design", "predicted", "computed", "error", "verified",
 // "agrees"}]}.
 nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& result,

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "sao/optimizer/discrete.hpp"
-#include "sao/optimizer/metamodel_responses.hpp"
+#include "sao/store/pareto_models.hpp"
 #include "sao/study/criteria.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -63,16 +63,6 @@ void collect(StudySession& session, const metamodel::Bounds& box, Training& t) {
   }
 }
 
-// Every value of every response in every load case (a history's every point).
-std::vector<DerivativeRequest> every_value(const Study& study) {
-  std::vector<DerivativeRequest> out;
-  for (const ResponseDef& r : study.responses) {
-    for (size_t c = 0; c < study.load_cases.size(); ++c)
-      out.push_back({static_cast<int>(c), r.source, {}});
-  }
-  return out;
-}
-
 metamodel::Bounds design_box(const Study& study) {
   metamodel::Bounds box{Eigen::VectorXd(study.n_design()), Eigen::VectorXd(study.n_design())};
   std::vector<std::string> open;
@@ -93,24 +83,24 @@ metamodel::Bounds design_box(const Study& study) {
   return box;
 }
 
-// The pagmo problem on `model`: each objective minimised (a maximised one negated), one
+// The pagmo problem on `models`: each objective minimised (a maximised one negated), one
 // constraint per study constraint (its largest g_hat over its points, <= 0).
 pareto::Problem search_problem(const Study& study, const metamodel::Bounds& box,
-                               const ResponseModel& model) {
+                               const FrontModels& models) {
   pareto::Problem p;
   p.lower = box.lower;
   p.upper = box.upper;
   p.objectives = static_cast<int>(study.objectives.size());
   p.constraints = static_cast<int>(study.constraints.size());
-  p.evaluate = [&study, &model](const Eigen::VectorXd& design, Eigen::VectorXd& f,
-                                Eigen::VectorXd& g) {
+  p.evaluate = [&study, &models](const Eigen::VectorXd& design, Eigen::VectorXd& f,
+                                 Eigen::VectorXd& g) {
     // Discrete variables at their nearest allowed values: the search sees the allowed designs.
-    const Eigen::VectorXd x = full(study, nearest_allowed(study, design), model);
-    for (size_t k = 0; k < study.objectives.size(); ++k)
-      f(static_cast<Eigen::Index>(k)) = criterion_value(study, study.objectives[k].f, 0, x, model);
-    for (size_t j = 0; j < study.constraints.size(); ++j)
-      g(static_cast<Eigen::Index>(j)) =
-          normalised_history(study, study.constraints[j], x, model).maxCoeff();
+    const ParetoValues v = models.values(nearest_allowed(study, design));
+    for (size_t k = 0; k < study.objectives.size(); ++k) {
+      const auto i = static_cast<Eigen::Index>(k);
+      f(i) = study.objectives[k].maximize ? -v.objectives(i) : v.objectives(i);
+    }
+    g = v.normalised;
   };
   return p;
 }
@@ -151,7 +141,52 @@ void drop_auxiliary(nlohmann::json& document, const nlohmann::json& name) {
   }
 }
 
+// The round's models over `t`; the first round resolves the automatic modelling into `result`.
+std::unique_ptr<FrontModels> round_models(const Study& study, const ParetoOptions& options,
+                                          const Training& t, const metamodel::Bounds& box,
+                                          ParetoResult& result) {
+  if (t.kept.empty()) {
+    throw std::runtime_error("pareto: no successful analysis to fit the metamodels on");
+  }
+  result.response_values = response_value_count(study, t.kept.front());
+  result.modelling = options.modelling;
+  if (result.modelling == ParetoModelling::kAuto) {
+    result.modelling = result.response_values > kParetoCriteriaAbove ? ParetoModelling::kCriteria
+                                                                     : ParetoModelling::kValues;
+  }
+  try {
+    return fit_front_models(study, result.modelling, options.model, t.points, t.analyses, box);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(
+        fmt::format("pareto: the metamodels over {} analyses: {}", t.kept.size(), e.what()));
+  }
+}
+
 }  // namespace
+
+bool parse_pareto_modelling(const std::string& word, ParetoModelling& modelling) {
+  if (word == "auto")
+    modelling = ParetoModelling::kAuto;
+  else if (word == "values")
+    modelling = ParetoModelling::kValues;
+  else if (word == "criteria")
+    modelling = ParetoModelling::kCriteria;
+  else
+    return false;
+  return true;
+}
+
+const char* pareto_modelling_name(ParetoModelling modelling) {
+  switch (modelling) {
+    case ParetoModelling::kValues:
+      return "values";
+    case ParetoModelling::kCriteria:
+      return "criteria";
+    case ParetoModelling::kAuto:
+      break;
+  }
+  return "auto";
+}
 
 DoeSection pareto_doe_section(const nlohmann::json& document, const std::string& source) {
   LoadedStudy loaded = load_study(document, source);
@@ -171,17 +206,24 @@ ParetoValues pareto_values(const Study& study, const Eigen::VectorXd& design,
   for (size_t k = 0; k < study.objectives.size(); ++k)
     v.objectives(static_cast<Eigen::Index>(k)) =
         objective_value(study, study.objectives[k], x, model);
-  v.constraints.resize(static_cast<Eigen::Index>(study.constraints.size()));
+  v.normalised.resize(static_cast<Eigen::Index>(study.constraints.size()));
+  for (size_t j = 0; j < study.constraints.size(); ++j)
+    v.normalised(static_cast<Eigen::Index>(j)) =
+        normalised_history(study, study.constraints[j], x, model).maxCoeff();
+  finish_pareto_values(study, x, v);
+  return v;
+}
+
+void finish_pareto_values(const Study& study, const Eigen::VectorXd& x, ParetoValues& v) {
+  v.constraints.resize(v.normalised.size());
   for (size_t j = 0; j < study.constraints.size(); ++j) {
     const Constraint& c = study.constraints[j];
-    const Eigen::VectorXd g = criterion_values(study, c.g, x, model);
-    const Eigen::VectorXd gh = normalised_history(study, c, x, model);
-    Eigen::Index at = 0;
-    gh.maxCoeff(&at);
-    v.constraints(static_cast<Eigen::Index>(j)) = g(at);
+    const auto i = static_cast<Eigen::Index>(j);
+    const double s = c.sense == Sense::kLessEqual ? 1.0 : -1.0;
+    v.constraints(i) =
+        constraint_bound(study, c, x) + s * v.normalised(i) * constraint_normaliser(study, c, x);
   }
-  v.violation = max_violation(study, x, model);
-  return v;
+  v.violation = study.constraints.empty() ? -100.0 : 100.0 * v.normalised.maxCoeff();
 }
 
 nlohmann::json single_objective_study(const nlohmann::json& document, const Study& study,
@@ -238,16 +280,10 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
     round.round = r;
     collect(session, box, t);
     round.training = static_cast<int>(t.kept.size());
-    std::unique_ptr<MetamodelResponses> model;
-    try {
-      model = std::make_unique<MetamodelResponses>(study, options.model, t.points, t.analyses,
-                                                   every_value(study), box);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(
-          fmt::format("pareto: the metamodels over {} analyses: {}", t.kept.size(), e.what()));
-    }
+    const std::unique_ptr<FrontModels> model = round_models(study, options, t, box, result);
     round.model = model->description();
     round.worst_loo = model->worst_loo_percent();
+    round.errors = model->errors();
     const std::vector<pareto::Point> found =
         pareto::front(search_problem(study, box, *model), options.search);
     if (found.empty()) {
@@ -260,7 +296,7 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
     for (const pareto::Point& p : found) {
       ParetoPoint q;
       q.design = nearest_allowed(study, p.x);  // what the search evaluated
-      q.predicted = pareto_values(study, q.design, *model);
+      q.predicted = model->values(q.design);
       objectives.push_back(p.f);
       front.push_back(q);
     }

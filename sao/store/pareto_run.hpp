@@ -2,9 +2,9 @@
 // docs/pareto.md):
 //   1. a design of experiments (the study's "doe" section, or a default Latin hypercube) run by
 //      the DOE runner (doe_run.hpp): stored, re-used, resumable;
-//   2. per round: a global model of every response value (MetamodelResponses, the metamodel
-//      strategy's) fitted over every successful stored analysis of the study's simulator inputs,
-//      the objectives and constraints evaluated on it as criteria, and the front of those
+//   2. per round: global models (pareto_models.hpp: of every response value, the criteria
+//      evaluated on them, or of each objective and constraint itself) fitted over the
+//      successful analyses of the DOE's and the verified points, and the front of those
 //      predictions found by pagmo2 (sao/pareto/front.hpp); `verify` points spread along the
 //      front are analysed (by the DOE runner again: stored, re-used when analysed before) and
 //      their predictions compared with the analyses;
@@ -24,9 +24,20 @@
 
 namespace sao {
 
+// What the metamodels model (`--model`, docs/pareto.md "What is modelled"): every response value
+// (each response, load case and time point: the criteria are evaluated on them), or the criteria
+// themselves (one model per objective and per constraint's largest g_hat, fitted on the
+// analyses' computed criteria); automatic: the criteria when an analysis holds more than
+// kParetoCriteriaAbove response values, else the values.
+enum class ParetoModelling { kAuto, kValues, kCriteria };
+constexpr int kParetoCriteriaAbove = 200;
+bool parse_pareto_modelling(const std::string& word, ParetoModelling& modelling);
+const char* pareto_modelling_name(ParetoModelling modelling);
+
 struct ParetoOptions {
   pareto::Settings search;  // algorithm, population, generations, seed
   MetamodelKind model = MetamodelKind::kKriging;
+  ParetoModelling modelling = ParetoModelling::kAuto;
   int verify = 10;          // points verified per round (>= 1)
   int rounds = 3;           // rounds at most (>= 1)
   double tolerance = 0.02;  // agreement: |error| <= tolerance x the objective's front range
@@ -44,6 +55,7 @@ DoeSection pareto_doe_section(const nlohmann::json& document, const std::string&
 struct ParetoValues {
   Eigen::VectorXd objectives;
   Eigen::VectorXd constraints;
+  Eigen::VectorXd normalised;  // each constraint's largest g_hat (the search's constraints)
   double violation = 0.0;
 };
 
@@ -56,14 +68,23 @@ struct ParetoPoint {
   bool agrees = false;    // verified only: every |error| and the computed V within the tolerance
 };
 
+// The leave-one-out error of one model of a criterion (the criteria models only): its RMS in
+// the criterion's units, and relative to the criterion's spread over the training points.
+struct ParetoModelError {
+  std::string name;  // the objective's or constraint's name
+  double loo_rms = 0.0;
+  double loo_percent = 0.0;  // NaN for a constant criterion
+};
+
 struct ParetoRound {
   int round = 0;
   int points = 0;        // on the front
   int training = 0;      // analyses the models were fitted on
   std::string model;     // MetamodelResponses::description()
   double worst_loo = 0;  // its worst leave-one-out RMS, percent of the value's spread
-  int verified = 0;      // front points verified
-  int analysed = 0;      // of those, analysed in this process (the others re-used)
+  std::vector<ParetoModelError> errors;  // the criteria models': each one's (values: none)
+  int verified = 0;                      // front points verified
+  int analysed = 0;                      // of those, analysed in this process (the others re-used)
   int failed = 0;
   int disagreeing = 0;
   double max_error = 0.0;  // largest |error| of the verified points (fraction of the range)
@@ -74,9 +95,11 @@ struct ParetoResult {
   Eigen::VectorXd ranges;          // each objective's range over the front (the errors' unit)
   std::vector<ParetoRound> rounds;
   DoeProgress doe;
-  bool agreed = false;  // the last round's verified points all agree
-  int analysed = 0;     // analyses this process ran (DOE and verification)
-  int reused = 0;       // points taken from the store
+  ParetoModelling modelling = ParetoModelling::kValues;  // as run (never kAuto)
+  int response_values = 0;  // values of an analysis (every response, load case, time point)
+  bool agreed = false;      // the last round's verified points all agree
+  int analysed = 0;         // analyses this process ran (DOE and verification)
+  int reused = 0;           // points taken from the store
 };
 
 // Runs it on `session` (opened for analyses; a multi-objective study) with the DOE `doe`
@@ -97,8 +120,13 @@ nlohmann::json single_objective_study(const nlohmann::json& document, const Stud
                                       const ParetoPoint& point, int keep);
 
 // The values of design `design` (design variables) on `model` (auxiliaries at their initial
-// values).
+// values, a bound formulation's at the largest value it bounds).
 ParetoValues pareto_values(const Study& study, const Eigen::VectorXd& design,
                            const ResponseModel& model);
+
+// Fills v.constraints (each constraint's value where its g_hat is largest) and v.violation from
+// v.normalised at the full variable vector x: g = c + s g_hat N (criteria.hpp's normalisation
+// undone).
+void finish_pareto_values(const Study& study, const Eigen::VectorXd& x, ParetoValues& v);
 
 }  // namespace sao
