@@ -25,6 +25,7 @@
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/branch_state.hpp"
 #include "sao/store/doe_run.hpp"
+#include "sao/store/pareto_run.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -338,7 +339,7 @@ int restart_command() {
     throw StudyError("sao restart", {"--from-cycle K or --from-reported is required"});
   }
   StudySession session(store_file(commands.dir), false);
-  if (const size_t objectives = session.stored_objectives(); objectives > 1) {
+  if (const size_t objectives = stored_objectives(session); objectives > 1) {
     // A front's store: no cycles, and its current branch is the one `sao pareto DIR` resumes.
     throw StudyError(
         "sao restart",

@@ -394,7 +394,7 @@ class Session {
     session_.reset();
     session_ = std::make_unique<StudySession>(store_file(dir_), false);
     session_->use_action_names(python_actions);
-    objectives_ = session_->stored_objectives();
+    objectives_ = stored_objectives(*session_);
     if (objectives_ > 1) {
       session_->open_for_analyses();
     } else {

@@ -14,6 +14,7 @@
 #include "sao/service/constraint_histories.hpp"
 #include "sao/store/branch_state.hpp"
 #include "sao/store/doe_run.hpp"
+#include "sao/store/pareto_run.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao::service {
@@ -126,7 +127,7 @@ void StudyHost::ensure_open() {
   };
   // A study of several objectives has no run (the driver optimises one objective): opened for
   // its analyses only (a DOE, a front, a robustness estimate); require_run() refuses the rest.
-  objectives_ = session->stored_objectives();
+  objectives_ = stored_objectives(*session);
   if (objectives_ > 1) {
     session->open_for_analyses();
   } else {

@@ -353,6 +353,17 @@ ParetoOptions pareto_options(const nlohmann::json& settings) {
   return o;
 }
 
+size_t stored_objectives(StudySession& session) {
+  StudyStore& store = session.store();
+  const int branch = store.current_branch();
+  if (branch == 0) return 0;
+  const nlohmann::json document = store.study(store.branch(branch).study).document;
+  return document.is_object() && document.contains("objectives") &&
+                 document["objectives"].is_array()
+             ? document["objectives"].size()
+             : 0;
+}
+
 PreparedDoe prepare_pareto_doe(StudySession& session) {
   return prepare_doe(session, pareto_doe_section(session.document(), session.source()));
 }

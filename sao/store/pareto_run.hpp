@@ -45,6 +45,11 @@ DoeSection pareto_doe_section(const nlohmann::json& document, const std::string&
 // naming the key for an unknown key or a bad value.
 ParetoOptions pareto_options(const nlohmann::json& settings);
 
+// The number of objectives of the current branch's stored study of `session` (its "objectives";
+// 0 for one "objective"), before opening: a study of several has no run (open() refuses it, the
+// driver optimises one objective) and is opened for analyses only (open_for_analyses: a front).
+size_t stored_objectives(StudySession& session);
+
 // The DOE of a Pareto run on `session` (opened for analyses): prepare_doe of pareto_doe_section
 // of its stored study (found when run before with the same settings: resumed or re-used).
 PreparedDoe prepare_pareto_doe(StudySession& session);

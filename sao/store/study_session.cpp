@@ -217,17 +217,6 @@ void StudySession::open(int max_cycles, const std::function<void(const CycleReco
   }
 }
 
-size_t StudySession::stored_objectives() const {
-  require_store();
-  const int branch = store_->current_branch();
-  if (branch == 0) return 0;
-  const nlohmann::json document = store_->study(store_->branch(branch).study).document;
-  return document.is_object() && document.contains("objectives") &&
-                 document["objectives"].is_array()
-             ? document["objectives"].size()
-             : 0;
-}
-
 void StudySession::open_for_analyses() {
   require_store();
   branch_ = store_->current_branch();

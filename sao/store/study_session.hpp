@@ -74,10 +74,6 @@ class StudySession {
   // removed, the analyses are saved with the branch and a batch executor's jobs are recorded in
   // the store (a resumed command re-attaches to them). A session with a store only.
   void open_for_analyses();
-  // The number of objectives of the current branch's stored study (its "objectives"; 0 for one
-  // "objective"), before opening: a study of several has no run (open() refuses it, the driver
-  // optimises one objective) and is opened for analyses only (a front: `sao pareto`).
-  size_t stored_objectives() const;
   // The study's simulator (after open() or open_for_analyses()).
   Simulator& simulator() { return *inner_simulator_; }
   // The branch's study document as stored (the "doe" section included), after opening.
