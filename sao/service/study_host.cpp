@@ -182,7 +182,8 @@ nlohmann::ordered_json StudyHost::snapshot_of() {
     out = run_snapshot(id_, s);
   }
   nlohmann::json objectives = nlohmann::json::array();
-  for (const Objective& o : study.objectives) {
+  for (const Objective& o :
+       study.objectives.empty() ? std::vector<Objective>{study.objective} : study.objectives) {
     nlohmann::json objective = {{"name", o.name}, {"sense", o.maximize ? "maximize" : "minimize"}};
     put_unit(objective, o.note.unit);
     objectives.push_back(objective);
