@@ -153,12 +153,14 @@ stored_are_accounted() {  # stored_are_accounted DIR
   [ -n "$stored" ] || fail "no job stored in $1"
   for _ in $(seq 1 75); do
     acct=$(accounted "$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)")
-    [ "$(echo "$acct" | cut -d'|' -f1)" = "$stored" ] &&
+    # The ids sorted alone: sorted with their states, 1_1|... comes after 1_10|... (an array of
+    # more than ten tasks, a front's DOE).
+    [ "$(echo "$acct" | cut -d'|' -f1 | sort)" = "$stored" ] &&
       [ "$(echo "$acct" | cut -d'|' -f2 | sort -u)" = "COMPLETED" ] && return 0
     sleep 0.2
   done
-  [ "$(echo "$acct" | cut -d'|' -f1)" = "$stored" ] ||
-    fail "stored job ids and sacct's jobs differ: $(diff <(echo "$stored") <(echo "$acct"))"
+  [ "$(echo "$acct" | cut -d'|' -f1 | sort)" = "$stored" ] ||
+    fail "stored job ids and sacct's jobs differ: $(diff <(echo "$stored") <(echo "$acct" | cut -d'|' -f1 | sort))"
   fail "sacct states: $(echo "$acct" | cut -d'|' -f2 | sort | uniq -c | paste -sd' ' -)"
 }
 
