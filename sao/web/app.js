@@ -408,20 +408,27 @@ function clearFront() {
   $("robust-summary").textContent = "";
 }
 
+// GET .../PATH of the study picked: a job's result, or null (the summary says why: `none` for
+// 404, nothing computed yet) when there is none or another study was picked meanwhile.
+async function result(path, summary, none) {
+  const id = state.id;
+  try {
+    const data = await api("GET", base() + path);
+    return id === state.id ? data : null;
+  } catch (e) {
+    if (id === state.id) $(summary).textContent = e.message.startsWith("404") ? none : e.message;
+    return null;
+  }
+}
+
 // GET .../pareto: the front's charts (two objectives: the predicted curve, the verified points'
 // predictions and analyses as markers; more: one chart per pair, laid out as a scatter matrix)
 // and a table of its points.
 async function loadFront() {
-  const id = state.id, s = state.status;
+  const s = state.status;
   if (!s || (s.objectives || []).length < 2) return;
-  let data;
-  try {
-    data = await api("GET", base() + "/pareto");
-  } catch (e) {
-    if (id === state.id) $("front-summary").textContent = e.message.startsWith("404") ? "no front computed yet" : e.message;
-    return;
-  }
-  if (id !== state.id) return;
+  const data = await result("/pareto", "front-summary", "no front computed yet");
+  if (!data) return;
   const p = data.pareto, m = p.objectives.length;
   const verified = p.front.filter((x) => x.verified);
   $("front-summary").textContent = p.front.length + " front points predicted by the metamodels, " + verified.length +
@@ -454,16 +461,10 @@ async function loadFront() {
 // GET .../robust: per value its mean, sd, quantiles (each with its interval) and, per
 // constraint, the probability of violating it.
 async function loadRobust() {
-  const id = state.id, s = state.status;
+  const s = state.status;
   if (!s || !s.random_variables) return;
-  let r;
-  try {
-    r = await api("GET", base() + "/robust");
-  } catch (e) {
-    if (id === state.id) $("robust-summary").textContent = e.message.startsWith("404") ? "no estimate made yet" : e.message;
-    return;
-  }
-  if (id !== state.id) return;
+  const r = await result("/robust", "robust-summary", "no estimate made yet");
+  if (!r) return;
   const design = Object.entries(r.design).map(([k, v]) => k + " = " + fmt(v)).join(", ");
   $("robust-summary").textContent = "method " + r.method + (r.model ? " on a " + r.model + " model" : "") + ", " +
     r.samples + " samples, " + Math.round(100 * r.confidence) + " % intervals; " + r.design_source + ": " + design;

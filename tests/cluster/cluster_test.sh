@@ -164,6 +164,17 @@ stored_are_accounted() {  # stored_are_accounted DIR
   fail "sacct states: $(echo "$acct" | cut -d'|' -f2 | sort | uniq -c | paste -sd' ' -)"
 }
 
+# one_job_per_analysis DIR: every analysis of study DIR is one stored job, each accounted once and
+# COMPLETED (stored_are_accounted); prints the number of analyses (run in $(...): `|| exit 1`).
+one_job_per_analysis() {
+  local analyses stored
+  analyses=$(sqlite3 "$1/study.sqlite" "SELECT COUNT(*) FROM analyses")
+  stored=$(jobs_in_store "$1" | cut -d'|' -f2 | sort)
+  [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
+  stored_are_accounted "$1" >&2
+  echo "$analyses"
+}
+
 # wait_for_job DIR STATES: prints the first stored job id once squeue gives it one of STATES (an
 # extended regular expression, e.g. 'PENDING|RUNNING')
 wait_for_job() {
@@ -222,10 +233,7 @@ case "$mode" in
       >slurm.out 2>&1 || fail "SLURM run: $(cat slurm.out)"
     [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
       fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
-    analyses=$(sqlite3 slurm/study.sqlite "SELECT COUNT(*) FROM analyses")
-    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
-    [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
-    stored_are_accounted slurm
+    analyses=$(one_job_per_analysis slurm) || exit 1  # fail said why
     [ ! -e sao-jobs/* ] || fail "job folders left behind: $(ls sao-jobs)"
     echo "internal: same result as the local executor; $analyses analyses = $analyses array tasks in sacct (sao analyse), all COMPLETED"
     ;;
@@ -390,10 +398,7 @@ case "$mode" in
       --set "simulator.executor.extra=[\"--job-name=sao-test-$mode\"]" >slurm.out 2>&1 ||
       fail "SLURM front: $(cat slurm.out)"
     same_document local/pareto.json slurm/pareto.json front
-    analyses=$(sqlite3 slurm/study.sqlite "SELECT COUNT(*) FROM analyses")
-    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
-    [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
-    stored_are_accounted slurm
+    analyses=$(one_job_per_analysis slurm) || exit 1  # fail said why
     echo "pareto: the local executor's front; $analyses analyses (DOE and verification) = $analyses array tasks in sacct, all COMPLETED"
     ;;
   robust)
@@ -409,10 +414,7 @@ json.dump(d, open("study.json", "w"))' "$root/problems/robustness/linear.json"
     "$sao" robust study.json --out slurm --json -q --samples 2000 --verify 3 >slurm.json 2>slurm.err ||
       fail "SLURM estimate: $(cat slurm.err)"
     same_document local.json slurm.json values
-    analyses=$(sqlite3 slurm/study.sqlite "SELECT COUNT(*) FROM analyses")
-    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
-    [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
-    stored_are_accounted slurm
+    analyses=$(one_job_per_analysis slurm) || exit 1  # fail said why
     echo "robust: the local executor's statistics; $analyses analyses (local DOE and verification) = $analyses array tasks in sacct, all COMPLETED"
     ;;
   sacct)
