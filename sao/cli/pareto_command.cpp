@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -46,7 +45,6 @@ ParetoRequest& request() {
 struct Opened {
   std::unique_ptr<StudySession> session;
   std::string dir;
-  nlohmann::json document;
   std::string source;
 };
 
@@ -65,7 +63,6 @@ Opened open_pareto(const ParetoRequest& r) {
       open_analysis_session(r.target, r.out_dir, document, "its study and analyses");
   o.session = std::move(opened.session);
   o.dir = opened.dir;
-  o.document = o.session->document();
   o.source = opened.store_given ? o.session->source() : r.target;
   return o;
 }
@@ -119,48 +116,29 @@ int start_study(const ParetoRequest& r) {
         "`sao pareto` run, not " +
         r.target);
   }
-  const std::string file = r.target + "/pareto.json";
-  std::ifstream in(file);
-  if (!in) throw UsageError(file + ": not found (run `sao pareto " + r.target + "` first)");
-  const nlohmann::json front = nlohmann::json::parse(in);
-  StudySession session(store_file(r.target), StoreAccess::kReadOnly);
-  session.open_for_analyses();
-  const Study& study = session.study();
   int k = 0;
   try {
     k = std::stoi(r.start_study[0]);
   } catch (const std::exception&) {
     throw UsageError("--start-study " + r.start_study[0] + ": not a point number");
   }
-  const nlohmann::json& points = front["front"];
-  if (k < 1 || k > static_cast<int>(points.size())) {
-    throw UsageError(fmt::format("--start-study {}: the front has points 1..{}", k, points.size()));
+  StudySession session(store_file(r.target), StoreAccess::kReadOnly);
+  session.open_for_analyses();
+  const Study& study = session.study();
+  FrontPointStudy start;
+  try {
+    start =
+        front_point_study(read_pareto_json(r.target), session.document(), study, k, r.objective);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--start-study: ") + e.what());
   }
-  int keep = 0;
-  for (size_t i = 0; i < study.objectives.size(); ++i) {
-    if (study.objectives[i].name == r.objective) keep = static_cast<int>(i);
-  }
-  if (!r.objective.empty() && study.objectives[keep].name != r.objective) {
-    throw UsageError("--objective " + r.objective + ": the study has no such objective");
-  }
-  const nlohmann::json& p = points[static_cast<size_t>(k - 1)];
-  ParetoPoint point;
-  point.verified = p["verified"].get<bool>();
-  point.design.resize(study.n_design());
-  for (int i = 0; i < study.n_design(); ++i) point.design(i) = p["design"][study.design[i].name];
-  ParetoValues& v = point.verified ? point.computed : point.predicted;
-  const nlohmann::json& values = p[point.verified ? "computed" : "predicted"]["objectives"];
-  v.objectives.resize(static_cast<Eigen::Index>(study.objectives.size()));
-  for (size_t i = 0; i < study.objectives.size(); ++i)
-    v.objectives(static_cast<Eigen::Index>(i)) = values[study.objectives[i].name];
-  const nlohmann::json out = single_objective_study(session.document(), study, point, keep);
-  (void)load_study(out, r.start_study[1]);  // a study `sao run` takes
-  write_file_atomically(r.start_study[1], out.dump(2) + "\n");
+  (void)load_study(start.study, r.start_study[1]);  // a study `sao run` takes
+  write_file_atomically(r.start_study[1], start.study.dump(2) + "\n");
   std::cout << fmt::format(
                    "start      {}: optimise {} from front point {} ({}), the other "
                    "objectives constraints at its values\n",
-                   r.start_study[1], study.objectives[keep].name, k,
-                   point.verified ? "verified" : "predicted")
+                   r.start_study[1], study.objectives[static_cast<size_t>(start.objective)].name, k,
+                   start.verified ? "verified" : "predicted")
             << "run        sao run " << r.start_study[1] << "\n";
   return kOk;
 }
@@ -232,7 +210,7 @@ int pareto() {
                      ": sao pareto needs two objectives or more (\"objectives\", "
                      "docs/pareto.md); for one objective use `sao run`");
   }
-  const PreparedDoe prepared = prepare_doe(session, pareto_doe_section(o.document, o.source));
+  const PreparedDoe prepared = prepare_pareto_doe(session);
   const std::string store = session.store().path();
   if (r.json) {
     std::cout << nlohmann::ordered_json({{"event", "doe"},

@@ -25,6 +25,7 @@
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/branch_state.hpp"
 #include "sao/store/doe_run.hpp"
+#include "sao/store/pareto_run.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -338,6 +339,17 @@ int restart_command() {
     throw StudyError("sao restart", {"--from-cycle K or --from-reported is required"});
   }
   StudySession session(store_file(commands.dir), false);
+  if (const size_t objectives = stored_objectives(session); objectives > 1) {
+    // A front's store: no cycles, and its current branch is the one `sao pareto DIR` resumes.
+    throw StudyError(
+        "sao restart",
+        {commands.dir + " holds a study of " + std::to_string(objectives) +
+         " objectives (a Pareto front): it has no cycles to restart from. Start an ordinary "
+         "study from front point K with `sao pareto " +
+         commands.dir +
+         " --start-study K OUT.json [--objective NAME]`, then `sao run OUT.json` "
+         "(docs/pareto.md)"});
+  }
   session.open();
   std::optional<nlohmann::json> document;
   if (nlohmann::json d = study_document("sao restart"); !d.is_null()) document = std::move(d);

@@ -13,12 +13,14 @@
 #include "sao/python/frames.hpp"
 #include "sao/report/html_report.hpp"
 #include "sao/report/metamodel_report.hpp"
+#include "sao/report/pareto_files.hpp"
 #include "sao/report/report.hpp"
 #include "sao/report/result_file.hpp"
 #include "sao/report/robust.hpp"
 #include "sao/report/units_json.hpp"
 #include "sao/store/atomic_file.hpp"
 #include "sao/store/doe_run.hpp"
+#include "sao/store/pareto_run.hpp"
 #include "sao/store/study_session.hpp"
 #include "sao/study/study_loader.hpp"
 
@@ -97,25 +99,25 @@ class Session {
 
   py::dict step() {
     py::dict out;
-    out["branch"] = live().branch();
-    if (live().driver().finished()) {
-      const RunSummary& s = live().driver().summary();
+    out["branch"] = driven().branch();
+    if (driven().driver().finished()) {
+      const RunSummary& s = driven().driver().summary();
       out["event"] = "ended";
       out["status"] = to_string(s.status);
       out["message"] = s.message;
       return out;
     }
-    const int before = live().driver().summary().simulator_runs;
+    const int before = driven().driver().summary().simulator_runs;
     std::optional<CycleRecord> record;
     {
       py::gil_scoped_release release;
-      record = live().step();
-      write_run_results(live(), dir_, live().driver().finished());
+      record = driven().step();
+      write_run_results(driven(), dir_, driven().driver().finished());
     }
-    const RunSummary& s = live().driver().summary();
+    const RunSummary& s = driven().driver().summary();
     out["event"] = "cycle";
-    out["record"] = record_to_python(live().study(), *record);
-    out["units"] = to_python(units_of(live().study()));  // as `sao step --json`'s line
+    out["record"] = record_to_python(driven().study(), *record);
+    out["units"] = to_python(units_of(driven().study()));  // as `sao step --json`'s line
     out["simulator_runs"] = s.simulator_runs - before;
     out["status"] = to_string(s.status);
     return out;
@@ -123,14 +125,14 @@ class Session {
 
   int set(const std::vector<std::string>& assignments) {
     py::gil_scoped_release release;
-    const int cycle = live().set(assignments);
+    const int cycle = driven().set(assignments);
     reopen();  // the changes apply when the session opens, as for the next `sao step`
     return cycle;
   }
 
   std::vector<std::string> undo_set() {
     py::gil_scoped_release release;
-    std::vector<std::string> removed = live().undo_set();
+    std::vector<std::string> removed = driven().undo_set();
     reopen();
     return removed;
   }
@@ -146,29 +148,30 @@ class Session {
     }
     py::gil_scoped_release release;
     const int branch =
-        live().restart(from_cycle, document, source, from_branch, reset_region, from_reported);
+        driven().restart(from_cycle, document, source, from_branch, reset_region, from_reported);
     reopen();  // the new branch is the current one
     return branch;
   }
 
   py::object run(const OnCycle& on_cycle) {
-    run_session(live(), dir_, on_cycle);
-    return result_of(live());
+    run_session(driven(), dir_, on_cycle);
+    return result_of(driven());
   }
 
   py::list history(int branch) const {
     py::list out;
-    for (const CycleRecord& r : live().lineage(branch > 0 ? branch : live().branch())) {
-      out.append(record_to_python(live().study(), r));
+    for (const CycleRecord& r : driven().lineage(branch > 0 ? branch : driven().branch())) {
+      out.append(record_to_python(driven().study(), r));
     }
     return out;
   }
 
   // The history as NumPy arrays: one row per cycle.
   py::dict arrays(int branch) const {
-    const std::vector<CycleRecord> records = live().lineage(branch > 0 ? branch : live().branch());
+    const std::vector<CycleRecord> records =
+        driven().lineage(branch > 0 ? branch : driven().branch());
     const auto rows = static_cast<Eigen::Index>(records.size());
-    const Eigen::Index columns = live().study().n_total();
+    const Eigen::Index columns = driven().study().n_total();
     Eigen::VectorXi cycle(rows), accepted(rows);
     Eigen::VectorXd F(rows), V(rows), E(rows);
     Eigen::MatrixXd x0(rows, columns), x_opt(rows, columns);
@@ -183,7 +186,7 @@ class Session {
       x_opt.row(i) = r.x_opt.transpose();
     }
     py::dict out;
-    out["variables"] = variable_names(live().study());
+    out["variables"] = variable_names(driven().study());
     out["cycle"] = cycle;
     out["accepted"] = accepted.cast<bool>().eval();
     out["F"] = F;
@@ -196,8 +199,8 @@ class Session {
 
   // The history as a DataFrame: history.csv's columns, one row per cycle of the lineage.
   py::object history_frame(int branch) const {
-    return data_frame(report::history_table(live().study(),
-                                            live().lineage(branch > 0 ? branch : live().branch())));
+    return data_frame(report::history_table(
+        driven().study(), driven().lineage(branch > 0 ? branch : driven().branch())));
   }
 
   // Every analysis of the store (every branch's) as a DataFrame: `sao export`'s columns.
@@ -214,7 +217,6 @@ class Session {
     request.sobol_model = sobol_model;
     request.sobol_samples = sobol_samples;
     request.seed = seed;
-    request.sobol = sobol;
     nlohmann::ordered_json document;
     {
       py::gil_scoped_release release;
@@ -291,6 +293,7 @@ class Session {
     request.quantiles = quantiles;
     request.confidence = confidence;
     request.seed = seed;
+    request.sobol = sobol;
     nlohmann::ordered_json document;
     {
       py::gil_scoped_release release;
@@ -306,26 +309,61 @@ class Session {
     return to_python(document);
   }
 
+  // `sao pareto DIR` (docs/pareto.md): the front of the stored multi-objective study, its
+  // analyses stored and re-used as the command's; pareto.csv, pareto.json and pareto.html
+  // written into the directory. Keyword arguments: the command's options by name (algorithm,
+  // population, generations, seed, metamodel, verify, rounds, tolerance: pareto_options). Returns
+  // pareto.json's document, or with `frame` pareto.csv's table as a DataFrame. The session is
+  // closed meanwhile and re-opened, as for doe().
+  py::object pareto(bool frame, const py::kwargs& settings) {
+    const ParetoOptions options = pareto_options(pyjson::to_json(settings));
+    std::pair<Study, ParetoResult> front;
+    {
+      py::gil_scoped_release release;
+      session_.reset();  // its lock: the analyses' session takes it
+      try {
+        front = pareto_front(options);
+      } catch (...) {
+        reopen();
+        throw;
+      }
+      reopen();
+    }
+    if (frame) return data_frame(pareto_table(front.first, front.second));
+    return to_python(pareto_json(front.first, front.second, options));
+  }
+
+  // `sao pareto DIR --start-study K OUT.json --objective NAME`: the single-objective study of
+  // front point `point` of DIR/pareto.json, written to `out` when given; the study as a dict.
+  py::object front_point_study(int point, const std::string& objective,
+                               const std::optional<std::string>& out) const {
+    FrontPointStudy start = sao::front_point_study(read_pareto_json(dir_), live().document(),
+                                                   live().study(), point, objective);
+    (void)load_study(start.study, out.value_or(live().source()));  // as `sao run` takes it
+    if (out) write_file_atomically(*out, start.study.dump(2) + "\n");
+    return pyjson::from_json(start.study);
+  }
+
   py::object analysis(const std::optional<Eigen::VectorXd>& design) const {
-    std::optional<Evaluation> e = design ? live().analysis_of(*design) : final_analysis(live());
+    std::optional<Evaluation> e = design ? driven().analysis_of(*design) : final_analysis(driven());
     if (!e) return py::none();
-    return evaluation_to_python(live().study(), *e);
+    return evaluation_to_python(driven().study(), *e);
   }
 
   // `sao report DIR [--out FILE]`: the HTML report, written; its file.
   std::string report(const std::optional<std::string>& file) {
     const std::string out = file.value_or((fs::path(dir_) / "report.html").string());
     py::gil_scoped_release release;
-    write_file_atomically(out, html_report(live()));
+    write_file_atomically(out, html_report(driven()));
     return out;
   }
 
-  py::object result() const { return result_of(live()); }
+  py::object result() const { return result_of(driven()); }
   int branch() const { return live().branch(); }
-  int next_cycle() const { return live().next_cycle(); }
-  std::string status() const { return to_string(live().driver().summary().status); }
-  bool finished() const { return live().driver().finished(); }
-  py::object settings() const { return pyjson::from_json(live().settings_in_force()); }
+  int next_cycle() const { return driven().next_cycle(); }
+  std::string status() const { return to_string(driven().driver().summary().status); }
+  bool finished() const { return driven().driver().finished(); }
+  py::object settings() const { return pyjson::from_json(driven().settings_in_force()); }
   const std::string& directory() const { return dir_; }
 
   void close() { session_.reset(); }
@@ -337,40 +375,43 @@ class Session {
     StudySession analyses(store_file(dir_), false);
     analyses.use_action_names(python_actions);
     analyses.open_for_analyses();
-    const Study& study = analyses.study();
-    const LoadedStudy loaded = load_study(analyses.document(), analyses.source());
-    if (!loaded.random) {
-      throw StudyError(analyses.source(),
-                       {"random_variables: the study has none (docs/robustness.md)"});
-    }
-    Eigen::VectorXd x(study.n_design());
-    for (int i = 0; i < study.n_design(); ++i) x(i) = study.design[i].initial;
-    std::string source = "initial design";
-    if (const auto reported = report::reported_design(study, dir_)) {
-      x = *reported;
-      source = "design reported in result.json";
-    }
-    for (const auto& entry : values) {
-      int found = -1;
-      for (int i = 0; i < study.n_design(); ++i) {
-        if (study.design[i].name == entry.first) found = i;
-      }
-      if (found < 0) {
-        throw std::invalid_argument("robust: design: \"" + entry.first +
-                                    "\" is not a design variable");
-      }
-      x(found) = entry.second;
-    }
-    report::RobustResult result = report::robust_analysis(analyses, *loaded.random, x, request, {});
-    result.design_source = source + (values.empty() ? "" : ", with the design values given");
-    return report::robust_json(result);
+    return report::robust_json(report::robust_of_directory(analyses, dir_, request, values, {}));
   }
 
+  // `sao pareto DIR`'s work in a session of its own, opened for analyses (pareto()): the DOE,
+  // the rounds, pareto.csv, pareto.json and pareto.html written into the directory.
+  std::pair<Study, ParetoResult> pareto_front(const ParetoOptions& options) const {
+    StudySession analyses(store_file(dir_), false);
+    analyses.use_action_names(python_actions);
+    analyses.open_for_analyses();
+    const PreparedDoe prepared = prepare_pareto_doe(analyses);
+    ParetoResult result = run_pareto(analyses, prepared.doe, options, {}, {});
+    write_pareto(dir_, analyses.study(), result, options);
+    return {analyses.study(), std::move(result)};
+  }
+
+  // A study of several objectives has no run (the driver optimises one objective): its session
+  // is opened for analyses only (doe, metamodels, robust, pareto); driven() refuses the rest.
   void reopen() {
     session_.reset();
     session_ = std::make_unique<StudySession>(store_file(dir_), false);
     session_->use_action_names(python_actions);
-    session_->open();
+    objectives_ = stored_objectives(*session_);
+    if (objectives_ > 1) {
+      session_->open_for_analyses();
+    } else {
+      session_->open();
+    }
+  }
+  StudySession& driven() const {
+    StudySession& s = live();
+    if (objectives_ > 1) {
+      throw StudyError(s.source(), {"objectives: the study has " + std::to_string(objectives_) +
+                                    " objectives and no run to step: Session.pareto() finds its "
+                                    "front, Session.front_point_study() makes a study of one "
+                                    "objective from a front point (docs/pareto.md)"});
+    }
+    return s;
   }
   StudySession& live() const {
     if (!session_) throw StoreError("sao.Session: closed");
@@ -379,6 +420,7 @@ class Session {
 
   std::string dir_;
   std::unique_ptr<StudySession> session_;
+  size_t objectives_ = 0;  // the stored study's "objectives" (more than one: no run)
 };
 
 }  // namespace
@@ -412,6 +454,9 @@ void bind_session(py::module_& m) {
            py::arg("design") = std::map<std::string, double>{},
            py::arg("quantiles") = std::vector<double>{0.05, 0.5, 0.95},
            py::arg("confidence") = 0.95, py::arg("seed") = 1, py::arg("sobol") = 0)
+      .def("pareto", &Session::pareto, py::arg("frame") = false)
+      .def("front_point_study", &Session::front_point_study, py::arg("point"),
+           py::arg("objective") = "", py::arg("out") = py::none())
       .def("result", &Session::result)
       .def("report", &Session::report, py::arg("file") = py::none())
       .def("close", &Session::close)

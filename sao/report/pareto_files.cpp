@@ -1,8 +1,13 @@
 #include "sao/report/pareto_files.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "sao/report/chart.hpp"
@@ -24,45 +29,64 @@ nlohmann::ordered_json values_json(const Study& study, const ParetoValues& v) {
           {"max_violation", v.violation}};
 }
 
-std::string csv_text(double v) {
-  if (!std::isfinite(v)) return "";
-  std::ostringstream s;
-  s.precision(10);
-  s << v;
-  return s.str();
+}  // namespace
+
+report::Table pareto_table(const Study& study, const ParetoResult& result) {
+  using Kind = report::Column::Kind;
+  report::Table t;
+  const size_t n = result.front.size();
+  auto column = [&t](const std::string& name, const std::string& unit,
+                     Kind kind) -> report::Column& {
+    return t.add(name, unit, kind, kind == Kind::real ? 10 : 0);
+  };
+  report::Column* c = &column("point", "", Kind::integer);
+  for (size_t i = 0; i < n; ++i) c->numbers.push_back(static_cast<double>(i + 1));
+  c = &column("verified", "", Kind::text);
+  for (const ParetoPoint& p : result.front) c->texts.push_back(p.verified ? "yes" : "no");
+  c = &column("agrees", "", Kind::text);
+  for (const ParetoPoint& p : result.front)
+    c->texts.push_back(p.verified ? (p.agrees ? "yes" : "no") : "");
+  for (int k = 0; k < study.n_design(); ++k) {
+    c = &column(study.design[k].name, study.design[k].note.unit, Kind::real);
+    for (const ParetoPoint& p : result.front) c->numbers.push_back(p.design(k));
+  }
+  // One column of each point's values (predicted, or computed: verified points only).
+  auto values = [&](const std::string& name, const std::string& unit, bool computed,
+                    const std::function<double(const ParetoValues&)>& of) {
+    report::Column& v = column(name, unit, Kind::real);
+    for (const ParetoPoint& p : result.front) {
+      if (computed && !p.verified) {
+        v.numbers.push_back(std::nullopt);
+      } else {
+        v.numbers.push_back(of(computed ? p.computed : p.predicted));
+      }
+    }
+  };
+  for (const bool computed : {false, true}) {
+    const std::string what = computed ? " computed" : " predicted";
+    for (size_t k = 0; k < study.objectives.size(); ++k) {
+      values(study.objectives[k].name + what, study.objectives[k].note.unit, computed,
+             [k](const ParetoValues& v) { return v.objectives(static_cast<Eigen::Index>(k)); });
+    }
+    for (size_t j = 0; j < study.constraints.size(); ++j) {
+      values(study.constraints[j].name + what, study.constraints[j].note.unit, computed,
+             [j](const ParetoValues& v) { return v.constraints(static_cast<Eigen::Index>(j)); });
+    }
+    values("max_violation" + what, "%", computed,
+           [](const ParetoValues& v) { return v.violation; });
+  }
+  // The error as a signed fraction of the objective's range over the front.
+  for (size_t k = 0; k < study.objectives.size(); ++k) {
+    c = &column(study.objectives[k].name + " error", "", Kind::real);
+    for (const ParetoPoint& p : result.front) {
+      c->numbers.push_back(p.verified ? std::optional<double>(p.error(static_cast<Eigen::Index>(k)))
+                                      : std::nullopt);
+    }
+  }
+  return t;
 }
 
-std::string pareto_csv(const Study& study, const ParetoResult& result) {
-  std::ostringstream csv;
-  csv << "point,verified,agrees";
-  for (const DesignVariable& v : study.design) csv << "," << v.name;
-  for (const char* what : {"predicted", "computed"}) {
-    for (const Objective& o : study.objectives) csv << "," << o.name << " " << what;
-    for (const Constraint& c : study.constraints) csv << "," << c.name << " " << what;
-    csv << ",max_violation " << what;
-  }
-  for (const Objective& o : study.objectives) csv << "," << o.name << " error";
-  csv << "\n";
-  for (size_t i = 0; i < result.front.size(); ++i) {
-    const ParetoPoint& p = result.front[i];
-    csv << i + 1 << "," << (p.verified ? "yes" : "no") << ","
-        << (p.verified ? (p.agrees ? "yes" : "no") : "");
-    for (Eigen::Index k = 0; k < p.design.size(); ++k) csv << "," << csv_text(p.design(k));
-    for (const ParetoValues* v : {&p.predicted, &p.computed}) {
-      const bool has = v == &p.predicted || p.verified;
-      for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(study.objectives.size()); ++k)
-        csv << "," << (has ? csv_text(v->objectives(k)) : "");
-      for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(study.constraints.size()); ++j)
-        csv << "," << (has ? csv_text(v->constraints(j)) : "");
-      csv << "," << (has ? csv_text(v->violation) : "");
-    }
-    // The error as a signed fraction of the objective's range over the front.
-    for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(study.objectives.size()); ++k)
-      csv << "," << (p.verified ? csv_text(p.error(k)) : "");
-    csv << "\n";
-  }
-  return csv.str();
-}
+namespace {
 
 // One chart: objective a against objective b, the predicted front (a line for two objectives,
 // else markers) and the verified points, predicted and computed, told apart.
@@ -170,6 +194,28 @@ nlohmann::ordered_json model_errors_json(const ParetoRound& round) {
   return out;
 }
 
+nlohmann::ordered_json pareto_settings_json(const ParetoOptions& options) {
+  return {{"algorithm", pareto::algorithm_name(options.search.algorithm)},
+          {"population", options.search.population},
+          {"generations", options.search.generations},
+          {"seed", options.search.seed},
+          {"metamodel", metamodel_kind_name(options.model)},
+          {"model", pareto_modelling_name(options.modelling)},
+          {"verify", options.verify},
+          {"rounds", options.rounds},
+          {"tolerance", options.tolerance}};
+}
+
+std::vector<Plot> pareto_charts(const Study& study, const ParetoResult& result) {
+  const size_t m = study.objectives.size();
+  if (m == 2) return {pair_plot(study, result, 0, 1, true)};
+  std::vector<Plot> out;
+  for (size_t b = 1; b < m; ++b) {
+    for (size_t a = 0; a < b; ++a) out.push_back(pair_plot(study, result, a, b, false));
+  }
+  return out;
+}
+
 nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& result,
                                    const ParetoOptions& options) {
   nlohmann::ordered_json objectives = nlohmann::ordered_json::array();
@@ -214,16 +260,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
     front.push_back(row);
   }
   return {{"study", study.name},
-          {"settings",
-           {{"algorithm", pareto::algorithm_name(options.search.algorithm)},
-            {"population", options.search.population},
-            {"generations", options.search.generations},
-            {"seed", options.search.seed},
-            {"metamodel", metamodel_kind_name(options.model)},
-            {"model", pareto_modelling_name(options.modelling)},
-            {"verify", options.verify},
-            {"rounds", options.rounds},
-            {"tolerance", options.tolerance}}},
+          {"settings", pareto_settings_json(options)},
           {"objectives", objectives},
           {"constraints", constraints},
           {"doe",
@@ -245,9 +282,98 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
 
 void write_pareto(const std::string& dir, const Study& study, const ParetoResult& result,
                   const ParetoOptions& options) {
-  write_file_atomically(dir + "/pareto.csv", pareto_csv(study, result));
+  write_file_atomically(dir + "/pareto.csv", report::csv(pareto_table(study, result), false));
   write_file_atomically(dir + "/pareto.json", pareto_json(study, result, options).dump(2) + "\n");
   write_file_atomically(dir + "/pareto.html", pareto_page(study, result));
+}
+
+}  // namespace sao
+
+namespace sao {
+
+nlohmann::json read_pareto_json(const std::string& dir) {
+  const std::string file = dir + "/pareto.json";
+  std::ifstream in(file);
+  if (!in) {
+    throw std::invalid_argument(file + ": not found (run `sao pareto " + dir +
+                                "` first: it writes the front there)");
+  }
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(file + ": not a front written by `sao pareto`: " + e.what());
+  }
+}
+
+namespace {
+
+ParetoValues values_of(const Study& study, const nlohmann::json& j) {
+  ParetoValues v;
+  v.objectives.resize(static_cast<Eigen::Index>(study.objectives.size()));
+  for (size_t i = 0; i < study.objectives.size(); ++i) {
+    v.objectives(static_cast<Eigen::Index>(i)) =
+        j.at("objectives").at(study.objectives[i].name).get<double>();
+  }
+  v.constraints.resize(static_cast<Eigen::Index>(study.constraints.size()));
+  for (size_t i = 0; i < study.constraints.size(); ++i) {
+    v.constraints(static_cast<Eigen::Index>(i)) =
+        j.at("constraints").at(study.constraints[i].name).get<double>();
+  }
+  v.violation = j.at("max_violation").get<double>();
+  return v;
+}
+
+}  // namespace
+
+ParetoResult read_pareto_front(const nlohmann::json& document, const Study& study) {
+  ParetoResult result;
+  try {
+    for (const nlohmann::json& p : document.at("front")) {
+      ParetoPoint point;
+      point.design.resize(study.n_design());
+      for (int i = 0; i < study.n_design(); ++i)
+        point.design(i) = p.at("design").at(study.design[i].name).get<double>();
+      point.predicted = values_of(study, p.at("predicted"));
+      point.verified = p.at("verified").get<bool>();
+      if (point.verified) {
+        point.computed = values_of(study, p.at("computed"));
+        const std::vector<double> error = p.at("error").get<std::vector<double>>();
+        point.error = Eigen::Map<const Eigen::VectorXd>(error.data(),
+                                                        static_cast<Eigen::Index>(error.size()));
+        point.agrees = p.at("agrees").get<bool>();
+      }
+      result.front.push_back(std::move(point));
+    }
+    result.agreed = document.at("agreed").get<bool>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(
+        std::string("pareto.json is not a front of this study (written by another?): ") + e.what());
+  }
+  return result;
+}
+
+FrontPointStudy front_point_study(const nlohmann::json& front, const nlohmann::json& document,
+                                  const Study& study, int k, const std::string& objective) {
+  const ParetoResult read = read_pareto_front(front, study);
+  if (k < 1 || k > static_cast<int>(read.front.size())) {
+    throw std::invalid_argument(
+        fmt::format("front point {}: the front has points 1..{}", k, read.front.size()));
+  }
+  FrontPointStudy out;
+  for (size_t i = 0; i < study.objectives.size(); ++i) {
+    if (study.objectives[i].name == objective) out.objective = static_cast<int>(i);
+  }
+  if (!objective.empty() &&
+      study.objectives[static_cast<size_t>(out.objective)].name != objective) {
+    std::string names;
+    for (const Objective& o : study.objectives) names += (names.empty() ? "" : ", ") + o.name;
+    throw std::invalid_argument("objective " + objective + ": the study has no such objective (" +
+                                names + ")");
+  }
+  const ParetoPoint& point = read.front[static_cast<size_t>(k - 1)];
+  out.verified = point.verified;
+  out.study = single_objective_study(document, study, point, out.objective);
+  return out;
 }
 
 }  // namespace sao

@@ -10,6 +10,7 @@
 #include "sao/doe/plan.hpp"
 #include "sao/metamodel/polynomial.hpp"
 #include "sao/study/random_design.hpp"
+#include "sao/study/study_loader.hpp"
 
 namespace sao::report {
 namespace {
@@ -477,6 +478,55 @@ RobustResult robust_analysis(
     result.values.push_back(std::move(out));
   }
   if (request.verify > 0) verify(c, m, full, mc ? "mc" : "lhs");
+  return result;
+}
+
+}  // namespace sao::report
+
+namespace sao::report {
+
+Eigen::VectorXd directory_design(const Study& study, const std::string& dir,
+                                 const std::map<std::string, double>& values, std::string& source) {
+  Eigen::VectorXd x(study.n_design());
+  for (int i = 0; i < study.n_design(); ++i) x(i) = study.design[i].initial;
+  source = "initial design";
+  if (const auto reported = reported_design(study, dir)) {
+    x = *reported;
+    source = "design reported in result.json";
+  }
+  for (const auto& [name, value] : values) {
+    int found = -1;
+    for (int i = 0; i < study.n_design(); ++i) {
+      if (study.design[i].name == name) found = i;
+    }
+    if (found < 0) {
+      throw std::invalid_argument("robust: design: \"" + name.substr(0, 40) +
+                                  "\" is not a design variable");
+    }
+    x(found) = value;
+  }
+  if (!values.empty()) source += ", with the design values given";
+  return x;
+}
+
+RandomSection random_section(const StudySession& session) {
+  const LoadedStudy loaded = load_study(session.document(), session.source());
+  if (!loaded.random) {
+    throw StudyError(session.source(),
+                     {"random_variables: the study has none (docs/robustness.md)"});
+  }
+  return *loaded.random;
+}
+
+RobustResult robust_of_directory(
+    StudySession& session, const std::string& dir, const RobustRequest& request,
+    const std::map<std::string, double>& values,
+    const std::function<void(const std::string&, const DoeProgress&)>& progress) {
+  const RandomSection random = random_section(session);
+  std::string source;
+  const Eigen::VectorXd x = directory_design(session.study(), dir, values, source);
+  RobustResult result = robust_analysis(session, random, x, request, progress);
+  result.design_source = source;
   return result;
 }
 

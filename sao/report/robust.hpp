@@ -28,6 +28,7 @@
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -125,6 +126,25 @@ std::optional<Eigen::VectorXd> reported_design(const Study& study, const std::st
 RobustResult robust_analysis(
     StudySession& session, const RandomSection& random, const Eigen::VectorXd& design,
     const RobustRequest& request,
+    const std::function<void(const std::string&, const DoeProgress&)>& progress);
+
+// The design of an estimate in the study directory `dir`: the design the run reported
+// (reported_design; else the initial design) with `values` (design variable name -> value)
+// applied; `source` says which. Throws std::invalid_argument for a name that is not a design
+// variable.
+Eigen::VectorXd directory_design(const Study& study, const std::string& dir,
+                                 const std::map<std::string, double>& values, std::string& source);
+// The random variables of the session's stored study; throws StudyError when it has none.
+RandomSection random_section(const StudySession& session);
+
+// The estimate in the study directory `dir` (`session` its store, opened for analyses), as
+// Python's Session.robust and the service take it: at the design the run reported
+// (reported_design; else the initial design) with `values` (design variable name -> value)
+// applied. Throws StudyError when the study has no random variables, std::invalid_argument for
+// a name that is not a design variable and as robust_analysis does.
+RobustResult robust_of_directory(
+    StudySession& session, const std::string& dir, const RobustRequest& request,
+    const std::map<std::string, double>& values,
     const std::function<void(const std::string&, const DoeProgress&)>& progress);
 
 // As text: the random variables, the analyses, per value a table (mean, sd, quantiles, each with

@@ -375,6 +375,18 @@ class Service::Impl {
     route(study + "/metamodels", {{"GET", [this](const Request& req, Response& res) {
                                      reply(res, 200, host(req)->metamodels(metamodel_request(req)));
                                    }}});
+    route(study + "/pareto",
+          {{"GET",
+            [this](const Request& req, Response& res) { reply(res, 200, host(req)->pareto()); }},
+           {"POST", [this](const Request& req, Response& res) {
+              reply(res, 202, host(req)->start_pareto(parse_body(req.body)));
+            }}});
+    route(study + "/robust",
+          {{"GET",
+            [this](const Request& req, Response& res) { reply(res, 200, host(req)->robust()); }},
+           {"POST", [this](const Request& req, Response& res) {
+              reply(res, 202, host(req)->start_robust(parse_body(req.body)));
+            }}});
     route(study + "/report", {{"GET", [this](const Request& req, Response& res) {
                                  res.set_content(host(req)->report(), "text/html; charset=utf-8");
                                }}});
@@ -396,7 +408,8 @@ class Service::Impl {
                             }}});
     route(study + "/stop", {{"POST", [this](const Request& req, Response& res) {
                                if (!host(req)->stop())
-                                 throw ApiError(409, "no run or DOE under way");
+                                 throw ApiError(
+                                     409, "no run, DOE, front or robustness estimate under way");
                                reply(res, 202, {{"stopping", true}});
                              }}});
     route(study + "/settings", {{"PATCH", [this](const Request& req, Response& res) {

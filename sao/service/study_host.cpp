@@ -14,6 +14,7 @@
 #include "sao/service/constraint_histories.hpp"
 #include "sao/store/branch_state.hpp"
 #include "sao/store/doe_run.hpp"
+#include "sao/store/pareto_run.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao::service {
@@ -22,6 +23,20 @@ namespace {
 std::vector<double> values(const Eigen::VectorXd& x) {
   return std::vector<double>(x.data(), x.data() + x.size());
 }
+
+// The design variables with their units, bounds and initial values.
+nlohmann::json design_variables_json(const Study& study) {
+  nlohmann::json variables = nlohmann::json::array();
+  for (const DesignVariable& v : study.design) {
+    nlohmann::json variable = {{"name", v.name}};
+    put_unit(variable, v.note.unit);  // of the bounds and the initial value
+    variable.update({{"lower", v.lower}, {"upper", v.upper}, {"initial", v.initial}});
+    variables.push_back(variable);
+  }
+  return variables;
+}
+
+nlohmann::ordered_json run_snapshot(const std::string& id, StudySession& s);
 
 // The design the next cycle starts from: the last accepted one of the history.
 Eigen::VectorXd next_cycle_start(const Study& study, const std::vector<CycleRecord>& history) {
@@ -76,39 +91,6 @@ Study current_study(const StudyStore& store) {
 
 }  // namespace
 
-// A mutation's hold on the study: refused (409) while another one holds it.
-class StudyHost::Claim {
- public:
-  Claim(StudyHost& host, const std::string& state) : host_(host) {
-    bool expected = false;
-    if (!host.busy_.compare_exchange_strong(expected, true)) {
-      std::string now;
-      {
-        std::lock_guard<std::mutex> lock(host.snapshot_mutex_);
-        now = host.state_;
-      }
-      throw ApiError(409, "study " + host.id_ + " is busy (" + now +
-                              "): one change at a time; try again when it is idle");
-    }
-    host.set_state(state);
-  }
-  ~Claim() {
-    if (held_) release(host_);
-  }
-  Claim(const Claim&) = delete;
-  Claim& operator=(const Claim&) = delete;
-  // The run's thread releases the study when the run ends.
-  void hand_over() { held_ = false; }
-  static void release(StudyHost& host) {
-    host.set_state("idle");
-    host.busy_ = false;
-  }
-
- private:
-  StudyHost& host_;
-  bool held_ = true;
-};
-
 StudyHost::StudyHost(std::string id, std::filesystem::path dir)
     : id_(std::move(id)), dir_(std::move(dir)) {}
 
@@ -143,16 +125,86 @@ void StudyHost::ensure_open() {
         "analyses",
         {{"finished", p.finished}, {"running", p.running}, {"elapsed_seconds", p.elapsed_seconds}});
   };
-  session->open();
+  // A study of several objectives has no run (the driver optimises one objective): opened for
+  // its analyses only (a DOE, a front, a robustness estimate); require_run() refuses the rest.
+  objectives_ = stored_objectives(*session);
+  if (objectives_ > 1) {
+    session->open_for_analyses();
+  } else {
+    session->open();
+  }
   session_ = std::move(session);
 }
+
+void StudyHost::require_run() const {
+  if (objectives_ > 1) {
+    throw ApiError(409, "study " + id_ + " has " + std::to_string(objectives_) +
+                            " objectives and no run: POST .../pareto finds its Pareto front "
+                            "(docs/pareto.md)");
+  }
+}
+
+namespace {
+
+// The snapshot of a study of several objectives: no run, its objectives, variables and store.
+nlohmann::ordered_json analyses_only_snapshot(const std::string& id, StudySession& s) {
+  const Study& study = s.study();
+  nlohmann::ordered_json out = {
+      {"id", id},
+      {"name", study.name},
+      {"description", study.description},
+      {"branch", s.branch()},
+      {"status", "no run"},
+      {"message", std::to_string(study.objectives.size()) +
+                      " objectives: a Pareto front (POST .../pareto), no run"},
+      {"finished", true},
+      {"next_cycle", 1},
+      {"settings", nlohmann::json::object()}};
+  out["move_factors"] = nlohmann::json::array();
+  out["variables"] = design_variables_json(study);
+  out["constraint_titles"] = nlohmann::json::object();
+  out["variable_names"] = variable_names(study);
+  out["design"] = values(initial_variables(study).head(study.n_design()));
+  out["pending_settings"] = nlohmann::json::array();
+  out["history"] = nlohmann::json::array();
+  return out;
+}
+
+}  // namespace
 
 nlohmann::ordered_json StudyHost::snapshot_of() {
   StudySession& s = *session_;
   const Study& study = s.study();
+  nlohmann::ordered_json out;
+  if (objectives_ > 1) {
+    out = analyses_only_snapshot(id_, s);
+  } else {
+    out = run_snapshot(id_, s);
+  }
+  nlohmann::json objectives = nlohmann::json::array();
+  for (const Objective& o :
+       study.objectives.empty() ? std::vector<Objective>{study.objective} : study.objectives) {
+    nlohmann::json objective = {{"name", o.name}, {"sense", o.maximize ? "maximize" : "minimize"}};
+    put_unit(objective, o.note.unit);
+    objectives.push_back(objective);
+  }
+  out["objectives"] = objectives;  // one for a study of one "objective"
+  out["random_variables"] = s.document().contains("random_variables");
+  out["branches"] = branches_json(s.store());
+  out["study"] = s.store().study(s.store().branch(s.branch()).study).document;
+  out["store"] = {{"analyses", s.store().analysis_count()},
+                  {"simulator_runs", s.store().simulator_runs()}};
+  return out;
+}
+
+namespace {
+
+// The snapshot of a study's run (snapshot_of: the rest).
+nlohmann::ordered_json run_snapshot(const std::string& id, StudySession& s) {
+  const Study& study = s.study();
   const RunSummary& summary = s.driver().summary();
   const std::vector<CycleRecord> lineage = s.lineage(s.branch());
-  nlohmann::ordered_json out = {{"id", id_},
+  nlohmann::ordered_json out = {{"id", id},
                                 {"name", study.name},
                                 {"description", study.description},
                                 {"branch", s.branch()},
@@ -167,14 +219,7 @@ nlohmann::ordered_json StudyHost::snapshot_of() {
     for (int i = 0; i < study.n_design(); ++i) factors(i) = study.design[i].move_factor;
   }
   out["move_factors"] = values(factors);
-  nlohmann::json variables = nlohmann::json::array();
-  for (const DesignVariable& v : study.design) {
-    nlohmann::json variable = {{"name", v.name}};
-    put_unit(variable, v.note.unit);  // of the bounds and the initial value
-    variable.update({{"lower", v.lower}, {"upper", v.upper}, {"initial", v.initial}});
-    variables.push_back(variable);
-  }
-  out["variables"] = variables;
+  out["variables"] = design_variables_json(study);
   // Each constraint part as every list names it, and the active tolerance (g_hat, percent): the
   // cycle table names the parts active at each proposal (a record's "predictions").
   nlohmann::json titles = nlohmann::json::object();
@@ -195,14 +240,12 @@ nlohmann::ordered_json StudyHost::snapshot_of() {
   nlohmann::ordered_json history = nlohmann::ordered_json::array();
   for (const CycleRecord& r : lineage) history.push_back(cycle_to_json(study, r));
   out["history"] = history;
-  out["branches"] = branches_json(s.store());
-  out["study"] = s.store().study(s.store().branch(s.branch()).study).document;
-  out["store"] = {{"analyses", s.store().analysis_count()},
-                  {"simulator_runs", s.store().simulator_runs()}};
   out["simulator_runs"] = summary.simulator_runs;
   out["reused_analyses"] = summary.reused_analyses;
   return out;
 }
+
+}  // namespace
 
 void StudyHost::refresh() {
   nlohmann::ordered_json snapshot = snapshot_of();
@@ -249,6 +292,7 @@ nlohmann::json StudyHost::summary() {
 
 nlohmann::ordered_json StudyHost::cycle_step() {
   ensure_open();
+  require_run();
   const RunSummary& summary = session_->driver().summary();
   if (session_->driver().finished()) {
     throw ApiError(409, "the run has ended: " + std::string(to_string(summary.status)) + ": " +
@@ -297,6 +341,7 @@ void StudyHost::start_run() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ensure_open();
+    require_run();
     if (session_->driver().finished()) {
       const RunSummary& s = session_->driver().summary();
       throw ApiError(409,
@@ -344,12 +389,21 @@ void StudyHost::run_cycles() {
 
 namespace {
 
-// A stop asked during a DOE: thrown before its next batch.
-struct DoeStopped : std::exception {
+// A stop asked during a job of analyses: thrown before its next batch.
+struct JobStopped : std::exception {
   const char* what() const noexcept override { return "stopped"; }
 };
 
 }  // namespace
+
+std::unique_ptr<StudySession> StudyHost::analyses_session() {
+  // The store's lock goes to the job's session; this one is opened again after it (or by the
+  // next request, when the job cannot start).
+  session_.reset();
+  auto analyses = std::make_unique<StudySession>(store_path(), false);
+  analyses->open_for_analyses();
+  return analyses;
+}
 
 nlohmann::json StudyHost::start_doe(const nlohmann::json& body) {
   std::vector<std::string> overrides;
@@ -360,11 +414,7 @@ nlohmann::json StudyHost::start_doe(const nlohmann::json& body) {
   int batch = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    // The store's lock goes to the DOE's session; this one is opened again after it (or by the
-    // next request, when the plan cannot be made).
-    session_.reset();
-    analyses = std::make_unique<StudySession>(store_path(), false);
-    analyses->open_for_analyses();
+    analyses = analyses_session();
     const std::optional<DoeSection> section = stored_doe_section(*analyses, overrides);
     prepared = prepare_stored_doe(*analyses, section);
     batch = section ? section->batch : 0;
@@ -374,33 +424,43 @@ nlohmann::json StudyHost::start_doe(const nlohmann::json& body) {
                               {"method", prepared.doe.settings.value("method", "")},
                               {"points", prepared.doe.points.rows()}};
   hub_.publish("doe", out);
-  std::lock_guard<std::mutex> lock(runner_mutex_);
-  if (runner_.joinable()) runner_.join();  // the previous run or DOE, ended
-  stop_ = false;
-  runner_ = std::thread([this, session = std::move(analyses), doe = prepared.doe, batch]() mutable {
-    analyse_doe(std::move(session), doe, batch);
-  });
-  claim.hand_over();
+  start_job(claim, std::move(analyses), "doe",
+            [doe = prepared.doe, batch](StudySession& session, const Progress& progress) {
+              return nlohmann::json(progress_json(nullptr, run_doe(session, doe, batch, progress)));
+            });
   return out;
 }
 
-void StudyHost::analyse_doe(std::unique_ptr<StudySession> analyses, const StoredDoe& doe,
-                            int batch) {
+void StudyHost::start_job(Claim& claim, std::unique_ptr<StudySession> analyses,
+                          const std::string& kind, Job work) {
+  std::lock_guard<std::mutex> lock(runner_mutex_);
+  if (runner_.joinable()) runner_.join();  // the previous run or job, ended
+  stop_ = false;
+  runner_ =
+      std::thread([this, session = std::move(analyses), kind, work = std::move(work)]() mutable {
+        run_job(std::move(session), kind, work);
+      });
+  claim.hand_over();
+}
+
+void StudyHost::run_job(std::unique_ptr<StudySession> analyses, const std::string& kind,
+                        const Job& work) {
   std::string why = "ended";
   DoeProgress last;
+  nlohmann::json end;
   try {
-    last = run_doe(*analyses, doe, batch, [this, &last](const DoeProgress& p) {
+    end = work(*analyses, [this, &last, &kind](const DoeProgress& p) {
       last = p;
-      if (p.running > 0 && stop_) throw DoeStopped();
-      if (p.running == 0) hub_.publish("doe_batch", nlohmann::json(progress_json(nullptr, p)));
+      if (p.running > 0 && stop_) throw JobStopped();
+      if (p.running == 0) hub_.publish(kind + "_batch", nlohmann::json(progress_json(nullptr, p)));
     });
-  } catch (const DoeStopped&) {
+  } catch (const JobStopped&) {
     why = "stopped";
   } catch (...) {
     const auto [status, body] = current_error();
     why = "error";
     hub_.publish("error", body);
-    spdlog::warn("study {}: the DOE stopped: {}", id_, body.value("message", ""));
+    spdlog::warn("study {}: the {} stopped: {}", id_, kind, body.value("message", ""));
   }
   analyses.reset();  // the store's lock, back to the study's session
   try {
@@ -408,11 +468,11 @@ void StudyHost::analyse_doe(std::unique_ptr<StudySession> analyses, const Stored
     ensure_open();
     refresh();
   } catch (const std::exception& e) {
-    spdlog::warn("study {}: after the DOE: {}", id_, e.what());
+    spdlog::warn("study {}: after the {}: {}", id_, kind, e.what());
   }
-  nlohmann::json end = nlohmann::json(progress_json(nullptr, last));
+  if (!end.is_object()) end = nlohmann::json(progress_json(nullptr, last));
   end["reason"] = why;
-  hub_.publish("doe_end", end);
+  hub_.publish(kind + "_end", end);
   Claim::release(*this);
 }
 
@@ -420,7 +480,7 @@ bool StudyHost::stop() {
   bool running = false;
   {
     std::lock_guard<std::mutex> lock(snapshot_mutex_);
-    running = state_ == "running" || state_ == "doe";
+    running = state_ == "running" || state_ == "doe" || state_ == "pareto" || state_ == "robust";
   }
   if (running) stop_ = true;
   return running;
@@ -431,6 +491,7 @@ nlohmann::json StudyHost::set(const nlohmann::json& body) {
   Claim claim(*this, "setting");
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_open();
+  require_run();
   const int cycle = session_->set(assignments);
   // Opened again, as the next `sao step` opens it: the changes for the next cycle apply at
   // the end of open(), so that a raised max_cycles reopens a run that ended on the limit.
@@ -463,6 +524,7 @@ nlohmann::json StudyHost::restart(const nlohmann::json& body, const nlohmann::js
   Claim claim(*this, "restarting");
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_open();
+  require_run();
   int from_branch = 0;  // the current branch
   if (body.contains("branch") && !body["branch"].is_null()) {
     if (!body["branch"].is_number_integer() || body["branch"].get<long long>() < 1 ||

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -20,7 +21,9 @@
 #include <thread>
 
 #include "sao/report/metamodel_report.hpp"
+#include "sao/service/api_error.hpp"
 #include "sao/service/event_hub.hpp"
+#include "sao/store/doe_run.hpp"
 #include "sao/store/study_session.hpp"
 
 namespace sao::service {
@@ -59,8 +62,27 @@ class StudyHost {
   // are analysed on the run's thread (prepare_doe and run_doe, as the command), events "doe",
   // "doe_batch" and "doe_end". 400 for settings that do not validate, 409 while busy.
   nlohmann::json start_doe(const nlohmann::json& body);
-  // Ends a run after its current cycle, a DOE after its batch under way; false when neither is
-  // under way.
+  // `sao pareto DIR` (docs/pareto.md) on a study of several objectives: {"algorithm",
+  // "population", ...} (pareto_options; {} the defaults). The DOE is made (or found) before the
+  // answer, {"doe", "resumed", "points", "settings"}; the rounds run on the run's thread, events
+  // "pareto_batch" (each batch of analyses), "pareto_round" and "pareto_end"; pareto.csv,
+  // pareto.json and pareto.html are written into the study's folder. 400 for bad settings or a
+  // study of one objective, 409 while busy.
+  nlohmann::json start_pareto(const nlohmann::json& body);
+  // pareto.json with the front's charts (pareto_charts: chart specs): {"pareto", "charts"}; 404
+  // when no front was computed.
+  nlohmann::json pareto() const;
+  // `sao robust DIR --json` (docs/robustness.md): {"method", "samples", "points", "verify",
+  // "metamodel", "quantiles", "confidence", "seed", "design": {name: value}}, each optional. The
+  // design is resolved before the answer, {"design", "design_source", "method"}; the analyses
+  // run on the run's thread, events "robust_batch" and "robust_end"; the document is written to
+  // robust.json in the study's folder. 400 for bad settings or a study without random
+  // variables, 409 while busy.
+  nlohmann::json start_robust(const nlohmann::json& body);
+  // robust.json; 404 when no estimate was made.
+  nlohmann::json robust() const;
+  // Ends a run after its current cycle, a DOE, a front or a robustness estimate after its batch
+  // under way; false when none is under way.
   bool stop();
   // `sao set`: {"assignments": ["key=value", ...]} or {"key": value, ...}.
   nlohmann::json set(const nlohmann::json& body);
@@ -109,8 +131,19 @@ class StudyHost {
   nlohmann::ordered_json snapshot_of();  // with mutex_
   nlohmann::ordered_json cycle_step();   // with mutex_: one cycle, its event
   void run_cycles();                     // the run's thread
-  void analyse_doe(std::unique_ptr<StudySession> analyses, const StoredDoe& doe,
-                   int batch);  // a DOE's thread
+  // A job of analyses (a DOE, a front, a robustness estimate) on the run's thread, with the
+  // analyses' session: `work` reports its batches to the progress function it is given (a stop
+  // asked ends the job before its next batch), published as "KIND_batch"; its answer (or the
+  // last progress) as "KIND_end" with "reason" ended, stopped or error.
+  using Progress = std::function<void(const DoeProgress&)>;
+  using Job = std::function<nlohmann::json(StudySession&, const Progress&)>;
+  void start_job(Claim& claim, std::unique_ptr<StudySession> analyses, const std::string& kind,
+                 Job work);
+  void run_job(std::unique_ptr<StudySession> analyses, const std::string& kind,
+               const Job& work);  // the job's thread
+  // The session opened for analyses (the study's session closed: the store's lock), with mutex_.
+  std::unique_ptr<StudySession> analyses_session();
+  void require_run() const;  // 409 for a study of several objectives (no run)
   void set_state(const std::string& state);
 
   std::string id_;
@@ -124,7 +157,41 @@ class StudyHost {
   mutable std::mutex snapshot_mutex_;
   nlohmann::ordered_json snapshot_;  // ordered: designs in study order
   std::string state_ = "idle";
+  size_t objectives_ = 0;  // the stored study's "objectives" (more than one: analyses only)
   EventHub hub_;
+};
+
+// A mutation's hold on the study: refused (409) while another one holds it.
+class StudyHost::Claim {
+ public:
+  Claim(StudyHost& host, const std::string& state) : host_(host) {
+    bool expected = false;
+    if (!host.busy_.compare_exchange_strong(expected, true)) {
+      std::string now;
+      {
+        std::lock_guard<std::mutex> lock(host.snapshot_mutex_);
+        now = host.state_;
+      }
+      throw ApiError(409, "study " + host.id_ + " is busy (" + now +
+                              "): one change at a time; try again when it is idle");
+    }
+    host.set_state(state);
+  }
+  ~Claim() {
+    if (held_) release(host_);
+  }
+  Claim(const Claim&) = delete;
+  Claim& operator=(const Claim&) = delete;
+  // The run's thread releases the study when the run ends.
+  void hand_over() { held_ = false; }
+  static void release(StudyHost& host) {
+    host.set_state("idle");
+    host.busy_ = false;
+  }
+
+ private:
+  StudyHost& host_;
+  bool held_ = true;
 };
 
 }  // namespace sao::service

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "sao/optimizer/discrete.hpp"
 #include "sao/store/pareto_models.hpp"
 #include "sao/study/criteria.hpp"
+#include "sao/study/options.hpp"
 #include "sao/study/study_loader.hpp"
 
 namespace sao {
@@ -324,6 +327,81 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
     if (result.agreed) break;
   }
   return result;
+}
+
+}  // namespace sao
+
+namespace sao {
+namespace {
+
+// settings[key] as an integer in [lo, hi] (kept when absent).
+void integer_setting(const nlohmann::json& settings, const char* key, long long lo, long long hi,
+                     auto& to) {
+  if (!settings.contains(key) || settings[key].is_null()) return;
+  const nlohmann::json& v = settings[key];
+  if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi) {
+    throw std::invalid_argument(
+        fmt::format("pareto: {}: expected an integer {}..{}, got {}", key, lo, hi, v.dump()));
+  }
+  to = static_cast<std::remove_reference_t<decltype(to)>>(v.get<long long>());
+}
+
+}  // namespace
+
+ParetoOptions pareto_options(const nlohmann::json& settings) {
+  if (!settings.is_object()) {
+    throw std::invalid_argument("pareto: expected an object of settings, got " + settings.dump());
+  }
+  static const std::vector<std::string> known = {"algorithm", "population", "generations",
+                                                 "seed",      "metamodel",  "verify",
+                                                 "rounds",    "tolerance"};
+  for (const auto& [key, value] : settings.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      throw std::invalid_argument("pareto: unknown setting \"" + key.substr(0, 40) +
+                                  "\" (known: algorithm, population, generations, seed, "
+                                  "metamodel, verify, rounds, tolerance)");
+    }
+  }
+  ParetoOptions o;
+  auto word = [&](const char* key, const char* expected, auto parse) {
+    if (!settings.contains(key) || settings[key].is_null()) return;
+    if (!settings[key].is_string() || !parse(settings[key].get<std::string>())) {
+      throw std::invalid_argument(
+          fmt::format("pareto: {}: expected {}, got {}", key, expected, settings[key].dump()));
+    }
+  };
+  word("algorithm", "nsga2 or moead",
+       [&o](const std::string& w) { return pareto::parse_algorithm(w, o.search.algorithm); });
+  word("metamodel", "kriging, quadratic or linear",
+       [&o](const std::string& w) { return parse_metamodel_kind(w, o.model); });
+  integer_setting(settings, "population", 8, 100000, o.search.population);
+  integer_setting(settings, "generations", 1, 1000000, o.search.generations);
+  integer_setting(settings, "seed", 0, std::numeric_limits<std::uint32_t>::max(), o.search.seed);
+  integer_setting(settings, "verify", 1, 10000, o.verify);
+  integer_setting(settings, "rounds", 1, 1000, o.rounds);
+  if (settings.contains("tolerance") && !settings["tolerance"].is_null()) {
+    const nlohmann::json& t = settings["tolerance"];
+    if (!t.is_number() || !(t.get<double>() >= 1e-9 && t.get<double>() <= 10.0)) {
+      throw std::invalid_argument("pareto: tolerance: expected a number 1e-9..10, got " + t.dump());
+    }
+    o.tolerance = t.get<double>();
+  }
+  return o;
+}
+
+size_t stored_objectives(StudySession& session) {
+  StudyStore& store = session.store();
+  const int branch = store.current_branch();
+  if (branch == 0) return 0;
+  const nlohmann::json document = store.study(store.branch(branch).study).document;
+  return document.is_object() && document.contains("objectives") &&
+                 document["objectives"].is_array()
+             ? document["objectives"].size()
+             : 0;
+}
+
+PreparedDoe prepare_pareto_doe(StudySession& session) {
+  return prepare_doe(session, pareto_doe_section(session.document(), session.source()));
 }
 
 }  // namespace sao

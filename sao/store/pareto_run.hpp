@@ -49,6 +49,22 @@ struct ParetoOptions {
 // loader as a section written in the file would be. Throws StudyError as load_study does.
 DoeSection pareto_doe_section(const nlohmann::json& document, const std::string& source);
 
+// The options of `sao pareto` from a JSON object (the service's request body, Python's keyword
+// arguments): "algorithm" (nsga2|moead), "population" (8..100000), "generations" (1..10^6),
+// "seed", "metamodel" (kriging|quadratic|linear), "verify" (1..10000), "rounds" (1..1000),
+// "tolerance" (1e-9..10), each optional (the command's default). Throws std::invalid_argument
+// naming the key for an unknown key or a bad value.
+ParetoOptions pareto_options(const nlohmann::json& settings);
+
+// The number of objectives of the current branch's stored study of `session` (its "objectives";
+// 0 for one "objective"), before opening: a study of several has no run (open() refuses it, the
+// driver optimises one objective) and is opened for analyses only (open_for_analyses: a front).
+size_t stored_objectives(StudySession& session);
+
+// The DOE of a Pareto run on `session` (opened for analyses): prepare_doe of pareto_doe_section
+// of its stored study (found when run before with the same settings: resumed or re-used).
+PreparedDoe prepare_pareto_doe(StudySession& session);
+
 // The values of one front point, per objective (as the user sees them: maximised ones with their
 // own sign) and per constraint (its worst value, and V: the largest normalised violation over
 // every constraint, percent).

@@ -59,8 +59,11 @@ async function pick(id) {
   delete $("sc-x").dataset.keys;
   delete $("ch-cycle").dataset.picked;
   clearMetamodels();
+  clearFront();
   $("study").hidden = false;
   await refresh();
+  loadFront();
+  loadRobust();
   listen();
   loadStudies();
 }
@@ -98,10 +101,16 @@ function render(s) {
     $("restart-study").value = JSON.stringify(s.study, null, 2);
   }
   renderTable(s);
-  renderPlots(s);
-  renderHistories(s);
-  renderScatter(s);
-  renderBranches(s);
+  // A study of several objectives has no run: its front instead of the cycles' charts.
+  const several = (s.objectives || []).length > 1;
+  $("front-panel").hidden = !several;
+  $("robust-panel").hidden = !s.random_variables;
+  if (!several) {
+    renderPlots(s);
+    renderHistories(s);
+    renderScatter(s);
+    renderBranches(s);
+  }
   const ul = $("branches");
   ul.replaceChildren();
   for (const b of s.branches) {
@@ -363,6 +372,117 @@ function clearMetamodels() {
   sao_charts.replace($("mm-plots"));
 }
 
+// "key=value key=value" as a request body: numbers as numbers, "a,b" as a list of numbers,
+// "design.x1=1.2" as {"design": {"x1": 1.2}}.
+function settingsOf(text) {
+  const body = {};
+  for (const pair of text.split(/\s+/).filter((p) => p)) {
+    const eq = pair.indexOf("=");
+    if (eq < 0) throw new Error(pair + ": expected key=value");
+    const key = pair.slice(0, eq), raw = pair.slice(eq + 1);
+    const number = (t) => (t !== "" && Number.isFinite(Number(t)) ? Number(t) : t);
+    const value = raw.includes(",") ? raw.split(",").map(number) : number(raw);
+    const dot = key.indexOf(".");
+    if (dot < 0) body[key] = value;
+    else (body[key.slice(0, dot)] = body[key.slice(0, dot)] || {})[key.slice(dot + 1)] = value;
+  }
+  return body;
+}
+
+function startJob(kind) {
+  let body;
+  try {
+    body = settingsOf($(kind + "-settings").value);
+  } catch (e) {
+    $("action-errors").textContent = e.message;
+    return;
+  }
+  act(api("POST", base() + (kind === "front" ? "/pareto" : "/robust"), body));
+}
+
+function clearFront() {
+  sao_charts.replace($("front-plots"));
+  fillTable($("front-table"), [], []);
+  fillTable($("robust-table"), [], []);
+  $("front-summary").textContent = "";
+  $("robust-summary").textContent = "";
+}
+
+// GET .../PATH of the study picked: a job's result, or null (the summary says why: `none` for
+// 404, nothing computed yet) when there is none or another study was picked meanwhile.
+async function result(path, summary, none) {
+  const id = state.id;
+  try {
+    const data = await api("GET", base() + path);
+    return id === state.id ? data : null;
+  } catch (e) {
+    if (id === state.id) $(summary).textContent = e.message.startsWith("404") ? none : e.message;
+    return null;
+  }
+}
+
+// GET .../pareto: the front's charts (two objectives: the predicted curve, the verified points'
+// predictions and analyses as markers; more: one chart per pair, laid out as a scatter matrix)
+// and a table of its points.
+async function loadFront() {
+  const s = state.status;
+  if (!s || (s.objectives || []).length < 2) return;
+  const data = await result("/pareto", "front-summary", "no front computed yet");
+  if (!data) return;
+  const p = data.pareto, m = p.objectives.length;
+  const verified = p.front.filter((x) => x.verified);
+  $("front-summary").textContent = p.front.length + " front points predicted by the metamodels, " + verified.length +
+    " verified by analyses after " + p.rounds.length + " round(s); " +
+    (p.agreed ? "every verified point agrees" : "the last round still disagrees") +
+    "; best-balanced point " + p.balanced + "; " + p.analysed + " analyses run, " + p.reused + " re-used";
+  const figures = data.charts.map(sao_charts.figure);
+  if (m === 2) {
+    sao_charts.replace($("front-plots"), ...figures);
+  } else {
+    const grid = Object.assign(document.createElement("div"), { className: "scatter-matrix" });
+    grid.style.gridTemplateColumns = "repeat(" + (m - 1) + ", minmax(0, 1fr))";
+    let k = 0;
+    for (let b = 1; b < m; ++b) {
+      for (let a = 0; a + 1 < m; ++a) grid.append(a < b ? figures[k++] : document.createElement("div"));
+    }
+    sao_charts.replace($("front-plots"), grid);
+  }
+  const names = p.objectives.map((o) => displayName(o));
+  fillTable($("front-table"), ["point", "verified", "agrees"].concat(names.map((n) => n + " predicted"),
+    names.map((n) => n + " analysed")),
+    p.front.map((x) => ({
+      className: x.verified ? (x.agrees ? "accepted" : "rejected") : "",
+      cells: [x.point, x.verified ? "yes" : "no", x.verified ? (x.agrees ? "yes" : "no") : ""]
+        .concat(p.objectives.map((o) => fmt(x.predicted.objectives[o.name])),
+                p.objectives.map((o) => (x.verified ? fmt(x.computed.objectives[o.name]) : ""))),
+    })));
+}
+
+// GET .../robust: per value its mean, sd, quantiles (each with its interval) and, per
+// constraint, the probability of violating it.
+async function loadRobust() {
+  const s = state.status;
+  if (!s || !s.random_variables) return;
+  const r = await result("/robust", "robust-summary", "no estimate made yet");
+  if (!r) return;
+  const design = Object.entries(r.design).map(([k, v]) => k + " = " + fmt(v)).join(", ");
+  $("robust-summary").textContent = "method " + r.method + (r.model ? " on a " + r.model + " model" : "") + ", " +
+    r.samples + " samples, " + Math.round(100 * r.confidence) + " % intervals; " + r.design_source + ": " + design;
+  const interval = (i) => (i ? fmt(i.value, 5) + " [" + fmt(i.low, 4) + ", " + fmt(i.high, 4) + "]" : "");
+  const first = r.values.find((v) => v.statistics);
+  const quantiles = first ? first.statistics.quantiles.map((q) => q.p) : [];
+  fillTable($("robust-table"), ["value", "mean", "sd"].concat(quantiles.map((p) => "q" + fmt(100 * p, 3) + "%"),
+    ["P(violated)", "model LOO RMS", "verification RMS"]),
+    r.values.map((v) => {
+      const st = v.statistics;
+      const violated = v.violation ? (v.violation.upper_bound_only ? "< " + fmt(v.violation.high, 4) : interval(v.violation)) : "";
+      return { cells: [valueTitle(v) + (v.sense ? " (" + v.sense + " " + fmt(v.bound) + ")" : "")]
+        .concat(st ? [interval(st.mean), interval(st.sd)].concat(st.quantiles.map(interval))
+                   : [v.constant ? "constant " + fmt(v.constant_value) : v.note || ""].concat(quantiles.map(() => ""), [""]),
+                [violated, fmt(v.loo_rms, 3), v.verification ? fmt(v.verification.rms, 3) : ""]) };
+    }));
+}
+
 // The event stream, read with fetch so that the token goes in a header.
 async function listen() {
   if (state.stream) state.stream.abort();
@@ -405,6 +525,16 @@ function handle(block) {
     $("progress").textContent = "DOE: " + d.done + " of " + d.total + " points (" + d.reused + " re-used, " +
       d.failed + " failed), " + d.elapsed_seconds.toFixed(1) + " s" + (d.reason ? ", " + d.reason : "");
     if (type === "doe_end") refresh();
+  } else if (/^(pareto|robust)_(batch|end)$/.test(type)) {  // a front's or an estimate's
+    const what = type.startsWith("pareto") ? "front" : "robustness";
+    $("progress").textContent = what + ": " + (d.total !== undefined ? d.done + " of " + d.total +
+      " points analysed (" + d.reused + " re-used, " + d.failed + " failed)" : "done") +
+      (d.reason ? ", " + d.reason : "");
+    if (type === "pareto_end") refresh().then(loadFront);
+    if (type === "robust_end") refresh().then(loadRobust);
+  } else if (type === "pareto_round") {
+    $("progress").textContent = "front: round " + d.round + ", " + d.front_points + " points, " + d.verified +
+      " verified, " + d.disagreeing + " disagree";
   } else if (type === "error") {
     $("action-errors").textContent = d.message;
   } else {
@@ -448,6 +578,8 @@ $("scatter-plot").addEventListener("sao-point", (e) => {
 });
 $("ch-constraint").onchange = () => drawHistory();
 $("mm-fit").onclick = () => fitMetamodels();
+$("front-run").onclick = () => startJob("front");
+$("robust-run").onclick = () => startJob("robust");
 $("doe-run").onclick = () => {
   const assignments = $("doe-settings").value.split(/[\s,]+/).filter((a) => a)
     .map((a) => a.startsWith("doe.") ? a : "doe." + a);

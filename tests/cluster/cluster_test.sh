@@ -26,6 +26,11 @@
 #             first array has COMPLETED; `sao doe DIR` re-attaches: no job recorded before the
 #             kill is submitted again, every point analysed once, the same points as the local
 #             executor's DOE, each stored job accounted once and COMPLETED
+#   pareto    `sao pareto` of problems/pareto/srn.json with the SLURM executor (its DOE and each
+#             round's verified points as arrays of `sao analyse` tasks) gives the local
+#             executor's front; every analysis one stored job, COMPLETED in sacct
+#   robust    `sao robust` of problems/robustness/linear.json likewise: the local executor's
+#             statistics, every analysis (local DOE, verification) one COMPLETED task
 #   pending   a job array cancelled (scancel) while its tasks were still pending, with a squeue
 #             in front of PATH that forgets ended tasks: sacct lists the array as one line
 #             "ID_[0-1]|CANCELLED by UID", and the analysis fails naming the task CANCELLED (it
@@ -148,13 +153,26 @@ stored_are_accounted() {  # stored_are_accounted DIR
   [ -n "$stored" ] || fail "no job stored in $1"
   for _ in $(seq 1 75); do
     acct=$(accounted "$(echo "$stored" | sed 's/_.*//' | sort -u | paste -sd, -)")
-    [ "$(echo "$acct" | cut -d'|' -f1)" = "$stored" ] &&
+    # The ids sorted alone: sorted with their states, 1_1|... comes after 1_10|... (an array of
+    # more than ten tasks, a front's DOE).
+    [ "$(echo "$acct" | cut -d'|' -f1 | sort)" = "$stored" ] &&
       [ "$(echo "$acct" | cut -d'|' -f2 | sort -u)" = "COMPLETED" ] && return 0
     sleep 0.2
   done
-  [ "$(echo "$acct" | cut -d'|' -f1)" = "$stored" ] ||
-    fail "stored job ids and sacct's jobs differ: $(diff <(echo "$stored") <(echo "$acct"))"
+  [ "$(echo "$acct" | cut -d'|' -f1 | sort)" = "$stored" ] ||
+    fail "stored job ids and sacct's jobs differ: $(diff <(echo "$stored") <(echo "$acct" | cut -d'|' -f1 | sort))"
   fail "sacct states: $(echo "$acct" | cut -d'|' -f2 | sort | uniq -c | paste -sd' ' -)"
+}
+
+# one_job_per_analysis DIR: every analysis of study DIR is one stored job, each accounted once and
+# COMPLETED (stored_are_accounted); prints the number of analyses (run in $(...): `|| exit 1`).
+one_job_per_analysis() {
+  local analyses stored
+  analyses=$(sqlite3 "$1/study.sqlite" "SELECT COUNT(*) FROM analyses")
+  stored=$(jobs_in_store "$1" | cut -d'|' -f2 | sort)
+  [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
+  stored_are_accounted "$1" >&2
+  echo "$analyses"
 }
 
 # wait_for_job DIR STATES: prints the first stored job id once squeue gives it one of STATES (an
@@ -196,6 +214,14 @@ same_as_local() {
   echo "$mode: same result as the local executor; $runs runs = $runs array tasks in sacct, all COMPLETED"
 }
 
+# same_document A B KEY: the JSON files A and B have the same KEY.
+same_document() {
+  python3 -c '
+import json, sys
+a, b = (json.load(open(f))[sys.argv[3]] for f in sys.argv[1:3])
+sys.exit(0 if a == b else 1)' "$1" "$2" "$3" || fail "$3 of $1 and $2 differ"
+}
+
 case "$mode" in
   calculix)
     same_as_local "$root/problems/cantilever-calculix/mass.json"
@@ -207,10 +233,7 @@ case "$mode" in
       >slurm.out 2>&1 || fail "SLURM run: $(cat slurm.out)"
     [ "$(stripped local/result.json)" = "$(stripped slurm/result.json)" ] ||
       fail "the results differ: $(diff <(stripped local/result.json) <(stripped slurm/result.json))"
-    analyses=$(sqlite3 slurm/study.sqlite "SELECT COUNT(*) FROM analyses")
-    stored=$(jobs_in_store slurm | cut -d'|' -f2 | sort)
-    [ "$(echo "$stored" | wc -l)" -eq "$analyses" ] || fail "$analyses analyses, $(echo "$stored" | wc -l) jobs stored"
-    stored_are_accounted slurm
+    analyses=$(one_job_per_analysis slurm) || exit 1  # fail said why
     [ ! -e sao-jobs/* ] || fail "job folders left behind: $(ls sao-jobs)"
     echo "internal: same result as the local executor; $analyses analyses = $analyses array tasks in sacct (sao analyse), all COMPLETED"
     ;;
@@ -363,6 +386,36 @@ case "$mode" in
     [ "$same" -eq 8 ] || fail "$same of 8 points are the local DOE's"
     stored_are_accounted out
     echo "doe: killed with $(echo "$before" | wc -l) job(s) stored, $(grep -c 're-attached to job' resume.out) re-attached, none submitted again; the local DOE's 8 points, 8 jobs in all"
+    ;;
+  pareto)
+    # `sao pareto` (docs/pareto.md) of SRN (an internal study: each analysis a `sao analyse`
+    # task), its DOE and each round's verified points as job arrays: the local executor's front.
+    opts=(--population 40 --generations 60 --verify 5 -q)
+    "$sao" pareto "$root/problems/pareto/srn.json" --out local "${opts[@]}" >local.out 2>&1 ||
+      fail "local front: $(cat local.out)"
+    "$sao" pareto "$root/problems/pareto/srn.json" --out slurm "${opts[@]}" \
+      --set simulator.executor.type=slurm --set simulator.executor.poll=0.2 \
+      --set "simulator.executor.extra=[\"--job-name=sao-test-$mode\"]" >slurm.out 2>&1 ||
+      fail "SLURM front: $(cat slurm.out)"
+    same_document local/pareto.json slurm/pareto.json front
+    analyses=$(one_job_per_analysis slurm) || exit 1  # fail said why
+    echo "pareto: the local executor's front; $analyses analyses (DOE and verification) = $analyses array tasks in sacct, all COMPLETED"
+    ;;
+  robust)
+    # `sao robust` (docs/robustness.md) of problems/robustness/linear.json: its local DOE and
+    # verification as job arrays give the local executor's statistics.
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["simulator"]["executor"] = {"type": "slurm", "poll": 0.2, "extra": ["--job-name=sao-test-robust"]}
+json.dump(d, open("study.json", "w"))' "$root/problems/robustness/linear.json"
+    "$sao" robust "$root/problems/robustness/linear.json" --out local --json -q --samples 2000 \
+      --verify 3 >local.json 2>local.err || fail "local estimate: $(cat local.err)"
+    "$sao" robust study.json --out slurm --json -q --samples 2000 --verify 3 >slurm.json 2>slurm.err ||
+      fail "SLURM estimate: $(cat slurm.err)"
+    same_document local.json slurm.json values
+    analyses=$(one_job_per_analysis slurm) || exit 1  # fail said why
+    echo "robust: the local executor's statistics; $analyses analyses (local DOE and verification) = $analyses array tasks in sacct, all COMPLETED"
     ;;
   sacct)
     # A squeue that forgets a finished task once the accounting has it (as the controller

@@ -186,6 +186,10 @@ TEST(ParetoCli, AFrontPointStartsASingleObjectiveStudy) {
             values["objectives"]["f2"].get<double>() +
                 1e-3 * std::abs(values["objectives"]["f2"].get<double>()));
   EXPECT_FALSE(sao("pareto " + dir.string() + " --start-study 999 " + study.string()).code == 0);
+  // A front has no cycles: `sao restart` says how a front point starts a study instead.
+  const CommandOutput restart = sao("restart " + dir.string() + " --from-cycle 1");
+  EXPECT_EQ(restart.code, 2) << restart.text;
+  EXPECT_NE(restart.text.find("--start-study K OUT.json"), std::string::npos) << restart.text;
 }
 
 fs::path with(const fs::path& dir, const std::string& name,

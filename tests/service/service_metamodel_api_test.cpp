@@ -28,14 +28,6 @@ fs::path doe_data(const fs::path& root) {
   return data;
 }
 
-json get(httplib::Client& c, const std::string& path, int expected) {
-  const auto r = c.Get(path);
-  EXPECT_TRUE(r) << path;
-  if (!r) return nullptr;
-  EXPECT_EQ(r->status, expected) << path << ": " << r->body;
-  return json_of(r);
-}
-
 TEST(ServiceMetamodelApi, TheReportOfADoeIsTheCommands) {
   const fs::path root = scratch_directory("test-service");
   const fs::path data = doe_data(root);
@@ -72,18 +64,6 @@ TEST(ServiceMetamodelApi, TheReportOfADoeIsTheCommands) {
       EXPECT_TRUE(std::isfinite(p["predicted_loo"].get<double>())) << p.dump();
     }
   }
-}
-
-// The study's status once it is idle again (a DOE runs on a thread of the server).
-json when_idle(httplib::Client& c, const std::string& base) {
-  json status;
-  for (int i = 0; i < 600; ++i) {
-    status = json_of(c.Get(base));
-    if (status.value("state", "") == "idle") return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ADD_FAILURE() << "not idle after 30 s: " << status.value("state", "");
-  return status;
 }
 
 // POST /api/studies/ID/doe: `sao doe DIR --set doe.KEY=VALUE`'s plan and analyses, so the same

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/service/server_process.hpp"
@@ -52,6 +54,28 @@ inline nlohmann::json post(httplib::Client& c, const std::string& path,
   if (!r) return nullptr;
   EXPECT_EQ(r->status, expected) << path << ": " << r->body;
   return json_of(r);
+}
+
+// GET `path`, expecting `expected`; the answer as JSON.
+inline nlohmann::json get(httplib::Client& c, const std::string& path, int expected = 200) {
+  const auto r = c.Get(path);
+  EXPECT_TRUE(r) << path;
+  if (!r) return nullptr;
+  EXPECT_EQ(r->status, expected) << path << ": " << r->body;
+  return json_of(r);
+}
+
+// The study's status once it is idle again (a run, a DOE, a front or a robustness estimate
+// goes on on a thread of the server).
+inline nlohmann::json when_idle(httplib::Client& c, const std::string& base) {
+  nlohmann::json status;
+  for (int i = 0; i < 600; ++i) {
+    status = json_of(c.Get(base));
+    if (status.value("state", "") == "idle") return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "not idle after 30 s: " << status.value("state", "");
+  return status;
 }
 
 // A server on a scratch data folder with one study made from a study file.

@@ -16,15 +16,6 @@ const std::string kAbsorber = problem_file("impact-absorber/max-acceleration.jso
 const json kAbsorberUnits =
     json::parse(R"({"design": {"b1": "N/m", "b2": "N s/m"}, "objective": "m/s^2"})");
 
-// GET `path` (expecting 200) as JSON.
-json get(httplib::Client& c, const std::string& path) {
-  const auto r = c.Get(path);
-  EXPECT_TRUE(r) << path;
-  if (!r) return nullptr;
-  EXPECT_EQ(r->status, 200) << path << ": " << r->body;
-  return json_of(r);
-}
-
 // The entry of `list` whose `key` is `value` (null when none is).
 json entry(const json& list, const std::string& key, const std::string& value) {
   for (const json& e : list) {
