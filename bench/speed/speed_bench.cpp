@@ -9,8 +9,8 @@
 //      load cases, 6 design variables) by direct, the adjoint with one backward solve per value
 //      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread;
 //   4. one analysis of the pendulum chain of N = 5..160 links and of a pinned beam of 5..100
-//      elements (--largest-beam E: up to E), CPU time, steps, time per step and the log-log
-//      slope (issue 52).
+//      elements (--largest-chain N, --largest-beam E: up to N and E), CPU time, steps, time per
+//      step and the log-log slope (issue 52).
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
 // runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
@@ -386,30 +386,47 @@ nlohmann::json beam_link(int elements) {
           {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
 }
 
-// A table of one analysis per size, and the log-log slope of the CPU time from `from` to the
-// largest size.
+// A table of one analysis per size with "linear_algebra" "dense" and "sparse", and the log-log
+// slopes of the CPU times from `from` to the largest size.
 void growth_table(const char* what, const std::vector<int>& sizes, int from,
                   const std::function<nlohmann::json(int)>& model) {
-  fmt::print("{:>6} {:>12} {:>8} {:>12}\n", what, "CPU", "steps", "per step");
-  double first = 0.0, last = 0.0;
+  fmt::print("{:>6} {:>10} {:>7} {:>11} {:>10} {:>7} {:>11} {:>8}\n", what, "dense", "steps",
+             "per step", "sparse", "steps", "per step", "ratio");
+  std::array<double, 2> first{}, last{};
   for (int n : sizes) {
-    const Growth g = analysis_growth(model(n));
-    fmt::print("{:>6} {:>11.3f}s {:>8} {:>10.1f}us\n", n, g.seconds, g.steps,
-               1e6 * g.seconds / static_cast<double>(std::max(1L, g.steps)));
-    if (n == from) first = g.seconds;
-    last = g.seconds;
+    std::array<Growth, 2> g;
+    for (int k = 0; k < 2; ++k) {
+      nlohmann::json m = model(n);
+      m["linear_algebra"] = k == 0 ? "dense" : "sparse";
+      g[k] = analysis_growth(m);
+      if (n == from) first[k] = g[k].seconds;
+      last[k] = g[k].seconds;
+    }
+    auto per_step = [](const Growth& x) {
+      return 1e6 * x.seconds / static_cast<double>(std::max(1L, x.steps));
+    };
+    fmt::print("{:>6} {:>9.3f}s {:>7} {:>9.1f}us {:>9.3f}s {:>7} {:>9.1f}us {:>8.2f}\n", n,
+               g[0].seconds, g[0].steps, per_step(g[0]), g[1].seconds, g[1].steps, per_step(g[1]),
+               g[1].seconds / g[0].seconds);
   }
-  if (first > 0.0) {
-    fmt::print("log-log slope of the CPU time from {} to {}: {:.2f}\n", from, sizes.back(),
-               std::log(last / first) / std::log(static_cast<double>(sizes.back()) / from));
+  const double span = std::log(static_cast<double>(sizes.back()) / from);
+  if (first[0] > 0.0 && first[1] > 0.0) {
+    fmt::print("log-log slope of the CPU time from {} to {}: dense {:.2f}, sparse {:.2f}\n", from,
+               sizes.back(), std::log(last[0] / first[0]) / span,
+               std::log(last[1] / first[1]) / span);
   }
 }
 
-void growth(int largest_beam) {
+void growth(int largest_chain, int largest_beam) {
   fmt::print(
-      "\n4. One analysis against the model's size (1 s, rtol 1e-8, atol 1e-10, 1 thread)\n"
+      "\n4. One analysis against the model's size (1 s, rtol 1e-8, atol 1e-10, 1 thread), CPU, "
+      "\"linear_algebra\" dense and sparse (ratio: sparse / dense)\n"
       "pendulum chain (bench/pendulum_chain_model.hpp), N links:\n");
-  growth_table("N", {5, 10, 20, 40, 80, 160}, 20, sao::bench::pendulum_chain);
+  std::vector<int> links;
+  for (int n : {5, 10, 20, 40, 80, 160}) {
+    if (n <= largest_chain) links.push_back(n);
+  }
+  growth_table("N", links, 20, sao::bench::pendulum_chain);
   fmt::print("beam link (a pinned beam of E elements):\n");
   std::vector<int> elements;
   for (int e : {5, 10, 20, 50, 100}) {
@@ -424,6 +441,7 @@ int main(int argc, char** argv) {
   bool study = true;
   int section = 0;          // 0: every section
   int largest_beam = 100;   // section 4's largest beam (--largest-beam E)
+  int largest_chain = 160;  // and chain (--largest-chain N)
   std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
@@ -438,6 +456,8 @@ int main(int argc, char** argv) {
       g_sao = argv[++i];
     } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       g_repeats = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--largest-chain") == 0 && i + 1 < argc) {
+      largest_chain = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--largest-beam") == 0 && i + 1 < argc) {
       largest_beam = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
@@ -445,7 +465,7 @@ int main(int argc, char** argv) {
     } else {
       fmt::print(stderr,
                  "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3|4] [--sao PATH] "
-                 "[--largest-beam E] [--chain-study FILE]\n");
+                 "[--largest-chain N] [--largest-beam E] [--chain-study FILE]\n");
       return 2;
     }
   }
@@ -464,7 +484,7 @@ int main(int argc, char** argv) {
     }
     if (section == 0 || section == 2) chain();
     if (section == 0 || section == 3) quarter_car_points();
-    if (section == 0 || section == 4) growth(largest_beam);
+    if (section == 0 || section == 4) growth(largest_chain, largest_beam);
   } catch (const std::exception& e) {
     fmt::print(stderr, "sao_speed: {}\n", e.what());
     return 3;

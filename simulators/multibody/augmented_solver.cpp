@@ -12,12 +12,15 @@ bool AugmentedSolver::factor(const Eigen::VectorXd& mass,
   coupled_ = !coupled.empty();
   mass_ = mass;
   couples_ = coupled;
+  if (sparse_ && !coupled_ && m_ > 0 && (mass.array() > 0.0).all()) {
+    inverse_mass_ = mass.cwiseInverse();
+    if (factor_sparse(phi_q)) return true;  // Phi_q kept sparse only: no dense copy
+  }
   phi_q_ = phi_q;
   if (coupled_) return factor_coupled(mass, coupled, phi_q);
   if ((mass.array() > 0.0).all()) {
     inverse_mass_ = mass.cwiseInverse();
     if (m_ == 0) return true;
-    if (sparse_ && factor_sparse(phi_q)) return true;
     // Into the members' storage: no allocation once their sizes are set.
     scaled_phi_.noalias() = phi_q * inverse_mass_.asDiagonal();
     schur_matrix_.noalias() = scaled_phi_ * phi_q.transpose();
@@ -189,11 +192,19 @@ void AugmentedSolver::newton_matrix(double gamma, const Eigen::MatrixXd& gt,
     entries.emplace_back(2 * n + c.i, 2 * n + c.j, c.value);
     entries.emplace_back(2 * n + c.j, 2 * n + c.i, c.value);
   }
+  auto constraint = [&](Eigen::Index k, Eigen::Index j, double value) {
+    entries.emplace_back(3 * n + k, 2 * n + j, value);
+    entries.emplace_back(2 * n + j, 3 * n + k, value);
+  };
   for (Eigen::Index j = 0; j < n; ++j) {
+    if (sparse_schur_) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(sparse_phi_, j); it; ++it) {
+        constraint(it.row(), j, it.value());
+      }
+      continue;
+    }
     for (Eigen::Index k = 0; k < m; ++k) {
-      if (phi_q_(k, j) == 0.0) continue;
-      entries.emplace_back(3 * n + k, 2 * n + j, phi_q_(k, j));
-      entries.emplace_back(2 * n + j, 3 * n + k, phi_q_(k, j));
+      if (phi_q_(k, j) != 0.0) constraint(k, j, phi_q_(k, j));
     }
   }
   out.resize(size, size);

@@ -413,6 +413,7 @@ bool Dynamics::accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>&
   Vec<S> z;
   if constexpr (std::is_same_v<S, double>) {
     AugmentedSolver solver;
+    solver.set_sparse(sparse());
     if (!solver.factor(mass, coupled, phi_q)) return false;
     z = solver.solve(rhs);
   } else if (!solve(augmented_matrix(mass, coupled, phi_q), rhs, z)) {

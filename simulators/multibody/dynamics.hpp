@@ -71,7 +71,7 @@ class Dynamics : public Kinematics {
   // system through a sparse Schur complement, the Newton matrices bordered by it and factored
   // by a sparse LU): "linear_algebra" "sparse", or "auto" with at least kSparseFrom unknowns in
   // the augmented system (coordinates and constraint equations).
-  static constexpr int kSparseFrom = 60;
+  static constexpr int kSparseFrom = 80;
   bool sparse() const;
   // The choice and why, for the log: "multibody: sparse linear algebra (...)".
   std::string linear_algebra_summary() const;

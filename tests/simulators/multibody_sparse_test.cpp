@@ -14,7 +14,7 @@
 namespace sao::sim {
 namespace {
 
-// The chain of the benches with `links` links, its first 12 parameters design variables,
+// The chain of the benches with `links` links, its first 6 parameters design variables,
 // gradients by `method`, the multibody section's "linear_algebra" set to `algebra` (unless
 // "auto": then left out).
 SimulatorSetup chain(int links, const std::string& algebra, const std::string& method,
@@ -25,7 +25,7 @@ SimulatorSetup chain(int links, const std::string& algebra, const std::string& m
       {"type", "internal"}, {"model", "multibody"},
       {"rtol", 1e-9},       {"atol", 1e-11},
       {"workers", 1},       {"gradients", {{"method", method}, {"keep_forward", false}}}};
-  return bench::chain_setup(model, section, 12, b);
+  return bench::chain_setup(model, section, 6, b);
 }
 
 const std::vector<DerivativeRequest> kTip = {{0, "tip", {}}};
@@ -59,8 +59,8 @@ void expect_close_gradient(const Evaluation& a, const Evaluation& b, double tole
   ASSERT_TRUE(a.ok && b.ok);
   const Eigen::MatrixXd& g = a.cases[0].gradients.at("tip");
   const Eigen::MatrixXd& h = b.cases[0].gradients.at("tip");
-  ASSERT_EQ(g.cols(), 12);
-  ASSERT_EQ(h.cols(), 12);
+  ASSERT_EQ(g.cols(), 6);
+  ASSERT_EQ(h.cols(), 6);
   const double scale = 1.0 + h.cwiseAbs().maxCoeff();
   EXPECT_GT(h.cwiseAbs().maxCoeff(), 1e-6);  // the chain's tip does depend on them
   for (Eigen::Index j = 0; j < g.cols(); ++j) {
@@ -89,7 +89,7 @@ TEST(MultibodySparse, AdjointSensitivitiesAgree) {
   expect_close_gradient(sparse, run(30, "dense", "direct", kTip), 1e-5);
 }
 
-// "auto" goes sparse from Dynamics::kSparseFrom unknowns (coordinates and constraint
+// "auto" goes sparse from Dynamics::kSparseFrom (80) unknowns (coordinates and constraint
 // equations): a 5-link chain has 25, a 30-link chain 150. The choice is logged once.
 TEST(MultibodySparse, AutoChoosesBySizeAndSaysSo) {
   const std::string small = sao::testing::captured_log(spdlog::level::info, [] {
