@@ -7,7 +7,10 @@
 //      direct and adjoint (one thread);
 //   3. the quarter car's gradients of every retained time point (3 histories x 601 points x 3
 //      load cases, 6 design variables) by direct, the adjoint with one backward solve per value
-//      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread.
+//      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread;
+//   4. one analysis of the pendulum chain of N = 5..160 links and of a pinned beam of 5..100
+//      elements (--largest-chain N, --largest-beam E: up to N and E), CPU time, steps, time per
+//      step and the log-log slope (issue 52).
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
 // runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
@@ -335,31 +338,134 @@ void quarter_car_points() {
   }
 }
 
+// Section 4 (issue 52): how one analysis's cost grows with the model. The simulator's default
+// settings (BDF, rtol 1e-8, atol 1e-10), 1 s, 11 points, no gradient, one thread.
+struct Growth {
+  double seconds = 0.0;
+  long steps = 0;
+};
+
+// One analysis of the multibody model `model` (its parameters not design variables): the median
+// CPU time of g_repeats runs, or of one run when that one took more than 2 s.
+Growth analysis_growth(const nlohmann::json& model) {
+  Eigen::VectorXd b;
+  const auto sim = sao::make_simulator(sao::bench::chain_setup(
+      model, {{"type", "internal"}, {"model", "multibody"}, {"workers", 1}}, 0, b));
+  Growth g;
+  auto once = [&] {
+    const auto e = sim->evaluate({{b, {}}});
+    if (!e[0].ok) throw std::runtime_error(e[0].message);
+    g.steps = e[0].cases[0].integrator_steps;
+  };
+  const double c0 = cpu_seconds();
+  once();
+  g.seconds = cpu_seconds() - c0;
+  if (g.seconds < 2.0) g.seconds = median_seconds(once);
+  return g;
+}
+
+// A beam of `elements` co-rotational elements (1.2 m, 10 mm square, density 2700 kg/m^3, E = 1
+// GPa: the flexible pendulum of problems/flexible-pendulum/, in CVODES), pinned at one end and
+// released horizontally under gravity.
+nlohmann::json beam_link(int elements) {
+  const nlohmann::json beam = {{"name", "b"},
+                               {"elements", elements},
+                               {"start", {0, 0}},
+                               {"angle", 0},
+                               {"length", 1.2},
+                               {"area", "(w/1000)^2"},
+                               {"second_moment", "(w/1000)^4/12"},
+                               {"modulus", "E"},
+                               {"density", "rho"}};
+  const nlohmann::json pin = {
+      {"type", "revolute"}, {"bodies", {"ground", "b_0"}}, {"points", {{0, 0}, {0, 0}}}};
+  return {{"analysis", "dynamic"},
+          {"parameters", {{"w", 10}, {"E", 1e9}, {"rho", 2700}}},
+          {"beams", {beam}},
+          {"joints", {pin}},
+          {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
+}
+
+// A table of one analysis per size with "linear_algebra" "dense" and "sparse", and the log-log
+// slopes of the CPU times from `from` to the largest size.
+void growth_table(const char* what, const std::vector<int>& sizes, int from,
+                  const std::function<nlohmann::json(int)>& model) {
+  fmt::print("{:>6} {:>10} {:>7} {:>11} {:>10} {:>7} {:>11} {:>8}\n", what, "dense", "steps",
+             "per step", "sparse", "steps", "per step", "ratio");
+  std::array<double, 2> first{}, last{};
+  for (int n : sizes) {
+    std::array<Growth, 2> g;
+    for (int k = 0; k < 2; ++k) {
+      nlohmann::json m = model(n);
+      m["linear_algebra"] = k == 0 ? "dense" : "sparse";
+      g[k] = analysis_growth(m);
+      if (n == from) first[k] = g[k].seconds;
+      last[k] = g[k].seconds;
+    }
+    auto per_step = [](const Growth& x) {
+      return 1e6 * x.seconds / static_cast<double>(std::max(1L, x.steps));
+    };
+    fmt::print("{:>6} {:>9.3f}s {:>7} {:>9.1f}us {:>9.3f}s {:>7} {:>9.1f}us {:>8.2f}\n", n,
+               g[0].seconds, g[0].steps, per_step(g[0]), g[1].seconds, g[1].steps, per_step(g[1]),
+               g[1].seconds / g[0].seconds);
+  }
+  const double span = std::log(static_cast<double>(sizes.back()) / from);
+  if (first[0] > 0.0 && first[1] > 0.0) {
+    fmt::print("log-log slope of the CPU time from {} to {}: dense {:.2f}, sparse {:.2f}\n", from,
+               sizes.back(), std::log(last[0] / first[0]) / span,
+               std::log(last[1] / first[1]) / span);
+  }
+}
+
+void growth(int largest_chain, int largest_beam) {
+  fmt::print(
+      "\n4. One analysis against the model's size (1 s, rtol 1e-8, atol 1e-10, 1 thread), CPU, "
+      "\"linear_algebra\" dense and sparse (ratio: sparse / dense)\n"
+      "pendulum chain (bench/pendulum_chain_model.hpp), N links:\n");
+  std::vector<int> links;
+  for (int n : {5, 10, 20, 40, 80, 160}) {
+    if (n <= largest_chain) links.push_back(n);
+  }
+  growth_table("N", links, 20, sao::bench::pendulum_chain);
+  fmt::print("beam link (a pinned beam of E elements):\n");
+  std::vector<int> elements;
+  for (int e : {5, 10, 20, 50, 100}) {
+    if (e <= largest_beam) elements.push_back(e);
+  }
+  growth_table("E", elements, 10, beam_link);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool study = true;
   int section = 0;          // 0: every section
+  int largest_beam = 100;   // section 4's largest beam (--largest-beam E)
+  int largest_chain = 160;  // and chain (--largest-chain N)
   std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
       study = false;
     } else if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
       section = std::atoi(argv[++i]);
-      if (section < 1 || section > 3) {
-        fmt::print(stderr, "sao_speed: --section expects 1, 2 or 3\n");
+      if (section < 1 || section > 4) {
+        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3 or 4\n");
         return 2;
       }
     } else if (std::strcmp(argv[i], "--sao") == 0 && i + 1 < argc) {
       g_sao = argv[++i];
     } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       g_repeats = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--largest-chain") == 0 && i + 1 < argc) {
+      largest_chain = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--largest-beam") == 0 && i + 1 < argc) {
+      largest_beam = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
       chain_study = argv[++i];
     } else {
       fmt::print(stderr,
-                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3] [--sao PATH] "
-                 "[--chain-study FILE]\n");
+                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3|4] [--sao PATH] "
+                 "[--largest-chain N] [--largest-beam E] [--chain-study FILE]\n");
       return 2;
     }
   }
@@ -378,6 +484,7 @@ int main(int argc, char** argv) {
     }
     if (section == 0 || section == 2) chain();
     if (section == 0 || section == 3) quarter_car_points();
+    if (section == 0 || section == 4) growth(largest_chain, largest_beam);
   } catch (const std::exception& e) {
     fmt::print(stderr, "sao_speed: {}\n", e.what());
     return 3;

@@ -155,9 +155,7 @@ bool shared_sweep(CvodesSession& s, const OdeSystem& system, const TimeGrid& gri
   w.q.setZero(np, all);
   s.adjoint = N_VNew_Serial(static_cast<sunindextype>(n) * s.block, s.context);
   s.adjoint_quad = N_VNew_Serial(static_cast<sunindextype>(np) * s.block, s.context);
-  s.matrix_b = SUNDenseMatrix(n, n, s.context);
-  s.solver_b = block_solver(s.context, n, s.block, system.second_order);
-  if (!s.adjoint || !s.adjoint_quad || !s.matrix_b || !s.solver_b) {
+  if (!s.adjoint || !s.adjoint_quad || !backward_solver(s, system, s.block)) {
     result.message = "CVODES: allocation of the shared backward sweep failed";
     return false;
   }

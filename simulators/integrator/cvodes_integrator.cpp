@@ -74,6 +74,18 @@ int jac_callback(sunrealtype t, N_Vector x, N_Vector, SUNMatrix J, void* user_da
   });
 }
 
+// The Newton matrix I - gamma f_x of a system that forms and factors it itself (newton_setup): a
+// new linearisation where CVODES would evaluate its Jacobian again (jok false), else the last
+// one with the new gamma.
+int linsys_callback(sunrealtype t, N_Vector x, N_Vector, SUNMatrix, sunbooleantype jok,
+                    sunbooleantype* jcur, sunrealtype gamma, void* user_data, N_Vector, N_Vector,
+                    N_Vector) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    *jcur = jok ? SUNFALSE : SUNTRUE;
+    return s.system->newton_setup(t, data(x), gamma, !jok);
+  });
+}
+
 // s_i' = f_x s_i + f_p e_i for every parameter i.
 int sens_callback(int ns, sunrealtype t, N_Vector x, N_Vector, N_Vector* xs, N_Vector* xsdot,
                   void* user_data, N_Vector, N_Vector) {
@@ -180,6 +192,17 @@ int adjoint_jac_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatri
   });
 }
 
+// The backward problem's Newton matrix I + gamma f_x' of a system that forms and factors it itself
+// (newton_b_setup), at the forward state x: as linsys_callback.
+int adjoint_linsys_callback(sunrealtype t, N_Vector x, N_Vector, N_Vector, SUNMatrix,
+                            sunbooleantype jok, sunbooleantype* jcur, sunrealtype gamma,
+                            void* user_data, N_Vector, N_Vector, N_Vector) {
+  return guarded(user_data, [&](CvodesSession& s) {
+    *jcur = jok ? SUNFALSE : SUNTRUE;
+    return s.system->newton_b_setup(t, data(x), gamma, !jok);
+  });
+}
+
 // Keeps CVODES's messages in the result instead of printing them on stderr.
 void error_callback(int, const char*, const char* function, char* msg, void* user_data) {
   static_cast<CvodesSession*>(user_data)->cvodes_error = std::string(function) + ": " + msg;
@@ -267,10 +290,16 @@ int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& gr
     return CV_MEM_FAIL;
   }
   s.state = N_VNew_Serial(n, s.context);
-  s.matrix = SUNDenseMatrix(n, n, s.context);
+  // A system that factors its own Newton matrices: the solves go through the session's system
+  // (a kept forward pass changes it, adjoint_system).
+  const bool own_newton = static_cast<bool>(system.newton_setup);
+  s.matrix = own_newton ? placeholder_matrix(s.context) : SUNDenseMatrix(n, n, s.context);
   s.memory = CVodeCreate(settings.method == Multistep::kBdf ? CV_BDF : CV_ADAMS, s.context);
   if (!s.state || !s.matrix || !s.memory) return CV_MEM_FAIL;
-  s.solver = linear_solver(system, s.state, s.matrix, s.context);
+  CvodesSession* session = &s;
+  s.solver = own_newton ? callback_solver(
+                              s.context, [session](double* b) { session->system->newton_solve(b); })
+                        : linear_solver(system, s.state, s.matrix, s.context);
   if (!s.solver) return CV_MEM_FAIL;
   for (sunindextype i = 0; i < n; ++i) NV_Ith_S(s.state, i) = system.x0(i);
 
@@ -287,8 +316,12 @@ int set_up_forward(CvodesSession& s, const OdeSystem& system, const TimeGrid& gr
   if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
     flag = CVodeSetMaxStep(s.memory, largest_step(system, settings));
   if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(s.memory, s.solver, s.matrix);
-  if (flag == CV_SUCCESS && system.jacobian) flag = CVodeSetJacFn(s.memory, jac_callback);
-  if (flag == CV_SUCCESS && system.jacobian)
+  if (flag == CV_SUCCESS && own_newton) {
+    flag = CVodeSetLinSysFn(s.memory, linsys_callback);
+  } else if (flag == CV_SUCCESS && system.jacobian) {
+    flag = CVodeSetJacFn(s.memory, jac_callback);
+  }
+  if (flag == CV_SUCCESS && (system.jacobian || own_newton))
     flag = limit_jacobian_age(s.memory, system.jacobian_age);
   if (flag == CV_SUCCESS && system.quadratures > 0) {
     s.quad = N_VNew_Serial(system.quadratures, s.context);
@@ -424,6 +457,23 @@ SystemResult integrate_system(const OdeSystem& system, const TimeGrid& grid,
   return result;
 }
 
+bool detail::backward_solver(CvodesSession& s, const OdeSystem& system, int blocks) {
+  const auto n = static_cast<sunindextype>(system.x0.size());
+  if (system.newton_b_setup) {
+    CvodesSession* session = &s;
+    s.matrix_b = placeholder_matrix(s.context);
+    s.solver_b = callback_solver(
+        s.context, [session, blocks](double* b) { session->system->newton_b_solve(b, blocks); });
+  } else {
+    s.matrix_b = SUNDenseMatrix(n, n, s.context);
+    if (s.matrix_b) {
+      s.solver_b = blocks == 1 ? linear_solver(system, s.adjoint, s.matrix_b, s.context)
+                               : block_solver(s.context, n, blocks, system.second_order);
+    }
+  }
+  return s.matrix_b && s.solver_b;
+}
+
 const BackwardCallbacks detail::kOneFunctional{adjoint_callback, adjoint_quad_callback,
                                                adjoint_jac_callback};
 
@@ -442,7 +492,10 @@ int detail::start_backward(CvodesSession& s, const OdeSystem& system,
     if (flag == CV_SUCCESS && largest_step(system, settings) > 0)
       flag = CVodeSetMaxStepB(s.memory, which, largest_step(system, settings));
     if (flag == CV_SUCCESS) flag = CVodeSetLinearSolverB(s.memory, which, s.solver_b, s.matrix_b);
-    if (flag == CV_SUCCESS) flag = CVodeSetJacFnB(s.memory, which, callbacks.jacobian);
+    if (flag == CV_SUCCESS) {
+      flag = system.newton_b_setup ? CVodeSetLinSysFnB(s.memory, which, adjoint_linsys_callback)
+                                   : CVodeSetJacFnB(s.memory, which, callbacks.jacobian);
+    }
     if (flag == CV_SUCCESS)
       flag = limit_jacobian_age(CVodeGetAdjCVodeBmem(s.memory, which), system.jacobian_age);
     if (flag == CV_SUCCESS)
@@ -521,14 +574,8 @@ bool per_functional(CvodesSession& s, const OdeSystem& system, const TimeGrid& g
   int which = -1;
   s.adjoint = N_VNew_Serial(n, s.context);
   s.adjoint_quad = N_VNew_Serial(np, s.context);
-  s.matrix_b = SUNDenseMatrix(n, n, s.context);
-  if (!s.adjoint || !s.adjoint_quad || !s.matrix_b) {
+  if (!s.adjoint || !s.adjoint_quad || !backward_solver(s, system, 1)) {
     result.message = "CVODES: allocation of the backward problem failed";
-    return false;
-  }
-  s.solver_b = linear_solver(system, s.adjoint, s.matrix_b, s.context);
-  if (!s.solver_b) {
-    result.message = "CVODES: allocation of the backward problem's linear solver failed";
     return false;
   }
   for (size_t f = 0; f < wanted.size(); ++f) {

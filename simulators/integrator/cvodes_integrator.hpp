@@ -108,6 +108,19 @@ struct OdeSystem {
   // x = (q, v) with q' = v (n even): the Newton matrices are factored through their half-size
   // Schur complement (second_order_solver.hpp) instead of SUNDIALS's dense LU.
   bool second_order = false;
+  // The forward problem's Newton matrices I - gamma f_x formed and factored by the system itself
+  // (a model whose linearisation is sparse: multibody/augmented_solver.hpp), without the dense
+  // f_x; absent: `jacobian` and a dense factorisation. newton_setup(t, x, gamma, relinearize)
+  // linearises at (t, x) when `relinearize` (else keeps the last linearisation, as CVODES keeps
+  // its Jacobian) and factors: 0 when fine, > 0 singular (CVODES retries with a smaller step).
+  // newton_solve(b) overwrites b (n values) with the solution. The direct method's corrector
+  // solves with them too. The adjoint's backward problem has its own (newton_b_setup,
+  // newton_b_solve): I + gamma f_x' at the forward state x, for `blocks` adjoint vectors (n x
+  // blocks values, column after column: the shared sweep's).
+  std::function<int(double t, const double* x, double gamma, bool relinearize)> newton_setup;
+  std::function<void(double* b)> newton_solve;
+  std::function<int(double t, const double* x, double gamma, bool relinearize)> newton_b_setup;
+  std::function<void(double* b, int blocks)> newton_b_solve;
 };
 
 struct SystemResult {

@@ -142,6 +142,12 @@ struct BackwardCallbacks {
 extern const BackwardCallbacks kOneFunctional;
 extern const BackwardCallbacks kSharedSweep;
 
+// The backward problem's Newton matrices for `blocks` adjoint vectors into s.matrix_b and
+// s.solver_b: the system's own (newton_b_setup; start_backward then sets its linear system
+// function), else dense (the half-size Schur complement's for a second-order system, or the
+// shared sweep's block solver); false when out of memory.
+bool backward_solver(CvodesSession& s, const OdeSystem& system, int blocks);
+
 // Starts the backward problem at t_start: created and set up the first time (which < 0, then
 // set), re-initialised for every further functional or stop. The tolerances are the settings'
 // times `scale`. Returns the CVODES flag.

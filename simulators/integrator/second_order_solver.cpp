@@ -109,7 +109,62 @@ int free_solver(SUNLinearSolver s) {
   return SUNLS_SUCCESS;
 }
 
+// The callback solver's content: the system's solve.
+struct Callback {
+  std::function<void(double*)> solve;
+};
+
+int callback_solve(SUNLinearSolver s, SUNMatrix, N_Vector x, N_Vector b, sunrealtype) {
+  N_VScale(1.0, b, x);
+  static_cast<Callback*>(s->content)->solve(N_VGetArrayPointer(x));
+  return SUNLS_SUCCESS;
+}
+
+int callback_setup(SUNLinearSolver, SUNMatrix) {
+  return SUNLS_SUCCESS;
+}
+
+int free_callback(SUNLinearSolver s) {
+  if (!s) return SUNLS_SUCCESS;
+  delete static_cast<Callback*>(s->content);
+  s->content = nullptr;
+  SUNLinSolFreeEmpty(s);
+  return SUNLS_SUCCESS;
+}
+
+void destroy_placeholder(SUNMatrix a) {
+  SUNMatFreeEmpty(a);
+}
+
+SUNMatrix_ID placeholder_id(SUNMatrix) {
+  return SUNMATRIX_CUSTOM;
+}
+
 }  // namespace
+
+SUNMatrix placeholder_matrix(SUNContext context) {
+  SUNMatrix a = SUNMatNewEmpty(context);
+  if (!a) return nullptr;
+  a->ops->getid = placeholder_id;
+  a->ops->destroy = destroy_placeholder;
+  return a;
+}
+
+SUNLinearSolver callback_solver(SUNContext context, std::function<void(double*)> solve) {
+  SUNLinearSolver s = SUNLinSolNewEmpty(context);
+  if (!s) return nullptr;
+  auto* k = new (std::nothrow) Callback{std::move(solve)};
+  if (!k) {
+    SUNLinSolFreeEmpty(s);
+    return nullptr;
+  }
+  s->content = k;
+  s->ops->gettype = get_type;
+  s->ops->setup = callback_setup;
+  s->ops->solve = callback_solve;
+  s->ops->free = free_callback;
+  return s;
+}
 
 SUNLinearSolver block_solver(SUNContext context, long n, long blocks, bool second_order) {
   if (n <= 0 || blocks <= 0 || (second_order && n % 2 != 0)) return nullptr;

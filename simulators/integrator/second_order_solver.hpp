@@ -12,6 +12,9 @@
 
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+
+#include <functional>
 
 namespace sao::sim {
 
@@ -26,5 +29,13 @@ SUNLinearSolver second_order_solver(SUNContext context, long n);
 // identity, else Eigen's LU of the whole matrix) solves every block. Null when n or blocks is
 // not positive, n is odd for a second-order system, or out of memory.
 SUNLinearSolver block_solver(SUNContext context, long n, long blocks, bool second_order);
+
+// The Newton matrices of a system that factors them itself (OdeSystem::newton_setup): a
+// placeholder SUNMatrix (CVODES hands it to the linear system function, which records
+// nothing in it) and a direct solver whose solves call `solve` on the right-hand side in place
+// (the factorisation happened in the linear system function). Null when out of memory; freed by
+// SUNMatDestroy and SUNLinSolFree.
+SUNMatrix placeholder_matrix(SUNContext context);
+SUNLinearSolver callback_solver(SUNContext context, std::function<void(double*)> solve);
 
 }  // namespace sao::sim

@@ -4,6 +4,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "simulators/integrator/sparse_factor.hpp"
+
 namespace sao::sim {
 namespace {
 
@@ -106,6 +108,58 @@ std::unique_ptr<OdeModel::Instance> OdeModel::instance(const Eigen::VectorXd& p,
   return std::make_unique<DefaultInstance>(*this, p, lc, active);
 }
 
+namespace {
+
+// The Newton matrices of a sparse instance (Instance::sparse): its linearisation's sparse matrix
+// factored with the symbolic analysis of the run's first (sparse_factor.hpp), the right-hand
+// side padded with zeros to its size. The forward problem's I - gamma f_x and the backward
+// problem's I + gamma f_x' = (I - (-gamma) f_x)' each have their own (CVODES recomputes the
+// forward problem between checkpoints during the backward solve).
+struct SparseNewton {
+  std::shared_ptr<OdeModel::Instance> run;
+  bool transposed = false;
+  std::unique_ptr<OdeModel::Linearization> linear;
+  Eigen::SparseMatrix<double> matrix;
+  SparseFactor factor;
+  Eigen::MatrixXd rhs;
+
+  int set_up(double t, const double* x, double gamma, bool relinearize) {
+    if (relinearize || !linear) {
+      linear.reset();  // its storage free for the new one
+      linear = run->linearize(t, x);
+      if (!linear) throw std::logic_error("a sparse instance without a linearisation");
+    }
+    if (!linear->newton_matrix(transposed ? -gamma : gamma, matrix)) {
+      throw std::logic_error("a sparse instance's linearisation without a Newton matrix");
+    }
+    return factor.factor(matrix) ? 0 : 1;
+  }
+  void solve(double* b, Eigen::Index n, int blocks) {
+    Eigen::Map<Eigen::MatrixXd> bv(b, n, blocks);
+    rhs.setZero(matrix.rows(), blocks);
+    rhs.topRows(n) = bv;
+    bv = factor.solve(rhs, transposed).topRows(n);
+  }
+};
+
+void sparse_newton(const std::shared_ptr<OdeModel::Instance>& run, Eigen::Index n, OdeSystem& s) {
+  auto forward = std::make_shared<SparseNewton>();
+  forward->run = run;
+  s.newton_setup = [forward](double t, const double* x, double gamma, bool relinearize) {
+    return forward->set_up(t, x, gamma, relinearize);
+  };
+  s.newton_solve = [forward, n](double* b) { forward->solve(b, n, 1); };
+  auto backward = std::make_shared<SparseNewton>();
+  backward->run = run;
+  backward->transposed = true;
+  s.newton_b_setup = [backward](double t, const double* x, double gamma, bool relinearize) {
+    return backward->set_up(t, x, gamma, relinearize);
+  };
+  s.newton_b_solve = [backward, n](double* b, int blocks) { backward->solve(b, n, blocks); };
+}
+
+}  // namespace
+
 OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                            const std::vector<int>& active) const {
   const int n = state_size();
@@ -190,6 +244,7 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
     }
     sensitivity_rhs_from_jacobian(jacobian_at(t, x).jac, S, out);
   };
+  if (run->sparse()) sparse_newton(run, n, s);
   s.quadrature_jacobian = [run, at](double t, const double* x, Eigen::MatrixXd& jac) {
     Last& l = at(t, x);
     if (!l.has_quadrature_jac) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -140,6 +141,12 @@ class OdeModel : public Model {
     // df/dx S + df/dp_active for the n x na matrix S: n x na (the direct method's
     // right-hand sides).
     virtual void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const = 0;
+    // The Newton matrix I - gamma df/dx as a sparse matrix whose Schur complement onto its first
+    // n unknowns it is (right-hand side: b and zeros), for an Instance that is `sparse`; false
+    // when the model forms none.
+    virtual bool newton_matrix(double /*gamma*/, Eigen::SparseMatrix<double>& /*out*/) const {
+      return false;
+    }
   };
   // The model in one run: at parameters p, in load case lc, differentiated with respect to
   // the parameters `active`. What stays constant over the run is prepared when it is made
@@ -161,6 +168,9 @@ class OdeModel : public Model {
     virtual bool own_tolerances() const { return false; }
     // Whether the state is x = (q, v) with q' = v (OdeSystem::second_order).
     virtual bool second_order() const { return false; }
+    // Whether the Newton matrices are formed sparse by the linearisations (newton_matrix) and
+    // factored by a sparse LU (OdeSystem::newton_setup) instead of from the dense Jacobian.
+    virtual bool sparse() const { return false; }
     virtual void tolerances(const double* /*x*/, double /*rtol*/, double /*atol*/,
                             double* /*tolerance*/) {}
     // The integrands g_k of the integral outputs at (t, x).

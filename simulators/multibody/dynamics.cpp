@@ -2,140 +2,10 @@
 
 #include <sstream>
 
+#include "simulators/multibody/augmented_solver.hpp"
+
 namespace sao::sim::multibody {
 namespace {
-
-template <class S>
-Mat<S> augmented_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coupled,
-                        const Mat<S>& phi_q) {
-  const auto n = mass.size(), m = phi_q.rows();
-  Mat<S> A = Mat<S>::Constant(n + m, n + m, C<S>(0.0));
-  A.topLeftCorner(n, n) = mass_matrix(mass, coupled);
-  A.block(0, n, n, m) = phi_q.transpose();
-  A.block(n, 0, m, n) = phi_q;
-  return A;
-}
-
-// The augmented matrix A = [M Phi_q'; Phi_q 0] of the equations of motion (M diagonal, or
-// with the couplings of beam elements), factored once for any number of solves. With every
-// mass positive and a well-conditioned Schur complement S = Phi_q M^-1 Phi_q' (cond < 1e6, so
-// that forming it loses at most 1e-10), through S: a Cholesky factorisation of m x m (and of M
-// when it is not diagonal) instead of a dense LU of (n + m) x (n + m). Otherwise (massless
-// bodies, near lock-up) the dense LU, whose test `regular` decides whether A is singular.
-class AugmentedSolver {
- public:
-  // False when A is singular.
-  bool factor(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled,
-              const Eigen::MatrixXd& phi_q) {
-    n_ = mass.size();
-    m_ = phi_q.rows();
-    dense_ = false;
-    coupled_ = !coupled.empty();
-    if (coupled_) return factor_coupled(mass, coupled, phi_q);
-    if ((mass.array() > 0.0).all()) {
-      inverse_mass_ = mass.cwiseInverse();
-      if (m_ == 0) return true;
-      phi_q_ = phi_q;
-      // Into the members' storage: no allocation once their sizes are set.
-      scaled_phi_.noalias() = phi_q * inverse_mass_.asDiagonal();
-      schur_matrix_.noalias() = scaled_phi_ * phi_q.transpose();
-      schur_.compute(schur_matrix_);
-      if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
-    }
-    dense_ = true;
-    lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
-    return regular(lu_);
-  }
-  // z = A^-1 r for one right-hand side, into z and the members' storage (no allocation once
-  // their sizes are set): the right-hand side's path.
-  void solve_into(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
-    if (dense_ || coupled_) {
-      z = solve(r);
-      return;
-    }
-    z.resize(n_ + m_);
-    z.head(n_) = inverse_mass_.cwiseProduct(r.head(n_));
-    if (m_ == 0) return;
-    mu_.noalias() = phi_q_ * z.head(n_);
-    mu_ -= r.tail(m_);
-    schur_.solveInPlace(mu_);
-    z.tail(m_) = mu_;
-    force_.noalias() = phi_q_.transpose() * mu_;
-    z.head(n_) -= inverse_mass_.cwiseProduct(force_);
-  }
-  // A^-1 R for every column of R (n + m rows); A is symmetric, so this is also A^-T R.
-  Eigen::MatrixXd solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
-    if (dense_) return lu_.solve(R);
-    if (coupled_) return solve_coupled(R);
-    Eigen::MatrixXd z(n_ + m_, R.cols());
-    z.topRows(n_) = inverse_mass_.asDiagonal() * R.topRows(n_);
-    if (m_ == 0) return z;
-    // M a + Phi_q' mu = F, Phi_q a = G: S mu = Phi_q M^-1 F - G, a = M^-1 (F - Phi_q' mu).
-    z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
-    z.topRows(n_) -= inverse_mass_.asDiagonal() * (phi_q_.transpose() * z.bottomRows(m_));
-    return z;
-  }
-
- private:
-  // M with couplings: its Cholesky factor, M^-1 Phi_q' and S, else the dense LU.
-  // M's factor and its test are kept while M stays the same: masses and a beam's consistent
-  // mass depend on the parameters only (the parser rejects t in them), so within a run M is
-  // factored once per solver, not at every call (its condition estimate alone was an eighth of
-  // the flexible crank's direct run). The same factor, so the same solutions to the last bit.
-  bool factor_coupled(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled,
-                      const Eigen::MatrixXd& phi_q) {
-    if (!same_mass(mass, coupled)) {
-      mass_llt_.compute(mass_matrix<double>(mass, coupled));
-      mass_regular_ = mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12;
-      factored_mass_ = mass;
-      factored_coupled_ = coupled;
-    }
-    if (mass_regular_) {
-      phi_q_ = phi_q;
-      inverse_mass_phi_ = mass_llt_.solve(phi_q.transpose());
-      if (m_ == 0) return true;
-      schur_.compute(phi_q * inverse_mass_phi_);
-      if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
-    }
-    dense_ = true;
-    lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
-    return regular(lu_);
-  }
-  bool same_mass(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled) const {
-    if (mass.size() != factored_mass_.size() || mass != factored_mass_ ||
-        coupled.size() != factored_coupled_.size()) {
-      return false;
-    }
-    for (size_t k = 0; k < coupled.size(); ++k) {
-      const Coupling<double>& a = coupled[k];
-      const Coupling<double>& b = factored_coupled_[k];
-      if (a.i != b.i || a.j != b.j || a.value != b.value) return false;
-    }
-    return true;
-  }
-  Eigen::MatrixXd solve_coupled(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
-    Eigen::MatrixXd z(n_ + m_, R.cols());
-    z.topRows(n_) = mass_llt_.solve(R.topRows(n_));
-    if (m_ == 0) return z;
-    z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
-    z.topRows(n_) -= inverse_mass_phi_ * z.bottomRows(m_);
-    return z;
-  }
-
-  Eigen::Index n_ = 0, m_ = 0;
-  bool dense_ = false, coupled_ = false;
-  Eigen::LLT<Eigen::MatrixXd> mass_llt_;
-  Eigen::VectorXd factored_mass_;  // the M mass_llt_ holds (diagonal and couplings)
-  std::vector<Coupling<double>> factored_coupled_;
-  bool mass_regular_ = false;
-  Eigen::MatrixXd inverse_mass_phi_;
-  Eigen::VectorXd inverse_mass_;
-  Eigen::MatrixXd phi_q_;
-  Eigen::MatrixXd scaled_phi_, schur_matrix_;  // Phi_q M^-1 and S, formed in place
-  Eigen::VectorXd mu_, force_;                 // scratch of solve_into
-  Eigen::LLT<Eigen::MatrixXd> schur_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-};
 
 // What one linearisation keeps (AugmentedLinearization): the augmented system factored at its
 // point, G' there, and the scratch of its products. A run hands out again a storage no
@@ -173,6 +43,11 @@ class AugmentedLinearization final : public OdeModel::Linearization {
     out.topRows(n_) = S.bottomRows(n_);  // (q')' = q'
     out.bottomRows(n_) = d.solver.solve(g).topRows(n_);
   }
+  // Sparse, bordered by the augmented system (AugmentedSolver::newton_matrix).
+  bool newton_matrix(double gamma, Eigen::SparseMatrix<double>& out) const override {
+    data_->solver.newton_matrix(gamma, data_->gt, out);
+    return true;
+  }
   // w = A^-T (0, lambda_v) = A^-1 (0, lambda_v), then G w, in the storage's scratch.
   void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
     LinearizationData& d = *data_;
@@ -205,7 +80,9 @@ class Run final : public AbsoluteRun {
         m_(dynamics.n_constraints()),
         width_(2 * dynamics.nq() + static_cast<int>(active.size())),
         position_(p.size(), -1),
-        direction_(active.size(), -1) {
+        direction_(active.size(), -1),
+        sparse_(dynamics.sparse()) {
+    solver_.set_sparse(sparse_);
     for (size_t a = 0; a < active.size(); ++a) position_[active[a]] = static_cast<int>(a);
     env_ = dynamics.vars(p.data(), lc.grid.start, lc);
     // The frozen quantities: values, and derivatives in the active parameters.
@@ -267,8 +144,9 @@ class Run final : public AbsoluteRun {
     return 0;
   }
 
-  // x = (q, q'): the Newton matrices through their half-size Schur complement.
+  // x = (q, q'): the Newton matrices through their half-size Schur complement, or sparse.
   bool second_order() const override { return true; }
+  bool sparse() const override { return sparse_; }
   // Beams: their nodes' tolerances resolve their deformation (beam.hpp).
   bool own_tolerances() const override { return !model_.beams.empty(); }
   void tolerances(const double* x, double rtol, double atol, double* tolerance) override {
@@ -418,6 +296,7 @@ class Run final : public AbsoluteRun {
       if (data.use_count() == 1) return data;
     }
     storage_.push_back(std::make_shared<LinearizationData>());
+    storage_.back()->solver.set_sparse(sparse_);
     return storage_.back();
   }
 
@@ -502,6 +381,7 @@ class Run final : public AbsoluteRun {
   Env<LocalAD> chunk_env_;              // the symbols of the current chunk
   const int* chunk_columns_ = nullptr;  // the columns of G' of the current chunk's directions
   int chunk_count_ = 0;
+  bool sparse_;  // Dynamics::sparse
 };
 
 }  // namespace
@@ -533,6 +413,7 @@ bool Dynamics::accelerations(const S* q, const S* qd, const Env<S>& env, Vec<S>&
   Vec<S> z;
   if constexpr (std::is_same_v<S, double>) {
     AugmentedSolver solver;
+    solver.set_sparse(sparse());
     if (!solver.factor(mass, coupled, phi_q)) return false;
     z = solver.solve(rhs);
   } else if (!solve(augmented_matrix(mass, coupled, phi_q), rhs, z)) {
@@ -723,6 +604,31 @@ S Dynamics::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc)
   }
   // An integrand: of the parameters, t and the coordinates and velocities of every body.
   return evaluate(*model_.integrals.at(index).integrand, integrand_symbols(v, x));
+}
+
+bool Dynamics::sparse() const {
+  using LinearAlgebra = MultibodyModel::LinearAlgebra;
+  switch (model_.linear_algebra) {
+    case LinearAlgebra::kDense:
+      return false;
+    case LinearAlgebra::kSparse:
+      return true;
+    case LinearAlgebra::kAuto:
+      break;
+  }
+  return nq() + n_constraints() >= kSparseFrom;
+}
+
+std::string Dynamics::linear_algebra_summary() const {
+  std::ostringstream s;
+  s << "multibody: " << (sparse() ? "sparse" : "dense") << " linear algebra ("
+    << nq() + n_constraints() << " unknowns in the augmented system; ";
+  if (model_.linear_algebra == MultibodyModel::LinearAlgebra::kAuto) {
+    s << "auto: sparse from " << kSparseFrom << ")";
+  } else {
+    s << "\"linear_algebra\" set)";
+  }
+  return s.str();
 }
 
 std::unique_ptr<AbsoluteRun> Dynamics::run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,

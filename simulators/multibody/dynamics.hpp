@@ -67,6 +67,15 @@ class Dynamics : public Kinematics {
   template <class S>
   std::string singular_motion(double t, const S* x, const S* p, const LoadCaseSpec& lc) const;
 
+  // Whether a run in absolute coordinates goes sparse (augmented_solver.hpp: the augmented
+  // system through a sparse Schur complement, the Newton matrices bordered by it and factored
+  // by a sparse LU): "linear_algebra" "sparse", or "auto" with at least kSparseFrom unknowns in
+  // the augmented system (coordinates and constraint equations).
+  static constexpr int kSparseFrom = 80;
+  bool sparse() const;
+  // The choice and why, for the log: "multibody: sparse linear algebra (...)".
+  std::string linear_algebra_summary() const;
+
   // One run at parameters p in load case lc, differentiated with respect to `active`.
   std::unique_ptr<AbsoluteRun> run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                    const std::vector<int>& active) const;

@@ -199,6 +199,9 @@ struct MultibodyModel {
   // "coordinates": "independent" (default): integrate in independent coordinates when every
   // constraint equation is linear (reduced.hpp); "absolute": always in (q, q').
   bool reduce = true;
+  // "linear_algebra": "auto" (default), "dense" or "sparse": how a run in absolute coordinates
+  // factors its augmented system and Newton matrices (Dynamics::sparse).
+  enum class LinearAlgebra { kAuto, kDense, kSparse } linear_algebra = LinearAlgebra::kAuto;
   VariationalSettings variational;
   bool has_max_step = false;
   Quantity max_step;  // of the load-case parameters (and the parameters' defaults)

@@ -21,6 +21,9 @@ class Multibody final : public OdeModel {
     std::string why;
     reduced_ = find_reduction(dynamics_, reduction_, why);
     spdlog::info(reduction_summary(dynamics_, reduced_ ? &reduction_ : nullptr, why));
+    if (model_.dynamic && !reduced_ && !model_.variational.on) {
+      spdlog::info(dynamics_.linear_algebra_summary());
+    }
   }
 
   std::string name() const override { return "multibody"; }

@@ -159,7 +159,7 @@ void Parser::read(const json& m, const std::string& path) {
     only_keys(m,
               {"analysis", "parameters", "load_parameters", "gravity", "bodies", "beams", "joints",
                "forces", "initial", "points", "integrals", "baumgarte", "max_step", "integrator",
-               "coordinates"},
+               "coordinates", "linear_algebra"},
               path);
   });
   read_symbols(m, path);
@@ -463,6 +463,17 @@ void Parser::read_settings(const json& m, const std::string& path) {
           "expected \"independent\" or \"absolute\", got " + json_excerpt(c));
     }
     model_.reduce = c == "independent";
+  });
+  guarded(path + ".linear_algebra", [&] {
+    const json a = m.value("linear_algebra", json("auto"));
+    if (a != "auto" && a != "dense" && a != "sparse") {
+      bad(path + ".linear_algebra",
+          "expected \"auto\", \"dense\" or \"sparse\", got " + json_excerpt(a));
+    }
+    using LinearAlgebra = MultibodyModel::LinearAlgebra;
+    model_.linear_algebra = a == "dense"    ? LinearAlgebra::kDense
+                            : a == "sparse" ? LinearAlgebra::kSparse
+                                            : LinearAlgebra::kAuto;
   });
   guarded(path + ".baumgarte", [&] {
     if (m.contains("baumgarte")) {

@@ -1,0 +1,214 @@
+#include "simulators/multibody/augmented_solver.hpp"
+
+namespace sao::sim::multibody {
+
+bool AugmentedSolver::factor(const Eigen::VectorXd& mass,
+                             const std::vector<Coupling<double>>& coupled,
+                             const Eigen::MatrixXd& phi_q) {
+  n_ = mass.size();
+  m_ = phi_q.rows();
+  dense_ = false;
+  sparse_schur_ = false;
+  coupled_ = !coupled.empty();
+  mass_ = mass;
+  couples_ = coupled;
+  if (sparse_ && !coupled_ && m_ > 0 && (mass.array() > 0.0).all()) {
+    inverse_mass_ = mass.cwiseInverse();
+    if (factor_sparse(phi_q)) return true;  // Phi_q kept sparse only: no dense copy
+  }
+  phi_q_ = phi_q;
+  if (coupled_) return factor_coupled(mass, coupled, phi_q);
+  if ((mass.array() > 0.0).all()) {
+    inverse_mass_ = mass.cwiseInverse();
+    if (m_ == 0) return true;
+    // Into the members' storage: no allocation once their sizes are set.
+    scaled_phi_.noalias() = phi_q * inverse_mass_.asDiagonal();
+    schur_matrix_.noalias() = scaled_phi_ * phi_q.transpose();
+    schur_.compute(schur_matrix_);
+    if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
+  }
+  dense_ = true;
+  lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
+  return regular(lu_);
+}
+
+// S = Phi_q M^-1 Phi_q' sparse, factored by LDL'; false (then the dense paths) when S is not
+// positive definite or its pivots spread over more than 1e6 (the dense path's condition limit,
+// estimated by the pivots).
+bool AugmentedSolver::factor_sparse(const Eigen::MatrixXd& phi_q) {
+  const Eigen::Index n = phi_q.cols(), m = phi_q.rows();
+  // Phi_q's values into the kept pattern; rebuilt (with every earlier entry) when an entry
+  // falls outside it.
+  bool fits = sparse_phi_.rows() == m && sparse_phi_.cols() == n;
+  if (fits) {
+    Eigen::Index stored = 0;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(sparse_phi_, j); it; ++it) {
+        it.valueRef() = phi_q(it.row(), j);
+        if (it.value() != 0.0) ++stored;
+      }
+    }
+    fits = stored == (phi_q.array() != 0.0).count();
+  }
+  if (!fits) {
+    std::vector<Eigen::Triplet<double>> entries;
+    if (sparse_phi_.rows() == m && sparse_phi_.cols() == n) {
+      for (Eigen::Index j = 0; j < n; ++j) {
+        for (Eigen::SparseMatrix<double>::InnerIterator it(sparse_phi_, j); it; ++it) {
+          entries.emplace_back(it.row(), j, 0.0);
+        }
+      }
+    }
+    for (Eigen::Index j = 0; j < n; ++j) {
+      for (Eigen::Index i = 0; i < m; ++i) {
+        if (phi_q(i, j) != 0.0) entries.emplace_back(i, j, phi_q(i, j));
+      }
+    }
+    sparse_phi_.resize(m, n);
+    sparse_phi_.setFromTriplets(entries.begin(), entries.end());  // duplicates summed
+  }
+  sparse_schur_matrix_ = sparse_phi_ * inverse_mass_.asDiagonal() * sparse_phi_.transpose();
+  if (sparse_schur_matrix_.nonZeros() != analysed_nonzeros_) {
+    sparse_ldlt_.analyzePattern(sparse_schur_matrix_);
+    analysed_nonzeros_ = sparse_schur_matrix_.nonZeros();
+  }
+  sparse_ldlt_.factorize(sparse_schur_matrix_);
+  if (sparse_ldlt_.info() != Eigen::Success) return false;
+  const Eigen::VectorXd& d = sparse_ldlt_.vectorD();
+  const double smallest = d.minCoeff();
+  sparse_schur_ = smallest > 0.0 && smallest > 1e-6 * d.maxCoeff();
+  return sparse_schur_;
+}
+
+void AugmentedSolver::solve_into(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
+  if (dense_ || coupled_) {
+    z = solve(r);
+    return;
+  }
+  z.resize(n_ + m_);
+  z.head(n_) = inverse_mass_.cwiseProduct(r.head(n_));
+  if (m_ == 0) return;
+  if (sparse_schur_) {
+    mu_.noalias() = sparse_phi_ * z.head(n_);
+    mu_ -= r.tail(m_);
+    mu_ = sparse_ldlt_.solve(mu_);
+    force_.noalias() = sparse_phi_.transpose() * mu_;
+  } else {
+    mu_.noalias() = phi_q_ * z.head(n_);
+    mu_ -= r.tail(m_);
+    schur_.solveInPlace(mu_);
+    force_.noalias() = phi_q_.transpose() * mu_;
+  }
+  z.tail(m_) = mu_;
+  z.head(n_) -= inverse_mass_.cwiseProduct(force_);
+}
+
+Eigen::MatrixXd AugmentedSolver::solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
+  if (dense_) return lu_.solve(R);
+  if (coupled_) return solve_coupled(R);
+  Eigen::MatrixXd z(n_ + m_, R.cols());
+  z.topRows(n_) = inverse_mass_.asDiagonal() * R.topRows(n_);
+  if (m_ == 0) return z;
+  // M a + Phi_q' mu = F, Phi_q a = G: S mu = Phi_q M^-1 F - G, a = M^-1 (F - Phi_q' mu).
+  if (sparse_schur_) {
+    const Eigen::MatrixXd g = sparse_phi_ * z.topRows(n_) - R.bottomRows(m_);
+    z.bottomRows(m_) = sparse_ldlt_.solve(g);
+    const Eigen::MatrixXd f = sparse_phi_.transpose() * z.bottomRows(m_);
+    z.topRows(n_) -= inverse_mass_.asDiagonal() * f;
+    return z;
+  }
+  z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
+  z.topRows(n_) -= inverse_mass_.asDiagonal() * (phi_q_.transpose() * z.bottomRows(m_));
+  return z;
+}
+
+// M with couplings: its Cholesky factor, M^-1 Phi_q' and S, else the dense LU.
+// M's factor and its test are kept while M stays the same: masses and a beam's consistent
+// mass depend on the parameters only (the parser rejects t in them), so within a run M is
+// factored once per solver, not at every call (its condition estimate alone was an eighth of
+// the flexible crank's direct run). The same factor, so the same solutions to the last bit.
+bool AugmentedSolver::factor_coupled(const Eigen::VectorXd& mass,
+                                     const std::vector<Coupling<double>>& coupled,
+                                     const Eigen::MatrixXd& phi_q) {
+  if (!same_mass(mass, coupled)) {
+    mass_llt_.compute(mass_matrix<double>(mass, coupled));
+    mass_regular_ = mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12;
+    factored_mass_ = mass;
+    factored_coupled_ = coupled;
+  }
+  if (mass_regular_) {
+    inverse_mass_phi_ = mass_llt_.solve(phi_q.transpose());
+    if (m_ == 0) return true;
+    schur_.compute(phi_q * inverse_mass_phi_);
+    if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
+  }
+  dense_ = true;
+  lu_.compute(augmented_matrix<double>(mass, coupled, phi_q));
+  return regular(lu_);
+}
+
+bool AugmentedSolver::same_mass(const Eigen::VectorXd& mass,
+                                const std::vector<Coupling<double>>& coupled) const {
+  if (mass.size() != factored_mass_.size() || mass != factored_mass_ ||
+      coupled.size() != factored_coupled_.size()) {
+    return false;
+  }
+  for (size_t k = 0; k < coupled.size(); ++k) {
+    const Coupling<double>& a = coupled[k];
+    const Coupling<double>& b = factored_coupled_[k];
+    if (a.i != b.i || a.j != b.j || a.value != b.value) return false;
+  }
+  return true;
+}
+
+Eigen::MatrixXd AugmentedSolver::solve_coupled(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
+  Eigen::MatrixXd z(n_ + m_, R.cols());
+  z.topRows(n_) = mass_llt_.solve(R.topRows(n_));
+  if (m_ == 0) return z;
+  z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
+  z.topRows(n_) -= inverse_mass_phi_ * z.bottomRows(m_);
+  return z;
+}
+
+void AugmentedSolver::newton_matrix(double gamma, const Eigen::MatrixXd& gt,
+                                    Eigen::SparseMatrix<double>& out) const {
+  const Eigen::Index n = n_, m = m_, size = 3 * n + m;
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(static_cast<size_t>(5 * n + 2 * couples_.size() + 12 * m));
+  for (Eigen::Index i = 0; i < 2 * n; ++i) entries.emplace_back(i, i, 1.0);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    entries.emplace_back(i, n + i, -gamma);          // u - gamma w = r1
+    entries.emplace_back(n + i, 2 * n + i, -gamma);  // w - gamma y_q'' = r2
+  }
+  // -G_x: G(r, c) = gt(c, r) for the 2n state columns c.
+  for (Eigen::Index r = 0; r < n + m; ++r) {
+    for (Eigen::Index c = 0; c < 2 * n; ++c) {
+      if (gt(c, r) != 0.0) entries.emplace_back(2 * n + r, c, -gt(c, r));
+    }
+  }
+  // A = [M Phi_q'; Phi_q 0].
+  for (Eigen::Index i = 0; i < n; ++i) entries.emplace_back(2 * n + i, 2 * n + i, mass_(i));
+  for (const Coupling<double>& c : couples_) {
+    entries.emplace_back(2 * n + c.i, 2 * n + c.j, c.value);
+    entries.emplace_back(2 * n + c.j, 2 * n + c.i, c.value);
+  }
+  auto constraint = [&](Eigen::Index k, Eigen::Index j, double value) {
+    entries.emplace_back(3 * n + k, 2 * n + j, value);
+    entries.emplace_back(2 * n + j, 3 * n + k, value);
+  };
+  for (Eigen::Index j = 0; j < n; ++j) {
+    if (sparse_schur_) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(sparse_phi_, j); it; ++it) {
+        constraint(it.row(), j, it.value());
+      }
+      continue;
+    }
+    for (Eigen::Index k = 0; k < m; ++k) {
+      if (phi_q_(k, j) != 0.0) constraint(k, j, phi_q_(k, j));
+    }
+  }
+  out.resize(size, size);
+  out.setFromTriplets(entries.begin(), entries.end());
+}
+
+}  // namespace sao::sim::multibody

@@ -1,0 +1,119 @@
+// The sparse linear algebra of a multibody run in absolute coordinates (issue 52,
+// augmented_solver.hpp): the augmented system through a sparse Schur complement and the Newton
+// matrices bordered by it, factored by a sparse LU. The same model with "linear_algebra" set to
+// "dense" and to "sparse" must give the same trajectories and the same sensitivities, direct and
+// adjoint; "auto" chooses by size and says so in the log.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bench/pendulum_chain_model.hpp"
+#include "simulators/internal_simulator.hpp"
+#include "tests/support.hpp"
+
+namespace sao::sim {
+namespace {
+
+// The chain of the benches with `links` links, its first 6 parameters design variables,
+// gradients by `method`, the multibody section's "linear_algebra" set to `algebra` (unless
+// "auto": then left out).
+SimulatorSetup chain(int links, const std::string& algebra, const std::string& method,
+                     Eigen::VectorXd& b) {
+  nlohmann::json model = bench::pendulum_chain(links);
+  if (algebra != "auto") model["linear_algebra"] = algebra;
+  const nlohmann::json section = {
+      {"type", "internal"}, {"model", "multibody"},
+      {"rtol", 1e-9},       {"atol", 1e-11},
+      {"workers", 1},       {"gradients", {{"method", method}, {"keep_forward", false}}}};
+  return bench::chain_setup(model, section, 6, b);
+}
+
+const std::vector<DerivativeRequest> kTip = {{0, "tip", {}}};
+
+Evaluation run(int links, const std::string& algebra, const std::string& method,
+               const std::vector<DerivativeRequest>& wanted) {
+  Eigen::VectorXd b;
+  InternalSimulator sim(chain(links, algebra, method, b));
+  Evaluation e = sim.evaluate({{b, wanted}}).front();
+  EXPECT_TRUE(e.ok) << e.message;
+  return e;
+}
+
+// Every history and scalar of `a` within `tolerance` (relative to 1 + |value|) of `b`'s.
+void expect_close_values(const Evaluation& a, const Evaluation& b, double tolerance) {
+  ASSERT_TRUE(a.ok && b.ok);
+  ASSERT_EQ(a.cases[0].histories.size(), b.cases[0].histories.size());
+  for (const auto& [name, h] : a.cases[0].histories) {
+    const Eigen::VectorXd& g = b.cases[0].histories.at(name);
+    ASSERT_EQ(h.size(), g.size()) << name;
+    for (Eigen::Index i = 0; i < h.size(); ++i) {
+      EXPECT_NEAR(h(i), g(i), tolerance * (1.0 + std::abs(g(i)))) << name << " point " << i;
+    }
+  }
+  for (const auto& [name, v] : a.cases[0].scalars) {
+    EXPECT_NEAR(v, b.cases[0].scalars.at(name), tolerance * (1.0 + std::abs(v))) << name;
+  }
+}
+
+void expect_close_gradient(const Evaluation& a, const Evaluation& b, double tolerance) {
+  ASSERT_TRUE(a.ok && b.ok);
+  const Eigen::MatrixXd& g = a.cases[0].gradients.at("tip");
+  const Eigen::MatrixXd& h = b.cases[0].gradients.at("tip");
+  ASSERT_EQ(g.cols(), 6);
+  ASSERT_EQ(h.cols(), 6);
+  const double scale = 1.0 + h.cwiseAbs().maxCoeff();
+  EXPECT_GT(h.cwiseAbs().maxCoeff(), 1e-6);  // the chain's tip does depend on them
+  for (Eigen::Index j = 0; j < g.cols(); ++j) {
+    EXPECT_NEAR(g(0, j), h(0, j), tolerance * scale) << "column " << j;
+  }
+}
+
+TEST(MultibodySparse, TheSparseAndDenseRunsOfA30LinkChainAgree) {
+  const Evaluation dense = run(30, "dense", "direct", {});
+  const Evaluation sparse = run(30, "sparse", "direct", {});
+  expect_close_values(sparse, dense, 1e-7);
+}
+
+TEST(MultibodySparse, DirectSensitivitiesAgree) {
+  const Evaluation dense = run(30, "dense", "direct", kTip);
+  const Evaluation sparse = run(30, "sparse", "direct", kTip);
+  expect_close_values(sparse, dense, 1e-7);
+  expect_close_gradient(sparse, dense, 1e-6);
+}
+
+TEST(MultibodySparse, AdjointSensitivitiesAgree) {
+  const Evaluation dense = run(30, "dense", "adjoint", kTip);
+  const Evaluation sparse = run(30, "sparse", "adjoint", kTip);
+  expect_close_gradient(sparse, dense, 1e-6);
+  // And the adjoint's gradient is the direct method's.
+  expect_close_gradient(sparse, run(30, "dense", "direct", kTip), 1e-5);
+}
+
+// "auto" goes sparse from Dynamics::kSparseFrom (80) unknowns (coordinates and constraint
+// equations): a 5-link chain has 25, a 30-link chain 150. The choice is logged once.
+TEST(MultibodySparse, AutoChoosesBySizeAndSaysSo) {
+  const std::string small = sao::testing::captured_log(spdlog::level::info, [] {
+    Eigen::VectorXd b;
+    InternalSimulator sim(chain(5, "auto", "direct", b));
+  });
+  EXPECT_NE(small.find("dense linear algebra (25 unknowns"), std::string::npos) << small;
+  const std::string large = sao::testing::captured_log(spdlog::level::info, [] {
+    Eigen::VectorXd b;
+    InternalSimulator sim(chain(30, "auto", "direct", b));
+  });
+  EXPECT_NE(large.find("sparse linear algebra (150 unknowns"), std::string::npos) << large;
+}
+
+TEST(MultibodySparse, AnUnknownChoiceIsAnErrorNamingTheKey) {
+  Eigen::VectorXd b;
+  try {
+    InternalSimulator sim(chain(5, "banded", "direct", b));
+    FAIL() << "accepted \"banded\"";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("linear_algebra"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("banded"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sao::sim
