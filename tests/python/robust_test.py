@@ -26,6 +26,13 @@ class Robust(unittest.TestCase):
                 self.assertEqual(analyses["analysed"], 0)
             g = [v for v in mine["values"] if v["name"] == "constraint.g"][0]
             self.assertEqual(g["violation"]["count"], 4000)
+            self.assertNotIn("sobol", g)
+            # Sobol indices over the random variables: g = 3 x1 - x2 is 1.35 z1 - 0.26 z2 in the
+            # independent components, S = (1.8225, 0.0675) / 1.89.
+            with_sobol = session.robust(samples=4000, verify=4, sobol=1024)
+            g = [v for v in with_sobol["values"] if v["name"] == "constraint.g"][0]
+            self.assertAlmostEqual(g["sobol"]["first"][0], 1.8225 / 1.89, delta=0.03)
+            self.assertAlmostEqual(g["sobol"]["total"][1], 0.0675 / 1.89, delta=0.03)
             other = session.robust(method="mc-analyses", samples=50, design={"x1": 0.5})
             self.assertEqual(other["design"]["x1"], 0.5)
             self.assertEqual(other["analyses"][0]["analysed"], 50)
