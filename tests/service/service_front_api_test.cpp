@@ -77,6 +77,30 @@ TEST(ServiceFrontApi, AFrontThroughTheServiceIsTheCommands) {
             std::string::npos);
 }
 
+// Three objectives (SRN's with x1^2 + x2^2 minimised too): a scatter matrix, one chart per pair
+// of objectives, (f1, f2), (f1, c1), (f2, c1), the front as markers (no curve through them).
+TEST(ServiceFrontApi, ThreeObjectivesAreAScatterMatrix) {
+  json study = json::parse(read_file(kSrn));
+  study["objectives"].push_back({{"name", "c1"}, {"minimize", "c1"}});
+  ServerProcess server(scratch_directory("test-service") / "data");
+  httplib::Client c = server.client();
+  const std::string base = "/api/studies/" + post(c, "/api/studies", study, 201).value("id", "");
+  post(c, base + "/pareto", {{"population", 40}, {"generations", 40}, {"verify", 4}, {"rounds", 1}},
+       202);
+  when_idle(c, base);
+  const json api = get(c, base + "/pareto");
+  const json& charts = api["charts"];
+  ASSERT_EQ(charts.size(), 3u) << api.dump();
+  EXPECT_EQ(charts[0]["title"], "f2 against f1");
+  EXPECT_EQ(charts[1]["title"], "c1 against f1");
+  EXPECT_EQ(charts[2]["title"], "c1 against f2");
+  for (const json& chart : charts) {
+    ASSERT_EQ(chart["series"].size(), 3u);
+    EXPECT_FALSE(chart["series"][0]["line"].get<bool>()) << chart["title"];
+    EXPECT_EQ(chart["series"][0]["x"].size(), api["pareto"]["front"].size());
+  }
+}
+
 // A robustness estimate through the service is `sao robust DIR --json`'s (the same local DOE,
 // samples and verification); its design and bad settings; the study still steps.
 TEST(ServiceFrontApi, ARobustnessEstimateThroughTheServiceIsTheCommands) {
