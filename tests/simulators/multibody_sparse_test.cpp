@@ -89,6 +89,24 @@ TEST(MultibodySparse, AdjointSensitivitiesAgree) {
   expect_close_gradient(sparse, run(30, "dense", "direct", kTip), 1e-5);
 }
 
+// Several values (the tip's integral and the last link's height at two grid points): the
+// adjoint's shared backward sweep, one block of adjoint vectors through the transposed sparse
+// factorisation.
+TEST(MultibodySparse, TheSharedBackwardSweepAgrees) {
+  const std::vector<DerivativeRequest> wanted = {{0, "tip", {}}, {0, "link30.y", {5, 10}}};
+  const Evaluation dense = run(30, "dense", "adjoint", wanted);
+  const Evaluation sparse = run(30, "sparse", "adjoint", wanted);
+  expect_close_gradient(sparse, dense, 1e-6);
+  const Eigen::MatrixXd& g = sparse.cases[0].gradients.at("link30.y");
+  const Eigen::MatrixXd& h = dense.cases[0].gradients.at("link30.y");
+  const double scale = 1.0 + h.row(10).cwiseAbs().maxCoeff();
+  for (int point : {5, 10}) {
+    for (Eigen::Index j = 0; j < h.cols(); ++j) {
+      EXPECT_NEAR(g(point, j), h(point, j), 1e-6 * scale) << "point " << point << " column " << j;
+    }
+  }
+}
+
 // "auto" goes sparse from Dynamics::kSparseFrom (80) unknowns (coordinates and constraint
 // equations): a 5-link chain has 25, a 30-link chain 150. The choice is logged once.
 TEST(MultibodySparse, AutoChoosesBySizeAndSaysSo) {
