@@ -1,7 +1,7 @@
 // The values of tests/paths.hpp, compiled in from the build's configuration (tests/CMakeLists.txt).
 #include "tests/paths.hpp"
 
-namespace sao::testing::paths {
+namespace sao_test_paths {
 const char* source_dir() {
   return SAO_PATH_SOURCE_DIR;
 }
@@ -14,4 +14,4 @@ const char* fake_code() {
 const char* sao_command() {
   return SAO_PATH_SAO_COMMAND;
 }
-}  // namespace sao::testing::paths
+}  // namespace sao_test_paths

@@ -5,14 +5,14 @@
 // header in every file (-include, tests/CMakeLists.txt), so the tests keep the macro names.
 #pragma once
 
-namespace sao::testing::paths {
+namespace sao_test_paths {
 const char* source_dir();   // the project's sources
 const char* binary_dir();   // the build folder
 const char* fake_code();    // tests/adapters/programs/fake_code, built
 const char* sao_command();  // the `sao` program, built
-}  // namespace sao::testing::paths
+}  // namespace sao_test_paths
 
-#define SAO_SOURCE_DIR (::sao::testing::paths::source_dir())
-#define SAO_BINARY_DIR (::sao::testing::paths::binary_dir())
-#define SAO_FAKE_CODE (::sao::testing::paths::fake_code())
-#define SAO_COMMAND (::sao::testing::paths::sao_command())
+#define SAO_SOURCE_DIR (::sao_test_paths::source_dir())
+#define SAO_BINARY_DIR (::sao_test_paths::binary_dir())
+#define SAO_FAKE_CODE (::sao_test_paths::fake_code())
+#define SAO_COMMAND (::sao_test_paths::sao_command())
