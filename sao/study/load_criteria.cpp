@@ -380,6 +380,10 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
           problems.add(path + ".reliability",
                        "not with a bound given by an auxiliary variable (the bound formulation)");
         }
+        if (reliability.k > 0 && r.has("equals")) {
+          problems.add(path + ".reliability",
+                       "not with \"equals\" (an equality cannot hold with a margin on both sides)");
+        }
         r.finish();
       });
 }

@@ -111,6 +111,12 @@ TEST(RbdoCli, ReliabilityMisusesAreNamed) {
        "constraints[1].reliability.k"},
       {"unknown", [](json& d) { d["constraints"][1]["reliability"]["beta"] = 3; },
        "constraints[1].reliability"},
+      {"equals",
+       [](json& d) {
+         d["constraints"][1].erase("upper");
+         d["constraints"][1]["equals"] = 6;
+       },
+       "constraints[1].reliability: not with \"equals\""},
       {"no_random",
        [](json& d) {
          d.erase("random_variables");
