@@ -112,8 +112,8 @@ CLI::App* add_robust_command(CLI::App& app, RobustCommand& c) {
 int robust(const RobustCommand& command) {
   AnalysisSession o = open_robust(command);
   StudySession& session = *o.session;
-  const LoadedStudy loaded = load_study(session.document(), session.source());
-  if (!loaded.random) {
+  const std::optional<RandomSection>& random = session.study().random;
+  if (!random) {
     throw UsageError(session.source() +
                      ": the study has no \"random_variables\" section (docs/robustness.md)");
   }
@@ -125,8 +125,7 @@ int robust(const RobustCommand& command) {
   bool any_failed_all = false;
   try {
     result = report::robust_analysis(
-        session, *loaded.random, design, request,
-        [&](const std::string& purpose, const DoeProgress& p) {
+        session, *random, design, request, [&](const std::string& purpose, const DoeProgress& p) {
           if (p.running > 0 || command.quiet) return;
           if (command.json) {
             nlohmann::ordered_json line = progress_json("batch", p);

@@ -509,20 +509,20 @@ Eigen::VectorXd directory_design(const Study& study, const std::string& dir,
   return x;
 }
 
-RandomSection random_section(const StudySession& session) {
-  const LoadedStudy loaded = load_study(session.document(), session.source());
-  if (!loaded.random) {
+const RandomSection& random_section(const StudySession& session) {
+  const std::optional<RandomSection>& random = session.study().random;
+  if (!random) {
     throw StudyError(session.source(),
                      {"random_variables: the study has none (docs/robustness.md)"});
   }
-  return *loaded.random;
+  return *random;
 }
 
 RobustResult robust_of_directory(
     StudySession& session, const std::string& dir, const RobustRequest& request,
     const std::map<std::string, double>& values,
     const std::function<void(const std::string&, const DoeProgress&)>& progress) {
-  const RandomSection random = random_section(session);
+  const RandomSection& random = random_section(session);
   std::string source;
   const Eigen::VectorXd x = directory_design(session.study(), dir, values, source);
   RobustResult result = robust_analysis(session, random, x, request, progress);

@@ -80,10 +80,10 @@ struct RobustValue {
   std::string sense;
   double bound = 0.0;
   std::optional<reliability::FailureProbability> violation;
-  // The constraint's reliability target (Constraint::Reliability; k 0: none): robust_output says
-  // whether the sampled figures meet it.
   // Sobol indices over the random variables (request.sobol), one entry per random variable.
   std::optional<metamodel::SobolIndices> sobol;
+  // The constraint's reliability target (Constraint::Reliability; k 0: none): robust_output says
+  // whether the sampled figures meet it.
   double target_k = 0.0;
   double target_probability = 0.0;
   std::optional<reliability::FormResult> form;  // "form"
@@ -134,8 +134,8 @@ RobustResult robust_analysis(
 // variable.
 Eigen::VectorXd directory_design(const Study& study, const std::string& dir,
                                  const std::map<std::string, double>& values, std::string& source);
-// The random variables of the session's stored study; throws StudyError when it has none.
-RandomSection random_section(const StudySession& session);
+// The random variables of the session's study; throws StudyError when it has none.
+const RandomSection& random_section(const StudySession& session);
 
 // The estimate in the study directory `dir` (`session` its store, opened for analyses), as
 // Python's Session.robust and the service take it: at the design the run reported
