@@ -1,6 +1,9 @@
 // The jobs of analyses a hosted study runs beside its cycles (study_host.hpp): a Pareto front
 // (`sao pareto DIR`) and a robustness estimate (`sao robust DIR --json`), each by the command's
 // own functions, on the run's thread (start_job), their results written into the study's folder.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <fstream>
 #include <limits>
@@ -42,14 +45,13 @@ void integer_of(const nlohmann::json& body, const char* key, long long lo, long 
 // The request of `sao robust` from a body (robust.hpp's RobustRequest), and the design values.
 report::RobustRequest robust_request(const nlohmann::json& body,
                                      std::map<std::string, double>& design) {
-  static const std::vector<std::string> known = {"method",     "samples",   "points",
-                                                 "verify",     "metamodel", "quantiles",
-                                                 "confidence", "seed",      "design"};
+  static const std::vector<std::string> known = {"method",    "samples",   "points",     "verify",
+                                                 "metamodel", "quantiles", "confidence", "seed",
+                                                 "sobol",     "design"};
   for (const auto& [key, value] : body.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw ApiError(400, "unknown setting \"" + key.substr(0, 40) +
-                              "\" (known: method, samples, points, verify, metamodel, "
-                              "quantiles, confidence, seed, design)");
+                              "\" (known: " + fmt::format("{}", fmt::join(known, ", ")) + ")");
     }
   }
   report::RobustRequest request;
@@ -66,6 +68,7 @@ report::RobustRequest robust_request(const nlohmann::json& body,
   integer_of(body, "points", 2, 100000, request.points);
   integer_of(body, "verify", 0, 100000, request.verify);
   integer_of(body, "seed", 0, std::numeric_limits<std::uint32_t>::max(), request.seed);
+  integer_of(body, "sobol", 0, 10000000, request.sobol);  // >= 64 or 0: robust_analysis checks
   try {
     if (body.contains("quantiles"))
       request.quantiles = body["quantiles"].get<std::vector<double>>();

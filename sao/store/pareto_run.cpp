@@ -1,6 +1,7 @@
 #include "sao/store/pareto_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -353,13 +354,12 @@ ParetoOptions pareto_options(const nlohmann::json& settings) {
     throw std::invalid_argument("pareto: expected an object of settings, got " + settings.dump());
   }
   static const std::vector<std::string> known = {"algorithm", "population", "generations",
-                                                 "seed",      "metamodel",  "verify",
-                                                 "rounds",    "tolerance"};
+                                                 "seed",      "metamodel",  "model",
+                                                 "verify",    "rounds",     "tolerance"};
   for (const auto& [key, value] : settings.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw std::invalid_argument("pareto: unknown setting \"" + key.substr(0, 40) +
-                                  "\" (known: algorithm, population, generations, seed, "
-                                  "metamodel, verify, rounds, tolerance)");
+                                  "\" (known: " + fmt::format("{}", fmt::join(known, ", ")) + ")");
     }
   }
   ParetoOptions o;
@@ -374,6 +374,8 @@ ParetoOptions pareto_options(const nlohmann::json& settings) {
        [&o](const std::string& w) { return pareto::parse_algorithm(w, o.search.algorithm); });
   word("metamodel", "kriging, quadratic or linear",
        [&o](const std::string& w) { return parse_metamodel_kind(w, o.model); });
+  word("model", "auto, values or criteria",
+       [&o](const std::string& w) { return parse_pareto_modelling(w, o.modelling); });
   integer_setting(settings, "population", 8, 100000, o.search.population);
   integer_setting(settings, "generations", 1, 1000000, o.search.generations);
   integer_setting(settings, "seed", 0, std::numeric_limits<std::uint32_t>::max(), o.search.seed);

@@ -70,12 +70,16 @@ class Pareto(unittest.TestCase):
                 session.pareto(colour="red")
             with self.assertRaisesRegex(ValueError, "algorithm"):
                 session.pareto(algorithm="spea2")
+            with self.assertRaisesRegex(ValueError, "model: expected auto, values or criteria"):
+                session.pareto(model="maxima")
             with self.assertRaisesRegex(ValueError, "pareto.json"):
                 session.front_point_study(1)  # no front yet
             with self.assertRaisesRegex(sao.StudyError, "objectives"):
                 session.step()
-            front = session.pareto(population=40, generations=40, verify=3, rounds=1)
+            front = session.pareto(population=40, generations=40, verify=3, rounds=1,
+                                   model="criteria")
             self.assertEqual(front["analysed"], front["doe"]["points"] + 3)
+            self.assertEqual(front["settings"]["model"], "criteria")  # as `--model criteria`
             with self.assertRaisesRegex(ValueError, "points 1.."):
                 session.front_point_study(len(front["front"]) + 1)
             with self.assertRaisesRegex(ValueError, "no such objective"):

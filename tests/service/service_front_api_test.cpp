@@ -109,7 +109,8 @@ TEST(ServiceFrontApi, ARobustnessEstimateThroughTheServiceIsTheCommands) {
   EXPECT_EQ(get(c, served.base)["objectives"].size(), 1u);
   EXPECT_TRUE(get(c, served.base)["random_variables"].get<bool>());
   get(c, served.base + "/robust", 404);
-  const json started = post(c, served.base + "/robust", {{"samples", 4000}, {"verify", 4}}, 202);
+  const json started =
+      post(c, served.base + "/robust", {{"samples", 4000}, {"verify", 4}, {"sobol", 256}}, 202);
   EXPECT_EQ(started["method"], "lhs");
   EXPECT_EQ(started["design"]["x1"], 1.0);
   EXPECT_EQ(started["design_source"], "initial design");
@@ -118,11 +119,12 @@ TEST(ServiceFrontApi, ARobustnessEstimateThroughTheServiceIsTheCommands) {
 
   const fs::path cli = served.root / "cli";
   const CommandOutput theirs = sao_command("robust " + kLinear + " --out " + cli.string() +
-                                           " --json -q --samples 4000 --verify 4");
+                                           " --json -q --samples 4000 --verify 4 --sobol 256");
   ASSERT_EQ(theirs.code, 0) << theirs.text;
   const json expected = json::parse(theirs.text);
   ASSERT_EQ(api["values"].size(), expected["values"].size()) << api.dump();
   EXPECT_EQ(api["values"], expected["values"]);
+  EXPECT_TRUE(api["values"].back().contains("sobol")) << api["values"].back().dump();
 
   const json moved =
       post(c, served.base + "/robust",
