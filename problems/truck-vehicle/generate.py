@@ -207,6 +207,26 @@ def history(name, label, unit, **kw):
     return {"name": name, "label": label, "unit": unit, "kind": "history", **kw}
 
 
+# The strokes the constraints limit: (name, label, the length it is measured from: name and
+# label, the spring-damper, its free length).
+STROKES = [
+    ("front_travel", "Front suspension deflection (compression < 0)", "front_length",
+     "Front suspension length", "front_suspension", Y_FRAME - Y_AXLE),
+    ("rear_travel", "Rear suspension deflection (compression < 0)", "rear_length",
+     "Rear suspension length", "rear_suspension", Y_FRAME - Y_AXLE),
+    ("front_tyre", "Front tyre extension from static (lift-off > 0)", "front_tyre_length",
+     "Front tyre length", "front_tyre", Y_AXLE - Y_ROAD),
+    ("rear_tyre", "Rear tyre extension from static (lift-off > 0)", "rear_tyre_length",
+     "Rear tyre length", "rear_tyre", Y_AXLE - Y_ROAD),
+    ("cab_front_stroke", "Front cab mount stroke", "cab_front_length", "Front cab mount length",
+     "cab_front", CAB_MOUNT_LENGTH),
+    ("cab_rear_stroke", "Rear cab mount stroke", "cab_rear_length", "Rear cab mount length",
+     "cab_rear", CAB_MOUNT_LENGTH),
+    ("seat_stroke", "Seat stroke", "seat_length", "Seat suspension length", "seat_suspension",
+     Y_SEAT - Y_FLOOR),
+]
+
+
 def lift(name, end, case, bound):
     return {"name": name, "label": f"{end.capitalize()} tyre extension (lift-off), {case}",
             "unit": "m", "of": {"response": f"{end}_tyre", "case": case}, "upper": r(bound, 3)}
@@ -245,31 +265,13 @@ def study():
                        for n, road, v, t in CASES],
         "responses": [
             history("driver_acc", "Driver vertical acceleration", "m/s^2", source="driver.ay"),
-            history("front_length", "Front suspension length", "m",
-                    source="front_suspension.length"),
-            history("rear_length", "Rear suspension length", "m", source="rear_suspension.length"),
-            history("front_tyre_length", "Front tyre length", "m", source="front_tyre.length"),
-            history("rear_tyre_length", "Rear tyre length", "m", source="rear_tyre.length"),
-            history("cab_front_length", "Front cab mount length", "m", source="cab_front.length"),
-            history("cab_rear_length", "Rear cab mount length", "m", source="cab_rear.length"),
-            history("seat_length", "Seat suspension length", "m",
-                    source="seat_suspension.length"),
-            history("front_travel", "Front suspension deflection (compression < 0)", "m",
-                    expression=f"front_length - {Y_FRAME - Y_AXLE}"),
-            history("rear_travel", "Rear suspension deflection (compression < 0)", "m",
-                    expression=f"rear_length - {Y_FRAME - Y_AXLE}"),
-            history("front_tyre", "Front tyre extension from static (lift-off > 0)", "m",
-                    expression=f"front_tyre_length - {Y_AXLE - Y_ROAD}"),
-            history("rear_tyre", "Rear tyre extension from static (lift-off > 0)", "m",
-                    expression=f"rear_tyre_length - {Y_AXLE - Y_ROAD}"),
-            history("cab_front_stroke", "Front cab mount stroke", "m",
-                    expression=f"cab_front_length - {CAB_MOUNT_LENGTH}"),
-            history("cab_rear_stroke", "Rear cab mount stroke", "m",
-                    expression=f"cab_rear_length - {CAB_MOUNT_LENGTH}"),
-            history("seat_stroke", "Seat stroke", "m",
-                    expression=f"seat_length - {r(Y_SEAT - Y_FLOOR)}")],
+            *[history(source, source_label, "m", source=f"{element}.length")
+              for _, _, source, source_label, element, _ in STROKES],
+            *[history(name, label, "m", expression=f"{source} - {r(free)}")
+              for name, label, source, _, _, free in STROKES]],
         "objective": {"name": "rms_driver_acc", "label": "Driver's RMS vertical acceleration, "
-                      "rough road", "unit": "m/s^2", "minimize": f"sqrt(trapz(driver_acc@rough^2) / {rough_time})"},
+                      "rough road", "unit": "m/s^2", "minimize":
+                      f"sqrt(trapz(driver_acc@rough^2) / {rough_time})"},
         "constraints": [
             both("front_travel", "Front suspension travel", "front_travel", "travel"),
             both("rear_travel", "Rear suspension travel", "rear_travel", "travel"),
