@@ -10,7 +10,11 @@
 //      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread;
 //   4. one analysis of the pendulum chain of N = 5..160 links and of a pinned beam of 5..100
 //      elements (--largest-chain N, --largest-beam E: up to N and E), CPU time, steps, time per
-//      step and the log-log slope (issue 52).
+//      step and the log-log slope (issue 52);
+//   5. the same chain written with Simbody (the program sao_simbody_chain, CPodes BDF at 1e-8)
+//      beside sao's default choice, N = 5..160: CPU per analysis, their ratio and the largest
+//      difference of the tip's trajectory (built only when CMake found Simbody; without it the
+//      section says so, and `--section 5` exits with status 4).
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
 // runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
@@ -343,24 +347,30 @@ void quarter_car_points() {
 struct Growth {
   double seconds = 0.0;
   long steps = 0;
+  sao::CaseResult result;  // the last run's
 };
 
-// One analysis of the multibody model `model` (its parameters not design variables): the median
-// CPU time of g_repeats runs, or of one run when that one took more than 2 s.
+// The CPU time of `once`: the median of g_repeats runs, or one run when that one took more
+// than 2 s.
+double growth_seconds(const std::function<void()>& once) {
+  const double c0 = cpu_seconds();
+  once();
+  const double seconds = cpu_seconds() - c0;
+  return seconds < 2.0 ? median_seconds(once) : seconds;
+}
+
+// One analysis of the multibody model `model` (its parameters not design variables).
 Growth analysis_growth(const nlohmann::json& model) {
   Eigen::VectorXd b;
   const auto sim = sao::make_simulator(sao::bench::chain_setup(
       model, {{"type", "internal"}, {"model", "multibody"}, {"workers", 1}}, 0, b));
   Growth g;
-  auto once = [&] {
-    const auto e = sim->evaluate({{b, {}}});
+  g.seconds = growth_seconds([&] {
+    auto e = sim->evaluate({{b, {}}});
     if (!e[0].ok) throw std::runtime_error(e[0].message);
     g.steps = e[0].cases[0].integrator_steps;
-  };
-  const double c0 = cpu_seconds();
-  once();
-  g.seconds = cpu_seconds() - c0;
-  if (g.seconds < 2.0) g.seconds = median_seconds(once);
+    g.result = std::move(e[0].cases[0]);
+  });
   return g;
 }
 
@@ -426,13 +436,82 @@ void growth(int largest_chain, int largest_beam) {
   for (int n : {5, 10, 20, 40, 80, 160}) {
     if (n <= largest_chain) links.push_back(n);
   }
-  growth_table("N", links, 20, sao::bench::pendulum_chain);
+  if (!links.empty()) growth_table("N", links, 20, sao::bench::pendulum_chain);
   fmt::print("beam link (a pinned beam of E elements):\n");
   std::vector<int> elements;
   for (int e : {5, 10, 20, 50, 100}) {
     if (e <= largest_beam) elements.push_back(e);
   }
-  growth_table("E", elements, 10, beam_link);
+  if (!elements.empty()) growth_table("E", elements, 10, beam_link);
+}
+
+// One analysis of the chain of `links` links by sao_simbody_chain (bench/speed/simbody_chain.cpp):
+// its CPU seconds (the median of g_repeats), steps and the tip's (x, y) at its 11 points.
+struct SimbodyRun {
+  double seconds = 0.0;
+  long steps = 0;
+  std::vector<std::array<double, 2>> tip;
+};
+
+SimbodyRun simbody_chain([[maybe_unused]] int links) {
+  SimbodyRun run;
+#ifdef SAO_SIMBODY_CHAIN
+  const std::string command =
+      fmt::format("{} {} 1e-8 {}", SAO_SIMBODY_CHAIN, links, std::max(1, g_repeats));
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run " + command);
+  std::array<double, 3> point{};
+  bool read = std::fscanf(pipe, "cpu %lf steps %ld", &run.seconds, &run.steps) == 2;
+  while (read && std::fscanf(pipe, "%lf %lf %lf", &point[0], &point[1], &point[2]) == 3) {
+    run.tip.push_back({point[1], point[2]});
+  }
+  if (pclose(pipe) != 0 || !read) throw std::runtime_error(command + " failed");
+#endif
+  return run;
+}
+
+// Section 5 (issue 52): the chain in sao ("linear_algebra" auto) and in Simbody, side by side;
+// false when sao_speed was built without Simbody.
+bool simbody_side_by_side(int largest_chain) {
+  fmt::print(
+      "\n5. The pendulum chain in sao (linear algebra auto) and in Simbody (CPodes BDF, accuracy "
+      "1e-8, relative coordinates), one analysis (1 s, 11 points), CPU\n");
+#ifndef SAO_SIMBODY_CHAIN
+  fmt::print(
+      "Simbody was not found when sao_speed was configured: install Debian's libsimbody-dev "
+      "(scripts/bootstrap --with simbody), configure again and rebuild sao_speed\n");
+  return false;
+#endif
+  fmt::print("{:>6} {:>9} {:>7} {:>10} {:>7} {:>13} {:>14}\n", "N", "sao", "steps", "Simbody",
+             "steps", "sao/Simbody", "tip max diff");
+  std::array<double, 2> first{}, last{};
+  int to = 0;
+  for (int n : {5, 10, 20, 40, 80, 160}) {
+    if (n > largest_chain) break;
+    const Growth g = analysis_growth(sao::bench::pendulum_chain(n));
+    const SimbodyRun simbody = simbody_chain(n);
+    const Eigen::VectorXd& x = g.result.histories.at(fmt::format("link{}.x", n));
+    const Eigen::VectorXd& y = g.result.histories.at(fmt::format("link{}.y", n));
+    if (static_cast<Eigen::Index>(simbody.tip.size()) != x.size()) {
+      throw std::runtime_error("sao_simbody_chain reported another number of points");
+    }
+    double difference = 0.0;
+    for (Eigen::Index k = 0; k < x.size(); ++k) {
+      difference = std::max(
+          {difference, std::abs(x(k) - simbody.tip[k][0]), std::abs(y(k) - simbody.tip[k][1])});
+    }
+    fmt::print("{:>6} {:>8.3f}s {:>7} {:>9.3f}s {:>7} {:>13.2f} {:>12.1e} m\n", n, g.seconds,
+               g.steps, simbody.seconds, simbody.steps, g.seconds / simbody.seconds, difference);
+    if (n == 20) first = {g.seconds, simbody.seconds};
+    last = {g.seconds, simbody.seconds};
+    to = n;
+  }
+  if (first[0] > 0.0 && to > 20) {
+    const double span = std::log(to / 20.0);
+    fmt::print("log-log slope of the CPU time from 20 to {}: sao {:.2f}, Simbody {:.2f}\n", to,
+               std::log(last[0] / first[0]) / span, std::log(last[1] / first[1]) / span);
+  }
+  return true;
 }
 
 }  // namespace
@@ -448,8 +527,8 @@ int main(int argc, char** argv) {
       study = false;
     } else if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
       section = std::atoi(argv[++i]);
-      if (section < 1 || section > 4) {
-        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3 or 4\n");
+      if (section < 1 || section > 5) {
+        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3, 4 or 5\n");
         return 2;
       }
     } else if (std::strcmp(argv[i], "--sao") == 0 && i + 1 < argc) {
@@ -464,7 +543,7 @@ int main(int argc, char** argv) {
       chain_study = argv[++i];
     } else {
       fmt::print(stderr,
-                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3|4] [--sao PATH] "
+                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1..5] [--sao PATH] "
                  "[--largest-chain N] [--largest-beam E] [--chain-study FILE]\n");
       return 2;
     }
@@ -485,6 +564,9 @@ int main(int argc, char** argv) {
     if (section == 0 || section == 2) chain();
     if (section == 0 || section == 3) quarter_car_points();
     if (section == 0 || section == 4) growth(largest_chain, largest_beam);
+    if ((section == 0 || section == 5) && !simbody_side_by_side(largest_chain) && section == 5) {
+      return 4;
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "sao_speed: {}\n", e.what());
     return 3;
