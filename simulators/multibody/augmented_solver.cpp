@@ -136,13 +136,29 @@ bool AugmentedSolver::factor_coupled(const Eigen::VectorXd& mass,
                                      const std::vector<Coupling<double>>& coupled,
                                      const Eigen::MatrixXd& phi_q) {
   if (!same_mass(mass, coupled)) {
-    mass_llt_.compute(mass_matrix<double>(mass, coupled));
-    mass_regular_ = mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12;
+    sparse_mass_ = sparse_;
+    if (sparse_mass_) {  // the pivots' spread for the condition estimate
+      std::vector<Eigen::Triplet<double>> entries;
+      for (Eigen::Index i = 0; i < mass.size(); ++i) entries.emplace_back(i, i, mass(i));
+      for (const Coupling<double>& c : coupled) {
+        entries.emplace_back(c.i, c.j, c.value);
+        entries.emplace_back(c.j, c.i, c.value);
+      }
+      Eigen::SparseMatrix<double> M(mass.size(), mass.size());
+      M.setFromTriplets(entries.begin(), entries.end());
+      sparse_mass_ldlt_.compute(M);
+      const Eigen::VectorXd& d = sparse_mass_ldlt_.vectorD();
+      mass_regular_ = sparse_mass_ldlt_.info() == Eigen::Success && d.minCoeff() > 0.0 &&
+                      d.minCoeff() > 1e-12 * d.maxCoeff();
+    } else {
+      mass_llt_.compute(mass_matrix<double>(mass, coupled));
+      mass_regular_ = mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12;
+    }
     factored_mass_ = mass;
     factored_coupled_ = coupled;
   }
   if (mass_regular_) {
-    inverse_mass_phi_ = mass_llt_.solve(phi_q.transpose());
+    inverse_mass_phi_ = mass_solve(phi_q.transpose());
     if (m_ == 0) return true;
     schur_.compute(phi_q * inverse_mass_phi_);
     if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
@@ -168,11 +184,16 @@ bool AugmentedSolver::same_mass(const Eigen::VectorXd& mass,
 
 Eigen::MatrixXd AugmentedSolver::solve_coupled(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
   Eigen::MatrixXd z(n_ + m_, R.cols());
-  z.topRows(n_) = mass_llt_.solve(R.topRows(n_));
+  z.topRows(n_) = mass_solve(R.topRows(n_));
   if (m_ == 0) return z;
   z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
   z.topRows(n_) -= inverse_mass_phi_ * z.bottomRows(m_);
   return z;
+}
+
+Eigen::MatrixXd AugmentedSolver::mass_solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
+  if (sparse_mass_) return sparse_mass_ldlt_.solve(R);
+  return mass_llt_.solve(R);
 }
 
 void AugmentedSolver::newton_matrix(double gamma, const Eigen::SparseMatrix<double>& gt,

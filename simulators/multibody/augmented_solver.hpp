@@ -71,11 +71,17 @@ class AugmentedSolver {
   bool factor_sparse();
   bool same_mass(const Eigen::VectorXd& mass, const std::vector<Coupling<double>>& coupled) const;
   Eigen::MatrixXd solve_coupled(const Eigen::Ref<const Eigen::MatrixXd>& R) const;
+  // M^-1 R with M's factor (sparse or dense).
+  Eigen::MatrixXd mass_solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const;
 
   Eigen::Index n_ = 0, m_ = 0;
   bool sparse_ = false;  // the Schur complement sparse when M is diagonal
   bool dense_ = false, coupled_ = false, sparse_schur_ = false;
   Eigen::LLT<Eigen::MatrixXd> mass_llt_;
+  // With `sparse`, M with couplings (banded: a beam couples its neighbouring nodes) by a sparse
+  // LDL' instead: M^-1 Phi_q' in proportion to n m, not n^2 m.
+  bool sparse_mass_ = false;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> sparse_mass_ldlt_;
   Eigen::VectorXd mass_;                   // M's diagonal, and
   std::vector<Coupling<double>> couples_;  // its couplings, for newton_matrix
   Eigen::VectorXd factored_mass_;          // the M mass_llt_ holds (diagonal and couplings)
