@@ -659,7 +659,7 @@ bool Dynamics::sparse() const {
     case LinearAlgebra::kAuto:
       break;
   }
-  return nq() + n_constraints() >= kSparseFrom;
+  return nq() + n_constraints() >= (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams);
 }
 
 std::string Dynamics::linear_algebra_summary() const {
@@ -667,7 +667,8 @@ std::string Dynamics::linear_algebra_summary() const {
   s << "multibody: " << (sparse() ? "sparse" : "dense") << " linear algebra ("
     << nq() + n_constraints() << " unknowns in the augmented system; ";
   if (model_.linear_algebra == MultibodyModel::LinearAlgebra::kAuto) {
-    s << "auto: sparse from " << kSparseFrom << ")";
+    s << "auto: sparse from " << (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams)
+      << (model_.beam_elements.empty() ? ")" : " with beam elements)");
   } else {
     s << "\"linear_algebra\" set)";
   }

@@ -71,8 +71,11 @@ class Dynamics : public Kinematics {
   // Whether a run in absolute coordinates goes sparse (augmented_solver.hpp: the augmented
   // system through a sparse Schur complement, the Newton matrices bordered by it and factored
   // by a sparse LU): "linear_algebra" "sparse", or "auto" with at least kSparseFrom unknowns in
-  // the augmented system (coordinates and constraint equations).
+  // the augmented system (coordinates and constraint equations), kSparseFromBeams for a model
+  // with beam elements (its Newton matrix set up at every step, and its coupled mass matrix
+  // factored sparse: measured in docs/performance.md).
   static constexpr int kSparseFrom = 80;
+  static constexpr int kSparseFromBeams = 40;
   bool sparse() const;
   // The choice and why, for the log: "multibody: sparse linear algebra (...)".
   std::string linear_algebra_summary() const;

@@ -4,10 +4,12 @@
 // "dense" and to "sparse" must give the same trajectories and the same sensitivities, direct and
 // adjoint; "auto" chooses by size and says so in the log. Phi_q is assembled sparse in the
 // joints' pattern, whatever its values; a beam's coupled mass matrix goes through a sparse LDL'.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "bench/pendulum_chain_model.hpp"
 #include "simulators/internal_simulator.hpp"
@@ -30,6 +32,31 @@ SimulatorSetup chain(int links, const std::string& algebra, const std::string& m
       {"rtol", 1e-9},       {"atol", 1e-11},
       {"workers", 1},       {"gradients", {{"method", method}, {"keep_forward", false}}}};
   return bench::chain_setup(model, section, 6, b);
+}
+
+// A pinned beam of `elements` elements (w, E and rho; w and E design variables, direct
+// gradients), "linear_algebra" `algebra` ("auto": left out), 0.02 s in 5 points.
+SimulatorSetup beam_setup(int elements, const std::string& algebra, Eigen::VectorXd& b) {
+  const nlohmann::json beam = {{"name", "b"},     {"elements", elements},
+                               {"start", {0, 0}}, {"angle", 0},
+                               {"length", 1.2},   {"area", "(w/1000)^2"},
+                               {"modulus", "E"},  {"second_moment", "(w/1000)^4/12"},
+                               {"density", "rho"}};
+  nlohmann::json model = {
+      {"analysis", "dynamic"},
+      {"parameters", {{"w", 10}, {"E", 1e9}, {"rho", 2700}}},
+      {"beams", {beam}},
+      {"joints",
+       {{{"type", "revolute"}, {"bodies", {"ground", "b_0"}}, {"points", {{0, 0}, {0, 0}}}}}},
+      {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
+  if (algebra != "auto") model["linear_algebra"] = algebra;
+  const nlohmann::json section = {{"type", "internal"},
+                                  {"model", "multibody"},
+                                  {"workers", 1},
+                                  {"gradients", {{"method", "direct"}}}};
+  SimulatorSetup setup = bench::chain_setup(model, section, 2, b);
+  setup.load_cases[0].grid = TimeGrid(0.0, 0.02, 5);
+  return setup;
 }
 
 const std::vector<DerivativeRequest> kTip = {{0, "tip", {}}};
@@ -112,7 +139,8 @@ TEST(MultibodySparse, TheSharedBackwardSweepAgrees) {
 }
 
 // "auto" goes sparse from Dynamics::kSparseFrom (80) unknowns (coordinates and constraint
-// equations): a 5-link chain has 25, a 30-link chain 150. The choice is logged once.
+// equations), from kSparseFromBeams (40) with beam elements: a 5-link chain has 25, a 30-link
+// chain 150. The choice is logged once.
 TEST(MultibodySparse, AutoChoosesBySizeAndSaysSo) {
   const std::string small = sao::testing::captured_log(spdlog::level::info, [] {
     Eigen::VectorXd b;
@@ -124,6 +152,19 @@ TEST(MultibodySparse, AutoChoosesBySizeAndSaysSo) {
     InternalSimulator sim(chain(30, "auto", "direct", b));
   });
   EXPECT_NE(large.find("sparse linear algebra (150 unknowns"), std::string::npos) << large;
+  // With beam elements from kSparseFromBeams (40): 10 elements (33 coordinates and 2 equations)
+  // stay dense, 15 (48 and 2) go sparse.
+  const std::pair<int, const char*> beams[] = {{10, "dense linear algebra (35 unknowns"},
+                                               {15, "sparse linear algebra (50 unknowns"}};
+  for (const auto& beam : beams) {
+    const int elements = beam.first;
+    const std::string log = sao::testing::captured_log(spdlog::level::info, [elements] {
+      Eigen::VectorXd b;
+      InternalSimulator sim(beam_setup(elements, "auto", b));
+    });
+    EXPECT_NE(log.find(beam.second), std::string::npos) << log;
+    EXPECT_NE(log.find("sparse from 40 with beam elements"), std::string::npos) << log;
+  }
 }
 
 // The sparse Phi_q of the right-hand side (Kinematics::sparse_phi_pattern): the dense Phi_q's
@@ -169,27 +210,8 @@ TEST(MultibodySparse, SparsePhiHasTheJointsPatternAndTheDenseValues) {
 // same histories and the same direct gradients of the tip's integral in w and E.
 TEST(MultibodySparse, ABeamsDenseAndSparseRunsAgree) {
   auto beam = [](const std::string& algebra) {
-    const nlohmann::json element = {{"name", "b"},     {"elements", 6},
-                                    {"start", {0, 0}}, {"angle", 0},
-                                    {"length", 1.2},   {"area", "(w/1000)^2"},
-                                    {"modulus", "E"},  {"second_moment", "(w/1000)^4/12"},
-                                    {"density", "rho"}};
-    const nlohmann::json model = {
-        {"analysis", "dynamic"},
-        {"parameters", {{"w", 10}, {"E", 1e9}, {"rho", 2700}}},
-        {"beams", {element}},
-        {"joints",
-         {{{"type", "revolute"}, {"bodies", {"ground", "b_0"}}, {"points", {{0, 0}, {0, 0}}}}}},
-        {"integrals", {{{"name", "tip"}, {"integrand", "b_6_y^2"}}}},
-        {"linear_algebra", algebra}};
-    const nlohmann::json section = {{"type", "internal"},
-                                    {"model", "multibody"},
-                                    {"workers", 1},
-                                    {"gradients", {{"method", "direct"}}}};
     Eigen::VectorXd b;
-    SimulatorSetup setup = bench::chain_setup(model, section, 2, b);
-    setup.load_cases[0].grid = TimeGrid(0.0, 0.02, 5);
-    InternalSimulator sim(setup);
+    InternalSimulator sim(beam_setup(6, algebra, b));
     Evaluation e = sim.evaluate({{b, kTip}}).front();
     EXPECT_TRUE(e.ok) << e.message;
     return e;
