@@ -9,8 +9,13 @@
 //      load cases, 6 design variables) by direct, the adjoint with one backward solve per value
 //      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread;
 //   4. one analysis of the pendulum chain of N = 5..160 links and of a pinned beam of 5..100
-//      elements (--largest-chain N, --largest-beam E: up to N and E), CPU time, steps, time per
-//      step and the log-log slope (issue 52).
+//      elements (--largest-chain N, --largest-beam E: up to N and E; --beam-end T: the beams'
+//      simulated time, default 1 s; dense beams up to 20 elements), CPU time, steps, time per
+//      step and the log-log slope (issue 52);
+//   5. the same chain written with Simbody (the program sao_simbody_chain, CPodes BDF at 1e-8)
+//      beside sao's default choice, N = 5..160: CPU per analysis, their ratio and the largest
+//      difference of the tip's trajectory (built only when CMake found Simbody; without it the
+//      section says so, and `--section 5` exits with status 4).
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
 // runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
@@ -343,24 +348,33 @@ void quarter_car_points() {
 struct Growth {
   double seconds = 0.0;
   long steps = 0;
+  sao::CaseResult result;  // the last run's
 };
 
-// One analysis of the multibody model `model` (its parameters not design variables): the median
-// CPU time of g_repeats runs, or of one run when that one took more than 2 s.
-Growth analysis_growth(const nlohmann::json& model) {
-  Eigen::VectorXd b;
-  const auto sim = sao::make_simulator(sao::bench::chain_setup(
-      model, {{"type", "internal"}, {"model", "multibody"}, {"workers", 1}}, 0, b));
-  Growth g;
-  auto once = [&] {
-    const auto e = sim->evaluate({{b, {}}});
-    if (!e[0].ok) throw std::runtime_error(e[0].message);
-    g.steps = e[0].cases[0].integrator_steps;
-  };
+// The CPU time of `once`: the median of g_repeats runs, or one run when that one took more
+// than 2 s.
+double growth_seconds(const std::function<void()>& once) {
   const double c0 = cpu_seconds();
   once();
-  g.seconds = cpu_seconds() - c0;
-  if (g.seconds < 2.0) g.seconds = median_seconds(once);
+  const double seconds = cpu_seconds() - c0;
+  return seconds < 2.0 ? median_seconds(once) : seconds;
+}
+
+// One analysis of the multibody model `model` (its parameters not design variables) from 0 to
+// `end` (11 points).
+Growth analysis_growth(const nlohmann::json& model, double end = 1.0) {
+  Eigen::VectorXd b;
+  sao::SimulatorSetup setup = sao::bench::chain_setup(
+      model, {{"type", "internal"}, {"model", "multibody"}, {"workers", 1}}, 0, b);
+  setup.load_cases[0].grid = sao::TimeGrid(0.0, end, 11);
+  const auto sim = sao::make_simulator(setup);
+  Growth g;
+  g.seconds = growth_seconds([&] {
+    auto e = sim->evaluate({{b, {}}});
+    if (!e[0].ok) throw std::runtime_error(e[0].message);
+    g.steps = e[0].cases[0].integrator_steps;
+    g.result = std::move(e[0].cases[0]);
+  });
   return g;
 }
 
@@ -386,38 +400,48 @@ nlohmann::json beam_link(int elements) {
           {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
 }
 
-// A table of one analysis per size with "linear_algebra" "dense" and "sparse", and the log-log
-// slopes of the CPU times from `from` to the largest size.
+// A table of one analysis (from 0 to `end`) per size with "linear_algebra" "dense" (up to
+// `dense_up_to`, "-" above) and "sparse", and the log-log slopes of the CPU times from `from` to
+// the largest size.
 void growth_table(const char* what, const std::vector<int>& sizes, int from,
-                  const std::function<nlohmann::json(int)>& model) {
+                  const std::function<nlohmann::json(int)>& model, double end, int dense_up_to) {
   fmt::print("{:>6} {:>10} {:>7} {:>11} {:>10} {:>7} {:>11} {:>8}\n", what, "dense", "steps",
              "per step", "sparse", "steps", "per step", "ratio");
   std::array<double, 2> first{}, last{};
+  std::array<int, 2> to{};
   for (int n : sizes) {
     std::array<Growth, 2> g;
-    for (int k = 0; k < 2; ++k) {
+    for (int k = n <= dense_up_to ? 0 : 1; k < 2; ++k) {
       nlohmann::json m = model(n);
       m["linear_algebra"] = k == 0 ? "dense" : "sparse";
-      g[k] = analysis_growth(m);
+      g[k] = analysis_growth(m, end);
       if (n == from) first[k] = g[k].seconds;
       last[k] = g[k].seconds;
+      to[k] = n;
     }
     auto per_step = [](const Growth& x) {
       return 1e6 * x.seconds / static_cast<double>(std::max(1L, x.steps));
     };
-    fmt::print("{:>6} {:>9.3f}s {:>7} {:>9.1f}us {:>9.3f}s {:>7} {:>9.1f}us {:>8.2f}\n", n,
-               g[0].seconds, g[0].steps, per_step(g[0]), g[1].seconds, g[1].steps, per_step(g[1]),
-               g[1].seconds / g[0].seconds);
+    const std::string dense =
+        n > dense_up_to
+            ? fmt::format("{:>10} {:>7} {:>11}", "-", "-", "-")
+            : fmt::format("{:>9.3f}s {:>7} {:>9.1f}us", g[0].seconds, g[0].steps, per_step(g[0]));
+    const std::string ratio =
+        n > dense_up_to ? std::string("-") : fmt::format("{:.2f}", g[1].seconds / g[0].seconds);
+    fmt::print("{:>6} {} {:>9.3f}s {:>7} {:>9.1f}us {:>8}\n", n, dense, g[1].seconds, g[1].steps,
+               per_step(g[1]), ratio);
   }
-  const double span = std::log(static_cast<double>(sizes.back()) / from);
-  if (first[0] > 0.0 && first[1] > 0.0) {
-    fmt::print("log-log slope of the CPU time from {} to {}: dense {:.2f}, sparse {:.2f}\n", from,
-               sizes.back(), std::log(last[0] / first[0]) / span,
-               std::log(last[1] / first[1]) / span);
+  for (int k = 0; k < 2; ++k) {
+    if (first[k] > 0.0 && to[k] > from) {
+      fmt::print("log-log slope of the CPU time from {} to {}, {}: {:.2f}\n", from, to[k],
+                 k == 0 ? "dense" : "sparse",
+                 std::log(last[k] / first[k]) / std::log(static_cast<double>(to[k]) / from));
+    }
   }
 }
 
-void growth(int largest_chain, int largest_beam) {
+// The beams' dense runs stop at 20 elements (75 s at 20, growing as E^2.7: docs/performance.md).
+void growth(int largest_chain, int largest_beam, double beam_end) {
   fmt::print(
       "\n4. One analysis against the model's size (1 s, rtol 1e-8, atol 1e-10, 1 thread), CPU, "
       "\"linear_algebra\" dense and sparse (ratio: sparse / dense)\n"
@@ -426,13 +450,82 @@ void growth(int largest_chain, int largest_beam) {
   for (int n : {5, 10, 20, 40, 80, 160}) {
     if (n <= largest_chain) links.push_back(n);
   }
-  growth_table("N", links, 20, sao::bench::pendulum_chain);
-  fmt::print("beam link (a pinned beam of E elements):\n");
+  if (!links.empty()) growth_table("N", links, 20, sao::bench::pendulum_chain, 1.0, 1000);
+  fmt::print("beam link (a pinned beam of E elements), from 0 to {} s:\n", beam_end);
   std::vector<int> elements;
   for (int e : {5, 10, 20, 50, 100}) {
     if (e <= largest_beam) elements.push_back(e);
   }
-  growth_table("E", elements, 10, beam_link);
+  if (!elements.empty()) growth_table("E", elements, 10, beam_link, beam_end, 20);
+}
+
+// One analysis of the chain of `links` links by sao_simbody_chain (bench/speed/simbody_chain.cpp):
+// its CPU seconds (the median of g_repeats), steps and the tip's (x, y) at its 11 points.
+struct SimbodyRun {
+  double seconds = 0.0;
+  long steps = 0;
+  std::vector<std::array<double, 2>> tip;
+};
+
+SimbodyRun simbody_chain([[maybe_unused]] int links) {
+  SimbodyRun run;
+#ifdef SAO_SIMBODY_CHAIN
+  const std::string command =
+      fmt::format("{} {} 1e-8 {}", SAO_SIMBODY_CHAIN, links, std::max(1, g_repeats));
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run " + command);
+  std::array<double, 3> point{};
+  bool read = std::fscanf(pipe, "cpu %lf steps %ld", &run.seconds, &run.steps) == 2;
+  while (read && std::fscanf(pipe, "%lf %lf %lf", &point[0], &point[1], &point[2]) == 3) {
+    run.tip.push_back({point[1], point[2]});
+  }
+  if (pclose(pipe) != 0 || !read) throw std::runtime_error(command + " failed");
+#endif
+  return run;
+}
+
+// Section 5 (issue 52): the chain in sao ("linear_algebra" auto) and in Simbody, side by side;
+// false when sao_speed was built without Simbody.
+bool simbody_side_by_side(int largest_chain) {
+  fmt::print(
+      "\n5. The pendulum chain in sao (linear algebra auto) and in Simbody (CPodes BDF, accuracy "
+      "1e-8, relative coordinates), one analysis (1 s, 11 points), CPU\n");
+#ifndef SAO_SIMBODY_CHAIN
+  fmt::print(
+      "Simbody was not found when sao_speed was configured: install Debian's libsimbody-dev "
+      "(scripts/bootstrap --with simbody), configure again and rebuild sao_speed\n");
+  return false;
+#endif
+  fmt::print("{:>6} {:>9} {:>7} {:>10} {:>7} {:>13} {:>14}\n", "N", "sao", "steps", "Simbody",
+             "steps", "sao/Simbody", "tip max diff");
+  std::array<double, 2> first{}, last{};
+  int to = 0;
+  for (int n : {5, 10, 20, 40, 80, 160}) {
+    if (n > largest_chain) break;
+    const Growth g = analysis_growth(sao::bench::pendulum_chain(n));
+    const SimbodyRun simbody = simbody_chain(n);
+    const Eigen::VectorXd& x = g.result.histories.at(fmt::format("link{}.x", n));
+    const Eigen::VectorXd& y = g.result.histories.at(fmt::format("link{}.y", n));
+    if (static_cast<Eigen::Index>(simbody.tip.size()) != x.size()) {
+      throw std::runtime_error("sao_simbody_chain reported another number of points");
+    }
+    double difference = 0.0;
+    for (Eigen::Index k = 0; k < x.size(); ++k) {
+      difference = std::max(
+          {difference, std::abs(x(k) - simbody.tip[k][0]), std::abs(y(k) - simbody.tip[k][1])});
+    }
+    fmt::print("{:>6} {:>8.3f}s {:>7} {:>9.3f}s {:>7} {:>13.2f} {:>12.1e} m\n", n, g.seconds,
+               g.steps, simbody.seconds, simbody.steps, g.seconds / simbody.seconds, difference);
+    if (n == 20) first = {g.seconds, simbody.seconds};
+    last = {g.seconds, simbody.seconds};
+    to = n;
+  }
+  if (first[0] > 0.0 && to > 20) {
+    const double span = std::log(to / 20.0);
+    fmt::print("log-log slope of the CPU time from 20 to {}: sao {:.2f}, Simbody {:.2f}\n", to,
+               std::log(last[0] / first[0]) / span, std::log(last[1] / first[1]) / span);
+  }
+  return true;
 }
 
 }  // namespace
@@ -442,14 +535,15 @@ int main(int argc, char** argv) {
   int section = 0;          // 0: every section
   int largest_beam = 100;   // section 4's largest beam (--largest-beam E)
   int largest_chain = 160;  // and chain (--largest-chain N)
+  double beam_end = 1.0;    // the beams' simulated time (--beam-end T)
   std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
       study = false;
     } else if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
       section = std::atoi(argv[++i]);
-      if (section < 1 || section > 4) {
-        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3 or 4\n");
+      if (section < 1 || section > 5) {
+        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3, 4 or 5\n");
         return 2;
       }
     } else if (std::strcmp(argv[i], "--sao") == 0 && i + 1 < argc) {
@@ -460,12 +554,18 @@ int main(int argc, char** argv) {
       largest_chain = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--largest-beam") == 0 && i + 1 < argc) {
       largest_beam = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--beam-end") == 0 && i + 1 < argc) {
+      beam_end = std::atof(argv[++i]);
+      if (!(beam_end > 0.0)) {
+        fmt::print(stderr, "sao_speed: --beam-end expects a time > 0 (seconds)\n");
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
       chain_study = argv[++i];
     } else {
       fmt::print(stderr,
-                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1|2|3|4] [--sao PATH] "
-                 "[--largest-chain N] [--largest-beam E] [--chain-study FILE]\n");
+                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1..5] [--sao PATH] "
+                 "[--largest-chain N] [--largest-beam E] [--beam-end T] [--chain-study FILE]\n");
       return 2;
     }
   }
@@ -484,7 +584,10 @@ int main(int argc, char** argv) {
     }
     if (section == 0 || section == 2) chain();
     if (section == 0 || section == 3) quarter_car_points();
-    if (section == 0 || section == 4) growth(largest_chain, largest_beam);
+    if (section == 0 || section == 4) growth(largest_chain, largest_beam, beam_end);
+    if ((section == 0 || section == 5) && !simbody_side_by_side(largest_chain) && section == 5) {
+      return 4;
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "sao_speed: {}\n", e.what());
     return 3;

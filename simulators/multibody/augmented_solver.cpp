@@ -1,21 +1,48 @@
 #include "simulators/multibody/augmented_solver.hpp"
 
+#include <algorithm>
+
 namespace sao::sim::multibody {
 
-bool AugmentedSolver::factor(const Eigen::VectorXd& mass,
-                             const std::vector<Coupling<double>>& coupled,
-                             const Eigen::MatrixXd& phi_q) {
+bool AugmentedSolver::begin(const Eigen::VectorXd& mass,
+                            const std::vector<Coupling<double>>& coupled,
+                            Eigen::Index constraints) {
   n_ = mass.size();
-  m_ = phi_q.rows();
+  m_ = constraints;
   dense_ = false;
   sparse_schur_ = false;
   coupled_ = !coupled.empty();
   mass_ = mass;
   couples_ = coupled;
-  if (sparse_ && !coupled_ && m_ > 0 && (mass.array() > 0.0).all()) {
-    inverse_mass_ = mass.cwiseInverse();
-    if (factor_sparse(phi_q)) return true;  // Phi_q kept sparse only: no dense copy
+  if (!sparse_ || coupled_ || m_ == 0 || !(mass.array() > 0.0).all()) return false;
+  inverse_mass_ = mass.cwiseInverse();
+  return true;
+}
+
+bool AugmentedSolver::factor(const Eigen::VectorXd& mass,
+                             const std::vector<Coupling<double>>& coupled,
+                             const Eigen::MatrixXd& phi_q) {
+  if (begin(mass, coupled, phi_q.rows())) {
+    sparse_phi_ = phi_q.sparseView(1.0, 0.0);  // every nonzero
+    if (factor_sparse()) return true;
   }
+  return factor_dense(mass, coupled, phi_q);
+}
+
+bool AugmentedSolver::factor(const Eigen::VectorXd& mass,
+                             const std::vector<Coupling<double>>& coupled,
+                             const Eigen::SparseMatrix<double>& phi_q) {
+  if (begin(mass, coupled, phi_q.rows())) {
+    sparse_phi_ = phi_q;
+    if (factor_sparse()) return true;  // Phi_q kept sparse only: no dense copy
+  }
+  return factor_dense(mass, coupled, Eigen::MatrixXd(phi_q));
+}
+
+bool AugmentedSolver::factor_dense(const Eigen::VectorXd& mass,
+                                   const std::vector<Coupling<double>>& coupled,
+                                   const Eigen::MatrixXd& phi_q) {
+  sparse_schur_ = false;
   phi_q_ = phi_q;
   if (coupled_) return factor_coupled(mass, coupled, phi_q);
   if ((mass.array() > 0.0).all()) {
@@ -32,47 +59,25 @@ bool AugmentedSolver::factor(const Eigen::VectorXd& mass,
   return regular(lu_);
 }
 
-// S = Phi_q M^-1 Phi_q' sparse, factored by LDL'; false (then the dense paths) when S is not
-// positive definite or its pivots spread over more than 1e6 (the dense path's condition limit,
-// estimated by the pivots).
-bool AugmentedSolver::factor_sparse(const Eigen::MatrixXd& phi_q) {
-  const Eigen::Index n = phi_q.cols(), m = phi_q.rows();
-  // Phi_q's values into the kept pattern; rebuilt (with every earlier entry) when an entry
-  // falls outside it.
-  bool fits = sparse_phi_.rows() == m && sparse_phi_.cols() == n;
-  if (fits) {
-    Eigen::Index stored = 0;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      for (Eigen::SparseMatrix<double>::InnerIterator it(sparse_phi_, j); it; ++it) {
-        it.valueRef() = phi_q(it.row(), j);
-        if (it.value() != 0.0) ++stored;
-      }
-    }
-    fits = stored == (phi_q.array() != 0.0).count();
-  }
-  if (!fits) {
-    std::vector<Eigen::Triplet<double>> entries;
-    if (sparse_phi_.rows() == m && sparse_phi_.cols() == n) {
-      for (Eigen::Index j = 0; j < n; ++j) {
-        for (Eigen::SparseMatrix<double>::InnerIterator it(sparse_phi_, j); it; ++it) {
-          entries.emplace_back(it.row(), j, 0.0);
-        }
-      }
-    }
-    for (Eigen::Index j = 0; j < n; ++j) {
-      for (Eigen::Index i = 0; i < m; ++i) {
-        if (phi_q(i, j) != 0.0) entries.emplace_back(i, j, phi_q(i, j));
-      }
-    }
-    sparse_phi_.resize(m, n);
-    sparse_phi_.setFromTriplets(entries.begin(), entries.end());  // duplicates summed
-  }
+// S = Phi_q M^-1 Phi_q' sparse (the product keeps every entry of the factors' patterns, zero or
+// not), factored by LDL'; false (then the dense paths) when S is not positive definite or its
+// pivots spread over more than 1e6 (the dense path's condition limit, estimated by the pivots).
+bool AugmentedSolver::factor_sparse() {
   sparse_schur_matrix_ = sparse_phi_ * inverse_mass_.asDiagonal() * sparse_phi_.transpose();
-  if (sparse_schur_matrix_.nonZeros() != analysed_nonzeros_) {
-    sparse_ldlt_.analyzePattern(sparse_schur_matrix_);
-    analysed_nonzeros_ = sparse_schur_matrix_.nonZeros();
+  sparse_schur_matrix_.makeCompressed();
+  const Eigen::SparseMatrix<double>& s = sparse_schur_matrix_;
+  const int* outer = s.outerIndexPtr();
+  const int* inner = s.innerIndexPtr();
+  const auto columns = static_cast<size_t>(s.outerSize()) + 1;
+  const auto entries = static_cast<size_t>(s.nonZeros());
+  if (analysed_outer_.size() != columns || analysed_inner_.size() != entries ||
+      !std::equal(outer, outer + columns, analysed_outer_.begin()) ||
+      !std::equal(inner, inner + entries, analysed_inner_.begin())) {
+    sparse_ldlt_.analyzePattern(s);
+    analysed_outer_.assign(outer, outer + columns);
+    analysed_inner_.assign(inner, inner + entries);
   }
-  sparse_ldlt_.factorize(sparse_schur_matrix_);
+  sparse_ldlt_.factorize(s);
   if (sparse_ldlt_.info() != Eigen::Success) return false;
   const Eigen::VectorXd& d = sparse_ldlt_.vectorD();
   const double smallest = d.minCoeff();
@@ -131,13 +136,29 @@ bool AugmentedSolver::factor_coupled(const Eigen::VectorXd& mass,
                                      const std::vector<Coupling<double>>& coupled,
                                      const Eigen::MatrixXd& phi_q) {
   if (!same_mass(mass, coupled)) {
-    mass_llt_.compute(mass_matrix<double>(mass, coupled));
-    mass_regular_ = mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12;
+    sparse_mass_ = sparse_;
+    if (sparse_mass_) {  // the pivots' spread for the condition estimate
+      std::vector<Eigen::Triplet<double>> entries;
+      for (Eigen::Index i = 0; i < mass.size(); ++i) entries.emplace_back(i, i, mass(i));
+      for (const Coupling<double>& c : coupled) {
+        entries.emplace_back(c.i, c.j, c.value);
+        entries.emplace_back(c.j, c.i, c.value);
+      }
+      Eigen::SparseMatrix<double> M(mass.size(), mass.size());
+      M.setFromTriplets(entries.begin(), entries.end());
+      sparse_mass_ldlt_.compute(M);
+      const Eigen::VectorXd& d = sparse_mass_ldlt_.vectorD();
+      mass_regular_ = sparse_mass_ldlt_.info() == Eigen::Success && d.minCoeff() > 0.0 &&
+                      d.minCoeff() > 1e-12 * d.maxCoeff();
+    } else {
+      mass_llt_.compute(mass_matrix<double>(mass, coupled));
+      mass_regular_ = mass_llt_.info() == Eigen::Success && mass_llt_.rcond() > 1e-12;
+    }
     factored_mass_ = mass;
     factored_coupled_ = coupled;
   }
   if (mass_regular_) {
-    inverse_mass_phi_ = mass_llt_.solve(phi_q.transpose());
+    inverse_mass_phi_ = mass_solve(phi_q.transpose());
     if (m_ == 0) return true;
     schur_.compute(phi_q * inverse_mass_phi_);
     if (schur_.info() == Eigen::Success && schur_.rcond() > 1e-6) return true;
@@ -163,27 +184,34 @@ bool AugmentedSolver::same_mass(const Eigen::VectorXd& mass,
 
 Eigen::MatrixXd AugmentedSolver::solve_coupled(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
   Eigen::MatrixXd z(n_ + m_, R.cols());
-  z.topRows(n_) = mass_llt_.solve(R.topRows(n_));
+  z.topRows(n_) = mass_solve(R.topRows(n_));
   if (m_ == 0) return z;
   z.bottomRows(m_) = schur_.solve(phi_q_ * z.topRows(n_) - R.bottomRows(m_));
   z.topRows(n_) -= inverse_mass_phi_ * z.bottomRows(m_);
   return z;
 }
 
-void AugmentedSolver::newton_matrix(double gamma, const Eigen::MatrixXd& gt,
+Eigen::MatrixXd AugmentedSolver::mass_solve(const Eigen::Ref<const Eigen::MatrixXd>& R) const {
+  if (sparse_mass_) return sparse_mass_ldlt_.solve(R);
+  return mass_llt_.solve(R);
+}
+
+void AugmentedSolver::newton_matrix(double gamma, const Eigen::SparseMatrix<double>& gt,
                                     Eigen::SparseMatrix<double>& out) const {
   const Eigen::Index n = n_, m = m_, size = 3 * n + m;
+  const Eigen::Index phi_entries = sparse_schur_ ? sparse_phi_.nonZeros() : m * n;
   std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(static_cast<size_t>(5 * n + 2 * couples_.size() + 12 * m));
+  entries.reserve(
+      static_cast<size_t>(6 * n + 2 * couples_.size() + gt.nonZeros() + 2 * phi_entries));
   for (Eigen::Index i = 0; i < 2 * n; ++i) entries.emplace_back(i, i, 1.0);
   for (Eigen::Index i = 0; i < n; ++i) {
     entries.emplace_back(i, n + i, -gamma);          // u - gamma w = r1
     entries.emplace_back(n + i, 2 * n + i, -gamma);  // w - gamma y_q'' = r2
   }
-  // -G_x: G(r, c) = gt(c, r) for the 2n state columns c.
+  // -G_x: G(r, c) = gt(c, r) for the 2n state rows c of gt's column r.
   for (Eigen::Index r = 0; r < n + m; ++r) {
-    for (Eigen::Index c = 0; c < 2 * n; ++c) {
-      if (gt(c, r) != 0.0) entries.emplace_back(2 * n + r, c, -gt(c, r));
+    for (Eigen::SparseMatrix<double>::InnerIterator it(gt, r); it; ++it) {
+      if (it.row() < 2 * n) entries.emplace_back(2 * n + r, it.row(), -it.value());
     }
   }
   // A = [M Phi_q'; Phi_q 0].

@@ -13,7 +13,9 @@ namespace {
 // nothing once the sizes are set.
 struct LinearizationData {
   AugmentedSolver solver;
-  Eigen::MatrixXd gt;      // G': (2n + na) x (n + m)
+  bool sparse = false;  // G' in sparse_gt (the sparse path), else in gt
+  Eigen::MatrixXd gt;   // G': (2n + na) x (n + m)
+  Eigen::SparseMatrix<double> sparse_gt;
   Eigen::VectorXd top, w;  // scratch of vector_jacobian
 };
 
@@ -28,33 +30,48 @@ class AugmentedLinearization final : public OdeModel::Linearization {
 
   void jacobian(Eigen::MatrixXd& out) const override {
     const LinearizationData& d = *data_;
-    out.setZero(2 * n_, d.gt.rows());
+    const Eigen::MatrixXd g =
+        d.sparse ? Eigen::MatrixXd(d.sparse_gt.transpose()) : d.gt.transpose();
+    out.setZero(2 * n_, g.cols());
     out.block(0, n_, n_, n_).setIdentity();  // (q')' = q'
-    out.bottomRows(n_) = d.solver.solve(d.gt.transpose()).topRows(n_);
+    out.bottomRows(n_) = d.solver.solve(g).topRows(n_);
   }
   // (S_v, [I 0] A^-1 G (S; I)): G (S; I) = G'^T (S; I) takes the columns of G' only for
   // the na directions, not the 2n + na of `jacobian`.
   void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const override {
     const LinearizationData& d = *data_;
     const Eigen::Index na = S.cols();
-    Eigen::MatrixXd g = d.gt.topRows(2 * n_).transpose() * S;
-    g += d.gt.bottomRows(na).transpose();
+    Eigen::MatrixXd g;
+    if (d.sparse) {  // G (S; I) with G' sparse: its rows of the state, then of the parameters
+      Eigen::MatrixXd directions(2 * n_ + na, na);
+      directions.topRows(2 * n_) = S;
+      directions.bottomRows(na).setIdentity();
+      g = d.sparse_gt.transpose() * directions;
+    } else {
+      g = d.gt.topRows(2 * n_).transpose() * S;
+      g += d.gt.bottomRows(na).transpose();
+    }
     out.resize(2 * n_, na);
     out.topRows(n_) = S.bottomRows(n_);  // (q')' = q'
     out.bottomRows(n_) = d.solver.solve(g).topRows(n_);
   }
   // Sparse, bordered by the augmented system (AugmentedSolver::newton_matrix).
   bool newton_matrix(double gamma, Eigen::SparseMatrix<double>& out) const override {
-    data_->solver.newton_matrix(gamma, data_->gt, out);
+    if (!data_->sparse) return false;
+    data_->solver.newton_matrix(gamma, data_->sparse_gt, out);
     return true;
   }
   // w = A^-T (0, lambda_v) = A^-1 (0, lambda_v), then G w, in the storage's scratch.
   void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
     LinearizationData& d = *data_;
-    d.top.setZero(d.gt.cols());
+    d.top.setZero(d.sparse ? d.sparse_gt.cols() : d.gt.cols());
     d.top.head(n_) = Eigen::Map<const Eigen::VectorXd>(lambda + n_, n_);
     d.solver.solve_into(d.top, d.w);
-    out.noalias() = d.gt * d.w;
+    if (d.sparse) {
+      out.noalias() = d.sparse_gt * d.w;
+    } else {
+      out.noalias() = d.gt * d.w;
+    }
     out.segment(n_, n_) += Eigen::Map<const Eigen::VectorXd>(lambda, n_);
   }
 
@@ -160,8 +177,14 @@ class Run final : public AbsoluteRun {
     if (!solve_at(t, x, data->solver)) {
       throw std::runtime_error(dynamics_.singular_motion(t, x, p_.data(), *env_.lc));
     }
-    fill_gt(x, true);
-    gt_.swap(data->gt);
+    data->sparse = sparse_;
+    fill_gt(x, true, sparse_);
+    if (sparse_) {
+      data->sparse_gt.resize(width_, n_ + m_);
+      data->sparse_gt.setFromTriplets(gt_entries_.begin(), gt_entries_.end());  // summed
+    } else {
+      gt_.swap(data->gt);
+    }
     return std::make_unique<AugmentedLinearization>(n_, std::move(data));
   }
 
@@ -176,7 +199,7 @@ class Run final : public AbsoluteRun {
     env_.set_time(t);
     z_.setZero(n_ + m_);
     z_.head(n_) = qdd;
-    fill_gt(x, false);
+    fill_gt(x, false, false);
     return gt_.leftCols(n_);
   }
 
@@ -213,9 +236,15 @@ class Run final : public AbsoluteRun {
 
  private:
   // G' at (t, x) with z_ held: the force rows of every body, force and beam element, and with
-  // `joints` the joints' rows and their multipliers' terms.
-  void fill_gt(const double* x, bool joints) {
-    gt_.setZero(width_, n_ + m_);  // G', a column per equation
+  // `joints` the joints' rows and their multipliers' terms; into gt_, or with `sparse` as the
+  // triplets gt_entries_ (every derivative an element has, zero or not: a fixed pattern).
+  void fill_gt(const double* x, bool joints, bool sparse) {
+    to_triplets_ = sparse;
+    if (sparse) {
+      gt_entries_.clear();
+    } else {
+      gt_.setZero(width_, n_ + m_);  // G', a column per equation
+    }
     // Bodies: the weight, and -M q'' with q'' held, in their force rows.
     for (size_t i = 0; i < model_.bodies.size(); ++i) {
       const Body& b = model_.bodies[i];
@@ -285,8 +314,13 @@ class Run final : public AbsoluteRun {
   // singular.
   bool solve_at(double t, const double* x, AugmentedSolver& solver) {
     env_.set_time(t);
-    dynamics_.augmented(x, x + n_, env_, mass_, coupled_, phi_q_, r_, &forces_);
-    if (!solver.factor(mass_, coupled_, phi_q_)) return false;
+    if (sparse_) {  // Phi_q assembled sparse, in the joints' pattern
+      dynamics_.augmented(x, x + n_, env_, mass_, coupled_, sparse_phi_, r_, &forces_);
+      if (!solver.factor(mass_, coupled_, sparse_phi_.matrix)) return false;
+    } else {
+      dynamics_.augmented(x, x + n_, env_, mass_, coupled_, phi_q_, r_, &forces_);
+      if (!solver.factor(mass_, coupled_, phi_q_)) return false;
+    }
     solver.solve_into(r_, z_);
     return true;
   }
@@ -302,6 +336,12 @@ class Run final : public AbsoluteRun {
 
   // d(value)/d(the current chunk's directions) into column `equation` of G', times `factor`.
   void add(int equation, const LocalAD& value, double factor) {
+    if (to_triplets_) {
+      for (int l = 0; l < chunk_count_; ++l) {
+        gt_entries_.emplace_back(chunk_columns_[l], equation, factor * value.derivatives()(l));
+      }
+      return;
+    }
     for (int l = 0; l < chunk_count_; ++l) {
       gt_(chunk_columns_[l], equation) += factor * value.derivatives()(l);
     }
@@ -374,11 +414,14 @@ class Run final : public AbsoluteRun {
   Vec<double> mass_, r_, forces_;
   std::vector<Coupling<double>> coupled_;
   Mat<double> phi_q_;
+  SparsePhi sparse_phi_;                                     // Phi_q on the sparse path
   AugmentedSolver solver_;                                   // the right-hand side's
   std::vector<std::shared_ptr<LinearizationData>> storage_;  // the linearisations'
   Eigen::VectorXd z_;
-  Eigen::MatrixXd gt_;                  // G' of the linearisation being formed
-  Env<LocalAD> chunk_env_;              // the symbols of the current chunk
+  Eigen::MatrixXd gt_;                              // G' of the linearisation being formed (dense)
+  std::vector<Eigen::Triplet<double>> gt_entries_;  // or its entries (sparse)
+  bool to_triplets_ = false;                        // which of the two `add` fills
+  Env<LocalAD> chunk_env_;                          // the symbols of the current chunk
   const int* chunk_columns_ = nullptr;  // the columns of G' of the current chunk's directions
   int chunk_count_ = 0;
   bool sparse_;  // Dynamics::sparse
@@ -386,9 +429,9 @@ class Run final : public AbsoluteRun {
 
 }  // namespace
 
-template <class S>
+template <class S, class PhiQ>
 void Dynamics::augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass,
-                         std::vector<Coupling<S>>& coupled, Mat<S>& phi_q, Vec<S>& rhs,
+                         std::vector<Coupling<S>>& coupled, PhiQ& phi_q, Vec<S>& rhs,
                          Vec<S>* forces) const {
   const int n = nq();
   Vec<S> own;
@@ -616,7 +659,7 @@ bool Dynamics::sparse() const {
     case LinearAlgebra::kAuto:
       break;
   }
-  return nq() + n_constraints() >= kSparseFrom;
+  return nq() + n_constraints() >= (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams);
 }
 
 std::string Dynamics::linear_algebra_summary() const {
@@ -624,7 +667,8 @@ std::string Dynamics::linear_algebra_summary() const {
   s << "multibody: " << (sparse() ? "sparse" : "dense") << " linear algebra ("
     << nq() + n_constraints() << " unknowns in the augmented system; ";
   if (model_.linear_algebra == MultibodyModel::LinearAlgebra::kAuto) {
-    s << "auto: sparse from " << kSparseFrom << ")";
+    s << "auto: sparse from " << (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams)
+      << (model_.beam_elements.empty() ? ")" : " with beam elements)");
   } else {
     s << "\"linear_algebra\" set)";
   }
@@ -637,9 +681,9 @@ std::unique_ptr<AbsoluteRun> Dynamics::run(const Eigen::VectorXd& p, const LoadC
 }
 
 #define SAO_MULTIBODY_DYNAMICS(S)                                                               \
-  template void Dynamics::augmented<S>(const S*, const S*, const Env<S>&, Vec<S>&,              \
-                                       std::vector<Coupling<S>>&, Mat<S>&, Vec<S>&, Vec<S>*)    \
-      const;                                                                                    \
+  template void Dynamics::augmented<S, Mat<S>>(const S*, const S*, const Env<S>&, Vec<S>&,      \
+                                               std::vector<Coupling<S>>&, Mat<S>&, Vec<S>&,     \
+                                               Vec<S>*) const;                                  \
   template bool Dynamics::accelerations<S>(const S*, const S*, const Env<S>&, Vec<S>&, Vec<S>*, \
                                            Mat<S>*) const;                                      \
   template bool Dynamics::equations<S>(const S*, S*, const Env<S>&) const;                      \
@@ -650,5 +694,9 @@ std::unique_ptr<AbsoluteRun> Dynamics::run(const Eigen::VectorXd& p, const LoadC
 SAO_MULTIBODY_DYNAMICS(double)
 SAO_MULTIBODY_DYNAMICS(AD)
 #undef SAO_MULTIBODY_DYNAMICS
+template void Dynamics::augmented<double, SparsePhi>(const double*, const double*,
+                                                     const Env<double>&, Vec<double>&,
+                                                     std::vector<Coupling<double>>&, SparsePhi&,
+                                                     Vec<double>&, Vec<double>*) const;
 
 }  // namespace sao::sim::multibody

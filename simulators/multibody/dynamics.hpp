@@ -41,12 +41,13 @@ class Dynamics : public Kinematics {
   using Kinematics::Kinematics;
 
   // The augmented system A z = r of the accelerations and multipliers: the mass matrix (its
-  // diagonal, and the couplings of beam elements), Phi_q, and r = (Q, gamma with Baumgarte
-  // stabilisation), at (t, q, q'). `forces`, when given, is the scratch of the generalised
-  // forces (reused from call to call: no allocation).
-  template <class S>
+  // diagonal, and the couplings of beam elements), Phi_q (Mat<S>, or for double a SparsePhi
+  // of the joints' pattern), and r = (Q, gamma with Baumgarte stabilisation), at (t, q, q').
+  // `forces`, when given, is the scratch of the generalised forces (reused from call to call:
+  // no allocation).
+  template <class S, class PhiQ = Mat<S>>
   void augmented(const S* q, const S* qd, const Env<S>& env, Vec<S>& mass,
-                 std::vector<Coupling<S>>& coupled, Mat<S>& phi_q, Vec<S>& rhs,
+                 std::vector<Coupling<S>>& coupled, PhiQ& phi_q, Vec<S>& rhs,
                  Vec<S>* forces = nullptr) const;
   // Solves for q'' and the multipliers lambda at (t, q, q'); false when the system is singular.
   template <class S>
@@ -70,8 +71,11 @@ class Dynamics : public Kinematics {
   // Whether a run in absolute coordinates goes sparse (augmented_solver.hpp: the augmented
   // system through a sparse Schur complement, the Newton matrices bordered by it and factored
   // by a sparse LU): "linear_algebra" "sparse", or "auto" with at least kSparseFrom unknowns in
-  // the augmented system (coordinates and constraint equations).
+  // the augmented system (coordinates and constraint equations), kSparseFromBeams for a model
+  // with beam elements (its Newton matrix set up at every step, and its coupled mass matrix
+  // factored sparse: measured in docs/performance.md).
   static constexpr int kSparseFrom = 80;
+  static constexpr int kSparseFromBeams = 40;
   bool sparse() const;
   // The choice and why, for the log: "multibody: sparse linear algebra (...)".
   std::string linear_algebra_summary() const;

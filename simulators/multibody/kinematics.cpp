@@ -1,5 +1,6 @@
 #include "simulators/multibody/kinematics.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace sao::sim::multibody {
@@ -85,6 +86,28 @@ bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x) {
     for (Eigen::Index i = 0; i < n; ++i) x(i) = S(xv(i), dx.row(i).transpose());
   }
   return true;
+}
+
+void Kinematics::sparse_phi_pattern(SparsePhi& phi_q) const {
+  std::vector<Eigen::Triplet<double>> entries;
+  int row = 0;
+  for (const Joint& j : model_.joints) {  // in joint_entries' order
+    for (int k = 0; k < j.equations(); ++k) {
+      for_each_column(j.a, j.b, [&](int, int col) { entries.emplace_back(row + k, col, 0.0); });
+    }
+    row += j.equations();
+  }
+  Eigen::SparseMatrix<double>& a = phi_q.matrix;
+  a.resize(n_constraints(), nq());
+  a.setFromTriplets(entries.begin(), entries.end());  // sorted within each column
+  a.makeCompressed();
+  phi_q.slot.clear();
+  for (const Eigen::Triplet<double>& e : entries) {
+    const int* first = a.innerIndexPtr() + a.outerIndexPtr()[e.col()];
+    const int* last = a.innerIndexPtr() + a.outerIndexPtr()[e.col() + 1];
+    phi_q.slot.push_back(
+        static_cast<int>(std::lower_bound(first, last, e.row()) - a.innerIndexPtr()));
+  }
 }
 
 template <class S>

@@ -4,6 +4,7 @@
 // 4.15-4.33), solved point by point on the grid.
 #pragma once
 
+#include <Eigen/SparseCore>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,16 @@ Mat<S> mass_matrix(const Vec<S>& mass, const std::vector<Coupling<S>>& coupled) 
   }
   return M;
 }
+
+// Phi_q as a sparse matrix (m x n, compressed) whose pattern is the joints' structure: every
+// coordinate of a joint's bodies in each of its rows, whatever the values (an entry that passes
+// through zero, a joint's sin 0, keeps its place), so that one symbolic analysis serves a whole
+// run. `slot` holds the place in the matrix's values of each entry in the order joint_rows
+// visits them (Kinematics::sparse_phi_pattern).
+struct SparsePhi {
+  Eigen::SparseMatrix<double> matrix;
+  std::vector<int> slot;
+};
 
 // The solution of the kinematic equations at one time point, and every history value there.
 template <class S>
@@ -88,24 +99,48 @@ class Kinematics {
     env.lc = &lc;
     return env;
   }
-  // Phi_q of every joint into phi_q, and visit(row, joint, terms, k) for every constraint row
-  // (row k of the joint's terms).
+  // Phi_q of every joint into phi_q (dense), and visit(row, joint, terms, k) for every
+  // constraint row (row k of the joint's terms).
   template <class S, class Visit>
   void joint_rows(const S* q, const S* qd, const Env<S>& env, Mat<S>& phi_q, Visit visit) const {
     phi_q =
         Mat<S>::Constant(n_constraints(), nq(), S(0.0));  // for AD: no derivatives until written
+    joint_entries(
+        q, qd, env, [&](int, int row, int col, const S& value) { phi_q(row, col) = value; }, visit);
+  }
+  // The same into a sparse Phi_q of the joints' pattern (made at the first call): work in
+  // proportion to the joints, not to m x n.
+  template <class Visit>
+  void joint_rows(const double* q, const double* qd, const Env<double>& env, SparsePhi& phi_q,
+                  Visit visit) const {
+    if (phi_q.matrix.rows() != n_constraints() || phi_q.matrix.cols() != nq()) {
+      sparse_phi_pattern(phi_q);
+    }
+    double* values = phi_q.matrix.valuePtr();
+    const int* slot = phi_q.slot.data();
+    joint_entries(
+        q, qd, env, [&](int entry, int, int, double value) { values[slot[entry]] = value; }, visit);
+  }
+  // entry(index, row, column, value) for every entry of Phi_q a joint writes (numbered in the
+  // order visited), and visit(row, joint, terms, k) for every constraint row (row k of the
+  // joint's terms).
+  template <class S, class Entry, class Visit>
+  void joint_entries(const S* q, const S* qd, const Env<S>& env, Entry entry, Visit visit) const {
     JointTerms<S> terms;
-    int row = 0;
+    int row = 0, index = 0;
     for (const Joint& j : model_.joints) {
       joint_terms(j, q, qd, env, terms);
       for (int k = 0; k < j.equations(); ++k) {
-        for_each_column(j.a, j.b,
-                        [&](int local, int col) { phi_q(row + k, col) = terms.phi_q[k][local]; });
+        for_each_column(j.a, j.b, [&](int local, int col) {
+          entry(index++, row + k, col, terms.phi_q[k][local]);
+        });
         visit(row + k, j, terms, k);
       }
       row += j.equations();
     }
   }
+  // The joints' pattern of Phi_q (values zero) and the slots of its entries (SparsePhi).
+  void sparse_phi_pattern(SparsePhi& phi_q) const;
   // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q').
   template <class S>
   void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,

@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*"; failed=1; }
 core=$("$bootstrap" --list) || fail "--list exit $?"
 all=$("$bootstrap" --list --with-optional) || fail "--list --with-optional exit $?"
 declare -A parts=([browser]="chromium chromium-driver python3-selenium" [calculix]="calculix-ccx"
-                  [slurm]="slurm-wlm munge slurmdbd mariadb-server")
+                  [slurm]="slurm-wlm munge slurmdbd mariadb-server" [simbody]="libsimbody-dev")
 for part in "${!parts[@]}"; do
   with=$("$bootstrap" --list --with "$part") || fail "--with $part exit $?"
   added=$(comm -13 <(echo "$core" | sort) <(echo "$with" | sort) | tr '\n' ' ')
