@@ -325,10 +325,13 @@ const CycleRecord& Driver::step() {
   // explicit relation makes it nonlinear.
   problem.linear = linear_problem(study_, problem.rows) && linear_form(study_, noisy_) &&
                    problem.curvature.size() == 0;
-  const SubproblemResult sub =
+  SubproblemResult sub =
       metamodel_strategy() && noisy_.infill == Infill::kExpectedImprovement && approximated
           ? propose_by_infill(problem, rec)
           : solve_subproblem(problem, noisy_);
+  if (sub.status == SubproblemStatus::kOptimal && !problem.linear && !metamodel_strategy()) {
+    retry_from_descent(problem, sub);
+  }
   rec.subproblem = to_string(sub.status);
   rec.relaxed = sub.status == SubproblemStatus::kRelaxed;
   if (sub.status == SubproblemStatus::kFailed) {
@@ -516,9 +519,12 @@ void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& su
   const Eigen::VectorXd proposed = x_opt;
   const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
   if (!e_opt) return;
-  const StepJudgement j =
+  StepJudgement j =
       strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt, *e_opt, facts,
                         factors_, previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+  if (!j.accept && !j.converged && sub.status == SubproblemStatus::kOptimal) {
+    correct_step(problem, x_opt, e_opt, facts, rec, j);
+  }
   rec.accepted = j.accept;
   rec.converged = j.converged;
   rec.ratio = j.ratio;

@@ -296,6 +296,27 @@ class Driver {
   // F_approx: the objective's approximation at b* (without the Lagrangian's curvature term).
   void judge(const ApproximateProblem& problem, const SubproblemResult& sub, double F_approx,
              Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
+  // A second-order correction (trust region, local approximations, settings'
+  // second_order_correction; Fletcher's, in the approximations' terms): when the strategy
+  // rejected a proposal b* that violates the constraints by more than a tenth of vioacc, and
+  // every retained row is a scalar constraint's, the subproblem is solved again in the same
+  // subregion with each row's approximation shifted by its error at b* (value moved onto the
+  // analysis, gradient and curvature kept), and its proposal analysed (one more analysis, no
+  // gradients) and judged like any proposal. A step along a curved active constraint violates
+  // it by its second-order change, which the approximation at b0 cannot see; the merit then
+  // rejects a step whose objective gain was right (the Maratos effect), and the region shrinks
+  // each time it grows (the spring: 100 cycles at a region of 1e-3). True, with x_opt, e_opt,
+  // facts, rec and j those of the corrected proposal, when the strategy accepted it; else
+  // everything is left as it was.
+  bool correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_opt,
+                    const Evaluation*& e_opt, CycleFacts& facts, CycleRecord& rec,
+                    StepJudgement& j);
+  // A nonlinear subproblem whose local solver stayed at b0 although b0 is not a first-order
+  // point (its residual above kkt_tolerance: a stationary point of the approximate problem that
+  // is not its minimum, or the solver's stop) is solved again with a further start: b0 moved
+  // along the approximate objective's steepest descent, scaled by the subregion's half-widths,
+  // halfway to the subregion's edge. `sub` is replaced when that found a proposal.
+  void retry_from_descent(ApproximateProblem& problem, SubproblemResult& sub) const;
   // With the trust region and gradients: learns the Lagrangian's curvature the approximations
   // miss from the pair (previous b0, b0) and sets it on the cycle's problem; `jacobian`: the
   // rows' gradients at b0 (measure_optimality's).

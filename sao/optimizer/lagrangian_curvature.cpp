@@ -8,6 +8,11 @@ namespace {
 
 // SR1 skips a pair whose denominator is below this share of |s| |r| (Nocedal & Wright 6.26).
 constexpr double kSkip = 1e-8;
+// The objective's part enters a pair of feasible starts only (largest g_hat at most this: 0.1 %):
+// from far outside, the steps are long and the objective's gradient error along them is not the
+// curvature near the constraints (from infeasible starts, the pressure vessel ended infeasible
+// and HS 41 at a first-order point that is not its minimum with it).
+constexpr double kFeasibleRows = 1e-3;
 
 }  // namespace
 
@@ -17,6 +22,8 @@ void LagrangianCurvature::update(const ApproximateProblem& problem, const Eigen:
   const Eigen::VectorXd& x0 = problem.x0;
   Start now;
   now.b = x0.head(n);
+  now.objective = problem.objective_gradient(x0).head(n);
+  now.feasible = problem.rows.empty() || problem.row_values(x0).maxCoeff() <= kFeasibleRows;
   for (size_t r = 0; r < problem.rows.size(); ++r) {
     const RetainedRow& row = problem.rows[r];
     now.rows[{row.constraint, row.point}] =
@@ -50,6 +57,17 @@ void LagrangianCurvature::update(const ApproximateProblem& problem, const Eigen:
       }
       const double lambda = at_b0.multipliers[a];
       y += lambda * (Jm.row(r).head(n).transpose() - old->second / row.normaliser);
+    }
+    // The objective's part, where it reads scalar responses only: a sum over a history (the
+    // slider-crank's path error) moves with its points like a history's rows (with it, 25
+    // analyses instead of 8), and a bound formulation's objective is an auxiliary variable.
+    const Objective& objective = problem.study->objective;
+    bool scalar = !objective.bound_formulation && !objective.f.time_dependent();
+    for (int k : objective.f.program->responses()) {
+      if (problem.study->responses[static_cast<size_t>(k)].history) scalar = false;
+    }
+    if (scalar && now.feasible && last_->feasible) {
+      y += problem.objective_gradient(x).head(n) - last_->objective;
     }
     const Eigen::VectorXd s = (now.b - last_->b).cwiseQuotient(sizes_);
     y = y.cwiseProduct(sizes_);

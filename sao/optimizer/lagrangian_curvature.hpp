@@ -10,11 +10,16 @@
 // value and gradient, and b the previous one (both analysed with gradients), the secant of the
 // Lagrangian along s = b1 - b that the approximation misses is
 //
-//   y = sum_j lambda_j (grad g_hat~_j(b) - grad g_hat_j(b))   (lambda: the multipliers at b1)
+//   y = (grad F~(b) - grad F(b)) + sum_j lambda_j (grad g_hat~_j(b) - grad g_hat_j(b))
 //
-// since the approximation's gradients equal the true ones at b1. Only the constraints' part of
-// L enters: the objective's own approximation carries its curvature (with its part in y,
-// slider-crank needed 25 analyses instead of 8). C is updated by one symmetric rank-one step per
+// (lambda: the multipliers at b1) since the approximation's gradients equal the true ones at b1.
+// The objective's part enters where the objective reads scalar responses only and is not a bound
+// formulation's auxiliary, and between two feasible starts only (kFeasibleRows): a sum over a
+// history's points (the slider-crank's path error) moves with them (with its part in y the
+// slider-crank needed 25 analyses instead of 8). Without the objective's part the model of F (the
+// quasi-Newton form, convex) kept its own curvature where the Lagrangian's along the active
+// constraints is smaller, and the last cycles converged linearly with ratios near 1.2 (the spring,
+// HS 26 and 46 at the cycle limit; benchmarks.md). C is updated by one symmetric rank-one step per
 // pair, in the variables scaled by their characteristic sizes (z = b / s, optimality.hpp's
 // variable_sizes), so that it can be indefinite (a concave constraint with a positive multiplier)
 // and is zero where the approximations are right (separable quadratic constraints: the diagonal
@@ -57,6 +62,8 @@ class LagrangianCurvature {
   struct Start {
     Eigen::VectorXd b;                                    // design variables
     std::map<std::pair<int, int>, Eigen::VectorXd> rows;  // d(g - bound)/db by (constraint, point)
+    Eigen::VectorXd objective;                            // dF/db
+    bool feasible = false;  // every retained row within kFeasibleRows of its bound
   };
   std::optional<Start> last_;
   Eigen::MatrixXd C_;      // in z = b / sizes_

@@ -36,8 +36,9 @@ Eigen::VectorXd ApproximateProblem::objective_gradient(const Eigen::VectorXd& x)
 
 double ApproximateProblem::row_value(size_t row, const Eigen::VectorXd& x) const {
   const RetainedRow& r = rows[row];
-  return normalised_constraint(*study, study->constraints[r.constraint], r.point, x, *model,
-                               r.normaliser);
+  const double value = normalised_constraint(*study, study->constraints[r.constraint], r.point, x,
+                                             *model, r.normaliser);
+  return shift.size() > 0 ? value + shift(static_cast<Eigen::Index>(row)) : value;
 }
 
 Eigen::VectorXd ApproximateProblem::row_values(const Eigen::VectorXd& x,
@@ -61,6 +62,7 @@ Eigen::VectorXd ApproximateProblem::row_values(const Eigen::VectorXd& x,
     if (jacobian) jacobian->middleRows(at, count) = block;
     first = last;
   }
+  if (shift.size() > 0) values += shift;
   return values;
 }
 

@@ -43,6 +43,9 @@ struct ApproximateProblem {
   // The Lagrangian's curvature the approximations miss (lagrangian_curvature.hpp), in the
   // design variables: objective() adds 1/2 (b - b0)' C (b - b0). Empty: none.
   Eigen::MatrixXd curvature;
+  // Per row, added to its g_hat~: a second-order correction's shift (the approximation's error
+  // at a rejected proposal, Driver::correct_step). Empty: none.
+  Eigen::VectorXd shift;
 
   // F~(x) + the curvature term: what the subproblem minimises and the merit predicts.
   double objective(const Eigen::VectorXd& x) const;

@@ -141,9 +141,12 @@ struct Options {
   // intermediate variable, S the response's scale), is kept in [min_curvature, max_curvature].
   double min_curvature = 0.0;
   // Trust region with sensitivities: the subproblem's objective carries the curvature of the
-  // Lagrangian that the approximations of the scalar constraints miss
+  // Lagrangian that the approximations of the scalar constraints and objective miss
   // (sao/optimizer/lagrangian_curvature.hpp; "lagrangian_curvature").
   bool lagrangian_curvature = true;
+  // Trust region with sensitivities: a proposal rejected for a violation of scalar constraints
+  // gets one second-order correction (Driver::correct_step; "second_order_correction").
+  bool second_order_correction = true;
   double max_curvature = 1e3;
 
   // Adds `noise` to each percentage (call once, after loading).

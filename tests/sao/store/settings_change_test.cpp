@@ -102,6 +102,7 @@ const std::map<std::string, std::string>& changed_values() {
       {"min_curvature", "0.5"},
       {"max_curvature", "2"},
       {"lagrangian_curvature", "false"},
+      {"second_order_correction", "false"},
       {"fit", "\"least_squares\""},
       {"alpha", "0.5"},
       {"reuse_radius", "2"},

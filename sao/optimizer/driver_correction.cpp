@@ -1,0 +1,104 @@
+// Driver::correct_step: the second-order correction of a rejected step (driver.hpp).
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "sao/optimizer/driver.hpp"
+
+namespace sao {
+
+bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_opt,
+                          const Evaluation*& e_opt, CycleFacts& facts, CycleRecord& rec,
+                          StepJudgement& j) {
+  if (!noisy_.second_order_correction || noisy_.strategy != Strategy::kTrustRegion ||
+      noisy_.approximation == ApproximationSource::kMultipoint || metamodel_strategy() ||
+      problem.rows.empty() || !(facts.V > 0.1 * noisy_.vioacc)) {
+    return false;
+  }
+  // A history's rows: its critical points move between designs, so a row's error at b* is the
+  // peak's shift in time, not the second-order change the correction is for.
+  for (const RetainedRow& row : problem.rows) {
+    if (study_.constraints[row.constraint].g.time_dependent()) return false;
+  }
+  // The rows' errors at b*: the subproblem again with each row's approximation moved onto the
+  // analysed value there (its gradient and curvature kept), so that its proposal corrects the
+  // second-order violation of the step.
+  const ExactResponses exact(study_, *e_opt);
+  ApproximateProblem corrected = problem;
+  corrected.shift.resize(static_cast<Eigen::Index>(problem.rows.size()));
+  const Eigen::VectorXd predicted = problem.row_values(x_opt);
+  for (size_t r = 0; r < problem.rows.size(); ++r) {
+    const RetainedRow& row = problem.rows[r];
+    const auto k = static_cast<Eigen::Index>(r);
+    corrected.shift(k) = normalised_constraint(study_, study_.constraints[row.constraint],
+                                               row.point, x_opt, exact, row.normaliser) -
+                         predicted(k);
+  }
+  if (!corrected.shift.allFinite()) return false;
+  corrected.linear = problem.linear;
+  const SubproblemResult sub = solve_subproblem(corrected, noisy_);
+  if (sub.status != SubproblemStatus::kOptimal) return false;
+  Eigen::VectorXd x_soc = sub.x.cwiseMax(corrected.lower).cwiseMin(corrected.upper);
+  if ((x_soc - x_opt).cwiseAbs().maxCoeff() <= 0.0) return false;
+  const CycleRecord before = rec;
+  const Eigen::VectorXd proposed = x_soc;
+  const double F_approx = corrected.approximate_objective(sub.x);
+  CycleFacts soc_facts = active_limits(corrected, x_soc, rec);
+  soc_facts.F0 = facts.F0;
+  soc_facts.V0 = facts.V0;
+  soc_facts.approximated = facts.approximated;
+  const Evaluation* e_soc = analyse_proposal(corrected, F_approx, x_soc, soc_facts, rec);
+  if (e_soc) {
+    const StepJudgement k = strategy_->judge(
+        {study_, options_, noisy_, corrected, sub, proposed, x_soc, *e_soc, soc_facts, factors_,
+         previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+    if (k.accept) {
+      spdlog::debug(
+          "cycle {}: b* rejected (ratio {:.3g}, V {:.3g} %); its second-order "
+          "correction accepted (ratio {:.3g}, V {:.3g} %)",
+          rec.cycle, j.ratio, facts.V, k.ratio, soc_facts.V);
+      rec.x_opt = x_soc;
+      rec.F_approx = user_objective(study_, F_approx);
+      rec.message =
+          "b* rejected (ratio " + three_digits(j.ratio) + "): its second-order correction accepted";
+      x_opt = x_soc;
+      e_opt = e_soc;
+      facts = soc_facts;
+      j = k;
+      return true;
+    }
+  }
+  const int analyses = summary_.analyses;
+  rec = before;
+  rec.analyses = analyses;
+  return false;
+}
+
+void Driver::retry_from_descent(ApproximateProblem& problem, SubproblemResult& sub) const {
+  const int n = study_.n_design();
+  if (!optimality_.computed || optimality_.residual <= noisy_.kkt_tolerance ||
+      (sub.x - problem.x0).head(n).cwiseAbs().maxCoeff() > 0.0) {
+    return;
+  }
+  const Eigen::VectorXd half = 0.5 * (problem.upper - problem.lower).head(n);
+  const Eigen::VectorXd descent =
+      -problem.objective_gradient(problem.x0).head(n).cwiseProduct(half);
+  const double largest = descent.cwiseAbs().maxCoeff();
+  if (!(largest > 0.0) || !std::isfinite(largest)) return;
+  Eigen::VectorXd start = problem.x0;
+  start.head(n) += 0.5 * half.cwiseProduct(descent / largest);
+  start = start.cwiseMax(problem.lower).cwiseMin(problem.upper);
+  problem.starts.push_back(start);
+  SubproblemResult again = solve_subproblem(problem, noisy_);
+  problem.starts.pop_back();
+  if (again.status == SubproblemStatus::kOptimal &&
+      (again.x - problem.x0).head(n).cwiseAbs().maxCoeff() > 0.0) {
+    spdlog::debug(
+        "the subproblem stayed at b0 (first-order residual {:.3g}); solved again from "
+        "a descent start",
+        optimality_.residual);
+    sub = std::move(again);
+  }
+}
+
+}  // namespace sao
