@@ -35,7 +35,6 @@ bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_
                          predicted(k);
   }
   if (!corrected.shift.allFinite()) return false;
-  corrected.linear = problem.linear;
   const SubproblemResult sub = solve_subproblem(corrected, noisy_);
   if (sub.status != SubproblemStatus::kOptimal) return false;
   Eigen::VectorXd x_soc = sub.x.cwiseMax(corrected.lower).cwiseMin(corrected.upper);
