@@ -234,8 +234,9 @@ int pareto() {
         if (r.json) {
           std::cout << progress_json("batch", p).dump() << std::endl;
         } else if (!r.quiet) {
-          std::cout << fmt::format("batch      {}/{} done ({} re-used), {} failed\n", p.done(),
-                                   p.total, p.reused, p.failed)
+          const std::string round = p.round > 0 ? fmt::format(" (round {})", p.round) : "";
+          std::cout << fmt::format("batch      {}{}: {}/{} done ({} re-used), {} failed\n",
+                                   p.purpose, round, p.done(), p.total, p.reused, p.failed)
                     << std::flush;
         }
       },

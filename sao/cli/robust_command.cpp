@@ -124,19 +124,17 @@ int robust(const RobustCommand& command) {
   report::RobustResult result;
   bool any_failed_all = false;
   try {
-    result = report::robust_analysis(
-        session, *random, design, request, [&](const std::string& purpose, const DoeProgress& p) {
-          if (p.running > 0 || command.quiet) return;
-          if (command.json) {
-            nlohmann::ordered_json line = progress_json("batch", p);
-            line["purpose"] = purpose;
-            std::cout << line.dump() << std::endl;
-          } else {
-            std::cout << fmt::format("batch      {}: {}/{} done ({} re-used), {} failed\n", purpose,
-                                     p.done(), p.total, p.reused, p.failed)
-                      << std::flush;
-          }
-        });
+    result = report::robust_analysis(session, *random, design, request, [&](const DoeProgress& p) {
+      if (p.running > 0 || command.quiet) return;
+      if (command.json) {
+        std::cout << progress_json("batch", p).dump() << std::endl;
+      } else {
+        std::cout << fmt::format("batch      {}: {}/{} done ({} re-used), {} failed\n",
+                                 report::robust_purpose_title(p.purpose), p.done(), p.total,
+                                 p.reused, p.failed)
+                  << std::flush;
+      }
+    });
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());  // settings, too few successful analyses: bad input
   }

@@ -28,23 +28,22 @@ using reliability::RandomVector;
 std::vector<StoredAnalysis> analyse_points(
     StudySession& session, const nlohmann::json& settings, const Eigen::MatrixXd& points,
     const std::string& purpose, const RobustRequest& request, std::vector<AnalysisSet>& sets,
-    const std::function<void(const std::string&, const DoeProgress&)>& progress) {
+    const std::function<void(const DoeProgress&)>& progress) {
   StudyStore& store = session.store();
   std::optional<StoredDoe> doe;
   for (const StoredDoe& d : store.does()) {
     if (d.settings == settings && d.points.rows() == points.rows()) doe = d;
   }
   if (!doe) {
-    const int id = store.add_doe(session.branch(), settings, points,
-                                 nlohmann::json{{"purpose", "sao robust: " + purpose}});
+    const int id =
+        store.add_doe(session.branch(), settings, points,
+                      nlohmann::json{{"purpose", "sao robust: " + robust_purpose_title(purpose)}});
     for (const StoredDoe& d : store.does()) {
       if (d.id == id) doe = d;
     }
   }
-  const DoeProgress end = run_doe(session, *doe, request.batch, [&](const DoeProgress& p) {
-    if (progress) progress(purpose, p);
-  });
-  sets.push_back({purpose, doe->id, end});
+  const DoeProgress end = run_doe(session, *doe, request.batch, progress, purpose);
+  sets.push_back({doe->id, end});
   std::vector<StoredAnalysis> out;
   for (int i = 0; i < doe->points.rows(); ++i) {
     StoredAnalysis a;
@@ -138,7 +137,7 @@ struct Context {
   std::vector<int> which;  // the design variable of each random variable
   const RobustRequest& request;
   RobustResult& result;
-  const std::function<void(const std::string&, const DoeProgress&)>& progress;
+  const std::function<void(const DoeProgress&)>& progress;
 };
 
 // The constraint a "constraint.NAME" value is of (null for other values).
@@ -270,7 +269,7 @@ MetamodelReport local_model(Context& c) {
   // others in the box) stay out of it, so that they check it and a second call fits the same.
   std::vector<StoredAnalysis> analysed;
   for (StoredAnalysis& a :
-       analyse_points(c.session, settings, full, "local DOE", r, c.result.analyses, c.progress)) {
+       analyse_points(c.session, settings, full, "doe", r, c.result.analyses, c.progress)) {
     if (a.evaluation.ok) analysed.push_back(std::move(a));
   }
   if (analysed.empty()) {
@@ -417,10 +416,9 @@ std::optional<Eigen::VectorXd> reported_design(const Study& study, const std::st
   return x;
 }
 
-RobustResult robust_analysis(
-    StudySession& session, const RandomSection& random, const Eigen::VectorXd& design,
-    const RobustRequest& request,
-    const std::function<void(const std::string&, const DoeProgress&)>& progress) {
+RobustResult robust_analysis(StudySession& session, const RandomSection& random,
+                             const Eigen::VectorXd& design, const RobustRequest& request,
+                             const std::function<void(const DoeProgress&)>& progress) {
   check_request(request);
   const Study& study = session.study();
   RobustResult result;
@@ -518,10 +516,10 @@ const RandomSection& random_section(const StudySession& session) {
   return *random;
 }
 
-RobustResult robust_of_directory(
-    StudySession& session, const std::string& dir, const RobustRequest& request,
-    const std::map<std::string, double>& values,
-    const std::function<void(const std::string&, const DoeProgress&)>& progress) {
+RobustResult robust_of_directory(StudySession& session, const std::string& dir,
+                                 const RobustRequest& request,
+                                 const std::map<std::string, double>& values,
+                                 const std::function<void(const DoeProgress&)>& progress) {
   const RandomSection& random = random_section(session);
   std::string source;
   const Eigen::VectorXd x = directory_design(session.study(), dir, values, source);

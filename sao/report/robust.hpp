@@ -64,10 +64,12 @@ struct RobustRequest {
 
 // What a set of analyses the robustness estimate ran or re-used came to.
 struct AnalysisSet {
-  std::string purpose;  // "local DOE", "verification", "samples"
-  int doe = 0;          // its DOE id in the store
-  DoeProgress progress;
+  int doe = 0;           // its DOE id in the store
+  DoeProgress progress;  // its purpose: "doe" (the local DOE), "verification", "samples"
 };
+
+// A purpose of the estimate's analyses as the text output names it ("doe": "local DOE").
+std::string robust_purpose_title(const std::string& purpose);
 
 struct RobustValue {
   std::string name;  // as the metamodel report names it ("objective.f", "constraint.c1", ...)
@@ -120,13 +122,13 @@ struct RobustResult {
 std::optional<Eigen::VectorXd> reported_design(const Study& study, const std::string& dir);
 
 // The estimate at `design` (design variables only) in the store of `session` (opened for
-// analyses). `progress` is called before and after each batch of analyses with what the batch
-// belongs to. Throws std::invalid_argument for bad settings (bad input) and TooFewDesigns when
-// the local DOE's successful analyses do not suffice for the model.
-RobustResult robust_analysis(
-    StudySession& session, const RandomSection& random, const Eigen::VectorXd& design,
-    const RobustRequest& request,
-    const std::function<void(const std::string&, const DoeProgress&)>& progress);
+// analyses). `progress` is called before and after each batch of analyses, its purpose what the
+// batch is for ("doe", "verification", "samples"). Throws std::invalid_argument for bad settings
+// (bad input) and TooFewDesigns when the local DOE's successful analyses do not suffice for the
+// model.
+RobustResult robust_analysis(StudySession& session, const RandomSection& random,
+                             const Eigen::VectorXd& design, const RobustRequest& request,
+                             const std::function<void(const DoeProgress&)>& progress);
 
 // The design of an estimate in the study directory `dir`: the design the run reported
 // (reported_design; else the initial design) with `values` (design variable name -> value)
@@ -142,10 +144,10 @@ const RandomSection& random_section(const StudySession& session);
 // (reported_design; else the initial design) with `values` (design variable name -> value)
 // applied. Throws StudyError when the study has no random variables, std::invalid_argument for
 // a name that is not a design variable and as robust_analysis does.
-RobustResult robust_of_directory(
-    StudySession& session, const std::string& dir, const RobustRequest& request,
-    const std::map<std::string, double>& values,
-    const std::function<void(const std::string&, const DoeProgress&)>& progress);
+RobustResult robust_of_directory(StudySession& session, const std::string& dir,
+                                 const RobustRequest& request,
+                                 const std::map<std::string, double>& values,
+                                 const std::function<void(const DoeProgress&)>& progress);
 
 // As text: the random variables, the analyses, per value a table (mean, sd, quantiles, each with
 // its interval; per constraint the probability of violating it), the verification.

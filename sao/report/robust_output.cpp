@@ -209,6 +209,10 @@ nlohmann::ordered_json value_json(const RobustValue& v) {
 
 }  // namespace
 
+std::string robust_purpose_title(const std::string& purpose) {
+  return purpose == "doe" ? "local DOE" : purpose;
+}
+
 std::string robust_text(const RobustResult& r) {
   std::string out;
   const std::string method = robust_method_name(r.request.method);
@@ -240,9 +244,10 @@ std::string robust_text(const RobustResult& r) {
     out += "box        " + box + " (mean +- 3 sd, inside the bounds)\n";
   }
   for (const AnalysisSet& s : r.analyses) {
-    out += fmt::format(
-        "analyses   {} (DOE {}): {} points, {} analysed now ({} failed), {} re-used\n", s.purpose,
-        s.doe, s.progress.total, s.progress.analysed, s.progress.failed, s.progress.reused);
+    out +=
+        fmt::format("analyses   {} (DOE {}): {} points, {} analysed now ({} failed), {} re-used\n",
+                    robust_purpose_title(s.progress.purpose), s.doe, s.progress.total,
+                    s.progress.analysed, s.progress.failed, s.progress.reused);
   }
   for (const RobustValue& v : r.values) value_text(out, r, v);
   return out;
@@ -273,8 +278,7 @@ nlohmann::ordered_json robust_json(const RobustResult& r) {
   j["random_variables"] = random;
   nlohmann::ordered_json sets = nlohmann::ordered_json::array();
   for (const AnalysisSet& s : r.analyses) {
-    nlohmann::ordered_json e = progress_json(nullptr, s.progress);
-    e["purpose"] = s.purpose;
+    nlohmann::ordered_json e = progress_json(nullptr, s.progress);  // its purpose included
     e["doe"] = s.doe;
     sets.push_back(e);
   }

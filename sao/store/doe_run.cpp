@@ -223,11 +223,14 @@ int doe_batch_size(const nlohmann::json& document, int batch, int missing) {
 }
 
 DoeProgress run_doe(StudySession& session, const StoredDoe& doe, int batch,
-                    const std::function<void(const DoeProgress&)>& report) {
+                    const std::function<void(const DoeProgress&)>& report,
+                    const std::string& purpose, int round) {
   StudyStore& store = session.store();
   const Study& study = session.study();
   const auto started = std::chrono::steady_clock::now();
   DoeProgress p;
+  p.purpose = purpose;
+  p.round = round;
   p.total = static_cast<int>(doe.points.rows());
   std::vector<Eigen::VectorXd> missing;
   std::vector<int> number;  // of each missing point in the plan, from 1
@@ -275,6 +278,8 @@ DoeProgress run_doe(StudySession& session, const StoredDoe& doe, int batch,
 nlohmann::ordered_json progress_json(const char* event, const DoeProgress& p) {
   nlohmann::ordered_json j;
   if (event) j["event"] = event;
+  j["purpose"] = p.purpose;
+  if (p.round > 0) j["round"] = p.round;
   j["done"] = p.done();
   j["total"] = p.total;
   j["reused"] = p.reused;

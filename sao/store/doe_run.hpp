@@ -43,8 +43,12 @@ PreparedDoe prepare_stored_doe(StudySession& session, const std::optional<DoeSec
 // message, at "doe").
 PreparedDoe prepare_doe(StudySession& session, const DoeSection& section);
 
-// Where the points of a DOE stand.
+// Where the points of a DOE stand, and what they are for: "doe" (a design of experiments; a
+// front's or a robustness estimate's own), "verification" (a front's points of round `round`, a
+// robustness estimate's), "samples" (a robustness estimate's analysed samples).
 struct DoeProgress {
+  std::string purpose = "doe";
+  int round = 0;     // the front's round of a verification (0: none)
   int total = 0;     // points of the plan
   int reused = 0;    // taken from the store (analysed before this process)
   int analysed = 0;  // analysed by this process so far (failed ones included)
@@ -55,16 +59,19 @@ struct DoeProgress {
   int done() const { return reused + analysed; }
 };
 
-// The progress as JSON ({"event": event, "done", "total", "reused", "analysed", "failed",
-// "elapsed_seconds", "remaining_seconds" (null when not known)}), as `sao doe --json` prints it
-// and the service publishes it; without "event" when event is null.
+// The progress as JSON ({"event": event, "purpose", "round" (when not 0), "done", "total",
+// "reused", "analysed", "failed", "elapsed_seconds", "remaining_seconds" (null when not known)}),
+// as `sao doe --json` prints it and the service publishes it; without "event" when event is
+// null.
 nlohmann::ordered_json progress_json(const char* event, const DoeProgress& progress);
 
 // Analyses the points of `doe` the store lacks, `batch` at a time (0: the study's simulator
 // workers for the local pool, max_jobs (or 20) for a batch executor such as SLURM), values
-// only; `report` before each batch and after it. Returns the final progress.
+// only; `report` before each batch and after it, the progress with `purpose` and `round`.
+// Returns the final progress.
 DoeProgress run_doe(StudySession& session, const StoredDoe& doe, int batch,
-                    const std::function<void(const DoeProgress&)>& report);
+                    const std::function<void(const DoeProgress&)>& report,
+                    const std::string& purpose = "doe", int round = 0);
 
 // Where each DOE of a store stands (`sao status`): its plan's size and how many of its points
 // the store holds a successful analysis of. Leaves the store's simulator inputs changed.

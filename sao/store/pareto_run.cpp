@@ -265,7 +265,7 @@ nlohmann::json single_objective_study(const nlohmann::json& document, const Stud
 }
 
 ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const ParetoOptions& options,
-                        const std::function<void(const DoeProgress&)>& on_doe,
+                        const std::function<void(const DoeProgress&)>& on_batch,
                         const std::function<void(const ParetoRound&)>& on_round) {
   const Study& study = session.study();
   if (!study.multi_objective()) {
@@ -274,7 +274,7 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
   }
   const metamodel::Bounds box = design_box(study);
   ParetoResult result;
-  result.doe = run_doe(session, doe, options.batch, on_doe);
+  result.doe = run_doe(session, doe, options.batch, on_batch);
   result.analysed = result.doe.analysed;
   result.reused = result.doe.reused;
   Training t;
@@ -315,7 +315,8 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
       check.points.row(static_cast<Eigen::Index>(k)) = front[chosen[k]].design.transpose();
       t.designs.push_back(front[chosen[k]].design);
     }
-    const DoeProgress verified = run_doe(session, check, options.batch, {});
+    const DoeProgress verified =
+        run_doe(session, check, options.batch, on_batch, "verification", r);
     round.analysed = verified.analysed;
     round.failed = verified.failed;
     result.analysed += verified.analysed;

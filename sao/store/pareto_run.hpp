@@ -119,12 +119,13 @@ struct ParetoResult {
 };
 
 // Runs it on `session` (opened for analyses; a multi-objective study) with the DOE `doe`
-// (prepare_stored_doe); `on_doe` sees the DOE's progress as run_doe reports it, `on_round` each
-// round once its points are verified. Throws StudyError for a study of one objective or a
-// design variable without finite bounds, std::runtime_error when the models cannot be fitted
-// (too few successful analyses) or the front is empty (no predicted feasible point).
+// (prepare_stored_doe); `on_batch` sees the progress of every batch of analyses as run_doe
+// reports it, the DOE's (purpose "doe") and each round's verification ("verification", its
+// round), `on_round` each round once its points are verified. Throws StudyError for a study of one
+// objective or a design variable without finite bounds, std::runtime_error when the models cannot
+// be fitted (too few successful analyses) or the front is empty (no predicted feasible point).
 ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const ParetoOptions& options,
-                        const std::function<void(const DoeProgress&)>& on_doe,
+                        const std::function<void(const DoeProgress&)>& on_batch,
                         const std::function<void(const ParetoRound&)>& on_round);
 
 // A single-objective study started at front point `point` (`sao pareto DIR --start-study K
