@@ -146,6 +146,45 @@ nlohmann::json StudyHost::pareto() const {
   return {{"pareto", document}, {"charts", charts}};
 }
 
+nlohmann::json StudyHost::front_point_study(const nlohmann::json& body) const {
+  for (const auto& [key, value] : body.items()) {
+    if (key != "point" && key != "objective") {
+      throw ApiError(400, "unknown key \"" + key.substr(0, 40) + "\" (known: point, objective)");
+    }
+  }
+  const nlohmann::json document = read_result(dir_ / "pareto.json", "Pareto front");
+  StudySession session(store_path(), StoreAccess::kReadOnly);
+  session.open_for_analyses();
+  const Study& study = session.study();
+  size_t points = 0;
+  try {
+    points = read_pareto_front(document, study).front.size();
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(409, e.what());  // a front of another study (restarted since)
+  }
+  const nlohmann::json& point = body.contains("point") ? body["point"] : nlohmann::json();
+  if (!point.is_number_integer() || point < 1 || point > points) {
+    throw ApiError(400, "point: expected a front point number 1.." + std::to_string(points) +
+                            ", got " + point.dump().substr(0, 40));
+  }
+  const nlohmann::json& objective =
+      body.contains("objective") ? body["objective"] : nlohmann::json("");
+  if (!objective.is_string()) throw ApiError(400, "objective: expected an objective's name");
+  FrontPointStudy start;
+  try {
+    start = sao::front_point_study(document, session.document(), study, point.get<int>(),
+                                   objective.get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(400, e.what());  // an unknown objective, the study's named
+  }
+  return {{"study", start.study},
+          {"from",
+           {{"study", id_},
+            {"point", point},
+            {"objective", study.objectives[static_cast<size_t>(start.objective)].name},
+            {"verified", start.verified}}}};
+}
+
 nlohmann::json StudyHost::start_robust(const nlohmann::json& body) {
   std::map<std::string, double> values;
   const report::RobustRequest request = robust_request(body, values);
@@ -176,9 +215,7 @@ nlohmann::json StudyHost::start_robust(const nlohmann::json& body) {
       [this, random, design, request, source](StudySession& session, const Progress& progress) {
         report::RobustResult result;
         try {
-          result = report::robust_analysis(
-              session, random, design, request,
-              [&progress](const std::string&, const DoeProgress& p) { progress(p); });
+          result = report::robust_analysis(session, random, design, request, progress);
         } catch (const std::invalid_argument& e) {
           throw ApiError(400, e.what());  // settings, too few successful analyses
         }

@@ -381,6 +381,15 @@ class Service::Impl {
            {"POST", [this](const Request& req, Response& res) {
               reply(res, 202, host(req)->start_pareto(parse_body(req.body)));
             }}});
+    route(study + "/front-study",
+          {{"POST", [this](const Request& req, Response& res) {
+              const std::shared_ptr<StudyHost> h = host(req);
+              nlohmann::json start = h->front_point_study(parse_body(req.body));
+              const std::shared_ptr<StudyHost> made =
+                  registry_.create_from(*h, std::move(start["study"]));
+              res.set_header("Location", "/api/studies/" + made->id());
+              reply(res, 201, {{"id", made->id()}, {"from", start["from"]}});
+            }}});
     route(study + "/robust",
           {{"GET",
             [this](const Request& req, Response& res) { reply(res, 200, host(req)->robust()); }},

@@ -72,6 +72,13 @@ class StudyHost {
   // pareto.json with the front's charts (pareto_charts: chart specs): {"pareto", "charts"}; 404
   // when no front was computed.
   nlohmann::json pareto() const;
+  // `sao pareto DIR --start-study K [--objective NAME]` on the last front: {"point": K,
+  // "objective": NAME (optional: the first)}. {"study": the single-objective study started at
+  // point K (front_point_study, the command's), "from": {"study": id, "point": K, "objective":
+  // NAME}}; the caller makes it a study of its own (StudyRegistry::create_from). 404 before any
+  // front, 400 for a point that is not a number of the front, an unknown objective (the known
+  // ones named) or another key, 409 for a front of another study.
+  nlohmann::json front_point_study(const nlohmann::json& body) const;
   // `sao robust DIR --json` (docs/robustness.md): {"method", "samples", "points", "verify",
   // "metamodel", "quantiles", "confidence", "seed", "design": {name: value}}, each optional. The
   // design is resolved before the answer, {"design", "design_source", "method"}; the analyses

@@ -118,15 +118,16 @@ std::optional<std::string> from_base64(const std::string& text) {
   return out;
 }
 
-// A study whose simulator reads files of its folder: an external code's templates and support
-// files, a Python simulator's modules.
-bool reads_files(const nlohmann::json& document) {
-  if (!document.contains("simulator") || !document["simulator"].is_object()) return false;
+}  // namespace
+
+bool reads_study_files(const nlohmann::json& document) {
+  if (!document.is_object() || !document.contains("simulator") ||
+      !document["simulator"].is_object()) {
+    return false;
+  }
   const nlohmann::json type = document["simulator"].value("type", nlohmann::json());
   return type == "external" || type == "python";
 }
-
-}  // namespace
 
 std::map<std::string, std::string> take_study_files(nlohmann::json& document) {
   std::map<std::string, std::string> out;
@@ -137,7 +138,7 @@ std::map<std::string, std::string> take_study_files(nlohmann::json& document) {
     throw ApiError(400, "files: expected an object {\"NAME\": \"text\" or {\"base64\": ...}}",
                    problems_json({"files: expected an object"}));
   }
-  if (!reads_files(document)) {
+  if (!reads_study_files(document)) {
     const std::string why =
         "files: only a study with an \"external\" or a \"python\" simulator reads files";
     throw ApiError(400, why, problems_json({why}));

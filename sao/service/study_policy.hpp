@@ -19,6 +19,10 @@ namespace sao::service {
 nlohmann::json admit_study(nlohmann::json document, const std::filesystem::path& dir,
                            bool allow_external);
 
+// A study whose simulator reads files of its folder: an external code's templates and support
+// files, a Python simulator's modules.
+bool reads_study_files(const nlohmann::json& document);
+
 // The files uploaded with an external or a Python study (POST /api/studies with a top-level "files"
 // object, docs/service.md), taken out of `document`: {"NAME": "text"} or {"NAME": {"base64":
 // "..."}}, decoded. Empty when the document has none. Throws ApiError: 400 for a name that is

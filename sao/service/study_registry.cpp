@@ -74,6 +74,23 @@ std::shared_ptr<StudyHost> StudyRegistry::create(const nlohmann::json& document)
   return host;
 }
 
+std::shared_ptr<StudyHost> StudyRegistry::create_from(const StudyHost& origin,
+                                                      nlohmann::json document) {
+  if (reads_study_files(document)) {
+    // The policy judges the simulator; the origin's run directory (absolute, in its folder) is
+    // not the new study's.
+    document["simulator"].erase("run_directory");
+    (void)admit(document, origin);  // 403 without --allow-external, as POST /api/studies
+    throw ApiError(409, "the study's simulator (\"" +
+                            document["simulator"].value("type", std::string()) +
+                            "\") reads files uploaded with study " + origin.id() +
+                            ", which a new study would lack: POST the study to /api/studies "
+                            "with its \"files\" (sao pareto DIR --start-study K OUT.json writes "
+                            "it)");
+  }
+  return create(document);
+}
+
 nlohmann::json StudyRegistry::admit(const nlohmann::json& document, const StudyHost& host) const {
   return admit_study(document, host.dir(), allow_external_);
 }

@@ -24,6 +24,13 @@ class StudyRegistry {
   // A new study from an uploaded document: admitted (study_policy.hpp), validated and stored.
   // Throws ApiError 403 / StudyError 400; nothing is left behind then.
   std::shared_ptr<StudyHost> create(const nlohmann::json& document);
+  // A new study made by the service from a document of `origin` (a front point's start study):
+  // as create(), the same policy and validation, so that a study the service would refuse now
+  // (a plug-in, Python or external simulator without --allow-external) is refused (403) however
+  // it came to be hosted. A simulator that reads files of its study's folder (external, Python)
+  // is refused with 409 when allowed: the new folder would lack the files uploaded with the
+  // origin.
+  std::shared_ptr<StudyHost> create_from(const StudyHost& origin, nlohmann::json document);
   // nullptr for an unknown id.
   std::shared_ptr<StudyHost> find(const std::string& id) const;
   std::vector<std::shared_ptr<StudyHost>> all() const;

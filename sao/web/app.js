@@ -310,7 +310,10 @@ function fillTable(table, head, rows) {
   for (const { cells, className } of rows) {
     const tr = body.insertRow();
     if (className) tr.className = className;
-    cells.forEach((c, i) => Object.assign(tr.insertCell(), { textContent: c, className: i === 0 ? "name" : "" }));
+    cells.forEach((c, i) => {
+      const td = Object.assign(tr.insertCell(), { className: i === 0 ? "name" : "" });
+      if (c instanceof Node) td.append(c); else td.textContent = c;
+    });
   }
 }
 
@@ -448,14 +451,34 @@ async function loadFront() {
     sao_charts.replace($("front-plots"), grid);
   }
   const names = p.objectives.map((o) => displayName(o));
+  // The objective a study started at a point optimises (the others bounded at the point's
+  // values): the first by default, as `sao pareto DIR --start-study K`.
+  const chooser = $("front-objective");
+  if ([...chooser.options].map((o) => o.value).join("\n") !== p.objectives.map((o) => o.name).join("\n")) {
+    chooser.replaceChildren(...p.objectives.map((o, i) => new Option(names[i], o.name)));
+  }
+  const start = (x) => Object.assign(document.createElement("button"),
+    { textContent: "Start a study", onclick: () => startFromPoint(x.point) });
   fillTable($("front-table"), ["point", "verified", "agrees"].concat(names.map((n) => n + " predicted"),
-    names.map((n) => n + " analysed")),
+    names.map((n) => n + " analysed"), [""]),
     p.front.map((x) => ({
       className: x.verified ? (x.agrees ? "accepted" : "rejected") : "",
       cells: [x.point, x.verified ? "yes" : "no", x.verified ? (x.agrees ? "yes" : "no") : ""]
         .concat(p.objectives.map((o) => fmt(x.predicted.objectives[o.name])),
-                p.objectives.map((o) => (x.verified ? fmt(x.computed.objectives[o.name]) : ""))),
+                p.objectives.map((o) => (x.verified ? fmt(x.computed.objectives[o.name]) : "")),
+                [x.verified ? start(x) : ""]),
     })));
+}
+
+// POST .../front-study: a new study of one objective started at front point `point`, opened.
+async function startFromPoint(point) {
+  $("action-errors").textContent = "";
+  try {
+    const made = await api("POST", base() + "/front-study", { point, objective: $("front-objective").value });
+    await pick(made.id);
+  } catch (e) {
+    $("action-errors").textContent = e.message;
+  }
 }
 
 // GET .../robust: per value its mean, sd, quantiles (each with its interval) and, per
@@ -526,7 +549,8 @@ function handle(block) {
       d.failed + " failed), " + d.elapsed_seconds.toFixed(1) + " s" + (d.reason ? ", " + d.reason : "");
     if (type === "doe_end") refresh();
   } else if (/^(pareto|robust)_(batch|end)$/.test(type)) {  // a front's or an estimate's
-    const what = type.startsWith("pareto") ? "front" : "robustness";
+    const what = (type.startsWith("pareto") ? "front" : "robustness") +
+      (d.purpose ? " " + d.purpose + (d.round ? " (round " + d.round + ")" : "") : "");
     $("progress").textContent = what + ": " + (d.total !== undefined ? d.done + " of " + d.total +
       " points analysed (" + d.reused + " re-used, " + d.failed + " failed)" : "done") +
       (d.reason ? ", " + d.reason : "");

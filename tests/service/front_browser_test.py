@@ -4,7 +4,9 @@ metamodels_browser_test.py): SRN (two objectives) posted and picked: the front p
 the cycles' charts are not; "Compute front" (population=40 generations=60 verify=5: POST
 .../pareto) draws one chart whose series are the API's (GET .../pareto): the predicted front as
 a line through every point, the verified points' predictions and analyses as markers, and a
-table row per front point. The robustness study (problems/robustness/linear.json) picked:
+table row per front point; "Start a study" on the last verified point with f2 chosen (POST
+.../front-study) opens the new study: one objective, f2, starting at the point's design. The
+robustness study (problems/robustness/linear.json) picked:
 "Estimate robustness" (samples=4000 verify=4: POST .../robust) fills the statistics table, a row
 per value of the API's document with its mean and interval, and P(violated) for the constraint.
 
@@ -14,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from headless import By, WebDriverWait, workbench  # noqa: E402 (exits 77 without chromium)
+from headless import By, Select, WebDriverWait, workbench  # noqa: E402 (77 without chromium)
 from metamodels_browser_test import TOKEN, api_get, api_post, chart, check, table  # noqa: E402
 
 
@@ -54,6 +56,27 @@ def front(driver, wait, url, study_id):
           (len(points), len(verified), [d["label"] for d in drawn["datasets"][:3]]))
 
 
+def start_study(driver, wait, url, study_id):
+    points = api_get(url, "/api/studies/%s/pareto" % study_id)["pareto"]["front"]
+    point = [p for p in points if p["verified"]][-1]
+    Select(driver.find_element(By.ID, "front-objective")).select_by_value("f2")
+    rows = table(driver, "#front-table")
+    check([r[-1] == "Start a study" for r in rows] == [p["verified"] for p in points],
+          "a \"Start a study\" button on each verified point, none on the others")
+    row = driver.find_elements(By.CSS_SELECTOR, "#front-table tbody tr")[point["point"] - 1]
+    check(rows[point["point"] - 1][0] == str(point["point"]), "the point's row")
+    row.find_element(By.TAG_NAME, "button").click()
+    wait.until(lambda d: not d.find_element(By.ID, "front-panel").is_displayed())
+    picked = driver.find_element(By.CSS_SELECTOR, "#study-list li.current").get_attribute("data-id")
+    check(picked != study_id, "the new study is picked")
+    status = api_get(url, "/api/studies/%s" % picked)
+    check([o["name"] for o in status["objectives"]] == ["f2"],
+          "it optimises f2: %s" % status["objectives"])
+    check(status["design"] == [point["design"]["x1"], point["design"]["x2"]],
+          "it starts at point %d's design: %s" % (point["point"], status["design"]))
+    print("start a study: point %d, f2, study %s at %s" % (point["point"], picked, status["design"]))
+
+
 def robustness(driver, wait, url, study_id):
     pick(driver, wait, study_id)
     wait.until(lambda d: d.find_element(By.ID, "robust-panel").is_displayed())
@@ -91,6 +114,7 @@ def main():
             panel = driver.find_element(By.ID, "front-panel")
             driver.execute_script("arguments[0].scrollIntoView();", panel)
             panel.screenshot(args.screenshot)
+        start_study(driver, wait, url, ids[0])
         robustness(driver, wait, url, ids[1])
 
 

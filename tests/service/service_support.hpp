@@ -78,6 +78,33 @@ inline nlohmann::json when_idle(httplib::Client& c, const std::string& base) {
   return status;
 }
 
+// The events of the study at `base` (/api/studies/ID) the server still holds (its last 1024,
+// read with "Last-Event-ID: 0"), up to and including the first of type `until`; each as
+// {"event": TYPE, "data": {...}}.
+inline std::vector<nlohmann::json> held_events(int port, const std::string& base,
+                                               const std::string& until) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(60, 0);
+  std::string text;
+  const std::string last = "event: " + until + "\n";
+  c.Get((base + "/events").c_str(), httplib::Headers{{"Last-Event-ID", "0"}},
+        [&](const char* data, size_t n) {
+          text.append(data, n);
+          const auto at = text.find(last);
+          return at == std::string::npos || text.find("\n\n", at) == std::string::npos;
+        });
+  std::vector<nlohmann::json> out;
+  std::istringstream lines(text);
+  std::string type;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("event: ")) type = line.substr(7);
+    if (!line.starts_with("data: ")) continue;
+    out.push_back({{"event", type}, {"data", nlohmann::json::parse(line.substr(6))}});
+    if (type == until) break;
+  }
+  return out;
+}
+
 // A server on a scratch data folder with one study made from a study file.
 struct ServedStudy {
   std::filesystem::path root = scratch_directory("test-service");
