@@ -197,7 +197,7 @@ std::vector<std::string> job_stages(const std::string& file, const std::string& 
     std::string stage;
     if (e["event"] == kind + "_batch") {
       stage = d.value("purpose", "?");
-      if (d.contains("round")) stage += " " + std::to_string(d["round"].get<int>());
+      if (d.contains("round")) stage.append(" ").append(std::to_string(d["round"].get<int>()));
     } else if (e["event"] == "pareto_round") {
       EXPECT_GT(d["analysed"].get<int>(), 0) << d.dump();  // so its verification had batches
       stage = "round " + std::to_string(d["round"].get<int>());
