@@ -12,9 +12,9 @@
 //      elements (--largest-chain N, --largest-beam E: up to N and E; --beam-end T: the beams'
 //      simulated time, default 1 s), CPU time, steps, time per step and the log-log slope
 //      (issue 52): the chain in CVODES with dense and sparse linear algebra, the beam in CVODES
-//      dense (up to 20 elements) and sparse (up to --beam-cvodes-up-to E) and in the
-//      variational integrator at the step --beam-step H (default 1e-3 s), with the largest
-//      difference of its tip's trajectory from CVODES's;
+//      dense (up to 20 elements) and sparse (up to --beam-cvodes-up-to E), sparse with
+//      "jacobian_age" 0, and in the variational integrator at the step --beam-step H (default
+//      1e-3 s), with the largest difference of its tip's trajectory from the column before;
 //   5. the same chain written with Simbody (the program sao_simbody_chain, CPodes BDF at 1e-8)
 //      beside sao's default choice, N = 5..160: CPU per analysis, their ratio and the largest
 //      difference of the tip's trajectory (built only when CMake found Simbody; without it the
@@ -494,9 +494,9 @@ struct GrowthSettings {
 };
 
 // The beams' dense runs stop at 20 elements (75 s at 20, growing as E^2.7: docs/performance.md).
-// A beam runs in CVODES (BDF) with dense and sparse linear algebra and in the variational
-// integrator at a fixed step (docs/variational.md, sparse), its tip (the last node) compared
-// with the sparse CVODES run's.
+// A beam runs in CVODES (BDF) with dense and sparse linear algebra (its default Jacobian age, 1),
+// sparse with "jacobian_age" 0 (CVODES's defaults), and in the variational integrator at a
+// fixed step (docs/variational.md), its tip (the last node) compared with the column before.
 void growth(const GrowthSettings& settings) {
   fmt::print(
       "\n4. One analysis against the model's size (rtol 1e-8, atol 1e-10, 1 thread), CPU, "
@@ -511,9 +511,10 @@ void growth(const GrowthSettings& settings) {
                  {linear_algebra("dense"), linear_algebra("sparse")});
   }
   fmt::print(
-      "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse, and "
-      "the variational integrator at h = {} s (tip diff: the last node's largest difference "
-      "from CVODES sparse over the 11 points)\n",
+      "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "
+      "Newton matrix every step), sparse with \"jacobian_age\" 0 (CVODES's own) and the "
+      "variational integrator at h = {} s (tip diff: the last node's largest difference from the "
+      "column before over the 11 points)\n",
       settings.beam_end, settings.beam_step);
   std::vector<int> elements;
   for (int e : {5, 10, 20, 50, 100}) {
@@ -521,13 +522,17 @@ void growth(const GrowthSettings& settings) {
   }
   const int cvodes = settings.beam_cvodes_up_to;
   const double h = settings.beam_step;
+  const Configuration reuse{"sparse-age0", [](nlohmann::json& m) {
+                              m["linear_algebra"] = "sparse";
+                              m["jacobian_age"] = 0;
+                            }};
   const Configuration variational{"variational", [h](nlohmann::json& m) {
                                     m["integrator"] = {{"type", "variational"}, {"step", h}};
                                   }};
   if (!elements.empty()) {
     growth_table("E", elements, 10, beam_link, settings.beam_end,
                  {linear_algebra("dense", std::min(20, cvodes)), linear_algebra("sparse", cvodes),
-                  variational},
+                  reuse, variational},
                  [](int e) { return fmt::format("b_{}", e); });
   }
 }
