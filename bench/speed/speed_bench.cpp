@@ -381,28 +381,6 @@ Growth analysis_growth(const nlohmann::json& model, double end = 1.0) {
   return g;
 }
 
-// A beam of `elements` co-rotational elements (1.2 m, 10 mm square, density 2700 kg/m^3, E = 1
-// GPa: the flexible pendulum of problems/flexible-pendulum/, in CVODES), pinned at one end and
-// released horizontally under gravity.
-nlohmann::json beam_link(int elements) {
-  const nlohmann::json beam = {{"name", "b"},
-                               {"elements", elements},
-                               {"start", {0, 0}},
-                               {"angle", 0},
-                               {"length", 1.2},
-                               {"area", "(w/1000)^2"},
-                               {"second_moment", "(w/1000)^4/12"},
-                               {"modulus", "E"},
-                               {"density", "rho"}};
-  const nlohmann::json pin = {
-      {"type", "revolute"}, {"bodies", {"ground", "b_0"}}, {"points", {{0, 0}, {0, 0}}}};
-  return {{"analysis", "dynamic"},
-          {"parameters", {{"w", 10}, {"E", 1e9}, {"rho", 2700}}},
-          {"beams", {beam}},
-          {"joints", {pin}},
-          {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
-}
-
 // One way of running the models of a growth table: its name, the model's settings, the largest
 // size it runs.
 struct Configuration {
@@ -530,7 +508,7 @@ void growth(const GrowthSettings& settings) {
                                     m["integrator"] = {{"type", "variational"}, {"step", h}};
                                   }};
   if (!elements.empty()) {
-    growth_table("E", elements, 10, beam_link, settings.beam_end,
+    growth_table("E", elements, 10, sao::bench::beam_link, settings.beam_end,
                  {linear_algebra("dense", std::min(20, cvodes)), linear_algebra("sparse", cvodes),
                   reuse, variational},
                  [](int e) { return fmt::format("b_{}", e); });
