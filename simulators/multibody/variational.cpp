@@ -40,6 +40,18 @@ class StepSolver {
 
 namespace {
 
+// An entry of Phi_q times x. In AD a joint leaves the entries it does not write (and constant
+// ones) without a derivative vector (elements.hpp, JointTerms), and Eigen's AutoDiffScalar
+// does not make a scaled expression of such an entry coherent with a full one: such an entry
+// enters as its value alone.
+template <class S>
+S times(const S& entry, const S& x) {
+  if constexpr (!std::is_same_v<S, double>) {
+    if (entry.derivatives().size() != ad_size) return entry.value() * x;
+  }
+  return entry * x;
+}
+
 // AD copies of `values`, seeded on directions first.. (first < 0: constants).
 void seeded(const double* values, int count, int first, int directions, std::vector<AD>& out) {
   out.resize(count);
@@ -99,7 +111,9 @@ void Variational::residual(double t0, double h, const S* x0, const S* w, const S
   auto none = [](int, const Joint&, const JointTerms<S>&, int) {};
   dynamics_.joint_entries(
       q0, v0, dynamics_.vars(p, t0, lc),
-      [&](int, int row, int col, const S& value) { ra[col] += 0.5 * h * value * lambda[row]; },
+      [&](int, int row, int col, const S& value) {
+        ra[col] += 0.5 * h * times(value, lambda[row]);
+      },
       none);
   // Phi(q1) and the velocity constraints rd = Phi_q(q1) v1 + Phi_t(q1).
   S* phi = R + n;
@@ -108,8 +122,8 @@ void Variational::residual(double t0, double h, const S* x0, const S* w, const S
   dynamics_.joint_entries(
       q1, v1, dynamics_.vars(p, t0 + h, lc),
       [&](int, int row, int col, const S& value) {
-        rc[col] += 0.5 * h * value * mu[row];
-        rd[row] += value * v1[col];
+        rc[col] += 0.5 * h * times(value, mu[row]);
+        rd[row] += times(value, v1[col]);
       },
       [&](int row, const Joint&, const JointTerms<S>& terms, int k) {
         phi[row] = terms.phi[k];
