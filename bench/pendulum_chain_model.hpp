@@ -54,6 +54,29 @@ inline nlohmann::json pendulum_chain(int links) {
           {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("link{}_y^2", links)}}}}};
 }
 
+// A pinned beam of `elements` co-rotational elements (1.2 m, a square section of w = 10 mm,
+// density rho = 2700 kg/m^3, E = 1 GPa: the flexible pendulum of problems/flexible-pendulum/),
+// released horizontally under gravity, with the integral response "tip" of its last node's
+// squared height: the beam of sao_speed's section 4 and of the beam tests.
+inline nlohmann::json beam_link(int elements) {
+  const nlohmann::json beam = {{"name", "b"},
+                               {"elements", elements},
+                               {"start", {0, 0}},
+                               {"angle", 0},
+                               {"length", 1.2},
+                               {"area", "(w/1000)^2"},
+                               {"second_moment", "(w/1000)^4/12"},
+                               {"modulus", "E"},
+                               {"density", "rho"}};
+  const nlohmann::json pin = {
+      {"type", "revolute"}, {"bodies", {"ground", "b_0"}}, {"points", {{0, 0}, {0, 0}}}};
+  return {{"analysis", "dynamic"},
+          {"parameters", {{"w", 10}, {"E", 1e9}, {"rho", 2700}}},
+          {"beams", {beam}},
+          {"joints", {pin}},
+          {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
+}
+
 // The simulator set-up of `chain` with its first n parameters as design variables, on 1 s
 // (11 points), the internal simulator's section `section` (its "multibody" set to `chain`),
 // and those parameters' values into `b`.

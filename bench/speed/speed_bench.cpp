@@ -10,8 +10,11 @@
 //      (dedicated model only), the adjoint's shared backward sweep and auto, on one thread;
 //   4. one analysis of the pendulum chain of N = 5..160 links and of a pinned beam of 5..100
 //      elements (--largest-chain N, --largest-beam E: up to N and E; --beam-end T: the beams'
-//      simulated time, default 1 s; dense beams up to 20 elements), CPU time, steps, time per
-//      step and the log-log slope (issue 52);
+//      simulated time, default 1 s), CPU time, steps, time per step and the log-log slope
+//      (issue 52): the chain in CVODES with dense and sparse linear algebra, the beam in CVODES
+//      dense (up to 20 elements) and sparse (up to --beam-cvodes-up-to E), sparse with
+//      "jacobian_age" 0, and in the variational integrator at the step --beam-step H (default
+//      1e-3 s), with the largest difference of its tip's trajectory from the column before;
 //   5. the same chain written with Simbody (the program sao_simbody_chain, CPodes BDF at 1e-8)
 //      beside sao's default choice, N = 5..160: CPU per analysis, their ratio and the largest
 //      difference of the tip's trajectory (built only when CMake found Simbody; without it the
@@ -364,8 +367,12 @@ double growth_seconds(const std::function<void()>& once) {
 // `end` (11 points).
 Growth analysis_growth(const nlohmann::json& model, double end = 1.0) {
   Eigen::VectorXd b;
+  // CVODES's step limit per output interval raised from 100,000: a beam of 100 elements takes
+  // about 120,000 steps per 0.1 s.
   sao::SimulatorSetup setup = sao::bench::chain_setup(
-      model, {{"type", "internal"}, {"model", "multibody"}, {"workers", 1}}, 0, b);
+      model,
+      {{"type", "internal"}, {"model", "multibody"}, {"workers", 1}, {"max_steps", 10000000}}, 0,
+      b);
   setup.load_cases[0].grid = sao::TimeGrid(0.0, end, 11);
   const auto sim = sao::make_simulator(setup);
   Growth g;
@@ -378,85 +385,138 @@ Growth analysis_growth(const nlohmann::json& model, double end = 1.0) {
   return g;
 }
 
-// A beam of `elements` co-rotational elements (1.2 m, 10 mm square, density 2700 kg/m^3, E = 1
-// GPa: the flexible pendulum of problems/flexible-pendulum/, in CVODES), pinned at one end and
-// released horizontally under gravity.
-nlohmann::json beam_link(int elements) {
-  const nlohmann::json beam = {{"name", "b"},
-                               {"elements", elements},
-                               {"start", {0, 0}},
-                               {"angle", 0},
-                               {"length", 1.2},
-                               {"area", "(w/1000)^2"},
-                               {"second_moment", "(w/1000)^4/12"},
-                               {"modulus", "E"},
-                               {"density", "rho"}};
-  const nlohmann::json pin = {
-      {"type", "revolute"}, {"bodies", {"ground", "b_0"}}, {"points", {{0, 0}, {0, 0}}}};
-  return {{"analysis", "dynamic"},
-          {"parameters", {{"w", 10}, {"E", 1e9}, {"rho", 2700}}},
-          {"beams", {beam}},
-          {"joints", {pin}},
-          {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
+// One way of running the models of a growth table: its name, the model's settings, the largest
+// size it runs.
+struct Configuration {
+  std::string name;
+  std::function<void(nlohmann::json&)> set;
+  int up_to = 1 << 30;
+};
+
+// The largest difference of the histories <node>.x and <node>.y between two analyses.
+double tip_difference(const Growth& a, const Growth& b, const std::string& node) {
+  double worst = 0.0;
+  for (const char* c : {".x", ".y"}) {
+    const Eigen::VectorXd& u = a.result.histories.at(node + c);
+    const Eigen::VectorXd& v = b.result.histories.at(node + c);
+    worst = std::max(worst, (u - v).cwiseAbs().maxCoeff());
+  }
+  return worst;
 }
 
-// A table of one analysis (from 0 to `end`) per size with "linear_algebra" "dense" (up to
-// `dense_up_to`, "-" above) and "sparse", and the log-log slopes of the CPU times from `from` to
-// the largest size.
+// A table of one analysis (from 0 to `end`) per size in each configuration ("-" above its
+// up_to), with each configuration's CPU ratio to the one before it and, when `tip` names the
+// size's tip node, the largest difference of its trajectory from the one before; then the
+// log-log slopes of the CPU times from `from` to the largest size.
 void growth_table(const char* what, const std::vector<int>& sizes, int from,
-                  const std::function<nlohmann::json(int)>& model, double end, int dense_up_to) {
-  fmt::print("{:>6} {:>10} {:>7} {:>11} {:>10} {:>7} {:>11} {:>8}\n", what, "dense", "steps",
-             "per step", "sparse", "steps", "per step", "ratio");
-  std::array<double, 2> first{}, last{};
-  std::array<int, 2> to{};
-  for (int n : sizes) {
-    std::array<Growth, 2> g;
-    for (int k = n <= dense_up_to ? 0 : 1; k < 2; ++k) {
-      nlohmann::json m = model(n);
-      m["linear_algebra"] = k == 0 ? "dense" : "sparse";
-      g[k] = analysis_growth(m, end);
-      if (n == from) first[k] = g[k].seconds;
-      last[k] = g[k].seconds;
-      to[k] = n;
-    }
-    auto per_step = [](const Growth& x) {
-      return 1e6 * x.seconds / static_cast<double>(std::max(1L, x.steps));
-    };
-    const std::string dense =
-        n > dense_up_to
-            ? fmt::format("{:>10} {:>7} {:>11}", "-", "-", "-")
-            : fmt::format("{:>9.3f}s {:>7} {:>9.1f}us", g[0].seconds, g[0].steps, per_step(g[0]));
-    const std::string ratio =
-        n > dense_up_to ? std::string("-") : fmt::format("{:.2f}", g[1].seconds / g[0].seconds);
-    fmt::print("{:>6} {} {:>9.3f}s {:>7} {:>9.1f}us {:>8}\n", n, dense, g[1].seconds, g[1].steps,
-               per_step(g[1]), ratio);
+                  const std::function<nlohmann::json(int)>& model, double end,
+                  const std::vector<Configuration>& configurations,
+                  const std::function<std::string(int)>& tip = nullptr) {
+  const size_t count = configurations.size();
+  std::string header = fmt::format("{:>6}", what);
+  for (size_t k = 0; k < count; ++k) {
+    header += fmt::format(" {:>11} {:>7} {:>11}", configurations[k].name, "steps", "per step");
+    if (k > 0) header += fmt::format(" {:>8}", "ratio");
+    if (k > 0 && tip) header += fmt::format(" {:>9}", "tip diff");
   }
-  for (int k = 0; k < 2; ++k) {
+  fmt::print("{}\n", header);
+  std::vector<double> first(count, 0.0), last(count, 0.0);
+  std::vector<int> to(count, 0);
+  for (int n : sizes) {
+    std::vector<Growth> g(count);
+    std::string line = fmt::format("{:>6}", n);
+    for (size_t k = 0; k < count; ++k) {
+      const bool runs = n <= configurations[k].up_to;
+      const bool before = k > 0 && n <= configurations[k - 1].up_to;
+      if (runs) {
+        nlohmann::json m = model(n);
+        configurations[k].set(m);
+        g[k] = analysis_growth(m, end);
+        if (n == from) first[k] = g[k].seconds;
+        last[k] = g[k].seconds;
+        to[k] = n;
+        line += fmt::format(" {:>10.3f}s {:>7} {:>9.1f}us", g[k].seconds, g[k].steps,
+                            1e6 * g[k].seconds / static_cast<double>(std::max(1L, g[k].steps)));
+      } else {
+        line += fmt::format(" {:>11} {:>7} {:>11}", "-", "-", "-");
+      }
+      if (k == 0) continue;
+      const bool both = runs && before;
+      line += both ? fmt::format(" {:>8.2f}", g[k].seconds / g[k - 1].seconds)
+                   : fmt::format(" {:>8}", "-");
+      if (tip) {
+        line += both ? fmt::format(" {:>7.1e} m", tip_difference(g[k], g[k - 1], tip(n)))
+                     : fmt::format(" {:>9}", "-");
+      }
+    }
+    fmt::print("{}\n", line);
+  }
+  for (size_t k = 0; k < count; ++k) {
     if (first[k] > 0.0 && to[k] > from) {
       fmt::print("log-log slope of the CPU time from {} to {}, {}: {:.2f}\n", from, to[k],
-                 k == 0 ? "dense" : "sparse",
+                 configurations[k].name,
                  std::log(last[k] / first[k]) / std::log(static_cast<double>(to[k]) / from));
     }
   }
 }
 
+// "linear_algebra" forced to `choice`.
+Configuration linear_algebra(const char* choice, int up_to = 1 << 30) {
+  return {choice, [choice](nlohmann::json& m) { m["linear_algebra"] = choice; }, up_to};
+}
+
+// Section 4's settings: the largest chain and beam, the beams' simulated time, the variational
+// integrator's step and the largest beam run by CVODES.
+struct GrowthSettings {
+  int largest_chain = 160;
+  int largest_beam = 100;
+  double beam_end = 1.0;
+  double beam_step = 1e-3;
+  int beam_cvodes_up_to = 100;
+};
+
 // The beams' dense runs stop at 20 elements (75 s at 20, growing as E^2.7: docs/performance.md).
-void growth(int largest_chain, int largest_beam, double beam_end) {
+// A beam runs in CVODES (BDF) with dense and sparse linear algebra (its default Jacobian age, 1),
+// sparse with "jacobian_age" 0 (CVODES's defaults), and in the variational integrator at a
+// fixed step (docs/variational.md), its tip (the last node) compared with the column before.
+void growth(const GrowthSettings& settings) {
   fmt::print(
-      "\n4. One analysis against the model's size (1 s, rtol 1e-8, atol 1e-10, 1 thread), CPU, "
-      "\"linear_algebra\" dense and sparse (ratio: sparse / dense)\n"
-      "pendulum chain (bench/pendulum_chain_model.hpp), N links:\n");
+      "\n4. One analysis against the model's size (rtol 1e-8, atol 1e-10, 1 thread), CPU, "
+      "\"linear_algebra\" dense and sparse (ratio: to the column before)\n"
+      "pendulum chain (bench/pendulum_chain_model.hpp), N links, 1 s:\n");
   std::vector<int> links;
   for (int n : {5, 10, 20, 40, 80, 160}) {
-    if (n <= largest_chain) links.push_back(n);
+    if (n <= settings.largest_chain) links.push_back(n);
   }
-  if (!links.empty()) growth_table("N", links, 20, sao::bench::pendulum_chain, 1.0, 1000);
-  fmt::print("beam link (a pinned beam of E elements), from 0 to {} s:\n", beam_end);
+  if (!links.empty()) {
+    growth_table("N", links, 20, sao::bench::pendulum_chain, 1.0,
+                 {linear_algebra("dense"), linear_algebra("sparse")});
+  }
+  fmt::print(
+      "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "
+      "Newton matrix every step), sparse with \"jacobian_age\" 0 (CVODES's own) and the "
+      "variational integrator at h = {} s (tip diff: the last node's largest difference from the "
+      "column before over the 11 points)\n",
+      settings.beam_end, settings.beam_step);
   std::vector<int> elements;
   for (int e : {5, 10, 20, 50, 100}) {
-    if (e <= largest_beam) elements.push_back(e);
+    if (e <= settings.largest_beam) elements.push_back(e);
   }
-  if (!elements.empty()) growth_table("E", elements, 10, beam_link, beam_end, 20);
+  const int cvodes = settings.beam_cvodes_up_to;
+  const double h = settings.beam_step;
+  const Configuration reuse{"sparse-age0", [](nlohmann::json& m) {
+                              m["linear_algebra"] = "sparse";
+                              m["jacobian_age"] = 0;
+                            }};
+  const Configuration variational{"variational", [h](nlohmann::json& m) {
+                                    m["integrator"] = {{"type", "variational"}, {"step", h}};
+                                  }};
+  if (!elements.empty()) {
+    growth_table("E", elements, 10, sao::bench::beam_link, settings.beam_end,
+                 {linear_algebra("dense", std::min(20, cvodes)), linear_algebra("sparse", cvodes),
+                  reuse, variational},
+                 [](int e) { return fmt::format("b_{}", e); });
+  }
 }
 
 // One analysis of the chain of `links` links by sao_simbody_chain (bench/speed/simbody_chain.cpp):
@@ -532,10 +592,8 @@ bool simbody_side_by_side(int largest_chain) {
 
 int main(int argc, char** argv) {
   bool study = true;
-  int section = 0;          // 0: every section
-  int largest_beam = 100;   // section 4's largest beam (--largest-beam E)
-  int largest_chain = 160;  // and chain (--largest-chain N)
-  double beam_end = 1.0;    // the beams' simulated time (--beam-end T)
+  int section = 0;                 // 0: every section
+  GrowthSettings growth_settings;  // section 4
   std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
@@ -551,21 +609,30 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       g_repeats = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--largest-chain") == 0 && i + 1 < argc) {
-      largest_chain = std::atoi(argv[++i]);
+      growth_settings.largest_chain = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--largest-beam") == 0 && i + 1 < argc) {
-      largest_beam = std::atoi(argv[++i]);
+      growth_settings.largest_beam = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--beam-end") == 0 && i + 1 < argc) {
-      beam_end = std::atof(argv[++i]);
-      if (!(beam_end > 0.0)) {
+      growth_settings.beam_end = std::atof(argv[++i]);
+      if (!(growth_settings.beam_end > 0.0)) {
         fmt::print(stderr, "sao_speed: --beam-end expects a time > 0 (seconds)\n");
         return 2;
       }
+    } else if (std::strcmp(argv[i], "--beam-step") == 0 && i + 1 < argc) {
+      growth_settings.beam_step = std::atof(argv[++i]);
+      if (!(growth_settings.beam_step > 0.0)) {
+        fmt::print(stderr, "sao_speed: --beam-step expects a step > 0 (seconds)\n");
+        return 2;
+      }
+    } else if (std::strcmp(argv[i], "--beam-cvodes-up-to") == 0 && i + 1 < argc) {
+      growth_settings.beam_cvodes_up_to = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
       chain_study = argv[++i];
     } else {
       fmt::print(stderr,
                  "usage: sao_speed [--repeats N] [--skip-study] [--section 1..5] [--sao PATH] "
-                 "[--largest-chain N] [--largest-beam E] [--beam-end T] [--chain-study FILE]\n");
+                 "[--largest-chain N] [--largest-beam E] [--beam-end T] [--beam-step H] "
+                 "[--beam-cvodes-up-to E] [--chain-study FILE]\n");
       return 2;
     }
   }
@@ -584,8 +651,9 @@ int main(int argc, char** argv) {
     }
     if (section == 0 || section == 2) chain();
     if (section == 0 || section == 3) quarter_car_points();
-    if (section == 0 || section == 4) growth(largest_chain, largest_beam, beam_end);
-    if ((section == 0 || section == 5) && !simbody_side_by_side(largest_chain) && section == 5) {
+    if (section == 0 || section == 4) growth(growth_settings);
+    if ((section == 0 || section == 5) && !simbody_side_by_side(growth_settings.largest_chain) &&
+        section == 5) {
       return 4;
     }
   } catch (const std::exception& e) {

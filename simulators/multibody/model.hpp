@@ -202,6 +202,10 @@ struct MultibodyModel {
   // "linear_algebra": "auto" (default), "dense" or "sparse": how a run in absolute coordinates
   // factors its augmented system and Newton matrices (Dynamics::sparse).
   enum class LinearAlgebra { kAuto, kDense, kSparse } linear_algebra = LinearAlgebra::kAuto;
+  // "jacobian_age": "auto" (-1, default) or N >= 0: the oldest Jacobian and Newton matrix CVODES
+  // may use, in steps (OdeSystem::jacobian_age; 0: CVODES's defaults, 51 and 20 steps and
+  // whenever Newton fails). "auto": 1 for a model with beam elements, else CVODES's defaults.
+  long jacobian_age = -1;
   VariationalSettings variational;
   bool has_max_step = false;
   Quantity max_step;  // of the load-case parameters (and the parameters' defaults)

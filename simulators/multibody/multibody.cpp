@@ -55,8 +55,12 @@ class Multibody final : public OdeModel {
   // Beam elements: their stiffness, in absolute coordinates, turns with each link, so a
   // Jacobian a few steps old is a poor Newton matrix for stiff links (docs/four-bar-flexible.md:
   // at 10 E, 15030 steps and 372 Newton failures with CVODES's default of 51 steps, 2423 and 2
-  // with a fresh one every step).
-  long jacobian_age() const override { return model_.beam_elements.empty() ? 0 : 1; }
+  // with a fresh one every step). The model's "jacobian_age" overrides it (a beam that turns
+  // little: docs/performance.md).
+  long jacobian_age() const override {
+    if (model_.jacobian_age >= 0) return model_.jacobian_age;
+    return model_.beam_elements.empty() ? 0 : 1;
+  }
   std::vector<std::string> history_outputs() const override { return model_.history_names; }
   std::vector<std::string> integral_outputs() const override {
     std::vector<std::string> out;

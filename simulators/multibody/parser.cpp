@@ -159,7 +159,7 @@ void Parser::read(const json& m, const std::string& path) {
     only_keys(m,
               {"analysis", "parameters", "load_parameters", "gravity", "bodies", "beams", "joints",
                "forces", "initial", "points", "integrals", "baumgarte", "max_step", "integrator",
-               "coordinates", "linear_algebra"},
+               "coordinates", "linear_algebra", "jacobian_age"},
               path);
   });
   read_symbols(m, path);
@@ -474,6 +474,16 @@ void Parser::read_settings(const json& m, const std::string& path) {
     model_.linear_algebra = a == "dense"    ? LinearAlgebra::kDense
                             : a == "sparse" ? LinearAlgebra::kSparse
                                             : LinearAlgebra::kAuto;
+  });
+  guarded(path + ".jacobian_age", [&] {
+    const json a = m.value("jacobian_age", json("auto"));
+    if (a == "auto") return;
+    if (!a.is_number_integer() || a.get<long>() < 0) {
+      bad(path + ".jacobian_age",
+          "expected \"auto\" or a whole number of steps >= 0 (0: CVODES's defaults), got " +
+              json_excerpt(a));
+    }
+    model_.jacobian_age = a.get<long>();
   });
   guarded(path + ".baumgarte", [&] {
     if (m.contains("baumgarte")) {

@@ -4,14 +4,17 @@
 #include <cmath>
 #include <sstream>
 
+#include "simulators/integrator/sparse_factor.hpp"
+
 namespace sao::sim::multibody {
-namespace {
 
 // Above this many unknowns per step the Newton matrix goes to Eigen's sparse LU (joints and
 // elements couple a few coordinates each), below it to a dense LU.
 constexpr Eigen::Index kDenseLimit = 80;
 
-// A factorised Newton matrix (or its transpose), dense or sparse by size.
+// A factorised Newton matrix (or its transpose), dense or sparse by size. The sparse LU keeps
+// its symbolic analysis from matrix to matrix while their pattern holds (SparseFactor): one
+// solver serves every Newton iteration of a run's steps, or every step of a sensitivity sweep.
 class StepSolver {
  public:
   // False when J is singular.
@@ -21,9 +24,8 @@ class StepSolver {
       dense_.compute(Eigen::MatrixXd(J));
       return regular(dense_);
     }
-    sparse_lu_.analyzePattern(J);
-    sparse_lu_.factorize(J);
-    return sparse_lu_.info() == Eigen::Success;
+    Eigen::SparseMatrix<double> merged = J;  // merged with the earlier patterns
+    return sparse_lu_.factor(merged);
   }
   Eigen::MatrixXd solve(const Eigen::MatrixXd& b) {
     if (!sparse_) return dense_.solve(b);
@@ -33,53 +35,21 @@ class StepSolver {
  private:
   bool sparse_ = false;
   Eigen::PartialPivLU<Eigen::MatrixXd> dense_;
-  Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
+  SparseFactor sparse_lu_;
 };
 
-// Every entry of A with a derivative vector of the evaluation's size: Phi_q leaves AD entries
-// the joints do not write without one, and Eigen's AutoDiffScalar does not combine those
-// with full ones inside matrix products.
+namespace {
+
+// An entry of Phi_q times x. In AD a joint leaves the entries it does not write (and constant
+// ones) without a derivative vector (elements.hpp, JointTerms), and Eigen's AutoDiffScalar
+// does not make a scaled expression of such an entry coherent with a full one: such an entry
+// enters as its value alone.
 template <class S>
-void coherent(Mat<S>& A) {
+S times(const S& entry, const S& x) {
   if constexpr (!std::is_same_v<S, double>) {
-    for (Eigen::Index i = 0; i < A.size(); ++i) {
-      if (A(i).derivatives().size() != ad_size) A(i) = C<S>(A(i).value());
-    }
+    if (entry.derivatives().size() != ad_size) return entry.value() * x;
   }
-}
-
-// Whether an entry is an exact zero, its derivatives included.
-template <class S>
-bool exact_zero(const S& a) {
-  if constexpr (std::is_same_v<S, double>) {
-    return a == 0.0;
-  } else {
-    return a.value() == 0.0 && (a.derivatives().array() == 0.0).all();
-  }
-}
-
-// A x, or A' x with `transposed`, for the mass matrix and Phi_q, whose entries are mostly exact
-// zeros: in AD these are skipped (Eigen's dense product multiplies every derivative vector and
-// allocates a temporary for each, most of an analysis' time before this).
-template <class S>
-Vec<S> sparse_product(const Mat<S>& A, const Vec<S>& x, bool transposed) {
-  if constexpr (std::is_same_v<S, double>) {
-    return transposed ? Vec<S>(A.transpose() * x) : Vec<S>(A * x);
-  } else {
-    Vec<S> out(transposed ? A.cols() : A.rows());
-    for (Eigen::Index i = 0; i < out.size(); ++i) out(i) = C<S>(0.0);
-    for (Eigen::Index j = 0; j < A.cols(); ++j) {
-      for (Eigen::Index i = 0; i < A.rows(); ++i) {
-        if (exact_zero(A(i, j))) continue;
-        if (transposed) {
-          out(j) += A(i, j) * x(i);
-        } else {
-          out(i) += A(i, j) * x(j);
-        }
-      }
-    }
-    return out;
-  }
+  return entry * x;
 }
 
 // AD copies of `values`, seeded on directions first.. (first < 0: constants).
@@ -123,27 +93,42 @@ void Variational::residual(double t0, double h, const S* x0, const S* w, const S
   std::vector<Coupling<S>> coupled;
   dynamics_.mass_and_forces(qm.data(), vm.data(), dynamics_.vars(p, t0 + 0.5 * h, lc), mass, Q,
                             &coupled);
-  const Mat<S> M = mass_matrix(mass, coupled);
-  Vec<S> phi0, phi1, phi_t0, phi_t1, gamma;
-  Mat<S> phi_q0, phi_q1;
-  dynamics_.constraints(q0, v0, dynamics_.vars(p, t0, lc), phi0, phi_q0, phi_t0, gamma);
-  dynamics_.constraints(q1, v1, dynamics_.vars(p, t0 + h, lc), phi1, phi_q1, phi_t1, gamma);
-  coherent(phi_q0);
-  coherent(phi_q1);
-  const Eigen::Map<const Vec<S>> v0s(v0, n), v1s(v1, n), lam(lambda, m), mus(mu, m);
-  const Vec<S> ra = sparse_product(M, Vec<S>(vm - v0s), false) -
-                    0.5 * h * (Q - sparse_product(phi_q0, Vec<S>(lam), true));
-  const Vec<S> rc = sparse_product(M, Vec<S>(v1s - vm), false) -
-                    0.5 * h * (Q - sparse_product(phi_q1, Vec<S>(mus), true));
-  const Vec<S> rd = sparse_product(phi_q1, Vec<S>(v1s), false) + phi_t1;
+  // The force rows ra = M (vm - v0) - h/2 (Q - Phi_q(q0)' lambda) and
+  // rc = M (v1 - vm) - h/2 (Q - Phi_q(q1)' mu), through M's diagonal and its couplings and
+  // Phi_q's entries one by one: work in proportion to the model, not to n^2.
+  S* ra = R;
+  S* rc = R + n + m;
   for (int i = 0; i < n; ++i) {
-    R[i] = ra(i);
-    R[n + m + i] = rc(i);
+    ra[i] = mass(i) * (vm(i) - v0[i]) - 0.5 * h * Q(i);
+    rc[i] = mass(i) * (v1[i] - vm(i)) - 0.5 * h * Q(i);
   }
-  for (int i = 0; i < m; ++i) {
-    R[n + i] = phi1(i);
-    R[2 * n + m + i] = rd(i);
+  for (const Coupling<S>& c : coupled) {
+    ra[c.i] += c.value * (vm(c.j) - v0[c.j]);
+    ra[c.j] += c.value * (vm(c.i) - v0[c.i]);
+    rc[c.i] += c.value * (v1[c.j] - vm(c.j));
+    rc[c.j] += c.value * (v1[c.i] - vm(c.i));
   }
+  auto none = [](int, const Joint&, const JointTerms<S>&, int) {};
+  dynamics_.joint_entries(
+      q0, v0, dynamics_.vars(p, t0, lc),
+      [&](int, int row, int col, const S& value) {
+        ra[col] += 0.5 * h * times(value, lambda[row]);
+      },
+      none);
+  // Phi(q1) and the velocity constraints rd = Phi_q(q1) v1 + Phi_t(q1).
+  S* phi = R + n;
+  S* rd = R + 2 * n + m;
+  for (int i = 0; i < m; ++i) rd[i] = C<S>(0.0);
+  dynamics_.joint_entries(
+      q1, v1, dynamics_.vars(p, t0 + h, lc),
+      [&](int, int row, int col, const S& value) {
+        rc[col] += 0.5 * h * times(value, mu[row]);
+        rd[row] += times(value, v1[col]);
+      },
+      [&](int row, const Joint&, const JointTerms<S>& terms, int k) {
+        phi[row] = terms.phi[k];
+        rd[row] += terms.phi_t[k];
+      });
 }
 
 void Variational::linearise(double t0, double h, const double* x0, const Eigen::VectorXd& w,
@@ -367,7 +352,7 @@ Eigen::RowVectorXd Variational::output_gradient(int k, double t, const double* x
 
 std::string Variational::step(double t0, double h, const double* x0, const Eigen::VectorXd& p,
                               const LoadCaseSpec& lc, const Colouring& colouring,
-                              Eigen::VectorXd& w, int& iterations,
+                              StepSolver& solver, Eigen::VectorXd& w, int& iterations,
                               Eigen::SparseMatrix<double>* newton) const {
   const VariationalSettings& settings = dynamics_.model().variational;
   const int n = dynamics_.nq(), m = dynamics_.n_constraints();
@@ -378,7 +363,6 @@ std::string Variational::step(double t0, double h, const double* x0, const Eigen
   }
   Eigen::VectorXd R;
   Eigen::SparseMatrix<double> sparse;
-  StepSolver solver;
   double change = 0.0;
   for (int it = 0; it < settings.max_iterations; ++it) {
     unknown_jacobian(t0, h, x0, w, p, colouring, lc, R, sparse);
@@ -419,6 +403,7 @@ std::string Variational::integrate(const Eigen::VectorXd& p, const LoadCaseSpec&
   dynamics_.initial<double>(p.data(), x.data(), lc);
   Eigen::VectorXd w = Eigen::VectorXd::Zero(2 * n + 2 * m);
   const Colouring colouring = unknown_colouring();  // Newton's matrix in a few AD directions
+  StepSolver solver;                                // one symbolic analysis for the run
   auto integrand = [&](double t, const Eigen::VectorXd& state, double weight) {
     for (int k = 0; k < ni; ++k) {
       run.integrals(k) += weight * dynamics_.out<double>(nh + k, t, state.data(), p.data(), lc);
@@ -440,8 +425,8 @@ std::string Variational::integrate(const Eigen::VectorXd& p, const LoadCaseSpec&
       const double t0 = t_start + s * h;
       integrand(t0, x, 0.5 * h);
       Eigen::SparseMatrix<double> newton;
-      const std::string failure = step(t0, h, x.data(), p, lc, colouring, w, run.newton_iterations,
-                                       keep ? &newton : nullptr);
+      const std::string failure = step(t0, h, x.data(), p, lc, colouring, solver, w,
+                                       run.newton_iterations, keep ? &newton : nullptr);
       if (!failure.empty()) return failure;
       x.head(n) = w.head(n);
       x.tail(n) = w.segment(n + m, n);

@@ -32,6 +32,8 @@
 
 namespace sao::sim::multibody {
 
+class StepSolver;  // variational.cpp: a step's Newton matrix factorised
+
 // What one integration produced: the states (q, v) on the grid (a row per grid point), the
 // integral outputs (trapezoidal rule over the steps), and, when kept, every step.
 struct VariationalRun {
@@ -106,8 +108,8 @@ class Variational {
   std::vector<std::vector<char>> reach(const std::vector<int>& active) const;
   static Colouring colour(const std::vector<std::vector<char>>& reach, int first, int count);
   std::string step(double t0, double h, const double* x0, const Eigen::VectorXd& p,
-                   const LoadCaseSpec& lc, const Colouring& colouring, Eigen::VectorXd& w,
-                   int& iterations, Eigen::SparseMatrix<double>* newton) const;
+                   const LoadCaseSpec& lc, const Colouring& colouring, StepSolver& solver,
+                   Eigen::VectorXd& w, int& iterations, Eigen::SparseMatrix<double>* newton) const;
 
   const Dynamics& dynamics_;
 };

@@ -37,18 +37,7 @@ SimulatorSetup chain(int links, const std::string& algebra, const std::string& m
 // A pinned beam of `elements` elements (w, E and rho; w and E design variables, direct
 // gradients), "linear_algebra" `algebra` ("auto": left out), 0.02 s in 5 points.
 SimulatorSetup beam_setup(int elements, const std::string& algebra, Eigen::VectorXd& b) {
-  const nlohmann::json beam = {{"name", "b"},     {"elements", elements},
-                               {"start", {0, 0}}, {"angle", 0},
-                               {"length", 1.2},   {"area", "(w/1000)^2"},
-                               {"modulus", "E"},  {"second_moment", "(w/1000)^4/12"},
-                               {"density", "rho"}};
-  nlohmann::json model = {
-      {"analysis", "dynamic"},
-      {"parameters", {{"w", 10}, {"E", 1e9}, {"rho", 2700}}},
-      {"beams", {beam}},
-      {"joints",
-       {{{"type", "revolute"}, {"bodies", {"ground", "b_0"}}, {"points", {{0, 0}, {0, 0}}}}}},
-      {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("b_{}_y^2", elements)}}}}};
+  nlohmann::json model = bench::beam_link(elements);
   if (algebra != "auto") model["linear_algebra"] = algebra;
   const nlohmann::json section = {{"type", "internal"},
                                   {"model", "multibody"},
