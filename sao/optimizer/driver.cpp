@@ -316,9 +316,9 @@ const CycleRecord& Driver::step() {
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
   const double V0 = violation(x0_, e0);
   if (noisy_.approximation != ApproximationSource::kMultipoint && !metamodel_strategy()) {
-    const Eigen::MatrixXd jacobian = measure_optimality(problem, rec);
+    const RowsAtStart rows = measure_optimality(problem, rec);
     if (converged_at_b0(V0, rec)) return close_cycle(rec);
-    learn_lagrangian_curvature(problem, jacobian);
+    learn_lagrangian_curvature(problem, rows);
   }
 
   // Subproblem inside the subregion: an LP unless an intermediate variable or a nonlinear

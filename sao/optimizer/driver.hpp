@@ -318,13 +318,13 @@ class Driver {
   // halfway to the subregion's edge. `sub` is replaced when that found a proposal.
   void retry_from_descent(ApproximateProblem& problem, SubproblemResult& sub) const;
   // With the trust region and gradients: learns the Lagrangian's curvature the approximations
-  // miss from the pair (previous b0, b0) and sets it on the cycle's problem; `jacobian`: the
-  // rows' gradients at b0 (measure_optimality's).
-  void learn_lagrangian_curvature(ApproximateProblem& problem, const Eigen::MatrixXd& jacobian);
+  // miss from the pair (previous b0, b0) and sets it on the cycle's problem; `rows`: the rows'
+  // values and gradients at b0 (measure_optimality's).
+  void learn_lagrangian_curvature(ApproximateProblem& problem, const RowsAtStart& rows);
   // First-order optimality at b0 from the cycle's gradients (the approximation is exact in
   // value and gradient there); updates the penalty of the merit function. Returns the rows'
-  // gradients at b0 it used.
-  Eigen::MatrixXd measure_optimality(const ApproximateProblem& problem, CycleRecord& rec);
+  // values and gradients at b0 it used.
+  RowsAtStart measure_optimality(const ApproximateProblem& problem, CycleRecord& rec);
   // When the strategy converges at b0 (the trust region: b0 feasible, its residual below
   // kkt_tolerance), fills `rec` as the converged cycle (no proposal, no analysis); true then.
   bool converged_at_b0(double V0, CycleRecord& rec);

@@ -21,7 +21,7 @@ std::string row_name(const Study& study, const RetainedRow& row) {
 
 }  // namespace
 
-Eigen::MatrixXd Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& rec) {
+RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& rec) {
   OptimalityInput in;
   in.x = x0_;
   study_.variable_bounds(in.lower, in.upper);
@@ -36,7 +36,7 @@ Eigen::MatrixXd Driver::measure_optimality(const ApproximateProblem& problem, Cy
   if (!optimality_.computed) {
     spdlog::warn("cycle {}: first-order optimality not measured: {}", rec.cycle,
                  optimality_.message);
-    return std::move(in.row_jacobian);
+    return {std::move(in.row_values), std::move(in.row_jacobian)};
   }
   if (gradient_reference_ == 0.0) gradient_reference_ = optimality_.gradient_scale;
   // Complementarity: a multiplier on a row that is not quite active counts in the residual.
@@ -74,16 +74,15 @@ Eigen::MatrixXd Driver::measure_optimality(const ApproximateProblem& problem, Cy
   penalty_ = std::max({penalty_, 2.0 * sum, kPenaltyFloor * D});
   spdlog::debug("cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g})",
                 rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_);
-  return std::move(in.row_jacobian);
+  return {std::move(in.row_values), std::move(in.row_jacobian)};
 }
 
-void Driver::learn_lagrangian_curvature(ApproximateProblem& problem,
-                                        const Eigen::MatrixXd& jacobian) {
+void Driver::learn_lagrangian_curvature(ApproximateProblem& problem, const RowsAtStart& rows) {
   if (!noisy_.lagrangian_curvature || noisy_.strategy != Strategy::kTrustRegion ||
       !optimality_.computed) {
     return;
   }
-  lagrangian_.update(problem, jacobian, optimality_, noisy_.max_curvature * optimality_.normaliser);
+  lagrangian_.update(problem, rows, optimality_, noisy_.max_curvature * optimality_.normaliser);
   problem.curvature = lagrangian_.matrix();
 }
 

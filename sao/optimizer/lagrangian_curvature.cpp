@@ -14,16 +14,29 @@ constexpr double kSkip = 1e-8;
 // and HS 41 at a first-order point that is not its minimum with it).
 constexpr double kFeasibleRows = 1e-3;
 
+// An objective of scalar responses only, not a bound formulation's auxiliary: a sum over a
+// history (the slider-crank's path error) moves with its points like a history's rows (with its
+// part in y, 25 analyses instead of 8), and a bound formulation's objective is an auxiliary.
+bool scalar_objective(const Study& study) {
+  const Objective& objective = study.objective;
+  if (objective.bound_formulation || objective.f.time_dependent()) return false;
+  for (int k : objective.f.program->responses()) {
+    if (study.responses[static_cast<size_t>(k)].history) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-void LagrangianCurvature::update(const ApproximateProblem& problem, const Eigen::MatrixXd& J,
+void LagrangianCurvature::update(const ApproximateProblem& problem, const RowsAtStart& at,
                                  const Optimality& at_b0, double bound) {
   const int n = problem.study->n_design();
   const Eigen::VectorXd& x0 = problem.x0;
+  const Eigen::MatrixXd& J = at.jacobian;
   Start now;
   now.b = x0.head(n);
   now.objective = problem.objective_gradient(x0).head(n);
-  now.feasible = problem.rows.empty() || problem.row_values(x0).maxCoeff() <= kFeasibleRows;
+  now.feasible = at.values.size() == 0 || at.values.maxCoeff() <= kFeasibleRows;
   for (size_t r = 0; r < problem.rows.size(); ++r) {
     const RetainedRow& row = problem.rows[r];
     now.rows[{row.constraint, row.point}] =
@@ -34,6 +47,7 @@ void LagrangianCurvature::update(const ApproximateProblem& problem, const Eigen:
     problem.study->variable_bounds(lower, upper);
     sizes_ = variable_sizes(x0, lower, upper).head(n);
     C_ = Eigen::MatrixXd::Zero(n, n);
+    scalar_objective_ = scalar_objective(*problem.study);
   }
   if (last_ && at_b0.computed && (now.b - last_->b).cwiseAbs().maxCoeff() > 0.0) {
     // The approximation's gradient of L at the previous start against the true one there.
@@ -58,15 +72,8 @@ void LagrangianCurvature::update(const ApproximateProblem& problem, const Eigen:
       const double lambda = at_b0.multipliers[a];
       y += lambda * (Jm.row(r).head(n).transpose() - old->second / row.normaliser);
     }
-    // The objective's part, where it reads scalar responses only: a sum over a history (the
-    // slider-crank's path error) moves with its points like a history's rows (with it, 25
-    // analyses instead of 8), and a bound formulation's objective is an auxiliary variable.
-    const Objective& objective = problem.study->objective;
-    bool scalar = !objective.bound_formulation && !objective.f.time_dependent();
-    for (int k : objective.f.program->responses()) {
-      if (problem.study->responses[static_cast<size_t>(k)].history) scalar = false;
-    }
-    if (scalar && now.feasible && last_->feasible) {
+    // The objective's part (scalar_objective), between feasible starts (kFeasibleRows).
+    if (scalar_objective_ && now.feasible && last_->feasible) {
       y += problem.objective_gradient(x).head(n) - last_->objective;
     }
     const Eigen::VectorXd s = (now.b - last_->b).cwiseQuotient(sizes_);

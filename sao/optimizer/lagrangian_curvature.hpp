@@ -43,16 +43,22 @@
 
 namespace sao {
 
+// The retained rows at a cycle start b0, as the optimality measure evaluated them:
+// problem.row_values(b0) and their gradients (one row per retained row).
+struct RowsAtStart {
+  Eigen::VectorXd values;
+  Eigen::MatrixXd jacobian;
+};
+
 class LagrangianCurvature {
  public:
   // At a cycle start b0 = problem.x0 (problem.model exact in value and gradient at b0, before
   // any curvature term is set on it): updates C from the pair (the previous start, b0) with
   // the multipliers of `at_b0` (first_order_optimality at b0 over problem.rows), then keeps
-  // b0's gradients for the next pair. `jacobian`: problem.row_values' gradients at b0 (one row
-  // per retained row), as the optimality measure computed them. bound: the eigenvalue clamp
-  // (max_curvature D).
-  void update(const ApproximateProblem& problem, const Eigen::MatrixXd& jacobian,
-              const Optimality& at_b0, double bound);
+  // b0's gradients for the next pair. `rows`: the rows at b0 the optimality measure used.
+  // bound: the eigenvalue clamp (max_curvature D).
+  void update(const ApproximateProblem& problem, const RowsAtStart& rows, const Optimality& at_b0,
+              double bound);
   // C in the design variables b (n x n; empty before the first update with a pair).
   Eigen::MatrixXd matrix() const;
   // How many pairs updated C so far.
@@ -66,6 +72,9 @@ class LagrangianCurvature {
     bool feasible = false;  // every retained row within kFeasibleRows of its bound
   };
   std::optional<Start> last_;
+  // Whether the objective's part enters y: an objective of scalar responses only, not a bound
+  // formulation's auxiliary (a property of the study, decided at the first update).
+  bool scalar_objective_ = false;
   Eigen::MatrixXd C_;      // in z = b / sizes_
   Eigen::VectorXd sizes_;  // the scaling C_ is kept in (the first start's sizes)
   int updates_ = 0;

@@ -30,6 +30,16 @@ std::vector<bool> reversed_steps(const Eigen::VectorXd& previous, const Eigen::V
   return out;
 }
 
+double penalty_for_step(double penalty, double objective_gain, double violation_drop,
+                        double floor) {
+  if (!(violation_drop > floor) || !(objective_gain < 0.0)) return penalty;
+  if (objective_gain + penalty * violation_drop >= kPenaltyShare * penalty * violation_drop) {
+    return penalty;
+  }
+  const double needed = -objective_gain / ((1.0 - kPenaltyShare) * violation_drop);
+  return std::isfinite(needed) ? std::max(penalty, needed) : penalty;
+}
+
 TrustRegionDecision decide_trust_region(const Options& options, const TrustRegionFacts& facts,
                                         const Eigen::VectorXd& factors) {
   const auto n = static_cast<size_t>(factors.size());

@@ -129,6 +129,7 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   const double h_opt = std::max(0.0, V_opt / 100.0);
   TrustRegionFacts t;
   t.phase1 = p.sub.status == SubproblemStatus::kRelaxed;
+  double penalty = p.penalty;
   if (t.phase1) {
     t.actual = h0 - h_opt;
     t.predicted = h0 - h_pred;
@@ -140,8 +141,9 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
     // region small.
     const double tolerance = 0.1 * noisy.vioacc / 100.0;
     const double h_left = h_opt > tolerance ? h_opt : 0.0;
-    t.actual = (facts.F0 - facts.Fopt) + p.penalty * (h0 - h_left);
-    t.predicted = (facts.F0 - p.sub.objective) + p.penalty * (h0 - h_pred);
+    penalty = penalty_for_step(p.penalty, facts.F0 - p.sub.objective, h0 - h_pred, tolerance);
+    t.actual = (facts.F0 - facts.Fopt) + penalty * (h0 - h_left);
+    t.predicted = (facts.F0 - p.sub.objective) + penalty * (h0 - h_pred);
   }
   t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy.viomax, facts.V0);
   t.move_limit_active = facts.move_limit_active;
@@ -181,7 +183,7 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   j.Fchg = std::abs(facts.Fopt - facts.F0) / std::max(std::abs(facts.F0), 1e-300) * 100.0;
   j.factors = d.factors;
   j.actions = d.actions;
-  const double scale = std::abs(facts.F0) + p.penalty + 1e-300;
+  const double scale = std::abs(facts.F0) + penalty + 1e-300;
   if (!(t.predicted > 1e-12 * scale) && !t.phase1) {
     // No design of the subregion is predicted to be better than b0. The approximations are
     // exact in value and gradient at b0, so when the subregion did not hold the step back

@@ -134,6 +134,20 @@ TEST(TrustRegion, OnlyStepsBeyondRoundingReverse) {
                std::invalid_argument);
 }
 
+TEST(TrustRegion, APenaltyTooSmallForAFeasibilityStepIsRaised) {
+  // From h0 = 1 to the approximate feasible set (drop 1) at a cost of 0.084 in the objective:
+  // with mu = 0.05 the predicted merit change is -0.034, a loss (the step would be rejected
+  // with the ratio -1). Raised, the predicted gain is kPenaltyShare of mu times the drop.
+  const double mu = penalty_for_step(0.05, -0.084, 1.0, 1e-6);
+  EXPECT_NEAR(mu, 0.084 / (1.0 - kPenaltyShare), 1e-15);
+  EXPECT_NEAR(-0.084 + mu * 1.0, kPenaltyShare * mu, 1e-15);
+  // Already enough, a step that gains in the objective, or a drop within the floor: unchanged.
+  EXPECT_EQ(penalty_for_step(1.0, -0.084, 1.0, 1e-6), 1.0);
+  EXPECT_EQ(penalty_for_step(0.05, 0.2, 1.0, 1e-6), 0.05);
+  EXPECT_EQ(penalty_for_step(0.05, -0.084, 1e-7, 1e-6), 0.05);
+  EXPECT_EQ(penalty_for_step(0.05, -0.084, -1.0, 1e-6), 0.05);
+}
+
 TEST(TrustRegion, SizesMustMatch) {
   TrustRegionFacts f = facts(1, 1);
   f.used.resize(1);
