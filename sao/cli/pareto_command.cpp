@@ -101,8 +101,8 @@ void print_round(const ParetoRound& r, bool json) {
       r.round, r.points, r.model, r.errors.empty() ? "" : " of the criteria", r.training,
       r.worst_loo, r.verified, r.analysed, r.failed, r.disagreeing, 100.0 * r.max_error);
   for (const ParetoModelError& e : r.errors) {
-    std::cout << fmt::format("  LOO      {}: {:.4g} ({:.3g} % of its spread)\n", e.name, e.loo_rms,
-                             e.loo_percent);
+    std::cout << fmt::format("  LOO      {}: {:.4g} ({:.3g} % of its spread){}\n", e.name,
+                             e.loo_rms, e.loo_percent, e.log_inputs ? ", log inputs" : "");
   }
   std::cout << std::flush;
 }
@@ -173,7 +173,7 @@ CLI::App* add_pareto_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "values", "criteria"}));
   cmd->add_option("--verify", r.options.verify, "front points analysed per round (default 10)")
       ->check(CLI::Range(1, 10000));
-  cmd->add_option("--rounds", r.options.rounds, "rounds of refinement at most (default 3)")
+  cmd->add_option("--rounds", r.options.rounds, "rounds of refinement at most (default 10; they end when the verified points agree)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--tolerance", r.options.tolerance,
                   "agreement: |predicted - analysed| <= T x the objective's range over the front, "

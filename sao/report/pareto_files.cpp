@@ -189,7 +189,8 @@ nlohmann::ordered_json model_errors_json(const ParetoRound& round) {
         {{"name", e.name},
          {"loo_rms", e.loo_rms},
          {"loo_percent", std::isfinite(e.loo_percent) ? nlohmann::ordered_json(e.loo_percent)
-                                                      : nlohmann::ordered_json()}});
+                                                      : nlohmann::ordered_json()},
+         {"inputs", e.log_inputs ? "log" : "linear"}});
   }
   return out;
 }

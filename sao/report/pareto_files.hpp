@@ -22,8 +22,9 @@ namespace sao {
 // verified and agreeing.
 int balanced_point(const Study& study, const ParetoResult& result);
 
-// A round's criteria models' leave-one-out errors: [{"name", "loo_rms", "loo_percent"}] (empty
-// for the models of the values).
+// A round's criteria models' leave-one-out errors: [{"name", "loo_rms", "loo_percent", "inputs"
+// ("linear" or "log": kriging on the logarithms of the positive variables)}] (empty for the
+// models of the values).
 nlohmann::ordered_json model_errors_json(const ParetoRound& round);
 
 // pareto.json's document: {"study", "store", "settings", "objectives": [{name, unit, label,

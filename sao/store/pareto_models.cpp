@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
+#include "sao/metamodel/log_inputs.hpp"
 #include "sao/optimizer/metamodel_responses.hpp"
 
 namespace sao {
@@ -40,6 +42,41 @@ class ValueModels final : public FrontModels {
 // Whether constraint `c` is a bound formulation's own (bounded by an auxiliary variable).
 bool bounded_by_auxiliary(const Constraint& c) {
   return c.bound_auxiliary >= 0;
+}
+
+// One criterion's model: `kind` on the variables as they are and, for kriging when a variable has
+// a positive lower bound, kriging on the logarithms of those variables too (LogInputsModel); the
+// one of smaller leave-one-out RMS is kept (the first on a tie, or when the second cannot be
+// fitted). Throws (fit_columns's message) when the first cannot be fitted.
+struct Criterion {
+  std::unique_ptr<metamodel::Metamodel> model;
+  double loo_percent = 0.0;
+  bool log = false;
+};
+
+Criterion fit_criterion(MetamodelKind kind, const Eigen::MatrixXd& points,
+                        const Eigen::VectorXd& values, const metamodel::Bounds& box,
+                        const std::vector<bool>& mask, std::string& fallback) {
+  const auto no_label = [](Eigen::Index) { return std::string(); };
+  FittedColumns plain = fit_columns(kind, points, values, box, no_label);
+  if (fallback.empty()) fallback = plain.fallback;
+  Criterion out{std::move(plain.models.front()), plain.loo_percent.front(), false};
+  if (kind != MetamodelKind::kKriging || std::none_of(mask.begin(), mask.end(), std::identity()))
+    return out;
+  FittedColumns logged;
+  try {
+    logged = fit_columns(kind, metamodel::log_points(points, mask), values,
+                         metamodel::log_bounds(box, mask), no_label);
+  } catch (const std::exception&) {
+    return out;  // a candidate that cannot be fitted is not chosen
+  }
+  if (logged.models.front()->accuracy().loo_rms < out.model->accuracy().loo_rms) {
+    out.model =
+        std::make_unique<metamodel::LogInputsModel>(std::move(logged.models.front()), box, mask);
+    out.loo_percent = logged.loo_percent.front();
+    out.log = true;
+  }
+  return out;
 }
 
 class CriteriaModels final : public FrontModels {
@@ -86,21 +123,20 @@ CriteriaModels::CriteriaModels(const Study& study, MetamodelKind kind,
   }
   // One fit per criterion: each its own hyperparameters (fit_columns shares them by column).
   std::string fallback;
+  const std::vector<bool> mask = metamodel::log_scaled_variables(box);
   worst_loo_ = std::numeric_limits<double>::quiet_NaN();
   for (Eigen::Index c = 0; c < values.cols(); ++c) {
     const std::string& name = names[static_cast<size_t>(c)];
-    FittedColumns fitted;
+    Criterion fitted;
     try {
-      fitted =
-          fit_columns(kind, points, values.col(c), box, [](Eigen::Index) { return std::string(); });
+      fitted = fit_criterion(kind, points, values.col(c), box, mask, fallback);
     } catch (const std::exception& e) {
       throw std::invalid_argument("criterion \"" + name + "\"" + e.what());
     }
-    if (fallback.empty()) fallback = fitted.fallback;
-    const double percent = fitted.loo_percent.front();
-    errors_.push_back({name, fitted.models.front()->accuracy().loo_rms, percent});
-    if (std::isfinite(percent) && !(percent <= worst_loo_)) worst_loo_ = percent;
-    models_.push_back(std::move(fitted.models.front()));
+    errors_.push_back({name, fitted.model->accuracy().loo_rms, fitted.loo_percent, fitted.log});
+    if (std::isfinite(fitted.loo_percent) && !(fitted.loo_percent <= worst_loo_))
+      worst_loo_ = fitted.loo_percent;
+    models_.push_back(std::move(fitted.model));
   }
   description_ = metamodel_kind_name(kind);
   if (!fallback.empty() && kind == MetamodelKind::kQuadratic)

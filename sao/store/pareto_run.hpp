@@ -39,7 +39,7 @@ struct ParetoOptions {
   MetamodelKind model = MetamodelKind::kKriging;
   ParetoModelling modelling = ParetoModelling::kAuto;
   int verify = 10;          // points verified per round (>= 1)
-  int rounds = 3;           // rounds at most (>= 1)
+  int rounds = 10;          // rounds at most (>= 1): they end earlier when the points agree
   double tolerance = 0.02;  // agreement: |error| <= tolerance x the objective's front range
   int batch = 0;            // analyses per batch (0: the DOE runner's default)
 };
@@ -90,6 +90,7 @@ struct ParetoModelError {
   std::string name;  // the objective's or constraint's name
   double loo_rms = 0.0;
   double loo_percent = 0.0;  // NaN for a constant criterion
+  bool log_inputs = false;   // kriging on the logarithms of the positive variables (by LOO)
 };
 
 struct ParetoRound {

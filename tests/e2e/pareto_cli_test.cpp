@@ -257,6 +257,8 @@ TEST(ParetoCli, AMinimizeMaxIsModelledAsOneCriterionAndItsFrontFound) {
   for (const auto& m : doc["rounds"].back()["models"]) {
     names.push_back(m["name"].get<std::string>());
     EXPECT_TRUE(std::isfinite(m["loo_rms"].get<double>())) << m.dump();
+    // No variable with a positive lower bound (x in [-1, 2] x [-1, 1]): no log-scale candidate.
+    EXPECT_EQ(m["inputs"], "linear") << m.dump();
   }
   EXPECT_EQ(names, (std::vector<std::string>{"m1", "f2", "c"}));
   const MinMaxFront criteria = min_max_front(doc);
