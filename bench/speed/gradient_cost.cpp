@@ -31,10 +31,11 @@ struct Row {
   Eigen::MatrixXd direct_rows, adjoint_one_rows, adjoint_all_rows;  // R x P (adjoint_one: 1 x P)
 };
 
-// The median CPU seconds of `repeats` evaluations; the last one's result into `out`.
+// The median CPU seconds of `repeats` evaluations, or of one when it took more than 2 s; the last
+// one's result into `out`.
 double timed(Simulator& sim, const Eigen::VectorXd& b, const std::vector<DerivativeRequest>& wanted,
              int repeats, CaseResult& out) {
-  return median_seconds(repeats, [&] { out = evaluate_case(sim, b, wanted); });
+  return long_or_median_seconds(repeats, [&] { out = evaluate_case(sim, b, wanted); });
 }
 
 // The chain's simulator with its first p parameters as design variables (values into b), CVODES

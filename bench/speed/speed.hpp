@@ -48,6 +48,15 @@ inline double median_seconds(int repeats, const std::function<void()>& body, dou
   return middle;
 }
 
+// The CPU time of `once`: the median of `repeats` runs, or one run when that one took more than
+// 2 s (a long run scatters less, and repeating it would hold the shared machine for minutes).
+inline double long_or_median_seconds(int repeats, const std::function<void()>& once) {
+  const double c0 = cpu_seconds();
+  once();
+  const double seconds = cpu_seconds() - c0;
+  return seconds < 2.0 ? median_seconds(repeats, once) : seconds;
+}
+
 // Section 6 (gradient_cost.cpp): the gradients' cost on the chain of `links` links, medians of
 // `repeats` runs.
 void gradient_cost(int links, int repeats);

@@ -325,12 +325,9 @@ struct Growth {
 };
 
 // The CPU time of `once`: the median of g_repeats runs, or one run when that one took more
-// than 2 s.
+// than 2 s (speed.hpp).
 double growth_seconds(const std::function<void()>& once) {
-  const double c0 = cpu_seconds();
-  once();
-  const double seconds = cpu_seconds() - c0;
-  return seconds < 2.0 ? median_seconds(once) : seconds;
+  return sao::bench::speed::long_or_median_seconds(g_repeats, once);
 }
 
 // One analysis of the multibody model `model` (its parameters not design variables) from 0 to
