@@ -3,12 +3,12 @@
 // three, on the sparse path: Linearization::block_vector_jacobian) and central differences agree;
 // so do the variational integrator's discrete direct and discrete adjoint methods and central
 // differences of its discrete map. No timing here: the figures are sao_speed's.
+#include "bench/gradient_chain.hpp"
+
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <string>
 
-#include "bench/gradient_chain.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace sao::sim {
@@ -27,15 +27,15 @@ Eigen::MatrixXd gradients(const std::string& method, const std::string& algebra,
   nlohmann::json section = bench::gradient_section(method);
   section["rtol"] = 1e-9;
   section["atol"] = 1e-11;
-  const auto sim = make_simulator(bench::chain_setup(chain, section, kParameters, b));
-  return q.gradients(bench::evaluate_case(*sim, b, q.requests(count)), count);
+  InternalSimulator sim(bench::chain_setup(chain, section, kParameters, b));
+  return q.gradients(bench::evaluate_case(sim, b, q.requests(count)), count);
 }
 
 bench::ChainResponses responses() {
   Eigen::VectorXd b;
-  const auto sim = make_simulator(bench::chain_setup(bench::gradient_chain(kLinks),
-                                                     bench::gradient_section("direct"), 1, b));
-  return bench::chain_responses(kLinks, bench::evaluate_case(*sim, b, {}));
+  InternalSimulator sim(
+      bench::chain_setup(bench::gradient_chain(kLinks), bench::gradient_section("direct"), 1, b));
+  return bench::chain_responses(kLinks, bench::evaluate_case(sim, b, {}));
 }
 
 TEST(GradientChain, TheResponsesAreThoseOfTheWatchedLink) {
