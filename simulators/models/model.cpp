@@ -244,15 +244,10 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
     }
     sensitivity_rhs_from_jacobian(jacobian_at(t, x).jac, S, out);
   };
-  if (run->sparse()) {
+  if (run->sparse()) {  // and the shared backward sweep's products without the dense Jacobian
     sparse_newton(run, n, s);
-    // The shared backward sweep's products without the dense Jacobian.
-    s.block_vector_jacobian = [at](double t, const double* x,
-                                   const Eigen::Ref<const Eigen::MatrixXd>& lambda,
-                                   Eigen::MatrixXd& out) {
-      const Last& l = at(t, x);
-      if (!l.linear) throw std::logic_error("a sparse instance without a linearisation");
-      l.linear->block_vector_jacobian(lambda, out);
+    s.block_vector_jacobian = [at](double t, const double* x, const auto& lambda, auto& out) {
+      at(t, x).linear->block_vector_jacobian(lambda, out);
     };
   }
   s.quadrature_jacobian = [run, at](double t, const double* x, Eigen::MatrixXd& jac) {
