@@ -18,7 +18,11 @@
 //   5. the same chain written with Simbody (the program sao_simbody_chain, CPodes BDF at 1e-8)
 //      beside sao's default choice, N = 5..160: CPU per analysis, their ratio and the largest
 //      difference of the tip's trajectory (built only when CMake found Simbody; without it the
-//      section says so, and `--section 5` exits with status 4).
+//      section says so, and `--section 5` exits with status 4);
+//   6. the gradients' cost on the chain of 80 links (--gradient-chain N): one analysis, the
+//      direct and the adjoint method, the variational integrator's discrete direct and adjoint,
+//      for 1..16 parameters and 1 or 3 responses, with the gradients' agreement
+//      (gradient_cost.cpp).
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
 // runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
@@ -27,16 +31,13 @@
 //   nice -n 10 build/sao_speed
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -45,50 +46,22 @@
 #include <vector>
 
 #include "bench/pendulum_chain.hpp"
+#include "bench/speed/speed.hpp"
 #include "sao/study/study_loader.hpp"
 #include "simulators/internal_simulator.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 int g_repeats = 3;
 std::string g_sao = SAO_COMMAND;  // the sao program of the whole studies (--sao PATH)
 
-// CPU seconds of this process (sections 1-3 run on one thread) and of its finished children
-// (the whole studies): on a loaded machine they scatter far less than wall time.
-double cpu_seconds() {
-  timespec own{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &own);
-  rusage children{};
-  getrusage(RUSAGE_CHILDREN, &children);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * t.tv_usec; };
-  return static_cast<double>(own.tv_sec) + 1e-9 * static_cast<double>(own.tv_nsec) +
-         seconds(children.ru_utime) + seconds(children.ru_stime);
-}
+using sao::bench::speed::cpu_seconds;
+using sao::bench::speed::median;
 
-// The median of `values` (the upper one of an even count), sorted in place.
-double median(std::vector<double>& values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-// The median CPU time of `g_repeats` calls of `body`, in seconds; `wall`, when given, gets the
-// median wall time, `spread` the CPU times' (max - min) / median.
+// The median CPU time of `g_repeats` calls of `body` (speed.hpp).
 double median_seconds(const std::function<void()>& body, double* wall = nullptr,
                       double* spread = nullptr) {
-  std::vector<double> times, walls;
-  for (int r = 0; r < g_repeats; ++r) {
-    const auto t0 = Clock::now();
-    const double c0 = cpu_seconds();
-    body();
-    times.push_back(cpu_seconds() - c0);
-    walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  if (wall) *wall = median(walls);
-  const double middle = median(times);
-  if (spread) *spread = middle > 0.0 ? (times.back() - times.front()) / middle : 0.0;
-  return middle;
+  return sao::bench::speed::median_seconds(g_repeats, body, wall, spread);
 }
 
 std::string study_path(const char* name) {
@@ -355,12 +328,9 @@ struct Growth {
 };
 
 // The CPU time of `once`: the median of g_repeats runs, or one run when that one took more
-// than 2 s.
+// than 2 s (speed.hpp).
 double growth_seconds(const std::function<void()>& once) {
-  const double c0 = cpu_seconds();
-  once();
-  const double seconds = cpu_seconds() - c0;
-  return seconds < 2.0 ? median_seconds(once) : seconds;
+  return sao::bench::speed::long_or_median_seconds(g_repeats, once);
 }
 
 // One analysis of the multibody model `model` (its parameters not design variables) from 0 to
@@ -594,14 +564,15 @@ int main(int argc, char** argv) {
   bool study = true;
   int section = 0;                 // 0: every section
   GrowthSettings growth_settings;  // section 4
+  int gradient_chain = 80;         // section 6's chain (--gradient-chain N)
   std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
       study = false;
     } else if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
       section = std::atoi(argv[++i]);
-      if (section < 1 || section > 5) {
-        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3, 4 or 5\n");
+      if (section < 1 || section > 6) {
+        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3, 4, 5 or 6\n");
         return 2;
       }
     } else if (std::strcmp(argv[i], "--sao") == 0 && i + 1 < argc) {
@@ -626,13 +597,19 @@ int main(int argc, char** argv) {
       }
     } else if (std::strcmp(argv[i], "--beam-cvodes-up-to") == 0 && i + 1 < argc) {
       growth_settings.beam_cvodes_up_to = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--gradient-chain") == 0 && i + 1 < argc) {
+      gradient_chain = std::atoi(argv[++i]);
+      if (gradient_chain < 1) {
+        fmt::print(stderr, "sao_speed: --gradient-chain expects a number of links >= 1\n");
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
       chain_study = argv[++i];
     } else {
       fmt::print(stderr,
-                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1..5] [--sao PATH] "
+                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1..6] [--sao PATH] "
                  "[--largest-chain N] [--largest-beam E] [--beam-end T] [--beam-step H] "
-                 "[--beam-cvodes-up-to E] [--chain-study FILE]\n");
+                 "[--beam-cvodes-up-to E] [--gradient-chain N] [--chain-study FILE]\n");
       return 2;
     }
   }
@@ -656,6 +633,7 @@ int main(int argc, char** argv) {
         section == 5) {
       return 4;
     }
+    if (section == 0 || section == 6) sao::bench::speed::gradient_cost(gradient_chain, g_repeats);
   } catch (const std::exception& e) {
     fmt::print(stderr, "sao_speed: {}\n", e.what());
     return 3;

@@ -17,10 +17,15 @@ namespace {
 void block_products(CvodesSession& s, double t, N_Vector x, N_Vector lambda, double* result,
                     int first, int rows) {
   const int m = s.active;
-  const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
   const Eigen::Map<const Eigen::MatrixXd> l(data(lambda), s.n(), s.block);
   Eigen::Map<Eigen::MatrixXd> out(result, rows, s.block);
-  out.leftCols(m).noalias() = -jac.middleCols(first, rows).transpose() * l.leftCols(m);
+  if (s.system->block_vector_jacobian) {
+    s.system->block_vector_jacobian(t, data(x), l.leftCols(m), s.block_vjp);
+    out.leftCols(m) = -s.block_vjp.middleRows(first, rows);
+  } else {
+    const Eigen::MatrixXd& jac = jacobian_at(s, t, data(x));
+    out.leftCols(m).noalias() = -jac.middleCols(first, rows).transpose() * l.leftCols(m);
+  }
   out.rightCols(s.block - m).setZero();
   bool quadrature_done = false;
   for (int c = 0; c < m; ++c) {

@@ -87,6 +87,13 @@ struct OdeSystem {
   // makes every backward step cheaper.
   std::function<void(double t, const double* x, const double* lambda, Eigen::VectorXd& out)>
       vector_jacobian;
+  // The same for the n x m block Lambda of the shared backward sweep, transposed: (n + np) x m;
+  // when absent, Lambda' times `jacobian` (formed once per point). A system whose Jacobian costs
+  // more than its products (the sparse multibody path, whose dense Jacobian takes a solve per
+  // column) keeps the sweep's steps in proportion to the model.
+  std::function<void(double t, const double* x, const Eigen::Ref<const Eigen::MatrixXd>& lambda,
+                     Eigen::MatrixXd& out)>
+      block_vector_jacobian;
   // f_x S + f_p at (t, x) for the n x np matrix S of the sensitivities: the forward
   // sensitivity right-hand sides of every parameter at once (n x np); when absent, from
   // `jacobian`. A system that forms them without the full Jacobian makes every step of the

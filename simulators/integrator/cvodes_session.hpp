@@ -48,6 +48,8 @@ struct CvodesSession {
   // `active` of them joined; per column the quadrature of an integral functional (else -1).
   int block = 0, active = 0;
   std::vector<int> block_quadrature;
+  Eigen::MatrixXd
+      block_vjp;  // Lambda' [f_x | f_p] of the joined columns (system->block_vector_jacobian)
   // [f_x | f_p] at (jacobian_t, jacobian_x), shared by the callbacks: jacobian_at().
   Eigen::MatrixXd jacobian;
   Eigen::VectorXd jacobian_x;

@@ -244,7 +244,12 @@ OdeSystem OdeModel::system(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
     }
     sensitivity_rhs_from_jacobian(jacobian_at(t, x).jac, S, out);
   };
-  if (run->sparse()) sparse_newton(run, n, s);
+  if (run->sparse()) {  // and the shared backward sweep's products without the dense Jacobian
+    sparse_newton(run, n, s);
+    s.block_vector_jacobian = [at](double t, const double* x, const auto& lambda, auto& out) {
+      at(t, x).linear->block_vector_jacobian(lambda, out);
+    };
+  }
   s.quadrature_jacobian = [run, at](double t, const double* x, Eigen::MatrixXd& jac) {
     Last& l = at(t, x);
     if (!l.has_quadrature_jac) {

@@ -138,6 +138,18 @@ class OdeModel : public Model {
     virtual void jacobian(Eigen::MatrixXd& out) const = 0;
     // lambda' [df/dx | df/dp_active]: n + na values
     virtual void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const = 0;
+    // Lambda' [df/dx | df/dp_active] for the n x m block Lambda, transposed: (n + na) x m (the
+    // shared backward sweep's right-hand sides); by default a vector_jacobian per column.
+    virtual void block_vector_jacobian(const Eigen::Ref<const Eigen::MatrixXd>& lambda,
+                                       Eigen::MatrixXd& out) const {
+      Eigen::VectorXd column, product;
+      for (Eigen::Index c = 0; c < lambda.cols(); ++c) {
+        column = lambda.col(c);
+        vector_jacobian(column.data(), product);
+        out.resize(product.size(), lambda.cols());
+        out.col(c) = product;
+      }
+    }
     // df/dx S + df/dp_active for the n x na matrix S: n x na (the direct method's
     // right-hand sides).
     virtual void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const = 0;

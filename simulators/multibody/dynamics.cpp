@@ -74,6 +74,21 @@ class AugmentedLinearization final : public OdeModel::Linearization {
     }
     out.segment(n_, n_) += Eigen::Map<const Eigen::VectorXd>(lambda, n_);
   }
+  // The same for every column at once: one solve with m right-hand sides, one product with G.
+  void block_vector_jacobian(const Eigen::Ref<const Eigen::MatrixXd>& lambda,
+                             Eigen::MatrixXd& out) const override {
+    const LinearizationData& d = *data_;
+    Eigen::MatrixXd top =
+        Eigen::MatrixXd::Zero(d.sparse ? d.sparse_gt.cols() : d.gt.cols(), lambda.cols());
+    top.topRows(n_) = lambda.bottomRows(n_);
+    const Eigen::MatrixXd w = d.solver.solve(top);
+    if (d.sparse) {
+      out.noalias() = d.sparse_gt * w;
+    } else {
+      out.noalias() = d.gt * w;
+    }
+    out.middleRows(n_, n_) += lambda.topRows(n_);
+  }
 
  private:
   int n_;
