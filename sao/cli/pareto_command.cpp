@@ -173,7 +173,9 @@ CLI::App* add_pareto_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "values", "criteria"}));
   cmd->add_option("--verify", r.options.verify, "front points analysed per round (default 10)")
       ->check(CLI::Range(1, 10000));
-  cmd->add_option("--rounds", r.options.rounds, "rounds of refinement at most (default 10; they end when the verified points agree)")
+  cmd->add_option(
+         "--rounds", r.options.rounds,
+         "rounds of refinement at most (default 10; they end when the verified points agree)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--tolerance", r.options.tolerance,
                   "agreement: |predicted - analysed| <= T x the objective's range over the front, "
