@@ -36,7 +36,7 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, CycleR
   if (!optimality_.computed) {
     spdlog::warn("cycle {}: first-order optimality not measured: {}", rec.cycle,
                  optimality_.message);
-    return {std::move(in.row_values), std::move(in.row_jacobian)};
+    return {std::move(in.row_values), std::move(in.row_jacobian), std::move(in.objective_gradient)};
   }
   if (gradient_reference_ == 0.0) gradient_reference_ = optimality_.gradient_scale;
   // Complementarity: a multiplier on a row that is not quite active counts in the residual.
@@ -74,7 +74,7 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, CycleR
   penalty_ = std::max({penalty_, 2.0 * sum, kPenaltyFloor * D});
   spdlog::debug("cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g})",
                 rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_);
-  return {std::move(in.row_values), std::move(in.row_jacobian)};
+  return {std::move(in.row_values), std::move(in.row_jacobian), std::move(in.objective_gradient)};
 }
 
 void Driver::learn_lagrangian_curvature(ApproximateProblem& problem, const RowsAtStart& rows) {

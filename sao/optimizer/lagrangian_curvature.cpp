@@ -35,7 +35,7 @@ void LagrangianCurvature::update(const ApproximateProblem& problem, const RowsAt
   const Eigen::MatrixXd& J = at.jacobian;
   Start now;
   now.b = x0.head(n);
-  now.objective = problem.objective_gradient(x0).head(n);
+  now.objective = at.objective_gradient.head(n);
   now.feasible = at.values.size() == 0 || at.values.maxCoeff() <= kFeasibleRows;
   for (size_t r = 0; r < problem.rows.size(); ++r) {
     const RetainedRow& row = problem.rows[r];

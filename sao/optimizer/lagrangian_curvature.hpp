@@ -44,10 +44,12 @@
 namespace sao {
 
 // The retained rows at a cycle start b0, as the optimality measure evaluated them:
-// problem.row_values(b0) and their gradients (one row per retained row).
+// problem.row_values(b0) and their gradients (one row per retained row), and the objective's
+// gradient there (problem.objective_gradient(b0)).
 struct RowsAtStart {
   Eigen::VectorXd values;
   Eigen::MatrixXd jacobian;
+  Eigen::VectorXd objective_gradient;
 };
 
 class LagrangianCurvature {
