@@ -54,6 +54,23 @@ inline nlohmann::json pendulum_chain(int links) {
           {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("link{}_y^2", links)}}}}};
 }
 
+// The same chain driven (a kinematic model, issue 52): each joint's relative angle an angle
+// driver a_i - 0.2 sin(2 t), so that the kinematic equations are square (3N coordinates, 2N
+// revolute and N driver equations); the positions, velocities, accelerations and reactions
+// solved point by point. Without integrals (a kinematic model has none).
+inline nlohmann::json driven_chain(int links) {
+  nlohmann::json chain = pendulum_chain(links);
+  chain["analysis"] = "kinematic";
+  chain.erase("integrals");
+  for (int i = 1; i <= links; ++i) {
+    const std::string previous = i == 1 ? "ground" : fmt::format("link{}", i - 1);
+    chain["joints"].push_back({{"type", "angle_driver"},
+                               {"bodies", {previous, fmt::format("link{}", i)}},
+                               {"angle", fmt::format("a{} - 0.2*sin(2*t)", i)}});
+  }
+  return chain;
+}
+
 // A pinned beam of `elements` co-rotational elements (1.2 m, a square section of w = 10 mm,
 // density rho = 2700 kg/m^3, E = 1 GPa: the flexible pendulum of problems/flexible-pendulum/),
 // released horizontally under gravity, with the integral response "tip" of its last node's

@@ -11,7 +11,8 @@
 //   4. one analysis of the pendulum chain of N = 5..160 links and of a pinned beam of 5..100
 //      elements (--largest-chain N, --largest-beam E: up to N and E; --beam-end T: the beams'
 //      simulated time, default 1 s), CPU time, steps, time per step and the log-log slope
-//      (issue 52): the chain in CVODES with dense and sparse linear algebra, the beam in CVODES
+//      (issue 52): the chain in CVODES with dense and sparse linear algebra, the same chain
+//      driven (a kinematic analysis) dense and sparse, the beam in CVODES
 //      dense (up to 20 elements) and sparse (up to --beam-cvodes-up-to E), sparse with
 //      "jacobian_age" 0, and in the variational integrator at the step --beam-step H (default
 //      1e-3 s), with the largest difference of its tip's trajectory from the column before;
@@ -405,8 +406,12 @@ void growth_table(const char* what, const std::vector<int>& sizes, int from,
         if (n == from) first[k] = g[k].seconds;
         last[k] = g[k].seconds;
         to[k] = n;
-        line += fmt::format(" {:>10.3f}s {:>7} {:>9.1f}us", g[k].seconds, g[k].steps,
-                            1e6 * g[k].seconds / static_cast<double>(std::max(1L, g[k].steps)));
+        if (g[k].steps < 0) {  // a kinematic analysis: no integrator steps
+          line += fmt::format(" {:>10.3f}s {:>7} {:>11}", g[k].seconds, "-", "-");
+        } else {
+          line += fmt::format(" {:>10.3f}s {:>7} {:>9.1f}us", g[k].seconds, g[k].steps,
+                              1e6 * g[k].seconds / static_cast<double>(std::max(1L, g[k].steps)));
+        }
       } else {
         line += fmt::format(" {:>11} {:>7} {:>11}", "-", "-", "-");
       }
@@ -461,6 +466,12 @@ void growth(const GrowthSettings& settings) {
   if (!links.empty()) {
     growth_table("N", links, 20, sao::bench::pendulum_chain, 1.0,
                  {linear_algebra("dense"), linear_algebra("sparse")});
+    fmt::print(
+        "the same chain driven (bench/pendulum_chain_model.hpp driven_chain: a kinematic analysis, "
+        "11 points; tip diff: the last link's largest difference from the column before)\n");
+    growth_table("N", links, 20, sao::bench::driven_chain, 1.0,
+                 {linear_algebra("dense"), linear_algebra("sparse")},
+                 [](int n) { return fmt::format("link{}", n); });
   }
   fmt::print(
       "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "
