@@ -14,6 +14,7 @@
 
 #include "bench/pendulum_chain_model.hpp"
 #include "simulators/internal_simulator.hpp"
+#include "tests/simulators/multibody_support.hpp"
 #include "tests/support.hpp"
 
 namespace sao::sim {
@@ -34,19 +35,6 @@ Evaluation evaluate(nlohmann::json model, const std::string& algebra, const std:
   Evaluation e = sim.evaluate({{b, wanted}}).front();
   EXPECT_TRUE(e.ok) << e.message;
   return e;
-}
-
-// Every history of `a` within `tolerance` (relative to 1 + |value|) of `b`'s.
-void expect_same_histories(const Evaluation& a, const Evaluation& b, double tolerance) {
-  ASSERT_TRUE(a.ok && b.ok);
-  ASSERT_EQ(a.cases[0].histories.size(), b.cases[0].histories.size());
-  for (const auto& [name, h] : a.cases[0].histories) {
-    const Eigen::VectorXd& g = b.cases[0].histories.at(name);
-    ASSERT_EQ(h.size(), g.size()) << name;
-    for (Eigen::Index i = 0; i < h.size(); ++i) {
-      EXPECT_NEAR(h(i), g(i), tolerance * (1.0 + std::abs(g(i)))) << name << " point " << i;
-    }
-  }
 }
 
 // The gradients of `response` at every point within `tolerance` of the largest of `b`'s, which
@@ -91,7 +79,7 @@ TEST(MultibodyKinematicSparse, TheDenseAndSparseKinematicAnalysesAgree) {
   const nlohmann::json model = bench::driven_chain(12);
   const Evaluation dense = evaluate(model, "dense", "direct", wanted);
   const Evaluation sparse = evaluate(model, "sparse", "direct", wanted);
-  expect_same_histories(sparse, dense, 1e-10);
+  testing::expect_close_values(sparse, dense, 1e-10);
   // The chain moves: the last link's vertical acceleration is not zero at t = 0.5.
   EXPECT_GT(std::abs(dense.cases[0].histories.at("link12.ay")(5)), 1e-3);
   EXPECT_GT(std::abs(dense.cases[0].histories.at("joint1.fy")(5)), 1.0);
@@ -110,7 +98,7 @@ TEST(MultibodyKinematicSparse, TheLeastNormAssemblyAgrees) {
   const std::vector<DerivativeRequest> wanted = {{0, "tip", {}}, {0, "link12.y", {0, 10}}};
   const Evaluation dense = evaluate(broken_chain(false), "dense", "direct", wanted);
   const Evaluation sparse = evaluate(broken_chain(false), "sparse", "direct", wanted);
-  expect_same_histories(sparse, dense, 1e-7);
+  testing::expect_close_values(sparse, dense, 1e-7);
   // The assembly did move the pose: the last link is no longer where its given angles put it.
   EXPECT_GT(std::abs(dense.cases[0].histories.at("link12.theta")(0) - 0.96), 1e-3);
   const Eigen::MatrixXd& g = sparse.cases[0].gradients.at("link12.y");
@@ -129,7 +117,7 @@ TEST(MultibodyKinematicSparse, TheSquareAssemblyWithInitialConditionsAgrees) {
   const std::vector<DerivativeRequest> wanted = {{0, "link12.x", {0, 10}}};
   const Evaluation dense = evaluate(broken_chain(true), "dense", "direct", wanted);
   const Evaluation sparse = evaluate(broken_chain(true), "sparse", "direct", wanted);
-  expect_same_histories(sparse, dense, 1e-7);
+  testing::expect_close_values(sparse, dense, 1e-7);
   EXPECT_NEAR(dense.cases[0].histories.at("link2.theta")(0), 0.1, 1e-9);  // held
   const Eigen::MatrixXd& g = sparse.cases[0].gradients.at("link12.x");
   const Eigen::MatrixXd& h = dense.cases[0].gradients.at("link12.x");
