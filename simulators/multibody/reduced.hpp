@@ -36,7 +36,7 @@ struct Reduction {
 // matrices: their cost grows as k^2 to k^3): "linear_algebra" "auto" keeps the independent
 // coordinates up to this many of them and integrates a larger model in absolute coordinates
 // (sparse); "sparse" never reduces, "dense" always. Measured in docs/performance.md (a row of
-// sliders: independent 0.31 s against absolute sparse 0.36 s at 160, 0.59 against 0.39 s at 200).
+// sliders: independent 0.31 s against absolute sparse 0.33 s at 160, 0.51 against 0.38 s at 200).
 constexpr int kReducedUpTo = 160;
 
 // Whether the model integrates in independent coordinates, into `out`; when not, `why` says
