@@ -144,37 +144,6 @@ TEST(MultibodyKinematicSparse, AutoChoosesForAKinematicModelAndSaysSo) {
   }
 }
 
-// A row of `count` masses on guides along x (translational joints to the ground, linear
-// constraints: the model reduces to `count` independent coordinates), joined by springs.
-nlohmann::json sliders(int count) {
-  nlohmann::json bodies = nlohmann::json::array(), joints = nlohmann::json::array(),
-                 forces = nlohmann::json::array();
-  for (int i = 1; i <= count; ++i) {
-    const std::string name = fmt::format("s{}", i);
-    bodies.push_back({{"name", name},
-                      {"mass", 1.0},
-                      {"inertia", 0.1},
-                      {"position", {1.0 * i, 0.0}},
-                      {"velocity", {i == count ? 1.0 : 0.0, 0.0}}});
-    joints.push_back({{"type", "translational"},
-                      {"bodies", {"ground", name}},
-                      {"points", {{0, 0}, {0, 0}}},
-                      {"axis", 0}});
-    forces.push_back(
-        {{"type", "spring_damper"},
-         {"bodies", {i == 1 ? std::string("ground") : fmt::format("s{}", i - 1), name}},
-         {"points", {{0, 0}, {0, 0}}},
-         {"stiffness", "k"},
-         {"damping", 0.5},
-         {"length", 1.0}});
-  }
-  return {{"analysis", "dynamic"},
-          {"parameters", {{"k", 1000.0}}},
-          {"bodies", bodies},
-          {"joints", joints},
-          {"forces", forces}};
-}
-
 // The log of building the simulator of `model`.
 std::string built_log(const nlohmann::json& model) {
   return sao::testing::captured_log(spdlog::level::info, [&model] {
@@ -188,14 +157,14 @@ std::string built_log(const nlohmann::json& model) {
 // independent coordinates and integrates a larger linear model in absolute coordinates, sparse;
 // "sparse" never reduces, "dense" always.
 TEST(MultibodyKinematicSparse, AutoReducesUpTo160IndependentCoordinates) {
-  EXPECT_NE(built_log(sliders(160)).find("integrating 320 states (160 independent"),
+  EXPECT_NE(built_log(bench::slider_row(160)).find("integrating 320 states (160 independent"),
             std::string::npos);
-  const std::string large = built_log(sliders(161));
+  const std::string large = built_log(bench::slider_row(161));
   EXPECT_NE(large.find("161 independent coordinates: their dense equations lose"),
             std::string::npos)
       << large;
   EXPECT_NE(large.find("sparse linear algebra (805 unknowns"), std::string::npos) << large;
-  nlohmann::json forced = sliders(4);
+  nlohmann::json forced = bench::slider_row(4);
   forced["linear_algebra"] = "sparse";
   EXPECT_NE(built_log(forced).find("in absolute coordinates (\"linear_algebra\": \"sparse\""),
             std::string::npos);
