@@ -54,6 +54,56 @@ inline nlohmann::json pendulum_chain(int links) {
           {"integrals", {{{"name", "tip"}, {"integrand", fmt::format("link{}_y^2", links)}}}}};
 }
 
+// The same chain driven (a kinematic model, issue 52): each joint's relative angle an angle
+// driver a_i - 0.2 sin(2 t), so that the kinematic equations are square (3N coordinates, 2N
+// revolute and N driver equations); the positions, velocities, accelerations and reactions
+// solved point by point. Without integrals (a kinematic model has none).
+inline nlohmann::json driven_chain(int links) {
+  nlohmann::json chain = pendulum_chain(links);
+  chain["analysis"] = "kinematic";
+  chain.erase("integrals");
+  for (int i = 1; i <= links; ++i) {
+    const std::string previous = i == 1 ? "ground" : fmt::format("link{}", i - 1);
+    chain["joints"].push_back({{"type", "angle_driver"},
+                               {"bodies", {previous, fmt::format("link{}", i)}},
+                               {"angle", fmt::format("a{} - 0.2*sin(2*t)", i)}});
+  }
+  return chain;
+}
+
+// A row of `count` masses on guides along x (translational joints to the ground: linear
+// constraints, so that the model reduces to `count` independent coordinates) joined by
+// spring-dampers of stiffness k, the last one pushed at 1 m/s: the independent coordinates'
+// size bench (docs/performance.md) and tests/simulators/multibody_kinematic_sparse_test.cpp.
+inline nlohmann::json slider_row(int count) {
+  nlohmann::json bodies = nlohmann::json::array(), joints = nlohmann::json::array(),
+                 forces = nlohmann::json::array();
+  for (int i = 1; i <= count; ++i) {
+    const std::string name = fmt::format("s{}", i);
+    bodies.push_back({{"name", name},
+                      {"mass", 1.0},
+                      {"inertia", 0.1},
+                      {"position", {1.0 * i, 0.0}},
+                      {"velocity", {i == count ? 1.0 : 0.0, 0.0}}});
+    joints.push_back({{"type", "translational"},
+                      {"bodies", {"ground", name}},
+                      {"points", {{0, 0}, {0, 0}}},
+                      {"axis", 0}});
+    forces.push_back(
+        {{"type", "spring_damper"},
+         {"bodies", {i == 1 ? std::string("ground") : fmt::format("s{}", i - 1), name}},
+         {"points", {{0, 0}, {0, 0}}},
+         {"stiffness", "k"},
+         {"damping", 0.5},
+         {"length", 1.0}});
+  }
+  return {{"analysis", "dynamic"},
+          {"parameters", {{"k", 1000.0}}},
+          {"bodies", bodies},
+          {"joints", joints},
+          {"forces", forces}};
+}
+
 // A pinned beam of `elements` co-rotational elements (1.2 m, a square section of w = 10 mm,
 // density rho = 2700 kg/m^3, E = 1 GPa: the flexible pendulum of problems/flexible-pendulum/),
 // released horizontally under gravity, with the integral response "tip" of its last node's

@@ -11,7 +11,8 @@
 //   4. one analysis of the pendulum chain of N = 5..160 links and of a pinned beam of 5..100
 //      elements (--largest-chain N, --largest-beam E: up to N and E; --beam-end T: the beams'
 //      simulated time, default 1 s), CPU time, steps, time per step and the log-log slope
-//      (issue 52): the chain in CVODES with dense and sparse linear algebra, the beam in CVODES
+//      (issue 52): the chain in CVODES with dense and sparse linear algebra, the same chain
+//      driven (a kinematic analysis) dense and sparse, the beam in CVODES
 //      dense (up to 20 elements) and sparse (up to --beam-cvodes-up-to E), sparse with
 //      "jacobian_age" 0, and in the variational integrator at the step --beam-step H (default
 //      1e-3 s), with the largest difference of its tip's trajectory from the column before;
@@ -26,7 +27,9 @@
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
 // runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
-// study file and stops (its gradients by any sao: `sao check-gradient FILE --json`).
+// study file and stops (its gradients by any sao: `sao check-gradient FILE --json`);
+// --size-study chain|driven|sliders N FILE writes a size bench's model as a study and stops
+// (for `sao simulate FILE --set simulator.multibody.linear_algebra=sparse`, perf, callgrind).
 //
 //   nice -n 10 build/sao_speed
 #include <fmt/format.h>
@@ -218,6 +221,14 @@ ChainFigures chain_after_analysis(int n) {
   return {median(analyses), median(gradients)};
 }
 
+// `study` into the file `path`.
+void write_json(const std::string& path, const nlohmann::json& study) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (!out) throw std::runtime_error("cannot write " + path);
+  fmt::print(out, "{}\n", study.dump(1));
+  std::fclose(out);
+}
+
 // The chain of section 2 as a study file (every one of its 50 parameters a design variable,
 // within +-(50 % + 0.1) of its value; objective "tip"; adjoint gradients), so that any `sao`
 // can compare its gradients: `sao check-gradient FILE --json`.
@@ -233,17 +244,54 @@ void write_chain_study(const std::string& path) {
     variables.push_back(variable);
   }
   section["multibody"] = chain;
-  const nlohmann::json study = {
-      {"name", "10-link pendulum chain (sao_speed section 2)"},
-      {"design_variables", variables},
-      {"load_cases", {{{"name", "swing"}, {"time", {{"start", 0}, {"end", 1}, {"points", 11}}}}}},
-      {"responses", {{{"name", "tip"}, {"kind", "scalar"}}}},
-      {"objective", {{"name", "tip"}, {"minimize", "tip"}}},
-      {"simulator", section}};
-  std::FILE* out = std::fopen(path.c_str(), "w");
-  if (!out) throw std::runtime_error("cannot write " + path);
-  fmt::print(out, "{}\n", study.dump(1));
-  std::fclose(out);
+  write_json(path, {{"name", "10-link pendulum chain (sao_speed section 2)"},
+                    {"design_variables", variables},
+                    {"load_cases",
+                     {{{"name", "swing"}, {"time", {{"start", 0}, {"end", 1}, {"points", 11}}}}}},
+                    {"responses", {{{"name", "tip"}, {"kind", "scalar"}}}},
+                    {"objective", {{"name", "tip"}, {"minimize", "tip"}}},
+                    {"simulator", section}});
+}
+
+// --size-study MODEL N FILE: a size bench's model (issue 52, docs/performance.md) as a study for
+// `sao simulate FILE` (and perf or callgrind), with `--set simulator.multibody.linear_algebra=`,
+// `.coordinates=` or `load_cases.0.time.points=` on its command line: "chain" (section 4's
+// pendulum chain of N links), "driven" (the same chain driven: a kinematic analysis) or
+// "sliders" (N masses on guides: linear constraints). Its first parameter a design variable;
+// the watched history the last link's vertical acceleration or the last slider's x; 1 s in 11
+// points, rtol 1e-8, atol 1e-10, one thread.
+void write_size_study(const std::string& kind, int n, const std::string& path) {
+  nlohmann::json model;
+  std::string watched;
+  if (kind == "chain" || kind == "driven") {
+    model = kind == "chain" ? sao::bench::pendulum_chain(n) : sao::bench::driven_chain(n);
+    watched = fmt::format("link{}.ay", n);
+  } else if (kind == "sliders") {
+    model = sao::bench::slider_row(n);
+    watched = fmt::format("s{}.x", n);
+  } else {
+    throw std::runtime_error("--size-study expects chain, driven or sliders, not " + kind);
+  }
+  const auto first = model.at("parameters").begin();
+  const double value = first.value().get<double>();
+  write_json(
+      path,
+      {{"name", fmt::format("{} of {} (sao_speed --size-study)", kind, n)},
+       {"design_variables",
+        {{{"name", first.key()},
+          {"initial", value},
+          {"lower", 0.5 * value},
+          {"upper", 2.0 * value}}}},
+       {"load_cases", {{{"name", "run"}, {"time", {{"start", 0}, {"end", 1}, {"points", 11}}}}}},
+       {"responses", {{{"name", "watched"}, {"kind", "history"}, {"source", watched}}}},
+       {"objective", {{"name", "objective"}, {"minimize", "watched[1]"}}},
+       {"simulator",
+        {{"type", "internal"},
+         {"model", "multibody"},
+         {"rtol", 1e-8},
+         {"atol", 1e-10},
+         {"workers", 1},
+         {"multibody", model}}}});
 }
 
 void chain() {
@@ -405,8 +453,12 @@ void growth_table(const char* what, const std::vector<int>& sizes, int from,
         if (n == from) first[k] = g[k].seconds;
         last[k] = g[k].seconds;
         to[k] = n;
-        line += fmt::format(" {:>10.3f}s {:>7} {:>9.1f}us", g[k].seconds, g[k].steps,
-                            1e6 * g[k].seconds / static_cast<double>(std::max(1L, g[k].steps)));
+        if (g[k].steps < 0) {  // a kinematic analysis: no integrator steps
+          line += fmt::format(" {:>10.3f}s {:>7} {:>11}", g[k].seconds, "-", "-");
+        } else {
+          line += fmt::format(" {:>10.3f}s {:>7} {:>9.1f}us", g[k].seconds, g[k].steps,
+                              1e6 * g[k].seconds / static_cast<double>(std::max(1L, g[k].steps)));
+        }
       } else {
         line += fmt::format(" {:>11} {:>7} {:>11}", "-", "-", "-");
       }
@@ -461,6 +513,12 @@ void growth(const GrowthSettings& settings) {
   if (!links.empty()) {
     growth_table("N", links, 20, sao::bench::pendulum_chain, 1.0,
                  {linear_algebra("dense"), linear_algebra("sparse")});
+    fmt::print(
+        "the same chain driven (bench/pendulum_chain_model.hpp driven_chain: a kinematic analysis, "
+        "11 points; tip diff: the last link's largest difference from the column before)\n");
+    growth_table("N", links, 20, sao::bench::driven_chain, 1.0,
+                 {linear_algebra("dense"), linear_algebra("sparse")},
+                 [](int n) { return fmt::format("link{}", n); });
   }
   fmt::print(
       "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "
@@ -566,6 +624,7 @@ int main(int argc, char** argv) {
   GrowthSettings growth_settings;  // section 4
   int gradient_chain = 80;         // section 6's chain (--gradient-chain N)
   std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
+  std::vector<std::string> size_study;  // --size-study MODEL N FILE: the same for a size bench
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--skip-study") == 0) {
       study = false;
@@ -605,11 +664,15 @@ int main(int argc, char** argv) {
       }
     } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
       chain_study = argv[++i];
+    } else if (std::strcmp(argv[i], "--size-study") == 0 && i + 3 < argc) {
+      size_study.assign(argv + i + 1, argv + i + 4);
+      i += 3;
     } else {
       fmt::print(stderr,
                  "usage: sao_speed [--repeats N] [--skip-study] [--section 1..6] [--sao PATH] "
                  "[--largest-chain N] [--largest-beam E] [--beam-end T] [--beam-step H] "
-                 "[--beam-cvodes-up-to E] [--gradient-chain N] [--chain-study FILE]\n");
+                 "[--beam-cvodes-up-to E] [--gradient-chain N] [--chain-study FILE] "
+                 "[--size-study chain|driven|sliders N FILE]\n");
       return 2;
     }
   }
@@ -619,6 +682,10 @@ int main(int argc, char** argv) {
   try {
     if (!chain_study.empty()) {
       write_chain_study(chain_study);
+      return 0;
+    }
+    if (!size_study.empty()) {
+      write_size_study(size_study[0], std::atoi(size_study[1].c_str()), size_study[2]);
       return 0;
     }
     fmt::print("sao_speed: medians of {} runs\n", g_repeats);

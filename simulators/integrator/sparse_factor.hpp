@@ -22,6 +22,10 @@ class SparseFactor {
     if (transposed) return lu_.transpose().solve(b);
     return lu_.solve(b);
   }
+  // The smallest pivot's magnitude over the largest's (U's diagonal) of the last factorisation:
+  // the sparse counterpart of the dense LU's pivot test (kinematics.hpp `regular`); 0 for a
+  // zero pivot, 1 for an empty matrix.
+  double pivot_ratio() const;
   // Symbolic analyses done so far (1 when the pattern never changed).
   int analyses() const { return analyses_; }
 

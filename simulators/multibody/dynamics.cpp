@@ -594,13 +594,13 @@ void Dynamics::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
     dq = Vec<S>::Constant(n, C<S>(0.0));
     qd = given;
   } else if (square) {
-    if (!solve(J, F, dq) || !solve(J, rates, qd)) {
+    if (!solve(J, F, dq, sparse()) || !solve(J, rates, qd, sparse())) {
       throw std::runtime_error(redundancy(J, "the initial conditions fix no single pose"));
     }
   } else {
     // Smallest corrections: dq = J' (J J')^-1 F; q' = given - J' (J J')^-1 (J given - rates).
     Vec<S> w;
-    if (!least_norm(J, F, dq) || !least_norm(J, Vec<S>(J * given - rates), w)) {
+    if (!least_norm(J, F, dq, sparse()) || !least_norm(J, Vec<S>(J * given - rates), w, sparse())) {
       throw std::runtime_error(redundancy(J, "redundant constraints"));
     }
     qd = given - w;
@@ -664,30 +664,28 @@ S Dynamics::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc)
   return evaluate(*model_.integrals.at(index).integrand, integrand_symbols(v, x));
 }
 
-bool Dynamics::sparse() const {
-  using LinearAlgebra = MultibodyModel::LinearAlgebra;
-  switch (model_.linear_algebra) {
-    case LinearAlgebra::kDense:
-      return false;
-    case LinearAlgebra::kSparse:
-      return true;
-    case LinearAlgebra::kAuto:
-      break;
+bool Dynamics::history_values_at(const double* x, const Env<double>& env,
+                                 Eigen::Ref<Eigen::VectorXd> h) const {
+  const int n = nq(), m = n_constraints();
+  const Eigen::Map<const Eigen::VectorXd> q(x, n), qd(x + n, n);
+  if (!sparse()) {
+    Vec<double> qdd, lambda;
+    Mat<double> phi_q;
+    if (!accelerations(x, x + n, env, qdd, &lambda, &phi_q)) return false;
+    h = history_values<double>(q, qd, qdd, lambda, phi_q, env);
+    return true;
   }
-  return nq() + n_constraints() >= (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams);
-}
-
-std::string Dynamics::linear_algebra_summary() const {
-  std::ostringstream s;
-  s << "multibody: " << (sparse() ? "sparse" : "dense") << " linear algebra ("
-    << nq() + n_constraints() << " unknowns in the augmented system; ";
-  if (model_.linear_algebra == MultibodyModel::LinearAlgebra::kAuto) {
-    s << "auto: sparse from " << (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams)
-      << (model_.beam_elements.empty() ? ")" : " with beam elements)");
-  } else {
-    s << "\"linear_algebra\" set)";
-  }
-  return s.str();
+  Vec<double> mass, rhs;
+  std::vector<Coupling<double>> coupled;
+  SparsePhi phi_q;
+  augmented(x, x + n, env, mass, coupled, phi_q, rhs);
+  AugmentedSolver solver;
+  solver.set_sparse(true);
+  if (!solver.factor(mass, coupled, phi_q.matrix)) return false;
+  const Eigen::VectorXd z = solver.solve(rhs);
+  h = history_values<double>(q, qd, Vec<double>(z.head(n)), Vec<double>(z.tail(m)), phi_q.matrix,
+                             env);
+  return true;
 }
 
 std::unique_ptr<AbsoluteRun> Dynamics::run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,

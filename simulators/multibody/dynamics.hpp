@@ -68,17 +68,11 @@ class Dynamics : public Kinematics {
   template <class S>
   std::string singular_motion(double t, const S* x, const S* p, const LoadCaseSpec& lc) const;
 
-  // Whether a run in absolute coordinates goes sparse (augmented_solver.hpp: the augmented
-  // system through a sparse Schur complement, the Newton matrices bordered by it and factored
-  // by a sparse LU): "linear_algebra" "sparse", or "auto" with at least kSparseFrom unknowns in
-  // the augmented system (coordinates and constraint equations), kSparseFromBeams for a model
-  // with beam elements (its Newton matrix set up at every step, and its coupled mass matrix
-  // factored sparse: measured in docs/performance.md).
-  static constexpr int kSparseFrom = 80;
-  static constexpr int kSparseFromBeams = 40;
-  bool sparse() const;
-  // The choice and why, for the log: "multibody: sparse linear algebra (...)".
-  std::string linear_algebra_summary() const;
+  // Every history output at x = (q, q') into h: the augmented system solved for q'' and the
+  // multipliers, through the sparse Phi_q and Schur complement on the sparse path (sparse());
+  // false when the system is singular.
+  bool history_values_at(const double* x, const Env<double>& env,
+                         Eigen::Ref<Eigen::VectorXd> h) const;
 
   // One run at parameters p in load case lc, differentiated with respect to `active`.
   std::unique_ptr<AbsoluteRun> run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,

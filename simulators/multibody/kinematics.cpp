@@ -1,9 +1,45 @@
 #include "simulators/multibody/kinematics.hpp"
 
+#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 namespace sao::sim::multibody {
+namespace {
+
+// The smallest pivot over the largest a factorisation must keep to count as regular (the
+// dense LU's limit in `regular`).
+constexpr double kPivotRatio = 1e-13;
+
+// J J' of a sparse J (m x n) factored by a sparse LDL': the least-norm steps on the sparse path.
+class SparseGram {
+ public:
+  // False when J J' is not positive definite or its pivots spread over more than 1 / kPivotRatio.
+  bool factor(const Eigen::SparseMatrix<double>& J) {
+    gram_ = J * J.transpose();
+    ldlt_.compute(gram_);
+    if (ldlt_.info() != Eigen::Success) return false;
+    const Eigen::VectorXd& d = ldlt_.vectorD();
+    return d.size() == 0 || (d.minCoeff() > 0.0 && d.minCoeff() > kPivotRatio * d.maxCoeff());
+  }
+  template <class Rhs>
+  Eigen::MatrixXd solve(const Rhs& b) const {
+    return ldlt_.solve(b);
+  }
+
+ private:
+  Eigen::SparseMatrix<double> gram_;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
+};
+
+// A sparse LU of `matrix` (merged into `lu`'s pattern: a copy is factored); false when singular.
+bool sparse_lu(const Eigen::SparseMatrix<double>& matrix, SparseFactor& lu) {
+  Eigen::SparseMatrix<double> merged = matrix;
+  return lu.factor(merged) && lu.pivot_ratio() > kPivotRatio;
+}
+
+}  // namespace
 
 bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu) {
   const Eigen::VectorXd pivots = lu.matrixLU().diagonal().cwiseAbs();
@@ -12,16 +48,23 @@ bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu) {
 }
 
 template <class S>
-bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
+bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x, bool sparse) {
   Eigen::MatrixXd Av(A.rows(), A.cols());
   Eigen::VectorXd bv(b.size());
   for (Eigen::Index i = 0; i < A.rows(); ++i) {
     for (Eigen::Index j = 0; j < A.cols(); ++j) Av(i, j) = value_of(A(i, j));
     bv(i) = value_of(b(i));
   }
-  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(Av);
-  if (!regular(lu)) return false;
-  const Eigen::VectorXd xv = lu.solve(bv);
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  SparseFactor factor;
+  if (sparse) {
+    if (!sparse_lu(Av.sparseView(1.0, 0.0), factor)) return false;  // every nonzero
+  } else {
+    lu.compute(Av);
+    if (!regular(lu)) return false;
+  }
+  const Eigen::VectorXd xv =
+      sparse ? Eigen::VectorXd(factor.solve(bv)) : Eigen::VectorXd(lu.solve(bv));
   if constexpr (std::is_same_v<S, double>) {
     x = xv;
   } else {
@@ -38,7 +81,11 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
         r(i) = d(b(i), k);
         for (Eigen::Index j = 0; j < A.cols(); ++j) r(i) -= d(A(i, j), k) * xv(j);
       }
-      dx.col(k) = lu.solve(r);
+      if (sparse) {
+        dx.col(k) = factor.solve(r);
+      } else {
+        dx.col(k) = lu.solve(r);
+      }
     }
     x.resize(xv.size());
     for (Eigen::Index i = 0; i < xv.size(); ++i) x(i) = AD(xv(i), dx.row(i).transpose());
@@ -47,7 +94,7 @@ bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x) {
 }
 
 template <class S>
-bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x) {
+bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x, bool sparse) {
   const Eigen::Index m = J.rows(), n = J.cols();
   Eigen::MatrixXd values(m, n);
   Eigen::VectorXd bv(m);
@@ -55,11 +102,24 @@ bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x) {
     for (Eigen::Index i = 0; i < m; ++i) values(i, j) = value_of(J(i, j));
   }
   for (Eigen::Index i = 0; i < m; ++i) bv(i) = value_of(b(i));
-  const Eigen::MatrixXd gram = values * values.transpose();
-  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(gram);
-  if (!regular(lu)) return false;
-  const Eigen::VectorXd y = lu.solve(bv);
-  const Eigen::VectorXd xv = values.transpose() * y;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  SparseGram gram;
+  Eigen::SparseMatrix<double> sparse_values;
+  if (sparse) {
+    sparse_values = values.sparseView(1.0, 0.0);  // every nonzero
+    if (!gram.factor(sparse_values)) return false;
+  } else {
+    lu.compute(values * values.transpose());
+    if (!regular(lu)) return false;
+  }
+  Eigen::VectorXd y, xv;
+  if (sparse) {
+    y = gram.solve(bv);
+    xv = sparse_values.transpose() * y;
+  } else {
+    y = lu.solve(bv);
+    xv = values.transpose() * y;
+  }
   if constexpr (std::is_same_v<S, double>) {
     x = xv;
   } else {
@@ -79,9 +139,17 @@ bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x) {
       dx.col(k).noalias() = dJ.transpose() * y;
       for (Eigen::Index i = 0; i < m; ++i) r(i, k) = d(b(i), k);
       r.col(k).noalias() -= dJ * xv;
-      r.col(k).noalias() -= values * dx.col(k);
+      if (sparse) {
+        r.col(k) -= sparse_values * dx.col(k);
+      } else {
+        r.col(k).noalias() -= values * dx.col(k);
+      }
     }
-    dx.noalias() += values.transpose() * lu.solve(r);
+    if (sparse) {
+      dx += sparse_values.transpose() * gram.solve(r);
+    } else {
+      dx.noalias() += values.transpose() * lu.solve(r);
+    }
     x.resize(n);
     for (Eigen::Index i = 0; i < n; ++i) x(i) = S(xv(i), dx.row(i).transpose());
   }
@@ -110,8 +178,8 @@ void Kinematics::sparse_phi_pattern(SparsePhi& phi_q) const {
   }
 }
 
-template <class S>
-void Kinematics::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
+template <class S, class PhiQ>
+void Kinematics::constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, PhiQ& phi_q,
                              Vec<S>& phi_t, Vec<S>& gamma) const {
   const int m = n_constraints();
   phi.resize(m);
@@ -162,8 +230,8 @@ void Kinematics::mass_and_forces(const S* q, const S* qd, const Env<S>& env, Vec
   }
 }
 
-template <class S>
-S Kinematics::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const {
+template <class S, class PhiQ>
+S Kinematics::reaction(int joint, int component, const PhiQ& phi_q, const Vec<S>& lambda) const {
   int row = 0;
   for (int i = 0; i < joint; ++i) row += model_.joints[i].equations();
   const Joint& j = model_.joints[joint];
@@ -188,11 +256,11 @@ S Kinematics::reaction(int joint, int component, const Mat<S>& phi_q, const Vec<
       break;
   }
   if (component == 2) {
-    if (angle_row >= 0) r -= phi_q(angle_row, 3 * on + 2) * lambda(angle_row);
+    if (angle_row >= 0) r -= phi_q.coeff(angle_row, 3 * on + 2) * lambda(angle_row);
     return r;
   }
   for (int k = row; k < row + j.equations(); ++k) {
-    if (k != angle_row) r -= phi_q(k, 3 * on + component) * lambda(k);
+    if (k != angle_row) r -= phi_q.coeff(k, 3 * on + component) * lambda(k);
   }
   return r;
 }
@@ -220,23 +288,26 @@ bool Kinematics::kinematic_point(double t, const Eigen::VectorXd& q_solved, cons
   Vec<S> phi, phi_t, gamma;
   Mat<S> phi_q;
   constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
+  // The direct method's AD solves on the sparse path through sparse LUs (the analysis's
+  // values: sparse_kinematic_point).
+  const bool sparse_solves = !std::is_same_v<S, double> && sparse();
   if constexpr (!std::is_same_v<S, double>) {
     Vec<S> dq;
-    if (!solve(phi_q, phi, dq)) return false;
+    if (!solve(phi_q, phi, dq, sparse_solves)) return false;
     q -= dq;
     constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
   }
   // Velocities: Phi_q q' = -Phi_t; accelerations: Phi_q q'' = gamma(q, q').
   Vec<S> qd, qdd;
-  if (!solve(phi_q, Vec<S>(-phi_t), qd)) return false;
+  if (!solve(phi_q, Vec<S>(-phi_t), qd, sparse_solves)) return false;
   constraints(q.data(), qd.data(), v, phi, phi_q, phi_t, gamma);
-  if (!solve(phi_q, gamma, qdd)) return false;
+  if (!solve(phi_q, gamma, qdd, sparse_solves)) return false;
   // Inverse dynamics: Phi_q' lambda = Q - M q''.
   Vec<S> mass, Q;
   mass_and_forces(q.data(), qd.data(), v, mass, Q);
   const Vec<S> residual = Q - Vec<S>(mass.cwiseProduct(qdd));
   Vec<S> lambda;
-  if (!solve(Mat<S>(phi_q.transpose()), residual, lambda)) return false;
+  if (!solve(Mat<S>(phi_q.transpose()), residual, lambda, sparse_solves)) return false;
   out.values = history_values(q, qd, qdd, lambda, phi_q, v);
   out.q = q;
   out.qd = qd;
@@ -246,10 +317,30 @@ bool Kinematics::kinematic_point(double t, const Eigen::VectorXd& q_solved, cons
   return true;
 }
 
-template <class S>
+bool Kinematics::sparse_kinematic_point(double t, const Eigen::VectorXd& q, const double* p,
+                                        const LoadCaseSpec& lc, SparseKinematics& kept,
+                                        KinematicState<double>& out) const {
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nq());
+  const Env<double> v = vars(p, t, lc);
+  Vec<double> phi, phi_t, gamma;
+  constraints(q.data(), zero.data(), v, phi, kept.phi_q, phi_t, gamma);
+  if (!sparse_lu(kept.phi_q.matrix, kept.lu)) return false;
+  // Phi_q depends on q alone: one factorisation for q', q'' and (transposed) lambda.
+  out.qd = kept.lu.solve(Eigen::VectorXd(-phi_t));
+  constraints(q.data(), out.qd.data(), v, phi, kept.phi_q, phi_t, gamma);
+  out.qdd = kept.lu.solve(gamma);
+  Vec<double> mass, Q;
+  mass_and_forces(q.data(), out.qd.data(), v, mass, Q);
+  out.lambda = kept.lu.solve(Eigen::VectorXd(Q - mass.cwiseProduct(out.qdd)), true);
+  out.q = q;
+  out.phi_q.resize(0, 0);
+  out.values = history_values(out.q, out.qd, out.qdd, out.lambda, kept.phi_q.matrix, v);
+  return true;
+}
+
+template <class S, class PhiQ>
 Vec<S> Kinematics::history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>& qdd,
-                                  const Vec<S>& lambda, const Mat<S>& phi_q,
-                                  const Env<S>& v) const {
+                                  const Vec<S>& lambda, const PhiQ& phi_q, const Env<S>& v) const {
   Vec<S> values(static_cast<Eigen::Index>(model_.history_names.size()));
   const int nb = static_cast<int>(model_.bodies.size());
   for (int b = 0; b < nb; ++b) {
@@ -269,7 +360,7 @@ Vec<S> Kinematics::history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S
     values(k++) = tension;
   }
   for (int j = 0; j < static_cast<int>(model_.joints.size()); ++j) {
-    for (int c = 0; c < 3; ++c) values(k++) = reaction(j, c, phi_q, lambda);
+    for (int c = 0; c < 3; ++c) values(k++) = reaction<S>(j, c, phi_q, lambda);
   }
   for (const Marker& mk : model_.markers) {
     for (int c = 0; c < 6; ++c) values(k++) = marker(mk, c, q.data(), qd.data(), qdd.data(), v);
@@ -317,40 +408,84 @@ std::string Kinematics::dependent_rows(const Eigen::MatrixXd& J) const {
   return out + " depend on the other joints' (lock-up or a redundant joint)";
 }
 
+bool Kinematics::sparse_newton_step(const Eigen::VectorXd& phi, SparseKinematics& kept,
+                                    Eigen::VectorXd& step) const {
+  const int n = nq(), m = n_constraints();
+  const auto rows = phi.size();
+  Eigen::SparseMatrix<double> fixed;  // Phi_q with the initial conditions' rows
+  if (rows > m) {
+    std::vector<Eigen::Triplet<double>> entries;
+    const Eigen::SparseMatrix<double>& a = kept.phi_q.matrix;
+    for (Eigen::Index j = 0; j < a.outerSize(); ++j) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(a, j); it; ++it) {
+        entries.emplace_back(it.row(), it.col(), it.value());
+      }
+    }
+    for (Eigen::Index k = m; k < rows; ++k) {
+      const InitialCondition& ic = model_.initial_conditions[k - m];
+      entries.emplace_back(k, 3 * ic.body + ic.coordinate, 1.0);
+    }
+    fixed.resize(rows, n);
+    fixed.setFromTriplets(entries.begin(), entries.end());
+  }
+  const Eigen::SparseMatrix<double>& J = rows > m ? fixed : kept.phi_q.matrix;
+  if (rows == n) {
+    if (!sparse_lu(J, kept.lu)) return false;
+    step = kept.lu.solve(phi);
+    return true;
+  }
+  SparseGram gram;  // fewer equations than coordinates: the smallest correction
+  if (!gram.factor(J)) return false;
+  step = J.transpose() * gram.solve(phi);
+  return true;
+}
+
 std::string Kinematics::assemble(double t, const double* p, const LoadCaseSpec& lc,
-                                 Eigen::VectorXd& q, bool initial_conditions,
-                                 int* iterations) const {
+                                 Eigen::VectorXd& q, bool initial_conditions, int* iterations,
+                                 SparseKinematics* kept) const {
   const int n = nq();
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
   const Env<double> v = vars(p, t, lc);
+  const bool sparse_path = sparse();
+  SparseKinematics local;
+  SparseKinematics& work = kept ? *kept : local;
+  auto singular = [&](const Eigen::VectorXd& phi) {
+    std::ostringstream why;
+    why << "singular constraint Jacobian at t = " << t << " (lock-up or a redundant joint; "
+        << worst_joint(phi) << " has the largest residual)";
+    return why.str();
+  };
   for (int it = 0; it < 50; ++it) {
     Eigen::VectorXd phi, phi_t, gamma;
     Eigen::MatrixXd phi_q;
-    constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
+    if (sparse_path) {
+      constraints(q.data(), zero.data(), v, phi, work.phi_q, phi_t, gamma);
+    } else {
+      constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
+    }
     if (initial_conditions) {
       const int m = static_cast<int>(phi.size());
       const int c = static_cast<int>(model_.initial_conditions.size());
       phi.conservativeResize(m + c);
-      phi_q.conservativeResize(m + c, n);
-      phi_q.bottomRows(c).setZero();
+      if (!sparse_path) {
+        phi_q.conservativeResize(m + c, n);
+        phi_q.bottomRows(c).setZero();
+      }
       for (int k = 0; k < c; ++k) {
         const InitialCondition& ic = model_.initial_conditions[k];
         phi(m + k) = q(3 * ic.body + ic.coordinate) - ic.value.at(v);
-        phi_q(m + k, 3 * ic.body + ic.coordinate) = 1.0;
+        if (!sparse_path) phi_q(m + k, 3 * ic.body + ic.coordinate) = 1.0;
       }
     }
     if (iterations) *iterations = it;
     if (phi.size() == 0) return "";  // free bodies: nothing to assemble
     if (phi.cwiseAbs().maxCoeff() <= 1e-10 * (1.0 + q.cwiseAbs().maxCoeff())) return "";
     Eigen::VectorXd step;
-    if (phi_q.rows() == n) {
+    if (sparse_path) {
+      if (!sparse_newton_step(phi, work, step)) return singular(phi);
+    } else if (phi_q.rows() == n) {
       const Eigen::PartialPivLU<Eigen::MatrixXd> lu(phi_q);
-      if (!regular(lu)) {
-        std::ostringstream why;
-        why << "singular constraint Jacobian at t = " << t << " (lock-up or a redundant joint; "
-            << worst_joint(phi) << " has the largest residual)";
-        return why.str();
-      }
+      if (!regular(lu)) return singular(phi);
       step = lu.solve(phi);
     } else {  // fewer equations than coordinates: the smallest correction
       const Eigen::MatrixXd g = phi_q * phi_q.transpose();
@@ -471,12 +606,15 @@ std::string Kinematics::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc
   }
   const auto nh = static_cast<Eigen::Index>(model_.history_names.size());
   Eigen::MatrixXd values(points, nh);
+  const bool sparse_path = sparse();
+  SparseKinematics kept;  // the sparse path's Phi_q and LU: one symbolic analysis
   for (int k = 0; k < points; ++k) {
     const double t = lc.grid.at(k);
-    const std::string failure = assemble(t, p.data(), lc, q, false);
+    const std::string failure = assemble(t, p.data(), lc, q, false, nullptr, &kept);
     if (!failure.empty()) return failure;
     KinematicState<double> state;
-    if (!kinematic_point(t, q, p.data(), lc, state)) {
+    if (!(sparse_path ? sparse_kinematic_point(t, q, p.data(), lc, kept, state)
+                      : kinematic_point(t, q, p.data(), lc, state))) {
       return "singular velocity, acceleration or reaction equations at t = " + std::to_string(t);
     }
     values.row(k) = state.values.transpose();
@@ -489,23 +627,64 @@ std::string Kinematics::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc
   return "";
 }
 
-template bool solve<double>(const Mat<double>&, const Vec<double>&, Vec<double>&);
-template bool solve<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&);
-template bool least_norm<double>(const Mat<double>&, const Vec<double>&, Vec<double>&);
-template bool least_norm<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&);
+bool Kinematics::sparse() const {
+  using LinearAlgebra = MultibodyModel::LinearAlgebra;
+  switch (model_.linear_algebra) {
+    case LinearAlgebra::kDense:
+      return false;
+    case LinearAlgebra::kSparse:
+      return true;
+    case LinearAlgebra::kAuto:
+      break;
+  }
+  return nq() + n_constraints() >= (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams);
+}
 
-#define SAO_MULTIBODY_KINEMATICS(S)                                                             \
-  template void Kinematics::constraints<S>(const S*, const S*, const Env<S>&, Vec<S>&, Mat<S>&, \
-                                           Vec<S>&, Vec<S>&) const;                             \
-  template void Kinematics::mass_and_forces<S>(const S*, const S*, const Env<S>&, Vec<S>&,      \
-                                               Vec<S>&, std::vector<Coupling<S>>*) const;       \
-  template S Kinematics::reaction<S>(int, int, const Mat<S>&, const Vec<S>&) const;             \
-  template Vec<S> Kinematics::history_values<S>(const Vec<S>&, const Vec<S>&, const Vec<S>&,    \
-                                                const Vec<S>&, const Mat<S>&, const Env<S>&)    \
-      const;                                                                                    \
-  template std::vector<S> Kinematics::integrand_symbols<S>(const Env<S>&, const S*) const;
-SAO_MULTIBODY_KINEMATICS(double)
-SAO_MULTIBODY_KINEMATICS(AD)
+std::string Kinematics::linear_algebra_summary() const {
+  std::ostringstream s;
+  s << "multibody: " << (sparse() ? "sparse" : "dense") << " linear algebra ("
+    << nq() + n_constraints()
+    << (model_.dynamic ? " unknowns in the augmented system; "
+                       : " unknowns in the kinematic equations (coordinates and constraints); ");
+  if (model_.linear_algebra == MultibodyModel::LinearAlgebra::kAuto) {
+    s << "auto: sparse from " << (model_.beam_elements.empty() ? kSparseFrom : kSparseFromBeams)
+      << (model_.beam_elements.empty() ? ")" : " with beam elements)");
+  } else {
+    s << "\"linear_algebra\" set)";
+  }
+  return s.str();
+}
+
+template bool solve<double>(const Mat<double>&, const Vec<double>&, Vec<double>&, bool);
+template bool solve<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&, bool);
+template bool least_norm<double>(const Mat<double>&, const Vec<double>&, Vec<double>&, bool);
+template bool least_norm<AD>(const Mat<AD>&, const Vec<AD>&, Vec<AD>&, bool);
+
+#define SAO_MULTIBODY_KINEMATICS(S, PhiQ)                                                          \
+  template void Kinematics::constraints<S, PhiQ>(const S*, const S*, const Env<S>&, Vec<S>&,       \
+                                                 PhiQ&, Vec<S>&, Vec<S>&) const;                   \
+  template S Kinematics::reaction<S, PhiQ>(int, int, const PhiQ&, const Vec<S>&) const;            \
+  template Vec<S> Kinematics::history_values<S, PhiQ>(const Vec<S>&, const Vec<S>&, const Vec<S>&, \
+                                                      const Vec<S>&, const PhiQ&, const Env<S>&)   \
+      const;
+SAO_MULTIBODY_KINEMATICS(double, Mat<double>)
+SAO_MULTIBODY_KINEMATICS(AD, Mat<AD>)
 #undef SAO_MULTIBODY_KINEMATICS
+template void Kinematics::constraints<double, SparsePhi>(const double*, const double*,
+                                                         const Env<double>&, Vec<double>&,
+                                                         SparsePhi&, Vec<double>&,
+                                                         Vec<double>&) const;
+template double Kinematics::reaction<double, Eigen::SparseMatrix<double>>(
+    int, int, const Eigen::SparseMatrix<double>&, const Vec<double>&) const;
+template Vec<double> Kinematics::history_values<double, Eigen::SparseMatrix<double>>(
+    const Vec<double>&, const Vec<double>&, const Vec<double>&, const Vec<double>&,
+    const Eigen::SparseMatrix<double>&, const Env<double>&) const;
+#define SAO_MULTIBODY_KINEMATICS_FORCES(S)                                                 \
+  template void Kinematics::mass_and_forces<S>(const S*, const S*, const Env<S>&, Vec<S>&, \
+                                               Vec<S>&, std::vector<Coupling<S>>*) const;  \
+  template std::vector<S> Kinematics::integrand_symbols<S>(const Env<S>&, const S*) const;
+SAO_MULTIBODY_KINEMATICS_FORCES(double)
+SAO_MULTIBODY_KINEMATICS_FORCES(AD)
+#undef SAO_MULTIBODY_KINEMATICS_FORCES
 
 }  // namespace sao::sim::multibody

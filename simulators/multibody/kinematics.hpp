@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "simulators/integrator/sparse_factor.hpp"
 #include "simulators/multibody/beam.hpp"
 #include "simulators/multibody/elements.hpp"
 
@@ -51,6 +52,14 @@ struct KinematicState {
   Mat<S> phi_q;
 };
 
+// What the sparse path of the kinematic equations keeps from call to call (Kinematics::sparse):
+// Phi_q in the joints' pattern and its sparse LU, whose symbolic analysis serves every
+// factorisation of a run (the pattern holds whatever the values).
+struct SparseKinematics {
+  SparsePhi phi_q;
+  SparseFactor lu;
+};
+
 // What a kinematic analysis differentiates, and where the derivatives go.
 struct KinematicRequest {
   const std::vector<int>* active = nullptr;          // parameter indices
@@ -65,16 +74,19 @@ struct KinematicRequest {
 bool regular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu);
 
 // x = A^-1 b; for AD scalars through the derivative of the solution, dx = A^-1 (db - dA x).
-// False when A is singular. For double and AD.
+// False when A is singular. For double and AD. With `sparse`, A's values go through a sparse
+// LU (SparseFactor, its pivots tested as `regular` tests the dense LU's) instead of a dense LU.
 template <class S>
-bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x);
+bool solve(const Mat<S>& A, const Vec<S>& b, Vec<S>& x, bool sparse = false);
 
 // x = J' (J J')^-1 b, the smallest x with J x = b; false when J J' is singular (J's rows
 // dependent). For double and AD; for AD through double products per direction,
 // J J' dy = db - dJ x - J dJ' y and dx = dJ' y + J' dy, instead of AD scalars' products (a
 // heap derivative vector per multiplication) and the derivatives of J J' in every direction.
+// With `sparse`, J J' is a sparse product factored by a sparse LDL' (its pivots' spread as the
+// regularity test) instead of a dense m x n x m product and a dense LU.
 template <class S>
-bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x);
+bool least_norm(const Mat<S>& J, const Vec<S>& b, Vec<S>& x, bool sparse = false);
 
 // The equations of a model, assembled; the member templates exist for double and AD.
 class Kinematics {
@@ -83,6 +95,19 @@ class Kinematics {
   const MultibodyModel& model() const { return model_; }
   int nq() const { return model_.nq(); }
   int n_constraints() const { return model_.n_constraints(); }
+
+  // Whether the model's linear algebra goes sparse: "linear_algebra" "sparse", or "auto" with at
+  // least kSparseFrom unknowns (coordinates and constraint equations), kSparseFromBeams for a
+  // model with beam elements (measured in docs/performance.md). A dynamic run in absolute
+  // coordinates then factors its augmented system and Newton matrices sparse
+  // (augmented_solver.hpp); every model its assembly (Newton on Phi = 0, the least-norm steps),
+  // a kinematic model its kinematic equations (Phi_q's sparse LU, one symbolic analysis per
+  // analysis), and the history outputs their augmented solves.
+  static constexpr int kSparseFrom = 80;
+  static constexpr int kSparseFromBeams = 40;
+  bool sparse() const;
+  // The choice and why, for the log: "multibody: sparse linear algebra (...)".
+  std::string linear_algebra_summary() const;
 
   // The symbols at time t: parameters, t, load-case parameters.
   template <class S>
@@ -141,9 +166,10 @@ class Kinematics {
   }
   // The joints' pattern of Phi_q (values zero) and the slots of its entries (SparsePhi).
   void sparse_phi_pattern(SparsePhi& phi_q) const;
-  // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q').
-  template <class S>
-  void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, Mat<S>& phi_q,
+  // Phi, Phi_q, Phi_t and gamma (Phi_q q'' = gamma) of every joint at (t, q, q'); Phi_q dense
+  // (Mat<S>) or, for double, a SparsePhi of the joints' pattern.
+  template <class S, class PhiQ = Mat<S>>
+  void constraints(const S* q, const S* qd, const Env<S>& env, Vec<S>& phi, PhiQ& phi_q,
                    Vec<S>& phi_t, Vec<S>& gamma) const;
   // The diagonal of the mass matrix, its off-diagonal entries (beam elements; into `coupled`
   // when given), and the generalised forces Q (weights, force and beam elements) at (t, q, q').
@@ -152,20 +178,24 @@ class Kinematics {
                        std::vector<Coupling<S>>* coupled = nullptr) const;
   // Reaction of joint `joint` (0 fx, 1 fy, 2 torque) on its second body (the first when the
   // second is the ground): -Phi_q' lambda over the joint's rows, the torque from its angle row.
-  template <class S>
-  S reaction(int joint, int component, const Mat<S>& phi_q, const Vec<S>& lambda) const;
+  // Phi_q dense (Mat<S>) or, for double, sparse (Eigen::SparseMatrix<double>).
+  template <class S, class PhiQ = Mat<S>>
+  S reaction(int joint, int component, const PhiQ& phi_q, const Vec<S>& lambda) const;
   // Every history output at (q, q', q'') with the multipliers lambda.
-  template <class S>
+  template <class S, class PhiQ = Mat<S>>
   Vec<S> history_values(const Vec<S>& q, const Vec<S>& qd, const Vec<S>& qdd, const Vec<S>& lambda,
-                        const Mat<S>& phi_q, const Env<S>& env) const;
+                        const PhiQ& phi_q, const Env<S>& env) const;
   // The symbols of the integrands at (t, x): the model's, then x, y, theta, vx, vy, omega of
   // every body.
   template <class S>
   std::vector<S> integrand_symbols(const Env<S>& env, const S* x) const;
 
-  // Newton on the position equations (plus `fix` rows for the initial conditions).
+  // Newton on the position equations (plus `fix` rows for the initial conditions); on the sparse
+  // path (sparse()) through `kept` (a run's, so that its symbolic analysis serves every point;
+  // null: a local one).
   std::string assemble(double t, const double* p, const LoadCaseSpec& lc, Eigen::VectorXd& q,
-                       bool initial_conditions, int* iterations = nullptr) const;
+                       bool initial_conditions, int* iterations = nullptr,
+                       SparseKinematics* kept = nullptr) const;
   // The kinematic analysis; with a request, also the derivatives it asks for.
   std::string analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                       const KinematicRequest* request, CaseResult& out) const;
@@ -187,6 +217,16 @@ class Kinematics {
   template <class S>
   bool kinematic_point(double t, const Eigen::VectorXd& q, const S* p, const LoadCaseSpec& lc,
                        KinematicState<S>& out) const;
+  // The same for double on the sparse path: one sparse LU of Phi_q (in `kept`) for q', q'' and,
+  // transposed, lambda; out.phi_q is left empty (the reactions read the sparse Phi_q).
+  bool sparse_kinematic_point(double t, const Eigen::VectorXd& q, const double* p,
+                              const LoadCaseSpec& lc, SparseKinematics& kept,
+                              KinematicState<double>& out) const;
+  // The assembly's Newton step on the sparse path: J = Phi_q (kept.phi_q, assembled at q) with
+  // the initial conditions' rows when phi has them (m + c rows), J^-1 phi when J is square (its
+  // sparse LU in kept.lu), else the smallest step J' (J J')^-1 phi; false when J is singular.
+  bool sparse_newton_step(const Eigen::VectorXd& phi, SparseKinematics& kept,
+                          Eigen::VectorXd& step) const;
   // The requested derivatives at grid point `point` (direct or adjoint); "" or why not.
   std::string kinematic_sensitivities(double t, int point, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& p, const LoadCaseSpec& lc,

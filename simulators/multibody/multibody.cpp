@@ -21,9 +21,7 @@ class Multibody final : public OdeModel {
     std::string why;
     reduced_ = find_reduction(dynamics_, reduction_, why);
     spdlog::info(reduction_summary(dynamics_, reduced_ ? &reduction_ : nullptr, why));
-    if (model_.dynamic && !reduced_ && !model_.variational.on) {
-      spdlog::info(dynamics_.linear_algebra_summary());
-    }
+    if (!reduced_ && !model_.variational.on) spdlog::info(dynamics_.linear_algebra_summary());
   }
 
   std::string name() const override { return "multibody"; }
@@ -137,16 +135,10 @@ class Multibody final : public OdeModel {
   void history_outputs_at(double t, const double* xs, const double* p, const LoadCaseSpec& lc,
                           Eigen::Ref<Eigen::VectorXd> h) const override {
     if (reduced_) return reduced_histories(dynamics_, reduction_, t, xs, p, lc, h);
-    const int n = model_.nq();
-    const double* x = xs;  // in absolute coordinates: reduced runs returned above
-    const Env<double> env = dynamics_.vars(p, t, lc);
-    Vec<double> qdd, lambda;
-    Mat<double> phi_q;
-    if (!dynamics_.accelerations(x, x + n, env, qdd, &lambda, &phi_q)) {
-      throw std::runtime_error(dynamics_.singular_motion(t, x, p, lc));
+    // In absolute coordinates (reduced runs returned above).
+    if (!dynamics_.history_values_at(xs, dynamics_.vars(p, t, lc), h)) {
+      throw std::runtime_error(dynamics_.singular_motion(t, xs, p, lc));
     }
-    const Eigen::Map<const Eigen::VectorXd> q(x, n), qd(x + n, n);
-    h = dynamics_.history_values<double>(q, qd, qdd, lambda, phi_q, env);
   }
   AD output(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc) const override {
     set_ad_size(x, state_size());

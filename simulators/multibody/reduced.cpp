@@ -288,6 +288,25 @@ class ReducedRun final : public OdeModel::Instance {
   Eigen::MatrixXd dq_, dv_, da_;
 };
 
+// Why the reduction's dense equations would lose to the absolute coordinates' sparse path, or "".
+std::string reduction_too_large(const Dynamics& d) {
+  using LinearAlgebra = MultibodyModel::LinearAlgebra;
+  const int independent = d.nq() - d.n_constraints();
+  switch (d.model().linear_algebra) {
+    case LinearAlgebra::kDense:
+      return "";
+    case LinearAlgebra::kSparse:
+      return "\"linear_algebra\": \"sparse\" (the independent coordinates' equations are dense)";
+    case LinearAlgebra::kAuto:
+      break;
+  }
+  if (independent <= kReducedUpTo) return "";
+  return std::to_string(independent) +
+         " independent coordinates: their dense equations lose to the sparse absolute ones (auto: "
+         "independent up to " +
+         std::to_string(kReducedUpTo) + ")";
+}
+
 }  // namespace
 
 bool find_reduction(const Dynamics& d, Reduction& out, std::string& why) {
@@ -310,6 +329,7 @@ bool find_reduction(const Dynamics& d, Reduction& out, std::string& why) {
       why = std::string("the constraints' Jacobian away from the given pose: ") + e.what();
     }
   }
+  if (why.empty()) why = reduction_too_large(d);
   if (!why.empty()) return false;
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(out.jacobian.transpose());
   if (qr.rank() < m) {

@@ -32,10 +32,18 @@ struct Reduction {
   int size() const { return static_cast<int>(basis.cols()); }
 };
 
+// The reduced equations are dense (N' M N, the k x k Jacobian and CVODES's dense Newton
+// matrices: their cost grows as k^2 to k^3): "linear_algebra" "auto" keeps the independent
+// coordinates up to this many of them and integrates a larger model in absolute coordinates
+// (sparse); "sparse" never reduces, "dense" always. Measured in docs/performance.md (a row of
+// sliders: independent 0.31 s against absolute sparse 0.33 s at 160, 0.51 against 0.38 s at 200).
+constexpr int kReducedUpTo = 160;
+
 // Whether the model integrates in independent coordinates, into `out`; when not, `why` says
 // why ("joint pivot's equations are not linear in the coordinates", ...). Only dynamic models
 // integrated by CVODES, without beams, whose every constraint equation has the same Jacobian
-// at the given pose and at poses, times and parameter values away from it.
+// at the given pose and at poses, times and parameter values away from it, and not too many
+// independent coordinates (kReducedUpTo).
 bool find_reduction(const Dynamics& dynamics, Reduction& out, std::string& why);
 
 // The line the choice is logged with: "multibody: 9 coordinates, 7 linear constraint

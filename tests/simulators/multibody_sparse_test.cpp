@@ -15,6 +15,7 @@
 #include "simulators/internal_simulator.hpp"
 #include "simulators/multibody/dynamics.hpp"
 #include "simulators/multibody/parser.hpp"
+#include "tests/simulators/multibody_support.hpp"
 #include "tests/support.hpp"
 
 namespace sao::sim {
@@ -59,21 +60,7 @@ Evaluation run(int links, const std::string& algebra, const std::string& method,
   return e;
 }
 
-// Every history and scalar of `a` within `tolerance` (relative to 1 + |value|) of `b`'s.
-void expect_close_values(const Evaluation& a, const Evaluation& b, double tolerance) {
-  ASSERT_TRUE(a.ok && b.ok);
-  ASSERT_EQ(a.cases[0].histories.size(), b.cases[0].histories.size());
-  for (const auto& [name, h] : a.cases[0].histories) {
-    const Eigen::VectorXd& g = b.cases[0].histories.at(name);
-    ASSERT_EQ(h.size(), g.size()) << name;
-    for (Eigen::Index i = 0; i < h.size(); ++i) {
-      EXPECT_NEAR(h(i), g(i), tolerance * (1.0 + std::abs(g(i)))) << name << " point " << i;
-    }
-  }
-  for (const auto& [name, v] : a.cases[0].scalars) {
-    EXPECT_NEAR(v, b.cases[0].scalars.at(name), tolerance * (1.0 + std::abs(v))) << name;
-  }
-}
+using testing::expect_close_values;
 
 void expect_close_gradient(const Evaluation& a, const Evaluation& b, double tolerance) {
   ASSERT_TRUE(a.ok && b.ok);
