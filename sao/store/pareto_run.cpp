@@ -132,27 +132,40 @@ bool same_design(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   return (a - b).cwiseAbs().maxCoeff() == 0.0;
 }
 
-// A round's analyses: the chosen front points, then the face point of each (onto_faces) that is
-// neither one of them nor a design of the training so far. Counts the face points into `round`.
-std::vector<Eigen::VectorXd> round_batch(const Study& study, const metamodel::Bounds& box,
-                                         const ParetoOptions& options, const Training& t,
-                                         const std::vector<ParetoPoint>& front,
-                                         const std::vector<int>& chosen, ParetoRound& round) {
-  std::vector<Eigen::VectorXd> batch;
-  for (int c : chosen) batch.push_back(front[static_cast<size_t>(c)].design);
-  if (options.faces <= 0.0) return batch;
+// The face points of a round's verified designs `verified` (onto_faces), each once and none a
+// design of the training `t` so far.
+std::vector<Eigen::VectorXd> face_points(const Study& study, const metamodel::Bounds& box,
+                                         double near, const Training& t,
+                                         const std::vector<Eigen::VectorXd>& verified) {
+  std::vector<Eigen::VectorXd> out;
   const std::vector<bool> logged = metamodel::log_scaled_variables(box);
-  for (int c : chosen) {
-    const Eigen::VectorXd q =
-        onto_faces(study, box, logged, front[static_cast<size_t>(c)].design, options.faces);
+  for (const Eigen::VectorXd& v : verified) {
+    const Eigen::VectorXd q = onto_faces(study, box, logged, v, near);
     const auto is_q = [&q](const Eigen::VectorXd& o) { return same_design(q, o); };
     if (std::any_of(t.designs.begin(), t.designs.end(), is_q) ||
-        std::any_of(batch.begin(), batch.end(), is_q))
+        std::any_of(out.begin(), out.end(), is_q))
       continue;
-    batch.push_back(q);
-    ++round.faces;
+    out.push_back(q);
   }
-  return batch;
+  return out;
+}
+
+// Analyses `designs` as one batch of `purpose` in round `r` through the DOE runner (stored; a
+// design analysed before is re-used), adds them to the training and counts them into `result`.
+DoeProgress analyse(StudySession& session, const std::vector<Eigen::VectorXd>& designs,
+                    const ParetoOptions& options,
+                    const std::function<void(const DoeProgress&)>& on_batch,
+                    const std::string& purpose, int r, Training& t, ParetoResult& result) {
+  StoredDoe batch;
+  batch.points.resize(static_cast<Eigen::Index>(designs.size()), session.study().n_design());
+  for (size_t k = 0; k < designs.size(); ++k) {
+    batch.points.row(static_cast<Eigen::Index>(k)) = designs[k].transpose();
+    t.designs.push_back(designs[k]);
+  }
+  const DoeProgress done = run_doe(session, batch, options.batch, on_batch, purpose, r);
+  result.analysed += done.analysed;
+  result.reused += done.reused;
+  return done;
 }
 
 // The analysed points' values and errors; counts the disagreeing ones into `round`.
@@ -429,25 +442,24 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
     for (const auto& f : objectives) lo = lo.cwiseMin(f), hi = hi.cwiseMax(f);
     result.ranges = (hi - lo).cwiseMax(1e-12);
     const std::vector<int> chosen = pareto::spread(objectives, options.verify);
-    const std::vector<Eigen::VectorXd> batch =
-        round_batch(study, box, options, t, front, chosen, round);
-    StoredDoe check;
-    check.points.resize(static_cast<Eigen::Index>(batch.size()), study.n_design());
-    for (size_t k = 0; k < batch.size(); ++k) {
-      check.points.row(static_cast<Eigen::Index>(k)) = batch[k].transpose();
-      t.designs.push_back(batch[k]);
-    }
+    std::vector<Eigen::VectorXd> verify;
+    for (int c : chosen) verify.push_back(front[static_cast<size_t>(c)].design);
     const DoeProgress verified =
-        run_doe(session, check, options.batch, on_batch, "verification", r);
+        analyse(session, verify, options, on_batch, "verification", r, t, result);
     round.analysed = verified.analysed;
     round.failed = verified.failed;
-    result.analysed += verified.analysed;
-    result.reused += verified.reused;
     compare(study, session.store(), result.ranges, options.tolerance, front, chosen, round);
+    result.agreed = round.disagreeing == 0 && round.failed == 0;
+    if (!result.agreed && options.faces > 0.0) {  // for the next round's models
+      const std::vector<Eigen::VectorXd> faces = face_points(study, box, options.faces, t, verify);
+      round.faces = static_cast<int>(faces.size());
+      if (!faces.empty())
+        round.analysed +=
+            analyse(session, faces, options, on_batch, "faces", r, t, result).analysed;
+    }
     result.front = std::move(front);
     result.rounds.push_back(round);
     if (on_round) on_round(round);
-    result.agreed = round.disagreeing == 0 && round.failed == 0;
     if (result.agreed) break;
   }
   if (!result.agreed && model) {
