@@ -186,7 +186,7 @@ CLI::App* add_pareto_command(CLI::App& app) {
   cmd->add_option("--faces", r.options.faces,
                   "face points: each verified point with its variables within F of a bound "
                   "(a fraction of the box; log scale for a positive lower bound) moved onto it, "
-                  "analysed for the models (default 0.2; 0: none)")
+                  "analysed for the models when a round disagrees (default 0: none)")
       ->check(CLI::Range(0.0, 0.5));
   cmd->add_option("--start-study", r.start_study,
                   "K OUT.json: write a single-objective study started at front point K of "

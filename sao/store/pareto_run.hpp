@@ -8,8 +8,8 @@
 //      predictions found by pagmo2 (sao/pareto/front.hpp); `verify` points spread along the
 //      front are analysed (by the DOE runner again: stored, re-used when analysed before) and
 //      their predictions compared with the analyses;
-//      with them, each verified point's projection onto the bounds it lies near (`faces`: the
-//      models learn the box's faces, where fronts often lie, from analyses there);
+//      when a round disagrees and `faces` > 0, each verified point's projection onto the bounds
+//      it lies near is analysed too (the models learn the box's faces from analyses there);
 //   3. the next round fits again with those analyses; the rounds end when every verified point of
 //      a round agrees within the tolerance, or after `rounds` rounds.
 // The result is the last round's front: every point predicted, the verified ones with their
@@ -48,8 +48,8 @@ struct ParetoOptions {
   double tolerance = 0.02;  // agreement: |error| <= tolerance x the objective's front range
   // Face points: each verified point's variables within `faces` of a bound (a fraction of the
   // box, on the log scale for a variable of positive lower bound) moved onto it and the design
-  // analysed for the models (0: none). In [0, 0.5].
-  double faces = 0.2;
+  // analysed for the models (0: none, the default; docs/pareto.md measures 0.2). In [0, 0.5].
+  double faces = 0.0;
   int batch = 0;  // analyses per batch (0: the DOE runner's default)
 };
 

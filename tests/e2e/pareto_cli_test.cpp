@@ -112,8 +112,9 @@ std::vector<Analysed> zdt1_analyses(const fs::path& dir) {
 TEST(ParetoCli, FacePointsAreVerifiedPointsMovedOntoTheBoundsTheyApproach) {
   const fs::path without = scratch("without"), with_faces = scratch("with");
   const std::string common = " --metamodel linear --rounds 1 -q";
-  ASSERT_EQ(sao("pareto " + kZdt1 + " --out " + without.string() + common + " --faces 0").code, 0);
-  ASSERT_EQ(sao("pareto " + kZdt1 + " --out " + with_faces.string() + common).code, 0);
+  ASSERT_EQ(sao("pareto " + kZdt1 + " --out " + without.string() + common).code, 0);  // none
+  ASSERT_EQ(sao("pareto " + kZdt1 + " --out " + with_faces.string() + common + " --faces 0.2").code,
+            0);
   EXPECT_EQ(read_json(without / "pareto.json")["rounds"][0]["faces"], 0);
   const nlohmann::json doc = read_json(with_faces / "pareto.json");
   EXPECT_EQ(doc["settings"]["faces"], 0.2);
@@ -136,14 +137,15 @@ TEST(ParetoCli, FacePointsAreVerifiedPointsMovedOntoTheBoundsTheyApproach) {
 }
 
 // A last round that still disagrees (ZDT1 on linear models, one round: the models cannot follow
-// its square root) does not end on refuted predictions: each disagreeing verified point is
+// its square root; with face points, whose analyses lie on its front) does not end on refuted
+// predictions: each disagreeing verified point is
 // replaced by the analysed design nearest its prediction among the nondominated ones, so every
 // verified point that disagrees is nondominated among every analysis of the store, and each
 // replaced point is one of those analyses.
 TEST(ParetoCli, ALastRoundThatDisagreesEndsOnNondominatedAnalyses) {
   const fs::path dir = scratch();
-  const CommandOutput run =
-      sao("pareto " + kZdt1 + " --out " + dir.string() + " --metamodel linear --rounds 1");
+  const CommandOutput run = sao("pareto " + kZdt1 + " --out " + dir.string() +
+                                " --metamodel linear --rounds 1 --faces 0.2");
   ASSERT_EQ(run.code, 0) << run.text;
   EXPECT_TRUE(contains(run.text, "replaced by the nearest nondominated analysed designs"))
       << run.text;

@@ -41,8 +41,7 @@ TEST(ServiceFrontApi, AFrontThroughTheServiceIsTheCommands) {
   const json& front = api["pareto"]["front"];
   ASSERT_FALSE(front.empty()) << api.dump();
   EXPECT_GT(api["pareto"]["analysed"].get<int>(), 20);  // the DOE and the verified points
-  // At most 5 verified points per round and a face point for each (docs/pareto.md).
-  EXPECT_LE(api["pareto"]["analysed"].get<size_t>(), 20 + 2 * 5 * api["pareto"]["rounds"].size());
+  EXPECT_LE(api["pareto"]["analysed"].get<size_t>(), 20 + 5 * api["pareto"]["rounds"].size());
 
   const fs::path cli = served.root / "cli";
   const CommandOutput theirs = sao_command("pareto " + kSrn + " --out " + cli.string() +
@@ -210,19 +209,18 @@ std::vector<std::string> job_stages(const std::string& file, const std::string& 
 
 // The batch events of a front and of a robustness estimate say what each batch is for: a
 // front's DOE ("doe", no round), then each round's verification ("verification" with its round,
-// before that round's pareto_round event) and, when the round disagrees, its face points
-// ("faces" with its round); an estimate's local DOE, then its verification;
+// before that round's pareto_round event); an estimate's local DOE, then its verification;
 // mc-analyses' samples.
 TEST(ServiceFrontApi, BatchEventsSayWhatTheirAnalysesAreFor) {
-  // A tolerance no round meets: both rounds run, verify and analyse their face points.
-  EXPECT_EQ(job_stages(kSrn, "pareto",
-                       {{"population", 40},
-                        {"generations", 40},
-                        {"verify", 4},
-                        {"rounds", 2},
-                        {"tolerance", 1e-9}}),
-            (std::vector<std::string>{"doe", "verification 1", "faces 1", "round 1",
-                                      "verification 2", "faces 2", "round 2"}));
+  // A tolerance no round meets: both rounds run and verify.
+  EXPECT_EQ(
+      job_stages(kSrn, "pareto",
+                 {{"population", 40},
+                  {"generations", 40},
+                  {"verify", 4},
+                  {"rounds", 2},
+                  {"tolerance", 1e-9}}),
+      (std::vector<std::string>{"doe", "verification 1", "round 1", "verification 2", "round 2"}));
   EXPECT_EQ(job_stages(kLinear, "robust", {{"samples", 2000}, {"verify", 4}}),
             (std::vector<std::string>{"doe", "verification"}));
   EXPECT_EQ(job_stages(kLinear, "robust", {{"method", "mc-analyses"}, {"samples", 12}}),
