@@ -61,8 +61,8 @@ DoeSection pareto_doe_section(const nlohmann::json& document, const std::string&
 // The options of `sao pareto` from a JSON object (the service's request body, Python's keyword
 // arguments): "algorithm" (nsga2|moead), "population" (8..100000), "generations" (1..10^6),
 // "seed", "metamodel" (kriging|quadratic|linear), "verify" (1..10000), "rounds" (1..1000),
-// "tolerance" (1e-9..10), each optional (the command's default). Throws std::invalid_argument
-// naming the key for an unknown key or a bad value.
+// "tolerance" (1e-9..10), "faces" (0..0.5), each optional (the command's default). Throws
+// std::invalid_argument naming the key for an unknown key or a bad value.
 ParetoOptions pareto_options(const nlohmann::json& settings);
 
 // The number of objectives of the current branch's stored study of `session` (its "objectives";
