@@ -128,7 +128,7 @@ struct ParetoResult {
   ParetoModelling modelling = ParetoModelling::kValues;  // as run (never kAuto)
   int response_values = 0;  // values of an analysis (every response, load case, time point)
   bool agreed = false;      // the last round's verified points all agree
-  int replaced = 0;         // front points replaced by analysed designs (the last round disagreed)
+  int replaced = 0;         // disagreeing points replaced by analysed designs or dropped (step 7)
   int analysed = 0;         // analyses this process ran (DOE and verification)
   int reused = 0;           // points taken from the store
 };
