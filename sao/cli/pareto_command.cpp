@@ -86,6 +86,7 @@ void print_round(const ParetoRound& r, bool json) {
                                          {"worst_loo_percent", r.worst_loo},
                                          {"models", model_errors_json(r)},
                                          {"verified", r.verified},
+                                         {"faces", r.faces},
                                          {"analysed", r.analysed},
                                          {"failed", r.failed},
                                          {"disagreeing", r.disagreeing},
@@ -96,10 +97,11 @@ void print_round(const ParetoRound& r, bool json) {
   }
   std::cout << fmt::format(
       "round {}    {} front points on {} models{} over {} analyses (worst LOO {:.3g} "
-      "%); {} verified ({} analysed now, {} failed), {} disagree, largest error "
+      "%); {} verified{} ({} analysed now, {} failed), {} disagree, largest error "
       "{:.3g} % of the front's range\n",
       r.round, r.points, r.model, r.errors.empty() ? "" : " of the criteria", r.training,
-      r.worst_loo, r.verified, r.analysed, r.failed, r.disagreeing, 100.0 * r.max_error);
+      r.worst_loo, r.verified, r.faces > 0 ? fmt::format(" and {} face points", r.faces) : "",
+      r.analysed, r.failed, r.disagreeing, 100.0 * r.max_error);
   for (const ParetoModelError& e : r.errors) {
     std::cout << fmt::format("  LOO      {}: {:.4g} ({:.3g} % of its spread){}\n", e.name,
                              e.loo_rms, e.loo_percent, e.log_inputs ? ", log inputs" : "");
@@ -181,6 +183,11 @@ CLI::App* add_pareto_command(CLI::App& app) {
                   "agreement: |predicted - analysed| <= T x the objective's range over the front, "
                   "and V <= 100 T % (default 0.02)")
       ->check(CLI::Range(1e-9, 10.0));
+  cmd->add_option("--faces", r.options.faces,
+                  "face points: each verified point with its variables within F of a bound "
+                  "(a fraction of the box; log scale for a positive lower bound) moved onto it, "
+                  "analysed for the models when a round disagrees (default 0: none)")
+      ->check(CLI::Range(0.0, 0.5));
   cmd->add_option("--start-study", r.start_study,
                   "K OUT.json: write a single-objective study started at front point K of "
                   "DIR/pareto.json (the other objectives constraints at its values)")
@@ -261,13 +268,18 @@ int pareto() {
               << std::endl;
   } else {
     std::cout << fmt::format(
-        "done       {} front points, {} round(s), {}; {} analyses now, {} re-used from the "
+        "done       {} front points, {} round(s), {}{}; {} analyses now, {} re-used from the "
         "store\nbalanced   point {} ({}): {}\nstart      sao pareto {} --start-study {} "
         "STUDY.json && sao run STUDY.json (optimises {} with the other objectives as "
         "constraints at this point)\nfiles      {}/pareto.csv, pareto.json, pareto.html\n",
         result.front.size(), result.rounds.size(),
         result.agreed ? "the verified points agree"
                       : "the last round still disagrees (raise --rounds or --verify)",
+        result.replaced > 0
+            ? fmt::format(" ({} disagreeing point(s) replaced by the nearest nondominated analysed "
+                          "designs)",
+                          result.replaced)
+            : "",
         result.analysed, result.reused, best + 1, b.verified ? "verified" : "predicted",
         objectives_text(study, b.verified ? b.computed.objectives : b.predicted.objectives), o.dir,
         best + 1, study.objectives.front().name, o.dir);

@@ -204,7 +204,8 @@ nlohmann::ordered_json pareto_settings_json(const ParetoOptions& options) {
           {"model", pareto_modelling_name(options.modelling)},
           {"verify", options.verify},
           {"rounds", options.rounds},
-          {"tolerance", options.tolerance}};
+          {"tolerance", options.tolerance},
+          {"faces", options.faces}};
 }
 
 std::vector<Plot> pareto_charts(const Study& study, const ParetoResult& result) {
@@ -239,6 +240,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
                                                           : nlohmann::ordered_json()},
          {"models", model_errors_json(r)},
          {"verified", r.verified},
+         {"faces", r.faces},
          {"analysed", r.analysed},
          {"failed", r.failed},
          {"disagreeing", r.disagreeing},
@@ -257,6 +259,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
       row["computed"] = values_json(study, p.computed);
       row["error"] = std::vector<double>(p.error.data(), p.error.data() + p.error.size());
       row["agrees"] = p.agrees;
+      row["replaced"] = p.replaced;
     }
     front.push_back(row);
   }
@@ -273,6 +276,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
           {"response_values", result.response_values},
           {"rounds", rounds},
           {"agreed", result.agreed},
+          {"replaced", result.replaced},
           {"analysed", result.analysed},
           {"reused", result.reused},
           {"ranges",
@@ -342,10 +346,12 @@ ParetoResult read_pareto_front(const nlohmann::json& document, const Study& stud
         point.error = Eigen::Map<const Eigen::VectorXd>(error.data(),
                                                         static_cast<Eigen::Index>(error.size()));
         point.agrees = p.at("agrees").get<bool>();
+        point.replaced = p.value("replaced", false);  // absent before replacement existed
       }
       result.front.push_back(std::move(point));
     }
     result.agreed = document.at("agreed").get<bool>();
+    result.replaced = document.value("replaced", 0);
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(
         std::string("pareto.json is not a front of this study (written by another?): ") + e.what());

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "sao/metamodel/log_inputs.hpp"
 #include "sao/optimizer/discrete.hpp"
 #include "sao/store/pareto_models.hpp"
 #include "sao/study/criteria.hpp"
@@ -109,6 +110,64 @@ pareto::Problem search_problem(const Study& study, const metamodel::Bounds& box,
   return p;
 }
 
+// `design` with every variable within `near` of a bound moved onto that bound: the distance a
+// fraction of the box, on the log scale for a variable of positive lower bound (`logged`, as the
+// log-input models see it), else on the linear one; discrete variables then at their nearest
+// allowed values.
+Eigen::VectorXd onto_faces(const Study& study, const metamodel::Bounds& box,
+                           const std::vector<bool>& logged, const Eigen::VectorXd& design,
+                           double near) {
+  Eigen::VectorXd out = design;
+  for (Eigen::Index i = 0; i < design.size(); ++i) {
+    const double lo = box.lower(i), hi = box.upper(i);
+    const double u = logged[static_cast<size_t>(i)] ? std::log(design(i) / lo) / std::log(hi / lo)
+                                                    : (design(i) - lo) / (hi - lo);
+    if (u < near) out(i) = lo;
+    if (u > 1.0 - near) out(i) = hi;
+  }
+  return nearest_allowed(study, out);
+}
+
+bool same_design(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() == 0.0;
+}
+
+// The face points of a round's verified designs `verified` (onto_faces), each once and none a
+// design of the training `t` so far.
+std::vector<Eigen::VectorXd> face_points(const Study& study, const metamodel::Bounds& box,
+                                         double near, const Training& t,
+                                         const std::vector<Eigen::VectorXd>& verified) {
+  std::vector<Eigen::VectorXd> out;
+  const std::vector<bool> logged = metamodel::log_scaled_variables(box);
+  for (const Eigen::VectorXd& v : verified) {
+    const Eigen::VectorXd q = onto_faces(study, box, logged, v, near);
+    const auto is_q = [&q](const Eigen::VectorXd& o) { return same_design(q, o); };
+    if (std::any_of(t.designs.begin(), t.designs.end(), is_q) ||
+        std::any_of(out.begin(), out.end(), is_q))
+      continue;
+    out.push_back(q);
+  }
+  return out;
+}
+
+// Analyses `designs` as one batch of `purpose` in round `r` through the DOE runner (stored; a
+// design analysed before is re-used), adds them to the training and counts them into `result`.
+DoeProgress analyse(StudySession& session, const std::vector<Eigen::VectorXd>& designs,
+                    const ParetoOptions& options,
+                    const std::function<void(const DoeProgress&)>& on_batch,
+                    const std::string& purpose, int r, Training& t, ParetoResult& result) {
+  StoredDoe batch;
+  batch.points.resize(static_cast<Eigen::Index>(designs.size()), session.study().n_design());
+  for (size_t k = 0; k < designs.size(); ++k) {
+    batch.points.row(static_cast<Eigen::Index>(k)) = designs[k].transpose();
+    t.designs.push_back(designs[k]);
+  }
+  const DoeProgress done = run_doe(session, batch, options.batch, on_batch, purpose, r);
+  result.analysed += done.analysed;
+  result.reused += done.reused;
+  return done;
+}
+
 // The analysed points' values and errors; counts the disagreeing ones into `round`.
 void compare(const Study& study, StudyStore& store, const Eigen::VectorXd& ranges, double tolerance,
              std::vector<ParetoPoint>& front, const std::vector<int>& chosen, ParetoRound& round) {
@@ -164,6 +223,79 @@ std::unique_ptr<FrontModels> round_models(const Study& study, const ParetoOption
     throw std::runtime_error(
         fmt::format("pareto: the metamodels over {} analyses: {}", t.kept.size(), e.what()));
   }
+}
+
+// Each verified, disagreeing point of `result.front` (the last round's) in the place of the
+// analysed design of the run (`t`, collected after the last round) nearest its prediction
+// (objectives scaled by the front's ranges) among the feasible analyses (V <= 100 T %)
+// nondominated among themselves; dropped when that design is on the front already, kept when it
+// is the point itself. The front is then sorted by the first objective again.
+void replace_disagreeing(const Study& study, const FrontModels& model, double tolerance,
+                         const Training& t, ParetoResult& result) {
+  std::vector<Eigen::VectorXd> designs, minimised;
+  std::vector<ParetoValues> analysed;
+  const Eigen::Index m = static_cast<Eigen::Index>(study.objectives.size());
+  auto signed_objectives = [&study, m](const Eigen::VectorXd& f) {
+    Eigen::VectorXd out = f;
+    for (Eigen::Index k = 0; k < m; ++k)
+      if (study.objectives[static_cast<size_t>(k)].maximize) out(k) = -f(k);
+    return out;
+  };
+  for (size_t r = 0; r < t.kept.size(); ++r) {
+    const Eigen::VectorXd d = t.points.row(static_cast<Eigen::Index>(r)).transpose();
+    const ParetoValues v = pareto_values(study, d, ExactResponses(study, t.kept[r]));
+    if (!(v.violation <= 100.0 * tolerance) || !v.objectives.allFinite()) continue;
+    designs.push_back(d);
+    analysed.push_back(v);
+    minimised.push_back(signed_objectives(v.objectives));
+  }
+  std::vector<size_t> nondominated;
+  for (size_t i = 0; i < designs.size(); ++i) {
+    const bool dominated = std::any_of(minimised.begin(), minimised.end(), [&](const auto& o) {
+      return pareto::dominates(o, minimised[i]);
+    });
+    if (!dominated) nondominated.push_back(i);
+  }
+  std::vector<ParetoPoint> kept;
+  for (const ParetoPoint& p : result.front) {
+    if (!p.verified || p.agrees || nondominated.empty()) {
+      kept.push_back(p);
+      continue;
+    }
+    size_t best = nondominated.front();
+    double best_d = std::numeric_limits<double>::infinity();
+    for (size_t i : nondominated) {
+      const double d =
+          ((analysed[i].objectives - p.predicted.objectives).array() / result.ranges.array())
+              .matrix()
+              .squaredNorm();
+      if (d < best_d) best_d = d, best = i;
+    }
+    if (same_design(designs[best], p.design)) {
+      kept.push_back(p);
+      continue;
+    }
+    ++result.replaced;
+    const auto taken = [&](const ParetoPoint& o) { return same_design(o.design, designs[best]); };
+    if (std::any_of(kept.begin(), kept.end(), taken) ||
+        std::any_of(result.front.begin(), result.front.end(), taken))
+      continue;  // on the front already
+    ParetoPoint q;
+    q.design = designs[best];
+    q.predicted = model.values(q.design);
+    q.computed = analysed[best];
+    q.error =
+        ((q.predicted.objectives - q.computed.objectives).array() / result.ranges.array()).matrix();
+    q.verified = q.replaced = true;
+    q.agrees =
+        q.error.cwiseAbs().maxCoeff() <= tolerance && q.computed.violation <= 100.0 * tolerance;
+    kept.push_back(std::move(q));
+  }
+  std::stable_sort(kept.begin(), kept.end(), [&](const ParetoPoint& a, const ParetoPoint& b) {
+    return signed_objectives(a.predicted.objectives)(0) <
+           signed_objectives(b.predicted.objectives)(0);
+  });
+  result.front = std::move(kept);
 }
 
 }  // namespace
@@ -279,12 +411,13 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
   result.reused = result.doe.reused;
   Training t;
   for (int i = 0; i < doe.points.rows(); ++i) t.designs.push_back(doe.points.row(i).transpose());
+  std::unique_ptr<FrontModels> model;
   for (int r = 1; r <= options.rounds; ++r) {
     ParetoRound round;
     round.round = r;
     collect(session, box, t);
     round.training = static_cast<int>(t.kept.size());
-    const std::unique_ptr<FrontModels> model = round_models(study, options, t, box, result);
+    model = round_models(study, options, t, box, result);
     round.model = model->description();
     round.worst_loo = model->worst_loo_percent();
     round.errors = model->errors();
@@ -309,24 +442,29 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
     for (const auto& f : objectives) lo = lo.cwiseMin(f), hi = hi.cwiseMax(f);
     result.ranges = (hi - lo).cwiseMax(1e-12);
     const std::vector<int> chosen = pareto::spread(objectives, options.verify);
-    StoredDoe check;
-    check.points.resize(static_cast<Eigen::Index>(chosen.size()), study.n_design());
-    for (size_t k = 0; k < chosen.size(); ++k) {
-      check.points.row(static_cast<Eigen::Index>(k)) = front[chosen[k]].design.transpose();
-      t.designs.push_back(front[chosen[k]].design);
-    }
+    std::vector<Eigen::VectorXd> verify;
+    for (int c : chosen) verify.push_back(front[static_cast<size_t>(c)].design);
     const DoeProgress verified =
-        run_doe(session, check, options.batch, on_batch, "verification", r);
+        analyse(session, verify, options, on_batch, "verification", r, t, result);
     round.analysed = verified.analysed;
     round.failed = verified.failed;
-    result.analysed += verified.analysed;
-    result.reused += verified.reused;
     compare(study, session.store(), result.ranges, options.tolerance, front, chosen, round);
+    result.agreed = round.disagreeing == 0 && round.failed == 0;
+    if (!result.agreed && options.faces > 0.0) {  // for the next round's models
+      const std::vector<Eigen::VectorXd> faces = face_points(study, box, options.faces, t, verify);
+      round.faces = static_cast<int>(faces.size());
+      if (!faces.empty())
+        round.analysed +=
+            analyse(session, faces, options, on_batch, "faces", r, t, result).analysed;
+    }
     result.front = std::move(front);
     result.rounds.push_back(round);
     if (on_round) on_round(round);
-    result.agreed = round.disagreeing == 0 && round.failed == 0;
     if (result.agreed) break;
+  }
+  if (!result.agreed && model) {
+    collect(session, box, t);  // with the last round's analyses
+    replace_disagreeing(study, *model, options.tolerance, t, result);
   }
   return result;
 }
@@ -354,9 +492,9 @@ ParetoOptions pareto_options(const nlohmann::json& settings) {
   if (!settings.is_object()) {
     throw std::invalid_argument("pareto: expected an object of settings, got " + settings.dump());
   }
-  static const std::vector<std::string> known = {"algorithm", "population", "generations",
-                                                 "seed",      "metamodel",  "model",
-                                                 "verify",    "rounds",     "tolerance"};
+  static const std::vector<std::string> known = {"algorithm", "population", "generations", "seed",
+                                                 "metamodel", "model",      "verify",      "rounds",
+                                                 "tolerance", "faces"};
   for (const auto& [key, value] : settings.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw std::invalid_argument("pareto: unknown setting \"" + key.substr(0, 40) +
@@ -388,6 +526,13 @@ ParetoOptions pareto_options(const nlohmann::json& settings) {
       throw std::invalid_argument("pareto: tolerance: expected a number 1e-9..10, got " + t.dump());
     }
     o.tolerance = t.get<double>();
+  }
+  if (settings.contains("faces") && !settings["faces"].is_null()) {
+    const nlohmann::json& f = settings["faces"];
+    if (!f.is_number() || !(f.get<double>() >= 0.0 && f.get<double>() <= 0.5)) {
+      throw std::invalid_argument("pareto: faces: expected a number 0..0.5, got " + f.dump());
+    }
+    o.faces = f.get<double>();
   }
   return o;
 }

@@ -8,10 +8,15 @@
 //      predictions found by pagmo2 (sao/pareto/front.hpp); `verify` points spread along the
 //      front are analysed (by the DOE runner again: stored, re-used when analysed before) and
 //      their predictions compared with the analyses;
+//      when a round disagrees and `faces` > 0, each verified point's projection onto the bounds
+//      it lies near is analysed too (the models learn the box's faces from analyses there);
 //   3. the next round fits again with those analyses; the rounds end when every verified point of
 //      a round agrees within the tolerance, or after `rounds` rounds.
 // The result is the last round's front: every point predicted, the verified ones with their
-// analysed values and the prediction's error. The store draws nothing (the report writes
+// analysed values and the prediction's error. When the last round still disagrees, each of its
+// disagreeing points gives its place to the run's analysed design nearest its prediction among
+// the nondominated feasible analyses (`replaced`): the front written never ends on a
+// prediction its analysis refuted. The store draws nothing (the report writes
 // pareto.csv, pareto.json and pareto.html: sao/report/pareto_files.hpp).
 #pragma once
 
@@ -41,7 +46,11 @@ struct ParetoOptions {
   int verify = 10;          // points verified per round (>= 1)
   int rounds = 10;          // rounds at most (>= 1): they end earlier when the points agree
   double tolerance = 0.02;  // agreement: |error| <= tolerance x the objective's front range
-  int batch = 0;            // analyses per batch (0: the DOE runner's default)
+  // Face points: each verified point's variables within `faces` of a bound (a fraction of the
+  // box, on the log scale for a variable of positive lower bound) moved onto it and the design
+  // analysed for the models (0: none, the default; docs/pareto.md measures 0.2). In [0, 0.5].
+  double faces = 0.0;
+  int batch = 0;  // analyses per batch (0: the DOE runner's default)
 };
 
 // The DOE of `document` (a study document): its "doe" section, or without one a Latin hypercube
@@ -52,8 +61,8 @@ DoeSection pareto_doe_section(const nlohmann::json& document, const std::string&
 // The options of `sao pareto` from a JSON object (the service's request body, Python's keyword
 // arguments): "algorithm" (nsga2|moead), "population" (8..100000), "generations" (1..10^6),
 // "seed", "metamodel" (kriging|quadratic|linear), "verify" (1..10000), "rounds" (1..1000),
-// "tolerance" (1e-9..10), each optional (the command's default). Throws std::invalid_argument
-// naming the key for an unknown key or a bad value.
+// "tolerance" (1e-9..10), "faces" (0..0.5), each optional (the command's default). Throws
+// std::invalid_argument naming the key for an unknown key or a bad value.
 ParetoOptions pareto_options(const nlohmann::json& settings);
 
 // The number of objectives of the current branch's stored study of `session` (its "objectives";
@@ -82,6 +91,9 @@ struct ParetoPoint {
   ParetoValues computed;  // verified only
   Eigen::VectorXd error;  // verified only: (predicted - computed) / the objective's front range
   bool agrees = false;    // verified only: every |error| and the computed V within the tolerance
+  // An analysed design of the run in place of a last-round point whose analysis disagreed
+  // (verified; its prediction is the last models', which may have been fitted on it).
+  bool replaced = false;
 };
 
 // The leave-one-out error of one model of a criterion (the criteria models only): its RMS in
@@ -101,6 +113,7 @@ struct ParetoRound {
   double worst_loo = 0;  // its worst leave-one-out RMS, percent of the value's spread
   std::vector<ParetoModelError> errors;  // the criteria models': each one's (values: none)
   int verified = 0;                      // front points verified
+  int faces = 0;                         // face points added to the training (analysed or re-used)
   int analysed = 0;                      // of those, analysed in this process (the others re-used)
   int failed = 0;
   int disagreeing = 0;
@@ -115,6 +128,7 @@ struct ParetoResult {
   ParetoModelling modelling = ParetoModelling::kValues;  // as run (never kAuto)
   int response_values = 0;  // values of an analysis (every response, load case, time point)
   bool agreed = false;      // the last round's verified points all agree
+  int replaced = 0;         // disagreeing points replaced by analysed designs or dropped (step 7)
   int analysed = 0;         // analyses this process ran (DOE and verification)
   int reused = 0;           // points taken from the store
 };

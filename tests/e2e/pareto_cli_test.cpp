@@ -3,8 +3,12 @@
 // run on the same folder re-using every analysis, a front point started as a single-objective
 // study; multi-objective study files' errors, and the commands that optimise one objective
 // refusing such a study (exit 2).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/e2e/store_support.hpp"
 
@@ -70,6 +74,105 @@ TEST(ParetoCli, Zdt1sVerifiedFrontIsNearTheTrueOneAndASecondRunReusesEveryAnalys
   const nlohmann::json first = read_json(dir / "pareto.json");
   EXPECT_EQ(first["analysed"].get<int>(), 0);
   EXPECT_EQ(first["reused"].get<int>(), stored);
+}
+
+// The successful analyses of a ZDT1 front's store (`sao export`): each design and its f1, f2.
+struct Analysed {
+  std::vector<double> x;
+  double f1 = 0.0, f2 = 0.0;
+};
+
+std::vector<Analysed> zdt1_analyses(const fs::path& dir) {
+  const fs::path file = dir / "exported.csv";
+  EXPECT_EQ(sao("export " + dir.string() + " --out " + file.string()).code, 0);
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);  // analysis,branch,x1..x5,status,message,sensitivities,seconds,runs,
+  std::getline(in, line);  // main.f1,main.f2; then the units' row
+  std::vector<Analysed> out;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    if (cells.size() < 14 || cells[7] != "ok") continue;
+    Analysed a;
+    for (size_t i = 2; i < 7; ++i) a.x.push_back(std::stod(cells[i]));
+    a.f1 = std::stod(cells[12]);
+    a.f2 = std::stod(cells[13]);
+    out.push_back(a);
+  }
+  return out;
+}
+
+// Face points: the same first round with and without them (same DOE, models and search, so the
+// same verified points) differs by exactly the face points the round reports, and each is a
+// design with a variable on a bound and every variable on a bound or at least 0.2 of the box
+// from both (the verified point's variables within 0.2 of a bound moved onto it; ZDT1's bounds
+// are 0 and 1, so the scale is linear).
+TEST(ParetoCli, FacePointsAreVerifiedPointsMovedOntoTheBoundsTheyApproach) {
+  const fs::path without = scratch("without"), with_faces = scratch("with");
+  const std::string common = " --metamodel linear --rounds 1 -q";
+  ASSERT_EQ(sao("pareto " + kZdt1 + " --out " + without.string() + common).code, 0);  // none
+  ASSERT_EQ(sao("pareto " + kZdt1 + " --out " + with_faces.string() + common + " --faces 0.2").code,
+            0);
+  EXPECT_EQ(read_json(without / "pareto.json")["rounds"][0]["faces"], 0);
+  const nlohmann::json doc = read_json(with_faces / "pareto.json");
+  EXPECT_EQ(doc["settings"]["faces"], 0.2);
+  const int faces = doc["rounds"][0]["faces"].get<int>();
+  ASSERT_GE(faces, 1) << doc["rounds"].dump();
+  const std::vector<Analysed> a = zdt1_analyses(without), b = zdt1_analyses(with_faces);
+  ASSERT_EQ(b.size(), a.size() + static_cast<size_t>(faces));
+  int extra = 0;
+  for (const Analysed& p : b) {
+    if (std::any_of(a.begin(), a.end(), [&p](const Analysed& q) { return q.x == p.x; })) continue;
+    ++extra;
+    int on_bound = 0;
+    for (double x : p.x) {
+      on_bound += x == 0.0 || x == 1.0;
+      EXPECT_TRUE(x == 0.0 || x == 1.0 || (x >= 0.2 && x <= 0.8)) << x;
+    }
+    EXPECT_GE(on_bound, 1);
+  }
+  EXPECT_EQ(extra, faces);
+}
+
+// A last round that still disagrees (ZDT1 on linear models, one round: the models cannot follow
+// its square root; with face points, whose analyses lie on its front) does not end on refuted
+// predictions: each disagreeing verified point is
+// replaced by the analysed design nearest its prediction among the nondominated ones, so every
+// verified point that disagrees is nondominated among every analysis of the store, and each
+// replaced point is one of those analyses.
+TEST(ParetoCli, ALastRoundThatDisagreesEndsOnNondominatedAnalyses) {
+  const fs::path dir = scratch();
+  const CommandOutput run = sao("pareto " + kZdt1 + " --out " + dir.string() +
+                                " --metamodel linear --rounds 1 --faces 0.2");
+  ASSERT_EQ(run.code, 0) << run.text;
+  EXPECT_TRUE(contains(run.text, "replaced by the nearest nondominated analysed designs"))
+      << run.text;
+  const nlohmann::json doc = read_json(dir / "pareto.json");
+  EXPECT_FALSE(doc["agreed"].get<bool>());
+  EXPECT_GE(doc["replaced"].get<int>(), 1);
+  const std::vector<Analysed> analyses = zdt1_analyses(dir);
+  int replaced = 0, disagreeing = 0;
+  for (const auto& p : doc["front"]) {
+    if (!p["verified"].get<bool>() || p["agrees"].get<bool>()) continue;
+    ++disagreeing;
+    const double f1 = p["computed"]["objectives"]["f1"].get<double>();
+    const double f2 = p["computed"]["objectives"]["f2"].get<double>();
+    for (const Analysed& a : analyses) {
+      EXPECT_FALSE(a.f1 <= f1 && a.f2 <= f2 && (a.f1 < f1 || a.f2 < f2))
+          << p.dump() << " dominated by f1 = " << a.f1 << ", f2 = " << a.f2;
+    }
+    if (!p["replaced"].get<bool>()) continue;
+    ++replaced;
+    std::vector<double> x;
+    for (const char* name : {"x1", "x2", "x3", "x4", "x5"}) x.push_back(p["design"][name]);
+    EXPECT_TRUE(std::any_of(analyses.begin(), analyses.end(), [&x](const Analysed& a) {
+      return a.x == x;
+    })) << p.dump();
+  }
+  EXPECT_GE(disagreeing, 1);
+  EXPECT_GE(replaced, 1);
 }
 
 // SRN's front: x1 = -2.5 between the two constraints, continued along each constraint's
