@@ -275,7 +275,7 @@ bool damped_bfgs_update(Eigen::MatrixXd& B, const Eigen::VectorXd& s, const Eige
 // suite from 11850 runs to 12539 (HS 93 125 -> 413, the pressure vessel 68 -> 103), and with
 // the 1 % test alone HS 93 still took 264 (an underdetermined fit always fits), so BFGS is kept
 // there (docs/benchmarks.md).
-constexpr double kSecantRegularisation = 1e-4;
+constexpr double kSecantRegularisation = 1e-5;
 constexpr double kSecantFit = 1e-2;
 std::optional<Eigen::MatrixXd> multi_secant_matrix(const Eigen::MatrixXd& B,
                                                    const std::vector<PathPoint>& path,
