@@ -67,6 +67,8 @@ TEST(DoeCli, AKilledDoeResumesWithoutRepeatingAnAnalysisToTheUninterruptedPoints
     if (k == 2 && WIFEXITED(status)) {
       EXPECT_EQ(WEXITSTATUS(status), 3);  // SIGTERM: exit 3
     }
+    // Killed before it created its store (a loaded machine): nothing stored, nothing repeated.
+    if (!fs::exists(store)) continue;
     EXPECT_EQ(repeated(store), 0) << "kill " << k << " at " << at << " s";
     std::printf("kill %d at %.3f s: %d analyses stored\n", k, at,
                 query(store, "SELECT COUNT(*) FROM analyses"));
