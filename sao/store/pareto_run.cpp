@@ -88,7 +88,15 @@ metamodel::Bounds design_box(const Study& study) {
   return box;
 }
 
-// The pagmo problem on `models`: each objective minimised (a maximised one negated), one
+// The study's objectives `f` as the search minimises them: a maximised one negated.
+Eigen::VectorXd minimised_objectives(const Study& study, const Eigen::VectorXd& f) {
+  Eigen::VectorXd out = f;
+  for (size_t k = 0; k < study.objectives.size(); ++k)
+    if (study.objectives[k].maximize) out(static_cast<Eigen::Index>(k)) *= -1.0;
+  return out;
+}
+
+// The pagmo problem on `models`: each objective minimised (minimised_objectives), one
 // constraint per study constraint (its largest g_hat over its points, <= 0).
 pareto::Problem search_problem(const Study& study, const metamodel::Bounds& box,
                                const FrontModels& models) {
@@ -101,10 +109,7 @@ pareto::Problem search_problem(const Study& study, const metamodel::Bounds& box,
                                  Eigen::VectorXd& g) {
     // Discrete variables at their nearest allowed values: the search sees the allowed designs.
     const ParetoValues v = models.values(nearest_allowed(study, design));
-    for (size_t k = 0; k < study.objectives.size(); ++k) {
-      const auto i = static_cast<Eigen::Index>(k);
-      f(i) = study.objectives[k].maximize ? -v.objectives(i) : v.objectives(i);
-    }
+    f = minimised_objectives(study, v.objectives);
     g = v.normalised;
   };
   return p;
@@ -234,20 +239,13 @@ void replace_disagreeing(const Study& study, const FrontModels& model, double to
                          const Training& t, ParetoResult& result) {
   std::vector<Eigen::VectorXd> designs, minimised;
   std::vector<ParetoValues> analysed;
-  const Eigen::Index m = static_cast<Eigen::Index>(study.objectives.size());
-  auto signed_objectives = [&study, m](const Eigen::VectorXd& f) {
-    Eigen::VectorXd out = f;
-    for (Eigen::Index k = 0; k < m; ++k)
-      if (study.objectives[static_cast<size_t>(k)].maximize) out(k) = -f(k);
-    return out;
-  };
   for (size_t r = 0; r < t.kept.size(); ++r) {
     const Eigen::VectorXd d = t.points.row(static_cast<Eigen::Index>(r)).transpose();
     const ParetoValues v = pareto_values(study, d, ExactResponses(study, t.kept[r]));
     if (!(v.violation <= 100.0 * tolerance) || !v.objectives.allFinite()) continue;
     designs.push_back(d);
     analysed.push_back(v);
-    minimised.push_back(signed_objectives(v.objectives));
+    minimised.push_back(minimised_objectives(study, v.objectives));
   }
   std::vector<size_t> nondominated;
   for (size_t i = 0; i < designs.size(); ++i) {
@@ -292,8 +290,8 @@ void replace_disagreeing(const Study& study, const FrontModels& model, double to
     kept.push_back(std::move(q));
   }
   std::stable_sort(kept.begin(), kept.end(), [&](const ParetoPoint& a, const ParetoPoint& b) {
-    return signed_objectives(a.predicted.objectives)(0) <
-           signed_objectives(b.predicted.objectives)(0);
+    return minimised_objectives(study, a.predicted.objectives)(0) <
+           minimised_objectives(study, b.predicted.objectives)(0);
   });
   result.front = std::move(kept);
 }
