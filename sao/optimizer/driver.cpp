@@ -408,6 +408,7 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
                          std::string& failure) {
   // The approximation: sensitivities of what the retained rows and the objective need, or
   // a fit over plan points (multi-point).
+  gradient_cost_ = 0.0;
   if (derivatives.empty()) {
     problem.model = &exact0;  // no response enters the subproblem
     return true;
@@ -424,6 +425,8 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
       return false;
     }
     rec.gradient_method = gradient_method(study_, *with_gradients);
+    gradient_cost_ = static_cast<double>(with_gradients->cost.runs) /
+                     static_cast<double>(std::max<size_t>(1, study_.load_cases.size()));
     approximation = make_approximation(study_, noisy_, *with_gradients, x0_, problem.lower,
                                        problem.upper, memory_);
   }
@@ -524,6 +527,8 @@ void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& su
                         factors_, previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
   if (!j.accept && !j.converged && sub.status == SubproblemStatus::kOptimal) {
     correct_step(problem, x_opt, e_opt, facts, rec, j);
+  } else if (j.accept && !j.converged) {
+    extend_step(problem, sub, x_opt, e_opt, facts, rec, j);
   }
   rec.accepted = j.accept;
   rec.converged = j.converged;

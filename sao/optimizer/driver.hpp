@@ -311,6 +311,20 @@ class Driver {
   bool correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_opt,
                     const Evaluation*& e_opt, CycleFacts& facts, CycleRecord& rec,
                     StepJudgement& j);
+  // Internal doubling (Dennis & Schnabel, 6.4.2; settings' extend_steps): when the strategy
+  // accepted b* with a good ratio (above kGrowRatio) and enlarged the move limits that held
+  // it, the same approximations (no new gradients) are solved again in the enlarged subregion
+  // around the same b0, and that proposal analysed (one more analysis) and judged from b0.
+  // It replaces b* when accepted with a larger actual improvement, and the doubling goes on
+  // (at most extend_steps times) while each try is held by a move limit and predicted well;
+  // the first try that fails leaves the last good proposal as the cycle's b*. A step held by
+  // a move limit of 0.2 of a range that the approximation predicts right would otherwise cost
+  // a cycle (gradients included) per doubling. Tried only where a cycle's gradients cost at
+  // least kExtensionCost analyses (finite differences in that many variables): with cheaper
+  // gradients a try costs about what a cycle does. Returns the number of extensions kept.
+  int extend_step(const ApproximateProblem& problem, const SubproblemResult& sub,
+                  Eigen::VectorXd& x_opt, const Evaluation*& e_opt, CycleFacts& facts,
+                  CycleRecord& rec, StepJudgement& j);
   // A nonlinear subproblem whose local solver stayed at b0 although b0 is not a first-order
   // point (its residual above kkt_tolerance: a stationary point of the approximate problem that
   // is not its minimum, or the solver's stop) is solved again with a further start: b0 moved
@@ -396,6 +410,9 @@ class Driver {
   // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
   // whatever the strategy, so that a run switched to the trust region keeps it.
   double penalty_ = 0.0;
+  // The simulator runs of the last sensitivity analysis of b0 per load case, i.e. what one
+  // cycle's gradients cost in analyses (extend_step; 0 before any).
+  double gradient_cost_ = 0.0;
   Optimality optimality_;           // measured at the start of the last cycle
   int optimality_cycle_ = 0;        // the cycle it was measured in
   ApproximationMemory memory_;      // what the approximation forms learnt from earlier cycles

@@ -1,11 +1,22 @@
 // Driver::correct_step: the second-order correction of a rejected step (driver.hpp).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sao/optimizer/driver.hpp"
+#include "sao/optimizer/trust_region.hpp"
 
 namespace sao {
+
+namespace {
+// Internal doubling's test of the model (Dennis & Schnabel, A6.4.5): the actual improvement
+// within this share of the predicted one.
+constexpr double kModelAgreement = 0.1;
+// The least cost of a cycle's gradients, in analyses, at which a step is extended (a try costs
+// one analysis; it pays where it saves a cycle of that many).
+constexpr double kExtensionCost = 10.0;
+}  // namespace
 
 bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_opt,
                           const Evaluation*& e_opt, CycleFacts& facts, CycleRecord& rec,
@@ -71,6 +82,73 @@ bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_
   rec = before;
   rec.analyses = analyses;
   return false;
+}
+
+int Driver::extend_step(const ApproximateProblem& problem, const SubproblemResult& sub,
+                        Eigen::VectorXd& x_opt, const Evaluation*& e_opt, CycleFacts& facts,
+                        CycleRecord& rec, StepJudgement& j) {
+  if (noisy_.extend_steps <= 0 || noisy_.strategy != Strategy::kTrustRegion ||
+      noisy_.approximation == ApproximationSource::kMultipoint || metamodel_strategy() ||
+      sub.status != SubproblemStatus::kOptimal || gradient_cost_ < kExtensionCost) {
+    return 0;
+  }
+  const int n = study_.n_design();
+  int kept = 0;
+  ApproximateProblem wider = problem;
+  Eigen::VectorXd held = factors_;  // the factors of the subregion the step kept was found in
+  while (kept < noisy_.extend_steps && j.accept && std::abs(j.ratio - 1.0) <= kModelAgreement &&
+         std::any_of(j.actions.begin(), j.actions.end(),
+                     [](MoveAction a) { return a == MoveAction::kEnlarged; })) {
+    set_subregion(study_, j.factors, wider, strategy_->floored_subregion());
+    const SubproblemResult again = solve_subproblem(wider, noisy_);
+    if (again.status != SubproblemStatus::kOptimal) break;
+    Eigen::VectorXd x_new = again.x.cwiseMax(wider.lower).cwiseMin(wider.upper);
+    const Eigen::VectorXd half = 0.5 * (wider.upper - wider.lower).head(n);
+    if (!((x_new - x_opt).head(n).cwiseAbs().cwiseQuotient(half).maxCoeff() > 1e-3)) break;
+    const Eigen::VectorXd proposed = x_new;
+    const double F_approx =
+        wider.curvature.size() == 0 ? again.objective : wider.approximate_objective(again.x);
+    const CycleRecord before = rec;
+    CycleFacts new_facts = active_limits(wider, x_new, rec);
+    new_facts.F0 = facts.F0;
+    new_facts.V0 = facts.V0;
+    new_facts.approximated = facts.approximated;
+    const Evaluation* e_new = analyse_proposal(wider, F_approx, x_new, new_facts, rec);
+    if (!e_new) {
+      const int analyses = summary_.analyses;
+      rec = before;
+      rec.analyses = analyses;
+      break;
+    }
+    const StepJudgement k = strategy_->judge(
+        {study_, options_, noisy_, wider, again, proposed, x_new, *e_new, new_facts, j.factors,
+         previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+    if (!k.accept || !(k.actual > j.actual)) {
+      // The enlarged subregion was too large for the approximations: the next cycle keeps the
+      // one its b* came from.
+      spdlog::debug("cycle {}: the step extended to the enlarged subregion: ratio {:.3g}, kept b*",
+                    rec.cycle, k.ratio);
+      const int analyses = summary_.analyses;
+      rec = before;
+      rec.analyses = analyses;
+      j.factors = held;
+      j.actions.assign(j.actions.size(), MoveAction::kKept);
+      break;
+    }
+    held = j.factors;
+    ++kept;
+    spdlog::debug("cycle {}: the step extended to the enlarged subregion (ratio {:.3g})", rec.cycle,
+                  k.ratio);
+    rec.x_opt = x_new;
+    rec.F_approx = user_objective(study_, F_approx);
+    rec.message = "b* extended " + std::to_string(kept) + (kept == 1 ? " time" : " times") +
+                  " in an enlarged subregion (ratio " + three_digits(k.ratio) + ")";
+    x_opt = x_new;
+    e_opt = e_new;
+    facts = new_facts;
+    j = k;
+  }
+  return kept;
 }
 
 void Driver::retry_from_descent(ApproximateProblem& problem, SubproblemResult& sub) const {

@@ -47,6 +47,7 @@ struct AnalysedProposal {
 // action per design variable (MoveDecision, the seed's decision), and:
 struct StepJudgement : MoveDecision {
   double ratio = 0.0;   // trust region: actual / predicted merit improvement; else 0
+  double actual = 0.0;  // trust region: the actual merit improvement (phase 1: of h); else 0
   std::string message;  // why the run converged, when the strategy says; else ""
 };
 

@@ -179,6 +179,7 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   StepJudgement j;
   j.accept = d.accept;
   j.ratio = d.ratio;
+  j.actual = t.actual;
   j.E = std::max(facts.Ef, facts.Eg);
   j.Fchg = std::abs(facts.Fopt - facts.F0) / std::max(std::abs(facts.F0), 1e-300) * 100.0;
   j.factors = d.factors;

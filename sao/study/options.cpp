@@ -84,6 +84,9 @@ std::vector<std::string> Options::validate() const {
   if (max_cycles < 1) {
     broken.push_back(rule("max_cycles", "must be >= 1, got " + std::to_string(max_cycles)));
   }
+  if (extend_steps < 0) {
+    broken.push_back(rule("extend_steps", "must be >= 0, got " + std::to_string(extend_steps)));
+  }
   if (max_failures < 0) {
     broken.push_back(rule("max_failures", "must be >= 0, got " + std::to_string(max_failures)));
   }

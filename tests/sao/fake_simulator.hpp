@@ -30,7 +30,7 @@ class FakeSimulator final : public Simulator {
       ++calls;
       Evaluation e;
       e.cases.resize(1);
-      e.cost.runs = 1;
+      e.cost.runs = request.derivatives.empty() ? 1 : gradient_runs;
       if ((fail_when && fail_when(request.design)) ||
           (fail_gradients && !request.derivatives.empty())) {
         e.ok = false;
@@ -52,6 +52,8 @@ class FakeSimulator final : public Simulator {
   }
   std::function<bool(const Eigen::VectorXd&)> fail_when;
   bool fail_gradients = false;
+  // What a sensitivity analysis costs in simulator runs (as finite differences would: n + 1).
+  int gradient_runs = 1;
   int calls = 0;
   int gradient_calls = 0;
 
