@@ -309,11 +309,13 @@ int objective_index(const Study& study, const std::string& name) {
                                 name.substr(0, 60) + "\" (the study's: " + names + ")"});
 }
 
-// The best design the refinement `run` analysed (the start and proposal of each cycle) that
-// dominates `start` (a verified point's analysed values) with no larger violation than it has
-// (or none): the least value of objective `keep`. False when none does. Dominates: better in
-// objective `keep` and no worse in any, by more than kRefineSlack of the front's `ranges` (the
-// bound the run met is met to rounding: 1 ulp above it is no worse).
+// The best design the refinement `run` analysed (the start and proposal of each cycle, and its
+// final design: rounded to allowed values when the study has discrete variables) that dominates
+// `start` (a verified point's analysed values) with no larger violation than it has (or none):
+// the least value of objective `keep`. False when none does. Dominates: better in objective
+// `keep` by more than kRefineSlack of its range over the front (`ranges`), and worse in none by
+// more than that (a bound the run met is met to rounding: 1 ulp above it is no worse). Only
+// allowed designs: a discrete variable's front points take its allowed values.
 constexpr double kRefineSlack = 1e-9;
 bool dominating_design(const Study& study, StudyStore& store, const RunSummary& run,
                        const ParetoValues& start, int keep, const Eigen::VectorXd& ranges,
@@ -326,23 +328,24 @@ bool dominating_design(const Study& study, StudyStore& store, const RunSummary& 
   const double allowed = std::max(start.violation, 0.0);
   bool found = false;
   double best = std::numeric_limits<double>::infinity();
-  for (const CycleRecord& c : run.history) {
-    for (const Eigen::VectorXd* x : {&c.x0, &c.x_opt}) {
-      if (x->size() < study.n_design()) continue;
-      const Eigen::VectorXd d = x->head(study.n_design());
-      for (const Evaluation& e : store.lookup(d, false)) {
-        if (!e.ok || e.cases.size() != study.load_cases.size()) continue;
-        const ParetoValues v = pareto_values(study, d, ExactResponses(study, e));
-        const Eigen::VectorXd m = minimised_objectives(study, v.objectives);
-        if (m.allFinite() && v.violation <= allowed && no_worse(m) &&
-            m(keep) < from(keep) - slack(keep) && m(keep) < best) {
-          best = m(keep);
-          design = d;
-          values = v;
-          found = true;
-        }
-        break;
+  std::vector<const Eigen::VectorXd*> tried = {&run.x};
+  for (const CycleRecord& c : run.history) tried.insert(tried.end(), {&c.x0, &c.x_opt});
+  for (const Eigen::VectorXd* x : tried) {
+    if (x->size() < study.n_design()) continue;
+    const Eigen::VectorXd d = x->head(study.n_design());
+    if (!same_design(nearest_allowed(study, d), d)) continue;
+    for (const Evaluation& e : store.lookup(d, false)) {
+      if (!e.ok || e.cases.size() != study.load_cases.size()) continue;
+      const ParetoValues v = pareto_values(study, d, ExactResponses(study, e));
+      const Eigen::VectorXd m = minimised_objectives(study, v.objectives);
+      if (m.allFinite() && v.violation <= allowed && no_worse(m) &&
+          m(keep) < from(keep) - slack(keep) && m(keep) < best) {
+        best = m(keep);
+        design = d;
+        values = v;
+        found = true;
       }
+      break;
     }
   }
   return found;
