@@ -188,12 +188,19 @@ CLI::App* add_pareto_command(CLI::App& app) {
                   "(a fraction of the box; log scale for a positive lower bound) moved onto it, "
                   "analysed for the models when a round disagrees (default 0: none)")
       ->check(CLI::Range(0.0, 0.5));
+  cmd->add_option("--refine", r.options.refine,
+                  "C: each verified point of the final front as the start of C cycles of the "
+                  "study's SAO on its epsilon-constraint study (--objective minimised, the others "
+                  "bounded at the point); a dominating analysed design replaces it (default 0: "
+                  "none)")
+      ->check(CLI::Range(0, 100));
   cmd->add_option("--start-study", r.start_study,
                   "K OUT.json: write a single-objective study started at front point K of "
                   "DIR/pareto.json (the other objectives constraints at its values)")
       ->expected(2);
   cmd->add_option("--objective", r.objective,
-                  "with --start-study: the objective kept (default: the first)");
+                  "the objective kept by --start-study, minimised by --refine (default: the "
+                  "first)");
   cmd->add_flag("--json", r.json,
                 "progress as JSON lines (\"doe\", \"batch\", \"round\", \"end\")");
   cmd->add_flag("-q,--quiet", r.quiet, "print only the summary");
@@ -211,6 +218,7 @@ int pareto() {
   (void)parse_metamodel_kind(r.metamodel, r.options.model);
   (void)parse_pareto_modelling(r.modelling, r.options.modelling);
   (void)pareto::parse_algorithm(r.algorithm, r.options.search.algorithm);
+  r.options.refine_objective = r.objective;
   Opened o = open_pareto(r);
   StudySession& session = *o.session;
   const Study& study = session.study();
@@ -253,6 +261,18 @@ int pareto() {
         if (r.json || !r.quiet) print_round(round, r.json);
       });
   write_pareto(o.dir, study, result, r.options);
+  if (result.refinement.started > 0 && !r.json && !r.quiet) {
+    const ParetoResult::Refinement& f = result.refinement;
+    std::cout << fmt::format(
+        "refine     {} verified points, {} cycles each at most ({} in all): {} replaced by a "
+        "dominating analysed design; {} analyses and {} sensitivity analyses ({} simulator runs) "
+        "now, "
+        "{} re-used\n",
+        f.started, r.options.refine, f.cycles, f.improved, f.analyses, f.sensitivities,
+        f.simulator_runs, f.reused);
+    if (f.refused > 0)
+      std::cout << fmt::format("refine     {} point(s) not refined: {}\n", f.refused, f.reason);
+  }
   const int best = balanced_point(study, result);
   const ParetoPoint& b = result.front[static_cast<size_t>(best)];
   if (r.json) {
@@ -262,6 +282,7 @@ int pareto() {
                                          {"agreed", result.agreed},
                                          {"analysed", result.analysed},
                                          {"reused", result.reused},
+                                         {"refined", result.refinement.improved},
                                          {"balanced", best + 1},
                                          {"files", o.dir + "/pareto.json"}})
                      .dump()

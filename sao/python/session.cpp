@@ -312,7 +312,8 @@ class Session {
   // `sao pareto DIR` (docs/pareto.md): the front of the stored multi-objective study, its
   // analyses stored and re-used as the command's; pareto.csv, pareto.json and pareto.html
   // written into the directory. Keyword arguments: the command's options by name (algorithm,
-  // population, generations, seed, metamodel, verify, rounds, tolerance, faces: pareto_options).
+  // population, generations, seed, metamodel, verify, rounds, tolerance, faces, refine,
+  // refine_objective: pareto_options).
   // Returns pareto.json's document, or with `frame` pareto.csv's table as a DataFrame. The session
   // is closed meanwhile and re-opened, as for doe().
   py::object pareto(bool frame, const py::kwargs& settings) {

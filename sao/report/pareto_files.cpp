@@ -205,7 +205,9 @@ nlohmann::ordered_json pareto_settings_json(const ParetoOptions& options) {
           {"verify", options.verify},
           {"rounds", options.rounds},
           {"tolerance", options.tolerance},
-          {"faces", options.faces}};
+          {"faces", options.faces},
+          {"refine", options.refine},
+          {"refine_objective", options.refine_objective}};
 }
 
 std::vector<Plot> pareto_charts(const Study& study, const ParetoResult& result) {
@@ -260,6 +262,7 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
       row["error"] = std::vector<double>(p.error.data(), p.error.data() + p.error.size());
       row["agrees"] = p.agrees;
       row["replaced"] = p.replaced;
+      row["refined"] = p.refined;
     }
     front.push_back(row);
   }
@@ -277,6 +280,16 @@ nlohmann::ordered_json pareto_json(const Study& study, const ParetoResult& resul
           {"rounds", rounds},
           {"agreed", result.agreed},
           {"replaced", result.replaced},
+          {"refinement",
+           {{"started", result.refinement.started},
+            {"refined", result.refinement.improved},
+            {"cycles", result.refinement.cycles},
+            {"analysed", result.refinement.analyses},
+            {"sensitivity_analyses", result.refinement.sensitivities},
+            {"simulator_runs", result.refinement.simulator_runs},
+            {"reused", result.refinement.reused},
+            {"refused", result.refinement.refused},
+            {"reason", result.refinement.reason}}},
           {"analysed", result.analysed},
           {"reused", result.reused},
           {"ranges",
@@ -347,6 +360,7 @@ ParetoResult read_pareto_front(const nlohmann::json& document, const Study& stud
                                                         static_cast<Eigen::Index>(error.size()));
         point.agrees = p.at("agrees").get<bool>();
         point.replaced = p.value("replaced", false);  // absent before replacement existed
+        point.refined = p.value("refined", false);    // absent before refinement existed
       }
       result.front.push_back(std::move(point));
     }

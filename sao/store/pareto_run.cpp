@@ -14,6 +14,7 @@
 #include "sao/metamodel/log_inputs.hpp"
 #include "sao/optimizer/discrete.hpp"
 #include "sao/store/pareto_models.hpp"
+#include "sao/store/sweep.hpp"
 #include "sao/study/criteria.hpp"
 #include "sao/study/options.hpp"
 #include "sao/study/study_loader.hpp"
@@ -296,6 +297,114 @@ void replace_disagreeing(const Study& study, const FrontModels& model, double to
   result.front = std::move(kept);
 }
 
+// The index of the objective `name` of `study` ("": the first). Throws StudyError for another.
+int objective_index(const Study& study, const std::string& name) {
+  if (name.empty()) return 0;
+  std::string names;
+  for (size_t k = 0; k < study.objectives.size(); ++k) {
+    if (study.objectives[k].name == name) return static_cast<int>(k);
+    names += (names.empty() ? "" : ", ") + study.objectives[k].name;
+  }
+  throw StudyError(study.file, {"refine_objective (--objective): no objective \"" +
+                                name.substr(0, 60) + "\" (the study's: " + names + ")"});
+}
+
+// The best design the refinement `run` analysed (the start and proposal of each cycle, and its
+// final design: rounded to allowed values when the study has discrete variables) that dominates
+// `start` (a verified point's analysed values) with no larger violation than it has (or none):
+// the least value of objective `keep`. False when none does. Dominates: better in objective
+// `keep` by more than kRefineSlack of its range over the front (`ranges`), and worse in none by
+// more than that (a bound the run met is met to rounding: 1 ulp above it is no worse). Only
+// allowed designs: a discrete variable's front points take its allowed values.
+constexpr double kRefineSlack = 1e-9;
+bool dominating_design(const Study& study, StudyStore& store, const RunSummary& run,
+                       const ParetoValues& start, int keep, const Eigen::VectorXd& ranges,
+                       Eigen::VectorXd& design, ParetoValues& values) {
+  const Eigen::VectorXd from = minimised_objectives(study, start.objectives);
+  const Eigen::VectorXd slack = kRefineSlack * ranges;
+  const auto no_worse = [&](const Eigen::VectorXd& m) {
+    return ((m - from).array() <= slack.array()).all();
+  };
+  const double allowed = std::max(start.violation, 0.0);
+  bool found = false;
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<const Eigen::VectorXd*> tried = {&run.x};
+  for (const CycleRecord& c : run.history) tried.insert(tried.end(), {&c.x0, &c.x_opt});
+  for (const Eigen::VectorXd* x : tried) {
+    if (x->size() < study.n_design()) continue;
+    const Eigen::VectorXd d = x->head(study.n_design());
+    if (!same_design(nearest_allowed(study, d), d)) continue;
+    for (const Evaluation& e : store.lookup(d, false)) {
+      if (!e.ok || e.cases.size() != study.load_cases.size()) continue;
+      const ParetoValues v = pareto_values(study, d, ExactResponses(study, e));
+      const Eigen::VectorXd m = minimised_objectives(study, v.objectives);
+      if (m.allFinite() && v.violation <= allowed && no_worse(m) &&
+          m(keep) < from(keep) - slack(keep) && m(keep) < best) {
+        best = m(keep);
+        design = d;
+        values = v;
+        found = true;
+      }
+      break;
+    }
+  }
+  return found;
+}
+
+// Step 8: each verified point of `result.front` as the start of the study's own SAO (the
+// epsilon-constraint study of objective options.refine_objective, run by the sweep's member
+// driver on the store for options.refine cycles); the best analysed design of the run that
+// dominates the point takes its place (`refined`, its prediction the last models'). A refined
+// design already on the front is dropped there, not repeated.
+void refine_verified(StudySession& session, const FrontModels& model, const ParetoOptions& options,
+                     ParetoResult& result) {
+  const Study& study = session.study();
+  const int keep = objective_index(study, options.refine_objective);
+  ParetoResult::Refinement& r = result.refinement;
+  std::vector<ParetoPoint> kept;
+  for (ParetoPoint p : result.front) {
+    if (p.verified) {
+      RunSummary run;
+      try {  // the study at the point may be one the loader refuses (a relative move limit at 0)
+        const LoadedStudy single = load_study(
+            single_objective_study(session.document(), study, p, keep), session.source());
+        run = run_member_driver(single, session.simulator(), options.refine, &session.store());
+      } catch (const StudyError& e) {
+        if (r.refused++ == 0) r.reason = fmt::format("{}", fmt::join(e.problems(), "; "));
+      }
+      ++r.started;
+      r.cycles += run.cycles;
+      r.analyses += run.analyses;
+      r.sensitivities += run.sensitivity_analyses;
+      r.simulator_runs += run.simulator_runs;
+      r.reused += run.reused_analyses;
+      Eigen::VectorXd design;
+      ParetoValues values;
+      if (dominating_design(study, session.store(), run, p.computed, keep, result.ranges, design,
+                            values)) {
+        ++r.improved;
+        p.design = design;
+        p.computed = values;
+        p.predicted = model.values(design);
+        p.error = ((p.predicted.objectives - p.computed.objectives).array() / result.ranges.array())
+                      .matrix();
+        p.agrees = p.error.cwiseAbs().maxCoeff() <= options.tolerance &&
+                   p.computed.violation <= 100.0 * options.tolerance;
+        p.refined = true;
+      }
+    }
+    const auto same = [&p](const ParetoPoint& o) { return same_design(o.design, p.design); };
+    if (std::none_of(kept.begin(), kept.end(), same)) kept.push_back(std::move(p));
+  }
+  std::stable_sort(kept.begin(), kept.end(), [&](const ParetoPoint& a, const ParetoPoint& b) {
+    return minimised_objectives(study, a.predicted.objectives)(0) <
+           minimised_objectives(study, b.predicted.objectives)(0);
+  });
+  result.front = std::move(kept);
+  result.analysed += r.analyses;
+  result.reused += r.reused;
+}
+
 }  // namespace
 
 bool parse_pareto_modelling(const std::string& word, ParetoModelling& modelling) {
@@ -403,6 +512,7 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
                                   "more (\"objectives\", docs/pareto.md); this one has one"});
   }
   const metamodel::Bounds box = design_box(study);
+  (void)objective_index(study, options.refine_objective);  // before any analysis
   ParetoResult result;
   result.doe = run_doe(session, doe, options.batch, on_batch);
   result.analysed = result.doe.analysed;
@@ -464,6 +574,7 @@ ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const Paret
     collect(session, box, t);  // with the last round's analyses
     replace_disagreeing(study, *model, options.tolerance, t, result);
   }
+  if (options.refine > 0 && model) refine_verified(session, *model, options, result);
   return result;
 }
 
@@ -490,9 +601,9 @@ ParetoOptions pareto_options(const nlohmann::json& settings) {
   if (!settings.is_object()) {
     throw std::invalid_argument("pareto: expected an object of settings, got " + settings.dump());
   }
-  static const std::vector<std::string> known = {"algorithm", "population", "generations", "seed",
-                                                 "metamodel", "model",      "verify",      "rounds",
-                                                 "tolerance", "faces"};
+  static const std::vector<std::string> known = {
+      "algorithm", "population", "generations", "seed",  "metamodel", "model",
+      "verify",    "rounds",     "tolerance",   "faces", "refine",    "refine_objective"};
   for (const auto& [key, value] : settings.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw std::invalid_argument("pareto: unknown setting \"" + key.substr(0, 40) +
@@ -524,6 +635,14 @@ ParetoOptions pareto_options(const nlohmann::json& settings) {
       throw std::invalid_argument("pareto: tolerance: expected a number 1e-9..10, got " + t.dump());
     }
     o.tolerance = t.get<double>();
+  }
+  integer_setting(settings, "refine", 0, 100, o.refine);
+  if (settings.contains("refine_objective") && !settings["refine_objective"].is_null()) {
+    if (!settings["refine_objective"].is_string()) {
+      throw std::invalid_argument("pareto: refine_objective: expected an objective's name, got " +
+                                  settings["refine_objective"].dump());
+    }
+    o.refine_objective = settings["refine_objective"].get<std::string>();
   }
   if (settings.contains("faces") && !settings["faces"].is_null()) {
     const nlohmann::json& f = settings["faces"];

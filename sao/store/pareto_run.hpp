@@ -51,6 +51,13 @@ struct ParetoOptions {
   // analysed for the models (0: none, the default; docs/pareto.md measures 0.2). In [0, 0.5].
   double faces = 0.0;
   int batch = 0;  // analyses per batch (0: the DOE runner's default)
+  // Refinement by the study's own SAO cycle (docs/pareto.md step 8): from each verified point of
+  // the final front, at most `refine` cycles of the ordinary Driver on the epsilon-constraint
+  // study of `refine_objective` (single_objective_study: that objective minimised, the others
+  // bounded at the point's analysed values), its analyses in the store; the best analysed design
+  // of that run dominating the point takes its place (0: none, the default).
+  int refine = 0;
+  std::string refine_objective;  // the objective minimised ("": the first)
 };
 
 // The DOE of `document` (a study document): its "doe" section, or without one a Latin hypercube
@@ -61,7 +68,8 @@ DoeSection pareto_doe_section(const nlohmann::json& document, const std::string&
 // The options of `sao pareto` from a JSON object (the service's request body, Python's keyword
 // arguments): "algorithm" (nsga2|moead), "population" (8..100000), "generations" (1..10^6),
 // "seed", "metamodel" (kriging|quadratic|linear), "verify" (1..10000), "rounds" (1..1000),
-// "tolerance" (1e-9..10), "faces" (0..0.5), each optional (the command's default). Throws
+// "tolerance" (1e-9..10), "faces" (0..0.5), "refine" (0..100 cycles), "refine_objective" (an
+// objective's name, checked by run_pareto), each optional (the command's default). Throws
 // std::invalid_argument naming the key for an unknown key or a bad value.
 ParetoOptions pareto_options(const nlohmann::json& settings);
 
@@ -94,6 +102,8 @@ struct ParetoPoint {
   // An analysed design of the run in place of a last-round point whose analysis disagreed
   // (verified; its prediction is the last models', which may have been fitted on it).
   bool replaced = false;
+  // A verified point replaced by an analysed design of its refinement (step 8) that dominates it.
+  bool refined = false;
 };
 
 // The leave-one-out error of one model of a criterion (the criteria models only): its RMS in
@@ -129,15 +139,29 @@ struct ParetoResult {
   int response_values = 0;  // values of an analysis (every response, load case, time point)
   bool agreed = false;      // the last round's verified points all agree
   int replaced = 0;         // disagreeing points replaced by analysed designs or dropped (step 7)
-  int analysed = 0;         // analyses this process ran (DOE and verification)
+  int analysed = 0;         // analyses this process ran (DOE, verification, refinement)
   int reused = 0;           // points taken from the store
+  // The refinement (step 8; all 0 without): the verified points it started from, those replaced
+  // by a dominating design, and the Driver's counts over all its runs.
+  struct Refinement {
+    int started = 0;
+    int improved = 0;
+    int cycles = 0;
+    int analyses = 0;        // designs analysed in this process
+    int sensitivities = 0;   // sensitivity analyses (the Driver's count, besides)
+    int simulator_runs = 0;  // in this process
+    int reused = 0;          // analyses taken from the store
+    int refused = 0;         // points whose epsilon-constraint study the loader refused
+    std::string reason;      // the first refusal's message
+  } refinement;
 };
 
 // Runs it on `session` (opened for analyses; a multi-objective study) with the DOE `doe`
 // (prepare_stored_doe); `on_batch` sees the progress of every batch of analyses as run_doe
 // reports it, the DOE's (purpose "doe") and each round's verification ("verification", its
 // round), `on_round` each round once its points are verified. Throws StudyError for a study of one
-// objective or a design variable without finite bounds, std::runtime_error when the models cannot
+// objective, a design variable without finite bounds or an unknown refine_objective,
+// std::runtime_error when the models cannot
 // be fitted (too few successful analyses) or the front is empty (no predicted feasible point).
 ParetoResult run_pareto(StudySession& session, const StoredDoe& doe, const ParetoOptions& options,
                         const std::function<void(const DoeProgress&)>& on_batch,

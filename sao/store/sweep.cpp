@@ -139,6 +139,15 @@ SweepRange parse_sweep_range(const std::string& text) {
   return r;
 }
 
+RunSummary run_member_driver(const LoadedStudy& study, Simulator& simulator, int max_cycles,
+                             AnalysisStore* store) {
+  Options settings = study.options;
+  if (max_cycles > 0) settings.max_cycles = max_cycles;
+  Driver driver(study, simulator, settings);
+  driver.set_store(store);
+  return driver.run();
+}
+
 SweepResult run_sweep(const SweepOptions& options,
                       const std::function<void(const SweepMember&, int, int)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -166,8 +175,6 @@ SweepResult run_sweep(const SweepOptions& options,
       OpenedStudy opened = open_study_document(document, options.study_file, m.start);
       const LoadedStudy& study = opened.study;
       Simulator& simulator = *opened.simulator;
-      Options settings = study.options;
-      if (options.max_cycles > 0) settings.max_cycles = options.max_cycles;
       // Members share analyses when their simulator inputs are the same (the store's key).
       std::shared_ptr<SharedAnalysisCache> cache;
       {
@@ -182,9 +189,7 @@ SweepResult run_sweep(const SweepOptions& options,
         m.summary = run_stored_member(folder, document, options, m.start, *cache);
         return;
       }
-      Driver driver(study, simulator, settings);
-      driver.set_store(cache.get());
-      m.summary = driver.run();
+      m.summary = run_member_driver(study, simulator, options.max_cycles, cache.get());
     } catch (const std::exception& e) {
       m.error = e.what();
     }

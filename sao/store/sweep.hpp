@@ -58,6 +58,14 @@ struct SweepResult {
   double wall_seconds = 0.0;
 };
 
+// One member of an epsilon-constraint family (a study of one objective, the others bounded as
+// constraints): the ordinary Driver on `study` with its own settings and `simulator`, at most
+// `max_cycles` cycles (0: the study's settings.max_cycles), its analyses looked up in and saved
+// to `store` (nullptr: in-memory caches only). A sweep's member without a store folder runs here,
+// and so does `sao pareto --refine`'s refinement of a verified front point (pareto_run.hpp).
+RunSummary run_member_driver(const LoadedStudy& study, Simulator& simulator, int max_cycles,
+                             AnalysisStore* store);
+
 // Runs every member; `progress` is called (from any thread, serialised) after each one.
 SweepResult run_sweep(
     const SweepOptions& options,

@@ -175,6 +175,68 @@ TEST(ParetoCli, ALastRoundThatDisagreesEndsOnNondominatedAnalyses) {
   EXPECT_GE(replaced, 1);
 }
 
+// Refinement (`--refine C`, docs/pareto.md step 8) on ZDT1 with linear models and one round:
+// the verified points lie off the true front (x2..x5 not 0; at f1 = 0 the corner f2 = 1.04,
+// where the models put g above 1), and the study's own SAO minimising f2 with f1 bounded at each
+// point's value brings g to 1. Every refined point is an analysis of the store that dominates a
+// verified point of the same run without refinement (the same DOE, models and rounds), the
+// refined front lies on the true one, and a second run with the same options analyses nothing.
+// Every variable sized by its range: the corner's x1 = 0 cannot move with relative move limits.
+TEST(ParetoCli, RefinementReplacesVerifiedPointsByDominatingAnalysesOnTheTrueFront) {
+  const fs::path dir = scratch();
+  nlohmann::json doc = read_json(kZdt1);
+  for (auto& v : doc["design_variables"]) v["sizing"] = "range";
+  const fs::path study = dir / "zdt1-range.json";
+  std::ofstream(study) << doc.dump(2);
+  const std::string common = " --metamodel linear --rounds 1 -q";
+  const fs::path plain = dir / "plain", refined = dir / "refined";
+  ASSERT_EQ(sao("pareto " + study.string() + " --out " + plain.string() + common).code, 0);
+  const std::string refine = common + " --refine 4 --objective f2";
+  const CommandOutput run = sao("pareto " + study.string() + " --out " + refined.string() + refine);
+  ASSERT_EQ(run.code, 0) << run.text;
+  const auto distance = [](const std::vector<Verified>& points) {
+    double largest = 0.0;
+    for (const Verified& p : points)
+      largest = std::max(largest, std::abs(p.f2 - (1.0 - std::sqrt(std::max(p.f1, 0.0)))));
+    return largest;
+  };
+  const std::vector<Verified> before = verified_points(plain), after = verified_points(refined);
+  std::printf("refinement: largest distance from ZDT1's front %.5f before, %.5f after\n",
+              distance(before), distance(after));
+  EXPECT_GT(distance(before), 0.03);  // measured 0.043 (the corner f1 = 0, f2 = 1.04)
+  EXPECT_LT(distance(after), 1e-3);   // measured 0
+  const nlohmann::json result = read_json(refined / "pareto.json");
+  EXPECT_EQ(result["settings"]["refine"], 4);
+  const int count = result["refinement"]["refined"].get<int>();
+  EXPECT_GE(count, 1);
+  EXPECT_EQ(result["refinement"]["started"].get<size_t>(), before.size());
+  const std::vector<Analysed> analyses = zdt1_analyses(refined);
+  int marked = 0;
+  for (const auto& p : result["front"]) {
+    if (!p["verified"].get<bool>() || !p["refined"].get<bool>()) continue;
+    ++marked;
+    const double f1 = p["computed"]["objectives"]["f1"], f2 = p["computed"]["objectives"]["f2"];
+    EXPECT_TRUE(std::any_of(before.begin(), before.end(), [&](const Verified& b) {
+      return f1 <= b.f1 + 1e-9 && f2 <= b.f2 + 1e-9 && (f1 < b.f1 - 1e-9 || f2 < b.f2 - 1e-9);
+    })) << p.dump();
+    std::vector<double> x;
+    for (const char* name : {"x1", "x2", "x3", "x4", "x5"}) x.push_back(p["design"][name]);
+    EXPECT_TRUE(std::any_of(analyses.begin(), analyses.end(), [&x](const Analysed& a) {
+      return a.x == x;
+    })) << p.dump();
+  }
+  EXPECT_EQ(marked, count);
+  const CommandOutput again = sao("pareto " + refined.string() + refine + " --json");
+  ASSERT_EQ(again.code, 0) << again.text;
+  EXPECT_TRUE(contains(again.text, "\"analysed\":0,")) << again.text;
+  // An objective the study does not have is named before any analysis (exit 2).
+  const CommandOutput unknown = sao("pareto " + study.string() + " --out " +
+                                    (dir / "bad").string() + " --refine 2 --objective f9");
+  EXPECT_EQ(unknown.code, 2) << unknown.text;
+  EXPECT_TRUE(contains(unknown.text, "no objective \"f9\"")) << unknown.text;
+  EXPECT_EQ(query(dir / "bad" / "study.sqlite", "SELECT COUNT(*) FROM analyses"), 0);
+}
+
 // SRN's front: x1 = -2.5 between the two constraints, continued along each constraint's
 // boundary; the candidates of those three curves, nondominated among themselves.
 std::vector<std::pair<double, double>> srn_front() {

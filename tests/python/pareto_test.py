@@ -72,6 +72,10 @@ class Pareto(unittest.TestCase):
                 session.pareto(algorithm="spea2")
             with self.assertRaisesRegex(ValueError, "model: expected auto, values or criteria"):
                 session.pareto(model="maxima")
+            with self.assertRaisesRegex(ValueError, "refine: expected an integer 0..100"):
+                session.pareto(refine=-1)
+            with self.assertRaisesRegex(ValueError, "refine_objective: expected an objective"):
+                session.pareto(refine_objective=2)
             with self.assertRaisesRegex(ValueError, "pareto.json"):
                 session.front_point_study(1)  # no front yet
             with self.assertRaisesRegex(sao.StudyError, "objectives"):
