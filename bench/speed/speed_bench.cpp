@@ -519,6 +519,7 @@ void growth(const GrowthSettings& settings) {
     growth_table("N", links, 20, sao::bench::driven_chain, 1.0,
                  {linear_algebra("dense"), linear_algebra("sparse")},
                  [](int n) { return fmt::format("link{}", n); });
+    sao::bench::speed::kinematic_gradient_cost(settings.largest_chain, g_repeats);
   }
   fmt::print(
       "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "
