@@ -1,0 +1,98 @@
+// The kinematic analysis's sensitivities on the sparse path (issue 52,
+// kinematics_sensitivities.cpp): the levels' Jacobians assembled element by element into sparse
+// matrices and solved with the analysis's sparse LU of Phi_q. The same driven chain with
+// "linear_algebra" "dense" (the AD of the whole point, dense LUs) and "sparse" must give the
+// same direct and adjoint gradients of every kind of history output: a body's acceleration,
+// a joint's reactions (the multipliers; the torque of the last link's angle driver), a marked
+// point's acceleration and a spring-damper's force (its parameters, coordinates and velocities).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bench/pendulum_chain_model.hpp"
+#include "simulators/internal_simulator.hpp"
+#include "tests/simulators/multibody_support.hpp"
+
+namespace sao::sim {
+namespace {
+
+constexpr int kLinks = 30;  // 90 coordinates, 90 constraint equations: sparse under "auto"
+
+// The driven chain with a marked point on its last link (its offset a design parameter's
+// expression) and a spring-damper from the ground to link 15 whose stiffness and free length read
+// design parameters (the first 6 in key order: L1, L10, ..., L14).
+nlohmann::json chain_with_extras() {
+  nlohmann::json model = bench::driven_chain(kLinks);
+  model["points"] = {{{"name", "tip"},
+                      {"body", fmt::format("link{}", kLinks)},
+                      {"at", {fmt::format("L{}/2", kLinks), "0.1*L10"}}}};
+  model["forces"].push_back({{"type", "spring_damper"},
+                             {"name", "spring"},
+                             {"bodies", {"ground", "link15"}},
+                             {"points", {{"L11", -1.0}, {0.0, "L12/4"}}},
+                             {"stiffness", "300*L13"},
+                             {"damping", 2.0},
+                             {"length", "2*L14"}});
+  return model;
+}
+
+const std::vector<std::string> kResponses = {fmt::format("link{}.ay", kLinks), "joint1.fy",
+                                             fmt::format("joint{}.torque", 2 * kLinks), "tip.ay",
+                                             "spring.force"};
+
+Evaluation evaluate(const std::string& algebra, const std::string& method) {
+  nlohmann::json model = chain_with_extras();
+  model["linear_algebra"] = algebra;
+  const nlohmann::json section = {{"type", "internal"},
+                                  {"model", "multibody"},
+                                  {"workers", 1},
+                                  {"gradients", {{"method", method}}}};
+  std::vector<DerivativeRequest> wanted;
+  for (const std::string& r : kResponses) wanted.push_back({0, r, {}});
+  Eigen::VectorXd b;
+  InternalSimulator sim(bench::chain_setup(model, section, 6, b));
+  Evaluation e = sim.evaluate({{b, wanted}}).front();
+  EXPECT_TRUE(e.ok) << e.message;
+  return e;
+}
+
+// Every response's gradients (every point, 6 parameters) within `tolerance` of the largest of
+// `reference`'s, which must not be zero.
+void expect_same_gradients(const Evaluation& a, const Evaluation& reference, double tolerance) {
+  ASSERT_TRUE(a.ok && reference.ok);
+  for (const std::string& response : kResponses) {
+    const Eigen::MatrixXd& g = a.cases[0].gradients.at(response);
+    const Eigen::MatrixXd& h = reference.cases[0].gradients.at(response);
+    ASSERT_EQ(g.rows(), 11) << response;
+    ASSERT_EQ(g.cols(), 6) << response;
+    const double largest = h.cwiseAbs().maxCoeff();
+    EXPECT_GT(largest, 1e-3) << response;  // it depends on the design parameters
+    EXPECT_LE((g - h).cwiseAbs().maxCoeff(), tolerance * largest) << response;
+  }
+}
+
+TEST(MultibodyKinematicAdjoint, TheSparseAdjointAgreesWithTheDenseOne) {
+  const Evaluation dense = evaluate("dense", "adjoint");
+  const Evaluation sparse = evaluate("sparse", "adjoint");
+  testing::expect_close_values(sparse, dense, 1e-10);
+  expect_same_gradients(sparse, dense, 1e-10);
+}
+
+TEST(MultibodyKinematicAdjoint, TheSparseDirectMethodAgreesWithTheDenseOne) {
+  const Evaluation dense = evaluate("dense", "direct");
+  const Evaluation sparse = evaluate("sparse", "direct");
+  expect_same_gradients(sparse, dense, 1e-10);
+  // And the two sparse methods with each other.
+  expect_same_gradients(evaluate("sparse", "adjoint"), sparse, 1e-10);
+}
+
+// Central differences of the sparse analysis (relative step 1e-6) against the sparse adjoint:
+// the exact gradients are those of the model, not only of the dense code.
+TEST(MultibodyKinematicAdjoint, TheSparseAdjointMatchesCentralDifferences) {
+  expect_same_gradients(evaluate("sparse", "adjoint"), evaluate("sparse", "central"), 1e-5);
+}
+
+}  // namespace
+}  // namespace sao::sim
