@@ -25,6 +25,13 @@ constexpr int kLinks = 30;  // 90 coordinates, 90 constraint equations: sparse u
 // design parameters (the first 6 in key order: L1, L10, ..., L14).
 nlohmann::json chain_with_extras() {
   nlohmann::json model = bench::driven_chain(kLinks);
+  // The design lengths also turn the drivers of their links and weigh on link 5: the angles
+  // and the inverse dynamics depend on them (the same values at the design point).
+  for (int i : {1, 10, 11, 12, 13, 14}) {
+    nlohmann::json& driver = model["joints"][kLinks + i - 1];
+    driver["angle"] = fmt::format("a{0} + 0.3*(L{0} - 0.5) - 0.2*sin(2*t)", i);
+  }
+  model["bodies"][4]["mass"] = "2*L12";
   model["points"] = {{{"name", "tip"},
                       {"body", fmt::format("link{}", kLinks)},
                       {"at", {fmt::format("L{}/2", kLinks), "0.1*L10"}}}};
