@@ -8,6 +8,7 @@
 // far the sparse gradients lie from the dense ones.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "bench/gradient_chain.hpp"
 #include "bench/speed/speed.hpp"
 #include "simulators/internal_simulator.hpp"
+#include "simulators/multibody/multibody.hpp"
 
 namespace sao::bench::speed {
 namespace {
@@ -55,6 +57,57 @@ KinematicRow measure_kinematic(int links, const std::string& algebra, int repeat
   r.adjoint = long_or_median_seconds(repeats, [&] { result = evaluate_case(*adjoint, b, wanted); });
   r.adjoint_rows = stacked(result, wanted);
   return r;
+}
+
+// The CPU seconds of one output gradient (OdeModel::output_gradient: the history output's
+// derivatives in the state and the active parameters by forward AD, Dynamics::out<AD>) of
+// `output` on the dynamic chain of `links` links at its initial state, 6 active parameters.
+double output_gradient_seconds(int links, const std::string& algebra, const std::string& output,
+                               int repeats, Eigen::RowVectorXd& gradient) {
+  nlohmann::json model = pendulum_chain(links);
+  model["linear_algebra"] = algebra;
+  const auto loaded = sim::load_multibody_model(model);
+  const auto& ode = dynamic_cast<const sim::OdeModel&>(*loaded);
+  Eigen::VectorXd b;
+  const SimulatorSetup setup = chain_setup(model, gradient_section("direct"), kParameters, b);
+  const LoadCaseSpec& lc = setup.load_cases[0];
+  const std::vector<std::string> names = ode.parameters();
+  Eigen::VectorXd p(static_cast<Eigen::Index>(names.size()));
+  const auto defaults = ode.parameter_defaults();
+  std::vector<int> active;
+  for (size_t i = 0; i < names.size(); ++i) {
+    p(static_cast<Eigen::Index>(i)) = defaults.at(names[i]);
+    if (static_cast<int>(active.size()) < kParameters) active.push_back(static_cast<int>(i));
+  }
+  Eigen::VectorXd x(ode.state_size());
+  ode.initial_state(p.data(), x.data(), lc);
+  const std::vector<std::string> histories = ode.history_outputs();
+  const int k =
+      static_cast<int>(std::find(histories.begin(), histories.end(), output) - histories.begin());
+  return median_seconds(repeats, [&] { gradient = ode.output_gradient(k, 0.0, x, p, lc, active); });
+}
+
+// Dynamics::out<AD> (an output's partial derivatives, the direct and adjoint methods' output
+// terms) on the dynamic chain, dense against sparse.
+void output_gradient_cost(int largest, int repeats) {
+  fmt::print(
+      "one output gradient (Dynamics::out<AD>: d(output)/d(x, 6 parameters) by forward AD) on the "
+      "dynamic chain at its initial state, CPU per call, dense and sparse (diff: relative to the "
+      "largest)\n{:>6} | {:>10} {:>10} {:>7} {:>8} | {:>10} {:>10} {:>7} {:>8}\n",
+      "N", "ay dense", "sparse", "ratio", "diff", "fy dense", "sparse", "ratio", "diff");
+  for (int n : {20, 80, 160}) {
+    if (n > largest) continue;
+    std::string line = fmt::format("{:>6} |", n);
+    for (const std::string& output : {fmt::format("link{}.ay", n), std::string("joint1.fy")}) {
+      Eigen::RowVectorXd dense_gradient, sparse_gradient;
+      const double dense = output_gradient_seconds(n, "dense", output, repeats, dense_gradient);
+      const double sparse = output_gradient_seconds(n, "sparse", output, repeats, sparse_gradient);
+      const double scale = std::max(dense_gradient.cwiseAbs().maxCoeff(), 1e-300);
+      line += fmt::format(" {:>9.5f}s {:>9.5f}s {:>7.2f} {:>8.1e} |", dense, sparse, sparse / dense,
+                          (sparse_gradient - dense_gradient).cwiseAbs().maxCoeff() / scale);
+    }
+    fmt::print("{}\n", line.substr(0, line.size() - 2));
+  }
 }
 
 double slope(double first, double last, int from, int to) {
@@ -103,7 +156,7 @@ void kinematic_gradient_cost(int largest, int repeats) {
     last_dense = dense;
     last_sparse = sparse;
   }
-  if (sizes.size() < 2) return;
+  if (sizes.size() < 2) return output_gradient_cost(largest, repeats);
   const int from = sizes.front(), to = sizes.back();
   fmt::print(
       "log-log slope of the CPU time from {} to {}: dense direct {:.2f}, adjoint {:.2f}; sparse "
@@ -112,6 +165,7 @@ void kinematic_gradient_cost(int largest, int repeats) {
       slope(first_dense.adjoint, last_dense.adjoint, from, to),
       slope(first_sparse.direct, last_sparse.direct, from, to),
       slope(first_sparse.adjoint, last_sparse.adjoint, from, to));
+  output_gradient_cost(largest, repeats);
 }
 
 }  // namespace sao::bench::speed
