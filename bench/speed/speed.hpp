@@ -61,4 +61,8 @@ inline double long_or_median_seconds(int repeats, const std::function<void()>& o
 // `repeats` runs.
 void gradient_cost(int links, int repeats);
 
+// Section 4's last table (kinematic_gradients.cpp): the driven chain's direct and adjoint
+// gradients, dense against sparse, for N = 20, 80, 160 links up to `largest`.
+void kinematic_gradient_cost(int largest, int repeats);
+
 }  // namespace sao::bench::speed

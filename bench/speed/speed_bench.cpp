@@ -12,7 +12,9 @@
 //      elements (--largest-chain N, --largest-beam E: up to N and E; --beam-end T: the beams'
 //      simulated time, default 1 s), CPU time, steps, time per step and the log-log slope
 //      (issue 52): the chain in CVODES with dense and sparse linear algebra, the same chain
-//      driven (a kinematic analysis) dense and sparse, the beam in CVODES
+//      driven (a kinematic analysis) dense and sparse, with its direct and adjoint gradients
+//      for N = 20, 80, 160 and one output gradient (Dynamics::out<AD>) on the dynamic chain
+//      (kinematic_gradients.cpp), the beam in CVODES
 //      dense (up to 20 elements) and sparse (up to --beam-cvodes-up-to E), sparse with
 //      "jacobian_age" 0, and in the variational integrator at the step --beam-step H (default
 //      1e-3 s), with the largest difference of its tip's trajectory from the column before;
@@ -519,6 +521,7 @@ void growth(const GrowthSettings& settings) {
     growth_table("N", links, 20, sao::bench::driven_chain, 1.0,
                  {linear_algebra("dense"), linear_algebra("sparse")},
                  [](int n) { return fmt::format("link{}", n); });
+    sao::bench::speed::kinematic_gradient_cost(settings.largest_chain, g_repeats);
   }
   fmt::print(
       "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "

@@ -613,6 +613,10 @@ void Dynamics::initial(const S* p, S* x0, const LoadCaseSpec& lc) const {
 
 template <class S>
 S Dynamics::out(int k, double t, const S* x, const S* p, const LoadCaseSpec& lc) const {
+  if constexpr (std::is_same_v<S, AD>) {
+    AD value;
+    if (sparse_out(k, t, x, p, lc, value)) return value;
+  }
   const int n = nq();
   const int nb = static_cast<int>(model_.bodies.size());
   const Env<S> v = vars(p, t, lc);

@@ -77,6 +77,13 @@ class Dynamics : public Kinematics {
   // One run at parameters p in load case lc, differentiated with respect to `active`.
   std::unique_ptr<AbsoluteRun> run(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                                    const std::vector<int>& active) const;
+
+ private:
+  // out<AD> on the sparse path (dynamics_outputs.cpp) for an output that reads the
+  // accelerations or the multipliers: the augmented system solved once in double by the sparse
+  // solver, the output's derivatives through one more solve (A^-1 do/dz) and w'(r - A z) in AD
+  // element by element; false (nothing done) on the dense path or for any other output.
+  bool sparse_out(int k, double t, const AD* x, const AD* p, const LoadCaseSpec& lc, AD& out) const;
 };
 
 }  // namespace sao::sim::multibody

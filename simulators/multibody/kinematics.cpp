@@ -288,26 +288,23 @@ bool Kinematics::kinematic_point(double t, const Eigen::VectorXd& q_solved, cons
   Vec<S> phi, phi_t, gamma;
   Mat<S> phi_q;
   constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
-  // The direct method's AD solves on the sparse path through sparse LUs (the analysis's
-  // values: sparse_kinematic_point).
-  const bool sparse_solves = !std::is_same_v<S, double> && sparse();
   if constexpr (!std::is_same_v<S, double>) {
     Vec<S> dq;
-    if (!solve(phi_q, phi, dq, sparse_solves)) return false;
+    if (!solve(phi_q, phi, dq)) return false;
     q -= dq;
     constraints(q.data(), zero.data(), v, phi, phi_q, phi_t, gamma);
   }
   // Velocities: Phi_q q' = -Phi_t; accelerations: Phi_q q'' = gamma(q, q').
   Vec<S> qd, qdd;
-  if (!solve(phi_q, Vec<S>(-phi_t), qd, sparse_solves)) return false;
+  if (!solve(phi_q, Vec<S>(-phi_t), qd)) return false;
   constraints(q.data(), qd.data(), v, phi, phi_q, phi_t, gamma);
-  if (!solve(phi_q, gamma, qdd, sparse_solves)) return false;
+  if (!solve(phi_q, gamma, qdd)) return false;
   // Inverse dynamics: Phi_q' lambda = Q - M q''.
   Vec<S> mass, Q;
   mass_and_forces(q.data(), qd.data(), v, mass, Q);
   const Vec<S> residual = Q - Vec<S>(mass.cwiseProduct(qdd));
   Vec<S> lambda;
-  if (!solve(Mat<S>(phi_q.transpose()), residual, lambda, sparse_solves)) return false;
+  if (!solve(Mat<S>(phi_q.transpose()), residual, lambda)) return false;
   out.values = history_values(q, qd, qdd, lambda, phi_q, v);
   out.q = q;
   out.qd = qd;
@@ -501,14 +498,21 @@ std::string Kinematics::assemble(double t, const double* p, const LoadCaseSpec& 
   return why.str();
 }
 
-std::string Kinematics::kinematic_sensitivities(double t, int point, const Eigen::VectorXd& q,
-                                                const Eigen::VectorXd& p, const LoadCaseSpec& lc,
-                                                const KinematicRequest& request) const {
+std::string Kinematics::kinematic_sensitivities(double t, int point, const Eigen::VectorXd& p,
+                                                const LoadCaseSpec& lc,
+                                                const KinematicRequest& request,
+                                                const KinematicState<double>& solved,
+                                                SparseKinematics& kept) const {
   std::vector<size_t> here;  // the wanted values at this grid point
   for (size_t f = 0; f < request.wanted->size(); ++f) {
     if ((*request.wanted)[f].point == point) here.push_back(f);
   }
   if (here.empty()) return "";
+  if (sparse()) {
+    sparse_sensitivities(t, here, p, lc, request, solved, kept);
+    return "";
+  }
+  const Eigen::VectorXd& q = solved.q;
   const std::vector<int>& active = *request.active;
   const auto na = static_cast<Eigen::Index>(active.size());
   const int n = nq(), m = n_constraints();
@@ -540,8 +544,6 @@ std::string Kinematics::kinematic_sensitivities(double t, int point, const Eigen
   // with Phi_q (or its transpose) as Jacobian in its own unknown. One AD pass gives every
   // residual's and output's partial derivatives in z = (q, q', q'', lambda, p_active); per
   // wanted value the levels are then eliminated backwards with one adjoint solve each.
-  KinematicState<double> solved;
-  if (!kinematic_point(t, q, p.data(), lc, solved)) return singular;
   const Eigen::Index nz = 3 * n + m + na;
   ad_size = nz;
   auto seeded = [&](const Eigen::VectorXd& x, Eigen::Index offset) {
@@ -619,7 +621,7 @@ std::string Kinematics::analyse(const Eigen::VectorXd& p, const LoadCaseSpec& lc
     }
     values.row(k) = state.values.transpose();
     if (request) {
-      const std::string why = kinematic_sensitivities(t, k, q, p, lc, *request);
+      const std::string why = kinematic_sensitivities(t, k, p, lc, *request, state, kept);
       if (!why.empty()) return why;
     }
   }
@@ -676,6 +678,7 @@ template void Kinematics::constraints<double, SparsePhi>(const double*, const do
                                                          Vec<double>&) const;
 template double Kinematics::reaction<double, Eigen::SparseMatrix<double>>(
     int, int, const Eigen::SparseMatrix<double>&, const Vec<double>&) const;
+template AD Kinematics::reaction<AD, JointPhiQ>(int, int, const JointPhiQ&, const Vec<AD>&) const;
 template Vec<double> Kinematics::history_values<double, Eigen::SparseMatrix<double>>(
     const Vec<double>&, const Vec<double>&, const Vec<double>&, const Vec<double>&,
     const Eigen::SparseMatrix<double>&, const Env<double>&) const;

@@ -60,6 +60,21 @@ struct SparseKinematics {
   SparseFactor lu;
 };
 
+// One joint's rows of Phi_q, read from its terms as Phi_q's entries (row, column): the
+// reaction of that joint alone (Kinematics::reaction) without the whole Phi_q.
+struct JointPhiQ {
+  const Joint& joint;
+  const JointTerms<AD>& terms;
+  int first;  // the joint's first constraint row
+  AD coeff(Eigen::Index row, Eigen::Index col) const {
+    AD out = C<AD>(0.0);
+    for_each_column(joint.a, joint.b, [&](int local, int c) {
+      if (c == col) out = terms.phi_q[row - first][local];
+    });
+    return out;
+  }
+};
+
 // What a kinematic analysis differentiates, and where the derivatives go.
 struct KinematicRequest {
   const std::vector<int>* active = nullptr;          // parameter indices
@@ -213,7 +228,7 @@ class Kinematics {
 
  private:
   // Velocities, accelerations, reactions and history values at the solved positions q; for AD
-  // parameters with their derivatives (the direct method).
+  // parameters with their derivatives (the dense path's direct method).
   template <class S>
   bool kinematic_point(double t, const Eigen::VectorXd& q, const S* p, const LoadCaseSpec& lc,
                        KinematicState<S>& out) const;
@@ -227,10 +242,19 @@ class Kinematics {
   // sparse LU in kept.lu), else the smallest step J' (J J')^-1 phi; false when J is singular.
   bool sparse_newton_step(const Eigen::VectorXd& phi, SparseKinematics& kept,
                           Eigen::VectorXd& step) const;
-  // The requested derivatives at grid point `point` (direct or adjoint); "" or why not.
-  std::string kinematic_sensitivities(double t, int point, const Eigen::VectorXd& q,
-                                      const Eigen::VectorXd& p, const LoadCaseSpec& lc,
-                                      const KinematicRequest& request) const;
+  // The requested derivatives at grid point `point` (direct or adjoint), the analysis's state
+  // `solved` there; on the sparse path through `kept`, its LU of Phi_q at that point; "" or why
+  // not.
+  std::string kinematic_sensitivities(double t, int point, const Eigen::VectorXd& p,
+                                      const LoadCaseSpec& lc, const KinematicRequest& request,
+                                      const KinematicState<double>& solved,
+                                      SparseKinematics& kept) const;
+  // The same on the sparse path (kinematics_sensitivities.cpp) for the wanted values `here`:
+  // the levels' Jacobians in (q, q', q'', lambda, p) assembled sparse element by element, the
+  // direct method's solves and the adjoint's with kept.lu (Phi_q, factored at this point).
+  void sparse_sensitivities(double t, const std::vector<size_t>& here, const Eigen::VectorXd& p,
+                            const LoadCaseSpec& lc, const KinematicRequest& request,
+                            const KinematicState<double>& solved, SparseKinematics& kept) const;
 };
 
 }  // namespace sao::sim::multibody
