@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "sao/optimizer/driver.hpp"
 #include "sao/optimizer/trust_region.hpp"
@@ -16,6 +18,29 @@ constexpr double kModelAgreement = 0.1;
 // The least cost of a cycle's gradients, in analyses, at which a step is extended (a try costs
 // one analysis; it pays where it saves a cycle of that many).
 constexpr double kExtensionCost = 10.0;
+
+// A second proposal of a cycle (b*'s second-order correction or its extension), analysed and
+// judged from b0.
+struct Alternative {
+  const Eigen::VectorXd& x;
+  const Evaluation* analysis;
+  const CycleFacts& facts;
+  const StepJudgement& judgement;
+  double F_approx = 0.0;
+};
+
+// The alternative takes b*'s place in the cycle: its design, analysis, facts, judgement and
+// record, with `message`.
+void adopt(const Study& study, const Alternative& a, std::string message, Eigen::VectorXd& x_opt,
+           const Evaluation*& e_opt, CycleFacts& facts, StepJudgement& j, CycleRecord& rec) {
+  rec.x_opt = a.x;
+  rec.F_approx = user_objective(study, a.F_approx);
+  rec.message = std::move(message);
+  x_opt = a.x;
+  e_opt = a.analysis;
+  facts = a.facts;
+  j = a.judgement;
+}
 }  // namespace
 
 bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_opt,
@@ -67,14 +92,10 @@ bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_
           "cycle {}: b* rejected (ratio {:.3g}, V {:.3g} %); its second-order "
           "correction accepted (ratio {:.3g}, V {:.3g} %)",
           rec.cycle, j.ratio, facts.V, k.ratio, soc_facts.V);
-      rec.x_opt = x_soc;
-      rec.F_approx = user_objective(study_, F_approx);
-      rec.message =
-          "b* rejected (ratio " + three_digits(j.ratio) + "): its second-order correction accepted";
-      x_opt = x_soc;
-      e_opt = e_soc;
-      facts = soc_facts;
-      j = k;
+      adopt(
+          study_, {x_soc, e_soc, soc_facts, k, F_approx},
+          "b* rejected (ratio " + three_digits(j.ratio) + "): its second-order correction accepted",
+          x_opt, e_opt, facts, j, rec);
       return true;
     }
   }
@@ -139,14 +160,10 @@ int Driver::extend_step(const ApproximateProblem& problem, const SubproblemResul
     ++kept;
     spdlog::debug("cycle {}: the step extended to the enlarged subregion (ratio {:.3g})", rec.cycle,
                   k.ratio);
-    rec.x_opt = x_new;
-    rec.F_approx = user_objective(study_, F_approx);
-    rec.message = "b* extended " + std::to_string(kept) + (kept == 1 ? " time" : " times") +
-                  " in an enlarged subregion (ratio " + three_digits(k.ratio) + ")";
-    x_opt = x_new;
-    e_opt = e_new;
-    facts = new_facts;
-    j = k;
+    adopt(study_, {x_new, e_new, new_facts, k, F_approx},
+          "b* extended " + std::to_string(kept) + (kept == 1 ? " time" : " times") +
+              " in an enlarged subregion (ratio " + three_digits(k.ratio) + ")",
+          x_opt, e_opt, facts, j, rec);
   }
   return kept;
 }
