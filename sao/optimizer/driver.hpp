@@ -161,6 +161,16 @@ struct RunSummary {
   std::vector<Margin> reliability;
 };
 
+// A second proposal of a cycle (b*'s second-order correction or its extension), analysed and
+// judged (Driver::judge_second).
+struct SecondProposal {
+  Eigen::VectorXd x;  // as analysed (auxiliaries repaired)
+  const Evaluation* analysis = nullptr;
+  CycleFacts facts;
+  StepJudgement judgement;
+  double F_approx = 0.0;
+};
+
 class Driver {
  public:
   // The study and the simulator must outlive the driver. `options` are the settings to follow
@@ -312,11 +322,11 @@ class Driver {
                     const Evaluation*& e_opt, CycleFacts& facts, CycleRecord& rec,
                     StepJudgement& j);
   // Internal doubling (Dennis & Schnabel, 6.4.2; settings' extend_steps): when the strategy
-  // accepted b* with a good ratio (above kGrowRatio) and enlarged the move limits that held
-  // it, the same approximations (no new gradients) are solved again in the enlarged subregion
-  // around the same b0, and that proposal analysed (one more analysis) and judged from b0.
-  // It replaces b* when accepted with a larger actual improvement, and the doubling goes on
-  // (at most extend_steps times) while each try is held by a move limit and predicted well;
+  // accepted b* with its actual improvement within 10 % of the predicted one and enlarged the
+  // move limits that held it, the same approximations (no new gradients) are solved again in the
+  // enlarged subregion around the same b0, and that proposal analysed (one more analysis) and
+  // judged from b0. It replaces b* when accepted with a larger actual improvement, and the doubling
+  // goes on (at most extend_steps times) while each try is held by a move limit and predicted well;
   // the first try that fails leaves the last good proposal as the cycle's b*. A step held by
   // a move limit of 0.2 of a range that the approximation predicts right would otherwise cost
   // a cycle (gradients included) per doubling. Tried only where a cycle's gradients cost at
@@ -325,6 +335,12 @@ class Driver {
   int extend_step(const ApproximateProblem& problem, const SubproblemResult& sub,
                   Eigen::VectorXd& x_opt, const Evaluation*& e_opt, CycleFacts& facts,
                   CycleRecord& rec, StepJudgement& j);
+  // `x`, found by `sub` in `problem`'s subregion (set from `factors`), analysed and judged from
+  // b0 like b* (`first`: b*'s facts, whose F0 and V0 it shares). False when its analysis failed
+  // (rec then as it was, its analyses counted: restore_record); else rec holds its analysis.
+  bool judge_second(const ApproximateProblem& problem, const SubproblemResult& sub,
+                    const Eigen::VectorXd& x, double F_approx, const Eigen::VectorXd& factors,
+                    const CycleFacts& first, CycleRecord& rec, SecondProposal& out);
   // A nonlinear subproblem whose local solver stayed at b0 although b0 is not a first-order
   // point (its residual above kkt_tolerance: a stationary point of the approximate problem that
   // is not its minimum, or the solver's stop) is solved again with a further start: b0 moved

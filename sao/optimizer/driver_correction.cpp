@@ -1,4 +1,5 @@
-// Driver::correct_step: the second-order correction of a rejected step (driver.hpp).
+// Driver::correct_step (the second-order correction of a rejected step), Driver::extend_step
+// (internal doubling of an accepted one) and Driver::retry_from_descent (driver.hpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -19,27 +20,25 @@ constexpr double kModelAgreement = 0.1;
 // one analysis; it pays where it saves a cycle of that many).
 constexpr double kExtensionCost = 10.0;
 
-// A second proposal of a cycle (b*'s second-order correction or its extension), analysed and
-// judged from b0.
-struct Alternative {
-  const Eigen::VectorXd& x;
-  const Evaluation* analysis;
-  const CycleFacts& facts;
-  const StepJudgement& judgement;
-  double F_approx = 0.0;
-};
-
-// The alternative takes b*'s place in the cycle: its design, analysis, facts, judgement and
-// record, with `message`.
-void adopt(const Study& study, const Alternative& a, std::string message, Eigen::VectorXd& x_opt,
-           const Evaluation*& e_opt, CycleFacts& facts, StepJudgement& j, CycleRecord& rec) {
-  rec.x_opt = a.x;
-  rec.F_approx = user_objective(study, a.F_approx);
+// `second` takes b*'s place in the cycle: its design, analysis, facts, judgement and record,
+// with `message`.
+void adopt(const Study& study, const SecondProposal& second, std::string message,
+           Eigen::VectorXd& x_opt, const Evaluation*& e_opt, CycleFacts& facts, StepJudgement& j,
+           CycleRecord& rec) {
+  rec.x_opt = second.x;
+  rec.F_approx = user_objective(study, second.F_approx);
   rec.message = std::move(message);
-  x_opt = a.x;
-  e_opt = a.analysis;
-  facts = a.facts;
-  j = a.judgement;
+  x_opt = second.x;
+  e_opt = second.analysis;
+  facts = second.facts;
+  j = second.judgement;
+}
+
+// rec as it was `before` a second proposal, with the analyses since counted.
+void restore_record(CycleRecord& rec, const CycleRecord& before) {
+  const int analyses = rec.analyses;
+  rec = before;
+  rec.analyses = analyses;
 }
 }  // namespace
 
@@ -76,33 +75,38 @@ bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_
   Eigen::VectorXd x_soc = sub.x.cwiseMax(corrected.lower).cwiseMin(corrected.upper);
   if ((x_soc - x_opt).cwiseAbs().maxCoeff() <= 0.0) return false;
   const CycleRecord before = rec;
-  const Eigen::VectorXd proposed = x_soc;
-  const double F_approx = corrected.approximate_objective(sub.x);
-  CycleFacts soc_facts = active_limits(corrected, x_soc, rec);
-  soc_facts.F0 = facts.F0;
-  soc_facts.V0 = facts.V0;
-  soc_facts.approximated = facts.approximated;
-  const Evaluation* e_soc = analyse_proposal(corrected, F_approx, x_soc, soc_facts, rec);
-  if (e_soc) {
-    const StepJudgement k = strategy_->judge(
-        {study_, options_, noisy_, corrected, sub, proposed, x_soc, *e_soc, soc_facts, factors_,
-         previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
-    if (k.accept) {
-      spdlog::debug(
-          "cycle {}: b* rejected (ratio {:.3g}, V {:.3g} %); its second-order "
-          "correction accepted (ratio {:.3g}, V {:.3g} %)",
-          rec.cycle, j.ratio, facts.V, k.ratio, soc_facts.V);
-      adopt(
-          study_, {x_soc, e_soc, soc_facts, k, F_approx},
+  SecondProposal soc;
+  if (judge_second(corrected, sub, x_soc, corrected.approximate_objective(sub.x), factors_, facts,
+                   rec, soc) &&
+      soc.judgement.accept) {
+    spdlog::debug(
+        "cycle {}: b* rejected (ratio {:.3g}, V {:.3g} %); its second-order "
+        "correction accepted (ratio {:.3g}, V {:.3g} %)",
+        rec.cycle, j.ratio, facts.V, soc.judgement.ratio, soc.facts.V);
+    adopt(study_, soc,
           "b* rejected (ratio " + three_digits(j.ratio) + "): its second-order correction accepted",
           x_opt, e_opt, facts, j, rec);
-      return true;
-    }
+    return true;
   }
-  const int analyses = summary_.analyses;
-  rec = before;
-  rec.analyses = analyses;
+  restore_record(rec, before);
   return false;
+}
+
+bool Driver::judge_second(const ApproximateProblem& problem, const SubproblemResult& sub,
+                          const Eigen::VectorXd& x, double F_approx, const Eigen::VectorXd& factors,
+                          const CycleFacts& first, CycleRecord& rec, SecondProposal& out) {
+  out.x = x;
+  out.F_approx = F_approx;
+  out.facts = active_limits(problem, x, rec);
+  out.facts.F0 = first.F0;
+  out.facts.V0 = first.V0;
+  out.facts.approximated = first.approximated;
+  out.analysis = analyse_proposal(problem, F_approx, out.x, out.facts, rec);
+  if (!out.analysis) return false;
+  out.judgement =
+      strategy_->judge({study_, options_, noisy_, problem, sub, x, out.x, *out.analysis, out.facts,
+                        factors, previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+  return true;
 }
 
 int Driver::extend_step(const ApproximateProblem& problem, const SubproblemResult& sub,
@@ -123,35 +127,23 @@ int Driver::extend_step(const ApproximateProblem& problem, const SubproblemResul
     set_subregion(study_, j.factors, wider, strategy_->floored_subregion());
     const SubproblemResult again = solve_subproblem(wider, noisy_);
     if (again.status != SubproblemStatus::kOptimal) break;
-    Eigen::VectorXd x_new = again.x.cwiseMax(wider.lower).cwiseMin(wider.upper);
+    const Eigen::VectorXd x_new = again.x.cwiseMax(wider.lower).cwiseMin(wider.upper);
     const Eigen::VectorXd half = 0.5 * (wider.upper - wider.lower).head(n);
     if (!((x_new - x_opt).head(n).cwiseAbs().cwiseQuotient(half).maxCoeff() > 1e-3)) break;
-    const Eigen::VectorXd proposed = x_new;
     const double F_approx =
         wider.curvature.size() == 0 ? again.objective : wider.approximate_objective(again.x);
     const CycleRecord before = rec;
-    CycleFacts new_facts = active_limits(wider, x_new, rec);
-    new_facts.F0 = facts.F0;
-    new_facts.V0 = facts.V0;
-    new_facts.approximated = facts.approximated;
-    const Evaluation* e_new = analyse_proposal(wider, F_approx, x_new, new_facts, rec);
-    if (!e_new) {
-      const int analyses = summary_.analyses;
-      rec = before;
-      rec.analyses = analyses;
+    SecondProposal wide;
+    if (!judge_second(wider, again, x_new, F_approx, j.factors, facts, rec, wide)) {
+      restore_record(rec, before);
       break;
     }
-    const StepJudgement k = strategy_->judge(
-        {study_, options_, noisy_, wider, again, proposed, x_new, *e_new, new_facts, j.factors,
-         previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
-    if (!k.accept || !(k.actual > j.actual)) {
+    if (!wide.judgement.accept || !(wide.judgement.actual > j.actual)) {
       // The enlarged subregion was too large for the approximations: the next cycle keeps the
       // one its b* came from.
       spdlog::debug("cycle {}: the step extended to the enlarged subregion: ratio {:.3g}, kept b*",
-                    rec.cycle, k.ratio);
-      const int analyses = summary_.analyses;
-      rec = before;
-      rec.analyses = analyses;
+                    rec.cycle, wide.judgement.ratio);
+      restore_record(rec, before);
       j.factors = held;
       j.actions.assign(j.actions.size(), MoveAction::kKept);
       break;
@@ -159,10 +151,10 @@ int Driver::extend_step(const ApproximateProblem& problem, const SubproblemResul
     held = j.factors;
     ++kept;
     spdlog::debug("cycle {}: the step extended to the enlarged subregion (ratio {:.3g})", rec.cycle,
-                  k.ratio);
-    adopt(study_, {x_new, e_new, new_facts, k, F_approx},
+                  wide.judgement.ratio);
+    adopt(study_, wide,
           "b* extended " + std::to_string(kept) + (kept == 1 ? " time" : " times") +
-              " in an enlarged subregion (ratio " + three_digits(k.ratio) + ")",
+              " in an enlarged subregion (ratio " + three_digits(wide.judgement.ratio) + ")",
           x_opt, e_opt, facts, j, rec);
   }
   return kept;
