@@ -8,9 +8,12 @@
 //                   [--methods sao,sao-metamodel,slsqp,mma,cobyla,ipopt]
 //                   [--problems hs-010,hs-071]
 //                   [--max-evals N] [--max-time S] [--dir problems/suite]
-//                   [--set settings.objacc=0.1] [--starts infeasible] > table.md
+//                   [--set settings.objacc=0.1] [--starts infeasible|random]
+//                   [--seed N] > table.md
 //   --starts infeasible: every problem from a start violating its constraints 10-fold (found
 //   from x* by suite::infeasible_start), in process: reached feasibility, honest, solved.
+//   --starts random: every problem from a random start inside its bounds (suite::random_start,
+//   seeded by --seed, default 1), in process: the same columns.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -37,7 +40,8 @@ using sao::suite::Path;
 struct Options {
   std::string subset = "all", path = "both", dir = SAO_SOURCE_DIR "/problems/suite";
   std::vector<std::string> methods{"sao", "slsqp", "mma", "cobyla"}, problems;
-  bool infeasible_starts = false;
+  std::string starts;  // "", "infeasible" or "random"
+  unsigned seed = 1;   // of the random starts
   sao::suite::RunSettings run{500, 120, SAO_FUNCTIONS_EVAL, "", {}, {}};
 };
 
@@ -55,9 +59,11 @@ const char* kUsage =
     "                 [--methods sao,sao-metamodel,slsqp,mma,cobyla,ipopt] [--problems NAME,...]\n"
     "                 [--max-evals N (500)] [--max-time S (120)] [--dir problems/suite]\n"
     "                 [--set settings.objacc=0.1 ...] [--evaluator PATH (sao_functions_eval)]\n"
-    "                 [--starts infeasible]\n"
+    "                 [--starts infeasible|random] [--seed N (1)]\n"
     "  --set: an override applied to every study (as sao run --set), for every method\n"
-    "  --starts infeasible: each problem from a start violating it 10-fold, in process\n";
+    "  --starts infeasible: each problem from a start violating it 10-fold, in process\n"
+    "  --starts random: each problem from a random start inside its bounds (seeded by --seed),\n"
+    "                   in process\n";
 
 // Returns -1 to go on, else the exit code.
 int parse(int argc, char** argv, Options& o) {
@@ -80,9 +86,11 @@ int parse(int argc, char** argv, Options& o) {
       o.dir = argv[++i];
     } else if (a == "--set" && value) {
       o.run.overrides.push_back(argv[++i]);
-    } else if (a == "--starts" && value && std::string(argv[i + 1]) == "infeasible") {
-      o.infeasible_starts = true;
-      ++i;
+    } else if (a == "--starts" && value &&
+               (std::string(argv[i + 1]) == "infeasible" || std::string(argv[i + 1]) == "random")) {
+      o.starts = argv[++i];
+    } else if (a == "--seed" && value) {
+      o.seed = static_cast<unsigned>(std::stoul(argv[++i]));
     } else if (a == "--evaluator" && value) {
       o.run.evaluator = argv[++i];
     } else if (a == "-h" || a == "--help") {
@@ -219,10 +227,16 @@ std::vector<Result> run_path(Path path, const std::vector<Known>& problems, cons
 
 }  // namespace
 
-// Every problem from a start violating it 10-fold, every method, in process.
-void run_infeasible_starts(const std::vector<Known>& problems, const Options& o) {
+// Every problem from a start violating it 10-fold (o.starts "infeasible") or from a random start
+// inside its bounds ("random"), every method, in process.
+void run_other_starts(const std::vector<Known>& problems, const Options& o) {
+  const bool random = o.starts == "random";
+  if (random) {
+    std::printf("\n#### From random starts inside the bounds (seed %u, in process)\n\n", o.seed);
+  } else {
+    std::printf("\n#### From starts violating the constraints 10-fold (in process)\n\n");
+  }
   std::printf(
-      "\n#### From starts violating the constraints 10-fold (in process)\n\n"
       "| problem | start violation [%%] | method | status | f error | max violation [%%] | "
       "feasible | solved | honest | b0 again | runs |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -231,15 +245,23 @@ void run_infeasible_starts(const std::vector<Known>& problems, const Options& o)
     double start_violation = NAN;
     sao::suite::RunSettings run = o.run;
     try {
-      run.start = sao::suite::infeasible_start(o.dir, k, 10.0, &start_violation);
+      run.start = random ? sao::suite::random_start(o.dir, k, o.seed, &start_violation)
+                         : sao::suite::infeasible_start(o.dir, k, 10.0, &start_violation);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: %s\n", k.problem.c_str(), e.what());
     }
     if (run.start.empty()) {
-      std::printf("| %s | no violating start found | | | | | | | | | |\n", k.problem.c_str());
+      std::printf("| %s | no %s start found | | | | | | | | | |\n", k.problem.c_str(),
+                  random ? "analysable" : "violating");
       continue;
     }
     found += start_violation >= 1000.0;
+    std::string start;  // on stderr, for re-running one problem with `sao run --set`
+    for (size_t i = 0; i < run.start.size(); ++i) {
+      if (i > 0) start += ' ';
+      start += std::to_string(run.start[i]);
+    }
+    std::fprintf(stderr, "%s: start %s\n", k.problem.c_str(), start.c_str());
     for (const std::string& m : o.methods) {
       const Outcome x = sao::suite::run_problem(o.dir, k, m, Path::kInternal, run);
       const bool reached = x.violation <= 0.01;
@@ -258,12 +280,18 @@ void run_infeasible_starts(const std::vector<Known>& problems, const Options& o)
       sao_runs += x.runs;
     }
   }
+  if (random) {
+    std::printf("\nSAO on %zu problems from random starts: ", problems.size());
+  } else {
+    std::printf(
+        "\nSAO on %zu problems, %d of them from starts violating 10-fold or more (the others from "
+        "the most violating start inside the bounds): ",
+        problems.size(), found);
+  }
   std::printf(
-      "\nSAO on %zu problems, %d of them from starts violating 10-fold or more (the others from "
-      "the most violating start inside the bounds): feasible at the end %d, solved %d, at a "
-      "known local minimum %d, honest %d, cycles proposing b0 again %d (each logged with the "
-      "subproblem's status), runs %d.\n",
-      problems.size(), found, feasible, solved, local, honest, again, sao_runs);
+      "feasible at the end %d, solved %d, at a known local minimum %d, honest %d, cycles "
+      "proposing b0 again %d (each logged with the subproblem's status), runs %d.\n",
+      feasible, solved, local, honest, again, sao_runs);
 }
 
 int main(int argc, char** argv) {
@@ -287,8 +315,8 @@ int main(int argc, char** argv) {
                        ("sao-suite-" + std::to_string(static_cast<long>(getpid())));
   o.run.scratch = scratch.string();
   const auto t0 = std::chrono::steady_clock::now();
-  if (o.infeasible_starts) {
-    run_infeasible_starts(problems, o);
+  if (!o.starts.empty()) {
+    run_other_starts(problems, o);
     std::printf("\n%zu problems, %.0f s.\n", problems.size(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return 0;

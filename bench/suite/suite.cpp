@@ -7,7 +7,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <random>
 #include <stdexcept>
 
 #include "bench/compare/direct_coupling.hpp"
@@ -263,6 +265,36 @@ std::vector<double> infeasible_start(const std::string& directory, const Known& 
   }
   if (violation) *violation = most_violation;
   return most;
+}
+
+std::vector<double> random_start(const std::string& directory, const Known& known, unsigned seed,
+                                 double* violation) {
+  const OpenedStudy opened = open_study(directory + "/" + known.problem + ".json");
+  const LoadedStudy& study = opened.study;
+  const int n = study.n_design();
+  std::seed_seq sequence{seed, static_cast<unsigned>(std::hash<std::string>{}(known.problem))};
+  std::mt19937 generator(sequence);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int draw = 0; draw < 50; ++draw) {
+    Eigen::VectorXd full = initial_variables(study);
+    for (int i = 0; i < n; ++i) {
+      const DesignVariable& v = study.design[i];
+      const double x_star = known.x[static_cast<size_t>(i)];
+      const double own = 1.0 + std::abs(x_star);
+      const double range = v.upper - v.lower;
+      const double w = std::isfinite(range) && range <= 10.0 * own ? range : own;
+      full(i) = std::clamp(x_star + u(generator) * 0.5 * w, v.lower, v.upper);
+      // A relative move limit cannot start from 0 (the loader says so): 1 % of w inside.
+      if (full(i) == 0.0 && !v.range_sizing) full(i) = v.upper > 0.0 ? 0.01 * w : -0.01 * w;
+    }
+    const Evaluation e = opened.simulator->evaluate({{full, {}}}).front();
+    if (!e.ok) continue;
+    const double v = max_violation(study, full, ExactResponses(study, e));
+    if (!std::isfinite(v)) continue;
+    if (violation) *violation = v;
+    return std::vector<double>(full.data(), full.data() + n);
+  }
+  return {};
 }
 
 }  // namespace sao::suite

@@ -99,6 +99,15 @@ struct RunSettings {
 std::vector<double> infeasible_start(const std::string& directory, const Known& known, double fold,
                                      double* violation);
 
+// A random start inside the bounds: x* + u (w / 2) per variable, u uniform in [-1, 1] from a
+// generator seeded by `seed` and the problem's name (the same starts wherever the same standard
+// library is: std::hash and the distribution are its own), w the variable's range where it is
+// finite and at most 10 (1 + |x*|), else 1 + |x*|; clamped to the bounds (a variable with a
+// relative move limit clamped to 0 starts 1 % of w inside), drawn again (at most 50 times) where
+// the analysis fails. Empty when every draw failed. Its violation (%) through `violation`.
+std::vector<double> random_start(const std::string& directory, const Known& known, unsigned seed,
+                                 double* violation);
+
 // One problem with one method ("sao", "sao-metamodel", "slsqp", "mma", "cobyla", "ipopt") on one
 // path. "sao-metamodel": the SAO driver with "strategy": "metamodel" (quadratic SRSM, no
 // sensitivities) and every variable's move limit 0.5 (the region half the range); problems of
