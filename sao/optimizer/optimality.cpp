@@ -26,9 +26,16 @@ double scaled_gradient_norm(const Eigen::VectorXd& gradient, const Eigen::Vector
   return gradient.size() == 0 ? 0.0 : gradient.cwiseProduct(sizes).cwiseAbs().maxCoeff();
 }
 
+namespace {
+// |F| at least this share of its slope is not falling to 0 (residual_normaliser).
+constexpr double kNotFalling = 1.0;
+}  // namespace
+
 double residual_normaliser(double gradient_scale, double objective, double reference) {
-  return std::max(gradient_scale,
-                  std::clamp(std::abs(objective), kReferenceShare * reference, reference));
+  const double F = std::abs(objective);
+  // The floor is for an objective falling to 0; one at least kNotFalling of its slope is not.
+  const double floor = F >= kNotFalling * gradient_scale ? 0.0 : kReferenceShare * reference;
+  return std::max(gradient_scale, std::clamp(F, std::min(floor, reference), reference));
 }
 
 namespace {

@@ -17,6 +17,11 @@
 // so r does not depend on the units of the objective, a large added constant cannot make it
 // small (|F| counts at most as much as the start's gradient), and at an unconstrained optimum
 // (dF/dx -> 0) the gradient is measured against |F|, or 1 % of the start's when F -> 0. The
+// 1 % floor is for an objective falling to 0 only: where |F| is at least kNotFalling times its
+// slope here (||s (.) dF/dx||_inf), D = max(slope, min(|F|, the start's slope)). Otherwise a
+// start next to a singular term (HS 64 from x3 = 1e-5: 144000 / x3 makes the start's slope
+// 1.4e16) would make every later residual vanish, and a run would converge where a step of
+// one characteristic size still gains a quarter of F. The
 // minimisation is a small LP (GLPK). r = 0 at a KKT point; the multipliers lambda are in
 // units of F per unit of g_hat.
 #pragma once

@@ -58,6 +58,45 @@ TEST(Optimality, DoesNotDependOnTheUnitsOrAConstantOfTheObjective) {
   EXPECT_NEAR(first_order_optimality(in).residual, a, 1e-12);
 }
 
+// HS 64's objective 5 x1 + 50000 / x1 + 20 x2 + 72000 / x2 + 10 x3 + 144000 / x3 started at x3
+// = 1e-5, next to its singular term: the start's slope is about 1.4e16. At (81, 110, 187.6),
+// where a step of one characteristic size still gains about a quarter of F, the residual must say
+// so, not vanish against the start's slope.
+TEST(Optimality, AStartNextToASingularTermDoesNotHideTheSlopeOfAnObjectiveNotFallingToZero) {
+  OptimalityInput in;
+  in.x = Eigen::Vector3d(81.0, 110.0, 187.6);
+  in.lower = Eigen::Vector3d::Constant(1e-5);
+  in.upper = Eigen::Vector3d::Constant(1000.0);
+  const Eigen::Vector3d c(5.0, 20.0, 10.0), d(50000.0, 72000.0, 144000.0);
+  in.objective_gradient = c - d.cwiseQuotient(in.x.cwiseProduct(in.x));
+  in.objective = c.dot(in.x) + d.cwiseQuotient(in.x).sum();
+  in.row_values = Eigen::VectorXd::Constant(1, -0.02);  // 4/x1 + 32/x2 + 120/x3 <= 1, inactive
+  in.row_jacobian =
+      Eigen::RowVector3d(-4.0 / (81.0 * 81.0), -32.0 / (110.0 * 110.0), -120.0 / (187.6 * 187.6));
+  const Eigen::Vector3d start(1e-5, 105.5, 1e-5);
+  const Eigen::Vector3d start_gradient = c - d.cwiseQuotient(start.cwiseProduct(start));
+  in.reference = scaled_gradient_norm(start_gradient, variable_sizes(start, in.lower, in.upper));
+  ASSERT_GT(in.reference, 1e15);
+  const Optimality o = first_order_optimality(in);
+  ASSERT_TRUE(o.computed) << o.message;
+  EXPECT_GT(o.residual, 0.1);
+  EXPECT_NEAR(o.normaliser, in.objective, 1e-9 * in.objective);
+  // An objective falling to 0 keeps the start's slope as its floor: at (1e-4, 1e-4) of
+  // F = x1^2 + x2^2 in [-10, 10]^2 (slope 2e-4 over sizes of 0.2) the residual is measured
+  // against 1 % of the start's slope (10 over sizes of 5 from (5, 5)), not against the slope.
+  OptimalityInput zero;
+  zero.x = Eigen::Vector2d(1e-4, 1e-4);
+  zero.lower = Eigen::Vector2d::Constant(-10.0);
+  zero.upper = Eigen::Vector2d::Constant(10.0);
+  zero.objective_gradient = 2.0 * zero.x;
+  zero.objective = zero.x.squaredNorm();
+  zero.reference = 50.0;
+  const Optimality z = first_order_optimality(zero);
+  ASSERT_TRUE(z.computed) << z.message;
+  EXPECT_NEAR(z.normaliser, 0.5, 1e-12);
+  EXPECT_NEAR(z.residual, 8e-5, 1e-9);
+}
+
 TEST(Optimality, BoundsTakeMultipliersOfTheRightSignOnly) {
   OptimalityInput in;
   in.x = Eigen::VectorXd::Constant(1, 1.0);
