@@ -573,6 +573,7 @@ void slider_row(int largest) {
   growth_table("N", sizes, 80, sao::bench::slider_row, 1.0,
                {linear_algebra("dense"), linear_algebra("sparse"), absolute, automatic},
                [](int n) { return fmt::format("s{}", n); });
+  sao::bench::speed::slider_gradient_cost(largest, g_repeats);
 }
 
 // One analysis of the chain of `links` links by sao_simbody_chain (bench/speed/simbody_chain.cpp):

@@ -31,14 +31,14 @@ class ReducedMass {
   bool factor(const Reduction& r, const Vec<double>& mass) {
     factored_ = mass;
     sparse_ = r.sparse;
-    matrix_ = r.basis.transpose() * mass.asDiagonal() * r.basis;
     if (sparse_) {
+      matrix_ = r.basis.transpose() * mass.asDiagonal() * r.basis;
       sparse_ldlt_.compute(matrix_);
       const Eigen::VectorXd& d = sparse_ldlt_.vectorD();
       ok_ = sparse_ldlt_.info() == Eigen::Success && d.minCoeff() > 0.0 &&
             d.minCoeff() > 1e-14 * d.maxCoeff();
-    } else {
-      dense_.compute(Eigen::MatrixXd(matrix_));
+    } else {  // a dense product: no sparse one's allocations at every history point
+      dense_.compute(r.basis.transpose() * (mass.asDiagonal() * Eigen::MatrixXd(r.basis)));
       ok_ = dense_.info() == Eigen::Success && dense_.rcond() > 1e-14;
     }
     return ok_;
@@ -57,6 +57,7 @@ class ReducedMass {
       dense_.solveInPlace(b);
     }
   }
+  // N' M N on the sparse path.
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
 
  private:
