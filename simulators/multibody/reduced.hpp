@@ -56,7 +56,7 @@ struct Reduction {
 // equations lose to them there, a row of sliders 0.51 s against 0.38 s at 200). "sparse"
 // reduces with sparse equations, "dense" with dense ones, whatever the size.
 constexpr int kSparseReducedFrom = 40;
-constexpr double kSparseReducedFill = 0.1;
+constexpr double kSparseReducedFill = 0.2;
 constexpr int kReducedUpTo = 160;
 
 // Whether the model integrates in independent coordinates, into `out`; when not, `why` says

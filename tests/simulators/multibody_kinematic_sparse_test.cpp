@@ -172,9 +172,9 @@ nlohmann::json sprung_row(int count, int reach) {
 
 // "auto" chooses the independent coordinates' equations by their size and the fill of the
 // reduced Jacobian's pattern: a row of sliders (3k - 2 entries) dense below 40 independent
-// coordinates and sparse from 40, however many; a row sprung to its next 3 (more than 10 % of
-// the entries at k = 50) dense, and above 160 independent coordinates with more than 10 % (the
-// next 9) in absolute coordinates, sparse. "sparse" reduces with sparse equations, "dense" with
+// coordinates and sparse from 40, however many; a row sprung to its next 6 (more than 20 % of
+// the entries at k = 50) dense, and above 160 independent coordinates with more than 20 % (the
+// next 17) in absolute coordinates, sparse. "sparse" reduces with sparse equations, "dense" with
 // dense ones, whatever the size.
 TEST(MultibodyKinematicSparse, AutoChoosesTheReducedEquationsBySizeAndStructure) {
   EXPECT_NE(built_log(bench::slider_row(39))
@@ -189,13 +189,13 @@ TEST(MultibodyKinematicSparse, AutoChoosesTheReducedEquationsBySizeAndStructure)
                 .find("integrating 800 states (400 independent coordinates and their rates; "
                       "sparse reduced equations"),
             std::string::npos);
-  const std::string filled = built_log(sprung_row(50, 3));
-  EXPECT_NE(filled.find("50 independent coordinates and their rates; dense reduced equations (338 "
+  const std::string filled = built_log(sprung_row(50, 6));
+  EXPECT_NE(filled.find("50 independent coordinates and their rates; dense reduced equations (608 "
                         "of 2500 entries"),
             std::string::npos)
       << filled;
-  const std::string large = built_log(sprung_row(161, 9));
-  EXPECT_NE(large.find("in absolute coordinates (161 independent coordinates, 2969 of 25921 "
+  const std::string large = built_log(sprung_row(161, 17));
+  EXPECT_NE(large.find("in absolute coordinates (161 independent coordinates, 5329 of 25921 "
                        "entries in the reduced Jacobian's pattern: their dense equations lose"),
             std::string::npos)
       << large;
@@ -205,7 +205,7 @@ TEST(MultibodyKinematicSparse, AutoChoosesTheReducedEquationsBySizeAndStructure)
   EXPECT_NE(built_log(forced).find("4 independent coordinates and their rates; sparse reduced "
                                    "equations (\"linear_algebra\": \"sparse\""),
             std::string::npos);
-  forced = sprung_row(161, 9);
+  forced = sprung_row(161, 17);
   forced["linear_algebra"] = "dense";
   EXPECT_NE(built_log(forced).find("161 independent coordinates and their rates; dense reduced "
                                    "equations (\"linear_algebra\": \"dense\")"),
