@@ -65,4 +65,9 @@ void gradient_cost(int links, int repeats);
 // gradients, dense against sparse, for N = 20, 80, 160 links up to `largest`.
 void kinematic_gradient_cost(int largest, int repeats);
 
+// Section 7's second table (slider_gradients.cpp): a row of N = 40, 160, 640 sliders (up to
+// `largest`), its direct and adjoint gradients in independent coordinates dense and sparse and
+// in absolute coordinates.
+void slider_gradient_cost(int largest, int repeats);
+
 }  // namespace sao::bench::speed

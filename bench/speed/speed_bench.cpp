@@ -25,7 +25,9 @@
 //   6. the gradients' cost on the chain of 80 links (--gradient-chain N): one analysis, the
 //      direct and the adjoint method, the variational integrator's discrete direct and adjoint,
 //      for 1..16 parameters and 1 or 3 responses, with the gradients' agreement
-//      (gradient_cost.cpp).
+//      (gradient_cost.cpp);
+//   7. a row of N = 10..640 sliders (--largest-slider-row N) in independent coordinates with
+//      dense and sparse equations, in absolute coordinates (sparse) and under "auto" (issue 52).
 // Each figure is the median CPU time of `repeats` runs (default 3; --repeats N); --skip-study
 // leaves out the whole studies (the longest part); --section N runs section N only; --sao PATH
 // runs the studies with another sao program; --chain-study FILE writes the chain of section 2 as a
@@ -550,6 +552,30 @@ void growth(const GrowthSettings& settings) {
   }
 }
 
+// Section 7 (issue 52, branch redsparse): a row of N sliders (bench/pendulum_chain_model.hpp
+// slider_row: k = N independent coordinates, a banded reduced Jacobian) in independent
+// coordinates with dense and with sparse equations, in absolute coordinates (sparse) and under
+// "auto", N = 10..`largest`.
+void slider_row(int largest) {
+  fmt::print(
+      "\n7. A row of N sliders (k = N independent coordinates), 1 s, CPU: independent coordinates "
+      "dense and sparse, absolute sparse, auto (ratio: to the column before; tip diff: the last "
+      "slider's)\n");
+  std::vector<int> sizes;
+  for (int n : {10, 20, 40, 80, 160, 320, 640}) {
+    if (n <= largest) sizes.push_back(n);
+  }
+  const Configuration absolute{"absolute", [](nlohmann::json& m) {
+                                 m["coordinates"] = "absolute";
+                                 m["linear_algebra"] = "sparse";
+                               }};
+  const Configuration automatic{"auto", [](nlohmann::json&) {}};
+  growth_table("N", sizes, 80, sao::bench::slider_row, 1.0,
+               {linear_algebra("dense"), linear_algebra("sparse"), absolute, automatic},
+               [](int n) { return fmt::format("s{}", n); });
+  sao::bench::speed::slider_gradient_cost(largest, g_repeats);
+}
+
 // One analysis of the chain of `links` links by sao_simbody_chain (bench/speed/simbody_chain.cpp):
 // its CPU seconds (the median of g_repeats), steps and the tip's (x, y) at its 11 points.
 struct SimbodyRun {
@@ -626,6 +652,7 @@ int main(int argc, char** argv) {
   int section = 0;                 // 0: every section
   GrowthSettings growth_settings;  // section 4
   int gradient_chain = 80;         // section 6's chain (--gradient-chain N)
+  int largest_slider_row = 640;    // section 7's (--largest-slider-row N)
   std::string chain_study;  // --chain-study FILE: write section 2's chain as a study, nothing else
   std::vector<std::string> size_study;  // --size-study MODEL N FILE: the same for a size bench
   for (int i = 1; i < argc; ++i) {
@@ -633,8 +660,8 @@ int main(int argc, char** argv) {
       study = false;
     } else if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
       section = std::atoi(argv[++i]);
-      if (section < 1 || section > 6) {
-        fmt::print(stderr, "sao_speed: --section expects 1, 2, 3, 4, 5 or 6\n");
+      if (section < 1 || section > 7) {
+        fmt::print(stderr, "sao_speed: --section expects 1 to 7\n");
         return 2;
       }
     } else if (std::strcmp(argv[i], "--sao") == 0 && i + 1 < argc) {
@@ -665,6 +692,8 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "sao_speed: --gradient-chain expects a number of links >= 1\n");
         return 2;
       }
+    } else if (std::strcmp(argv[i], "--largest-slider-row") == 0 && i + 1 < argc) {
+      largest_slider_row = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--chain-study") == 0 && i + 1 < argc) {
       chain_study = argv[++i];
     } else if (std::strcmp(argv[i], "--size-study") == 0 && i + 3 < argc) {
@@ -672,9 +701,10 @@ int main(int argc, char** argv) {
       i += 3;
     } else {
       fmt::print(stderr,
-                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1..6] [--sao PATH] "
+                 "usage: sao_speed [--repeats N] [--skip-study] [--section 1..7] [--sao PATH] "
                  "[--largest-chain N] [--largest-beam E] [--beam-end T] [--beam-step H] "
-                 "[--beam-cvodes-up-to E] [--gradient-chain N] [--chain-study FILE] "
+                 "[--beam-cvodes-up-to E] [--gradient-chain N] [--largest-slider-row N] "
+                 "[--chain-study FILE] "
                  "[--size-study chain|driven|sliders N FILE]\n");
       return 2;
     }
@@ -704,6 +734,7 @@ int main(int argc, char** argv) {
       return 4;
     }
     if (section == 0 || section == 6) sao::bench::speed::gradient_cost(gradient_chain, g_repeats);
+    if (section == 0 || section == 7) slider_row(largest_slider_row);
   } catch (const std::exception& e) {
     fmt::print(stderr, "sao_speed: {}\n", e.what());
     return 3;

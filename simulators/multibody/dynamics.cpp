@@ -217,6 +217,16 @@ class Run final : public AbsoluteRun {
     fill_gt(x, false, false);
     return gt_.leftCols(n_);
   }
+  void sparse_force_derivatives(double t, const double* x, const Eigen::VectorXd& qdd,
+                                Eigen::SparseMatrix<double>& out) override {
+    env_.set_time(t);
+    z_.setZero(n_ + m_);
+    z_.head(n_) = qdd;
+    fill_gt(x, false, true);
+    for (Eigen::Triplet<double>& e : gt_entries_) e = {e.col(), e.row(), e.value()};
+    out.resize(n_, width_);
+    out.setFromTriplets(gt_entries_.begin(), gt_entries_.end());  // summed
+  }
 
   void integrands(double t, const double* x, double* g) override {
     env_.set_time(t);

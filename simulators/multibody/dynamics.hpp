@@ -28,6 +28,10 @@ class AbsoluteRun : public OdeModel::Instance {
   // (2n + na) x n.
   virtual Eigen::Ref<const Eigen::MatrixXd> force_derivatives(double t, const double* x,
                                                               const Eigen::VectorXd& qdd) = 0;
+  // The same, transposed and sparse: G = d(Q - M q'')/d(q, q', p_active), n x (2n + na), with
+  // every derivative an element has, zero or not (its pattern the same at every point of a run).
+  virtual void sparse_force_derivatives(double t, const double* x, const Eigen::VectorXd& qdd,
+                                        Eigen::SparseMatrix<double>& out) = 0;
   // From now on, the derivatives in the coordinates i (and their velocities) with needed[i]
   // false are not formed: their rows of G' stay zero (a run in independent coordinates whose
   // null-space basis has a zero row there multiplies them by zero anyway). Every element's

@@ -200,7 +200,8 @@ struct MultibodyModel {
   // constraint equation is linear (reduced.hpp); "absolute": always in (q, q').
   bool reduce = true;
   // "linear_algebra": "auto" (default), "dense" or "sparse": how a run in absolute coordinates
-  // factors its augmented system and Newton matrices (Dynamics::sparse).
+  // factors its augmented system and Newton matrices (Dynamics::sparse), and one in independent
+  // coordinates its reduced equations (Reduction::sparse).
   enum class LinearAlgebra { kAuto, kDense, kSparse } linear_algebra = LinearAlgebra::kAuto;
   // "jacobian_age": "auto" (-1, default) or N >= 0: the oldest Jacobian and Newton matrix CVODES
   // may use, in steps (OdeSystem::jacobian_age; 0: CVODES's defaults, 51 and 20 steps and

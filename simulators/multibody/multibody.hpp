@@ -34,7 +34,7 @@
 //     "integrals": [{"name": "psi", "integrand": "(slider_x - 2.5)^2"}],
 //     "baumgarte": {"alpha": 10, "beta": 10},
 //     "coordinates": "independent" | "absolute",   // reduced.hpp: linear constraints eliminated
-//     "linear_algebra": "auto" | "dense" | "sparse", // augmented_solver.hpp (absolute coordinates)
+//     "linear_algebra": "auto" | "dense" | "sparse", // augmented_solver.hpp, reduced.hpp
 //     "max_step": "0.05/(speed/3.6)"               // largest integrator step per load case
 //   }
 // Every number may be an expression (a string) of the parameters and load-case parameters;

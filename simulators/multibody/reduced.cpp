@@ -1,8 +1,8 @@
 #include "simulators/multibody/reduced.hpp"
 
+#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 namespace sao::sim::multibody {
@@ -19,55 +19,54 @@ void offsets(const Dynamics& d, const Env<S>& env, Vec<S>& b, Vec<S>& bt, Vec<S>
   bt = -bt;
 }
 
-// Phi_q at pose q, time t and parameters p (the model's load-case defaults).
-Eigen::MatrixXd jacobian_at(const Dynamics& d, const Eigen::VectorXd& q, const double* p,
-                            double t) {
-  const LoadCaseSpec lc;
-  const Eigen::VectorXd qd = Eigen::VectorXd::Zero(q.size());
-  Vec<double> phi, phi_t, gamma;
-  Mat<double> phi_q;
-  d.constraints(q.data(), qd.data(), d.vars(p, t, lc), phi, phi_q, phi_t, gamma);
-  return phi_q;
-}
-
-// The first row of J that differs from A's, or -1.
-Eigen::Index first_change(const Eigen::MatrixXd& A, const Eigen::MatrixXd& J) {
-  const double scale = 1e-12 * (1.0 + A.cwiseAbs().maxCoeff());
-  for (Eigen::Index r = 0; r < A.rows(); ++r) {
-    for (Eigen::Index c = 0; c < A.cols(); ++c) {
-      if (!(std::abs(A(r, c) - J(r, c)) <= scale)) return r;
+// N' M N for M's diagonal, factored: dense (Cholesky, regular when its condition estimate is
+// above 1e-14) or sparse (LDL', regular when its pivots spread over less than 1e14). A run's
+// masses depend on its parameters only: it is factored once per run.
+class ReducedMass {
+ public:
+  bool same(const Vec<double>& mass) const {
+    return mass.size() == factored_.size() && mass == factored_;
+  }
+  // False when N' M N is not positive definite.
+  bool factor(const Reduction& r, const Vec<double>& mass) {
+    factored_ = mass;
+    sparse_ = r.sparse;
+    if (sparse_) {
+      matrix_ = r.basis.transpose() * mass.asDiagonal() * r.basis;
+      sparse_ldlt_.compute(matrix_);
+      const Eigen::VectorXd& d = sparse_ldlt_.vectorD();
+      ok_ = sparse_ldlt_.info() == Eigen::Success && d.minCoeff() > 0.0 &&
+            d.minCoeff() > 1e-14 * d.maxCoeff();
+    } else {  // a dense product: no sparse one's allocations at every history point
+      dense_.compute(r.basis.transpose() * (mass.asDiagonal() * Eigen::MatrixXd(r.basis)));
+      ok_ = dense_.info() == Eigen::Success && dense_.rcond() > 1e-14;
+    }
+    return ok_;
+  }
+  bool ok() const { return ok_; }
+  // (N' M N)^-1 B.
+  template <class Rhs>
+  Eigen::MatrixXd solve(const Rhs& b) const {
+    if (sparse_) return sparse_ldlt_.solve(b);
+    return dense_.solve(b);
+  }
+  void solve_in_place(Eigen::VectorXd& b) const {
+    if (sparse_) {
+      b = sparse_ldlt_.solve(b);
+    } else {
+      dense_.solveInPlace(b);
     }
   }
-  return -1;
-}
+  // N' M N on the sparse path.
+  const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
 
-// The Jacobian of the constraints at the given pose, checked to be the same at other poses,
-// times and parameter values; "" or why not.
-std::string constant_jacobian(const Dynamics& d, Eigen::MatrixXd& A) {
-  const MultibodyModel& model = d.model();
-  const int n = d.nq();
-  const LoadCaseSpec lc;
-  const std::vector<double>& p = model.parameter_defaults;
-  const Env<double> env = d.vars(p.data(), 0.0, lc);
-  Eigen::VectorXd q(n);
-  for (size_t i = 0; i < model.bodies.size(); ++i) {
-    q(3 * i) = model.bodies[i].x.at(env);
-    q(3 * i + 1) = model.bodies[i].y.at(env);
-    q(3 * i + 2) = model.bodies[i].angle.at(env);
-  }
-  A = jacobian_at(d, q, p.data(), 0.0);
-  for (int trial = 1; trial <= 3; ++trial) {
-    Eigen::VectorXd moved(n);
-    for (int i = 0; i < n; ++i) moved(i) = q(i) + 0.8 * std::sin(1.3 * i + 0.7 * trial + 0.2);
-    const Eigen::Index row = first_change(A, jacobian_at(d, moved, p.data(), 0.37 * trial));
-    if (row >= 0) return "the equations of " + d.row_owner(row) + " are not linear";
-    std::vector<double> other(p);
-    for (size_t i = 0; i < other.size(); ++i) other[i] = p[i] * (1.0 + 0.13 * trial) + 0.07 * trial;
-    const Eigen::Index prow = first_change(A, jacobian_at(d, q, other.data(), 0.0));
-    if (prow >= 0) return "the direction of " + d.row_owner(prow) + " depends on the parameters";
-  }
-  return "";
-}
+ private:
+  Vec<double> factored_;
+  bool sparse_ = false, ok_ = false;
+  Eigen::SparseMatrix<double> matrix_;
+  Eigen::LLT<Eigen::MatrixXd> dense_;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> sparse_ldlt_;
+};
 
 // A' [df/dx | df/dp_active] of the reduced equations, formed once per point.
 class ReducedLinearization final : public OdeModel::Linearization {
@@ -84,6 +83,82 @@ class ReducedLinearization final : public OdeModel::Linearization {
 
  private:
   Eigen::MatrixXd jacobian_;
+};
+
+// The sparse path's linearisation: rho = d(N' (Q - M q''))/d(z, z', p_active) with q'' held, its
+// state columns sparse (k x 2k: N' G_q N and N' G_v N) and its parameter columns dense (k x na),
+// and N' M N's factor: f_x = [0 I; M_r^-1 rho_x] and f_p = [0; M_r^-1 rho_p] are formed only
+// when CVODES asks for the dense Jacobian, never for the Newton matrices or the products.
+class SparseReducedLinearization final : public OdeModel::Linearization {
+ public:
+  SparseReducedLinearization(Eigen::SparseMatrix<double> rho, Eigen::MatrixXd rho_p,
+                             std::shared_ptr<const ReducedMass> mass)
+      : k_(rho.rows()), rho_(std::move(rho)), rho_p_(std::move(rho_p)), mass_(std::move(mass)) {}
+  void jacobian(Eigen::MatrixXd& out) const override {
+    out.setZero(2 * k_, 2 * k_ + rho_p_.cols());
+    out.block(0, k_, k_, k_).setIdentity();
+    out.bottomLeftCorner(k_, 2 * k_) = mass_->solve(Eigen::MatrixXd(rho_));
+    out.bottomRightCorner(k_, rho_p_.cols()) = mass_->solve(rho_p_);
+  }
+  // (S_v, M_r^-1 (rho_x S + rho_p)).
+  void jacobian_times(const Eigen::MatrixXd& S, Eigen::MatrixXd& out) const override {
+    Eigen::MatrixXd g = rho_p_;
+    g.noalias() += rho_ * S;
+    out.resize(2 * k_, S.cols());
+    out.topRows(k_) = S.bottomRows(k_);
+    out.bottomRows(k_) = mass_->solve(g);
+  }
+  // w = M_r^-1 lambda_v (M_r symmetric), then (rho_x' w + (0, lambda_z), rho_p' w).
+  void vector_jacobian(const double* lambda, Eigen::VectorXd& out) const override {
+    const Eigen::VectorXd w = mass_->solve(Eigen::Map<const Eigen::VectorXd>(lambda + k_, k_));
+    out.resize(2 * k_ + rho_p_.cols());
+    out.head(2 * k_).noalias() = rho_.transpose() * w;
+    out.tail(rho_p_.cols()).noalias() = rho_p_.transpose() * w;
+    out.segment(k_, k_) += Eigen::Map<const Eigen::VectorXd>(lambda, k_);
+  }
+  void block_vector_jacobian(const Eigen::Ref<const Eigen::MatrixXd>& lambda,
+                             Eigen::MatrixXd& out) const override {
+    const Eigen::MatrixXd w = mass_->solve(lambda.bottomRows(k_));
+    out.resize(2 * k_ + rho_p_.cols(), lambda.cols());
+    out.topRows(2 * k_).noalias() = rho_.transpose() * w;
+    out.bottomRows(rho_p_.cols()).noalias() = rho_p_.transpose() * w;
+    out.middleRows(k_, k_) += lambda.topRows(k_);
+  }
+  // The sparse bordered matrix
+  //   [ I        -gamma I   0        ]
+  //   [ 0         I        -gamma I  ]   of the unknowns (u, w, y), right-hand side (r1, r2, 0),
+  //   [ -rho_z   -rho_v     M_r      ]
+  // whose Schur complement onto (u, w) is I - gamma f_x (y = M_r^-1 rho_x (u, w)); 3k square,
+  // every stored entry of rho and M_r kept, zero or not: the pattern holds over the run.
+  bool newton_matrix(double gamma, Eigen::SparseMatrix<double>& out) const override {
+    const Eigen::SparseMatrix<double>& mass = mass_->matrix();
+    std::vector<Eigen::Triplet<double>> entries;
+    entries.reserve(static_cast<size_t>(4 * k_ + rho_.nonZeros() + mass.nonZeros()));
+    for (Eigen::Index i = 0; i < 2 * k_; ++i) entries.emplace_back(i, i, 1.0);
+    for (Eigen::Index i = 0; i < k_; ++i) {
+      entries.emplace_back(i, k_ + i, -gamma);
+      entries.emplace_back(k_ + i, 2 * k_ + i, -gamma);
+    }
+    for (Eigen::Index c = 0; c < rho_.outerSize(); ++c) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(rho_, c); it; ++it) {
+        entries.emplace_back(2 * k_ + it.row(), c, -it.value());
+      }
+    }
+    for (Eigen::Index c = 0; c < mass.outerSize(); ++c) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(mass, c); it; ++it) {
+        entries.emplace_back(2 * k_ + it.row(), 2 * k_ + c, it.value());
+      }
+    }
+    out.resize(3 * k_, 3 * k_);
+    out.setFromTriplets(entries.begin(), entries.end());
+    return true;
+  }
+
+ private:
+  Eigen::Index k_;
+  Eigen::SparseMatrix<double> rho_;
+  Eigen::MatrixXd rho_p_;
+  std::shared_ptr<const ReducedMass> mass_;
 };
 
 // One run in independent coordinates: the absolute run's mass, forces and element-by-element
@@ -110,11 +185,20 @@ class ReducedRun final : public OdeModel::Instance {
     // parameter, onto A^+ db/dp): a coordinate whose row of N is zero needs none of its own.
     // Zero to rounding: a guide along pi/2 leaves cos(pi/2) = 6e-17 in its x row, whose
     // derivatives would add below the last bit of the projected sums.
-    std::vector<bool> needed(n_, true);
-    if (!moving_offsets_) {
-      for (int i = 0; i < n_; ++i) needed[i] = r.basis.row(i).cwiseAbs().maxCoeff() > 1e-14;
+    std::vector<bool> needed(n_, moving_offsets_);
+    std::vector<Eigen::Triplet<double>> twice;  // blockdiag(N, N), for the sparse path
+    for (Eigen::Index c = 0; c < r.basis.outerSize(); ++c) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(r.basis, c); it; ++it) {
+        needed[it.row()] = needed[it.row()] || std::abs(it.value()) > 1e-14;
+        twice.emplace_back(it.row(), c, it.value());
+        twice.emplace_back(n_ + it.row(), k_ + c, it.value());
+      }
     }
     full_->restrict_coordinates(needed);
+    if (r.sparse) {
+      basis_twice_.resize(2 * n_, 2 * k_);
+      basis_twice_.setFromTriplets(twice.begin(), twice.end());
+    }
     x_.resize(2 * n_);
     Env<double>& env = full_->env();
     env.set_time(lc.grid.start);
@@ -129,7 +213,7 @@ class ReducedRun final : public OdeModel::Instance {
       row += j.equations();
     }
     zero_.assign(n_, 0.0);
-    const Eigen::Index changed = first_change(r.jacobian, phi_q_);
+    const Eigen::Index changed = first_changed_row(r.jacobian, phi_q_);
     if (changed >= 0) {
       throw std::runtime_error("multibody: the equations of " + d.row_owner(changed) +
                                " in load case \"" + lc.name +
@@ -147,32 +231,32 @@ class ReducedRun final : public OdeModel::Instance {
     return 0;
   }
   bool second_order() const override { return true; }
+  // The Newton matrices sparse (SparseReducedLinearization::newton_matrix), on the sparse path.
+  bool sparse() const override { return r_.sparse; }
 
+  // d rho / d(z, z', p) with rho = N' (Q - M q'') at q'' held: dense, then M_r^-1 of it into the
+  // dense Jacobian; or sparse (the sparse path), kept with M_r's factor.
   std::unique_ptr<OdeModel::Linearization> linearize(double t, const double* xr) override {
     if (!accelerations(t, xr)) {
       throw std::runtime_error(d_.singular_motion(t, x_.data(), p_.data(), lc_));
     }
-    qdd_.noalias() = r_.sparse_basis * zdd_;
+    qdd_.noalias() = r_.basis * zdd_;
     qdd_ += ap_;
+    const auto& N = r_.basis;
+    if (r_.sparse) {
+      full_->sparse_force_derivatives(t, x_.data(), qdd_, sparse_t_);
+      Eigen::SparseMatrix<double> rho = N.transpose() * (sparse_t_.leftCols(2 * n_) * basis_twice_);
+      return std::make_unique<SparseReducedLinearization>(
+          std::move(rho), parameter_columns(t, sparse_t_), reduced_mass_);
+    }
     const Eigen::MatrixXd T = full_->force_derivatives(t, x_.data(), qdd_).transpose();
-    // d rho / d(z, z', p) with rho = N' (Q - M q'') at q'' held, then M_r^-1 of it.
     Eigen::MatrixXd rho(k_, 2 * k_ + na_);
-    const auto& N = r_.sparse_basis;
     rho.leftCols(k_).noalias() = N.transpose() * (T.leftCols(n_) * N);
     rho.middleCols(k_, k_).noalias() = N.transpose() * (T.middleCols(n_, n_) * N);
-    if (na_ > 0) {
-      Eigen::MatrixXd gp = T.rightCols(na_);
-      if (moving_offsets_) {
-        offset_derivatives(t);
-        gp.noalias() += T.leftCols(n_) * dq_;
-        gp.noalias() += T.middleCols(n_, n_) * dv_;
-        gp.noalias() -= mass_.asDiagonal() * da_;
-      }
-      rho.rightCols(na_).noalias() = N.transpose() * gp;
-    }
+    rho.rightCols(na_) = parameter_columns(t, T);
     Eigen::MatrixXd jacobian = Eigen::MatrixXd::Zero(2 * k_, 2 * k_ + na_);
     jacobian.block(0, k_, k_, k_).setIdentity();
-    jacobian.bottomRows(k_) = reduced_mass_.solve(rho);
+    jacobian.bottomRows(k_) = reduced_mass_->solve(rho);
     return std::make_unique<ReducedLinearization>(std::move(jacobian));
   }
 
@@ -216,34 +300,47 @@ class ReducedRun final : public OdeModel::Instance {
           btt_(first + r) = terms_.gamma[r];
         }
       }
-      ap_.noalias() = r_.sparse_particular * btt_;
+      ap_.noalias() = r_.particular * btt_;
       offsets_time_ = t;
     }
     const Eigen::Map<const Eigen::VectorXd> z(xr, k_), zd(xr + k_, k_);
-    x_.head(n_).noalias() = r_.sparse_particular * b_;
-    x_.head(n_).noalias() += r_.sparse_basis * z;
-    x_.tail(n_).noalias() = r_.sparse_particular * bt_;
-    x_.tail(n_).noalias() += r_.sparse_basis * zd;
+    x_.head(n_).noalias() = r_.particular * b_;
+    x_.head(n_).noalias() += r_.basis * z;
+    x_.tail(n_).noalias() = r_.particular * bt_;
+    x_.tail(n_).noalias() += r_.basis * zd;
     full_time_ = t;
     full_at_.assign(xr, xr + 2 * k_);
   }
   // z'' at (t, xr) into zdd_; false when the reduced mass matrix is not positive definite.
   bool accelerations(double t, const double* xr) {
     to_full(t, xr);
-    if (accelerations_known_) return mass_ok_;
+    if (accelerations_known_) return reduced_mass_->ok();
     full_->mass_and_forces(t, x_.data(), x_.data() + n_, mass_, forces_);
-    if (factored_mass_.size() != mass_.size() ||
-        mass_ != factored_mass_) {  // N' M N, factored again only when M changes
-      reduced_mass_.compute(r_.basis.transpose() * mass_.asDiagonal() * r_.basis);
-      factored_mass_ = mass_;
-      mass_ok_ = reduced_mass_.info() == Eigen::Success && reduced_mass_.rcond() > 1e-14;
+    if (!reduced_mass_->same(mass_)) {  // N' M N, factored again only when M changes
+      // A new factor when a linearisation still holds the old one.
+      if (reduced_mass_.use_count() > 1) reduced_mass_ = std::make_shared<ReducedMass>();
+      reduced_mass_->factor(r_, mass_);
     }
-    if (!mass_ok_) return false;
+    if (!reduced_mass_->ok()) return false;
     forces_ -= mass_.cwiseProduct(ap_);
-    zdd_.noalias() = r_.sparse_basis.transpose() * forces_;
-    reduced_mass_.solveInPlace(zdd_);
+    zdd_.noalias() = r_.basis.transpose() * forces_;
+    reduced_mass_->solve_in_place(zdd_);
     accelerations_known_ = true;
     return true;
+  }
+  // N' d(Q - M q'')/dp_active (k x na) from G = `forces` (n x (2n + na), dense or sparse): its
+  // parameter columns and, when the offsets move with an active parameter, the state columns
+  // times A^+ db/dp, A^+ db'/dp and -M A^+ db''/dp.
+  template <class Forces>
+  Eigen::MatrixXd parameter_columns(double t, const Forces& forces) {
+    Eigen::MatrixXd gp = forces.rightCols(na_);
+    if (na_ > 0 && moving_offsets_) {
+      offset_derivatives(t);
+      gp.noalias() += forces.leftCols(n_) * dq_;
+      gp.noalias() += forces.middleCols(n_, n_) * dv_;
+      gp.noalias() -= mass_.asDiagonal() * da_;
+    }
+    return r_.basis.transpose() * gp;
   }
   // A^+ db/dp, A^+ db'/dp, A^+ db''/dp at t for the active parameters (n x na each).
   void offset_derivatives(double t) {
@@ -274,7 +371,7 @@ class ReducedRun final : public OdeModel::Instance {
   bool moving_offsets_ = false;  // a joint reads an active parameter: b depends on it
   std::unique_ptr<AbsoluteRun> full_;
   Eigen::VectorXd x_, ap_, qdd_, zdd_;
-  Vec<double> b_, bt_, btt_, mass_, forces_, factored_mass_;
+  Vec<double> b_, bt_, btt_, mass_, forces_;
   Mat<double> phi_q_;
   std::vector<std::pair<const Joint*, int>> moving_;  // (joint, its first row)
   std::vector<double> zero_;
@@ -283,79 +380,12 @@ class ReducedRun final : public OdeModel::Instance {
   double full_time_ = NAN;     // the (t, xr) of x_
   std::vector<double> full_at_;
   bool accelerations_known_ = false;  // mass_, forces_, zdd_ are those of x_
-  Eigen::LLT<Eigen::MatrixXd> reduced_mass_;
-  bool mass_ok_ = false;
+  std::shared_ptr<ReducedMass> reduced_mass_ = std::make_shared<ReducedMass>();
+  Eigen::SparseMatrix<double> basis_twice_, sparse_t_;  // the sparse path's blockdiag(N, N), G
   Eigen::MatrixXd dq_, dv_, da_;
 };
 
-// Why the reduction's dense equations would lose to the absolute coordinates' sparse path, or "".
-std::string reduction_too_large(const Dynamics& d) {
-  using LinearAlgebra = MultibodyModel::LinearAlgebra;
-  const int independent = d.nq() - d.n_constraints();
-  switch (d.model().linear_algebra) {
-    case LinearAlgebra::kDense:
-      return "";
-    case LinearAlgebra::kSparse:
-      return "\"linear_algebra\": \"sparse\" (the independent coordinates' equations are dense)";
-    case LinearAlgebra::kAuto:
-      break;
-  }
-  if (independent <= kReducedUpTo) return "";
-  return std::to_string(independent) +
-         " independent coordinates: their dense equations lose to the sparse absolute ones (auto: "
-         "independent up to " +
-         std::to_string(kReducedUpTo) + ")";
-}
-
 }  // namespace
-
-bool find_reduction(const Dynamics& d, Reduction& out, std::string& why) {
-  const MultibodyModel& model = d.model();
-  const int n = d.nq(), m = d.n_constraints();
-  if (!model.reduce) {
-    why = "\"coordinates\": \"absolute\"";
-  } else if (!model.dynamic || model.variational.on) {
-    why = "not integrated by CVODES";
-  } else if (!model.beam_elements.empty()) {
-    why = "beam elements";
-  } else if (m == 0) {
-    why = "no constraint equations";
-  } else if (m >= n) {
-    why = "no degree of freedom left by the joints";
-  } else {
-    try {
-      why = constant_jacobian(d, out.jacobian);
-    } catch (const std::exception& e) {
-      why = std::string("the constraints' Jacobian away from the given pose: ") + e.what();
-    }
-  }
-  if (why.empty()) why = reduction_too_large(d);
-  if (!why.empty()) return false;
-  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(out.jacobian.transpose());
-  if (qr.rank() < m) {
-    why = "dependent constraint equations";
-    return false;
-  }
-  const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(n, n);
-  out.basis = Q.rightCols(n - m);
-  out.particular = out.jacobian.completeOrthogonalDecomposition().pseudoInverse();
-  out.sparse_basis = out.basis.sparseView();
-  out.sparse_particular = out.particular.sparseView();
-  return true;
-}
-
-std::string reduction_summary(const Dynamics& d, const Reduction* r, const std::string& why) {
-  std::ostringstream s;
-  s << "multibody: " << d.nq() << " coordinates, ";
-  if (r) {
-    s << d.n_constraints() << " linear constraint equations eliminated, integrating "
-      << 2 * r->size() << " states (" << r->size() << " independent coordinates and their rates)";
-  } else {
-    s << d.n_constraints() << " constraint equations, integrating " << 2 * d.nq()
-      << " states in absolute coordinates (" << why << ")";
-  }
-  return s.str();
-}
 
 template <class S>
 void full_state(const Dynamics& d, const Reduction& r, double t, const S* xr, const S* p,
@@ -364,18 +394,18 @@ void full_state(const Dynamics& d, const Reduction& r, double t, const S* xr, co
   Mat<S> phi_q;
   offsets(d, d.vars(p, t, lc), b, bt, btt, phi_q);
   const int n = d.nq(), k = r.size();
-  for (int i = 0; i < n; ++i) {
-    S q = C<S>(0.0), v = C<S>(0.0);
-    for (Eigen::Index j = 0; j < b.size(); ++j) {
-      q += r.particular(i, j) * b(j);
-      v += r.particular(i, j) * bt(j);
+  std::fill(x, x + 2 * n, C<S>(0.0));
+  for (Eigen::Index j = 0; j < r.particular.outerSize(); ++j) {
+    for (Eigen::SparseMatrix<double>::InnerIterator it(r.particular, j); it; ++it) {
+      x[it.row()] += it.value() * b(j);
+      x[n + it.row()] += it.value() * bt(j);
     }
-    for (int j = 0; j < k; ++j) {
-      q += r.basis(i, j) * xr[j];
-      v += r.basis(i, j) * xr[k + j];
+  }
+  for (int j = 0; j < k; ++j) {
+    for (Eigen::SparseMatrix<double>::InnerIterator it(r.basis, j); it; ++it) {
+      x[it.row()] += it.value() * xr[j];
+      x[n + it.row()] += it.value() * xr[k + j];
     }
-    x[i] = q;
-    x[n + i] = v;
   }
 }
 
@@ -384,9 +414,9 @@ void reduced_state(const Dynamics& d, const Reduction& r, const S* x, S* xr) {
   const int n = d.nq(), k = r.size();
   for (int j = 0; j < k; ++j) {
     S z = C<S>(0.0), v = C<S>(0.0);
-    for (int i = 0; i < n; ++i) {
-      z += r.basis(i, j) * x[i];
-      v += r.basis(i, j) * x[n + i];
+    for (Eigen::SparseMatrix<double>::InnerIterator it(r.basis, j); it; ++it) {
+      z += it.value() * x[it.row()];
+      v += it.value() * x[n + it.row()];
     }
     xr[j] = z;
     xr[k + j] = v;
@@ -401,14 +431,14 @@ void reduced_histories(const Dynamics& d, const Reduction& r, double t, const do
   offsets(d, env, b, bt, btt, phi_q);
   const int n = d.nq(), k = r.size();
   const Eigen::Map<const Eigen::VectorXd> z(xr, k), zd(xr + k, k);
-  const Eigen::SparseMatrix<double>&N = r.sparse_basis, &P = r.sparse_particular;
+  const Eigen::SparseMatrix<double>&N = r.basis, &P = r.particular;
   Vec<double> q = P * b, qd = P * bt, qdd = P * btt;
   q.noalias() += N * z;
   qd.noalias() += N * zd;
   Vec<double> mass, forces;
   d.mass_and_forces(q.data(), qd.data(), env, mass, forces);
-  const Eigen::LLT<Eigen::MatrixXd> reduced_mass(r.basis.transpose() * mass.asDiagonal() * r.basis);
-  if (reduced_mass.info() != Eigen::Success || !(reduced_mass.rcond() > 1e-14)) {
+  ReducedMass reduced_mass;
+  if (!reduced_mass.factor(r, mass)) {
     Vec<double> x(2 * n);
     x << q, qd;
     throw std::runtime_error(d.singular_motion(t, x.data(), p, lc));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -153,23 +154,62 @@ std::string built_log(const nlohmann::json& model) {
   });
 }
 
-// The independent coordinates' equations are dense: "auto" keeps them up to kReducedUpTo (160)
-// independent coordinates and integrates a larger linear model in absolute coordinates, sparse;
-// "sparse" never reduces, "dense" always.
-TEST(MultibodyKinematicSparse, AutoReducesUpTo160IndependentCoordinates) {
-  EXPECT_NE(built_log(bench::slider_row(160)).find("integrating 320 states (160 independent"),
+// A row of `count` sliders whose every slider is also sprung to the next `reach` ones: a reduced
+// Jacobian of about 2 reach + 1 entries per row.
+nlohmann::json sprung_row(int count, int reach) {
+  nlohmann::json m = bench::slider_row(count);
+  for (int i = 1; i <= count; ++i) {
+    for (int j = i + 2; j <= std::min(count, i + reach); ++j) {
+      m["forces"].push_back({{"type", "spring_damper"},
+                             {"bodies", {fmt::format("s{}", i), fmt::format("s{}", j)}},
+                             {"points", {{0, 0}, {0, 0}}},
+                             {"stiffness", 10},
+                             {"length", j - i}});
+    }
+  }
+  return m;
+}
+
+// "auto" chooses the independent coordinates' equations by their size and the fill of the
+// reduced Jacobian's pattern: a row of sliders (3k - 2 entries) dense below 40 independent
+// coordinates and sparse from 40, however many; a row sprung to its next 6 (more than 20 % of
+// the entries at k = 50) dense, and above 160 independent coordinates with more than 20 % (the
+// next 17) in absolute coordinates, sparse. "sparse" reduces with sparse equations, "dense" with
+// dense ones, whatever the size.
+TEST(MultibodyKinematicSparse, AutoChoosesTheReducedEquationsBySizeAndStructure) {
+  EXPECT_NE(built_log(bench::slider_row(39))
+                .find("(39 independent coordinates and their rates; dense reduced equations (115 "
+                      "of 1521 entries"),
             std::string::npos);
-  const std::string large = built_log(bench::slider_row(161));
-  EXPECT_NE(large.find("161 independent coordinates: their dense equations lose"),
+  EXPECT_NE(built_log(bench::slider_row(40))
+                .find("(40 independent coordinates and their rates; sparse reduced equations (118 "
+                      "of 1600 entries"),
+            std::string::npos);
+  EXPECT_NE(built_log(bench::slider_row(400))
+                .find("integrating 800 states (400 independent coordinates and their rates; "
+                      "sparse reduced equations"),
+            std::string::npos);
+  const std::string filled = built_log(sprung_row(50, 6));
+  EXPECT_NE(filled.find("50 independent coordinates and their rates; dense reduced equations (608 "
+                        "of 2500 entries"),
+            std::string::npos)
+      << filled;
+  const std::string large = built_log(sprung_row(161, 17));
+  EXPECT_NE(large.find("in absolute coordinates (161 independent coordinates, 5329 of 25921 "
+                       "entries in the reduced Jacobian's pattern: their dense equations lose"),
             std::string::npos)
       << large;
   EXPECT_NE(large.find("sparse linear algebra (805 unknowns"), std::string::npos) << large;
   nlohmann::json forced = bench::slider_row(4);
   forced["linear_algebra"] = "sparse";
-  EXPECT_NE(built_log(forced).find("in absolute coordinates (\"linear_algebra\": \"sparse\""),
+  EXPECT_NE(built_log(forced).find("4 independent coordinates and their rates; sparse reduced "
+                                   "equations (\"linear_algebra\": \"sparse\""),
             std::string::npos);
+  forced = sprung_row(161, 17);
   forced["linear_algebra"] = "dense";
-  EXPECT_NE(built_log(forced).find("4 independent coordinates and their rates"), std::string::npos);
+  EXPECT_NE(built_log(forced).find("161 independent coordinates and their rates; dense reduced "
+                                   "equations (\"linear_algebra\": \"dense\")"),
+            std::string::npos);
 }
 
 }  // namespace

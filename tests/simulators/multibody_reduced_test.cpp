@@ -3,15 +3,20 @@
 // adjoint gradients as the absolute coordinates ("coordinates": "absolute"), on the quarter
 // car of problems/truck-damper and on a slider pulled through a spring by a driven cart (a
 // driver whose motion depends on a parameter); a pendulum (a revolute joint) stays absolute.
+// The reduced equations sparse ("linear_algebra": "sparse", issue 52) against the dense ones on
+// a row of sliders: the same linearisation, Newton matrix, histories and gradients.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Eigen/SparseLU>
 #include <fstream>
 
+#include "bench/pendulum_chain_model.hpp"
 #include "sao/seam/json_reader.hpp"
 #include "simulators/multibody/multibody.hpp"
 #include "simulators/sensitivities/sensitivities.hpp"
 #include "tests/simulators/multibody_support.hpp"
+#include "tests/support.hpp"
 
 namespace sao::sim {
 namespace {
@@ -44,8 +49,20 @@ json slider() {
 })js");
 }
 
-std::unique_ptr<Model> load(json m, const char* coordinates) {
+// A row of `count` sliders (the benches' slider_row) with the stiffness k, the damping c and
+// every other slider's mass m as parameters.
+json slider_row(int count) {
+  json m = bench::slider_row(count);
+  m["parameters"] = {{"k", 1000.0}, {"c", 0.5}, {"m", 1.5}};
+  for (size_t i = 0; i < m["bodies"].size(); i += 2) m["bodies"][i]["mass"] = "m";
+  for (json& f : m["forces"]) f["damping"] = "c";
+  return m;
+}
+
+// The model `m` in `coordinates`, with "linear_algebra" `algebra` when given.
+std::unique_ptr<Model> load(json m, const char* coordinates, const char* algebra = nullptr) {
   m["coordinates"] = coordinates;
+  if (algebra) m["linear_algebra"] = algebra;
   return load_multibody_model(m);
 }
 
@@ -214,6 +231,140 @@ TEST(MultibodyReduced, AnUnknownCoordinatesChoiceIsAnError) {
         }
       },
       SectionError);
+}
+
+// The sparse reduced linearisation against the dense one at a state away from rest (the same N:
+// the same reduced equations): the Jacobian, the direct method's products, the adjoint's
+// vector-Jacobian products, and the sparse Newton matrix, whose Schur complement onto the first
+// 2k unknowns must be I - gamma f_x.
+TEST(MultibodyReduced, TheSparseReducedLinearisationIsTheDenseOne) {
+  const auto sparse = load(slider_row(45), "independent", "sparse");
+  const auto dense = load(slider_row(45), "independent", "dense");
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 1.0, 11));
+  const Eigen::VectorXd p = defaults(*sparse);
+  const std::vector<int> active = {0, 1, 2};
+  const auto a = sparse->ode()->instance(p, lc, active);
+  const auto b = dense->ode()->instance(p, lc, active);
+  ASSERT_TRUE(a->sparse());
+  ASSERT_FALSE(b->sparse());
+  const int n = sparse->ode()->state_size();
+  ASSERT_EQ(n, 90);
+  Eigen::VectorXd x(n);
+  for (int i = 0; i < n; ++i) x(i) = (i < n / 2 ? 1.0 : 0.0) * (i + 1) + 0.2 * std::sin(0.7 * i);
+  const double t = 0.3;
+  Eigen::VectorXd fa(n), fb(n);
+  ASSERT_EQ(a->rhs(t, x.data(), fa.data()), 0);
+  ASSERT_EQ(b->rhs(t, x.data(), fb.data()), 0);
+  expect_close(fa, fb, 1e-13);
+  const auto la = a->linearize(t, x.data());
+  const auto lb = b->linearize(t, x.data());
+  Eigen::MatrixXd ja, jb;
+  la->jacobian(ja);
+  lb->jacobian(jb);
+  ASSERT_GT(jb.bottomRows(n / 2).cwiseAbs().maxCoeff(), 100.0);  // the springs' k / m
+  ASSERT_GT(jb.bottomRightCorner(n / 2, 3).cwiseAbs().maxCoeff(), 0.0);
+  expect_close(ja, jb, 1e-13);
+  Eigen::MatrixXd S(n, 3), lambda(n, 3), sa, sb, va, vb;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      S(i, j) = std::cos(i + 2.0 * j);
+      lambda(i, j) = std::sin(0.3 * i - j);
+    }
+  }
+  la->jacobian_times(S, sa);
+  lb->jacobian_times(S, sb);
+  expect_close(sa, sb, 1e-13);
+  la->block_vector_jacobian(lambda, va);
+  lb->block_vector_jacobian(lambda, vb);
+  expect_close(va, vb, 1e-13);
+  Eigen::VectorXd v;
+  la->vector_jacobian(lambda.col(1).data(), v);
+  expect_close(v, vb.col(1), 1e-13);
+  const double gamma = 0.01;
+  Eigen::SparseMatrix<double> newton;
+  ASSERT_TRUE(la->newton_matrix(gamma, newton));
+  Eigen::SparseMatrix<double> unused;
+  EXPECT_FALSE(lb->newton_matrix(gamma, unused));  // the dense path forms none
+  ASSERT_EQ(newton.rows(), 3 * n / 2);
+  EXPECT_LT(newton.nonZeros(), 12 * n);  // banded: no dense block
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(newton);
+  ASSERT_EQ(lu.info(), Eigen::Success);
+  Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(newton.rows(), n);
+  unit.topRows(n).setIdentity();
+  const Eigen::MatrixXd inverse = lu.solve(unit).topRows(n);
+  const Eigen::MatrixXd matrix = Eigen::MatrixXd::Identity(n, n) - gamma * jb.leftCols(n);
+  expect_close(inverse * matrix, Eigen::MatrixXd::Identity(n, n), 1e-12);
+}
+
+// Integrated: the sparse reduced equations' histories and reactions are the dense ones' to
+// well within the integration tolerance (the same equations, factored otherwise), their direct
+// and adjoint gradients (k, c and m) the dense direct ones'; the absolute coordinates' (sparse)
+// agree to the integration tolerance.
+TEST(MultibodyReduced, SparseReducedEquationsMatchTheDenseOnesAndTheAbsoluteCoordinates) {
+  const auto sparse = load(slider_row(30), "independent", "sparse");
+  const auto dense = load(slider_row(30), "independent", "dense");
+  const auto absolute = load(slider_row(30), "absolute", "sparse");
+  EXPECT_EQ(sparse->ode()->state_size(), 60);
+  EXPECT_EQ(absolute->ode()->state_size(), 180);
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 1.5, 51));
+  const Eigen::VectorXd p = defaults(*sparse);
+  CaseResult a, b, c;
+  ASSERT_EQ(sparse->analyse(p, lc, tight(), a), "");
+  ASSERT_EQ(dense->analyse(p, lc, tight(), b), "");
+  ASSERT_EQ(absolute->analyse(p, lc, tight(), c), "");
+  const std::vector<std::string> watched = {"s30.x", "s30.ax", "s20.vx", "s1.x", "joint10.fy"};
+  expect_same_responses(a, b, watched, 1e-8);
+  expect_same_responses(a, c, watched, 1e-5);
+  EXPECT_GT(a.histories.at("s1.x").maxCoeff(), 1.0 + 1e-4);  // the push reached the first
+  std::vector<WantedValue> wanted;
+  for (int point : {20, 50}) {
+    for (const char* name : {"s30.x", "s15.vx", "s1.x"}) {
+      wanted.push_back({name, history(*sparse, name), point});
+    }
+  }
+  const Eigen::MatrixXd reference = gradient(*dense, direct_sensitivities, lc, p, wanted);
+  ASSERT_GT(reference.col(0).cwiseAbs().minCoeff(), 0.0);
+  ASSERT_GT(reference.col(2).cwiseAbs().maxCoeff(), 0.0);
+  expect_close(gradient(*sparse, direct_sensitivities, lc, p, wanted), reference, 1e-7);
+  expect_close(gradient(*sparse, adjoint_sensitivities, lc, p, wanted), reference, 1e-6);
+  expect_close(gradient(*absolute, direct_sensitivities, lc, p, wanted), reference, 1e-5);
+}
+
+// The driven cart's slider with sparse reduced equations: the offsets move with the driver's
+// amplitude A (an active parameter), whose derivatives go through A^+ into the sparse path's
+// parameter columns.
+TEST(MultibodyReduced, SparseReducedEquationsCarryMovingOffsets) {
+  const auto sparse = load(slider(), "independent", "sparse");
+  const auto dense = load(slider(), "independent", "dense");
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 2.0, 101));
+  const Eigen::VectorXd p = defaults(*sparse);
+  CaseResult a, b;
+  ASSERT_EQ(sparse->analyse(p, lc, tight(), a), "");
+  ASSERT_EQ(dense->analyse(p, lc, tight(), b), "");
+  expect_same_responses(a, b, {"block.x", "block.ay", "slope.fy", "push.fx"}, 1e-8);
+  std::vector<WantedValue> wanted;
+  for (int point : {30, 100}) wanted.push_back({"block.x", history(*sparse, "block.x"), point});
+  wanted.push_back({"psi", static_cast<int>(sparse->ode()->history_outputs().size()), -1});
+  const Eigen::MatrixXd reference = gradient(*dense, direct_sensitivities, lc, p, wanted);
+  ASSERT_GT(reference.col(2).cwiseAbs().maxCoeff(), 0.0);
+  expect_close(gradient(*sparse, direct_sensitivities, lc, p, wanted), reference, 1e-7);
+  expect_close(gradient(*sparse, adjoint_sensitivities, lc, p, wanted), reference, 1e-6);
+}
+
+// "auto" integrates what its log line says: a row of 39 sliders with dense reduced equations,
+// of 40 with sparse ones (kSparseReducedFrom).
+TEST(MultibodyReduced, AutoUsesTheReducedEquationsItLogs) {
+  const LoadCaseSpec lc = grid_case(TimeGrid(0.0, 1.0, 11));
+  for (int count : {39, 40}) {
+    std::unique_ptr<Model> model;
+    const std::string log = sao::testing::captured_log(
+        spdlog::level::info, [&] { model = load(slider_row(count), "independent"); });
+    const bool sparse = count >= 40;
+    EXPECT_NE(log.find(sparse ? "; sparse reduced equations" : "; dense reduced equations"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(model->ode()->instance(defaults(*model), lc, {})->sparse(), sparse) << count;
+  }
 }
 
 }  // namespace
