@@ -143,9 +143,10 @@ class DirectProblem {
       ++gradient_count_;
       values_.emplace(key, e);  // an analysis with sensitivities is an analysis too
     }
-    const auto [objective, violation] = user_values(study_, x, e);
+    const Evaluation* stored = &cache.emplace(key, std::move(e)).first->second;
+    const auto [objective, violation] = user_values(study_, x, *stored);
     history_.push_back({analyses(), gradient_count_, runs_, objective, violation});
-    return &cache.emplace(key, std::move(e)).first->second;
+    return stored;
   }
 
   const Study& study_;

@@ -68,7 +68,14 @@ void expect_optimum(const DirectResult& r) {
   EXPECT_NEAR(r.x(1), 0.015, 0.01 * 0.1);
   ASSERT_FALSE(r.history.empty());
   EXPECT_EQ(r.history.back().analyses, r.analyses);
+  EXPECT_EQ(r.history.back().gradients, r.gradients);
   EXPECT_EQ(r.history.back().runs, r.runs);
+  // Each entry counts itself: an analysis without gradients is a new design.
+  for (size_t i = 1; i < r.history.size(); ++i) {
+    if (r.history[i].gradients == r.history[i - 1].gradients) {
+      EXPECT_EQ(r.history[i].analyses, r.history[i - 1].analyses + 1) << "entry " << i;
+    }
+  }
 }
 
 TEST(DirectScaling, SlsqpReachesTheOptimumScaled) {
