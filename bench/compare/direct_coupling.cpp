@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "sao/optimizer/approximation.hpp"
 #include "sao/optimizer/subproblem.hpp"
@@ -16,11 +18,21 @@
 namespace sao::bench {
 namespace {
 
-// The study as a nonlinear program over the full variable vector, analysed on demand.
+// The objective (user sign) and the largest violation (%) of the study at x from one analysis.
+std::pair<double, double> user_values(const Study& study, const Eigen::VectorXd& x,
+                                      const Evaluation& e) {
+  const ExactResponses exact(study, e);
+  return {user_objective(study, criterion_value(study, study.objective.f, 0, x, exact)),
+          max_violation(study, x, exact)};
+}
+
+// The study as a nonlinear program over the full variable vector, analysed on demand, in the
+// optimizer's variables u = x / s and objective F / f (s = 1, f = 1 unless scaled).
 class DirectProblem {
  public:
   DirectProblem(const Study& study, Simulator& simulator) : study_(study), simulator_(simulator) {
     x_start_ = initial_variables(study);
+    scaling_.variables = Eigen::VectorXd::Ones(x_start_.size());
     for (size_t j = 0; j < study.constraints.size(); ++j) {
       const Constraint& c = study.constraints[j];
       const double N = constraint_normaliser(study, c, x_start_);
@@ -35,7 +47,23 @@ class DirectProblem {
     }
   }
 
-  const Eigen::VectorXd& start() const { return x_start_; }
+  // Scales the problem (direct_scaling) from an analysis of the start; unscaled objective when
+  // it fails (the optimizer then meets the failure itself).
+  void scale() {
+    double f = NAN;
+    try {
+      at(x_start_, false, [&](const ApproximateProblem& p) { f = p.objective(x_start_); });
+    } catch (const std::exception&) {
+    }
+    scaling_ = direct_scaling(study_, x_start_, f);
+  }
+
+  const DirectScaling& scaling() const { return scaling_; }
+  Eigen::VectorXd start() const { return x_start_.cwiseQuotient(scaling_.variables); }
+  Eigen::VectorXd design(const double* u) const {
+    const Eigen::Index n = x_start_.size();
+    return Eigen::Map<const Eigen::VectorXd>(u, n).cwiseProduct(scaling_.variables);
+  }
   size_t rows() const { return rows_.size(); }
   const std::vector<RetainedRow>& row_info() const { return rows_; }
   int analyses() const { return static_cast<int>(values_.size()); }
@@ -43,7 +71,36 @@ class DirectProblem {
   int runs() const { return runs_; }
   bool failed() const { return !failure_.empty(); }
   const std::string& failure() const { return failure_; }
+  const std::vector<DirectAnalysis>& history() const { return history_; }
 
+  // The optimizer's objective at u, and its gradient into `grad` (n entries) when not null.
+  // Throws when the analysis fails.
+  double objective(const double* u, double* grad) {
+    const Eigen::VectorXd x = design(u);
+    double f = 0;
+    at(x, grad != nullptr, [&](const ApproximateProblem& p) {
+      f = p.objective(x) / scaling_.objective;
+      if (grad) {
+        Eigen::Map<Eigen::VectorXd>(grad, x.size()) =
+            p.objective_gradient(x).cwiseProduct(scaling_.variables) / scaling_.objective;
+      }
+    });
+    return f;
+  }
+
+  // Every row's value at u, and their Jacobian in u into J when not null. Throws when the
+  // analysis fails.
+  Eigen::VectorXd row_values(const double* u, Eigen::MatrixXd* J) {
+    const Eigen::VectorXd x = design(u);
+    Eigen::VectorXd g;
+    at(x, J != nullptr, [&](const ApproximateProblem& p) {
+      g = p.row_values(x, J);
+      if (J) *J = *J * scaling_.variables.asDiagonal();
+    });
+    return g;
+  }
+
+ private:
   // The problem at x (values; gradients when asked) as an ApproximateProblem whose model is
   // exact at x: the exact responses, or the linearisation at x (exact value and slope there).
   template <class Use>
@@ -64,7 +121,6 @@ class DirectProblem {
     use(p);
   }
 
- private:
   const Evaluation* analyse(const Eigen::VectorXd& x, bool with_gradients) {
     const Eigen::VectorXd b = x.head(study_.n_design());
     const std::vector<double> key(b.data(), b.data() + b.size());
@@ -87,89 +143,73 @@ class DirectProblem {
       ++gradient_count_;
       values_.emplace(key, e);  // an analysis with sensitivities is an analysis too
     }
-    return &cache.emplace(key, std::move(e)).first->second;
+    const Evaluation* stored = &cache.emplace(key, std::move(e)).first->second;
+    const auto [objective, violation] = user_values(study_, x, *stored);
+    history_.push_back({analyses(), gradient_count_, runs_, objective, violation});
+    return stored;
   }
 
   const Study& study_;
   Simulator& simulator_;
   Eigen::VectorXd x_start_;
+  DirectScaling scaling_;
   std::vector<RetainedRow> rows_;
   std::vector<DerivativeRequest> all_derivatives_;
   std::map<std::vector<double>, Evaluation> values_, with_gradients_;
   int gradient_count_ = 0, runs_ = 0;
   std::string failure_;
+  std::vector<DirectAnalysis> history_;
 };
 
-struct Callback {
-  DirectProblem* problem;
-  bool gradients;
-};
-
-double objective(unsigned n, const double* x, double* grad, void* data) {
-  auto* cb = static_cast<Callback*>(data);
-  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
-  double f = 0;
+double objective(unsigned, const double* u, double* grad, void* data) {
   try {
-    cb->problem->at(xv, grad != nullptr, [&](const ApproximateProblem& p) {
-      f = p.objective(xv);
-      if (grad) Eigen::Map<Eigen::VectorXd>(grad, n) = p.objective_gradient(xv);
-    });
+    return static_cast<DirectProblem*>(data)->objective(u, grad);
   } catch (const std::exception&) {
     return HUGE_VAL;
   }
-  return f;
 }
 
-void constraints(unsigned m, double* result, unsigned n, const double* x, double* grad,
+void constraints(unsigned m, double* result, unsigned n, const double* u, double* grad,
                  void* data) {
-  auto* cb = static_cast<Callback*>(data);
-  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
   try {
-    cb->problem->at(xv, grad != nullptr, [&](const ApproximateProblem& p) {
-      Eigen::MatrixXd J;
-      const Eigen::VectorXd g = p.row_values(xv, grad ? &J : nullptr);
-      Eigen::Map<Eigen::VectorXd>(result, m) = g;
-      if (grad) {
-        Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(grad, m,
-                                                                                           n) = J;
-      }
-    });
+    Eigen::MatrixXd J;
+    Eigen::Map<Eigen::VectorXd>(result, m) =
+        static_cast<DirectProblem*>(data)->row_values(u, grad ? &J : nullptr);
+    if (grad) {
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(grad, m,
+                                                                                         n) = J;
+    }
   } catch (const std::exception&) {
     for (unsigned i = 0; i < m; ++i) result[i] = HUGE_VAL;
   }
 }
 
-// The variables' bounds (design, then auxiliary).
-void variable_bounds(const Study& study, std::vector<double>& lower, std::vector<double>& upper) {
-  const int n = study.n_total();
-  lower.assign(n, 0.0);
-  upper.assign(n, 0.0);
-  for (int i = 0; i < study.n_design(); ++i) {
-    lower[i] = study.design[i].lower;
-    upper[i] = study.design[i].upper;
-  }
-  for (int a = 0; a < study.n_aux(); ++a) {
-    lower[study.n_design() + a] = study.auxiliaries[a].lower;
-    upper[study.n_design() + a] = study.auxiliaries[a].upper;
+// The optimizer's bounds of the variables (design, then auxiliaries), scaled as it sees them;
+// an open side is `open` (NLopt: infinite; IPOPT: its 1e20).
+void variable_bounds(const Study& study, const DirectScaling& scaling, double open,
+                     std::vector<double>& lower, std::vector<double>& upper) {
+  Eigen::VectorXd l, u;
+  study.variable_bounds(l, u);
+  lower.resize(l.size());
+  upper.resize(u.size());
+  for (Eigen::Index i = 0; i < l.size(); ++i) {
+    lower[i] = std::isfinite(l(i)) ? l(i) / scaling.variables(i) : -open;
+    upper[i] = std::isfinite(u(i)) ? u(i) / scaling.variables(i) : open;
   }
 }
 
 // Objective and violation at the final design from one more analysis (not counted), and the
 // problem's counts.
 void finish(const LoadedStudy& study, Simulator& simulator, const DirectProblem& problem,
-            const std::vector<double>& x, DirectResult& result) {
+            const std::vector<double>& u, DirectResult& result) {
   if (problem.failed()) result.status += ", with failed analyses";
-  result.x = Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
+  result.x = problem.design(u.data());
   const Evaluation e = simulator.evaluate({{result.x.head(study.n_design()), {}}}).front();
-  if (e.ok) {
-    const ExactResponses exact(study, e);
-    result.objective =
-        user_objective(study, criterion_value(study, study.objective.f, 0, result.x, exact));
-    result.violation = max_violation(study, result.x, exact);
-  }
+  if (e.ok) std::tie(result.objective, result.violation) = user_values(study, result.x, e);
   result.analyses = problem.analyses();
   result.gradients = problem.gradients();
   result.runs = problem.runs();
+  result.history = problem.history();
 }
 
 // IPOPT's view of the rows: an equality (the loader's two opposite rows of one constraint, the
@@ -216,38 +256,29 @@ struct IpoptData {
   bool eval_limit = false, time_limit = false;
 };
 
-Bool ipopt_f(Index n, Number* x, Bool, Number* f, UserDataPtr data) {
-  auto* d = static_cast<IpoptData*>(data);
-  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
+Bool ipopt_f(Index, Number* u, Bool, Number* f, UserDataPtr data) {
   try {
-    d->problem->at(xv, false, [&](const ApproximateProblem& p) { *f = p.objective(xv); });
+    *f = static_cast<IpoptData*>(data)->problem->objective(u, nullptr);
   } catch (const std::exception&) {
     return FALSE;
   }
   return TRUE;
 }
 
-Bool ipopt_grad_f(Index n, Number* x, Bool, Number* grad, UserDataPtr data) {
-  auto* d = static_cast<IpoptData*>(data);
-  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
+Bool ipopt_grad_f(Index, Number* u, Bool, Number* grad, UserDataPtr data) {
   try {
-    d->problem->at(xv, true, [&](const ApproximateProblem& p) {
-      Eigen::Map<Eigen::VectorXd>(grad, n) = p.objective_gradient(xv);
-    });
+    static_cast<IpoptData*>(data)->problem->objective(u, grad);
   } catch (const std::exception&) {
     return FALSE;
   }
   return TRUE;
 }
 
-Bool ipopt_g(Index n, Number* x, Bool, Index m, Number* g, UserDataPtr data) {
+Bool ipopt_g(Index, Number* u, Bool, Index m, Number* g, UserDataPtr data) {
   auto* d = static_cast<IpoptData*>(data);
-  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
   try {
-    d->problem->at(xv, false, [&](const ApproximateProblem& p) {
-      const Eigen::VectorXd all = p.row_values(xv, nullptr);
-      for (Index i = 0; i < m; ++i) g[i] = all(d->rows->row[i]);
-    });
+    const Eigen::VectorXd all = d->problem->row_values(u, nullptr);
+    for (Index i = 0; i < m; ++i) g[i] = all(d->rows->row[i]);
   } catch (const std::exception&) {
     return FALSE;
   }
@@ -255,7 +286,7 @@ Bool ipopt_g(Index n, Number* x, Bool, Index m, Number* g, UserDataPtr data) {
 }
 
 // The Jacobian is dense, row by row.
-Bool ipopt_jac_g(Index n, Number* x, Bool, Index m, Index, Index* i_row, Index* j_col,
+Bool ipopt_jac_g(Index n, Number* u, Bool, Index m, Index, Index* i_row, Index* j_col,
                  Number* values, UserDataPtr data) {
   if (!values) {
     for (Index i = 0, k = 0; i < m; ++i) {
@@ -267,15 +298,12 @@ Bool ipopt_jac_g(Index n, Number* x, Bool, Index m, Index, Index* i_row, Index* 
     return TRUE;
   }
   auto* d = static_cast<IpoptData*>(data);
-  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
   try {
-    d->problem->at(xv, true, [&](const ApproximateProblem& p) {
-      Eigen::MatrixXd J;
-      p.row_values(xv, &J);
-      for (Index i = 0, k = 0; i < m; ++i) {
-        for (Index j = 0; j < n; ++j, ++k) values[k] = J(d->rows->row[i], j);
-      }
-    });
+    Eigen::MatrixXd J;
+    d->problem->row_values(u, &J);
+    for (Index i = 0, k = 0; i < m; ++i) {
+      for (Index j = 0; j < n; ++j, ++k) values[k] = J(d->rows->row[i], j);
+    }
   } catch (const std::exception&) {
     return FALSE;
   }
@@ -298,6 +326,28 @@ Bool ipopt_iteration(Index, Index, Number, Number, Number, Number, Number, Numbe
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - d->t0).count() >=
                       d->max_time;
   return d->eval_limit || d->time_limit ? FALSE : TRUE;
+}
+
+// IPOPT's name of its return code (IpReturnCodes_inc.h), for the common ones.
+std::string ipopt_reason(ApplicationReturnStatus r) {
+  switch (r) {
+    case Solve_Succeeded:
+      return "Solve_Succeeded";
+    case Solved_To_Acceptable_Level:
+      return "Solved_To_Acceptable_Level";
+    case Feasible_Point_Found:
+      return "Feasible_Point_Found";
+    case Search_Direction_Becomes_Too_Small:
+      return "Search_Direction_Becomes_Too_Small";
+    case Restoration_Failed:
+      return "Restoration_Failed";
+    case Error_In_Step_Computation:
+      return "Error_In_Step_Computation";
+    case User_Requested_Stop:
+      return "User_Requested_Stop";
+    default:
+      return "ApplicationReturnStatus " + std::to_string(static_cast<int>(r));
+  }
 }
 
 std::string ipopt_status(ApplicationReturnStatus r, const IpoptData& d) {
@@ -325,28 +375,43 @@ std::vector<Evaluation> CountingSimulator::evaluate(const std::vector<Evaluation
   return out;
 }
 
+DirectScaling direct_scaling(const Study& study, const Eigen::VectorXd& x_start, double f_start) {
+  DirectScaling scaling;
+  Eigen::VectorXd lower, upper;
+  study.variable_bounds(lower, upper);
+  scaling.variables.resize(x_start.size());
+  for (Eigen::Index i = 0; i < x_start.size(); ++i) {
+    const double range = upper(i) - lower(i);
+    scaling.variables(i) =
+        std::isfinite(range) && range > 0 ? range : std::max(std::abs(x_start(i)), 1.0);
+  }
+  if (std::isfinite(f_start) && f_start != 0) scaling.objective = std::abs(f_start);
+  return scaling;
+}
+
 DirectResult run_direct(const LoadedStudy& study, Simulator& simulator,
                         const DirectSettings& settings) {
   DirectResult result;
   DirectProblem problem(study, simulator);
+  if (settings.scaled) problem.scale();
   const unsigned n = static_cast<unsigned>(study.n_total());
   nlopt_opt opt = nlopt_create(settings.algorithm, n);
   std::vector<double> lower, upper;
-  variable_bounds(study, lower, upper);
+  variable_bounds(study, problem.scaling(), HUGE_VAL, lower, upper);
   nlopt_set_lower_bounds(opt, lower.data());
   nlopt_set_upper_bounds(opt, upper.data());
-  Callback cb{&problem, settings.algorithm != NLOPT_LN_COBYLA};
-  nlopt_set_min_objective(opt, objective, &cb);
+  nlopt_set_min_objective(opt, objective, &problem);
   const std::vector<double> tol(problem.rows(), study.options.vioacc / 100.0);
   if (problem.rows() > 0) {
-    nlopt_add_inequality_mconstraint(opt, static_cast<unsigned>(problem.rows()), constraints, &cb,
-                                     tol.data());
+    nlopt_add_inequality_mconstraint(opt, static_cast<unsigned>(problem.rows()), constraints,
+                                     &problem, tol.data());
   }
   nlopt_set_ftol_rel(opt, settings.ftol > 0 ? settings.ftol : study.options.objacc / 100.0);
   nlopt_set_xtol_rel(opt, 1e-6);
   nlopt_set_maxeval(opt, settings.max_evals);
   if (settings.max_time > 0) nlopt_set_maxtime(opt, settings.max_time);
-  std::vector<double> x(problem.start().data(), problem.start().data() + n);
+  const Eigen::VectorXd start = problem.start();
+  std::vector<double> x(start.data(), start.data() + n);
   double f = 0;
   const auto t0 = std::chrono::steady_clock::now();
   const nlopt_result r = nlopt_optimize(opt, x.data(), &f);
@@ -356,6 +421,7 @@ DirectResult run_direct(const LoadedStudy& study, Simulator& simulator,
                   : r == NLOPT_MAXTIME_REACHED ? "time limit"
                   : r > 0                      ? "converged"
                                                : "failed (" + std::to_string(r) + ")";
+  result.reason = std::string("NLOPT_") + nlopt_result_to_string(r);
   finish(study, simulator, problem, x, result);
   return result;
 }
@@ -364,13 +430,12 @@ DirectResult run_ipopt(const LoadedStudy& study, Simulator& simulator,
                        const DirectSettings& settings) {
   DirectResult result;
   DirectProblem problem(study, simulator);
+  if (settings.scaled) problem.scale();
   const IpoptRows rows = ipopt_rows(study, problem);
   const Index n = study.n_total();
   const auto m = static_cast<Index>(rows.row.size());
   std::vector<double> lower, upper;
-  variable_bounds(study, lower, upper);
-  for (double& l : lower) l = std::isfinite(l) ? l : -1e20;
-  for (double& u : upper) u = std::isfinite(u) ? u : 1e20;
+  variable_bounds(study, problem.scaling(), 1e20, lower, upper);
   std::vector<double> g_lower = rows.lower, g_upper = rows.upper;
   IpoptProblem ipopt =
       CreateIpoptProblem(n, lower.data(), upper.data(), m, g_lower.data(), g_upper.data(), m * n, 0,
@@ -387,10 +452,16 @@ DirectResult run_ipopt(const LoadedStudy& study, Simulator& simulator,
   AddIpoptIntOption(ipopt, const_cast<char*>("max_iter"), 100000);  // the limits: below
   number("tol", settings.ftol > 0 ? settings.ftol : study.options.objacc / 100.0);
   number("constr_viol_tol", study.options.vioacc / 100.0);
+  if (!settings.log_file.empty()) {
+    AddIpoptStrOption(ipopt, const_cast<char*>("output_file"),
+                      const_cast<char*>(settings.log_file.c_str()));
+    AddIpoptIntOption(ipopt, const_cast<char*>("file_print_level"), 5);
+  }
   SetIntermediateCallback(ipopt, ipopt_iteration);
   IpoptData data{&problem, &rows, settings.max_evals, settings.max_time,
                  std::chrono::steady_clock::now()};
-  std::vector<double> x(problem.start().data(), problem.start().data() + n);
+  const Eigen::VectorXd start = problem.start();
+  std::vector<double> x(start.data(), start.data() + n);
   double f = 0;
   const ApplicationReturnStatus r =
       IpoptSolve(ipopt, x.data(), nullptr, &f, nullptr, nullptr, nullptr, &data);
@@ -398,6 +469,7 @@ DirectResult run_ipopt(const LoadedStudy& study, Simulator& simulator,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - data.t0).count();
   FreeIpoptProblem(ipopt);
   result.status = ipopt_status(r, data);
+  result.reason = ipopt_reason(r);
   finish(study, simulator, problem, x, result);
   return result;
 }

@@ -10,6 +10,13 @@
 // perturbations included). Stopping: relative change of the objective below `ftol` (the
 // study's objacc when 0), of the variables below 1e-6, constraint tolerance vioacc (from the
 // study's settings), the evaluation limit or the time limit.
+//
+// Scaling (DirectSettings::scaled, what sao_compare uses): the optimizer sees the variables
+// divided by their ranges and the objective divided by its magnitude at the start
+// (direct_scaling below), as one would hand any badly scaled problem to NLopt or IPOPT; the
+// rows are normalised either way. Unscaled, SLSQP's first quasi-Newton step is the raw
+// gradient (a spring stiffness of 1e4 N/m moves by its derivative, 1e-7) and IPOPT's
+// tolerances are absolute in the objective's units.
 #pragma once
 
 #include <nlopt.h>
@@ -26,8 +33,24 @@ namespace sao::bench {
 struct DirectSettings {
   nlopt_algorithm algorithm = NLOPT_LD_SLSQP;  // gradients from the simulator unless COBYLA
   int max_evals = 300;
-  double ftol = 0;      // relative objective tolerance; 0: the study's objacc
-  double max_time = 0;  // seconds; 0: no limit
+  double ftol = 0;         // relative objective tolerance; 0: the study's objacc
+  double max_time = 0;     // seconds; 0: no limit
+  bool scaled = false;     // the problem as direct_scaling scales it
+  std::string log_file{};  // IPOPT: its iteration log (file_print_level 5) into this file
+};
+
+// The optimizer's view of a scaled problem: u = x / variables (element-wise), f = F / objective.
+struct DirectScaling {
+  Eigen::VectorXd variables;  // each variable's range; max(|x_start|, 1) without two bounds
+  double objective = 1.0;     // |F| at the start; 1 when it is 0 or not finite
+};
+DirectScaling direct_scaling(const Study& study, const Eigen::VectorXd& x_start, double f_start);
+
+// One analysis of a direct run, in the order the optimizer asked for it (a gradient analysis
+// at a design already analysed counts in `gradients`, not in `analyses`).
+struct DirectAnalysis {
+  int analyses = 0, gradients = 0, runs = 0;  // the counts after it
+  double objective = NAN, violation = NAN;    // user sign; max violation in %
 };
 
 struct DirectResult {
@@ -36,6 +59,8 @@ struct DirectResult {
   Eigen::VectorXd x;   // the final design (design and auxiliary variables)
   double objective = NAN, violation = NAN, seconds = 0;  // user sign; max violation in %
   int analyses = 0, gradients = 0, runs = 0;
+  std::string reason;                   // the library's return code, e.g. "NLOPT_FTOL_REACHED"
+  std::vector<DirectAnalysis> history;  // every analysis, in order
 };
 
 // Minimises the study from its start with NLopt on `simulator` (the study's own or a

@@ -5,10 +5,17 @@
 //
 //   build/sao_compare problems/impact-absorber/comfort.json [more studies] [--max-evals N]
 //
+// The direct methods see the problem scaled (variables by their ranges, the objective by its
+// start value: direct_scaling) unless --unscaled. With --target F, three more columns: the
+// analyses, gradient analyses and simulator runs each method needed to first reach an objective
+// within --target-rel of F (feasible within vioacc); --trace FILE writes every analysis of the
+// direct methods as CSV.
+//
 // The direct coupling and its counts: bench/compare/direct_coupling.hpp.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -28,22 +35,54 @@ struct Row {
   std::string study, method, status;
   double objective = NAN, violation = NAN, seconds = 0;
   int analyses = 0, gradients = 0, runs = 0;
+  // The counts at the first analysis that reached --target: -1 not reached, -2 not known (SAO's
+  // cycle records count analyses only).
+  int to_target = -1, gradients_to_target = -1, runs_to_target = -1;
 };
 
+struct Options {
+  int max_evals = 300;
+  double ftol = 0, max_time = 120;
+  bool scaled = true;
+  double target = NAN, target_rel = 1e-4;
+  std::string trace, ipopt_log;
+};
+
+// Whether an analysis with this objective (user sign) and violation (%) reaches the target.
+bool reaches(const sao::LoadedStudy& study, const Options& o, double objective, double violation) {
+  if (!std::isfinite(o.target) || !(violation <= study.options.vioacc)) return false;
+  const double slack = o.target_rel * std::abs(o.target);
+  return study.objective.maximize ? objective >= o.target - slack : objective <= o.target + slack;
+}
+
 // IPOPT when `algorithm` is NLOPT_NUM_ALGORITHMS.
-Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* name, int max_evals,
-               double ftol, double max_time) {
+Row run_direct(const std::string& file, nlopt_algorithm algorithm, const char* name, double ftol,
+               const Options& o, std::ofstream* trace) {
   const sao::LoadedStudy study = sao::load_study(sao::read_study_document(file), file);
   auto simulator = sao::make_study_simulator(study);
-  const sao::bench::DirectSettings settings{algorithm, max_evals, ftol, max_time};
+  sao::bench::DirectSettings settings{algorithm, o.max_evals, ftol, o.max_time, o.scaled, {}};
+  if (algorithm == NLOPT_NUM_ALGORITHMS) settings.log_file = o.ipopt_log;
   const sao::bench::DirectResult r = algorithm == NLOPT_NUM_ALGORITHMS
                                          ? sao::bench::run_ipopt(study, *simulator, settings)
                                          : sao::bench::run_direct(study, *simulator, settings);
-  return {file,      name,       r.status,    r.objective, r.violation,
-          r.seconds, r.analyses, r.gradients, r.runs};
+  Row row{file,        name,        r.status + " (" + r.reason + ")",
+          r.objective, r.violation, r.seconds,
+          r.analyses,  r.gradients, r.runs};
+  for (const sao::bench::DirectAnalysis& a : r.history) {
+    if (trace) {
+      *trace << file << "," << name << "," << a.analyses << "," << a.gradients << "," << a.runs
+             << "," << a.objective << "," << a.violation << "\n";
+    }
+    if (row.to_target < 0 && reaches(study, o, a.objective, a.violation)) {
+      row.to_target = a.analyses;
+      row.gradients_to_target = a.gradients;
+      row.runs_to_target = a.runs;
+    }
+  }
+  return row;
 }
 
-Row run_sao(const std::string& file) {
+Row run_sao(const std::string& file, const Options& o) {
   Row row;
   row.study = file;
   row.method = "SAO";
@@ -59,34 +98,86 @@ Row run_sao(const std::string& file) {
   row.analyses = s.analyses;
   row.gradients = s.sensitivity_analyses;
   row.runs = s.simulator_runs;
+  for (const sao::CycleRecord& c : s.history) {  // the analyses at each cycle's proposal
+    if (reaches(study, o, c.F_opt, c.V)) {
+      row.to_target = c.analyses;
+      row.gradients_to_target = row.runs_to_target = -2;
+      break;
+    }
+  }
   return row;
 }
 
 }  // namespace
 
+// Every method asked for on one study, in the table's order.
+std::vector<Row> compare(const std::string& file, const std::string& methods, const Options& o,
+                         std::ofstream* trace) {
+  auto wanted = [&](const char* m) {
+    return ("," + methods + ",").find(std::string(",") + m + ",") != std::string::npos;
+  };
+  std::vector<Row> rows;
+  if (wanted("sao")) rows.push_back(run_sao(file, o));
+  if (wanted("slsqp"))
+    rows.push_back(run_direct(file, NLOPT_LD_SLSQP, "NLopt SLSQP", o.ftol, o, trace));
+  if (wanted("slsqp-tight"))
+    rows.push_back(run_direct(file, NLOPT_LD_SLSQP, "NLopt SLSQP, ftol 1e-6", 1e-6, o, trace));
+  if (wanted("mma")) rows.push_back(run_direct(file, NLOPT_LD_MMA, "NLopt MMA", o.ftol, o, trace));
+  if (wanted("cobyla"))
+    rows.push_back(run_direct(file, NLOPT_LN_COBYLA, "NLopt COBYLA", o.ftol, o, trace));
+  if (wanted("ipopt"))
+    rows.push_back(run_direct(file, NLOPT_NUM_ALGORITHMS, "IPOPT", o.ftol, o, trace));
+  return rows;
+}
+
+void print_help() {
+  std::cout
+      << "usage: sao_compare STUDY.json... [--max-evals N] [--max-time S] [--ftol REL] "
+         "[--methods sao,slsqp,slsqp-tight,mma,cobyla,ipopt] [--unscaled] [--target F "
+         "[--target-rel R]] [--trace FILE] [--ipopt-log FILE]\n"
+         "  --methods: the default leaves out ipopt\n"
+         "  --max-evals: NLopt's and IPOPT's evaluation limit per run (300)\n"
+         "  --max-time: NLopt's and IPOPT's wall-time limit per run, s (120; 0: none)\n"
+         "  --ftol: NLopt's relative objective tolerance and IPOPT's tol (default: the "
+         "study's objacc; slsqp-tight uses 1e-6)\n"
+         "  --unscaled: hand NLopt and IPOPT the variables and objective in the study's units "
+         "(default: each variable divided by its range, max(|start|, 1) without two bounds, and "
+         "the objective by |F| at the start, so that IPOPT's tol is relative to the start's "
+         "objective per range)\n"
+         "  --target F: add the analyses, gradient analyses and simulator runs each method "
+         "needed to first reach an objective within --target-rel (1e-4) of F, feasible within "
+         "vioacc (SAO: the analyses at the first cycle whose proposal does)\n"
+         "  --trace FILE: every analysis of the direct methods as CSV (study, method, "
+         "analyses, gradients, runs, objective, violation)\n"
+         "  --ipopt-log FILE: IPOPT's iteration log (file_print_level 5)\n";
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> files;
-  int max_evals = 300;
-  double ftol = 0, max_time = 120;
+  Options o;
   std::string methods = "sao,slsqp,slsqp-tight,mma,cobyla";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--max-evals" && i + 1 < argc) {
-      max_evals = std::stoi(argv[++i]);
+      o.max_evals = std::stoi(argv[++i]);
     } else if (a == "--max-time" && i + 1 < argc) {
-      max_time = std::stod(argv[++i]);
+      o.max_time = std::stod(argv[++i]);
     } else if (a == "--ftol" && i + 1 < argc) {
-      ftol = std::stod(argv[++i]);
+      o.ftol = std::stod(argv[++i]);
     } else if (a == "--methods" && i + 1 < argc) {
       methods = argv[++i];
+    } else if (a == "--unscaled") {
+      o.scaled = false;
+    } else if (a == "--target" && i + 1 < argc) {
+      o.target = std::stod(argv[++i]);
+    } else if (a == "--target-rel" && i + 1 < argc) {
+      o.target_rel = std::stod(argv[++i]);
+    } else if (a == "--trace" && i + 1 < argc) {
+      o.trace = argv[++i];
+    } else if (a == "--ipopt-log" && i + 1 < argc) {
+      o.ipopt_log = argv[++i];
     } else if (a == "-h" || a == "--help") {
-      std::cout << "usage: sao_compare STUDY.json... [--max-evals N] [--max-time S] [--ftol REL] "
-                   "[--methods sao,slsqp,slsqp-tight,mma,cobyla,ipopt]\n"
-                   "  --methods: the default leaves out ipopt\n"
-                   "  --max-evals: NLopt's and IPOPT's evaluation limit per run (300)\n"
-                   "  --max-time: NLopt's and IPOPT's wall-time limit per run, s (120; 0: none)\n"
-                   "  --ftol: NLopt's relative objective tolerance and IPOPT's tol (default: the "
-                   "study's objacc; slsqp-tight uses 1e-6)\n";
+      print_help();
       return 0;
     } else {
       files.push_back(a);
@@ -97,32 +188,36 @@ int main(int argc, char** argv) {
     return 2;
   }
   sao::sim::register_internal_simulator();
+  std::ofstream trace;
+  if (!o.trace.empty()) {
+    trace.open(o.trace);
+    if (!trace) {
+      std::cerr << "error: --trace " << o.trace << ": cannot write there\n";
+      return 2;
+    }
+    trace << "study,method,analyses,gradients,runs,objective,violation\n";
+    trace.precision(10);
+  }
+  const bool target = std::isfinite(o.target);
   std::printf(
       "| study | method | status | objective | max violation [%%] | analyses | gradients "
-      "| simulator runs | wall [s] |\n|---|---|---|---|---|---|---|---|---|\n");
+      "| simulator runs | wall [s] |%s\n|---|---|---|---|---|---|---|---|---|%s\n",
+      target ? " analyses to target | gradients to target | runs to target |" : "",
+      target ? "---|---|---|" : "");
   try {
     for (const std::string& file : files) {
-      auto wanted = [&](const char* m) {
-        return ("," + methods + ",").find(std::string(",") + m + ",") != std::string::npos;
-      };
-      std::vector<Row> rows;
-      if (wanted("sao")) rows.push_back(run_sao(file));
-      if (wanted("slsqp"))
-        rows.push_back(run_direct(file, NLOPT_LD_SLSQP, "NLopt SLSQP", max_evals, ftol, max_time));
-      if (wanted("slsqp-tight"))
-        rows.push_back(
-            run_direct(file, NLOPT_LD_SLSQP, "NLopt SLSQP, ftol 1e-6", max_evals, 1e-6, max_time));
-      if (wanted("mma"))
-        rows.push_back(run_direct(file, NLOPT_LD_MMA, "NLopt MMA", max_evals, ftol, max_time));
-      if (wanted("cobyla"))
-        rows.push_back(
-            run_direct(file, NLOPT_LN_COBYLA, "NLopt COBYLA", max_evals, ftol, max_time));
-      if (wanted("ipopt"))
-        rows.push_back(run_direct(file, NLOPT_NUM_ALGORITHMS, "IPOPT", max_evals, ftol, max_time));
-      for (const Row& r : rows) {
-        std::printf("| %s | %s | %s | %.6g | %.3g | %d | %d | %d | %.2f |\n", r.study.c_str(),
+      for (const Row& r : compare(file, methods, o, trace.is_open() ? &trace : nullptr)) {
+        std::printf("| %s | %s | %s | %.6g | %.3g | %d | %d | %d | %.2f |", r.study.c_str(),
                     r.method.c_str(), r.status.c_str(), r.objective, r.violation, r.analyses,
                     r.gradients, r.runs, r.seconds);
+        if (target) {
+          for (const int count : {r.to_target, r.gradients_to_target, r.runs_to_target}) {
+            std::printf(" %s |", count == -1   ? "not reached"
+                                 : count == -2 ? "-"
+                                               : std::to_string(count).c_str());
+          }
+        }
+        std::printf("\n");
         std::fflush(stdout);
       }
     }
