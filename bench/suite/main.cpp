@@ -296,7 +296,12 @@ void run_other_starts(const std::vector<Known>& problems, const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  if (const int code = parse(argc, argv, o); code >= 0) return code;
+  try {
+    if (const int code = parse(argc, argv, o); code >= 0) return code;
+  } catch (const std::exception& e) {  // std::stoi and its kin on a value that is no number
+    std::cerr << "sao_suite: a number was expected (" << e.what() << ")\n" << kUsage;
+    return 2;
+  }
   spdlog::set_level(spdlog::level::err);
   sao::sim::register_internal_simulator();
   sao::adapters::register_external_simulator();
