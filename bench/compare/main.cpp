@@ -156,32 +156,37 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   Options o;
   std::string methods = "sao,slsqp,slsqp-tight,mma,cobyla";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--max-evals" && i + 1 < argc) {
-      o.max_evals = std::stoi(argv[++i]);
-    } else if (a == "--max-time" && i + 1 < argc) {
-      o.max_time = std::stod(argv[++i]);
-    } else if (a == "--ftol" && i + 1 < argc) {
-      o.ftol = std::stod(argv[++i]);
-    } else if (a == "--methods" && i + 1 < argc) {
-      methods = argv[++i];
-    } else if (a == "--unscaled") {
-      o.scaled = false;
-    } else if (a == "--target" && i + 1 < argc) {
-      o.target = std::stod(argv[++i]);
-    } else if (a == "--target-rel" && i + 1 < argc) {
-      o.target_rel = std::stod(argv[++i]);
-    } else if (a == "--trace" && i + 1 < argc) {
-      o.trace = argv[++i];
-    } else if (a == "--ipopt-log" && i + 1 < argc) {
-      o.ipopt_log = argv[++i];
-    } else if (a == "-h" || a == "--help") {
-      print_help();
-      return 0;
-    } else {
-      files.push_back(a);
+  try {  // std::stoi and its kin throw on a value that is no number
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--max-evals" && i + 1 < argc) {
+        o.max_evals = std::stoi(argv[++i]);
+      } else if (a == "--max-time" && i + 1 < argc) {
+        o.max_time = std::stod(argv[++i]);
+      } else if (a == "--ftol" && i + 1 < argc) {
+        o.ftol = std::stod(argv[++i]);
+      } else if (a == "--methods" && i + 1 < argc) {
+        methods = argv[++i];
+      } else if (a == "--unscaled") {
+        o.scaled = false;
+      } else if (a == "--target" && i + 1 < argc) {
+        o.target = std::stod(argv[++i]);
+      } else if (a == "--target-rel" && i + 1 < argc) {
+        o.target_rel = std::stod(argv[++i]);
+      } else if (a == "--trace" && i + 1 < argc) {
+        o.trace = argv[++i];
+      } else if (a == "--ipopt-log" && i + 1 < argc) {
+        o.ipopt_log = argv[++i];
+      } else if (a == "-h" || a == "--help") {
+        print_help();
+        return 0;
+      } else {
+        files.push_back(a);
+      }
     }
+  } catch (const std::exception& e) {
+    std::cerr << "sao_compare: a number was expected (" << e.what() << "); see --help\n";
+    return 2;
   }
   if (files.empty()) {
     std::cerr << "usage: sao_compare STUDY.json... [options]; see --help\n";
