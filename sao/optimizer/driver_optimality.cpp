@@ -72,8 +72,11 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, CycleR
   // the second-order violation of each step along an active constraint as a loss and keeps the
   // region small (the truck study crept at ratios of 0.2-0.7 with mu = D).
   penalty_ = std::max({penalty_, 2.0 * sum, kPenaltyFloor * D});
-  spdlog::debug("cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g})",
-                rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_);
+  spdlog::debug(
+      "cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g}; F {:.3g}, "
+      "slope {:.3g}, normaliser {:.3g})",
+      rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_, in.objective,
+      optimality_.gradient_scale, D);
   return {std::move(in.row_values), std::move(in.row_jacobian), std::move(in.objective_gradient)};
 }
 

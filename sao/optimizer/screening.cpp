@@ -93,10 +93,11 @@ ScreenedStudy screen_study(const Study& study, const Options& options, const Eig
   ScreenedStudy out;
   std::map<std::pair<int, int>, std::set<int>> wanted;
   collect_derivatives(study.objective.f, 0, wanted);
+  std::vector<std::vector<int>> kept(study.constraints.size());
   for (size_t j = 0; j < study.constraints.size(); ++j) {
     const Constraint& c = study.constraints[j];
     const Eigen::VectorXd g_hat = normalised_history(study, c, x0, exact);
-    std::vector<int> points;
+    std::vector<int>& points = kept[j];
     if (!c.g.program->uses_responses()) {
       // Explicit in the variables only (e.g. the movability constraints of a mechanism): exact
       // and free in the subproblem, so always kept, as the seed does (3.7.2).
@@ -115,6 +116,20 @@ ScreenedStudy screen_study(const Study& study, const Options& options, const Eig
       }
       points.assign(merged.begin(), merged.end());
     }
+  }
+  // An equality's two sides go together: with one side alone the subproblem would treat
+  // q = c as an inequality and step past c (HS 73 from q = 2.4 c proposed q = 0.48 c).
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    const int partner = study.constraints[j].equality_partner;
+    if (partner < 0 || static_cast<size_t>(partner) < j) continue;
+    std::set<int> both(kept[j].begin(), kept[j].end());
+    both.insert(kept[partner].begin(), kept[partner].end());
+    kept[j].assign(both.begin(), both.end());
+    kept[partner] = kept[j];
+  }
+  for (size_t j = 0; j < study.constraints.size(); ++j) {
+    const Constraint& c = study.constraints[j];
+    const std::vector<int>& points = kept[j];
     if (!points.empty()) ++out.retained_constraints;
     const double normaliser = constraint_normaliser(study, c, x0);
     for (int p : points) {

@@ -151,6 +151,18 @@ void add_constraints(const Quantity& q, const std::string& name, const std::stri
   }
 }
 
+// The constraints from `first` on are an equality's two sides, each expanded alike (the <=
+// parts, then the >= parts in the same order): each part is paired with its other side.
+void pair_equality_sides(std::vector<Constraint>& constraints, size_t first) {
+  const size_t count = constraints.size() - first;
+  if (count % 2 != 0) return;  // a part failed to load: reported, the study is not used
+  for (size_t i = 0; i < count / 2; ++i) {
+    const size_t a = first + i, b = first + count / 2 + i;
+    constraints[a].equality_partner = static_cast<int>(b);
+    constraints[b].equality_partner = static_cast<int>(a);
+  }
+}
+
 int auxiliary_index(const Study& study, const std::string& name) {
   for (size_t i = 0; i < study.auxiliaries.size(); ++i) {
     if (study.auxiliaries[i].name == name) return static_cast<int>(i);
@@ -366,9 +378,11 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
                          "not allowed with \"abs\" (|q| >= c is not a single constraint)");
             continue;
           }
+          const size_t before = study.constraints.size();
           for (const Sense sense : side.senses) {
             add_constraints(*q, name, path, sense, bound, aux, scale, note, study, problems);
           }
+          if (side.senses.size() == 2) pair_equality_sides(study.constraints, before);
         }
         if (sides == 0) problems.add(path, "give \"upper\", \"lower\", both, or \"equals\"");
         for (size_t j = first; j < study.constraints.size(); ++j) {

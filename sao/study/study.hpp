@@ -153,6 +153,9 @@ struct Constraint {
   // g - margin >= c). 0 as loaded; the driver sets it each cycle for a reliability target
   // (reliability_margins.hpp), and every g_hat (normalised_constraint_points) includes it.
   double margin = 0.0;
+  // The other side of an "equals" (c <= q and q >= c, each its own constraint): its index in
+  // Study::constraints, -1 for an inequality. Screening keeps the two sides together.
+  int equality_partner = -1;
 };
 
 struct Objective {

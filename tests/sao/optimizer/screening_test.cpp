@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <stdexcept>
 
+#include "sao/study/study_loader.hpp"
+
 namespace sao {
 namespace {
 
@@ -176,6 +178,63 @@ TEST(Screening, EmptyHistoryRetainsNothing) {
 
 TEST(Screening, NegativeNeighboursIsAnError) {
   EXPECT_THROW(retained_time_points(history({0.0, 1.0}), 0.7, -1, true), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------
+// screen_study
+
+// One scalar response q = x1 + x2 (the value comes from the model, not from x).
+class SumModel final : public ResponseModel {
+ public:
+  double value(int, int, int, const Eigen::VectorXd& x) const override { return x(0) + x(1); }
+  void add_gradient(int, int, int, const Eigen::VectorXd&, double coef,
+                    Eigen::Ref<Eigen::VectorXd> grad) const override {
+    grad(0) += coef;
+    grad(1) += coef;
+  }
+};
+
+LoadedStudy sum_study(const nlohmann::json& constraint) {
+  nlohmann::json d = {{"load_cases", {{{"name", "only"}}}},
+                      {"responses", {{{"name", "q"}, {"kind", "scalar"}}}},
+                      {"objective", {{"minimize", "q"}}},
+                      {"constraints", {constraint}},
+                      {"simulator", {{"type", "fake"}}}};
+  for (const char* name : {"x1", "x2"}) {
+    d["design_variables"].push_back(
+        {{"name", name}, {"lower", 0.0}, {"upper", 4.0}, {"initial", 1.0}});
+  }
+  return load_study(d);
+}
+
+// HS 73 from sum x = 4: the side q >= 1 is far inside its bound, q <= 1 far violated. Without
+// its other side the subproblem took q = 1 for an inequality and proposed q = 0.48.
+TEST(Screening, KeepsBothSidesOfAnEqualityWhenOnlyOneIsNearItsBound) {
+  const LoadedStudy s = sum_study({{"name", "h"}, {"of", {{"response", "q"}}}, {"equals", 1.0}});
+  ASSERT_EQ(s.constraints.size(), 2u);
+  EXPECT_EQ(s.constraints[0].equality_partner, 1);
+  EXPECT_EQ(s.constraints[1].equality_partner, 0);
+  const SumModel model;
+  for (const double x : {2.0, 0.05}) {  // q = 4: the >= side is out; q = 0.1: the <= side is
+    const ScreenedStudy screened = screen_study(s, s.options, Eigen::Vector2d(x, x), model);
+    ASSERT_EQ(screened.rows.size(), 2u) << "at q = " << 2 * x;
+    EXPECT_EQ(screened.rows[0].constraint, 0);
+    EXPECT_EQ(screened.rows[1].constraint, 1);
+    EXPECT_EQ(screened.retained_constraints, 2);
+  }
+}
+
+// The same two bounds given as "lower" and "upper" are two inequalities, screened apart.
+TEST(Screening, ScreensTheSidesOfARangeApart) {
+  const LoadedStudy s = sum_study(
+      {{"name", "r"}, {"of", {{"response", "q"}}}, {"lower", 1.0}, {"upper", 1.2}});
+  ASSERT_EQ(s.constraints.size(), 2u);
+  EXPECT_EQ(s.constraints[0].equality_partner, -1);
+  const SumModel model;
+  const ScreenedStudy screened =
+      screen_study(s, s.options, Eigen::Vector2d(2.0, 2.0), model);
+  ASSERT_EQ(screened.rows.size(), 1u);
+  EXPECT_EQ(s.constraints[screened.rows[0].constraint].sense, Sense::kLessEqual);
 }
 
 }  // namespace
