@@ -316,7 +316,7 @@ const CycleRecord& Driver::step() {
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
   const double V0 = violation(x0_, e0);
   if (noisy_.approximation != ApproximationSource::kMultipoint && !metamodel_strategy()) {
-    const RowsAtStart rows = measure_optimality(problem, rec);
+    const RowsAtStart rows = measure_optimality(problem, V0, rec);
     if (converged_at_b0(V0, rec)) return close_cycle(rec);
     learn_lagrangian_curvature(problem, rows);
   }

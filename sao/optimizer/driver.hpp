@@ -354,7 +354,7 @@ class Driver {
   // First-order optimality at b0 from the cycle's gradients (the approximation is exact in
   // value and gradient there); updates the penalty of the merit function. Returns the rows'
   // values and gradients at b0 it used.
-  RowsAtStart measure_optimality(const ApproximateProblem& problem, CycleRecord& rec);
+  RowsAtStart measure_optimality(const ApproximateProblem& problem, double V0, CycleRecord& rec);
   // When the strategy converges at b0 (the trust region: b0 feasible, its residual below
   // kkt_tolerance), fills `rec` as the converged cycle (no proposal, no analysis); true then.
   bool converged_at_b0(double V0, CycleRecord& rec);
@@ -422,7 +422,12 @@ class Driver {
   AnalysisStore* store_ = nullptr;
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
-  double gradient_reference_ = 0.0;  // ||s (.) dF/dx||_inf at the first measured b0
+  // ||s (.) dF/dx||_inf at the first feasible b0 (until one, at the first measured b0): the
+  // reference of the residual's floor (optimality.hpp, measure_optimality).
+  double gradient_reference_ = 0.0;
+  bool reference_feasible_ = false;  // gradient_reference_ was taken at a feasible b0
+  double start_reference_ = 0.0;     // ||s (.) dF/dx||_inf at the first measured b0
+  double merit_scale_ = 0.0;  // D against start_reference_: the penalty's floor, curvature's cap
   // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
   // whatever the strategy, so that a run switched to the trust region keeps it.
   double penalty_ = 0.0;

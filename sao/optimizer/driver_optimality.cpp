@@ -21,15 +21,32 @@ std::string row_name(const Study& study, const RetainedRow& row) {
 
 }  // namespace
 
-RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, CycleRecord& rec) {
+RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, double V0,
+                                       CycleRecord& rec) {
   OptimalityInput in;
   in.x = x0_;
   study_.variable_bounds(in.lower, in.upper);
   // The approximation is exact in value and gradient at b0: these are the true gradients.
   in.objective_gradient = problem.objective_gradient(x0_);
   in.row_values = problem.row_values(x0_, &in.row_jacobian);
-  in.reference = gradient_reference_;
   in.objective = problem.objective(x0_);
+  // The residual's floor takes the first feasible b0's slope as its reference: an infeasible
+  // start far out makes every later slope look like zero against its own (HS 49 from a
+  // 1000-fold violation: 7.6e6 there, 0.70 at f = 0.19, where the run said `converged`; f* = 0).
+  // Until a feasible b0, the first measured one's, as convergence needs a feasible b0 anyway.
+  // The merit's scale (the penalty's floor, the curvature's cap) keeps the first measured b0's.
+  const double slope =
+      scaled_gradient_norm(in.objective_gradient, variable_sizes(in.x, in.lower, in.upper));
+  if (start_reference_ == 0.0) start_reference_ = slope;
+  if (gradient_reference_ == 0.0 || (!reference_feasible_ && V0 <= noisy_.vioacc)) {
+    if (slope > 0.0) {
+      gradient_reference_ = slope;
+      reference_feasible_ = V0 <= noisy_.vioacc;
+    }
+  }
+  in.reference = gradient_reference_;
+  merit_scale_ =
+      residual_normaliser(slope, in.objective, start_reference_ > 0.0 ? start_reference_ : slope);
   in.active_tolerance = std::max(1e-3, noisy_.vioacc / 100.0);
   optimality_ = first_order_optimality(in);
   optimality_cycle_ = rec.cycle;
@@ -38,7 +55,6 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, CycleR
                  optimality_.message);
     return {std::move(in.row_values), std::move(in.row_jacobian), std::move(in.objective_gradient)};
   }
-  if (gradient_reference_ == 0.0) gradient_reference_ = optimality_.gradient_scale;
   // Complementarity: a multiplier on a row that is not quite active counts in the residual.
   const double D = optimality_.normaliser;
   double sum = 0.0;
@@ -67,11 +83,12 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, CycleR
   for (int i : optimality_.at_lower) f.at_lower.push_back(names[i]);
   for (int i : optimality_.at_upper) f.at_upper.push_back(names[i]);
   // The exact penalty needs mu above the sum of the multipliers (twice it, for a margin). The
-  // floor, a share of D (the units of F), penalises violation before any multiplier is known;
-  // it is small so that it does not outweigh the multipliers: a penalty far above them judges
-  // the second-order violation of each step along an active constraint as a loss and keeps the
-  // region small (the truck study crept at ratios of 0.2-0.7 with mu = D).
-  penalty_ = std::max({penalty_, 2.0 * sum, kPenaltyFloor * D});
+  // floor, a share of the merit's scale (D against the first b0's slope: the units of F), penalises
+  // violation before any multiplier is known; it is small so that it does not outweigh the
+  // multipliers: a penalty far above them judges the second-order violation of each step along an
+  // active constraint as a loss and keeps the region small (the truck study crept at ratios of
+  // 0.2-0.7 with mu = D).
+  penalty_ = std::max({penalty_, 2.0 * sum, kPenaltyFloor * merit_scale_});
   spdlog::debug(
       "cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g}; F {:.3g}, "
       "slope {:.3g}, normaliser {:.3g})",
@@ -85,7 +102,7 @@ void Driver::learn_lagrangian_curvature(ApproximateProblem& problem, const RowsA
       !optimality_.computed) {
     return;
   }
-  lagrangian_.update(problem, rows, optimality_, noisy_.max_curvature * optimality_.normaliser);
+  lagrangian_.update(problem, rows, optimality_, noisy_.max_curvature * merit_scale_);
   problem.curvature = lagrangian_.matrix();
 }
 

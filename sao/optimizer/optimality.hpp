@@ -21,7 +21,10 @@
 // slope here (||s (.) dF/dx||_inf), D = max(slope, min(|F|, the start's slope)). Otherwise a
 // start next to a singular term (HS 64 from x3 = 1e-5: 144000 / x3 makes the start's slope
 // 1.4e16) would make every later residual vanish, and a run would converge where a step of
-// one characteristic size still gains a quarter of F. The
+// one characteristic size still gains a quarter of F. "The start" is, for the driver, the
+// first feasible b0 (Driver::measure_optimality; the first measured b0 until one is feasible):
+// a far infeasible start (HS 49 from a 1000-fold violation, slope 7.6e6) would otherwise make
+// the slope of a design short of the optimum look like zero (0.70 at f = 0.19, f* = 0). The
 // minimisation is a small LP (GLPK). r = 0 at a KKT point; the multipliers lambda are in
 // units of F per unit of g_hat.
 #pragma once

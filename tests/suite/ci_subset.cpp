@@ -119,6 +119,21 @@ TEST(SuiteOptimizer, TheSubproblemDoesNotStayAtAStationaryPointThatIsNotAMinimum
   EXPECT_LE(o.b0_again, 1);
 }
 
+// HS 49 from its infeasible start (a 1000-fold violation): the residual's floor, 1 % of the
+// start's slope (7.6e6), made the slope of 0.70 at f = 0.19 look like zero (f* = 0), and the run
+// said `converged` there. The floor's reference is now the first feasible design's slope.
+TEST(SuiteOptimizer, AFarInfeasibleStartDoesNotSetTheScaleOfTheResidual) {
+  const Known k = known("hs-049");
+  RunSettings settings;
+  double start_violation = 0.0;
+  settings.start = infeasible_start(SAO_SOURCE_DIR "/problems/suite", k, 10.0, &start_violation);
+  ASSERT_GT(start_violation, 100.0);
+  const Outcome o =
+      run_problem(SAO_SOURCE_DIR "/problems/suite", k, "sao", Path::kInternal, settings);
+  EXPECT_TRUE(o.honest) << o.status << " at f = " << o.f;
+  EXPECT_LE(o.violation, 0.01);
+}
+
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteCi, ::testing::ValuesIn(ci_problems()),
                          [](const auto& info) { return identifier(info.param); });
 

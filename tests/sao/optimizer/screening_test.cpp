@@ -226,13 +226,12 @@ TEST(Screening, KeepsBothSidesOfAnEqualityWhenOnlyOneIsNearItsBound) {
 
 // The same two bounds given as "lower" and "upper" are two inequalities, screened apart.
 TEST(Screening, ScreensTheSidesOfARangeApart) {
-  const LoadedStudy s = sum_study(
-      {{"name", "r"}, {"of", {{"response", "q"}}}, {"lower", 1.0}, {"upper", 1.2}});
+  const LoadedStudy s =
+      sum_study({{"name", "r"}, {"of", {{"response", "q"}}}, {"lower", 1.0}, {"upper", 1.2}});
   ASSERT_EQ(s.constraints.size(), 2u);
   EXPECT_EQ(s.constraints[0].equality_partner, -1);
   const SumModel model;
-  const ScreenedStudy screened =
-      screen_study(s, s.options, Eigen::Vector2d(2.0, 2.0), model);
+  const ScreenedStudy screened = screen_study(s, s.options, Eigen::Vector2d(2.0, 2.0), model);
   ASSERT_EQ(screened.rows.size(), 1u);
   EXPECT_EQ(s.constraints[screened.rows[0].constraint].sense, Sense::kLessEqual);
 }
