@@ -128,8 +128,9 @@ std::string part_name(const std::string& base, const Study& study, int load_case
   return name;
 }
 
-// Expands one quantity with |.| and load cases into constraints `g <sense> bound`.
-void add_constraints(const Quantity& q, const std::string& name, const std::string& path,
+// Expands one quantity with |.| and load cases into constraints `g <sense> bound`; false when
+// its criterion could not be made (reported in `problems`).
+bool add_constraints(const Quantity& q, const std::string& name, const std::string& path,
                      Sense sense, double bound, int bound_aux, double scale, const Annotation& note,
                      Study& study, Problems& problems) {
   const std::vector<int> cases = cases_of(q, study);
@@ -139,7 +140,7 @@ void add_constraints(const Quantity& q, const std::string& name, const std::stri
       c.name = part_name(name, study, lc, cases.size(), q.abs ? (sign > 0 ? "[+]" : "[-]") : "");
       c.path = path;
       auto g = make_criterion(q, lc, sign, study, problems);
-      if (!g) return;  // reported once, not per case and sign
+      if (!g) return false;  // reported once, not per case and sign
       c.g = *g;
       c.sense = sense;
       c.bound = bound;
@@ -149,13 +150,13 @@ void add_constraints(const Quantity& q, const std::string& name, const std::stri
       study.constraints.push_back(c);
     }
   }
+  return true;
 }
 
 // The constraints from `first` on are an equality's two sides, each expanded alike (the <=
 // parts, then the >= parts in the same order): each part is paired with its other side.
 void pair_equality_sides(std::vector<Constraint>& constraints, size_t first) {
   const size_t count = constraints.size() - first;
-  if (count % 2 != 0) return;  // a part failed to load: reported, the study is not used
   for (size_t i = 0; i < count / 2; ++i) {
     const size_t a = first + i, b = first + count / 2 + i;
     constraints[a].equality_partner = static_cast<int>(b);
@@ -336,6 +337,7 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
           problems.add(r.at("equals"), "not with \"upper\" or \"lower\" (an equality is both)");
         }
         int sides = 0;
+        bool made = true;  // the quantity's criterion, reported once when it cannot be made
         for (const Side& side :
              {Side{"upper", {Sense::kLessEqual}}, Side{"lower", {Sense::kGreaterEqual}},
               Side{"equals", {Sense::kLessEqual, Sense::kGreaterEqual}}}) {
@@ -378,11 +380,13 @@ void read_constraints(const json& node, Study& study, Problems& problems) {
                          "not allowed with \"abs\" (|q| >= c is not a single constraint)");
             continue;
           }
+          if (!made) continue;
           const size_t before = study.constraints.size();
           for (const Sense sense : side.senses) {
-            add_constraints(*q, name, path, sense, bound, aux, scale, note, study, problems);
+            made = made &&
+                   add_constraints(*q, name, path, sense, bound, aux, scale, note, study, problems);
           }
-          if (side.senses.size() == 2) pair_equality_sides(study.constraints, before);
+          if (made && side.senses.size() == 2) pair_equality_sides(study.constraints, before);
         }
         if (sides == 0) problems.add(path, "give \"upper\", \"lower\", both, or \"equals\"");
         for (size_t j = first; j < study.constraints.size(); ++j) {

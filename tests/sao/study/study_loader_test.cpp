@@ -195,6 +195,24 @@ TEST(StudyLoader, AnEqualityIsBothSidesOfOneConstraint) {
                       [](const std::string& p) { return p.find("scale") != std::string::npos; }),
         1);
   }
+  // A quantity that cannot be made is reported once too, for an equality and for a range.
+  for (const char* bounds : {R"({"equals": 2.0})", R"({"lower": 1.0, "upper": 3.0})"}) {
+    json c = json::parse(bounds);
+    c["of"] = "peek";
+    d["constraints"][0] = c;
+    try {
+      load_study(d);
+      ADD_FAILURE() << "loaded";
+    } catch (const StudyError& e) {
+      EXPECT_EQ(std::count_if(e.problems().begin(), e.problems().end(),
+                              [](const std::string& p) {
+                                return p.find("unknown name \"peek\"") != std::string::npos;
+                              }),
+                1)
+          << bounds << "\n"
+          << e.what();
+    }
+  }
 }
 
 TEST(StudyLoader, ZeroBoundWithoutScaleIsAnError) {
