@@ -70,6 +70,10 @@ bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_
                          predicted(k);
   }
   if (!corrected.shift.allFinite()) return false;
+  // Only a violation of a row the subproblem carried is the correction's to remove: b* violating
+  // only constraints it did not carry (screened out at b0) would propose b* again (HS 32: one
+  // analysis of the same design to the last digits).
+  if (!((predicted + corrected.shift).maxCoeff() > 0.1 * noisy_.vioacc / 100.0)) return false;
   const SubproblemResult sub = solve_subproblem(corrected, noisy_);
   if (sub.status != SubproblemStatus::kOptimal) return false;
   Eigen::VectorXd x_soc = sub.x.cwiseMax(corrected.lower).cwiseMin(corrected.upper);
