@@ -522,9 +522,9 @@ void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& su
   const Eigen::VectorXd proposed = x_opt;
   const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
   if (!e_opt) return;
-  StepJudgement j =
-      strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt, *e_opt, facts,
-                        factors_, previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+  StepJudgement j = strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt,
+                                      *e_opt, facts, factors_, previous_, optimality_, penalty_,
+                                      rec.noise_estimate, rec.cycle, std::nullopt});
   if (!j.accept && !j.converged && sub.status == SubproblemStatus::kOptimal) {
     correct_step(problem, x_opt, e_opt, facts, rec, j);
   } else if (j.accept && !j.converged) {

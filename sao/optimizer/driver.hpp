@@ -308,16 +308,17 @@ class Driver {
              Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
   // A second-order correction (trust region, local approximations, settings'
   // second_order_correction; Fletcher's, in the approximations' terms): when the strategy
-  // rejected a proposal b* that violates the constraints by more than a tenth of vioacc, and
-  // every retained row is a scalar constraint's, the subproblem is solved again in the same
-  // subregion with each row's approximation shifted by its error at b* (value moved onto the
-  // analysis, gradient and curvature kept), and its proposal analysed (one more analysis, no
-  // gradients) and judged like any proposal. A step along a curved active constraint violates
-  // it by its second-order change, which the approximation at b0 cannot see; the merit then
-  // rejects a step whose objective gain was right (the Maratos effect), and the region shrinks
-  // each time it grows (the spring: 100 cycles at a region of 1e-3). True, with x_opt, e_opt,
-  // facts, rec and j those of the corrected proposal, when the strategy accepted it; else
-  // everything is left as it was.
+  // rejected a proposal b* that violates the constraints by more than a tenth of vioacc, a row
+  // the subproblem carried among them, and every retained row is a scalar constraint's, the
+  // subproblem is solved again in the same subregion with each row's approximation shifted by
+  // its error at b* (value moved onto the analysis, gradient and curvature kept), and its
+  // proposal analysed (one more analysis, no gradients) and judged against the predicted
+  // improvement of the step it corrects (Nocedal & Wright, 18.3). A step along a curved active
+  // constraint violates it by its second-order change, which the approximation at b0 cannot see;
+  // the merit then rejects a step whose objective gain was right (the Maratos effect), and the
+  // region shrinks each time it grows (the spring: 100 cycles at a region of 1e-3). True, with
+  // x_opt, e_opt, facts, rec and j those of the corrected proposal, when the strategy accepted it;
+  // else everything is left as it was.
   bool correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_opt,
                     const Evaluation*& e_opt, CycleFacts& facts, CycleRecord& rec,
                     StepJudgement& j);
@@ -340,7 +341,8 @@ class Driver {
   // (rec then as it was, its analyses counted: restore_record); else rec holds its analysis.
   bool judge_second(const ApproximateProblem& problem, const SubproblemResult& sub,
                     const Eigen::VectorXd& x, double F_approx, const Eigen::VectorXd& factors,
-                    const CycleFacts& first, CycleRecord& rec, SecondProposal& out);
+                    const CycleFacts& first, CycleRecord& rec, SecondProposal& out,
+                    const std::optional<StepPrediction>& judged_against = std::nullopt);
   // A nonlinear subproblem whose local solver stayed at b0 although b0 is not a first-order
   // point (its residual above kkt_tolerance: a stationary point of the approximate problem that
   // is not its minimum, or the solver's stop) is solved again with a further start: b0 moved

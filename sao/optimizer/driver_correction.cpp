@@ -80,8 +80,15 @@ bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_
   if ((x_soc - x_opt).cwiseAbs().maxCoeff() <= 0.0) return false;
   const CycleRecord before = rec;
   SecondProposal soc;
+  // Judged against the step it corrects (Nocedal & Wright, 18.3): its own subproblem predicts
+  // the way back to feasibility, often a loss in F, and with it a correction that gained what the
+  // step predicted was rejected with the ratio -1 (the spring: every second cycle of its crawl
+  // along two curved active constraints).
+  const std::optional<StepPrediction> step =
+      j.predicted > 0.0 ? std::optional<StepPrediction>(StepPrediction{j.predicted, j.penalty})
+                        : std::nullopt;
   if (judge_second(corrected, sub, x_soc, corrected.approximate_objective(sub.x), factors_, facts,
-                   rec, soc) &&
+                   rec, soc, step) &&
       soc.judgement.accept) {
     spdlog::debug(
         "cycle {}: b* rejected (ratio {:.3g}, V {:.3g} %); its second-order "
@@ -98,7 +105,8 @@ bool Driver::correct_step(const ApproximateProblem& problem, Eigen::VectorXd& x_
 
 bool Driver::judge_second(const ApproximateProblem& problem, const SubproblemResult& sub,
                           const Eigen::VectorXd& x, double F_approx, const Eigen::VectorXd& factors,
-                          const CycleFacts& first, CycleRecord& rec, SecondProposal& out) {
+                          const CycleFacts& first, CycleRecord& rec, SecondProposal& out,
+                          const std::optional<StepPrediction>& judged_against) {
   out.x = x;
   out.F_approx = F_approx;
   out.facts = active_limits(problem, x, rec);
@@ -107,9 +115,9 @@ bool Driver::judge_second(const ApproximateProblem& problem, const SubproblemRes
   out.facts.approximated = first.approximated;
   out.analysis = analyse_proposal(problem, F_approx, out.x, out.facts, rec);
   if (!out.analysis) return false;
-  out.judgement =
-      strategy_->judge({study_, options_, noisy_, problem, sub, x, out.x, *out.analysis, out.facts,
-                        factors, previous_, optimality_, penalty_, rec.noise_estimate, rec.cycle});
+  out.judgement = strategy_->judge({study_, options_, noisy_, problem, sub, x, out.x, *out.analysis,
+                                    out.facts, factors, previous_, optimality_, penalty_,
+                                    rec.noise_estimate, rec.cycle, judged_against});
   return true;
 }
 

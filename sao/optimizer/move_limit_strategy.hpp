@@ -24,6 +24,15 @@
 
 namespace sao {
 
+// The predicted merit improvement a proposal is judged against, and the penalty mu it was
+// predicted with, when not its own subproblem's: a second-order correction is judged against
+// the step it corrects (Nocedal & Wright, 18.3), since its own subproblem, which moved the rows
+// onto their values at the rejected b*, predicts the cost of the way back to feasibility.
+struct StepPrediction {
+  double predicted = 0.0;
+  double penalty = 0.0;
+};
+
 // A proposal b*, analysed, as a strategy judges it.
 struct AnalysedProposal {
   const Study& study;
@@ -41,14 +50,19 @@ struct AnalysedProposal {
   double penalty = 0.0;                          // mu of the merit function (trust_region.hpp)
   double noise_estimate = -1.0;  // multi-point: the fit's noise estimate, %; < 0: none
   int cycle = 0;                 // the cycle's number, for the log
+  // Trust region: judged against this prediction instead of the subproblem's (a second-order
+  // correction: the step it corrects); none: the subproblem's.
+  std::optional<StepPrediction> judged_against;
 };
 
 // What becomes of the proposal: accepted, converged, E, Fchg, the next cycle's factors and the
 // action per design variable (MoveDecision, the seed's decision), and:
 struct StepJudgement : MoveDecision {
-  double ratio = 0.0;   // trust region: actual / predicted merit improvement; else 0
-  double actual = 0.0;  // trust region: the actual merit improvement (phase 1: of h); else 0
-  std::string message;  // why the run converged, when the strategy says; else ""
+  double ratio = 0.0;      // trust region: actual / predicted merit improvement; else 0
+  double actual = 0.0;     // trust region: the actual merit improvement (phase 1: of h); else 0
+  double predicted = 0.0;  // trust region: the predicted merit improvement; else 0
+  double penalty = 0.0;    // trust region: the penalty mu the merit was judged with; else 0
+  std::string message;     // why the run converged, when the strategy says; else ""
 };
 
 // A constraint bounded by 0 that its start did not size beyond its `scale` (prepare).

@@ -142,8 +142,12 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
     const double tolerance = 0.1 * noisy.vioacc / 100.0;
     const double h_left = h_opt > tolerance ? h_opt : 0.0;
     penalty = penalty_for_step(p.penalty, facts.F0 - p.sub.objective, h0 - h_pred, tolerance);
-    t.actual = (facts.F0 - facts.Fopt) + penalty * (h0 - h_left);
     t.predicted = (facts.F0 - p.sub.objective) + penalty * (h0 - h_pred);
+    if (p.judged_against) {
+      penalty = p.judged_against->penalty;
+      t.predicted = p.judged_against->predicted;
+    }
+    t.actual = (facts.F0 - facts.Fopt) + penalty * (h0 - h_left);
   }
   t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy.viomax, facts.V0);
   t.move_limit_active = facts.move_limit_active;
@@ -180,6 +184,8 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   j.accept = d.accept;
   j.ratio = d.ratio;
   j.actual = t.actual;
+  j.predicted = t.predicted;
+  j.penalty = penalty;
   j.E = std::max(facts.Ef, facts.Eg);
   j.Fchg = std::abs(facts.Fopt - facts.F0) / std::max(std::abs(facts.F0), 1e-300) * 100.0;
   j.factors = d.factors;

@@ -134,9 +134,8 @@ TEST(DiscreteDriver, TheCatalogueSpringEndsOnACatalogueValue) {
   EXPECT_DOUBLE_EQ(rounded.x(0), 0.39);
   EXPECT_NEAR(rounded.objective, 0.53199, 5e-4);  // c kept at its continuous value
   EXPECT_LE(rounded.max_violation, 0.001);
-  const RunSummary native =
-      run_study("problems/impact-absorber/catalogue-spring.json",
-                {"settings.strategy=\"metamodel\""});
+  const RunSummary native = run_study("problems/impact-absorber/catalogue-spring.json",
+                                      {"settings.strategy=\"metamodel\""});
   ASSERT_EQ(native.status, RunStatus::kConverged) << native.message;
   EXPECT_DOUBLE_EQ(native.x(0), 0.39);
   EXPECT_NEAR(native.objective, 0.5238, 5e-4);  // c re-optimised with the catalogue's k

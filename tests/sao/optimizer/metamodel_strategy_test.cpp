@@ -71,7 +71,7 @@ StepJudgement judge_move(double step, double previous_step, double F0, double Fo
   }
   const Optimality at_b0;
   return MetamodelStrategy().judge({s, noisy, noisy, problem, sub, x, x, analysis, facts, factors,
-                                    previous, at_b0, 0.0, -1.0, 2});
+                                    previous, at_b0, 0.0, -1.0, 2, std::nullopt});
 }
 
 TEST(MetamodelStrategy, FullMoveInTheSameDirectionPansWithoutZooming) {

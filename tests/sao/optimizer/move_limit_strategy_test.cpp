@@ -77,7 +77,7 @@ TEST(MoveLimitStrategy, SeedJudgesWithTheFitsNoiseWhenNoneIsGiven) {
   const Optimality at_b0;
   auto judge = [&](double noise_estimate) {
     return seed().judge({study, o, noisy, problem, sub, x, x, analysis, facts, factors, previous,
-                         at_b0, 0.0, noise_estimate, 1});
+                         at_b0, 0.0, noise_estimate, 1, std::nullopt});
   };
   const StepJudgement with_estimate = judge(3.0);
   EXPECT_TRUE(with_estimate.accept);
@@ -90,6 +90,52 @@ TEST(MoveLimitStrategy, SeedJudgesWithTheFitsNoiseWhenNoneIsGiven) {
   const StepJudgement without = judge(-1.0);
   EXPECT_EQ(without.actions, std::vector<MoveAction>{MoveAction::kKept});
   EXPECT_DOUBLE_EQ(without.factors(0), 0.2);
+}
+
+// A second-order correction is judged against the step it corrects (Nocedal & Wright, 18.3): its
+// own subproblem, which moved the rows onto their values at the rejected b*, may predict a loss
+// (the way back to feasibility costs F), and judged by that prediction a correction that gained
+// what the step predicted was rejected with the ratio -1.
+TEST(MoveLimitStrategy, TrustRegionJudgesACorrectionAgainstTheStepItCorrects) {
+  Study study;  // one variable in [0, 10], no constraints: the merit is F
+  DesignVariable b;
+  b.name = "b";
+  b.upper = 10.0;
+  b.initial = 5.0;
+  study.design.push_back(b);
+  const Options o;
+  ApproximateProblem problem;
+  problem.study = &study;
+  problem.x0 = Eigen::VectorXd::Constant(1, 5.0);
+  SubproblemResult sub;
+  sub.objective = 1.02;  // the correction's own subproblem: F~ above F(b0)
+  const Eigen::VectorXd x = Eigen::VectorXd::Constant(1, 5.5);
+  const Evaluation analysis;
+  CycleFacts facts;
+  facts.F0 = 1.0;
+  facts.Fopt = 0.99;  // the correction gained 0.01
+  facts.V = -100.0;
+  facts.V0 = -100.0;
+  facts.delta_b = Eigen::VectorXd::Constant(1, 0.5);
+  facts.move_limit_active = {false};
+  facts.bound_active = {false};
+  facts.held_by_bound = {false};
+  const Eigen::VectorXd factors = Eigen::VectorXd::Constant(1, 0.4);
+  const std::optional<PreviousCycle> previous;
+  const Optimality at_b0;
+  auto judge = [&](std::optional<StepPrediction> against) {
+    return trust_region().judge({study, o, o, problem, sub, x, x, analysis, facts, factors,
+                                 previous, at_b0, 0.0, -1.0, 2, against});
+  };
+  const StepJudgement own = judge(std::nullopt);
+  EXPECT_FALSE(own.accept);
+  EXPECT_DOUBLE_EQ(own.ratio, -1.0);
+  EXPECT_NEAR(own.predicted, -0.02, 1e-12);
+  const StepJudgement against = judge(StepPrediction{0.0125, 0.0});
+  EXPECT_TRUE(against.accept);
+  EXPECT_NEAR(against.ratio, 0.8, 1e-12);
+  EXPECT_NEAR(against.actual, 0.01, 1e-12);
+  EXPECT_DOUBLE_EQ(against.predicted, 0.0125);
 }
 
 }  // namespace
