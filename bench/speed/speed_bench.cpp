@@ -17,7 +17,9 @@
 //      (kinematic_gradients.cpp), the beam in CVODES
 //      dense (up to 20 elements) and sparse (up to --beam-cvodes-up-to E), sparse with
 //      "jacobian_age" 0, and in the variational integrator at the step --beam-step H (default
-//      1e-3 s), with the largest difference of its tip's trajectory from the column before;
+//      1e-3 s), with the largest difference of its tip's trajectory from the column before
+//      (--beam-damping MU: every element damped in proportion to its stiffness, the beam's
+//      "damping" MU seconds; default 0, undamped);
 //   5. the same chain written with Simbody (the program sao_simbody_chain, CPodes BDF at 1e-8)
 //      beside sao's default choice, N = 5..160: CPU per analysis, their ratio and the largest
 //      difference of the tip's trajectory (built only when CMake found Simbody; without it the
@@ -499,6 +501,7 @@ struct GrowthSettings {
   double beam_end = 1.0;
   double beam_step = 1e-3;
   int beam_cvodes_up_to = 100;
+  double beam_damping = 0.0;  // the beams' "damping" (stiffness-proportional time constant, s)
 };
 
 // The beams' dense runs stop at 20 elements (75 s at 20, growing as E^2.7: docs/performance.md).
@@ -529,8 +532,12 @@ void growth(const GrowthSettings& settings) {
       "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "
       "Newton matrix every step), sparse with \"jacobian_age\" 0 (CVODES's own) and the "
       "variational integrator at h = {} s (tip diff: the last node's largest difference from the "
-      "column before over the 11 points)\n",
-      settings.beam_end, settings.beam_step);
+      "column before over the 11 points){}\n",
+      settings.beam_end, settings.beam_step,
+      settings.beam_damping > 0.0
+          ? fmt::format("; every element damped in proportion to its stiffness, \"damping\" {} s",
+                        settings.beam_damping)
+          : std::string());
   std::vector<int> elements;
   for (int e : {5, 10, 20, 50, 100}) {
     if (e <= settings.largest_beam) elements.push_back(e);
@@ -545,7 +552,13 @@ void growth(const GrowthSettings& settings) {
                                     m["integrator"] = {{"type", "variational"}, {"step", h}};
                                   }};
   if (!elements.empty()) {
-    growth_table("E", elements, 10, sao::bench::beam_link, settings.beam_end,
+    const double damping = settings.beam_damping;
+    const auto beam = [damping](int e) {
+      nlohmann::json model = sao::bench::beam_link(e);
+      if (damping > 0.0) model["beams"][0]["damping"] = damping;
+      return model;
+    };
+    growth_table("E", elements, 10, beam, settings.beam_end,
                  {linear_algebra("dense", std::min(20, cvodes)), linear_algebra("sparse", cvodes),
                   reuse, variational},
                  [](int e) { return fmt::format("b_{}", e); });
@@ -684,6 +697,12 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "sao_speed: --beam-step expects a step > 0 (seconds)\n");
         return 2;
       }
+    } else if (std::strcmp(argv[i], "--beam-damping") == 0 && i + 1 < argc) {
+      growth_settings.beam_damping = std::atof(argv[++i]);
+      if (!(growth_settings.beam_damping >= 0.0)) {
+        fmt::print(stderr, "sao_speed: --beam-damping expects a time constant >= 0 (seconds)\n");
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--beam-cvodes-up-to") == 0 && i + 1 < argc) {
       growth_settings.beam_cvodes_up_to = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--gradient-chain") == 0 && i + 1 < argc) {
@@ -703,7 +722,8 @@ int main(int argc, char** argv) {
       fmt::print(stderr,
                  "usage: sao_speed [--repeats N] [--skip-study] [--section 1..7] [--sao PATH] "
                  "[--largest-chain N] [--largest-beam E] [--beam-end T] [--beam-step H] "
-                 "[--beam-cvodes-up-to E] [--gradient-chain N] [--largest-slider-row N] "
+                 "[--beam-cvodes-up-to E] [--beam-damping MU] [--gradient-chain N] "
+                 "[--largest-slider-row N] "
                  "[--chain-study FILE] "
                  "[--size-study chain|driven|sliders N FILE]\n");
       return 2;
