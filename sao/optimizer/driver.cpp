@@ -549,7 +549,19 @@ void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& su
 void Driver::remember_rejection(bool accepted, const Eigen::VectorXd& x_opt,
                                 const Evaluation& e_opt) {
   if (accepted) {
-    violated_by_rejected_.clear();
+    // With the trust region, a scalar constraint that a rejected proposal violated stays in the
+    // subproblems of the run: screened out again at the next b0, far inside its bound there, it
+    // was violated again by the next step (the pressure vessel's thickness limits, every second
+    // cycle). A history's points move between designs: they are retained from the same b0 only,
+    // and so is everything with the seed's strategy (its tables).
+    const bool sticky = noisy_.strategy == Strategy::kTrustRegion;
+    for (auto it = violated_by_rejected_.begin(); it != violated_by_rejected_.end();) {
+      if (!sticky || study_.constraints[static_cast<size_t>(it->first)].g.time_dependent()) {
+        it = violated_by_rejected_.erase(it);
+      } else {
+        ++it;
+      }
+    }
     return;
   }
   // Never screen out a constraint the rejected proposal violated: the next subproblem from

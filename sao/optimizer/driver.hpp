@@ -364,7 +364,8 @@ class Driver {
   const CycleRecord& close_cycle(const CycleRecord& rec);
   // After a judged proposal, either strategy: a rejected one's violated (constraint, time
   // point) rows are kept by the screening of the cycles from the same b0; an accepted one
-  // clears them.
+  // clears the rows of histories (with the seed's strategy, all), while a scalar constraint
+  // stays retained for the rest of a trust-region run.
   void remember_rejection(bool accepted, const Eigen::VectorXd& x_opt, const Evaluation& e_opt);
   // Analyses b* and fills F_opt, Ef, Eg, V of the record and facts; null when it failed
   // (the cycle is then rejected and the factors shrunk).
@@ -440,8 +441,9 @@ class Driver {
   int optimality_cycle_ = 0;        // the cycle it was measured in
   ApproximationMemory memory_;      // what the approximation forms learnt from earlier cycles
   LagrangianCurvature lagrangian_;  // the Lagrangian's curvature the approximations miss
-  // The (constraint -> time points) a rejected proposal from the current b0 violated;
-  // screening keeps them until a step is accepted.
+  // The (constraint -> time points) a rejected proposal violated; screening keeps them: the
+  // points of histories (and, with the seed's strategy, every row) until a step is accepted, the
+  // scalar constraints for the rest of the run (trust region).
   std::map<int, std::set<int>> violated_by_rejected_;
   std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
   std::unique_ptr<MetamodelResponses> metamodel_;  // the metamodel strategy's, of this cycle

@@ -51,7 +51,8 @@ struct ScreenedStudy {
 };
 // `also_retain`: (constraint -> time points) kept whatever their value at x0 (the driver passes
 // the points a rejected proposal violated, with either strategy, so that the next subproblem
-// sees them even when they are far inside their bound at b0).
+// sees them even when they are far inside their bound at b0; with the trust region, a scalar
+// constraint's for the rest of the run: Driver::remember_rejection).
 ScreenedStudy screen_study(const Study& study, const Options& options, const Eigen::VectorXd& x0,
                            const ResponseModel& exact,
                            const std::map<int, std::set<int>>& also_retain = {});

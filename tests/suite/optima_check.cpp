@@ -109,7 +109,11 @@ TEST_P(SuiteLocalMinima, AreFeasibleFirstOrderPointsWorseThanTheOptimum) {
     EXPECT_FALSE(r.violation <= 1e-4 && r.objective < l.f - tolerance)
         << "SLSQP found f = " << r.objective << " (violation " << r.violation
         << " %) below the local minimum's " << l.f;
-    EXPECT_LE((r.x.head(k.n) - x).norm(), 1e-3 * (1.0 + x.norm())) << "SLSQP left it";
+    // It stays there, or on the same level: a local minimum need not be isolated (HS 108's
+    // degenerate hexagons of area 1/2 form a continuum, along which SLSQP moves without gain).
+    const bool stayed = (r.x.head(k.n) - x).norm() <= 1e-3 * (1.0 + x.norm());
+    EXPECT_TRUE(stayed || (r.violation <= 1e-4 && std::abs(r.objective - l.f) <= tolerance))
+        << "SLSQP left it for f = " << r.objective << " (violation " << r.violation << " %)";
   }
 }
 
