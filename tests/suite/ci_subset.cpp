@@ -112,10 +112,13 @@ TEST(SuiteOptimizer, TheSecondOrderCorrectionSavesTheSpringsRuns) {
 
 // HS 108: its local subproblem solver stayed at b0, a stationary point of the approximate problem
 // that is not its minimum (b0's first-order residual 0.95), in cycle after cycle;
-// solved again from a descent start it moves on after one such cycle.
+// solved again from a descent start it moves on after one such cycle. Since screening keeps the
+// constraints a rejected proposal violated (2026-11-30) the run from this start ends at the
+// local minimum -0.5 (a degenerate hexagon, listed in optima.json), where COBYLA ends too.
 TEST(SuiteOptimizer, TheSubproblemDoesNotStayAtAStationaryPointThatIsNotAMinimum) {
   const Outcome o = run_sao("hs-108");
-  EXPECT_TRUE(o.solved) << "f " << o.f;
+  EXPECT_TRUE(o.solved || o.local) << "f " << o.f;
+  EXPECT_TRUE(o.honest) << o.status << " at f " << o.f;
   EXPECT_LE(o.b0_again, 1);
 }
 
