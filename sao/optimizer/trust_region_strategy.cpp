@@ -19,6 +19,43 @@ constexpr double kModelTolerance = 10.0;
 // that is more than this factor larger: within it, `scale` is the user's choice, kept.
 constexpr double kTenfold = 10.0;
 
+// The facts of b*'s step per variable that size the next region: its move limits and the bounds
+// that held it, the share of its half-width used, and whether it reversed or went on with the
+// previous accepted step (trust_region.hpp).
+void step_facts(const AnalysedProposal& p, TrustRegionFacts& t) {
+  const int n = p.study.n_design();
+  const Eigen::VectorXd b0 = p.problem.x0.head(n);
+  t.move_limit_active = p.facts.move_limit_active;
+  // A factor grows on its move limit unless a bound held the step: a variable resting on a
+  // bound and pressing away from it must be able to leave it again (with bound_active, its
+  // factor could only shrink: 1e-18 on the linked suspension, issue 24).
+  t.held_by_bound = p.facts.held_by_bound;
+  t.used.resize(n);
+  Eigen::VectorXd half(n);
+  for (int i = 0; i < n; ++i) {
+    half(i) = move_half_width(p.study.design[i], p.factors(i), b0(i), true);
+    t.used(i) = half(i) > 0.0 ? std::min(1.0, std::abs(p.facts.delta_b(i)) / half(i)) : 1.0;
+  }
+  if (p.previous && !t.phase1) {
+    t.reversed = reversed_steps(p.previous->delta_b, p.facts.delta_b, half);
+  }
+  // The growth of a small region goes with the Lagrangian's curvature (settings'
+  // lagrangian_curvature), where the subproblem carried it (some curvature learnt from the
+  // active constraints): without it, the suite needed more runs, and the 60-variable
+  // suspension, with no active constraint, 251 cycles instead of 164 (docs/benchmarks.md).
+  if (p.noisy.lagrangian_curvature && p.problem.curvature.size() > 0 && p.previous &&
+      p.previous->cycle > 0 && p.previous->cycle == p.cycle - 1) {
+    t.continued = continued_steps(p.previous->delta_b, p.facts.delta_b, half);
+    // Only where the region has become small (a half-width below kSmallRegion of the range):
+    // there a fair ratio that persists is the crawl of the issue, not a model that is still
+    // being learnt.
+    for (int i = 0; i < n; ++i) {
+      const double span = p.study.design[i].span();
+      if (!(std::isfinite(span) && half(i) < kSmallRegion * span)) t.continued[i] = false;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<UnsizedConstraint> TrustRegionStrategy::prepare(Study& study, const Eigen::VectorXd& x0,
@@ -115,11 +152,9 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   const Study& study = p.study;
   const Options& noisy = p.noisy;
   const CycleFacts& facts = p.facts;
-  const int n = study.n_design();
   const double h0 = std::max(0.0, facts.V0 / 100.0);
   const double h_pred =
       p.problem.rows.empty() ? 0.0 : std::max(0.0, p.problem.row_values(p.proposed).maxCoeff());
-  const Eigen::VectorXd b0 = p.problem.x0.head(n);
   // b*'s violation in the units of b0's rows: a constraint bounded by an auxiliary (the bound
   // formulation, g <= b7) is normalised by the auxiliary's value; measured each at its own
   // design, the violations of b0 and b* differ by the ratio of the two values (a factor 1e4
@@ -150,35 +185,7 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
     t.actual = (facts.F0 - facts.Fopt) + penalty * (h0 - h_left);
   }
   t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy.viomax, facts.V0);
-  t.move_limit_active = facts.move_limit_active;
-  // A factor grows on its move limit unless a bound held the step: a variable resting on a
-  // bound and pressing away from it must be able to leave it again (with bound_active, its
-  // factor could only shrink: 1e-18 on the linked suspension, issue 24).
-  t.held_by_bound = facts.held_by_bound;
-  t.used.resize(n);
-  Eigen::VectorXd half(n);
-  for (int i = 0; i < n; ++i) {
-    half(i) = move_half_width(study.design[i], p.factors(i), b0(i), true);
-    t.used(i) = half(i) > 0.0 ? std::min(1.0, std::abs(facts.delta_b(i)) / half(i)) : 1.0;
-  }
-  if (p.previous && !t.phase1) {
-    t.reversed = reversed_steps(p.previous->delta_b, facts.delta_b, half);
-  }
-  // The growth of a small region goes with the Lagrangian's curvature (settings'
-  // lagrangian_curvature), where the subproblem carried it (some curvature learnt from the
-  // active constraints): without it, the suite needed more runs, and the 60-variable
-  // suspension, with no active constraint, 251 cycles instead of 164 (docs/benchmarks.md).
-  if (noisy.lagrangian_curvature && p.problem.curvature.size() > 0 && p.previous &&
-      p.previous->cycle > 0 && p.previous->cycle == p.cycle - 1) {
-    t.continued = continued_steps(p.previous->delta_b, facts.delta_b, half);
-    // Only where the region has become small (a half-width below kSmallRegion of the range):
-    // there a fair ratio that persists is the crawl of the issue, not a model that is still
-    // being learnt.
-    for (int i = 0; i < n; ++i) {
-      const double span = study.design[i].span();
-      if (!(std::isfinite(span) && half(i) < kSmallRegion * span)) t.continued[i] = false;
-    }
-  }
+  step_facts(p, t);
   const TrustRegionDecision d = decide_trust_region(noisy, t, p.factors);
   StepJudgement j;
   j.accept = d.accept;
