@@ -25,7 +25,7 @@ TEST(ComfortE2E, IntermediateResponseReachesTheVerifiedOptimum) {
 }
 
 // The seed's claim (3.7.1), with the seed's strategy (docs/results.md, scripts/relations-table):
-// 9 analyses against 12. The trust region (the default) needs 9 either way: it is not worse
+// 9 analyses against 12. The trust region (the default) needs 8 either way: it is not worse
 // with the intermediate response, and no longer better.
 TEST(ComfortE2E, ObjectiveApproximatedDirectlyNeedsMoreAnalyses) {
   const std::vector<std::string> seed = {"settings.strategy=\"seed\""};
