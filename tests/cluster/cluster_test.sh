@@ -362,9 +362,13 @@ case "$mode" in
       fail "local DOE: $(cat local.out)"
     "$sao" doe study.json --out out "${doe_set[@]}" >first.out 2>&1 &
     sao_pid=$!
-    for _ in $(seq 1 300); do  # until a task of the array has COMPLETED
-      id=$(jobs_in_store out | head -n1 | cut -d'|' -f2)
-      [ -n "$id" ] && squeue -h -t all -j "${id%_*}" -r -o '%T' 2>/dev/null | grep -q COMPLETED && break
+    # Until a stored task has COMPLETED while another stored one is still in flight, so that the
+    # resumed DOE has a job to re-attach to: killed as soon as the first array's two tasks (both
+    # "sleep 2") completed, before sao submitted the next array (a loaded machine), it had none.
+    for _ in $(seq 1 300); do
+      states=$(jobs_in_store out | cut -d'|' -f2 | sed 's/_.*//' | sort -u |
+        while read -r array; do squeue -h -t all -j "$array" -r -o '%T' 2>/dev/null; done)
+      echo "$states" | grep -q COMPLETED && echo "$states" | grep -qE 'PENDING|CONFIGURING|RUNNING' && break
       sleep 0.1
     done
     kill -KILL "$sao_pid"
