@@ -75,7 +75,7 @@ double rough_rms(const Eigen::VectorXd& design) {
 }
 
 // From start 1 (100, 75, 30, 4) to the optimum the full run reaches from the initial design
-// (`sao run problems/truck-vehicle/ride-comfort.json`: 1.92115 m/s^2 at (109.18, 80.547, 33.628,
+// (`sao run problems/truck-vehicle/ride-comfort.json`: 1.92116 m/s^2 at (109.18, 80.547, 33.628,
 // 4.5507), four strokes active on the wave).
 TEST(TruckVehicleE2E, ConvergesFromStartOneToTheFullRunsOptimum) {
   const RunSummary r = run_study(kStudy, {}, 1);
