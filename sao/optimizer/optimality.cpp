@@ -56,6 +56,72 @@ double stationarity_residual(const OptimalityInput& in, const Optimality& out,
   return r.size() == 0 ? 0.0 : r.cwiseProduct(w).cwiseAbs().maxCoeff();
 }
 
+// The rows active at input.x (g_hat_j >= -active_tolerance) and the bounds x_i is at.
+void find_active_set(const OptimalityInput& in, Optimality& out) {
+  for (Eigen::Index j = 0; j < in.row_values.size(); ++j) {
+    if (in.row_values(j) >= -in.active_tolerance) out.active_rows.push_back(static_cast<int>(j));
+  }
+  for (Eigen::Index i = 0; i < in.x.size(); ++i) {
+    const double range = in.upper(i) - in.lower(i);
+    const double tol = 1e-9 * std::max(1.0, std::isfinite(range) ? range : std::abs(in.x(i)));
+    if (std::isfinite(in.lower(i)) && in.x(i) <= in.lower(i) + tol)
+      out.at_lower.push_back(static_cast<int>(i));
+    if (std::isfinite(in.upper(i)) && in.x(i) >= in.upper(i) - tol)
+      out.at_upper.push_back(static_cast<int>(i));
+  }
+}
+
+// Complementarity: lambda_j |g_hat_j| / D <= t on an active row inside its bound (not a
+// violated one: there the multipliers estimate the penalty the merit needs), so that t is the
+// residual the driver reports (the larger of stationarity and complementarity) minimised over the
+// multipliers together. Minimising stationarity alone put the multiplier on a row 0.09 % inside
+// its bound next to one exactly at it (two time points of one peak of the truck's seat stroke)
+// and reported 0.0034 from complementarity where the row at its bound alone met both conditions
+// (Driver::measure_optimality).
+void add_complementarity_rows(glp_prob* lp, const OptimalityInput& in, const Optimality& out,
+                              double D, const std::vector<double>& row_scale, int t,
+                              std::vector<int>& ia, std::vector<int>& ja, std::vector<double>& ar) {
+  for (size_t a = 0; a < out.active_rows.size(); ++a) {
+    const double slack = -in.row_values(out.active_rows[a]);
+    const double coefficient = slack / D / row_scale[a];
+    if (!(coefficient > 0.0) || !std::isfinite(coefficient)) continue;
+    const int row = glp_add_rows(lp, 1);
+    glp_set_row_bnds(lp, row, GLP_UP, 0.0, 0.0);
+    for (auto [col, value] :
+         {std::pair{static_cast<int>(a) + 1, coefficient}, std::pair{t, -1.0}}) {
+      ia.push_back(row);
+      ja.push_back(col);
+      ar.push_back(value);
+    }
+  }
+}
+
+// Loads the matrix into `lp` and solves it by the simplex, again in exact arithmetic where that
+// did not reach an optimum. Empty when solved, else why not.
+std::string solve_multiplier_lp(glp_prob* lp, const std::vector<int>& ia,
+                                const std::vector<int>& ja, const std::vector<double>& ar) {
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  int ret = 0;
+  try {
+    glpk_call([&] {
+      glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    });
+    glpk_call([&] { ret = glp_simplex(lp, &parm); });
+    if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
+      glp_std_basis(lp);
+      glpk_call([&] { ret = glp_exact(lp, &parm); });
+    }
+  } catch (const GlpkError& e) {
+    return "the multiplier estimate: " + std::string(e.what());
+  }
+  if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
+    return "the multiplier estimate (GLPK) did not solve (code " + std::to_string(ret) + ")";
+  }
+  return {};
+}
+
 }  // namespace
 
 Optimality first_order_optimality(const OptimalityInput& in) {
@@ -66,17 +132,7 @@ Optimality first_order_optimality(const OptimalityInput& in) {
   const double reference = in.reference > 0.0 ? in.reference : out.gradient_scale;
   const double D = residual_normaliser(out.gradient_scale, in.objective, reference);
   out.normaliser = D;
-  for (Eigen::Index j = 0; j < in.row_values.size(); ++j) {
-    if (in.row_values(j) >= -in.active_tolerance) out.active_rows.push_back(static_cast<int>(j));
-  }
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double range = in.upper(i) - in.lower(i);
-    const double tol = 1e-9 * std::max(1.0, std::isfinite(range) ? range : std::abs(in.x(i)));
-    if (std::isfinite(in.lower(i)) && in.x(i) <= in.lower(i) + tol)
-      out.at_lower.push_back(static_cast<int>(i));
-    if (std::isfinite(in.upper(i)) && in.x(i) >= in.upper(i) - tol)
-      out.at_upper.push_back(static_cast<int>(i));
-  }
+  find_active_set(in, out);
   out.computed = true;
   if (!(D > 0.0)) {  // the objective does not depend on the variables: every point is optimal
     out.multipliers.assign(out.active_rows.size(), 0.0);
@@ -123,46 +179,10 @@ Optimality first_order_optimality(const OptimalityInput& in) {
       add(t, -1.0);
     }
   }
-  // Complementarity: lambda_j |g_hat_j| / D <= t on an active row inside its bound (not a
-  // violated one: there the multipliers estimate the penalty the merit needs), so that t is the
-  // residual the driver reports (the larger of stationarity and complementarity) minimised over the
-  // multipliers together. Minimising stationarity alone put the multiplier on a row 0.09 % inside
-  // its bound next to one exactly at it (two time points of one peak of the truck's seat stroke)
-  // and reported 0.0034 from complementarity where the row at its bound alone met both conditions
-  // (Driver::measure_optimality).
-  for (int a = 0; a < k; ++a) {
-    const double slack = -in.row_values(out.active_rows[a]);
-    const double coefficient = slack / D / row_scale[static_cast<std::size_t>(a)];
-    if (!(coefficient > 0.0) || !std::isfinite(coefficient)) continue;
-    const int row = glp_add_rows(lp.get(), 1);
-    glp_set_row_bnds(lp.get(), row, GLP_UP, 0.0, 0.0);
-    for (auto [col, value] : {std::pair{a + 1, coefficient}, std::pair{t, -1.0}}) {
-      ia.push_back(row);
-      ja.push_back(col);
-      ar.push_back(value);
-    }
-  }
-  glp_smcp parm;
-  glp_init_smcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
-  int ret = 0;
-  try {
-    glpk_call([&] {
-      glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-    });
-    glpk_call([&] { ret = glp_simplex(lp.get(), &parm); });
-    if (ret != 0 || glp_get_status(lp.get()) != GLP_OPT) {
-      glp_std_basis(lp.get());
-      glpk_call([&] { ret = glp_exact(lp.get(), &parm); });
-    }
-  } catch (const GlpkError& e) {
+  add_complementarity_rows(lp.get(), in, out, D, row_scale, t, ia, ja, ar);
+  out.message = solve_multiplier_lp(lp.get(), ia, ja, ar);
+  if (!out.message.empty()) {
     out.computed = false;
-    out.message = "the multiplier estimate: " + std::string(e.what());
-    return out;
-  }
-  if (ret != 0 || glp_get_status(lp.get()) != GLP_OPT) {
-    out.computed = false;
-    out.message = "the multiplier estimate (GLPK) did not solve (code " + std::to_string(ret) + ")";
     return out;
   }
   std::vector<double> columns(static_cast<std::size_t>(t - 1));
