@@ -581,7 +581,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
            std::to_string(failures_) + " failed analyses (settings.max_failures = " +
                std::to_string(noisy_.max_failures) + "); the last: " + last_failure_);
   } else if (rec.converged) {
-    std::string message = "converged in " + std::to_string(rec.cycle) + " cycles";
+    std::string message = "converged in " + std::to_string(rec.cycle) + " cycles" + central_words();
     if (failures_ > 0) {
       // Failed analyses shrink the move limits like rejected steps: the run may have stopped
       // at the edge of a region the simulator cannot analyse rather than at an optimum.
@@ -593,6 +593,8 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
       spdlog::warn("{}{}{}", message, details.empty() ? "" : "\n", details);
     }
     finish(RunStatus::kConverged, message);
+  } else if (stalled() && switch_to_central_differences(rec)) {
+    return;
   } else if (stalled()) {
     // A stall at an infeasible design ends "without a feasible design", as the cycle limit does.
     const double v = reported_violation();
@@ -604,7 +606,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
                  "constraints may have no feasible point within the bounds); " +
                  describe_optimality());
     } else {
-      finish(RunStatus::kStalled, limits + "; " + describe_optimality());
+      finish(RunStatus::kStalled, limits + central_words() + "; " + describe_optimality());
     }
   } else if (cycle_offset_ + summary_.cycles >= noisy_.max_cycles) {
     // The cycle limit ends the run whatever the design: its status says so. Where the last
@@ -612,13 +614,50 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
     // design analysed instead, or the message says that none was.
     const double v = reported_violation();
     finish(RunStatus::kCycleLimit,
-           cycle_limit_words() + " before convergence" +
+           cycle_limit_words() + " before convergence" + central_words() +
                (v > noisy_.vioacc ? fmt::format(", at an infeasible design (V = {:.3g} %)", v)
                                   : std::string()));
     if (summary_.max_violation > noisy_.vioacc && rankable_by_analysis(study_)) {
       summary_.message += "; no feasible design analysed";
     }
   }
+}
+
+bool Driver::switch_to_central_differences(const CycleRecord& rec) {
+  if (central_differences_ || !noisy_.central_differences_on_stall ||
+      noisy_.strategy != Strategy::kTrustRegion ||
+      noisy_.approximation == ApproximationSource::kMultipoint || metamodel_strategy()) {
+    return false;
+  }
+  // The run's latest gradients (the stall may follow an accepted cycle, before any at its b*).
+  std::string method = rec.gradient_method;
+  for (auto r = summary_.history.rbegin(); method.empty() && r != summary_.history.rend(); ++r) {
+    method = r->gradient_method;
+  }
+  if (method.find("forward differences") == std::string::npos) return false;
+  central_differences_ = true;
+  central_from_ = rec.cycle + 1;
+  for (int i = 0; i < study_.n_design(); ++i) factors_(i) = study_.design[i].move_factor;
+  for (auto r = summary_.history.rbegin(); r != summary_.history.rend(); ++r) {
+    if (r->accepted && r->next_factors.size() == factors_.size()) {
+      factors_ = r->next_factors;
+      break;
+    }
+  }
+  spdlog::info(
+      "cycle {}: {} with forward-difference gradients ({}); from here on the gradients are "
+      "taken by central differences (2 runs per variable), and the move limits are those of "
+      "the last accepted cycle",
+      rec.cycle, stall_words(), describe_optimality());
+  return true;
+}
+
+std::string Driver::central_words() const {
+  if (!central_differences_) return {};
+  return fmt::format(
+      "; gradients by central differences from cycle {} on (forward differences had stalled "
+      "the run)",
+      central_from_);
 }
 
 std::string Driver::stall_words() const {

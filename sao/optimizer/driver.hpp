@@ -379,6 +379,14 @@ class Driver {
   std::string describe_optimality() const;
   // Every move limit below min_move_limit (not with the seed strategy, which has no floor).
   bool stalled() const { return strategy_->stalled(noisy_, factors_); }
+  // A stall while the run's latest gradients are forward differences
+  // (central_differences_on_stall): from the next cycle on they are taken by central
+  // differences, and the move limits go back to those of the last accepted cycle. False when
+  // the setting is off, the run already switched, its gradients are not forward differences,
+  // or the strategy is not the trust region's with sensitivities.
+  bool switch_to_central_differences(const CycleRecord& rec);
+  // "; gradients by central differences from cycle K on, ..." for the run's end message, or "".
+  std::string central_words() const;
   // The words of the two ends short of convergence, shared by end_run_if_done and
   // report_best_analysed: "every move limit shrank below min_move_limit (f)" and
   // "cycle limit N reached".
@@ -419,9 +427,11 @@ class Driver {
   std::vector<UnsizedConstraint> unsized_;  // prepare's, until the first approximation
   RunSummary summary_;
   bool started_ = false;
-  std::string last_failure_;  // message of the last failed analysis
-  int failures_ = 0;          // failed analyses so far (settings.max_failures)
-  CycleRecord no_cycle_;      // returned by step() when the run ended before a cycle
+  std::string last_failure_;          // message of the last failed analysis
+  bool central_differences_ = false;  // switch_to_central_differences switched
+  int central_from_ = 0;              // the first cycle with central differences
+  int failures_ = 0;                  // failed analyses so far (settings.max_failures)
+  CycleRecord no_cycle_;              // returned by step() when the run ended before a cycle
   AnalysisStore* store_ = nullptr;
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)

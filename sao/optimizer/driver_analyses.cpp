@@ -10,8 +10,14 @@
 namespace sao {
 namespace {
 
-bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted) {
+// `central`: the run takes its finite differences centrally (Driver::central_differences_), so
+// forward-difference gradients do not cover the request.
+bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted,
+            bool central) {
   if (!e.has_gradients) return false;
+  if (central && !e.cases.empty() && e.cases.front().gradient_method == "forward differences") {
+    return false;
+  }
   for (const DerivativeRequest& r : wanted) {
     auto it = e.cases[r.load_case].gradients.find(r.response);
     if (it == e.cases[r.load_case].gradients.end() || it->second.cols() != study.n_design()) {
@@ -98,7 +104,9 @@ std::vector<const Evaluation*> Driver::analyse_batch(
   auto cached = [&](const std::vector<double>& key) -> const Evaluation* {
     auto hit = cache.find(key);
     if (hit == cache.end()) return nullptr;
-    return derivatives.empty() || covers(study_, hit->second, derivatives) ? &hit->second : nullptr;
+    return derivatives.empty() || covers(study_, hit->second, derivatives, central_differences_)
+               ? &hit->second
+               : nullptr;
   };
   // One simulator batch for every design not analysed yet (each design once).
   std::vector<std::vector<double>> keys;
@@ -112,8 +120,15 @@ std::vector<const Evaluation*> Driver::analyse_batch(
     full.push_back(&x);
     // Finite differences need not run b again when its values are known (the cycle's b0).
     auto known = derivatives.empty() ? values_.end() : values_.find(key);
-    requests.push_back({x.head(study_.n_design()), derivatives,
-                        known != values_.end() ? &known->second : nullptr});
+    EvaluationRequest request{x.head(study_.n_design()), derivatives,
+                              known != values_.end() ? &known->second : nullptr,
+                              central_differences_};
+    if (!derivatives.empty()) study_.variable_bounds(request.lower, request.upper);
+    if (request.lower.size() > study_.n_design()) {
+      request.lower.conservativeResize(study_.n_design());
+      request.upper.conservativeResize(study_.n_design());
+    }
+    requests.push_back(std::move(request));
   }
   std::map<std::vector<double>, const Evaluation*> fresh;
   if (!requests.empty()) {
@@ -137,7 +152,8 @@ std::vector<const Evaluation*> Driver::analyse_batch(
       } else {
         failure = non_finite(study_, e, derivatives);
         if (failure.empty()) failure = non_finite_criteria(study_, *full[r], e);
-        if (failure.empty() && !derivatives.empty() && !covers(study_, e, derivatives)) {
+        if (failure.empty() && !derivatives.empty() &&
+            !covers(study_, e, derivatives, central_differences_)) {
           failure = "the simulator did not return the requested sensitivities";
         }
       }
@@ -180,7 +196,7 @@ bool Driver::reuse_stored(const std::vector<double>& key, const Eigen::VectorXd&
     // so this only matters when that row was damaged and removed: it is analysed again, alike).
     if (derivatives.empty() && e.has_gradients) continue;
     if (!non_finite(study_, e, derivatives).empty()) continue;
-    if (!derivatives.empty() && !covers(study_, e, derivatives)) continue;
+    if (!derivatives.empty() && !covers(study_, e, derivatives, central_differences_)) continue;
     // Counted as the simulator path counts it, so that a replay gives the same records.
     ++summary_.reused_analyses;
     if (!derivatives.empty()) ++summary_.sensitivity_analyses;

@@ -138,6 +138,9 @@ json request_document(const SimulatorSetup& setup, const EvaluationRequest& requ
             {"study_directory", setup.study_directory}}},
           {"design", numbers(request.design.data(), request.design.size())},
           {"derivatives", derivatives},
+          {"central_differences", request.central_differences},
+          {"lower", numbers(request.lower.data(), request.lower.size())},
+          {"upper", numbers(request.upper.data(), request.upper.size())},
           {"values", request.values ? evaluation_document(*request.values) : json()}};
 }
 
@@ -183,6 +186,18 @@ void read_request_document(const json& document, SimulatorSetup& setup, Evaluati
     }
     request.derivatives.push_back(std::move(r));
   }
+  request.central_differences = false;
+  if (document.contains("central_differences")) {
+    const json& c = document["central_differences"];
+    if (!c.is_boolean()) {
+      throw std::invalid_argument("central_differences: expected true or false, got " + c.dump());
+    }
+    request.central_differences = c.get<bool>();
+  }
+  request.lower.resize(0);
+  request.upper.resize(0);
+  if (document.contains("lower")) request.lower = read_vector(document["lower"], "lower");
+  if (document.contains("upper")) request.upper = read_vector(document["upper"], "upper");
   request.values = nullptr;
   if (document.contains("values") && !document["values"].is_null()) {
     values = read_evaluation_document(document["values"], "values");
@@ -249,7 +264,8 @@ std::vector<Evaluation> evaluate_as_jobs(const std::vector<EvaluationRequest>& b
     spec.directory = folder / ("request-" + std::to_string(++counter));
     // The key: the run's design and what is asked of it, exactly.
     spec.key = "request:" + run_key(batch[r].design, 0, -1, 0.0) + ":" +
-               document["derivatives"].dump() + (batch[r].values ? ":values" : "");
+               document["derivatives"].dump() + (batch[r].values ? ":values" : "") +
+               (batch[r].central_differences ? ":central" : "");
     spec.command = {worker.string(), "analyse", "request.json", "evaluation.json"};
     spec.stdout_file = spec.directory / "stdout.txt";
     spec.stderr_file = spec.directory / "stderr.txt";

@@ -45,6 +45,7 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
   requests.resize(batch.size());
   for (size_t r = 0; r < batch.size(); ++r) {
     const Eigen::VectorXd& b = batch[r].design;
+    const DifferenceSettings own = request_differences(differences, batch[r]);
     const bool gradients = !batch[r].derivatives.empty();
     const bool by_differences = gradients && !analytic;
     // The nominal values the caller holds need no run (forward differences need them; central
@@ -53,8 +54,7 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
     const bool reuse = by_differences && known && known->ok &&
                        known->cases.size() == static_cast<size_t>(load_cases);
     requests[r].first = runs.size();
-    requests[r].per_case =
-        1 + (by_differences ? design_variables * (differences.central ? 2 : 1) : 0);
+    requests[r].per_case = 1 + (by_differences ? design_variables * (own.central ? 2 : 1) : 0);
     for (int c = 0; c < load_cases; ++c) {
       BatchRun& nominal = runs.emplace_back();
       nominal.design = &b;
@@ -65,18 +65,28 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
         nominal.result.scalars = known->cases[c].scalars;
         nominal.result.histories = known->cases[c].histories;
       }
-      if (by_differences) add_difference_runs(runs, b, design_variables, c, differences);
+      if (by_differences) {
+        add_difference_runs(runs, b, design_variables, c, own, batch[r].lower, batch[r].upper);
+      }
     }
   }
   return out;
 }
 
 void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, int variables,
-                         int load_case, const DifferenceSettings& differences) {
+                         int load_case, const DifferenceSettings& differences,
+                         const Eigen::VectorXd& lower, const Eigen::VectorXd& upper) {
   for (int i = 0; i < variables; ++i) {
     const double h = difference_step(b(i), differences.relative_step);
-    for (double step : {h, -h}) {
-      if (step < 0 && !differences.central) break;
+    double second = -h;  // the central pair; one-sided where b - h or b + h leaves the bounds
+    if (differences.central && lower.size() > i && upper.size() > i) {
+      const bool below = b(i) - h<lower(i), above = b(i) + h> upper(i);
+      if (below && b(i) + 2.0 * h <= upper(i)) second = 2.0 * h;
+      if (above && b(i) - 2.0 * h >= lower(i)) second = -2.0 * h;
+    }
+    const double first = second == -2.0 * h ? -h : h;
+    for (double step : {first, second}) {
+      if (step == second && !differences.central) break;
       BatchRun& perturbed = runs.emplace_back();
       perturbed.design = &b;
       perturbed.load_case = load_case;
@@ -109,6 +119,7 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
   std::vector<Evaluation> out(batch.size());
   for (size_t r = 0; r < batch.size(); ++r) {
     Evaluation& e = out[r];
+    const bool central = request_differences(differences, batch[r]).central;
     const int per_case = requests[r].per_case;
     const auto begin = runs.begin() + static_cast<std::ptrdiff_t>(requests[r].first);
     const auto end = begin + per_case * load_cases;
@@ -126,11 +137,9 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
       const BatchRun* nominal = &*begin + c * per_case;
       CaseResult result = nominal->result;
       if (per_case > 1) {  // steps as finally used (halved or not by retries)
-        add_difference_gradients(result,
-                                 perturbed(nominal, design_variables, differences.central, true),
-                                 perturbed(nominal, design_variables, differences.central, false));
-        result.gradient_method =
-            differences.central ? "central differences" : "forward differences";
+        add_difference_gradients(result, perturbed(nominal, design_variables, central, true),
+                                 perturbed(nominal, design_variables, central, false));
+        result.gradient_method = central ? "central differences" : "forward differences";
       }
       e.cases.push_back(std::move(result));
     }
@@ -147,7 +156,14 @@ void add_difference_gradients(CaseResult& nominal, const std::vector<const Batch
     const BatchRun& p = *plus[static_cast<size_t>(i)];
     if (!central) return Eigen::VectorXd((value(p.result) - at_nominal) / p.step);
     const BatchRun& m = *minus[static_cast<size_t>(i)];
-    return Eigen::VectorXd((value(p.result) - value(m.result)) / (p.step - m.step));
+    if (p.step * m.step < 0.0) {
+      return Eigen::VectorXd((value(p.result) - value(m.result)) / (p.step - m.step));
+    }
+    // A one-sided pair (at a bound): the parabola through the nominal value and both runs.
+    const double s1 = p.step, s2 = m.step;
+    return Eigen::VectorXd(
+        ((value(p.result) - at_nominal) * (s2 * s2) - (value(m.result) - at_nominal) * (s1 * s1)) /
+        (s1 * s2 * (s2 - s1)));
   };
   for (const auto& entry : nominal.histories) {
     const std::string& name = entry.first;

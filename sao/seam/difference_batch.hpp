@@ -28,6 +28,13 @@ struct DifferenceSettings {
   double relative_step = 1e-3;  // p of (4.10)
 };
 
+// The settings for one request: central differences where the request asks for them
+// (EvaluationRequest::central_differences) or the settings do.
+inline DifferenceSettings request_differences(const DifferenceSettings& settings,
+                                              const EvaluationRequest& request) {
+  return {settings.central || request.central_differences, settings.relative_step};
+}
+
 // The step of a design variable at the value b: h = (1 + |b|) p, the rule (4.10).
 inline double difference_step(double b, double relative_step) {
   return (1.0 + std::abs(b)) * relative_step;
@@ -83,13 +90,18 @@ std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, i
 
 // Appends the perturbed runs of design `b` in `load_case` as a plan lays them out: per design
 // variable i < variables, b_i + h, then b_i - h for central differences (runs hold a pointer
-// to `b`).
+// to `b`). With bounds (`lower`, `upper`, empty: none), a central pair that would leave them
+// is b_i + h, b_i + 2 h (at the lower bound) or b_i - h, b_i - 2 h (at the upper one): the same
+// two runs, and a derivative of the same (second) order (add_difference_gradients).
 void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, int variables,
-                         int load_case, const DifferenceSettings& differences);
+                         int load_case, const DifferenceSettings& differences,
+                         const Eigen::VectorXd& lower = {}, const Eigen::VectorXd& upper = {});
 
 // Fills nominal.gradients for every history and scalar of `nominal`: column i is
 // (f(plus[i]) - f(nominal)) / plus[i].step (forward, `minus` empty), or
-// (f(plus[i]) - f(minus[i])) / (plus[i].step - minus[i].step) (central).
+// (f(plus[i]) - f(minus[i])) / (plus[i].step - minus[i].step) (central), or, for a one-sided
+// pair of steps s1, s2 of the same sign (at a bound), the slope at b of the parabola through
+// (0, f(nominal)), (s1, f(plus[i])), (s2, f(minus[i])).
 void add_difference_gradients(CaseResult& nominal, const std::vector<const BatchRun*>& plus,
                               const std::vector<const BatchRun*>& minus);
 

@@ -52,6 +52,14 @@ struct EvaluationRequest {
   // design): a simulator taking derivatives by finite differences then runs only the
   // perturbed designs, and returns these values as the nominal ones. Null: none.
   const Evaluation* values = nullptr;
+  // Derivatives by finite differences: central ones (b +- h) for this request even where the
+  // simulator's settings say forward (the driver's switch when forward differences limit the
+  // run: Driver::switch_to_central_differences). No effect on derivatives computed otherwise.
+  bool central_differences = false;
+  // The design variables' bounds (empty: none): a central difference whose b - h or b + h
+  // would leave them takes the one-sided second-order stencil b + h, b + 2 h (or b - h,
+  // b - 2 h) instead, with the same number of runs (add_difference_runs).
+  Eigen::VectorXd lower{}, upper{};
 };
 
 // Results for one load case.

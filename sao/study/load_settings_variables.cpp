@@ -187,6 +187,9 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   options.min_curvature = r.number_or("min_curvature", options.min_curvature);
   if (auto v = r.boolean("lagrangian_curvature")) options.lagrangian_curvature = *v;
   if (auto v = r.boolean("second_order_correction")) options.second_order_correction = *v;
+  if (auto v = r.boolean("central_differences_on_stall")) {
+    options.central_differences_on_stall = *v;
+  }
   if (auto v = r.integer("extend_steps")) options.extend_steps = *v;
   options.max_curvature = r.number_or("max_curvature", options.max_curvature);
   options.require_free_move_limits = multipoint;

@@ -147,6 +147,10 @@ struct Options {
   // Trust region with sensitivities: a proposal rejected for a violation of scalar constraints
   // gets one second-order correction (Driver::correct_step; "second_order_correction").
   bool second_order_correction = true;
+  // Trust region with sensitivities: a run that stalls with forward-difference gradients takes
+  // them by central differences from then on, with the move limits of its last accepted cycle,
+  // instead of ending (Driver::switch_to_central_differences; "central_differences_on_stall").
+  bool central_differences_on_stall = true;
   // Trust region with sensitivities: how many times an accepted proposal held by its move
   // limits and predicted well may be extended in the enlarged subregion with the same
   // approximations, one analysis each (Driver::extend_step; "extend_steps"; 0: never).

@@ -48,6 +48,77 @@ TEST(DifferenceBatch, PlansTheNominalAndOnePerturbationPerVariable) {
   EXPECT_EQ(seen, 4);
 }
 
+TEST(DifferenceBatch, ARequestAsksForCentralDifferencesOverForwardSettings) {
+  // The driver's switch (Driver::switch_to_central_differences): forward settings, a request
+  // asking for central differences: two runs per variable and the exact slope of a quadratic,
+  // where forward differences are off by h (b0^2: d/db0 = 2 b0, forward 2 b0 + h).
+  std::vector<EvaluationRequest> batch(2);
+  for (auto& r : batch) {
+    r.design = Eigen::Vector2d(1.0, 2.0);
+    r.derivatives.push_back({0, "f", {}});
+  }
+  batch[1].central_differences = true;
+  const auto e = run_batch(batch, 1, 2, {false, 1e-2}, false, 0, quadratic);
+  ASSERT_TRUE(e[0].ok && e[1].ok);
+  EXPECT_EQ(e[0].cost.runs, 1 + 2);
+  EXPECT_EQ(e[1].cost.runs, 1 + 2 * 2);
+  EXPECT_EQ(e[0].cases[0].gradient_method, "forward differences");
+  EXPECT_EQ(e[1].cases[0].gradient_method, "central differences");
+  EXPECT_NEAR(e[0].cases[0].gradients.at("f")(0, 0), 2.0 + 2e-2, 1e-9);  // h = 2e-2
+  EXPECT_NEAR(e[1].cases[0].gradients.at("f")(0, 0), 2.0, 1e-12);
+  EXPECT_NEAR(e[1].cases[0].gradients.at("f")(0, 1), 3.0, 1e-12);
+}
+
+TEST(DifferenceBatch, CentralDifferencesStayInsideTheBounds) {
+  // b0 at its lower bound, b1 at its upper one: b0 - h and b1 + h would leave them, so each
+  // takes the one-sided pair (b + h, b + 2 h; b - h, b - 2 h), still two runs and still exact
+  // on a quadratic; without bounds the pair is central.
+  std::vector<EvaluationRequest> batch(1);
+  batch[0].design = Eigen::Vector2d(1.0, 2.0);
+  batch[0].derivatives.push_back({0, "f", {}});
+  batch[0].derivatives.push_back({0, "h", {}});
+  batch[0].lower = Eigen::Vector2d(1.0, -10.0);
+  batch[0].upper = Eigen::Vector2d(10.0, 2.0);
+  std::mutex mutex;
+  std::vector<Eigen::VectorXd> designs;
+  const auto e = run_batch(batch, 1, 2, {true, 1e-2}, false, 0, [&](BatchRun& run) {
+    Eigen::VectorXd b = *run.design;
+    if (run.variable >= 0) b(run.variable) += run.step;
+    {
+      std::lock_guard lock(mutex);
+      designs.push_back(b);
+    }
+    quadratic(run);
+  });
+  ASSERT_TRUE(e[0].ok);
+  EXPECT_EQ(e[0].cost.runs, 1 + 2 * 2);
+  for (const Eigen::VectorXd& b : designs) {
+    EXPECT_GE(b(0), 1.0);
+    EXPECT_LE(b(1), 2.0);
+  }
+  EXPECT_NEAR(e[0].cases[0].gradients.at("f")(0, 0), 2.0, 1e-10);
+  EXPECT_NEAR(e[0].cases[0].gradients.at("f")(0, 1), 3.0, 1e-10);
+  // h = b0 b1 (1, 2, 3): bilinear, exact as well.
+  EXPECT_NEAR(e[0].cases[0].gradients.at("h")(2, 0), 3.0 * 2.0, 1e-9);
+  EXPECT_NEAR(e[0].cases[0].gradients.at("h")(2, 1), 3.0 * 1.0, 1e-9);
+  // Without bounds the pair is central: b0 - h is run.
+  batch[0].lower.resize(0);
+  batch[0].upper.resize(0);
+  designs.clear();
+  run_batch(batch, 1, 2, {true, 1e-2}, false, 0, [&](BatchRun& run) {
+    Eigen::VectorXd b = *run.design;
+    if (run.variable >= 0) b(run.variable) += run.step;
+    {
+      std::lock_guard lock(mutex);
+      designs.push_back(b);
+    }
+    quadratic(run);
+  });
+  bool below = false;
+  for (const Eigen::VectorXd& b : designs) below = below || b(0) < 1.0;
+  EXPECT_TRUE(below);  // no bounds: the central pair
+}
+
 TEST(DifferenceBatch, KnownNominalValuesAreNotRunAgain) {
   // The values at b from an earlier analysis: only the perturbed designs run, and the
   // gradients are the same as with the nominal run.
@@ -61,14 +132,13 @@ TEST(DifferenceBatch, KnownNominalValuesAreNotRunAgain) {
   batch[0].values = &values;
   std::mutex mutex;
   int nominal_runs = 0;
-  const Evaluation reused =
-      run_batch(batch, 2, 2, {false, 1e-6}, false, 2, [&](BatchRun& run) {
-        if (run.variable < 0) {
-          std::lock_guard lock(mutex);
-          ++nominal_runs;
-        }
-        quadratic(run);
-      }).front();
+  const Evaluation reused = run_batch(batch, 2, 2, {false, 1e-6}, false, 2, [&](BatchRun& run) {
+                              if (run.variable < 0) {
+                                std::lock_guard lock(mutex);
+                                ++nominal_runs;
+                              }
+                              quadratic(run);
+                            }).front();
   ASSERT_TRUE(reused.ok);
   EXPECT_EQ(nominal_runs, 0);
   EXPECT_EQ(reused.cost.runs, 2 * 2);  // the two perturbations per load case only

@@ -154,6 +154,9 @@ TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
   request.design = Eigen::Vector2d(1.0 / 3.0, -2e-308);
   request.derivatives.push_back({0, "h", {1, 3}});
   request.values = &known;
+  request.central_differences = true;
+  request.lower = Eigen::Vector2d(0.0, -1.0);
+  request.upper = Eigen::Vector2d(1.0, std::numeric_limits<double>::infinity());
   const nlohmann::json document = nlohmann::json::parse(request_document(setup, request).dump());
   EXPECT_FALSE(document["setup"]["section"].contains("executor"));  // the worker runs locally
   SimulatorSetup s;
@@ -166,6 +169,9 @@ TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
   EXPECT_EQ(r.design(0), 1.0 / 3.0);
   EXPECT_EQ(r.design(1), -2e-308);
   EXPECT_EQ(r.derivatives[0].time_indices, (std::vector<int>{1, 3}));
+  EXPECT_TRUE(r.central_differences);  // the driver's switch reaches a cluster's worker
+  EXPECT_EQ(r.lower, request.lower);
+  EXPECT_EQ(r.upper, request.upper);
   ASSERT_NE(r.values, nullptr);
   EXPECT_EQ(r.values->cases[0].scalars.at("s"), 0.1 + 0.2);
 

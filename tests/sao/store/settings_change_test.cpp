@@ -103,6 +103,7 @@ const std::map<std::string, std::string>& changed_values() {
       {"max_curvature", "2"},
       {"lagrangian_curvature", "false"},
       {"second_order_correction", "false"},
+      {"central_differences_on_stall", "false"},
       {"extend_steps", "0"},
       {"fit", "\"least_squares\""},
       {"alpha", "0.5"},
