@@ -25,7 +25,9 @@ TEST(CentralDifferences, AForwardDifferenceStallSwitchesAndTheRunConverges) {
       << "forward differences of step 1e-3 no longer stall HS 28: the test's premise; "
       << without.message;
   for (const CycleRecord& r : without.history) {
-    if (!r.gradient_method.empty()) EXPECT_EQ(r.gradient_method, "forward differences");
+    if (!r.gradient_method.empty()) {
+      EXPECT_EQ(r.gradient_method, "forward differences");
+    }
   }
 
   const RunSummary with = run_study(kStudy, {kStep});
@@ -59,7 +61,9 @@ TEST(CentralDifferences, ARunThatDoesNotStallKeepsItsForwardDifferences) {
   ASSERT_EQ(run.status, RunStatus::kConverged) << run.message;
   EXPECT_EQ(run.message.find("central"), std::string::npos) << run.message;
   for (const CycleRecord& r : run.history) {
-    if (!r.gradient_method.empty()) EXPECT_EQ(r.gradient_method, "forward differences");
+    if (!r.gradient_method.empty()) {
+      EXPECT_EQ(r.gradient_method, "forward differences");
+    }
   }
 }
 
