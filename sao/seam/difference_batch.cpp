@@ -80,7 +80,8 @@ void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, 
     const double h = difference_step(b(i), differences.relative_step);
     double second = -h;  // the central pair; one-sided where b - h or b + h leaves the bounds
     if (differences.central && lower.size() > i && upper.size() > i) {
-      const bool below = b(i) - h<lower(i), above = b(i) + h> upper(i);
+      const bool below = lower(i) > b(i) - h;
+      const bool above = upper(i) < b(i) + h;
       if (below && b(i) + 2.0 * h <= upper(i)) second = 2.0 * h;
       if (above && b(i) - 2.0 * h >= lower(i)) second = -2.0 * h;
     }
