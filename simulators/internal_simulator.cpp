@@ -584,9 +584,10 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
           to_string(other), lc.name, second, settings_.relative_step);
       const std::string differences = forward_differences(job);
       if (differences.empty()) {
-        job.result.gradient_method = "forward differences (auto, after " +
+        job.result.gradient_method = std::string(kForwardDifferences) + " (auto, after " +
                                      std::string(to_string(method)) + " and " + to_string(other) +
                                      " failed)";
+        job.result.difference_step = settings_.relative_step;
         job.ok = true;
         return;
       }

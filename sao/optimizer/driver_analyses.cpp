@@ -15,7 +15,8 @@ namespace {
 bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted,
             bool central) {
   if (!e.has_gradients) return false;
-  if (central && !e.cases.empty() && e.cases.front().gradient_method == "forward differences") {
+  if (central && !e.cases.empty() &&
+      e.cases.front().gradient_method.find(kForwardDifferences) == 0) {
     return false;
   }
   for (const DerivativeRequest& r : wanted) {

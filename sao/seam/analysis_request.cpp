@@ -106,6 +106,9 @@ CaseResult read_case_result(const json& c, const std::string& path) {
   if (c.contains("gradient_method")) {  // absent in older workers' files
     r.gradient_method = json_string(c["gradient_method"], path + ".gradient_method");
   }
+  if (c.contains("difference_step")) {  // absent in older workers' files
+    r.difference_step = read_number(c["difference_step"], path + ".difference_step");
+  }
   return r;
 }
 
@@ -218,7 +221,8 @@ json evaluation_document(const Evaluation& e) {
     cases.push_back({{"scalars", scalars},
                      {"histories", histories},
                      {"gradients", gradients},
-                     {"gradient_method", c.gradient_method}});
+                     {"gradient_method", c.gradient_method},
+                     {"difference_step", c.difference_step}});
   }
   return {{"format", "sao-evaluation"},
           {"ok", e.ok},

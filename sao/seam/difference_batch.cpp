@@ -140,7 +140,8 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
       if (per_case > 1) {  // steps as finally used (halved or not by retries)
         add_difference_gradients(result, perturbed(nominal, design_variables, central, true),
                                  perturbed(nominal, design_variables, central, false));
-        result.gradient_method = central ? "central differences" : "forward differences";
+        result.gradient_method = central ? kCentralDifferences : kForwardDifferences;
+        result.difference_step = differences.relative_step;
       }
       e.cases.push_back(std::move(result));
     }

@@ -63,15 +63,22 @@ struct EvaluationRequest {
 };
 
 // Results for one load case.
+// CaseResult::gradient_method of finite differences (a simulator may add words after them).
+inline constexpr const char* kForwardDifferences = "forward differences";
+inline constexpr const char* kCentralDifferences = "central differences";
+
 struct CaseResult {
   std::map<std::string, double> scalars;
   std::map<std::string, Eigen::VectorXd> histories;  // values on the load case's grid
   // d(response)/d(design): rows = grid points (1 for a scalar), cols = design variables.
   // Rows that were not requested may be NaN.
   std::map<std::string, Eigen::MatrixXd> gradients;
-  // How the simulator computed `gradients` ("direct (auto)", "adjoint", "forward
-  // differences", ...); "" when it has none or does not say.
+  // How the simulator computed `gradients` ("direct (auto)", "adjoint", kForwardDifferences,
+  // kCentralDifferences, ...); "" when it has none or does not say.
   std::string gradient_method;
+  // The relative step p of the finite differences that gave `gradients` (h = (1 + |b|) p,
+  // difference_batch.hpp); 0 when they are not finite differences or the simulator does not say.
+  double difference_step = 0.0;
   // Time steps the simulator's integrator took in this load case (the forward integration);
   // -1 when it has none or does not say (external codes, explicit functions).
   long integrator_steps = -1;

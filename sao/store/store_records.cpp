@@ -175,6 +175,8 @@ std::string encode_evaluation(const Evaluation& e) {
   }
   // Appended (records written before it end after the cases): each case's gradient method.
   for (const CaseResult& c : e.cases) w.str(c.gradient_method);
+  // Appended after them (records written before end there): each case's difference step.
+  for (const CaseResult& c : e.cases) w.f64(c.difference_step);
   return w.take();
 }
 
@@ -210,6 +212,9 @@ Evaluation decode_evaluation(const std::string& bytes) {
   }
   if (!r.done()) {
     for (CaseResult& c : e.cases) c.gradient_method = r.str();
+  }
+  if (!r.done()) {
+    for (CaseResult& c : e.cases) c.difference_step = r.f64();
   }
   if (!r.done()) throw StoreError("stored analysis: trailing bytes");
   return e;

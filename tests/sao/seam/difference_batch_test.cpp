@@ -64,6 +64,8 @@ TEST(DifferenceBatch, ARequestAsksForCentralDifferencesOverForwardSettings) {
   EXPECT_EQ(e[1].cost.runs, 1 + 2 * 2);
   EXPECT_EQ(e[0].cases[0].gradient_method, "forward differences");
   EXPECT_EQ(e[1].cases[0].gradient_method, "central differences");
+  EXPECT_EQ(e[0].cases[0].difference_step, 1e-2);
+  EXPECT_EQ(e[1].cases[0].difference_step, 1e-2);
   EXPECT_NEAR(e[0].cases[0].gradients.at("f")(0, 0), 2.0 + 2e-2, 1e-9);  // h = 2e-2
   EXPECT_NEAR(e[1].cases[0].gradients.at("f")(0, 0), 2.0, 1e-12);
   EXPECT_NEAR(e[1].cases[0].gradients.at("f")(0, 1), 3.0, 1e-12);

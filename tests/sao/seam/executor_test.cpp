@@ -185,10 +185,12 @@ TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
       -std::numeric_limits<double>::infinity();
   e.cases[0].gradients["h"] = g;
   e.cases[0].gradient_method = "adjoint";
+  e.cases[0].difference_step = 1e-4;  // carried whatever the method
   const Evaluation back =
       read_evaluation_document(nlohmann::json::parse(evaluation_document(e).dump()));
   EXPECT_EQ(back.cost.runs, 3);
   EXPECT_EQ(back.cases[0].gradient_method, "adjoint");  // the cycle record names it
+  EXPECT_EQ(back.cases[0].difference_step, 1e-4);
   EXPECT_EQ(0, std::memcmp(back.cases[0].histories.at("h").data(),
                            e.cases[0].histories.at("h").data(), 3 * sizeof(double)));
   const Eigen::MatrixXd& gb = back.cases[0].gradients.at("h");
@@ -294,6 +296,9 @@ TEST(AnalysisRequest, AnEvaluationIsReadWithItsPathsInPlainWords) {
   d = good;
   d["cases"][0]["gradient_method"] = 3;
   EXPECT_EQ(error(d), "cases[0].gradient_method: expected a string, got a number (3)");
+  d = good;
+  d["cases"][0]["difference_step"] = "x";
+  EXPECT_EQ(error(d), "cases[0].difference_step: expected a number, got \"x\"");
   d = good;
   d["cases"][0].erase("scalars");
   EXPECT_EQ(error(d), "cases[0].scalars: missing");

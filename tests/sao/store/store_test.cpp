@@ -81,20 +81,29 @@ TEST(StudyStore, EvaluationEncodingIsExactIncludingNaNRows) {
   EXPECT_THROW(decode_evaluation(truncated), StoreError);
 }
 
-// Each case's gradient method (issue 22) is kept; an analysis stored before it (the cases
-// end the record) reads with none.
-TEST(StudyStore, EvaluationEncodingKeepsTheGradientMethod) {
+// Each case's gradient method (issue 22) and difference step are kept; an analysis stored
+// before them (the cases, or the methods, end the record) reads with none.
+TEST(StudyStore, EvaluationEncodingKeepsTheGradientMethodAndStep) {
   Evaluation e = sample_evaluation();
-  e.cases[0].gradient_method = "direct (auto)";
+  e.cases[0].gradient_method = kForwardDifferences;
+  e.cases[0].difference_step = 1e-3;
   const Evaluation d = decode_evaluation(encode_evaluation(e));
-  EXPECT_EQ(d.cases[0].gradient_method, "direct (auto)");
+  EXPECT_EQ(d.cases[0].gradient_method, "forward differences");
+  EXPECT_EQ(d.cases[0].difference_step, 1e-3);
   EXPECT_EQ(d.cases[1].gradient_method, "");
+  EXPECT_EQ(d.cases[1].difference_step, 0.0);
+  std::string without_steps = encode_evaluation(e);
+  without_steps.resize(without_steps.size() - 2 * sizeof(double));  // the two steps
+  const Evaluation methods_only = decode_evaluation(without_steps);
+  EXPECT_EQ(methods_only.cases[0].gradient_method, "forward differences");
+  EXPECT_EQ(methods_only.cases[0].difference_step, 0.0);
   e.cases[0].gradient_method.clear();
   std::string old = encode_evaluation(e);
-  old.resize(old.size() - 2 * sizeof(uint32_t));  // the two empty names
+  old.resize(old.size() - 2 * sizeof(double) - 2 * sizeof(uint32_t));  // steps, empty names
   const Evaluation before = decode_evaluation(old);
   ASSERT_EQ(before.cases.size(), 2u);
   EXPECT_EQ(before.cases[0].gradient_method, "");
+  EXPECT_EQ(before.cases[0].difference_step, 0.0);
   EXPECT_EQ(before.cases[0].scalars.at("mass"), 0.1 + 0.2);
 }
 
