@@ -317,7 +317,10 @@ const CycleRecord& Driver::step() {
   const double V0 = violation(x0_, e0);
   if (noisy_.approximation != ApproximationSource::kMultipoint && !metamodel_strategy()) {
     const RowsAtStart rows = measure_optimality(problem, V0, rec);
-    if (converged_at_b0(V0, rec)) return close_cycle(rec);
+    if (converged_at_b0(V0, rec)) {
+      doubt_convergence(problem, rec);
+      return close_cycle(rec);
+    }
     learn_lagrangian_curvature(problem, rows);
   }
 
@@ -363,6 +366,7 @@ const CycleRecord& Driver::step() {
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
   judge(problem, sub, F_approx, x_opt, facts, rec);
+  if (rec.converged) doubt_convergence(problem, rec);
   return close_cycle(rec);
 }
 
@@ -425,6 +429,11 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
       return false;
     }
     rec.gradient_method = gradient_method(study_, *with_gradients);
+    difference_step_ = 0.0;
+    for (const CaseResult& c : with_gradients->cases) {
+      if (c.gradient_method.find(kForwardDifferences) == std::string::npos) continue;
+      difference_step_ = std::max(difference_step_, c.difference_step);
+    }
     gradient_cost_ = static_cast<double>(with_gradients->cost.runs) /
                      static_cast<double>(std::max<size_t>(1, study_.load_cases.size()));
     approximation = make_approximation(study_, noisy_, *with_gradients, x0_, problem.lower,
@@ -623,20 +632,24 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
   }
 }
 
-bool Driver::switch_to_central_differences(const CycleRecord& rec) {
-  if (central_differences_ || !noisy_.central_differences_on_stall ||
-      noisy_.strategy != Strategy::kTrustRegion ||
+bool Driver::may_switch_to_central(const CycleRecord& rec) const {
+  if (central_differences_ || noisy_.strategy != Strategy::kTrustRegion ||
       noisy_.approximation == ApproximationSource::kMultipoint || metamodel_strategy()) {
     return false;
   }
-  // The run's latest gradients (the stall may follow an accepted cycle, before any at its b*).
+  // The run's latest gradients (a stall may follow an accepted cycle, before any at its b*).
   std::string method = rec.gradient_method;
   for (auto r = summary_.history.rbegin(); method.empty() && r != summary_.history.rend(); ++r) {
     method = r->gradient_method;
   }
-  if (method.find("forward differences") == std::string::npos) return false;
+  return method.find(kForwardDifferences) != std::string::npos;
+}
+
+bool Driver::switch_to_central_differences(const CycleRecord& rec) {
+  if (!noisy_.central_differences_on_stall || !may_switch_to_central(rec)) return false;
   central_differences_ = true;
   central_from_ = rec.cycle + 1;
+  central_reason_ = "forward differences had stalled the run";
   for (int i = 0; i < study_.n_design(); ++i) factors_(i) = study_.design[i].move_factor;
   for (auto r = summary_.history.rbegin(); r != summary_.history.rend(); ++r) {
     if (r->accepted && r->next_factors.size() == factors_.size()) {
@@ -654,10 +667,8 @@ bool Driver::switch_to_central_differences(const CycleRecord& rec) {
 
 std::string Driver::central_words() const {
   if (!central_differences_) return {};
-  return fmt::format(
-      "; gradients by central differences from cycle {} on (forward differences had stalled "
-      "the run)",
-      central_from_);
+  return fmt::format("; gradients by central differences from cycle {} on ({})", central_from_,
+                     central_reason_);
 }
 
 std::string Driver::stall_words() const {

@@ -385,6 +385,14 @@ class Driver {
   // the setting is off, the run already switched, its gradients are not forward differences,
   // or the strategy is not the trust region's with sensitivities.
   bool switch_to_central_differences(const CycleRecord& rec);
+  // The conditions both switches share: not switched yet, the trust region with sensitivities,
+  // and the run's latest gradients (rec's, or an earlier cycle's) forward differences.
+  bool may_switch_to_central(const CycleRecord& rec) const;
+  // A cycle that converged (at b0, or with no design of the subregion better than b0) with
+  // forward-difference gradients (central_differences_to_confirm): where the improvement their
+  // error may hide (difference_error.hpp) exceeds kkt_tolerance D, rec is not converged and the
+  // run goes on from b0 with central differences (its move limits as they are).
+  void doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec);
   // "; gradients by central differences from cycle K on, ..." for the run's end message, or "".
   std::string central_words() const;
   // The words of the two ends short of convergence, shared by end_run_if_done and
@@ -430,8 +438,11 @@ class Driver {
   std::string last_failure_;          // message of the last failed analysis
   bool central_differences_ = false;  // switch_to_central_differences switched
   int central_from_ = 0;              // the first cycle with central differences
-  int failures_ = 0;                  // failed analyses so far (settings.max_failures)
-  CycleRecord no_cycle_;              // returned by step() when the run ended before a cycle
+  std::string central_reason_;        // why the run switched, for its end message
+  // The relative step of the forward differences at the cycle's b0 (approximate()); 0: none.
+  double difference_step_ = 0.0;
+  int failures_ = 0;      // failed analyses so far (settings.max_failures)
+  CycleRecord no_cycle_;  // returned by step() when the run ended before a cycle
   AnalysisStore* store_ = nullptr;
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "sao/optimizer/cycle_record_json.hpp"
+#include "sao/optimizer/difference_error.hpp"
 #include "sao/optimizer/driver.hpp"
 #include "sao/optimizer/trust_region.hpp"
 
@@ -118,6 +119,41 @@ bool Driver::converged_at_b0(double V0, CycleRecord& rec) {
   rec.message = "b0 satisfies the first-order conditions (residual " +
                 three_digits(optimality_.residual) + ")";
   return true;
+}
+
+void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec) {
+  if (!noisy_.central_differences_to_confirm || !(difference_step_ > 0.0) ||
+      !optimality_.computed || !may_switch_to_central(rec)) {
+    return;
+  }
+  DifferenceErrorInput in;
+  in.problem = &problem;
+  in.x = rec.x0;  // the cycle's b0 (an accepted step has moved x0_ on)
+  in.n_design = study_.n_design();
+  study_.variable_bounds(in.lower, in.upper);
+  in.relative_step = difference_step_;
+  in.at_x = &optimality_;
+  in.curvature = lagrangian_.matrix();
+  const double hidden = hidden_improvement(in);
+  const double allowed = noisy_.kkt_tolerance * optimality_.normaliser;
+  spdlog::debug(
+      "cycle {}: forward differences of relative step {:g} may hide an improvement of {:.3g} "
+      "(kkt_tolerance D = {:.3g})",
+      rec.cycle, difference_step_, hidden, allowed);
+  if (!(hidden > allowed)) return;
+  rec.converged = false;
+  for (MoveAction& a : rec.actions) {
+    if (a == MoveAction::kConverged) a = MoveAction::kKept;
+  }
+  rec.message += fmt::format(
+      "; not converged: the error of its forward differences (relative step {:g}) may hide an "
+      "improvement {:.3g} times what kkt_tolerance allows; central differences from here on",
+      difference_step_, hidden / allowed);
+  central_differences_ = true;
+  central_from_ = rec.cycle + 1;
+  central_reason_ =
+      "forward differences could not confirm the convergence of cycle " + std::to_string(rec.cycle);
+  spdlog::info("cycle {}: {}", rec.cycle, rec.message);
 }
 
 void Driver::log_subproblem(const ApproximateProblem& problem, const SubproblemResult& sub,

@@ -190,6 +190,9 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
   if (auto v = r.boolean("central_differences_on_stall")) {
     options.central_differences_on_stall = *v;
   }
+  if (auto v = r.boolean("central_differences_to_confirm")) {
+    options.central_differences_to_confirm = *v;
+  }
   if (auto v = r.integer("extend_steps")) options.extend_steps = *v;
   options.max_curvature = r.number_or("max_curvature", options.max_curvature);
   options.require_free_move_limits = multipoint;

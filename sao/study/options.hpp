@@ -151,6 +151,11 @@ struct Options {
   // them by central differences from then on, with the move limits of its last accepted cycle,
   // instead of ending (Driver::switch_to_central_differences; "central_differences_on_stall").
   bool central_differences_on_stall = true;
+  // Trust region with sensitivities: a cycle that converges with forward-difference gradients
+  // whose error may hide an improvement above kkt_tolerance (difference_error.hpp) does not end
+  // the run, which goes on with central differences (Driver::doubt_convergence;
+  // "central_differences_to_confirm").
+  bool central_differences_to_confirm = true;
   // Trust region with sensitivities: how many times an accepted proposal held by its move
   // limits and predicted well may be extended in the enlarged subregion with the same
   // approximations, one analysis each (Driver::extend_step; "extend_steps"; 0: never).

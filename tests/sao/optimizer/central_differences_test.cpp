@@ -1,5 +1,7 @@
 // Driver::switch_to_central_differences ("central_differences_on_stall"): a run whose
 // forward-difference gradients stall it takes them by central differences from then on.
+// Driver::doubt_convergence ("central_differences_to_confirm"): a run whose forward
+// differences may hide an improvement where it would converge goes on with central ones.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -65,6 +67,57 @@ TEST(CentralDifferences, ARunThatDoesNotStallKeepsItsForwardDifferences) {
       EXPECT_EQ(r.gradient_method, "forward differences");
     }
   }
+}
+
+// Rosenbrock's valley cut by the unit disk (f* = 0.0456748 at (0.786, 0.618) on the disk's
+// edge), from (-1.2, 1), with forward differences of step 1e-3: at (0.715, 0.511), inside the
+// disk, their error (f_ii h / 2: 0.35 and 0.15) cancels the true gradient (-0.35, -0.15), the
+// residual falls below kkt_tolerance and the run would say `converged` at f = 0.0812.
+const char* kValley = "problems/suite/rosenbrock-disk.json";
+constexpr double kValleyOptimum = 0.0456748087196;
+
+TEST(CentralDifferences, AConvergenceForwardDifferencesCannotConfirmGoesOnWithCentralOnes) {
+  const RunSummary without =
+      run_study(kValley, {kStep, "settings.central_differences_to_confirm=false"});
+  ASSERT_EQ(without.status, RunStatus::kConverged) << without.message;
+  ASSERT_GT(without.objective, kValleyOptimum + 0.01)
+      << "forward differences of step 1e-3 no longer converge short of the optimum: the "
+         "test's premise";
+
+  const RunSummary with = run_study(kValley, {kStep});
+  // Honest: converged only at the optimum, else a status that does not claim it.
+  if (with.status == RunStatus::kConverged) {
+    EXPECT_NEAR(with.objective, kValleyOptimum, 1e-4) << with.message;
+  }
+  EXPECT_LT(with.objective, without.objective - 0.01) << with.message;
+  EXPECT_NE(with.message.find("could not confirm the convergence of cycle"), std::string::npos)
+      << with.message;
+  // The cycle that would have converged says why it did not; the later ones are central.
+  size_t doubted = with.history.size();
+  for (size_t c = 0; c < with.history.size(); ++c) {
+    if (with.history[c].message.find("not converged: the error of its forward differences") !=
+        std::string::npos) {
+      doubted = c;
+      break;
+    }
+  }
+  ASSERT_LT(doubted, with.history.size());
+  EXPECT_FALSE(with.history[doubted].converged);
+  EXPECT_EQ(with.history[doubted].gradient_method, "forward differences");
+  for (size_t c = doubted + 1; c < with.history.size(); ++c) {
+    const std::string& method = with.history[c].gradient_method;
+    if (!method.empty()) {
+      EXPECT_EQ(method, "central differences") << "cycle " << c + 1;
+    }
+  }
+}
+
+TEST(CentralDifferences, AConvergenceAtTheSuitesStepNeedsNoConfirmation) {
+  // Step 1e-6: the error hides nothing worth a cycle, the run converges as before.
+  const RunSummary run = run_study(kValley);
+  ASSERT_EQ(run.status, RunStatus::kConverged) << run.message;
+  EXPECT_NEAR(run.objective, kValleyOptimum, 1e-6);
+  EXPECT_EQ(run.message.find("central"), std::string::npos) << run.message;
 }
 
 }  // namespace

@@ -104,6 +104,7 @@ const std::map<std::string, std::string>& changed_values() {
       {"lagrangian_curvature", "false"},
       {"second_order_correction", "false"},
       {"central_differences_on_stall", "false"},
+      {"central_differences_to_confirm", "false"},
       {"extend_steps", "0"},
       {"fit", "\"least_squares\""},
       {"alpha", "0.5"},
