@@ -108,6 +108,10 @@ CaseResult read_case_result(const json& c, const std::string& path) {
   }
   if (c.contains("difference_step")) {  // absent in older workers' files
     r.difference_step = read_number(c["difference_step"], path + ".difference_step");
+    if (!(std::isfinite(r.difference_step) && r.difference_step >= 0.0)) {
+      throw std::invalid_argument(path + ".difference_step: expected a step >= 0, got " +
+                                  json_excerpt(c["difference_step"]));
+    }
   }
   return r;
 }
@@ -222,7 +226,7 @@ json evaluation_document(const Evaluation& e) {
                      {"histories", histories},
                      {"gradients", gradients},
                      {"gradient_method", c.gradient_method},
-                     {"difference_step", c.difference_step}});
+                     {"difference_step", exact_number(c.difference_step)}});
   }
   return {{"format", "sao-evaluation"},
           {"ok", e.ok},

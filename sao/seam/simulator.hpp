@@ -62,11 +62,11 @@ struct EvaluationRequest {
   Eigen::VectorXd lower{}, upper{};
 };
 
-// Results for one load case.
 // CaseResult::gradient_method of finite differences (a simulator may add words after them).
 inline constexpr const char* kForwardDifferences = "forward differences";
 inline constexpr const char* kCentralDifferences = "central differences";
 
+// Results for one load case.
 struct CaseResult {
   std::map<std::string, double> scalars;
   std::map<std::string, Eigen::VectorXd> histories;  // values on the load case's grid

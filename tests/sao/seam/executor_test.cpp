@@ -300,6 +300,9 @@ TEST(AnalysisRequest, AnEvaluationIsReadWithItsPathsInPlainWords) {
   d["cases"][0]["difference_step"] = "x";
   EXPECT_EQ(error(d), "cases[0].difference_step: expected a number, got \"x\"");
   d = good;
+  d["cases"][0]["difference_step"] = -1e-3;
+  EXPECT_EQ(error(d), "cases[0].difference_step: expected a step >= 0, got -0.001");
+  d = good;
   d["cases"][0].erase("scalars");
   EXPECT_EQ(error(d), "cases[0].scalars: missing");
   d = good;
