@@ -429,11 +429,6 @@ bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
       return false;
     }
     rec.gradient_method = gradient_method(study_, *with_gradients);
-    difference_step_ = 0.0;
-    for (const CaseResult& c : with_gradients->cases) {
-      if (c.gradient_method.find(kForwardDifferences) == std::string::npos) continue;
-      difference_step_ = std::max(difference_step_, c.difference_step);
-    }
     gradient_cost_ = static_cast<double>(with_gradients->cost.runs) /
                      static_cast<double>(std::max<size_t>(1, study_.load_cases.size()));
     approximation = make_approximation(study_, noisy_, *with_gradients, x0_, problem.lower,
@@ -642,14 +637,18 @@ bool Driver::may_switch_to_central(const CycleRecord& rec) const {
   for (auto r = summary_.history.rbegin(); method.empty() && r != summary_.history.rend(); ++r) {
     method = r->gradient_method;
   }
-  return method.find(kForwardDifferences) != std::string::npos;
+  return by_forward_differences(method);
+}
+
+void Driver::begin_central_differences(int cycle, std::string reason) {
+  central_differences_ = true;
+  central_from_ = cycle + 1;
+  central_reason_ = std::move(reason);
 }
 
 bool Driver::switch_to_central_differences(const CycleRecord& rec) {
   if (!noisy_.central_differences_on_stall || !may_switch_to_central(rec)) return false;
-  central_differences_ = true;
-  central_from_ = rec.cycle + 1;
-  central_reason_ = "forward differences had stalled the run";
+  begin_central_differences(rec.cycle, "forward differences had stalled the run");
   for (int i = 0; i < study_.n_design(); ++i) factors_(i) = study_.design[i].move_factor;
   for (auto r = summary_.history.rbegin(); r != summary_.history.rend(); ++r) {
     if (r->accepted && r->next_factors.size() == factors_.size()) {

@@ -97,6 +97,10 @@ const char* to_string(RunStatus status);
 // as failed (a NaN compares false with every bound), and `sao evaluate` says so too.
 std::string unusable_analysis(const Study& study, const Eigen::VectorXd& x, const Evaluation& e);
 
+// Whether a gradient method (a load case's, or a cycle record's list of them) names forward
+// differences (kForwardDifferences, with or without words after it).
+bool by_forward_differences(const std::string& method);
+
 // The first-order optimality measured last (optimality.hpp), as result.json reports it.
 struct FinalOptimality {
   bool computed = false;
@@ -388,6 +392,9 @@ class Driver {
   // The conditions both switches share: not switched yet, the trust region with sensitivities,
   // and the run's latest gradients (rec's, or an earlier cycle's) forward differences.
   bool may_switch_to_central(const CycleRecord& rec) const;
+  // From the cycle after `cycle` on, the run's gradients are central differences; `reason` for
+  // its end message (central_words). Shared by both switches.
+  void begin_central_differences(int cycle, std::string reason);
   // A cycle that converged (at b0, or with no design of the subregion better than b0) with
   // forward-difference gradients (central_differences_to_confirm): where the improvement their
   // error may hide (difference_error.hpp) exceeds kkt_tolerance D, rec is not converged and the
@@ -436,13 +443,11 @@ class Driver {
   RunSummary summary_;
   bool started_ = false;
   std::string last_failure_;          // message of the last failed analysis
-  bool central_differences_ = false;  // switch_to_central_differences switched
+  bool central_differences_ = false;  // begin_central_differences switched
   int central_from_ = 0;              // the first cycle with central differences
   std::string central_reason_;        // why the run switched, for its end message
-  // The relative step of the forward differences at the cycle's b0 (approximate()); 0: none.
-  double difference_step_ = 0.0;
-  int failures_ = 0;      // failed analyses so far (settings.max_failures)
-  CycleRecord no_cycle_;  // returned by step() when the run ended before a cycle
+  int failures_ = 0;                  // failed analyses so far (settings.max_failures)
+  CycleRecord no_cycle_;              // returned by step() when the run ended before a cycle
   AnalysisStore* store_ = nullptr;
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)

@@ -15,8 +15,7 @@ namespace {
 bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted,
             bool central) {
   if (!e.has_gradients) return false;
-  if (central && !e.cases.empty() &&
-      e.cases.front().gradient_method.find(kForwardDifferences) == 0) {
+  if (central && !e.cases.empty() && by_forward_differences(e.cases.front().gradient_method)) {
     return false;
   }
   for (const DerivativeRequest& r : wanted) {
@@ -92,6 +91,10 @@ std::string non_finite_criteria(const Study& study, const Eigen::VectorXd& x, co
 
 std::vector<double> design_key(const Study& study, const Eigen::VectorXd& x) {
   return std::vector<double>(x.data(), x.data() + study.n_design());
+}
+
+bool by_forward_differences(const std::string& method) {
+  return method.find(kForwardDifferences) != std::string::npos;
 }
 
 std::string unusable_analysis(const Study& study, const Eigen::VectorXd& x, const Evaluation& e) {

@@ -122,16 +122,25 @@ bool Driver::converged_at_b0(double V0, CycleRecord& rec) {
 }
 
 void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec) {
-  if (!noisy_.central_differences_to_confirm || !(difference_step_ > 0.0) ||
-      !optimality_.computed || !may_switch_to_central(rec)) {
+  if (!noisy_.central_differences_to_confirm || !optimality_.computed ||
+      !may_switch_to_central(rec)) {
     return;
   }
+  // The relative step of the forward differences that gave the cycle's gradients at b0 (the
+  // largest over the load cases).
+  const auto at_b0 = gradients_.find(design_key(study_, rec.x0));
+  if (at_b0 == gradients_.end()) return;
+  double step = 0.0;
+  for (const CaseResult& c : at_b0->second.cases) {
+    if (by_forward_differences(c.gradient_method)) step = std::max(step, c.difference_step);
+  }
+  if (!(step > 0.0)) return;
   DifferenceErrorInput in;
   in.problem = &problem;
   in.x = rec.x0;  // the cycle's b0 (an accepted step has moved x0_ on)
   in.n_design = study_.n_design();
   study_.variable_bounds(in.lower, in.upper);
-  in.relative_step = difference_step_;
+  in.relative_step = step;
   in.at_x = &optimality_;
   in.curvature = lagrangian_.matrix();
   const double hidden = hidden_improvement(in);
@@ -139,7 +148,7 @@ void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& r
   spdlog::debug(
       "cycle {}: forward differences of relative step {:g} may hide an improvement of {:.3g} "
       "(kkt_tolerance D = {:.3g})",
-      rec.cycle, difference_step_, hidden, allowed);
+      rec.cycle, step, hidden, allowed);
   if (!(hidden > allowed)) return;
   rec.converged = false;
   for (MoveAction& a : rec.actions) {
@@ -148,11 +157,11 @@ void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& r
   rec.message += fmt::format(
       "; not converged: the error of its forward differences (relative step {:g}) may hide an "
       "improvement {:.3g} times what kkt_tolerance allows; central differences from here on",
-      difference_step_, hidden / allowed);
-  central_differences_ = true;
-  central_from_ = rec.cycle + 1;
-  central_reason_ =
-      "forward differences could not confirm the convergence of cycle " + std::to_string(rec.cycle);
+      step, hidden / allowed);
+  begin_central_differences(rec.cycle,
+                            "forward differences could not confirm the convergence "
+                            "of cycle " +
+                                std::to_string(rec.cycle));
   spdlog::info("cycle {}: {}", rec.cycle, rec.message);
 }
 
