@@ -27,23 +27,24 @@
 //                curvature along the last step, Oren-Luenberger's scaling), or, when s'g <= 0, the
 //                quadratic form's diagonal above; floored at 1e-6 S (S below); then for each
 //                consecutive pair of the path (s = z_{i+1} - z_i, g = the slope difference in z)
-//                one BFGS update with Powell's damping (g <- theta g + (1 - theta) H s, theta < 1
-//                when s'g < 0.2 s'Hs), which keeps H positive definite; pairs with
-//                s'Hs <= 0 are skipped. Where the path's gradients overdetermine H (at least
-//                (n + 3) / 2 pairs s_i = z_i - z0, g_i = the slope difference to b0's) and one
-//                symmetric H fits all their secants H s_i = g_i by least squares within 1 %
-//                (the response is a quadratic over the path), that fit replaces BFGS's matrix:
-//                a quadratic's Hessian from about n / 2 steps where BFGS needs about n
-//                (approximation_forms.cpp, multi_secant_matrix). Then H's eigenvalues are clamped
-//                to [max(min_curvature, 0) S, max_curvature S] (only when one is outside), S the
-//                largest response scale at the path's designs (at b0 alone it vanishes next to a
-//                minimum of small value and would flatten H there). Value and gradient exact at b0;
-//                convex. Without an earlier gradient point it is the quadratic form. BFGS of
-//                mirror-symmetric steps and gradients is symmetric in exact arithmetic, but on the
-//                suspension study the designs lost their symmetry from cycle ~16
-//                (docs/variational.md; a rounding-level asymmetry amplified, and the best symmetric
-//                design of that study is a saddle of it, so keeping the symmetry is not the right
-//                outcome there).
+//                one BFGS update, skipped when s'g < 0.2 s'Hs (a pair with too little or
+//                negative curvature: H stays positive definite and holds only curvature the
+//                response showed; Powell's damping, used before, blended such pairs in and
+//                made a nonconvex objective's H stiff: HS 111). Where the path's gradients
+//                overdetermine H (at least (n + 3) / 2 pairs s_i = z_i - z0, g_i = the slope
+//                difference to b0's) and one symmetric H fits all their secants H s_i = g_i by
+//                least squares within 1 % (the response is a quadratic over the path), that fit
+//                replaces BFGS's matrix: a quadratic's Hessian from about n / 2 steps where BFGS
+//                needs about n (approximation_forms.cpp, multi_secant_matrix). Then H's eigenvalues
+//                are clamped to [max(min_curvature, 0) S, max_curvature S] (only when one is
+//                outside), S the largest response scale at the path's designs (at b0 alone it
+//                vanishes next to a minimum of small value and would flatten H there). Value and
+//                gradient exact at b0; convex. Without an earlier gradient point it is the
+//                quadratic form. BFGS of mirror-symmetric steps and gradients is symmetric in exact
+//                arithmetic, but on the suspension study the designs lost their symmetry from cycle
+//                ~16 (docs/variational.md; a rounding-level asymmetry amplified, and the best
+//                symmetric design of that study is a saddle of it, so keeping the symmetry is not
+//                the right outcome there).
 //  conservative  Svanberg's globally convergent MMA (CCSA, 2002; the 2007 GCMMA notes):
 //                r~ = r0 + sum_k [p_k (1/(U_k - y_k) - 1/(U_k - y0_k))
 //                                 + q_k (1/(y_k - L_k) - 1/(y0_k - L_k))]

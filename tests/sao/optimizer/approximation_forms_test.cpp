@@ -692,9 +692,13 @@ TEST(ApproximationForms, QuasiNewtonKeepsItsCurvatureNextToAMinimumOfValueNearZe
   EXPECT_NEAR(a->value(0, 0, 0, point({2.0, 2.0})), 0.0, 4e-7);
 }
 
-TEST(ApproximationForms, QuasiNewtonDampingKeepsItConvexOnANegativeCurvatureStep) {
-  // r = -(b1 - b2)^2 + b1^2 + b2^2 = 2 b1 b2, indefinite; the step (1, 1) sees the positive
-  // curvature, the step (1, -1) the negative one: Powell's damping keeps H positive definite.
+TEST(ApproximationForms, QuasiNewtonSkipsANegativeCurvatureStepAndStaysConvex) {
+  // r = 2 b1 b2, indefinite (Hessian [[0, 2], [2, 0]]: +2 along (1, 1), -2 along (1, -1)). The
+  // path (3, 1) -> (2, 2) -> (3, 3): the older step (-1, 1) sees the negative curvature and is
+  // skipped; the newest (1, 1) gives the start (s'g / s's) I = 2 I, which BFGS along that same
+  // step leaves as it is. So H = 2 I: positive definite, and along (1, -1) nothing of the
+  // skipped pair. Powell's damping (before 2026-11-30) blended that pair in instead, leaving
+  // the curvature 0.4 along (1, -1): invented, neither the response's -2 nor what B held.
   const Function saddle{"r", [](const VectorXd& b) { return 2 * b(0) * b(1); },
                         [](const VectorXd& b) {
                           return point({2 * b(1), 2 * b(0)});
@@ -703,12 +707,13 @@ TEST(ApproximationForms, QuasiNewtonDampingKeepsItConvexOnANegativeCurvatureStep
   std::list<Evaluation> analyses;
   ApproximationMemory memory;
   const auto a = quasi_newton_at(
-      s, saddle, {point({1.0, 1.0}), point({2.0, 2.0}), point({3.0, 1.0})}, memory, analyses);
+      s, saddle, {point({3.0, 1.0}), point({2.0, 2.0}), point({3.0, 3.0})}, memory, analyses);
   const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
-  EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H).eigenvalues().minCoeff(), 0.0);
+  expect_close(H.col(0), point({2.0, 0.0}), 1e-9);
+  expect_close(H.col(1), point({0.0, 2.0}), 1e-9);
   // Exact at b0 in value and gradient all the same.
-  const VectorXd b0 = point({3.0, 1.0});
-  EXPECT_NEAR(a->value(0, 0, 0, b0), 6.0, 1e-12);
+  const VectorXd b0 = point({3.0, 3.0});
+  EXPECT_NEAR(a->value(0, 0, 0, b0), 18.0, 1e-12);
   expect_consistent_gradient(*a, point({2.5, 1.7}));
 }
 
