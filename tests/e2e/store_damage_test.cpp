@@ -267,4 +267,39 @@ TEST(StoreDamage, ADamagedAnalysisIsAnalysedAgainAsBeforeAndTheResultIsBitIdenti
   }
 }
 
+// A run that switched to central differences (central_differences_to_confirm) and was cut off
+// after a later cycle (its cycle records from there deleted, as a kill leaves them) resumes
+// with central differences: the same history, cycle for cycle, from analyses already stored
+// and no simulator run. Had the resumed driver gone back to forward differences, their
+// analyses would not be in the store (a gradient is stored with its method) and it would run
+// them, on another path.
+TEST(StoreDamage, ARunCutOffAfterItsSwitchToCentralDifferencesResumesWithThem) {
+  const fs::path dir = scratch_directory("test-store-central");
+  const std::string run = "run " + kProblems + "suite/rosenbrock-disk.json --set " +
+                          "simulator.gradients.step=2e-3 -q --out ";
+  ASSERT_EQ(sao(run + (dir / "reference").string()).code, 0);
+  ASSERT_EQ(sao(run + (dir / "cut").string()).code, 0);
+  const nlohmann::json a = read_json(dir / "reference" / "result.json");
+  int switched = 0;  // the first cycle with central differences
+  for (const auto& r : a["history"]) {
+    if (r.value("gradient_method", "") == "central differences") {
+      switched = r["cycle"];
+      break;
+    }
+  }
+  ASSERT_GT(switched, 1) << "the run no longer switches: the test's premise";
+  ASSERT_LT(switched + 3, a["cycles"].get<int>());
+  const fs::path store = dir / "cut" / "study.sqlite";
+  execute(store, "DELETE FROM cycles WHERE cycle > " + std::to_string(switched + 3) + ";");
+  ASSERT_EQ(query(store, "SELECT COUNT(*) FROM cycles"), switched + 3);
+
+  const Output resumed = sao("run " + (dir / "cut").string());
+  ASSERT_EQ(resumed.code, 0) << resumed.text;
+  EXPECT_TRUE(contains(resumed.text, "0 simulator runs")) << resumed.text;
+  const nlohmann::json b = read_json(dir / "cut" / "result.json");
+  EXPECT_EQ(b["status"], a["status"]);
+  EXPECT_EQ(b["cycles"], a["cycles"]);
+  EXPECT_EQ(b["history"], a["history"]);
+}
+
 }  // namespace
