@@ -524,6 +524,9 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
 void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& sub, double F_approx,
                    Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec) {
   const Eigen::VectorXd proposed = x_opt;
+  const std::string converged = strategy_->converged_on_prediction(
+      {noisy_, problem, sub, proposed, facts, optimality_, penalty_});
+  if (!converged.empty()) return converge_at_b0(facts.V0, converged, rec);
   const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
   if (!e_opt) return;
   StepJudgement j = strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt,

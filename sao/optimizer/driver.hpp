@@ -306,7 +306,8 @@ class Driver {
   CycleFacts active_limits(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt,
                            CycleRecord& rec) const;
   // Analyses b*, measures Ef, Eg, V and applies the move-limit strategy's judgement (accept,
-  // converge, resize); a failed analysis rejects the cycle.
+  // converge, resize); a failed analysis rejects the cycle. Where the strategy converges on the
+  // prediction alone (converged_on_prediction), b* is not analysed: the cycle converges at b0.
   // F_approx: the objective's approximation at b* (without the Lagrangian's curvature term).
   void judge(const ApproximateProblem& problem, const SubproblemResult& sub, double F_approx,
              Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec);
@@ -364,6 +365,8 @@ class Driver {
   // When the strategy converges at b0 (the trust region: b0 feasible, its residual below
   // kkt_tolerance), fills `rec` as the converged cycle (no proposal, no analysis); true then.
   bool converged_at_b0(double V0, CycleRecord& rec);
+  // Fills `rec` as a cycle converged at b0 (b* = b0, nothing analysed), with `message`.
+  void converge_at_b0(double V0, const std::string& message, CycleRecord& rec);
   // Records the finished cycle and ends the run if it is done; returns the stored record.
   const CycleRecord& close_cycle(const CycleRecord& rec);
   // After a judged proposal, either strategy: a rejected one's violated (constraint, time

@@ -109,6 +109,14 @@ void Driver::learn_lagrangian_curvature(ApproximateProblem& problem, const RowsA
 
 bool Driver::converged_at_b0(double V0, CycleRecord& rec) {
   if (!strategy_->converged_at_b0(noisy_, optimality_, V0)) return false;
+  converge_at_b0(V0,
+                 "b0 satisfies the first-order conditions (residual " +
+                     three_digits(optimality_.residual) + ")",
+                 rec);
+  return true;
+}
+
+void Driver::converge_at_b0(double V0, const std::string& message, CycleRecord& rec) {
   rec.converged = true;
   rec.x_opt = x0_;
   rec.F_opt = rec.F_approx = rec.F0;
@@ -116,9 +124,7 @@ bool Driver::converged_at_b0(double V0, CycleRecord& rec) {
   rec.next_factors = factors_;
   rec.actions.assign(study_.n_design(), MoveAction::kConverged);
   rec.analyses = summary_.analyses;
-  rec.message = "b0 satisfies the first-order conditions (residual " +
-                three_digits(optimality_.residual) + ")";
-  return true;
+  rec.message = message;
 }
 
 void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec) {

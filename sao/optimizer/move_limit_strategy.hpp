@@ -33,6 +33,17 @@ struct StepPrediction {
   double penalty = 0.0;
 };
 
+// A proposal b* before its analysis: what its subproblem predicts, at b0.
+struct PredictedProposal {
+  const Options& noisy;               // the driver's settings with the noise applied
+  const ApproximateProblem& problem;  // b0 (x0), the subregion, the rows and the approximations
+  const SubproblemResult& sub;        // the subproblem's status and objective F~(b*)
+  const Eigen::VectorXd& proposed;    // b* as the subproblem proposed it (inside the subregion)
+  const CycleFacts& facts;            // F0, V0, the step and its active limits (nothing of b*'s)
+  const Optimality& at_b0;            // measured at b0 (not with multi-point fits)
+  double penalty = 0.0;               // mu of the merit function (trust_region.hpp)
+};
+
 // A proposal b*, analysed, as a strategy judges it.
 struct AnalysedProposal {
   const Study& study;
@@ -98,6 +109,11 @@ class MoveLimitStrategy {
   // Whether the run converges at b0 before proposing anything: b0 feasible (V0, percent) and
   // its first-order residual below kkt_tolerance (only the trust region).
   virtual bool converged_at_b0(const Options&, const Optimality&, double) const { return false; }
+  // Whether the run converges at b0 on what the subproblem proposes, before b* is analysed (an
+  // analysis the decision would not read): the message that says why, or "" (only the trust
+  // region: no design of a subregion that did not hold the step back is predicted better than
+  // b0, b0 feasible and its residual within kModelTolerance of kkt_tolerance).
+  virtual std::string converged_on_prediction(const PredictedProposal&) const { return {}; }
   // Accept or reject b*, converged or not, and the next factors.
   virtual StepJudgement judge(const AnalysedProposal& proposal) const = 0;
   // Whether the run cannot go on usefully with these factors (the seed's strategy never stalls).

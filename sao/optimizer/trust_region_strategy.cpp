@@ -19,6 +19,9 @@ constexpr double kModelTolerance = 10.0;
 // that is more than this factor larger: within it, `scale` is the user's choice, kept.
 constexpr double kTenfold = 10.0;
 
+// b* within this share of vioacc of feasibility counts as feasible in the merit.
+constexpr double kFeasibleShare = 0.1;
+
 // The facts of b*'s step per variable that size the next region: its move limits and the bounds
 // that held it, the share of its half-width used, and whether it reversed or went on with the
 // previous accepted step (trust_region.hpp).
@@ -56,7 +59,53 @@ void step_facts(const AnalysedProposal& p, TrustRegionFacts& t) {
   }
 }
 
+// b*'s largest violation as the subproblem predicts it (0 when feasible), a fraction.
+double predicted_violation(const ApproximateProblem& problem, const Eigen::VectorXd& proposed) {
+  return problem.rows.empty() ? 0.0 : std::max(0.0, problem.row_values(proposed).maxCoeff());
+}
+
+// The merit improvement the subproblem predicts for b* (not phase 1) and the penalty mu it is
+// predicted with.
+StepPrediction merit_prediction(const Options& noisy, const ApproximateProblem& problem,
+                                const SubproblemResult& sub, const Eigen::VectorXd& proposed,
+                                const CycleFacts& facts, double penalty) {
+  const double h0 = std::max(0.0, facts.V0 / 100.0);
+  const double h_pred = predicted_violation(problem, proposed);
+  // b* within a tenth of vioacc of feasibility has removed the violation as far as the run is
+  // concerned: the subproblem predicts it removed (h~ = 0), and counting what is left would
+  // weigh round-off (a step that gains exactly the predicted objective rejected for a violation
+  // of 1e-12) or a persistent small violation that keeps the ratio low and the region small.
+  const double tolerance = kFeasibleShare * noisy.vioacc / 100.0;
+  StepPrediction out;
+  out.penalty = penalty_for_step(penalty, facts.F0 - sub.objective, h0 - h_pred, tolerance);
+  out.predicted = (facts.F0 - sub.objective) + out.penalty * (h0 - h_pred);
+  return out;
+}
+
 }  // namespace
+
+std::string TrustRegionStrategy::converged_on_prediction(const PredictedProposal& p) const {
+  if (p.sub.status != SubproblemStatus::kOptimal) return {};
+  const StepPrediction merit =
+      merit_prediction(p.noisy, p.problem, p.sub, p.proposed, p.facts, p.penalty);
+  const double scale = std::abs(p.facts.F0) + merit.penalty + 1e-300;
+  if (merit.predicted > 1e-12 * scale) return {};
+  // No design of the subregion is predicted to be better than b0. The approximations are exact
+  // in value and gradient at b0, so when the subregion did not hold the step back (the issue's
+  // "non-binding subregion") and the residual is near its tolerance (the multiplier estimate
+  // counts rows within active_tolerance of their bound), b0 is a first-order point as far as its
+  // gradients tell: converged if b0 is feasible, without analysing b*, which would not change
+  // the decision (it did until 2026-11-30: one analysis more). Otherwise b* is analysed and
+  // judged like any other (rejected, the region shrinks until min_move_limit).
+  const auto& limits = p.facts.move_limit_active;
+  const bool free = std::none_of(limits.begin(), limits.end(), [](bool a) { return a; });
+  if (!free || !(p.facts.V0 <= p.noisy.vioacc) || !p.at_b0.computed ||
+      !(p.at_b0.residual <= kModelTolerance * p.noisy.kkt_tolerance)) {
+    return {};
+  }
+  return "no design of the subregion is predicted to improve on b0 (first-order residual " +
+         three_digits(p.at_b0.residual) + ")";
+}
 
 std::vector<UnsizedConstraint> TrustRegionStrategy::prepare(Study& study, const Eigen::VectorXd& x0,
                                                             const ResponseModel& exact) const {
@@ -152,9 +201,6 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   const Study& study = p.study;
   const Options& noisy = p.noisy;
   const CycleFacts& facts = p.facts;
-  const double h0 = std::max(0.0, facts.V0 / 100.0);
-  const double h_pred =
-      p.problem.rows.empty() ? 0.0 : std::max(0.0, p.problem.row_values(p.proposed).maxCoeff());
   // b*'s violation in the units of b0's rows: a constraint bounded by an auxiliary (the bound
   // formulation, g <= b7) is normalised by the auxiliary's value; measured each at its own
   // design, the violations of b0 and b* differ by the ratio of the two values (a factor 1e4
@@ -162,26 +208,23 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   const double V_opt =
       max_violation(study, p.x_opt, ExactResponses(study, p.analysis), &p.problem.x0);
   const double h_opt = std::max(0.0, V_opt / 100.0);
+  const double h0 = std::max(0.0, facts.V0 / 100.0);
   TrustRegionFacts t;
   t.phase1 = p.sub.status == SubproblemStatus::kRelaxed;
   double penalty = p.penalty;
   if (t.phase1) {
     t.actual = h0 - h_opt;
-    t.predicted = h0 - h_pred;
+    t.predicted = h0 - predicted_violation(p.problem, p.proposed);
   } else {
-    // b* within a tenth of vioacc of feasibility has removed the violation as far as the run
-    // is concerned: the subproblem predicts it removed (h~ = 0), and counting what is left
-    // would weigh round-off (a step that gains exactly the predicted objective rejected for a
-    // violation of 1e-12) or a persistent small violation that keeps the ratio low and the
-    // region small.
-    const double tolerance = 0.1 * noisy.vioacc / 100.0;
+    // What is left of the violation within a tenth of vioacc counts as removed
+    // (merit_prediction).
+    const double tolerance = kFeasibleShare * noisy.vioacc / 100.0;
     const double h_left = h_opt > tolerance ? h_opt : 0.0;
-    penalty = penalty_for_step(p.penalty, facts.F0 - p.sub.objective, h0 - h_pred, tolerance);
-    t.predicted = (facts.F0 - p.sub.objective) + penalty * (h0 - h_pred);
-    if (p.judged_against) {
-      penalty = p.judged_against->penalty;
-      t.predicted = p.judged_against->predicted;
-    }
+    const StepPrediction merit =
+        p.judged_against ? *p.judged_against
+                         : merit_prediction(noisy, p.problem, p.sub, p.proposed, facts, p.penalty);
+    penalty = merit.penalty;
+    t.predicted = merit.predicted;
     t.actual = (facts.F0 - facts.Fopt) + penalty * (h0 - h_left);
   }
   t.beyond_violation_limit = !t.phase1 && V_opt > std::max(noisy.viomax, facts.V0);
@@ -197,23 +240,6 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   j.Fchg = std::abs(facts.Fopt - facts.F0) / std::max(std::abs(facts.F0), 1e-300) * 100.0;
   j.factors = d.factors;
   j.actions = d.actions;
-  const double scale = std::abs(facts.F0) + penalty + 1e-300;
-  if (!(t.predicted > 1e-12 * scale) && !t.phase1) {
-    // No design of the subregion is predicted to be better than b0. The approximations are
-    // exact in value and gradient at b0, so when the subregion did not hold the step back
-    // (the "non-binding subregion") and the residual is near its tolerance (the
-    // multiplier estimate counts rows within active_tolerance of their bound), b0 is a
-    // first-order point as far as its gradients tell: converged if b0 is feasible. Otherwise
-    // the step is rejected like any other; the region shrinks until min_move_limit.
-    const bool free = std::none_of(facts.move_limit_active.begin(), facts.move_limit_active.end(),
-                                   [](bool a) { return a; });
-    if (free && facts.V0 <= noisy.vioacc && p.at_b0.computed &&
-        p.at_b0.residual <= kModelTolerance * noisy.kkt_tolerance) {
-      j.converged = true;
-      j.message = "no design of the subregion improves on b0 (first-order residual " +
-                  three_digits(p.at_b0.residual) + ")";
-    }
-  }
   spdlog::debug("cycle {}: {} step, actual / predicted improvement {:.4g} / {:.4g} = {:.3g}: {}{}",
                 p.cycle, t.phase1 ? "feasibility" : "merit", t.actual, t.predicted, d.ratio,
                 d.accept ? "accepted" : "rejected",

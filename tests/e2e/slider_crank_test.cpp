@@ -24,6 +24,21 @@ TEST(SliderCrankE2E, IntermediateResponsesReachTheVerifiedOptimum) {
   for (int i = 0; i < 8; ++i) EXPECT_NEAR(b(i), reference[i], 2e-3 * (1 + std::abs(reference[i])));
 }
 
+// Its last cycle's subproblem predicts no gain in a subregion that did not hold its step back:
+// the run converges at that b0 without analysing the proposal, a ninth analysis that would not
+// change the decision (issue 47: the slider-crank in at most 8 analyses).
+TEST(SliderCrankE2E, TheLastCycleConvergesOnItsPredictionWithoutAnalysingTheProposal) {
+  const RunSummary r = run_study("problems/slider-crank/path.json");
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  ASSERT_GE(r.history.size(), 2u);
+  const CycleRecord& last = r.history.back();
+  EXPECT_TRUE(last.converged);
+  EXPECT_NE(last.message.find("predicted to improve on b0"), std::string::npos) << last.message;
+  EXPECT_EQ(last.x_opt, last.x0);
+  EXPECT_EQ(last.analyses, r.history[r.history.size() - 2].analyses);
+  EXPECT_LE(r.analyses, 8);
+}
+
 // Without intermediate responses (the path error approximated directly, by the default
 // quasi-Newton form of the objective's response) the same start does not reach the optimum
 // within the cycle limit: what exact relations buy (docs/results.md: 3.888 after 31 analyses

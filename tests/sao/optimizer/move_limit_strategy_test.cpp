@@ -51,6 +51,49 @@ TEST(MoveLimitStrategy, OnlyTheTrustRegionConvergesAtAFeasibleFirstOrderPoint) {
   EXPECT_FALSE(trust_region().converged_at_b0(o, at_b0, 0.05));
 }
 
+// A subproblem that predicts no gain in a subregion that did not hold its step back, at a
+// feasible b0 whose residual is within ten times kkt_tolerance: the trust region converges at b0
+// before b* is analysed; every other case goes on to the analysis (an empty message).
+TEST(MoveLimitStrategy, OnlyTheTrustRegionConvergesOnAPredictionOfNoGain) {
+  Options o;                   // vioacc 0.1 %, kkt_tolerance 1e-3
+  ApproximateProblem problem;  // no retained row: the predicted violation is 0
+  problem.x0 = Eigen::VectorXd::Zero(2);
+  SubproblemResult sub;
+  sub.status = SubproblemStatus::kOptimal;
+  sub.objective = 2.0;
+  const Eigen::VectorXd proposed = Eigen::VectorXd::Constant(2, 1e-9);
+  CycleFacts facts;
+  facts.F0 = 2.0;
+  facts.V0 = 0.0;  // a violation at b0 that the subproblem removes would be a predicted gain
+  facts.move_limit_active = {false, false};
+  Optimality at_b0;
+  at_b0.computed = true;
+  at_b0.residual = 5e-3;
+  const auto message = [&](const MoveLimitStrategy& s) {
+    return s.converged_on_prediction({o, problem, sub, proposed, facts, at_b0, 1.0});
+  };
+  EXPECT_EQ(message(trust_region()),
+            "no design of the subregion is predicted to improve on b0 (first-order residual "
+            "0.005)");
+  EXPECT_EQ(message(seed()), "");
+  facts.move_limit_active[1] = true;  // the subregion held the step
+  EXPECT_EQ(message(trust_region()), "");
+  facts.move_limit_active[1] = false;
+  sub.objective = 2.0 - 1e-6;  // a gain predicted
+  EXPECT_EQ(message(trust_region()), "");
+  sub.objective = 2.0;
+  facts.V0 = 0.2;  // b0 violates a constraint
+  EXPECT_EQ(message(trust_region()), "");
+  facts.V0 = 0.0;
+  at_b0.residual = 2e-2;  // beyond ten times kkt_tolerance
+  EXPECT_EQ(message(trust_region()), "");
+  at_b0.residual = 5e-3;
+  sub.status = SubproblemStatus::kRelaxed;  // phase 1
+  EXPECT_EQ(message(trust_region()), "");
+  sub.status = SubproblemStatus::kOptimal;
+  EXPECT_NE(message(trust_region()), "");
+}
+
 // The seed's strategy takes the fit's noise estimate (2 sigma) as the noise when the user gave
 // none (noise_from_data): an error of 12 % is then below errsml (10 + 6) and the factor of a
 // variable on its move limit grows; without the estimate it stays.
