@@ -22,6 +22,11 @@ constexpr double kTenfold = 10.0;
 // b* within this share of vioacc of feasibility counts as feasible in the merit.
 constexpr double kFeasibleShare = 0.1;
 
+// The violation (a fraction) below which b* counts as feasible in the merit.
+double feasible_violation(const Options& noisy) {
+  return kFeasibleShare * noisy.vioacc / 100.0;
+}
+
 // The facts of b*'s step per variable that size the next region: its move limits and the bounds
 // that held it, the share of its half-width used, and whether it reversed or went on with the
 // previous accepted step (trust_region.hpp).
@@ -75,7 +80,7 @@ StepPrediction merit_prediction(const Options& noisy, const ApproximateProblem& 
   // concerned: the subproblem predicts it removed (h~ = 0), and counting what is left would
   // weigh round-off (a step that gains exactly the predicted objective rejected for a violation
   // of 1e-12) or a persistent small violation that keeps the ratio low and the region small.
-  const double tolerance = kFeasibleShare * noisy.vioacc / 100.0;
+  const double tolerance = feasible_violation(noisy);
   StepPrediction out;
   out.penalty = penalty_for_step(penalty, facts.F0 - sub.objective, h0 - h_pred, tolerance);
   out.predicted = (facts.F0 - sub.objective) + out.penalty * (h0 - h_pred);
@@ -85,24 +90,24 @@ StepPrediction merit_prediction(const Options& noisy, const ApproximateProblem& 
 }  // namespace
 
 std::string TrustRegionStrategy::converged_on_prediction(const PredictedProposal& p) const {
-  if (p.sub.status != SubproblemStatus::kOptimal) return {};
-  const StepPrediction merit =
-      merit_prediction(p.noisy, p.problem, p.sub, p.proposed, p.facts, p.penalty);
-  const double scale = std::abs(p.facts.F0) + merit.penalty + 1e-300;
-  if (merit.predicted > 1e-12 * scale) return {};
   // No design of the subregion is predicted to be better than b0. The approximations are exact
   // in value and gradient at b0, so when the subregion did not hold the step back (the issue's
   // "non-binding subregion") and the residual is near its tolerance (the multiplier estimate
   // counts rows within active_tolerance of their bound), b0 is a first-order point as far as its
   // gradients tell: converged if b0 is feasible, without analysing b*, which would not change
   // the decision (it did until 2026-11-30: one analysis more). Otherwise b* is analysed and
-  // judged like any other (rejected, the region shrinks until min_move_limit).
+  // judged like any other (rejected, the region shrinks until min_move_limit). The facts of b0
+  // first: the prediction (the approximations at b*) only where they hold.
   const auto& limits = p.facts.move_limit_active;
   const bool free = std::none_of(limits.begin(), limits.end(), [](bool a) { return a; });
-  if (!free || !(p.facts.V0 <= p.noisy.vioacc) || !p.at_b0.computed ||
-      !(p.at_b0.residual <= kModelTolerance * p.noisy.kkt_tolerance)) {
+  if (p.sub.status != SubproblemStatus::kOptimal || !free || !(p.facts.V0 <= p.noisy.vioacc) ||
+      !p.at_b0.computed || !(p.at_b0.residual <= kModelTolerance * p.noisy.kkt_tolerance)) {
     return {};
   }
+  const StepPrediction merit =
+      merit_prediction(p.noisy, p.problem, p.sub, p.proposed, p.facts, p.penalty);
+  const double scale = std::abs(p.facts.F0) + merit.penalty + 1e-300;
+  if (merit.predicted > 1e-12 * scale) return {};
   return "no design of the subregion is predicted to improve on b0 (first-order residual " +
          three_digits(p.at_b0.residual) + ")";
 }
@@ -218,8 +223,7 @@ StepJudgement TrustRegionStrategy::judge(const AnalysedProposal& p) const {
   } else {
     // What is left of the violation within a tenth of vioacc counts as removed
     // (merit_prediction).
-    const double tolerance = kFeasibleShare * noisy.vioacc / 100.0;
-    const double h_left = h_opt > tolerance ? h_opt : 0.0;
+    const double h_left = h_opt > feasible_violation(noisy) ? h_opt : 0.0;
     const StepPrediction merit =
         p.judged_against ? *p.judged_against
                          : merit_prediction(noisy, p.problem, p.sub, p.proposed, facts, p.penalty);
