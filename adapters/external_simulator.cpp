@@ -371,16 +371,17 @@ std::vector<Evaluation> ExternalSimulator::evaluate(const std::vector<Evaluation
     runner.finish = [&](BatchRun& job, const JobOutcome& outcome) {
       finish_job(job, outcome, prepared[&job]);
     };
-    return run_batch_as_jobs(batch, static_cast<int>(config_.load_cases.size()),
-                             static_cast<int>(config_.design_names.size()),
-                             {config_.settings.central, config_.settings.relative_step}, *executor_,
-                             ledger_, runner);
+    return run_batch_as_jobs(
+        batch, static_cast<int>(config_.load_cases.size()),
+        static_cast<int>(config_.design_names.size()),
+        {difference_order(config_.settings.central), config_.settings.relative_step}, *executor_,
+        ledger_, runner);
   }
   // The pool: `workers` runs at a time; each run writes only its own slot.
   return run_batch(batch, static_cast<int>(config_.load_cases.size()),
                    static_cast<int>(config_.design_names.size()),
-                   {config_.settings.central, config_.settings.relative_step}, false,
-                   config_.settings.workers, [&](BatchRun& job) { run(job); });
+                   {difference_order(config_.settings.central), config_.settings.relative_step},
+                   false, config_.settings.workers, [&](BatchRun& job) { run(job); });
 }
 
 void register_external_simulator() {

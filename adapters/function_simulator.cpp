@@ -12,7 +12,7 @@ FunctionSettings read_function_settings(JsonReader& section, bool can_provide,
   FunctionSettings out;
   JsonReader g = section.object("gradients");
   if (auto method = g.choice("method", {"forward", "central", "provided"})) {
-    out.differences.central = *method == "central";
+    out.differences.order = difference_order(*method == "central");
     out.provided = *method == "provided";
     if (out.provided && !can_provide) {
       g.problems().add(g.at("method"), "\"provided\", but the " + who +

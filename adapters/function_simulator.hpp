@@ -20,7 +20,7 @@ namespace sao::adapters {
 struct FunctionSettings {
   // "gradients": {"method": "forward" | "central" | "provided", "step": p}. "provided": the
   // function computes them (it must be able to); otherwise differences with step (4.10).
-  DifferenceSettings differences{false, 1e-3};
+  DifferenceSettings differences{DifferenceOrder::kForward, 1e-3};
   bool provided = false;
   // "workers": concurrent calls of a thread-safe function (0: one per core); a function that is
   // not thread-safe is called from one thread at a time whatever this says.

@@ -501,15 +501,15 @@ std::string InternalSimulator::forward_differences(BatchRun& job) const {
   if (!nominal.ok) return nominal.message;
   std::vector<BatchRun> plus;
   add_difference_runs(plus, *job.design, static_cast<int>(design_names_.size()), job.load_case,
-                      {false, settings_.relative_step});
-  std::vector<const BatchRun*> columns;
+                      {DifferenceOrder::kForward, settings_.relative_step});
+  std::vector<std::vector<const BatchRun*>> columns;
   for (BatchRun& run : plus) {
     analyse(run, false);
     ++job.runs;
     if (!run.ok) return run.message;
-    columns.push_back(&run);
+    columns.push_back({&run});
   }
-  add_difference_gradients(nominal.result, columns, {});
+  add_difference_gradients(nominal.result, columns);
   job.result = std::move(nominal.result);
   return "";
 }
@@ -633,8 +633,8 @@ std::vector<Evaluation> InternalSimulator::evaluate(const std::vector<Evaluation
       settings_.method != GradientMethod::kForward && settings_.method != GradientMethod::kCentral;
   return run_batch(batch, static_cast<int>(load_cases_.size()),
                    static_cast<int>(design_names_.size()),
-                   {settings_.central, settings_.relative_step}, analytic, settings_.workers,
-                   [&](BatchRun& job) {
+                   {difference_order(settings_.central), settings_.relative_step}, analytic,
+                   settings_.workers, [&](BatchRun& job) {
                      job.runs = 1;
                      run(job);
                    });

@@ -588,7 +588,8 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
            std::to_string(failures_) + " failed analyses (settings.max_failures = " +
                std::to_string(noisy_.max_failures) + "); the last: " + last_failure_);
   } else if (rec.converged) {
-    std::string message = "converged in " + std::to_string(rec.cycle) + " cycles" + central_words();
+    std::string message =
+        "converged in " + std::to_string(rec.cycle) + " cycles" + difference_words();
     if (failures_ > 0) {
       // Failed analyses shrink the move limits like rejected steps: the run may have stopped
       // at the edge of a region the simulator cannot analyse rather than at an optimum.
@@ -600,7 +601,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
       spdlog::warn("{}{}{}", message, details.empty() ? "" : "\n", details);
     }
     finish(RunStatus::kConverged, message);
-  } else if (stalled() && switch_to_central_differences(rec)) {
+  } else if (stalled() && raise_difference_order(rec)) {
     return;
   } else if (stalled()) {
     // A stall at an infeasible design ends "without a feasible design", as the cycle limit does.
@@ -613,7 +614,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
                  "constraints may have no feasible point within the bounds); " +
                  describe_optimality());
     } else {
-      finish(RunStatus::kStalled, limits + central_words() + "; " + describe_optimality());
+      finish(RunStatus::kStalled, limits + difference_words() + "; " + describe_optimality());
     }
   } else if (cycle_offset_ + summary_.cycles >= noisy_.max_cycles) {
     // The cycle limit ends the run whatever the design: its status says so. Where the last
@@ -621,7 +622,7 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
     // design analysed instead, or the message says that none was.
     const double v = reported_violation();
     finish(RunStatus::kCycleLimit,
-           cycle_limit_words() + " before convergence" + central_words() +
+           cycle_limit_words() + " before convergence" + difference_words() +
                (v > noisy_.vioacc ? fmt::format(", at an infeasible design (V = {:.3g} %)", v)
                                   : std::string()));
     if (summary_.max_violation > noisy_.vioacc && rankable_by_analysis(study_)) {
@@ -630,28 +631,34 @@ void Driver::end_run_if_done(const CycleRecord& rec) {
   }
 }
 
-bool Driver::may_switch_to_central(const CycleRecord& rec) const {
-  if (central_differences_ || noisy_.strategy != Strategy::kTrustRegion ||
+std::optional<DifferenceOrder> Driver::raisable_differences(const CycleRecord& rec) const {
+  if (noisy_.strategy != Strategy::kTrustRegion ||
       noisy_.approximation == ApproximationSource::kMultipoint || metamodel_strategy()) {
-    return false;
+    return std::nullopt;
   }
   // The run's latest gradients (a stall may follow an accepted cycle, before any at its b*).
   std::string method = rec.gradient_method;
   for (auto r = summary_.history.rbegin(); method.empty() && r != summary_.history.rend(); ++r) {
     method = r->gradient_method;
   }
-  return by_forward_differences(method);
+  const std::optional<DifferenceOrder> latest = differences_of(method);
+  if (!latest || differences_ > *latest) return std::nullopt;
+  return latest;
 }
 
-void Driver::begin_central_differences(int cycle, std::string reason) {
-  central_differences_ = true;
-  central_from_ = cycle + 1;
-  central_reason_ = std::move(reason);
+void Driver::begin_differences(int cycle, DifferenceOrder order, std::string reason) {
+  differences_ = order;
+  raises_.push_back({cycle + 1, order, std::move(reason)});
 }
 
-bool Driver::switch_to_central_differences(const CycleRecord& rec) {
-  if (!noisy_.central_differences_on_stall || !may_switch_to_central(rec)) return false;
-  begin_central_differences(rec.cycle, "forward differences had stalled the run");
+bool Driver::raise_difference_order(const CycleRecord& rec) {
+  if (!noisy_.central_differences_on_stall) return false;
+  const std::optional<DifferenceOrder> latest = raisable_differences(rec);
+  if (!latest || *latest == DifferenceOrder::kFivePoint) return false;
+  const bool forward = *latest == DifferenceOrder::kForward;
+  const DifferenceOrder next = forward ? DifferenceOrder::kCentral : DifferenceOrder::kFivePoint;
+  begin_differences(rec.cycle, next,
+                    std::string(difference_method(*latest)) + " had stalled the run");
   for (int i = 0; i < study_.n_design(); ++i) factors_(i) = study_.design[i].move_factor;
   for (auto r = summary_.history.rbegin(); r != summary_.history.rend(); ++r) {
     if (r->accepted && r->next_factors.size() == factors_.size()) {
@@ -660,17 +667,20 @@ bool Driver::switch_to_central_differences(const CycleRecord& rec) {
     }
   }
   spdlog::info(
-      "cycle {}: {} with forward-difference gradients ({}); from here on the gradients are "
-      "taken by central differences (2 runs per variable), and the move limits are those of "
-      "the last accepted cycle",
-      rec.cycle, stall_words(), describe_optimality());
+      "cycle {}: {} with gradients by {} ({}); from here on the gradients are taken by {} ({} "
+      "runs per variable), and the move limits are those of the last accepted cycle",
+      rec.cycle, stall_words(), difference_method(*latest), describe_optimality(),
+      difference_method(next), difference_runs(next));
   return true;
 }
 
-std::string Driver::central_words() const {
-  if (!central_differences_) return {};
-  return fmt::format("; gradients by central differences from cycle {} on ({})", central_from_,
-                     central_reason_);
+std::string Driver::difference_words() const {
+  std::string words;
+  for (const DifferenceRaise& r : raises_) {
+    words += fmt::format("; gradients by {} from cycle {} on ({})", difference_method(r.order),
+                         r.from, r.reason);
+  }
+  return words;
 }
 
 std::string Driver::stall_words() const {

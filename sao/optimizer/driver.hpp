@@ -100,6 +100,9 @@ std::string unusable_analysis(const Study& study, const Eigen::VectorXd& x, cons
 // Whether a gradient method (a load case's, or a cycle record's list of them) names forward
 // differences (kForwardDifferences, with or without words after it).
 bool by_forward_differences(const std::string& method);
+// The order of the finite differences a gradient method names (forward, central, five-point);
+// nullopt for any other method (analytic, provided, none).
+std::optional<DifferenceOrder> differences_of(const std::string& method);
 
 // The first-order optimality measured last (optimality.hpp), as result.json reports it.
 struct FinalOptimality {
@@ -386,25 +389,28 @@ class Driver {
   std::string describe_optimality() const;
   // Every move limit below min_move_limit (not with the seed strategy, which has no floor).
   bool stalled() const { return strategy_->stalled(noisy_, factors_); }
-  // A stall while the run's latest gradients are forward differences
-  // (central_differences_on_stall): from the next cycle on they are taken by central
-  // differences, and the move limits go back to those of the last accepted cycle. False when
-  // the setting is off, the run already switched, its gradients are not forward differences,
-  // or the strategy is not the trust region's with sensitivities.
-  bool switch_to_central_differences(const CycleRecord& rec);
-  // The conditions both switches share: not switched yet, the trust region with sensitivities,
-  // and the run's latest gradients (rec's, or an earlier cycle's) forward differences.
-  bool may_switch_to_central(const CycleRecord& rec) const;
-  // From the cycle after `cycle` on, the run's gradients are central differences; `reason` for
-  // its end message (central_words). Shared by both switches.
-  void begin_central_differences(int cycle, std::string reason);
+  // A stall while the run's latest gradients are forward or central differences
+  // (central_differences_on_stall): from the next cycle on they are taken by differences of the
+  // next order (forward to central, central to five-point), and the move limits go back to
+  // those of the last accepted cycle. False when the setting is off, the run already raised
+  // the order past its latest gradients', those are not such differences, or the strategy is
+  // not the trust region's with sensitivities.
+  bool raise_difference_order(const CycleRecord& rec);
+  // The order of the run's latest finite differences (rec's, or an earlier cycle's gradients)
+  // when the run may still raise it: the trust region with sensitivities, and the order not
+  // raised past them yet; nullopt otherwise.
+  std::optional<DifferenceOrder> raisable_differences(const CycleRecord& rec) const;
+  // From the cycle after `cycle` on, the run's gradients are differences of at least `order`;
+  // `reason` for its end message (difference_words). Shared by the switches.
+  void begin_differences(int cycle, DifferenceOrder order, std::string reason);
   // A cycle that converged (at b0, or with no design of the subregion better than b0) with
   // forward-difference gradients (central_differences_to_confirm): where the improvement their
   // error may hide (difference_error.hpp) exceeds kkt_tolerance D, rec is not converged and the
   // run goes on from b0 with central differences (its move limits as they are).
   void doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec);
-  // "; gradients by central differences from cycle K on, ..." for the run's end message, or "".
-  std::string central_words() const;
+  // "; gradients by central differences from cycle K on (why)", and the same for five-point
+  // ones, for the run's end message, or "".
+  std::string difference_words() const;
   // The words of the two ends short of convergence, shared by end_run_if_done and
   // report_best_analysed: "every move limit shrank below min_move_limit (f)" and
   // "cycle limit N reached".
@@ -445,12 +451,18 @@ class Driver {
   std::vector<UnsizedConstraint> unsized_;  // prepare's, until the first approximation
   RunSummary summary_;
   bool started_ = false;
-  std::string last_failure_;          // message of the last failed analysis
-  bool central_differences_ = false;  // begin_central_differences switched
-  int central_from_ = 0;              // the first cycle with central differences
-  std::string central_reason_;        // why the run switched, for its end message
-  int failures_ = 0;                  // failed analyses so far (settings.max_failures)
-  CycleRecord no_cycle_;              // returned by step() when the run ended before a cycle
+  std::string last_failure_;  // message of the last failed analysis
+  // The order of finite differences the run asks for (begin_differences raised it), and each
+  // raise: from which cycle, to which order, why (for the end message).
+  DifferenceOrder differences_ = DifferenceOrder::kForward;
+  struct DifferenceRaise {
+    int from = 0;
+    DifferenceOrder order = DifferenceOrder::kCentral;
+    std::string reason;
+  };
+  std::vector<DifferenceRaise> raises_;
+  int failures_ = 0;      // failed analyses so far (settings.max_failures)
+  CycleRecord no_cycle_;  // returned by step() when the run ended before a cycle
   AnalysisStore* store_ = nullptr;
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)

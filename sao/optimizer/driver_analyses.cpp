@@ -10,13 +10,14 @@
 namespace sao {
 namespace {
 
-// `central`: the run takes its finite differences centrally (Driver::central_differences_), so
-// forward-difference gradients do not cover the request.
+// `order`: the run's finite differences are of at least this order (Driver::differences_), so
+// differences of a lower one do not cover the request.
 bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted,
-            bool central) {
+            DifferenceOrder order) {
   if (!e.has_gradients) return false;
-  if (central && !e.cases.empty() && by_forward_differences(e.cases.front().gradient_method)) {
-    return false;
+  if (!e.cases.empty()) {
+    const std::optional<DifferenceOrder> taken = differences_of(e.cases.front().gradient_method);
+    if (taken && *taken < order) return false;
   }
   for (const DerivativeRequest& r : wanted) {
     auto it = e.cases[r.load_case].gradients.find(r.response);
@@ -97,6 +98,13 @@ bool by_forward_differences(const std::string& method) {
   return method.find(kForwardDifferences) != std::string::npos;
 }
 
+std::optional<DifferenceOrder> differences_of(const std::string& method) {
+  if (by_forward_differences(method)) return DifferenceOrder::kForward;
+  if (method.find(kCentralDifferences) != std::string::npos) return DifferenceOrder::kCentral;
+  if (method.find(kFivePointDifferences) != std::string::npos) return DifferenceOrder::kFivePoint;
+  return std::nullopt;
+}
+
 std::string unusable_analysis(const Study& study, const Eigen::VectorXd& x, const Evaluation& e) {
   std::string why = non_finite(study, e, {});
   return why.empty() ? non_finite_criteria(study, x, e) : why;
@@ -108,7 +116,7 @@ std::vector<const Evaluation*> Driver::analyse_batch(
   auto cached = [&](const std::vector<double>& key) -> const Evaluation* {
     auto hit = cache.find(key);
     if (hit == cache.end()) return nullptr;
-    return derivatives.empty() || covers(study_, hit->second, derivatives, central_differences_)
+    return derivatives.empty() || covers(study_, hit->second, derivatives, differences_)
                ? &hit->second
                : nullptr;
   };
@@ -125,8 +133,7 @@ std::vector<const Evaluation*> Driver::analyse_batch(
     // Finite differences need not run b again when its values are known (the cycle's b0).
     auto known = derivatives.empty() ? values_.end() : values_.find(key);
     EvaluationRequest request{x.head(study_.n_design()), derivatives,
-                              known != values_.end() ? &known->second : nullptr,
-                              central_differences_};
+                              known != values_.end() ? &known->second : nullptr, differences_};
     if (!derivatives.empty()) study_.variable_bounds(request.lower, request.upper);
     if (request.lower.size() > study_.n_design()) {
       request.lower.conservativeResize(study_.n_design());
@@ -157,7 +164,7 @@ std::vector<const Evaluation*> Driver::analyse_batch(
         failure = non_finite(study_, e, derivatives);
         if (failure.empty()) failure = non_finite_criteria(study_, *full[r], e);
         if (failure.empty() && !derivatives.empty() &&
-            !covers(study_, e, derivatives, central_differences_)) {
+            !covers(study_, e, derivatives, differences_)) {
           failure = "the simulator did not return the requested sensitivities";
         }
       }
@@ -200,7 +207,7 @@ bool Driver::reuse_stored(const std::vector<double>& key, const Eigen::VectorXd&
     // so this only matters when that row was damaged and removed: it is analysed again, alike).
     if (derivatives.empty() && e.has_gradients) continue;
     if (!non_finite(study_, e, derivatives).empty()) continue;
-    if (!derivatives.empty() && !covers(study_, e, derivatives, central_differences_)) continue;
+    if (!derivatives.empty() && !covers(study_, e, derivatives, differences_)) continue;
     // Counted as the simulator path counts it, so that a replay gives the same records.
     ++summary_.reused_analyses;
     if (!derivatives.empty()) ++summary_.sensitivity_analyses;

@@ -129,7 +129,7 @@ void Driver::converge_at_b0(double V0, const std::string& message, CycleRecord& 
 
 void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec) {
   if (!noisy_.central_differences_to_confirm || !optimality_.computed ||
-      !may_switch_to_central(rec)) {
+      raisable_differences(rec) != DifferenceOrder::kForward) {
     return;
   }
   // The relative step of the forward differences that gave the cycle's gradients at b0 (the
@@ -164,10 +164,9 @@ void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& r
       "; not converged: the error of its forward differences (relative step {:g}) may hide an "
       "improvement {:.3g} times what kkt_tolerance allows; central differences from here on",
       step, hidden / allowed);
-  begin_central_differences(rec.cycle,
-                            "forward differences could not confirm the convergence "
-                            "of cycle " +
-                                std::to_string(rec.cycle));
+  begin_differences(rec.cycle, DifferenceOrder::kCentral,
+                    "forward differences could not confirm the convergence of cycle " +
+                        std::to_string(rec.cycle));
   spdlog::info("cycle {}: {}", rec.cycle, rec.message);
 }
 

@@ -145,7 +145,7 @@ json request_document(const SimulatorSetup& setup, const EvaluationRequest& requ
             {"study_directory", setup.study_directory}}},
           {"design", numbers(request.design.data(), request.design.size())},
           {"derivatives", derivatives},
-          {"central_differences", request.central_differences},
+          {"difference_order", static_cast<int>(request.differences)},
           {"lower", numbers(request.lower.data(), request.lower.size())},
           {"upper", numbers(request.upper.data(), request.upper.size())},
           {"values", request.values ? evaluation_document(*request.values) : json()}};
@@ -193,13 +193,13 @@ void read_request_document(const json& document, SimulatorSetup& setup, Evaluati
     }
     request.derivatives.push_back(std::move(r));
   }
-  request.central_differences = false;
-  if (document.contains("central_differences")) {
-    const json& c = document["central_differences"];
-    if (!c.is_boolean()) {
-      throw std::invalid_argument("central_differences: expected true or false, got " + c.dump());
+  request.differences = DifferenceOrder::kForward;
+  if (document.contains("difference_order")) {
+    const json& c = document["difference_order"];
+    if (c != 1 && c != 2 && c != 4) {
+      throw std::invalid_argument("difference_order: expected 1, 2 or 4, got " + c.dump());
     }
-    request.central_differences = c.get<bool>();
+    request.differences = static_cast<DifferenceOrder>(c.get<int>());
   }
   request.lower.resize(0);
   request.upper.resize(0);
@@ -273,7 +273,9 @@ std::vector<Evaluation> evaluate_as_jobs(const std::vector<EvaluationRequest>& b
     // The key: the run's design and what is asked of it, exactly.
     spec.key = "request:" + run_key(batch[r].design, 0, -1, 0.0) + ":" +
                document["derivatives"].dump() + (batch[r].values ? ":values" : "") +
-               (batch[r].central_differences ? ":central" : "");
+               (batch[r].differences == DifferenceOrder::kCentral     ? ":central"
+                : batch[r].differences == DifferenceOrder::kFivePoint ? ":five-point"
+                                                                      : "");
     spec.command = {worker.string(), "analyse", "request.json", "evaluation.json"};
     spec.stdout_file = spec.directory / "stdout.txt";
     spec.stderr_file = spec.directory / "stderr.txt";

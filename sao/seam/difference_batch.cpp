@@ -24,14 +24,13 @@ int read_workers(JsonReader& section, int fallback, const char* deprecated) {
 
 namespace {
 
-// The +h runs (`plus`) or -h runs after a nominal run laid out as plan_batch() does.
-std::vector<const BatchRun*> perturbed(const BatchRun* nominal, int variables, bool central,
-                                       bool plus) {
-  std::vector<const BatchRun*> out;
-  if (!plus && !central) return out;
-  const int per_variable = central ? 2 : 1;
-  for (int i = 0; i < variables; ++i)
-    out.push_back(&nominal[1 + i * per_variable + (plus ? 0 : 1)]);
+// Each variable's perturbed runs after a nominal run laid out as plan_batch() does.
+std::vector<std::vector<const BatchRun*>> stencils(const BatchRun* nominal, int variables,
+                                                   int per_variable) {
+  std::vector<std::vector<const BatchRun*>> out(static_cast<size_t>(variables));
+  for (int i = 0; i < variables; ++i) {
+    for (int k = 0; k < per_variable; ++k) out[i].push_back(&nominal[1 + i * per_variable + k]);
+  }
   return out;
 }
 
@@ -54,7 +53,7 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
     const bool reuse = by_differences && known && known->ok &&
                        known->cases.size() == static_cast<size_t>(load_cases);
     requests[r].first = runs.size();
-    requests[r].per_case = 1 + (by_differences ? design_variables * (own.central ? 2 : 1) : 0);
+    requests[r].per_case = 1 + (by_differences ? design_variables * difference_runs(own.order) : 0);
     for (int c = 0; c < load_cases; ++c) {
       BatchRun& nominal = runs.emplace_back();
       nominal.design = &b;
@@ -76,23 +75,24 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
 void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, int variables,
                          int load_case, const DifferenceSettings& differences,
                          const Eigen::VectorXd& lower, const Eigen::VectorXd& upper) {
+  constexpr double kTwoSided[] = {1.0, -1.0, 2.0, -2.0};  // in units of h, in plan order
+  const int points = difference_runs(differences.order);
   for (int i = 0; i < variables; ++i) {
     const double h = difference_step(b(i), differences.relative_step);
-    double second = -h;  // the central pair; one-sided where b - h or b + h leaves the bounds
-    if (differences.central && lower.size() > i && upper.size() > i) {
-      const bool below = lower(i) > b(i) - h;
-      const bool above = upper(i) < b(i) + h;
-      if (below && b(i) + 2.0 * h <= upper(i)) second = 2.0 * h;
-      if (above && b(i) - 2.0 * h >= lower(i)) second = -2.0 * h;
+    // Two-sided, or one-sided (+1 above b, -1 below) where the stencil leaves the bounds and
+    // fits on the other side.
+    double side = 0.0;
+    if (points > 1 && lower.size() > i && upper.size() > i) {
+      const double reach = (points / 2) * h;
+      if (lower(i) > b(i) - reach && b(i) + points * h <= upper(i)) side = 1.0;
+      if (upper(i) < b(i) + reach && b(i) - points * h >= lower(i)) side = -1.0;
     }
-    const double first = second == -2.0 * h ? -h : h;
-    for (double step : {first, second}) {
-      if (step == second && !differences.central) break;
+    for (int k = 0; k < points; ++k) {
       BatchRun& perturbed = runs.emplace_back();
       perturbed.design = &b;
       perturbed.load_case = load_case;
       perturbed.variable = i;
-      perturbed.step = step;
+      perturbed.step = side == 0.0 ? kTwoSided[k] * h : side * (k + 1) * h;
     }
   }
 }
@@ -120,7 +120,7 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
   std::vector<Evaluation> out(batch.size());
   for (size_t r = 0; r < batch.size(); ++r) {
     Evaluation& e = out[r];
-    const bool central = request_differences(differences, batch[r]).central;
+    const DifferenceOrder order = request_differences(differences, batch[r]).order;
     const int per_case = requests[r].per_case;
     const auto begin = runs.begin() + static_cast<std::ptrdiff_t>(requests[r].first);
     const auto end = begin + per_case * load_cases;
@@ -138,9 +138,9 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
       const BatchRun* nominal = &*begin + c * per_case;
       CaseResult result = nominal->result;
       if (per_case > 1) {  // steps as finally used (halved or not by retries)
-        add_difference_gradients(result, perturbed(nominal, design_variables, central, true),
-                                 perturbed(nominal, design_variables, central, false));
-        result.gradient_method = central ? kCentralDifferences : kForwardDifferences;
+        add_difference_gradients(result,
+                                 stencils(nominal, design_variables, difference_runs(order)));
+        result.gradient_method = difference_method(order);
         result.difference_step = differences.relative_step;
       }
       e.cases.push_back(std::move(result));
@@ -149,23 +149,37 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
   return out;
 }
 
-void add_difference_gradients(CaseResult& nominal, const std::vector<const BatchRun*>& plus,
-                              const std::vector<const BatchRun*>& minus) {
-  const auto n = static_cast<Eigen::Index>(plus.size());
-  const bool central = !minus.empty();
+void add_difference_gradients(CaseResult& nominal,
+                              const std::vector<std::vector<const BatchRun*>>& stencils) {
+  const auto n = static_cast<Eigen::Index>(stencils.size());
   // Column i of d(value)/db; `value` picks one response of a run.
   auto difference = [&](Eigen::Index i, const Eigen::VectorXd& at_nominal, auto value) {
-    const BatchRun& p = *plus[static_cast<size_t>(i)];
-    if (!central) return Eigen::VectorXd((value(p.result) - at_nominal) / p.step);
-    const BatchRun& m = *minus[static_cast<size_t>(i)];
-    if (p.step * m.step < 0.0) {
-      return Eigen::VectorXd((value(p.result) - value(m.result)) / (p.step - m.step));
+    const std::vector<const BatchRun*>& runs = stencils[static_cast<size_t>(i)];
+    const BatchRun& p = *runs.front();
+    if (runs.size() == 1) return Eigen::VectorXd((value(p.result) - at_nominal) / p.step);
+    if (runs.size() == 2) {
+      const BatchRun& m = *runs[1];
+      if (p.step * m.step < 0.0) {
+        return Eigen::VectorXd((value(p.result) - value(m.result)) / (p.step - m.step));
+      }
+      // A one-sided pair (at a bound): the parabola through the nominal value and both runs.
+      const double s1 = p.step, s2 = m.step;
+      return Eigen::VectorXd(((value(p.result) - at_nominal) * (s2 * s2) -
+                              (value(m.result) - at_nominal) * (s1 * s1)) /
+                             (s1 * s2 * (s2 - s1)));
     }
-    // A one-sided pair (at a bound): the parabola through the nominal value and both runs.
-    const double s1 = p.step, s2 = m.step;
-    return Eigen::VectorXd(
-        ((value(p.result) - at_nominal) * (s2 * s2) - (value(m.result) - at_nominal) * (s1 * s1)) /
-        (s1 * s2 * (s2 - s1)));
+    // The slope at 0 of the polynomial through (0, f(b)) and each (s_k, f(b + s_k)): the
+    // derivatives there of the Lagrange polynomials, sum_k L_k'(0) (f(b + s_k) - f(b)).
+    Eigen::VectorXd slope = Eigen::VectorXd::Zero(at_nominal.size());
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const double sk = runs[k]->step;
+      double weight = 1.0 / sk;
+      for (size_t m = 0; m < runs.size(); ++m) {
+        if (m != k) weight *= -runs[m]->step / (sk - runs[m]->step);
+      }
+      slope += weight * (value(runs[k]->result) - at_nominal);
+    }
+    return slope;
   };
   for (const auto& entry : nominal.histories) {
     const std::string& name = entry.first;

@@ -4,14 +4,16 @@
 // A batch of requests becomes a plan of runs: per request and load case the nominal run (not
 // run again when the request carries the values at its design, EvaluationRequest::values), then,
 // when the request asks for derivatives and they come from finite differences, one run per
-// design variable with b_i + h (and b_i - h for central differences), h = (1 + |b_i|) p, the
-// step rule (4.10) of seed 003. When the simulator computes derivatives itself (direct or
-// adjoint), the nominal run carries the request's derivatives instead. The runs go to the
-// process's worker pool (worker_pool.hpp); each writes only its own slot, so results do not
-// depend on the order of execution. Then every request is assembled into one Evaluation: the
-// first failed run fails it, and difference quotients give the gradient columns.
+// design variable with b_i + h (and b_i - h for central differences; b_i +- h, b_i +- 2 h for
+// five-point ones), h = (1 + |b_i|) p, the step rule (4.10) of seed 003. When the simulator
+// computes derivatives itself (direct or adjoint), the nominal run carries the request's
+// derivatives instead. The runs go to the process's worker pool (worker_pool.hpp); each writes only
+// its own slot, so results do not depend on the order of execution. Then every request is assembled
+// into one Evaluation: the first failed run fails it, and difference quotients give the gradient
+// columns.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -24,15 +26,20 @@ namespace sao {
 
 // How finite differences are taken.
 struct DifferenceSettings {
-  bool central = false;         // central (b +- h) instead of forward (b + h)
+  DifferenceOrder order = DifferenceOrder::kForward;
   double relative_step = 1e-3;  // p of (4.10)
 };
 
-// The settings for one request: central differences where the request asks for them
-// (EvaluationRequest::central_differences) or the settings do.
+// A simulator's setting "central" (true) or "forward" as an order.
+inline DifferenceOrder difference_order(bool central) {
+  return central ? DifferenceOrder::kCentral : DifferenceOrder::kForward;
+}
+
+// The settings for one request: the higher of the order the request asks for
+// (EvaluationRequest::differences) and the settings' own.
 inline DifferenceSettings request_differences(const DifferenceSettings& settings,
                                               const EvaluationRequest& request) {
-  return {settings.central || request.central_differences, settings.relative_step};
+  return {std::max(settings.order, request.differences), settings.relative_step};
 }
 
 // The step of a design variable at the value b: h = (1 + |b|) p, the rule (4.10).
@@ -89,20 +96,22 @@ std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, i
                                   const std::function<void(BatchRun&)>& run);
 
 // Appends the perturbed runs of design `b` in `load_case` as a plan lays them out: per design
-// variable i < variables, b_i + h, then b_i - h for central differences (runs hold a pointer
-// to `b`). With bounds (`lower`, `upper`, empty: none), a central pair that would leave them
-// is b_i + h, b_i + 2 h (at the lower bound) or b_i - h, b_i - 2 h (at the upper one): the same
-// two runs, and a derivative of the same (second) order (add_difference_gradients).
+// variable i < variables, b_i + h, then b_i - h for central differences, then b_i + 2 h and
+// b_i - 2 h for five-point ones (runs hold a pointer to `b`). With bounds (`lower`, `upper`,
+// empty: none), a stencil that would leave them and fits on one side is taken there: b_i + h,
+// b_i + 2 h (at the lower bound; b_i + 3 h, b_i + 4 h for five points) or the same below b_i
+// (at the upper one): the same runs, and a derivative of the same order
+// (add_difference_gradients).
 void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, int variables,
                          int load_case, const DifferenceSettings& differences,
                          const Eigen::VectorXd& lower = {}, const Eigen::VectorXd& upper = {});
 
-// Fills nominal.gradients for every history and scalar of `nominal`: column i is
-// (f(plus[i]) - f(nominal)) / plus[i].step (forward, `minus` empty), or
-// (f(plus[i]) - f(minus[i])) / (plus[i].step - minus[i].step) (central), or, for a one-sided
-// pair of steps s1, s2 of the same sign (at a bound), the slope at b of the parabola through
-// (0, f(nominal)), (s1, f(plus[i])), (s2, f(minus[i])).
-void add_difference_gradients(CaseResult& nominal, const std::vector<const BatchRun*>& plus,
-                              const std::vector<const BatchRun*>& minus);
+// Fills nominal.gradients for every history and scalar of `nominal` from each variable's
+// perturbed runs (`stencils[i]`, 1, 2 or 4 runs): column i is (f(b + s) - f(b)) / s for one
+// run, (f(b + s1) - f(b + s2)) / (s1 - s2) for a pair of steps of opposite signs, and otherwise
+// (a pair on one side of b, at a bound, or four runs) the slope at b of the polynomial through
+// (0, f(b)) and every (s_k, f(b + s_k)).
+void add_difference_gradients(CaseResult& nominal,
+                              const std::vector<std::vector<const BatchRun*>>& stencils);
 
 }  // namespace sao

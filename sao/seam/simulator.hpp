@@ -45,6 +45,11 @@ struct DerivativeRequest {
 struct Evaluation;
 class JobLedger;  // executor.hpp
 
+// Finite differences by their order of accuracy, the value their runs per design variable:
+// forward (b + h; error about f'' h / 2), central (b +- h; f''' h^2 / 6) and five-point
+// (b +- h, b +- 2 h; f^(5) h^4 / 30).
+enum class DifferenceOrder { kForward = 1, kCentral = 2, kFivePoint = 4 };
+
 struct EvaluationRequest {
   Eigen::VectorXd design;                      // design variables only (never auxiliaries)
   std::vector<DerivativeRequest> derivatives;  // empty: values only
@@ -52,19 +57,38 @@ struct EvaluationRequest {
   // design): a simulator taking derivatives by finite differences then runs only the
   // perturbed designs, and returns these values as the nominal ones. Null: none.
   const Evaluation* values = nullptr;
-  // Derivatives by finite differences: central ones (b +- h) for this request even where the
-  // simulator's settings say forward (the driver's switch when forward differences limit the
-  // run: Driver::switch_to_central_differences). No effect on derivatives computed otherwise.
-  bool central_differences = false;
-  // The design variables' bounds (empty: none): a central difference whose b - h or b + h
-  // would leave them takes the one-sided second-order stencil b + h, b + 2 h (or b - h,
-  // b - 2 h) instead, with the same number of runs (add_difference_runs).
+  // Derivatives by finite differences: of at least this order for this request, even where the
+  // simulator's settings ask for a lower one (the driver's switches when the differences limit
+  // the run: Driver::raise_difference_order). No effect on derivatives computed otherwise.
+  DifferenceOrder differences = DifferenceOrder::kForward;
+  // The design variables' bounds (empty: none): a central or five-point stencil that would
+  // leave them is taken one-sided instead (b + h, b + 2 h, ...; or b - h, b - 2 h, ...), with
+  // the same number of runs and of the same order (add_difference_runs).
   Eigen::VectorXd lower{}, upper{};
 };
 
 // CaseResult::gradient_method of finite differences (a simulator may add words after them).
 inline constexpr const char* kForwardDifferences = "forward differences";
 inline constexpr const char* kCentralDifferences = "central differences";
+inline constexpr const char* kFivePointDifferences = "five-point differences";
+
+// The runs per design variable of differences of this order (1, 2 or 4).
+inline int difference_runs(DifferenceOrder order) {
+  return static_cast<int>(order);
+}
+
+// CaseResult::gradient_method of differences of this order.
+inline const char* difference_method(DifferenceOrder order) {
+  switch (order) {
+    case DifferenceOrder::kCentral:
+      return kCentralDifferences;
+    case DifferenceOrder::kFivePoint:
+      return kFivePointDifferences;
+    case DifferenceOrder::kForward:
+      break;
+  }
+  return kForwardDifferences;
+}
 
 // Results for one load case.
 struct CaseResult {

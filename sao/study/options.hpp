@@ -148,8 +148,9 @@ struct Options {
   // gets one second-order correction (Driver::correct_step; "second_order_correction").
   bool second_order_correction = true;
   // Trust region with sensitivities: a run that stalls with forward-difference gradients takes
-  // them by central differences from then on, with the move limits of its last accepted cycle,
-  // instead of ending (Driver::switch_to_central_differences; "central_differences_on_stall").
+  // them by central differences from then on, and one that stalls with central ones by
+  // five-point differences, each with the move limits of its last accepted cycle, instead of
+  // ending (Driver::raise_difference_order; "central_differences_on_stall").
   bool central_differences_on_stall = true;
   // Trust region with sensitivities: a cycle that converges with forward-difference gradients
   // whose error may hide an improvement above kkt_tolerance (difference_error.hpp) does not end

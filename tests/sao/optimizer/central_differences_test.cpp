@@ -1,5 +1,6 @@
-// Driver::switch_to_central_differences ("central_differences_on_stall"): a run whose
-// forward-difference gradients stall it takes them by central differences from then on.
+// Driver::raise_difference_order ("central_differences_on_stall"): a run whose forward-difference
+// gradients stall it takes them by central differences from then on, and one whose central
+// differences stall it by five-point differences.
 // Driver::doubt_convergence ("central_differences_to_confirm"): a run whose forward
 // differences may hide an improvement where it would converge goes on with central ones.
 #include <gtest/gtest.h>
@@ -121,6 +122,48 @@ TEST(CentralDifferences, AConvergenceAtTheSuitesStepNeedsNoConfirmation) {
   ASSERT_EQ(run.status, RunStatus::kConverged) << run.message;
   EXPECT_NEAR(run.objective, kValleyOptimum, 1e-6);
   EXPECT_EQ(run.message.find("central"), std::string::npos) << run.message;
+}
+
+// HS 81 (three equalities in five variables, f* = 0.0539498) with the default step 1e-3: the
+// forward differences cannot confirm a convergence (cycle 13), central ones take over, and
+// their error (f''' h^2 / 6, with h = (1 + |b|) 1e-3 up to 2.7e-3 and the cubes of
+// -(x1^3 + x2^3 + 1)^2 / 2) keeps the measured residual near 1e-3 against kkt_tolerance 1e-5:
+// the run stalls at a solved point. Five-point differences at the same step err by
+// f^(5) h^4 / 30, and the run converges.
+const char* kHs81 = "problems/suite/hs-081.json";
+constexpr double kHs81Optimum = 0.0539498477706;
+
+TEST(CentralDifferences, ACentralDifferenceStallGoesOnWithFivePointDifferences) {
+  const RunSummary without =
+      run_study(kHs81, {kStep, "settings.central_differences_on_stall=false"});
+  ASSERT_EQ(without.status, RunStatus::kStalled)
+      << "central differences of step 1e-3 no longer stall HS 81: the test's premise; "
+      << without.message;
+  ASSERT_NE(without.message.find("gradients by central differences from cycle"), std::string::npos)
+      << without.message;
+
+  const RunSummary with = run_study(kHs81, {kStep});
+  ASSERT_EQ(with.status, RunStatus::kConverged) << with.message;
+  EXPECT_NEAR(with.objective, kHs81Optimum, 1e-6);
+  EXPECT_NE(with.message.find("gradients by five-point differences from cycle"), std::string::npos)
+      << with.message;
+  EXPECT_NE(with.message.find("(central differences had stalled the run)"), std::string::npos)
+      << with.message;
+  // The same path up to the stall, then five-point gradients, and only those.
+  ASSERT_GT(with.history.size(), without.history.size());
+  for (size_t c = 0; c < without.history.size(); ++c) {
+    EXPECT_EQ(with.history[c].accepted, without.history[c].accepted) << "cycle " << c + 1;
+    EXPECT_EQ(with.history[c].F_opt, without.history[c].F_opt) << "cycle " << c + 1;
+    EXPECT_NE(with.history[c].gradient_method, "five-point differences") << "cycle " << c + 1;
+  }
+  bool five_point = false;
+  for (size_t c = without.history.size(); c < with.history.size(); ++c) {
+    const std::string& method = with.history[c].gradient_method;
+    if (method.empty()) continue;
+    EXPECT_EQ(method, "five-point differences") << "cycle " << c + 1;
+    five_point = true;
+  }
+  EXPECT_TRUE(five_point);
 }
 
 }  // namespace

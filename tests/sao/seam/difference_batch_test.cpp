@@ -26,13 +26,14 @@ TEST(DifferenceBatch, PlansTheNominalAndOnePerturbationPerVariable) {
   batch[1].derivatives.push_back({0, "f", {}});
   std::mutex mutex;
   std::vector<std::pair<int, double>> perturbations;
-  const auto e = run_batch(batch, 2, 2, {false, 1e-3}, false, 2, [&](BatchRun& run) {
-    {
-      std::lock_guard lock(mutex);
-      perturbations.push_back({run.variable, run.step});
-    }
-    quadratic(run);
-  });
+  const auto e =
+      run_batch(batch, 2, 2, {DifferenceOrder::kForward, 1e-3}, false, 2, [&](BatchRun& run) {
+        {
+          std::lock_guard lock(mutex);
+          perturbations.push_back({run.variable, run.step});
+        }
+        quadratic(run);
+      });
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e[0].cost.runs, 2);      // values only: one run per load case
   EXPECT_EQ(e[1].cost.runs, 2 * 3);  // nominal + 2 perturbations, per load case
@@ -49,7 +50,7 @@ TEST(DifferenceBatch, PlansTheNominalAndOnePerturbationPerVariable) {
 }
 
 TEST(DifferenceBatch, ARequestAsksForCentralDifferencesOverForwardSettings) {
-  // The driver's switch (Driver::switch_to_central_differences): forward settings, a request
+  // The driver's switch (Driver::raise_difference_order): forward settings, a request
   // asking for central differences: two runs per variable and the exact slope of a quadratic,
   // where forward differences are off by h (b0^2: d/db0 = 2 b0, forward 2 b0 + h).
   std::vector<EvaluationRequest> batch(2);
@@ -57,8 +58,8 @@ TEST(DifferenceBatch, ARequestAsksForCentralDifferencesOverForwardSettings) {
     r.design = Eigen::Vector2d(1.0, 2.0);
     r.derivatives.push_back({0, "f", {}});
   }
-  batch[1].central_differences = true;
-  const auto e = run_batch(batch, 1, 2, {false, 1e-2}, false, 0, quadratic);
+  batch[1].differences = DifferenceOrder::kCentral;
+  const auto e = run_batch(batch, 1, 2, {DifferenceOrder::kForward, 1e-2}, false, 0, quadratic);
   ASSERT_TRUE(e[0].ok && e[1].ok);
   EXPECT_EQ(e[0].cost.runs, 1 + 2);
   EXPECT_EQ(e[1].cost.runs, 1 + 2 * 2);
@@ -83,15 +84,16 @@ TEST(DifferenceBatch, CentralDifferencesStayInsideTheBounds) {
   batch[0].upper = Eigen::Vector2d(10.0, 2.0);
   std::mutex mutex;
   std::vector<Eigen::VectorXd> designs;
-  const auto e = run_batch(batch, 1, 2, {true, 1e-2}, false, 0, [&](BatchRun& run) {
-    Eigen::VectorXd b = *run.design;
-    if (run.variable >= 0) b(run.variable) += run.step;
-    {
-      std::lock_guard lock(mutex);
-      designs.push_back(b);
-    }
-    quadratic(run);
-  });
+  const auto e =
+      run_batch(batch, 1, 2, {DifferenceOrder::kCentral, 1e-2}, false, 0, [&](BatchRun& run) {
+        Eigen::VectorXd b = *run.design;
+        if (run.variable >= 0) b(run.variable) += run.step;
+        {
+          std::lock_guard lock(mutex);
+          designs.push_back(b);
+        }
+        quadratic(run);
+      });
   ASSERT_TRUE(e[0].ok);
   EXPECT_EQ(e[0].cost.runs, 1 + 2 * 2);
   for (const Eigen::VectorXd& b : designs) {
@@ -107,7 +109,7 @@ TEST(DifferenceBatch, CentralDifferencesStayInsideTheBounds) {
   batch[0].lower.resize(0);
   batch[0].upper.resize(0);
   designs.clear();
-  run_batch(batch, 1, 2, {true, 1e-2}, false, 0, [&](BatchRun& run) {
+  run_batch(batch, 1, 2, {DifferenceOrder::kCentral, 1e-2}, false, 0, [&](BatchRun& run) {
     Eigen::VectorXd b = *run.design;
     if (run.variable >= 0) b(run.variable) += run.step;
     {
@@ -121,26 +123,88 @@ TEST(DifferenceBatch, CentralDifferencesStayInsideTheBounds) {
   EXPECT_TRUE(below);  // no bounds: the central pair
 }
 
+// A run of f(b) = b0^4 + b0 b1^3: a quartic, which five-point differences differentiate
+// exactly (central ones err by b0 h^2 per h^2 / 6 * 24 = 4 b0 h^2).
+void quartic(BatchRun& run) {
+  Eigen::VectorXd b = *run.design;
+  if (run.variable >= 0) b(run.variable) += run.step;
+  run.result.scalars["f"] = std::pow(b(0), 4) + b(0) * std::pow(b(1), 3);
+  run.runs = 1;
+  run.ok = true;
+}
+
+TEST(DifferenceBatch, FivePointDifferencesAreExactOnAQuarticInsideOrAtTheBounds) {
+  // The driver's second switch (Driver::raise_difference_order): central settings, a request
+  // asking for five-point differences: four runs per variable (b +- h, b +- 2 h), the slope of
+  // a quartic exact to round-off where central differences err by 4 b0 h^2 in b0.
+  std::vector<EvaluationRequest> batch(2);
+  for (auto& r : batch) {
+    r.design = Eigen::Vector2d(1.5, -2.0);
+    r.derivatives.push_back({0, "f", {}});
+  }
+  batch[1].differences = DifferenceOrder::kFivePoint;
+  const double p = 1e-2, h0 = 2.5 * p;
+  const auto e = run_batch(batch, 1, 2, {DifferenceOrder::kCentral, p}, false, 0, quartic);
+  ASSERT_TRUE(e[0].ok && e[1].ok);
+  EXPECT_EQ(e[0].cost.runs, 1 + 2 * 2);
+  EXPECT_EQ(e[1].cost.runs, 1 + 2 * 4);
+  EXPECT_EQ(e[1].cases[0].gradient_method, "five-point differences");
+  const double d0 = 4 * std::pow(1.5, 3) + std::pow(-2.0, 3), d1 = 3 * 1.5 * 4.0;
+  EXPECT_NEAR(e[0].cases[0].gradients.at("f")(0, 0), d0 + 4 * 1.5 * h0 * h0, 1e-9);
+  EXPECT_NEAR(e[1].cases[0].gradients.at("f")(0, 0), d0, 1e-9);
+  EXPECT_NEAR(e[1].cases[0].gradients.at("f")(0, 1), d1, 1e-9);
+
+  // b0 1.5 h0 above its lower bound, b1 at its upper one: the two-sided stencil would leave
+  // them, so each takes b + h ... b + 4 h (or below b), inside the bounds and as exact.
+  batch.resize(1);
+  batch[0].differences = DifferenceOrder::kFivePoint;
+  batch[0].lower = Eigen::Vector2d(1.5 - 1.5 * h0, -10.0);
+  batch[0].upper = Eigen::Vector2d(10.0, -2.0);
+  std::mutex mutex;
+  std::vector<Eigen::VectorXd> designs;
+  const auto one_sided =
+      run_batch(batch, 1, 2, {DifferenceOrder::kForward, p}, false, 0, [&](BatchRun& run) {
+        Eigen::VectorXd b = *run.design;
+        if (run.variable >= 0) b(run.variable) += run.step;
+        {
+          std::lock_guard lock(mutex);
+          designs.push_back(b);
+        }
+        quartic(run);
+      });
+  ASSERT_TRUE(one_sided[0].ok);
+  EXPECT_EQ(designs.size(), 1u + 2 * 4);
+  for (const Eigen::VectorXd& b : designs) {
+    EXPECT_GE(b(0), batch[0].lower(0));
+    EXPECT_LE(b(1), -2.0);
+  }
+  EXPECT_NEAR(one_sided[0].cases[0].gradients.at("f")(0, 0), d0, 1e-8);
+  EXPECT_NEAR(one_sided[0].cases[0].gradients.at("f")(0, 1), d1, 1e-8);
+}
+
 TEST(DifferenceBatch, KnownNominalValuesAreNotRunAgain) {
   // The values at b from an earlier analysis: only the perturbed designs run, and the
   // gradients are the same as with the nominal run.
   std::vector<EvaluationRequest> first(1);
   first[0].design = Eigen::Vector2d(1.0, 2.0);
-  const Evaluation values = run_batch(first, 2, 2, {false, 1e-6}, false, 0, quadratic).front();
+  const Evaluation values =
+      run_batch(first, 2, 2, {DifferenceOrder::kForward, 1e-6}, false, 0, quadratic).front();
   std::vector<EvaluationRequest> batch(1);
   batch[0].design = first[0].design;
   batch[0].derivatives.push_back({0, "f", {}});
-  const Evaluation fresh = run_batch(batch, 2, 2, {false, 1e-6}, false, 0, quadratic).front();
+  const Evaluation fresh =
+      run_batch(batch, 2, 2, {DifferenceOrder::kForward, 1e-6}, false, 0, quadratic).front();
   batch[0].values = &values;
   std::mutex mutex;
   int nominal_runs = 0;
-  const Evaluation reused = run_batch(batch, 2, 2, {false, 1e-6}, false, 2, [&](BatchRun& run) {
-                              if (run.variable < 0) {
-                                std::lock_guard lock(mutex);
-                                ++nominal_runs;
-                              }
-                              quadratic(run);
-                            }).front();
+  const Evaluation reused =
+      run_batch(batch, 2, 2, {DifferenceOrder::kForward, 1e-6}, false, 2, [&](BatchRun& run) {
+        if (run.variable < 0) {
+          std::lock_guard lock(mutex);
+          ++nominal_runs;
+        }
+        quadratic(run);
+      }).front();
   ASSERT_TRUE(reused.ok);
   EXPECT_EQ(nominal_runs, 0);
   EXPECT_EQ(reused.cost.runs, 2 * 2);  // the two perturbations per load case only
@@ -154,7 +218,10 @@ TEST(DifferenceBatch, KnownNominalValuesAreNotRunAgain) {
   Evaluation failed = values;
   failed.ok = false;
   batch[0].values = &failed;
-  EXPECT_EQ(run_batch(batch, 2, 2, {false, 1e-6}, false, 0, quadratic).front().cost.runs, 2 * 3);
+  EXPECT_EQ(run_batch(batch, 2, 2, {DifferenceOrder::kForward, 1e-6}, false, 0, quadratic)
+                .front()
+                .cost.runs,
+            2 * 3);
 }
 
 TEST(DifferenceBatch, ForwardAndCentralQuotients) {
@@ -162,7 +229,7 @@ TEST(DifferenceBatch, ForwardAndCentralQuotients) {
   batch[0].design = Eigen::Vector2d(1.0, 2.0);
   batch[0].derivatives.push_back({0, "f", {}});
   for (bool central : {false, true}) {
-    const auto e = run_batch(batch, 2, 2, {central, 1e-6}, false, 0, quadratic);
+    const auto e = run_batch(batch, 2, 2, {difference_order(central), 1e-6}, false, 0, quadratic);
     ASSERT_TRUE(e[0].ok);
     EXPECT_EQ(e[0].cost.runs, 2 * (1 + 2 * (central ? 2 : 1)));
     for (int c = 0; c < 2; ++c) {
@@ -216,11 +283,12 @@ TEST(DifferenceBatch, RetriedStepsAreTheOnesDividedBy) {
   std::vector<EvaluationRequest> batch(1);
   batch[0].design = Eigen::Vector2d(0.0, 0.0);
   batch[0].derivatives.push_back({0, "f", {}});
-  const auto e = run_batch(batch, 1, 2, {false, 1e-2}, false, 1, [&](BatchRun& run) {
-    if (run.variable >= 0) run.step *= 0.5;
-    quadratic(run);
-    run.runs = run.variable >= 0 ? 2 : 1;
-  });
+  const auto e =
+      run_batch(batch, 1, 2, {DifferenceOrder::kForward, 1e-2}, false, 1, [&](BatchRun& run) {
+        if (run.variable >= 0) run.step *= 0.5;
+        quadratic(run);
+        run.runs = run.variable >= 0 ? 2 : 1;
+      });
   const Eigen::MatrixXd& g = e[0].cases[0].gradients.at("f");
   EXPECT_NEAR(g(0, 0), 0.005, 1e-12);  // (h/2)^2 / (h/2) with h = 0.01
   EXPECT_NEAR(g(0, 1), 3.0, 1e-12);

@@ -103,10 +103,11 @@ TEST(ExecutorSettings, JobsGiveTheLocalBatchAndRetryWithHalfTheStep) {
     run.result.scalars["f"] = b(0) * b(0) + 3 * b(1);
     run.ok = true;
   };
-  const auto local = run_batch(batch, 1, 2, {false, 1e-3}, false, 1, [&](BatchRun& run) {
-    run.runs = 1;
-    compute(run);
-  });
+  const auto local =
+      run_batch(batch, 1, 2, {DifferenceOrder::kForward, 1e-3}, false, 1, [&](BatchRun& run) {
+        run.runs = 1;
+        compute(run);
+      });
   FakeExecutor executor;
   executor.fail_variable_0 = 1;
   StagedRunner runner;
@@ -123,7 +124,8 @@ TEST(ExecutorSettings, JobsGiveTheLocalBatchAndRetryWithHalfTheStep) {
     }
     compute(run);
   };
-  const auto jobs = run_batch_as_jobs(batch, 1, 2, {false, 1e-3}, executor, nullptr, runner);
+  const auto jobs =
+      run_batch_as_jobs(batch, 1, 2, {DifferenceOrder::kForward, 1e-3}, executor, nullptr, runner);
   ASSERT_TRUE(local[0].ok);
   ASSERT_TRUE(jobs[0].ok) << jobs[0].message;
   EXPECT_EQ(executor.specs.size(), 4u);  // nominal, two perturbations, one retry
@@ -134,7 +136,8 @@ TEST(ExecutorSettings, JobsGiveTheLocalBatchAndRetryWithHalfTheStep) {
   EXPECT_NEAR(jobs[0].cases[0].gradients.at("f")(0, 0), 2.0, 1e-2);
 
   executor.fail_variable_0 = 3;  // the first try and both retries fail: named in the message
-  const auto failed = run_batch_as_jobs(batch, 1, 2, {false, 1e-3}, executor, nullptr, runner);
+  const auto failed =
+      run_batch_as_jobs(batch, 1, 2, {DifferenceOrder::kForward, 1e-3}, executor, nullptr, runner);
   ASSERT_FALSE(failed[0].ok);
   EXPECT_NE(failed[0].message.find("ended NODE_FAIL (and 2 retries with halved steps failed too)"),
             std::string::npos)
@@ -154,7 +157,7 @@ TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
   request.design = Eigen::Vector2d(1.0 / 3.0, -2e-308);
   request.derivatives.push_back({0, "h", {1, 3}});
   request.values = &known;
-  request.central_differences = true;
+  request.differences = DifferenceOrder::kFivePoint;
   request.lower = Eigen::Vector2d(0.0, -1.0);
   request.upper = Eigen::Vector2d(1.0, std::numeric_limits<double>::infinity());
   const nlohmann::json document = nlohmann::json::parse(request_document(setup, request).dump());
@@ -169,7 +172,7 @@ TEST(AnalysisRequest, DocumentsReadBackBitForBit) {
   EXPECT_EQ(r.design(0), 1.0 / 3.0);
   EXPECT_EQ(r.design(1), -2e-308);
   EXPECT_EQ(r.derivatives[0].time_indices, (std::vector<int>{1, 3}));
-  EXPECT_TRUE(r.central_differences);  // the driver's switch reaches a cluster's worker
+  EXPECT_EQ(r.differences, DifferenceOrder::kFivePoint);  // the driver's switch reaches a worker
   EXPECT_EQ(r.lower, request.lower);
   EXPECT_EQ(r.upper, request.upper);
   ASSERT_NE(r.values, nullptr);
