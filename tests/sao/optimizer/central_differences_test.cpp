@@ -21,6 +21,26 @@ namespace {
 const char* kStudy = "problems/suite/hs-028.json";
 const std::string kStep = "simulator.gradients.step=1e-3";
 
+// The run `with` a switch follows the run `without` it cycle for cycle up to the stall that
+// ended `without`, and takes its gradients by `method` from there on, and only there.
+void expect_the_same_path_then(const RunSummary& with, const RunSummary& without,
+                               const std::string& method) {
+  ASSERT_GT(with.history.size(), without.history.size());
+  for (size_t c = 0; c < without.history.size(); ++c) {
+    EXPECT_EQ(with.history[c].accepted, without.history[c].accepted) << "cycle " << c + 1;
+    EXPECT_EQ(with.history[c].F_opt, without.history[c].F_opt) << "cycle " << c + 1;
+    EXPECT_NE(with.history[c].gradient_method, method) << "cycle " << c + 1;
+  }
+  bool switched = false;
+  for (size_t c = without.history.size(); c < with.history.size(); ++c) {
+    const std::string& taken = with.history[c].gradient_method;
+    if (taken.empty()) continue;
+    EXPECT_EQ(taken, method) << "cycle " << c + 1;
+    switched = true;
+  }
+  EXPECT_TRUE(switched);
+}
+
 TEST(CentralDifferences, AForwardDifferenceStallSwitchesAndTheRunConverges) {
   const RunSummary without =
       run_study(kStudy, {kStep, "settings.central_differences_on_stall=false"});
@@ -40,19 +60,7 @@ TEST(CentralDifferences, AForwardDifferenceStallSwitchesAndTheRunConverges) {
       << with.message;
   // The cycles before the switch are the run without it, cycle for cycle; from the switch on
   // the gradients are central, and the stalled run's last cycle is where it switched.
-  ASSERT_GT(with.history.size(), without.history.size());
-  for (size_t c = 0; c < without.history.size(); ++c) {
-    EXPECT_EQ(with.history[c].accepted, without.history[c].accepted) << "cycle " << c + 1;
-    EXPECT_EQ(with.history[c].F_opt, without.history[c].F_opt) << "cycle " << c + 1;
-  }
-  bool central = false;
-  for (size_t c = without.history.size(); c < with.history.size(); ++c) {
-    const std::string& method = with.history[c].gradient_method;
-    if (method.empty()) continue;
-    EXPECT_EQ(method, "central differences") << "cycle " << c + 1;
-    central = true;
-  }
-  EXPECT_TRUE(central);
+  expect_the_same_path_then(with, without, "central differences");
   // Central differences cost two runs per variable where forward ones cost one: more runs,
   // and the switch is counted in them.
   EXPECT_GT(with.simulator_runs, without.simulator_runs);
@@ -150,20 +158,7 @@ TEST(CentralDifferences, ACentralDifferenceStallGoesOnWithFivePointDifferences) 
   EXPECT_NE(with.message.find("(central differences had stalled the run)"), std::string::npos)
       << with.message;
   // The same path up to the stall, then five-point gradients, and only those.
-  ASSERT_GT(with.history.size(), without.history.size());
-  for (size_t c = 0; c < without.history.size(); ++c) {
-    EXPECT_EQ(with.history[c].accepted, without.history[c].accepted) << "cycle " << c + 1;
-    EXPECT_EQ(with.history[c].F_opt, without.history[c].F_opt) << "cycle " << c + 1;
-    EXPECT_NE(with.history[c].gradient_method, "five-point differences") << "cycle " << c + 1;
-  }
-  bool five_point = false;
-  for (size_t c = without.history.size(); c < with.history.size(); ++c) {
-    const std::string& method = with.history[c].gradient_method;
-    if (method.empty()) continue;
-    EXPECT_EQ(method, "five-point differences") << "cycle " << c + 1;
-    five_point = true;
-  }
-  EXPECT_TRUE(five_point);
+  expect_the_same_path_then(with, without, "five-point differences");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <mutex>
 
 namespace sao {
@@ -17,6 +19,22 @@ void quadratic(BatchRun& run) {
   run.result.histories["h"] = Eigen::Vector3d(1, 2, 3) * s * b(0) * b(1);
   run.runs = 1;
   run.ok = true;
+}
+
+// A runner that records each run's design (its perturbation applied) in `designs`, then runs
+// `f`; runs may come from several threads.
+std::function<void(BatchRun&)> recording(std::vector<Eigen::VectorXd>& designs,
+                                         void (*f)(BatchRun&)) {
+  auto mutex = std::make_shared<std::mutex>();
+  return [&designs, f, mutex](BatchRun& run) {
+    Eigen::VectorXd b = *run.design;
+    if (run.variable >= 0) b(run.variable) += run.step;
+    {
+      std::lock_guard lock(*mutex);
+      designs.push_back(b);
+    }
+    f(run);
+  };
 }
 
 TEST(DifferenceBatch, PlansTheNominalAndOnePerturbationPerVariable) {
@@ -82,18 +100,9 @@ TEST(DifferenceBatch, CentralDifferencesStayInsideTheBounds) {
   batch[0].derivatives.push_back({0, "h", {}});
   batch[0].lower = Eigen::Vector2d(1.0, -10.0);
   batch[0].upper = Eigen::Vector2d(10.0, 2.0);
-  std::mutex mutex;
   std::vector<Eigen::VectorXd> designs;
-  const auto e =
-      run_batch(batch, 1, 2, {DifferenceOrder::kCentral, 1e-2}, false, 0, [&](BatchRun& run) {
-        Eigen::VectorXd b = *run.design;
-        if (run.variable >= 0) b(run.variable) += run.step;
-        {
-          std::lock_guard lock(mutex);
-          designs.push_back(b);
-        }
-        quadratic(run);
-      });
+  const auto e = run_batch(batch, 1, 2, {DifferenceOrder::kCentral, 1e-2}, false, 0,
+                           recording(designs, quadratic));
   ASSERT_TRUE(e[0].ok);
   EXPECT_EQ(e[0].cost.runs, 1 + 2 * 2);
   for (const Eigen::VectorXd& b : designs) {
@@ -109,15 +118,8 @@ TEST(DifferenceBatch, CentralDifferencesStayInsideTheBounds) {
   batch[0].lower.resize(0);
   batch[0].upper.resize(0);
   designs.clear();
-  run_batch(batch, 1, 2, {DifferenceOrder::kCentral, 1e-2}, false, 0, [&](BatchRun& run) {
-    Eigen::VectorXd b = *run.design;
-    if (run.variable >= 0) b(run.variable) += run.step;
-    {
-      std::lock_guard lock(mutex);
-      designs.push_back(b);
-    }
-    quadratic(run);
-  });
+  run_batch(batch, 1, 2, {DifferenceOrder::kCentral, 1e-2}, false, 0,
+            recording(designs, quadratic));
   bool below = false;
   for (const Eigen::VectorXd& b : designs) below = below || b(0) < 1.0;
   EXPECT_TRUE(below);  // no bounds: the central pair
@@ -160,18 +162,9 @@ TEST(DifferenceBatch, FivePointDifferencesAreExactOnAQuarticInsideOrAtTheBounds)
   batch[0].differences = DifferenceOrder::kFivePoint;
   batch[0].lower = Eigen::Vector2d(1.5 - 1.5 * h0, -10.0);
   batch[0].upper = Eigen::Vector2d(10.0, -2.0);
-  std::mutex mutex;
   std::vector<Eigen::VectorXd> designs;
   const auto one_sided =
-      run_batch(batch, 1, 2, {DifferenceOrder::kForward, p}, false, 0, [&](BatchRun& run) {
-        Eigen::VectorXd b = *run.design;
-        if (run.variable >= 0) b(run.variable) += run.step;
-        {
-          std::lock_guard lock(mutex);
-          designs.push_back(b);
-        }
-        quartic(run);
-      });
+      run_batch(batch, 1, 2, {DifferenceOrder::kForward, p}, false, 0, recording(designs, quartic));
   ASSERT_TRUE(one_sided[0].ok);
   EXPECT_EQ(designs.size(), 1u + 2 * 4);
   for (const Eigen::VectorXd& b : designs) {
