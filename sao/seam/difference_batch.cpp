@@ -154,11 +154,11 @@ void add_difference_gradients(CaseResult& nominal,
   const auto n = static_cast<Eigen::Index>(stencils.size());
   // Column i of d(value)/db; `value` picks one response of a run.
   auto difference = [&](Eigen::Index i, const Eigen::VectorXd& at_nominal, auto value) {
-    const std::vector<const BatchRun*>& runs = stencils[static_cast<size_t>(i)];
-    const BatchRun& p = *runs.front();
-    if (runs.size() == 1) return Eigen::VectorXd((value(p.result) - at_nominal) / p.step);
-    if (runs.size() == 2) {
-      const BatchRun& m = *runs[1];
+    const std::vector<const BatchRun*>& stencil = stencils[static_cast<size_t>(i)];
+    const BatchRun& p = *stencil.front();
+    if (stencil.size() == 1) return Eigen::VectorXd((value(p.result) - at_nominal) / p.step);
+    if (stencil.size() == 2 && stencil[0]->step != stencil[1]->step) {
+      const BatchRun& m = *stencil[1];
       if (p.step * m.step < 0.0) {
         return Eigen::VectorXd((value(p.result) - value(m.result)) / (p.step - m.step));
       }
@@ -169,7 +169,13 @@ void add_difference_gradients(CaseResult& nominal,
                              (s1 * s2 * (s2 - s1)));
     }
     // The slope at 0 of the polynomial through (0, f(b)) and each (s_k, f(b + s_k)): the
-    // derivatives there of the Lagrange polynomials, sum_k L_k'(0) (f(b + s_k) - f(b)).
+    // derivatives there of the Lagrange polynomials, sum_k L_k'(0) (f(b + s_k) - f(b)). A step
+    // that a retry halved onto another's (2 h onto h) counts once: a polynomial of lower order.
+    std::vector<const BatchRun*> runs;
+    for (const BatchRun* r : stencil) {
+      const auto same = [r](const BatchRun* q) { return q->step == r->step; };
+      if (std::none_of(runs.begin(), runs.end(), same)) runs.push_back(r);
+    }
     Eigen::VectorXd slope = Eigen::VectorXd::Zero(at_nominal.size());
     for (size_t k = 0; k < runs.size(); ++k) {
       const double sk = runs[k]->step;

@@ -110,7 +110,7 @@ void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, 
 // perturbed runs (`stencils[i]`, 1, 2 or 4 runs): column i is (f(b + s) - f(b)) / s for one
 // run, (f(b + s1) - f(b + s2)) / (s1 - s2) for a pair of steps of opposite signs, and otherwise
 // (a pair on one side of b, at a bound, or four runs) the slope at b of the polynomial through
-// (0, f(b)) and every (s_k, f(b + s_k)).
+// (0, f(b)) and every distinct (s_k, f(b + s_k)) (a retry may halve a step onto another's).
 void add_difference_gradients(CaseResult& nominal,
                               const std::vector<std::vector<const BatchRun*>>& stencils);
 

@@ -175,6 +175,37 @@ TEST(DifferenceBatch, FivePointDifferencesAreExactOnAQuarticInsideOrAtTheBounds)
   EXPECT_NEAR(one_sided[0].cases[0].gradients.at("f")(0, 1), d1, 1e-8);
 }
 
+TEST(DifferenceBatch, AStepARetryHalvedOntoAnothersCountsOnce) {
+  // An external code's retry halves a failed perturbation's step: the five-point stencil's
+  // b0 + 2 h becomes b0 + h, the one-sided central pair's b1 - 2 h becomes b1 - h. Each
+  // variable's derivative then comes from its distinct steps (a polynomial of lower order),
+  // never from a division by their zero difference.
+  std::vector<EvaluationRequest> batch(2);
+  for (auto& r : batch) {
+    r.design = Eigen::Vector2d(1.5, -2.0);
+    r.derivatives.push_back({0, "f", {}});
+  }
+  batch[0].differences = DifferenceOrder::kFivePoint;
+  batch[1].differences = DifferenceOrder::kCentral;
+  batch[1].lower = Eigen::Vector2d(-10.0, -10.0);
+  batch[1].upper = Eigen::Vector2d(10.0, -2.0);  // b1 at its upper bound: b1 - h, b1 - 2 h
+  const double p = 1e-3;
+  const auto e =
+      run_batch(batch, 1, 2, {DifferenceOrder::kForward, p}, false, 0, [&](BatchRun& run) {
+        const double h = difference_step((*run.design)(run.variable < 0 ? 0 : run.variable), p);
+        if (std::abs(std::abs(run.step) - 2.0 * h) < 1e-3 * h) run.step *= 0.5;  // the retry
+        quartic(run);
+      });
+  ASSERT_TRUE(e[0].ok && e[1].ok);
+  const double d0 = 4 * std::pow(1.5, 3) + std::pow(-2.0, 3), d1 = 3 * 1.5 * 4.0;
+  for (const Evaluation& x : e) {
+    const Eigen::MatrixXd& g = x.cases[0].gradients.at("f");
+    ASSERT_TRUE(g.allFinite()) << g;
+    EXPECT_NEAR(g(0, 0), d0, 1e-3 * std::abs(d0));  // central at worst: 4 b0 h^2
+    EXPECT_NEAR(g(0, 1), d1, 1e-2 * std::abs(d1));  // forward at worst: f'' h / 2
+  }
+}
+
 TEST(DifferenceBatch, KnownNominalValuesAreNotRunAgain) {
   // The values at b from an earlier analysis: only the perturbed designs run, and the
   // gradients are the same as with the nominal run.
