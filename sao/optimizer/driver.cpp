@@ -366,7 +366,11 @@ const CycleRecord& Driver::step() {
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
   judge(problem, sub, F_approx, x_opt, facts, rec);
-  if (rec.converged) doubt_convergence(problem, rec);
+  if (rec.converged) {
+    doubt_convergence(problem, rec);
+  } else {
+    doubt_progress(problem, F0 - F_approx, V0, rec);
+  }
   return close_cycle(rec);
 }
 

@@ -408,6 +408,24 @@ class Driver {
   // error may hide (difference_error.hpp) exceeds kkt_tolerance D, rec is not converged and the
   // run goes on from b0 with central differences (its move limits as they are).
   void doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec);
+  // A cycle from a feasible b0 (V0 within vioacc) whose subproblem was not relaxed and that did
+  // not converge, with forward-difference gradients, after which every move limit is within
+  // kSmallRegion of its range (central_differences_to_confirm): where the
+  // improvement their error may hide exceeds both kkt_tolerance D and the objective's gain its
+  // subproblem predicted (`predicted`, F0 - F~(b*)), the gradients, not the region, hold the run
+  // back (a crawl: HS 46 at step 1e-3 ran to the cycle limit), and it goes on with central
+  // differences (its move limits as they are).
+  void doubt_progress(const ApproximateProblem& problem, double predicted, double V0,
+                      CycleRecord& rec);
+  // What both doubts weigh: the forward differences' relative step at the cycle's b0, the
+  // improvement their error may hide there (difference_error.hpp) and kkt_tolerance D; nullopt
+  // when the setting is off or the cycle's gradients are not forward differences the run may
+  // still raise.
+  struct DifferenceDoubt {
+    double step = 0.0, hidden = 0.0, allowed = 0.0;
+  };
+  std::optional<DifferenceDoubt> difference_doubt(const ApproximateProblem& problem,
+                                                  const CycleRecord& rec) const;
   // "; gradients by central differences from cycle K on (why)", and the same for five-point
   // ones, for the run's end message, or "".
   std::string difference_words() const;

@@ -127,35 +127,65 @@ void Driver::converge_at_b0(double V0, const std::string& message, CycleRecord& 
   rec.message = message;
 }
 
-void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec) {
+std::optional<Driver::DifferenceDoubt> Driver::difference_doubt(const ApproximateProblem& problem,
+                                                                const CycleRecord& rec) const {
   if (!noisy_.central_differences_to_confirm || !optimality_.computed ||
       raisable_differences(rec) != DifferenceOrder::kForward) {
-    return;
+    return std::nullopt;
   }
   // The relative step of the forward differences that gave the cycle's gradients at b0 (the
   // largest over the load cases).
   const auto at_b0 = gradients_.find(design_key(study_, rec.x0));
-  if (at_b0 == gradients_.end()) return;
-  double step = 0.0;
+  if (at_b0 == gradients_.end()) return std::nullopt;
+  DifferenceDoubt doubt;
   for (const CaseResult& c : at_b0->second.cases) {
-    if (by_forward_differences(c.gradient_method)) step = std::max(step, c.difference_step);
+    if (by_forward_differences(c.gradient_method)) {
+      doubt.step = std::max(doubt.step, c.difference_step);
+    }
   }
-  if (!(step > 0.0)) return;
+  if (!(doubt.step > 0.0)) return std::nullopt;
   DifferenceErrorInput in;
   in.problem = &problem;
   in.x = rec.x0;  // the cycle's b0 (an accepted step has moved x0_ on)
   in.n_design = study_.n_design();
   study_.variable_bounds(in.lower, in.upper);
-  in.relative_step = step;
+  in.relative_step = doubt.step;
   in.at_x = &optimality_;
   in.curvature = lagrangian_.matrix();
-  const double hidden = hidden_improvement(in);
-  const double allowed = noisy_.kkt_tolerance * optimality_.normaliser;
+  doubt.hidden = hidden_improvement(in);
+  doubt.allowed = noisy_.kkt_tolerance * optimality_.normaliser;
   spdlog::debug(
       "cycle {}: forward differences of relative step {:g} may hide an improvement of {:.3g} "
       "(kkt_tolerance D = {:.3g})",
-      rec.cycle, step, hidden, allowed);
-  if (!(hidden > allowed)) return;
+      rec.cycle, doubt.step, doubt.hidden, doubt.allowed);
+  return doubt;
+}
+
+void Driver::doubt_progress(const ApproximateProblem& problem, double predicted, double V0,
+                            CycleRecord& rec) {
+  if (rec.relaxed || V0 > noisy_.vioacc) return;
+  if (factors_.size() == 0 || factors_.maxCoeff() > kSmallRegion) return;
+  const std::optional<DifferenceDoubt> doubt = difference_doubt(problem, rec);
+  if (!doubt || !(doubt->hidden > doubt->allowed) || !(doubt->hidden > std::abs(predicted))) {
+    return;
+  }
+  const std::string why = fmt::format(
+      "the error of its forward differences (relative step {:g}) may hide an improvement {:.3g} "
+      "times the gain its subproblem predicted, in a region within {:g} % of the ranges: central "
+      "differences from here on",
+      doubt->step, doubt->hidden / std::max(std::abs(predicted), doubt->allowed),
+      100.0 * kSmallRegion);
+  rec.message += (rec.message.empty() ? "" : "; ") + why;
+  begin_differences(rec.cycle, DifferenceOrder::kCentral,
+                    "forward differences' error outweighed the predicted gain of cycle " +
+                        std::to_string(rec.cycle));
+  spdlog::info("cycle {}: {}", rec.cycle, why);
+}
+
+void Driver::doubt_convergence(const ApproximateProblem& problem, CycleRecord& rec) {
+  const std::optional<DifferenceDoubt> doubt = difference_doubt(problem, rec);
+  if (!doubt || !(doubt->hidden > doubt->allowed)) return;
+  const double step = doubt->step, hidden = doubt->hidden, allowed = doubt->allowed;
   rec.converged = false;
   for (MoveAction& a : rec.actions) {
     if (a == MoveAction::kConverged) a = MoveAction::kKept;

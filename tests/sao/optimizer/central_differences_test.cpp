@@ -161,5 +161,46 @@ TEST(CentralDifferences, ACentralDifferenceStallGoesOnWithFivePointDifferences) 
   expect_the_same_path_then(with, without, "five-point differences");
 }
 
+// HS 46 (two equalities in five variables, f* = 0 at (1, 1, 1, 1, 1), quartic and sextic terms)
+// with the default step 1e-3: from cycle 14 on the move limits are within 1 % of the ranges and
+// every cycle gains a little, for 100 cycles (the cycle limit): the forward differences' error
+// (f'' h / 2) may hide more than each cycle's subproblem predicts. Asked after such a cycle, the
+// run goes on with central differences and converges.
+TEST(CentralDifferences, ACrawlTheForwardDifferencesHoldBackGoesOnWithCentralOnes) {
+  const char* hs46 = "problems/suite/hs-046.json";
+  const RunSummary without =
+      run_study(hs46, {kStep, "settings.central_differences_to_confirm=false"});
+  ASSERT_EQ(without.status, RunStatus::kCycleLimit)
+      << "HS 46 no longer crawls with forward differences of step 1e-3: the test's premise; "
+      << without.message;
+
+  const RunSummary with = run_study(hs46, {kStep});
+  ASSERT_EQ(with.status, RunStatus::kConverged) << with.message;
+  EXPECT_NEAR(with.objective, 0.0, 1e-8);
+  EXPECT_NE(with.message.find("(forward differences' error outweighed the predicted gain of cycle"),
+            std::string::npos)
+      << with.message;
+  size_t switched = with.history.size();
+  for (size_t c = 0; c < with.history.size(); ++c) {
+    if (with.history[c].message.find("times the gain its subproblem predicted") !=
+        std::string::npos) {
+      switched = c;
+      break;
+    }
+  }
+  ASSERT_LT(switched, with.history.size());
+  ASSERT_LT(switched, without.history.size());
+  EXPECT_FALSE(with.history[switched].converged);
+  EXPECT_LE(with.history[switched].next_factors.maxCoeff(), 0.01);  // a small region
+  for (size_t c = 0; c <= switched; ++c) {  // the same path up to the switch
+    EXPECT_EQ(with.history[c].accepted, without.history[c].accepted) << "cycle " << c + 1;
+    EXPECT_EQ(with.history[c].F_opt, without.history[c].F_opt) << "cycle " << c + 1;
+  }
+  for (size_t c = switched + 1; c < with.history.size(); ++c) {
+    const std::string& method = with.history[c].gradient_method;
+    if (!method.empty()) EXPECT_EQ(method, "central differences") << "cycle " << c + 1;
+  }
+}
+
 }  // namespace
 }  // namespace sao
