@@ -198,7 +198,9 @@ TEST(CentralDifferences, ACrawlTheForwardDifferencesHoldBackGoesOnWithCentralOne
   }
   for (size_t c = switched + 1; c < with.history.size(); ++c) {
     const std::string& method = with.history[c].gradient_method;
-    if (!method.empty()) EXPECT_EQ(method, "central differences") << "cycle " << c + 1;
+    if (!method.empty()) {
+      EXPECT_EQ(method, "central differences") << "cycle " << c + 1;
+    }
   }
 }
 
