@@ -21,6 +21,14 @@ namespace {
 const char* kStudy = "problems/suite/hs-028.json";
 const std::string kStep = "simulator.gradients.step=1e-3";
 
+// The index of the first cycle record whose message contains `words`, or the history's size.
+size_t first_cycle_saying(const RunSummary& run, const std::string& words) {
+  for (size_t c = 0; c < run.history.size(); ++c) {
+    if (run.history[c].message.find(words) != std::string::npos) return c;
+  }
+  return run.history.size();
+}
+
 // The run `with` a switch follows the run `without` it cycle for cycle up to the stall that
 // ended `without`, and takes its gradients by `method` from there on, and only there.
 void expect_the_same_path_then(const RunSummary& with, const RunSummary& without,
@@ -105,14 +113,8 @@ TEST(CentralDifferences, AConvergenceForwardDifferencesCannotConfirmGoesOnWithCe
   EXPECT_NE(with.message.find("could not confirm the convergence of cycle"), std::string::npos)
       << with.message;
   // The cycle that would have converged says why it did not; the later ones are central.
-  size_t doubted = with.history.size();
-  for (size_t c = 0; c < with.history.size(); ++c) {
-    if (with.history[c].message.find("not converged: the error of its forward differences") !=
-        std::string::npos) {
-      doubted = c;
-      break;
-    }
-  }
+  const size_t doubted =
+      first_cycle_saying(with, "not converged: the error of its forward differences");
   ASSERT_LT(doubted, with.history.size());
   EXPECT_FALSE(with.history[doubted].converged);
   EXPECT_EQ(with.history[doubted].gradient_method, "forward differences");
@@ -180,14 +182,7 @@ TEST(CentralDifferences, ACrawlTheForwardDifferencesHoldBackGoesOnWithCentralOne
   EXPECT_NE(with.message.find("(forward differences' error outweighed the predicted gain of cycle"),
             std::string::npos)
       << with.message;
-  size_t switched = with.history.size();
-  for (size_t c = 0; c < with.history.size(); ++c) {
-    if (with.history[c].message.find("times the gain its subproblem predicted") !=
-        std::string::npos) {
-      switched = c;
-      break;
-    }
-  }
+  const size_t switched = first_cycle_saying(with, "times the gain its subproblem predicted");
   ASSERT_LT(switched, with.history.size());
   ASSERT_LT(switched, without.history.size());
   EXPECT_FALSE(with.history[switched].converged);
