@@ -492,24 +492,33 @@ std::string InternalSimulator::non_finite(const Eigen::MatrixXd& rows,
   return "";
 }
 
-std::string InternalSimulator::forward_differences(BatchRun& job) const {
+DifferenceOrder InternalSimulator::fallback_order(const BatchRun& job) const {
+  const DifferenceSettings own{DifferenceOrder::kForward, settings_.relative_step};
+  return job.request ? request_differences(own, *job.request).order : own.order;
+}
+
+std::string InternalSimulator::fallback_differences(BatchRun& job) const {
   BatchRun nominal;
   nominal.design = job.design;
   nominal.load_case = job.load_case;
   analyse(nominal, false);
   ++job.runs;
   if (!nominal.ok) return nominal.message;
-  std::vector<BatchRun> plus;
-  add_difference_runs(plus, *job.design, static_cast<int>(design_names_.size()), job.load_case,
-                      {DifferenceOrder::kForward, settings_.relative_step});
-  std::vector<std::vector<const BatchRun*>> columns;
-  for (BatchRun& run : plus) {
+  // The order the request asks for (forward unless the driver raised it), inside its bounds.
+  const DifferenceOrder order = fallback_order(job);
+  std::vector<BatchRun> perturbed;
+  add_difference_runs(perturbed, *job.design, static_cast<int>(design_names_.size()), job.load_case,
+                      {order, settings_.relative_step},
+                      job.request ? job.request->lower : Eigen::VectorXd(),
+                      job.request ? job.request->upper : Eigen::VectorXd());
+  std::vector<std::vector<const BatchRun*>> stencils(design_names_.size());
+  for (BatchRun& run : perturbed) {
     analyse(run, false);
     ++job.runs;
     if (!run.ok) return run.message;
-    columns.push_back({&run});
+    stencils[static_cast<size_t>(run.variable)].push_back(&run);
   }
-  add_difference_gradients(nominal.result, columns);
+  add_difference_gradients(nominal.result, stencils);
   job.result = std::move(nominal.result);
   return "";
 }
@@ -580,19 +589,20 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
       // gradient at all.
       spdlog::warn(
           "internal simulator: {} sensitivities failed too in load case \"{}\" ({}); auto "
-          "takes forward differences (relative step {}) at this design",
-          to_string(other), lc.name, second, settings_.relative_step);
-      const std::string differences = forward_differences(job);
+          "takes {} (relative step {}) at this design",
+          to_string(other), lc.name, second, difference_method(fallback_order(job)),
+          settings_.relative_step);
+      const std::string differences = fallback_differences(job);
       if (differences.empty()) {
-        job.result.gradient_method = std::string(kForwardDifferences) + " (auto, after " +
-                                     std::string(to_string(method)) + " and " + to_string(other) +
-                                     " failed)";
+        job.result.gradient_method = std::string(difference_method(fallback_order(job))) +
+                                     " (auto, after " + std::string(to_string(method)) + " and " +
+                                     to_string(other) + " failed)";
         job.result.difference_step = settings_.relative_step;
         job.ok = true;
         return;
       }
       failure = std::string(to_string(method)) + ": " + failure + "; " + to_string(other) + ": " +
-                second + "; forward differences: " + differences;
+                second + "; " + difference_method(fallback_order(job)) + ": " + differences;
     }
   }
   if (!failure.empty()) {

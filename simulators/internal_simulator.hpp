@@ -96,9 +96,13 @@ class InternalSimulator final : public Simulator {
   void analyse(BatchRun& job, bool keep) const;
   // A run with direct or adjoint derivatives (simulators/sensitivities/).
   void run_sensitivities(BatchRun& job) const;
-  // auto's last resort when both the direct and the adjoint method failed: forward differences
-  // of every design variable (the gradients' step) in this job; returns "" or why they failed.
-  std::string forward_differences(BatchRun& job) const;
+  // auto's last resort when both the direct and the adjoint method failed: finite differences
+  // of every design variable (the gradients' step) in this job, of the order the request asks
+  // for (forward unless the driver raised it) and inside its bounds; returns "" or why they
+  // failed.
+  std::string fallback_differences(BatchRun& job) const;
+  // The order of those differences: the request's (forward unless the driver raised it).
+  DifferenceOrder fallback_order(const BatchRun& job) const;
   // "" when every row of a direct or adjoint run is finite, else which value and variable is
   // not.
   std::string non_finite(const Eigen::MatrixXd& rows, const SensitivityProblem& problem) const;

@@ -58,7 +58,10 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
       BatchRun& nominal = runs.emplace_back();
       nominal.design = &b;
       nominal.load_case = c;
-      if (gradients && analytic) nominal.derivatives = &batch[r].derivatives;
+      if (gradients && analytic) {
+        nominal.derivatives = &batch[r].derivatives;
+        nominal.request = &batch[r];
+      }
       if (reuse) {
         nominal.known = nominal.ok = true;
         nominal.result.scalars = known->cases[c].scalars;

@@ -60,6 +60,9 @@ struct BatchRun {
   double step = 0.0;  // signed perturbation; a runner that retries may change it (halving)
   // Set when the simulator computes the request's derivatives in this one run.
   const std::vector<DerivativeRequest>* derivatives = nullptr;
+  // The request itself, with `derivatives`: the order of differences and the bounds a simulator
+  // falling back to finite differences in this run takes (the internal simulator's `auto`).
+  const EvaluationRequest* request = nullptr;
 
   // The nominal values came with the request (EvaluationRequest::values): not run.
   bool known = false;

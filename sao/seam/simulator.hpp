@@ -59,7 +59,8 @@ struct EvaluationRequest {
   const Evaluation* values = nullptr;
   // Derivatives by finite differences: of at least this order for this request, even where the
   // simulator's settings ask for a lower one (the driver's switches when the differences limit
-  // the run: Driver::raise_difference_order). No effect on derivatives computed otherwise.
+  // the run: Driver::raise_difference_order). No effect on derivatives computed otherwise, but
+  // a simulator that falls back to differences (the internal one's `auto`) takes this order.
   DifferenceOrder differences = DifferenceOrder::kForward;
   // The design variables' bounds (empty: none): a central or five-point stencil that would
   // leave them is taken one-sided instead (b + h, b + 2 h, ...; or b - h, b - 2 h, ...), with

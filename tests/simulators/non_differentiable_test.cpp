@@ -118,6 +118,32 @@ TEST(NonDifferentiableDesign, AutoTakesForwardDifferencesWhenBothMethodsFail) {
   EXPECT_THAT(smooth.cases[0].gradient_method, Not(HasSubstr("differences")));
 }
 
+// A run whose differences stalled asks for central ones (Driver::raise_difference_order):
+// auto's fallback takes them too, one-sided at the kink's bound, and says so. Before, it took
+// forward differences whatever the request, and the run's message named central ones.
+TEST(NonDifferentiableDesign, AutoFallsBackToTheDifferencesTheRequestAsksFor) {
+  const Eigen::Vector2d kink(1.0, 0.3);
+  EvaluationRequest request{kink, kHeight};
+  request.differences = DifferenceOrder::kCentral;
+  request.lower = Eigen::Vector2d(0.5, 0.3);  // b2 - h would leave the model's domain
+  request.upper = Eigen::Vector2d(2.0, 1.0);
+  const Evaluation by_auto = InternalSimulator(absorber("auto", kKink)).evaluate({request}).front();
+  ASSERT_TRUE(by_auto.ok) << by_auto.message;
+  EXPECT_THAT(by_auto.cases[0].gradient_method, HasSubstr("central differences (auto, after "));
+  EXPECT_EQ(by_auto.cost.runs, 6);  // the failed attempt, the analysis and two per variable
+  const Evaluation central =
+      InternalSimulator(absorber("central", kKink)).evaluate({request}).front();
+  ASSERT_TRUE(central.ok) << central.message;
+  const Eigen::MatrixXd& g = by_auto.cases[0].gradients.at("mass.y");
+  const Eigen::MatrixXd& h = central.cases[0].gradients.at("mass.y");
+  const Eigen::MatrixXd& f = at("forward", kink).cases[0].gradients.at("mass.y");
+  for (int point : kHeight[0].time_indices) {
+    ASSERT_TRUE(g.row(point).allFinite()) << point;
+    EXPECT_EQ(g.row(point), h.row(point)) << point;
+    EXPECT_NE(g.row(point), f.row(point)) << point;
+  }
+}
+
 TEST(NonDifferentiableDesign, WhenTheDifferencesFailTooEveryReasonIsInTheMessage) {
   // A step limit of 1: every run fails, each method's reason is kept.
   SimulatorSetup s = absorber("auto", kKink);
