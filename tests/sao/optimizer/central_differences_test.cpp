@@ -7,8 +7,11 @@
 
 #include <string>
 
+#include "sao/optimizer/cycle_record_json.hpp"
 #include "sao/optimizer/driver.hpp"
+#include "sao/store/study_session.hpp"
 #include "tests/e2e/run_study.hpp"
+#include "tests/support.hpp"
 
 namespace sao {
 namespace {
@@ -197,6 +200,62 @@ TEST(CentralDifferences, ACrawlTheForwardDifferencesHoldBackGoesOnWithCentralOne
       EXPECT_EQ(method, "central differences") << "cycle " << c + 1;
     }
   }
+}
+
+// The switch is not stored: a stored run rebuilds it by replay (study_session.hpp). `sao step`,
+// one cycle per process, and `sao restart --from-cycle K` after the switch run the same cycles
+// as one `sao run`, bit for bit, the restarted branch without a simulator run until it goes past
+// the parent's end.
+TEST(CentralDifferences, AStoredRunReplaysTheSwitchCycleByCycleAndAfterARestart) {
+  sim::register_internal_simulator();
+  nlohmann::json document =
+      read_study_document(std::string(SAO_SOURCE_DIR) + "/problems/suite/hs-046.json");
+  apply_override(document, kStep);
+  const RunSummary whole = run_study("problems/suite/hs-046.json", {kStep});
+  ASSERT_EQ(whole.status, RunStatus::kConverged) << whole.message;
+  const size_t switched = first_cycle_saying(whole, "central differences from here on");
+  ASSERT_LT(switched + 2, whole.history.size()) << whole.message;
+  const std::vector<std::string> names = {"x1", "x2", "x3", "x4", "x5"};
+  auto text = [&](const std::vector<CycleRecord>& records, int from) {
+    std::string out;
+    for (const CycleRecord& r : records) {
+      if (r.cycle >= from) out += cycle_record_to_json(r, names).dump() + "\n";
+    }
+    return out;
+  };
+
+  const std::string path =
+      (testing::scratch_directory("test-central-differences", "steps") / "s.sqlite").string();
+  {
+    StudySession session(path, true);
+    session.begin(document, "hs-046.json", 0);
+  }
+  std::vector<CycleRecord> stepped;
+  for (size_t c = 0; c < whole.history.size() + 1; ++c) {  // one process per cycle
+    StudySession session(path, false);
+    session.open();
+    if (session.driver().finished()) break;
+    session.step();
+    stepped = session.driver().summary().history;
+  }
+  EXPECT_EQ(text(stepped, 1), text(whole.history, 1));
+
+  size_t after = switched + 1;  // the first accepted cycle after the switch
+  while (after < whole.history.size() && !whole.history[after].accepted) ++after;
+  ASSERT_LT(after + 1, whole.history.size());
+  const int from = whole.history[after].cycle;
+  {
+    StudySession session(path, false);
+    session.open();
+    session.restart(from, std::nullopt, "");
+  }
+  StudySession restarted(path, false);
+  restarted.open();
+  const RunSummary& branch = restarted.run();
+  EXPECT_EQ(branch.status, RunStatus::kConverged) << branch.message;
+  EXPECT_EQ(branch.message, whole.message);
+  EXPECT_EQ(text(branch.history, from + 1), text(whole.history, from + 1));
+  EXPECT_EQ(branch.simulator_runs, 0);
 }
 
 }  // namespace
