@@ -497,7 +497,15 @@ DifferenceOrder InternalSimulator::fallback_order(const BatchRun& job) const {
   return job.request ? request_differences(own, *job.request).order : own.order;
 }
 
-std::string InternalSimulator::fallback_differences(BatchRun& job) const {
+std::string InternalSimulator::fallback_differences(BatchRun& job, GradientMethod first,
+                                                    GradientMethod second,
+                                                    const std::string& why) const {
+  const DifferenceOrder order = fallback_order(job);
+  spdlog::warn(
+      "internal simulator: {} sensitivities failed too in load case \"{}\" ({}); auto takes {} "
+      "(relative step {}) at this design",
+      to_string(second), load_cases_[job.load_case].name, why, difference_method(order),
+      settings_.relative_step);
   BatchRun nominal;
   nominal.design = job.design;
   nominal.load_case = job.load_case;
@@ -505,7 +513,6 @@ std::string InternalSimulator::fallback_differences(BatchRun& job) const {
   ++job.runs;
   if (!nominal.ok) return nominal.message;
   // The order the request asks for (forward unless the driver raised it), inside its bounds.
-  const DifferenceOrder order = fallback_order(job);
   std::vector<BatchRun> perturbed;
   add_difference_runs(perturbed, *job.design, static_cast<int>(design_names_.size()), job.load_case,
                       {order, settings_.relative_step},
@@ -520,6 +527,10 @@ std::string InternalSimulator::fallback_differences(BatchRun& job) const {
   }
   add_difference_gradients(nominal.result, stencils);
   job.result = std::move(nominal.result);
+  job.result.gradient_method = std::string(difference_method(order)) + " (auto, after " +
+                               to_string(first) + " and " + to_string(second) + " failed)";
+  job.result.difference_step = settings_.relative_step;
+  job.ok = true;
   return "";
 }
 
@@ -585,22 +596,10 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
       failure.clear();
     } else {
       // Both analytic methods failed at this design (typically where the model is not
-      // differentiable): forward differences, whose error is that of the step, rather than no
+      // differentiable): finite differences, whose error is that of the step, rather than no
       // gradient at all.
-      spdlog::warn(
-          "internal simulator: {} sensitivities failed too in load case \"{}\" ({}); auto "
-          "takes {} (relative step {}) at this design",
-          to_string(other), lc.name, second, difference_method(fallback_order(job)),
-          settings_.relative_step);
-      const std::string differences = fallback_differences(job);
-      if (differences.empty()) {
-        job.result.gradient_method = std::string(difference_method(fallback_order(job))) +
-                                     " (auto, after " + std::string(to_string(method)) + " and " +
-                                     to_string(other) + " failed)";
-        job.result.difference_step = settings_.relative_step;
-        job.ok = true;
-        return;
-      }
+      const std::string differences = fallback_differences(job, method, other, second);
+      if (differences.empty()) return;
       failure = std::string(to_string(method)) + ": " + failure + "; " + to_string(other) + ": " +
                 second + "; " + difference_method(fallback_order(job)) + ": " + differences;
     }

@@ -100,7 +100,10 @@ class InternalSimulator final : public Simulator {
   // of every design variable (the gradients' step) in this job, of the order the request asks
   // for (forward unless the driver raised it) and inside its bounds; returns "" or why they
   // failed.
-  std::string fallback_differences(BatchRun& job) const;
+  // `first` and `second` failed, the second for `why`: logged as a warning. On success the job
+  // is done (its method names the differences and both failures).
+  std::string fallback_differences(BatchRun& job, GradientMethod first, GradientMethod second,
+                                   const std::string& why) const;
   // The order of those differences: the request's (forward unless the driver raised it).
   DifferenceOrder fallback_order(const BatchRun& job) const;
   // "" when every row of a direct or adjoint run is finite, else which value and variable is
