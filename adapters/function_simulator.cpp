@@ -90,7 +90,7 @@ std::vector<Evaluation> FunctionSimulator::evaluate(const std::vector<Evaluation
       Eigen::VectorXd design = *run.design;
       if (run.variable >= 0) design(run.variable) += run.step;
       call.designs.row(static_cast<Eigen::Index>(j)) = design.transpose();
-      call.gradients = call.gradients || run.derivatives != nullptr;
+      call.gradients = call.gradients || run.request != nullptr;
       run.runs = 1;
     }
   }

@@ -344,7 +344,7 @@ std::vector<ResponseInfo> InternalSimulator::responses() const {
 }
 
 void InternalSimulator::run(BatchRun& job) const {
-  if (job.derivatives) return run_sensitivities(job);
+  if (job.request) return run_sensitivities(job);
   // The design itself (not a finite-difference run): keep its forward pass for an adjoint
   // gradient at this design next (gradients.keep_forward).
   analyse(job, job.variable < 0 && keeps_forward(job.load_case));
@@ -506,27 +506,23 @@ std::string InternalSimulator::fallback_differences(BatchRun& job, GradientMetho
       "(relative step {}) at this design",
       to_string(second), load_cases_[job.load_case].name, why, difference_method(order),
       settings_.relative_step);
-  BatchRun nominal;
-  nominal.design = job.design;
-  nominal.load_case = job.load_case;
-  analyse(nominal, false);
-  ++job.runs;
-  if (!nominal.ok) return nominal.message;
-  // The order the request asks for (forward unless the driver raised it), inside its bounds.
-  std::vector<BatchRun> perturbed;
-  add_difference_runs(perturbed, *job.design, static_cast<int>(design_names_.size()), job.load_case,
-                      {order, settings_.relative_step},
+  // The nominal run, then the perturbed ones of the order the request asks for (forward unless
+  // the driver raised it), inside its bounds.
+  std::vector<BatchRun> runs(1);
+  runs[0].design = job.design;
+  runs[0].load_case = job.load_case;
+  const int variables = static_cast<int>(design_names_.size());
+  add_difference_runs(runs, *job.design, variables, job.load_case, {order, settings_.relative_step},
                       job.request ? job.request->lower : Eigen::VectorXd(),
                       job.request ? job.request->upper : Eigen::VectorXd());
-  std::vector<std::vector<const BatchRun*>> stencils(design_names_.size());
-  for (BatchRun& run : perturbed) {
+  for (BatchRun& run : runs) {
     analyse(run, false);
     ++job.runs;
     if (!run.ok) return run.message;
-    stencils[static_cast<size_t>(run.variable)].push_back(&run);
   }
-  add_difference_gradients(nominal.result, stencils);
-  job.result = std::move(nominal.result);
+  add_difference_gradients(runs[0].result,
+                           stencils(runs.data(), variables, difference_runs(order)));
+  job.result = std::move(runs[0].result);
   job.result.gradient_method = std::string(difference_method(order)) + " (auto, after " +
                                to_string(first) + " and " + to_string(second) + " failed)";
   job.result.difference_step = settings_.relative_step;
@@ -546,7 +542,7 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
     if (sources_[i].design_index >= 0) active.push_back(static_cast<int>(i));
   }
   std::vector<WantedValue> wanted;
-  job.message = wanted_values(model, lc, job.load_case, *job.derivatives, wanted);
+  job.message = wanted_values(model, lc, job.load_case, job.request->derivatives, wanted);
   if (!job.message.empty()) return;
   GradientMethod method = settings_.method;
   std::string reason;

@@ -22,9 +22,6 @@ int read_workers(JsonReader& section, int fallback, const char* deprecated) {
   return static_cast<int>(section.integer("workers", 0, 4096).value_or(fallback));
 }
 
-namespace {
-
-// Each variable's perturbed runs after a nominal run laid out as plan_batch() does.
 std::vector<std::vector<const BatchRun*>> stencils(const BatchRun* nominal, int variables,
                                                    int per_variable) {
   std::vector<std::vector<const BatchRun*>> out(static_cast<size_t>(variables));
@@ -33,8 +30,6 @@ std::vector<std::vector<const BatchRun*>> stencils(const BatchRun* nominal, int 
   }
   return out;
 }
-
-}  // namespace
 
 BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases,
                      int design_variables, const DifferenceSettings& differences, bool analytic) {
@@ -58,10 +53,7 @@ BatchPlan plan_batch(const std::vector<EvaluationRequest>& batch, int load_cases
       BatchRun& nominal = runs.emplace_back();
       nominal.design = &b;
       nominal.load_case = c;
-      if (gradients && analytic) {
-        nominal.derivatives = &batch[r].derivatives;
-        nominal.request = &batch[r];
-      }
+      if (gradients && analytic) nominal.request = &batch[r];
       if (reuse) {
         nominal.known = nominal.ok = true;
         nominal.result.scalars = known->cases[c].scalars;
@@ -136,7 +128,7 @@ std::vector<Evaluation> assemble_batch(const std::vector<EvaluationRequest>& bat
       e.message = failed->message;
       continue;
     }
-    e.has_gradients = per_case > 1 || begin->derivatives != nullptr;
+    e.has_gradients = per_case > 1 || begin->request != nullptr;
     for (int c = 0; c < load_cases; ++c) {
       const BatchRun* nominal = &*begin + c * per_case;
       CaseResult result = nominal->result;

@@ -58,10 +58,9 @@ struct BatchRun {
   int load_case = 0;
   int variable = -1;  // the perturbed design variable, -1 for the nominal run
   double step = 0.0;  // signed perturbation; a runner that retries may change it (halving)
-  // Set when the simulator computes the request's derivatives in this one run.
-  const std::vector<DerivativeRequest>* derivatives = nullptr;
-  // The request itself, with `derivatives`: the order of differences and the bounds a simulator
-  // falling back to finite differences in this run takes (the internal simulator's `auto`).
+  // Set when the simulator computes the request's derivatives in this one run: the request (its
+  // derivatives, and the order of differences and the bounds a simulator falling back to finite
+  // differences in this run takes: the internal simulator's `auto`).
   const EvaluationRequest* request = nullptr;
 
   // The nominal values came with the request (EvaluationRequest::values): not run.
@@ -108,6 +107,11 @@ std::vector<Evaluation> run_batch(const std::vector<EvaluationRequest>& batch, i
 void add_difference_runs(std::vector<BatchRun>& runs, const Eigen::VectorXd& b, int variables,
                          int load_case, const DifferenceSettings& differences,
                          const Eigen::VectorXd& lower = {}, const Eigen::VectorXd& upper = {});
+
+// Each variable's perturbed runs after `nominal`, in the order add_difference_runs appended
+// them (`per_variable` runs each, difference_runs of the order), for add_difference_gradients.
+std::vector<std::vector<const BatchRun*>> stencils(const BatchRun* nominal, int variables,
+                                                   int per_variable);
 
 // Fills nominal.gradients for every history and scalar of `nominal` from each variable's
 // perturbed runs (`stencils[i]`, 1, 2 or 4 runs): column i is (f(b + s) - f(b)) / s for one

@@ -135,15 +135,21 @@ void quartic(BatchRun& run) {
   run.ok = true;
 }
 
-TEST(DifferenceBatch, FivePointDifferencesAreExactOnAQuarticInsideOrAtTheBounds) {
-  // The driver's second switch (Driver::raise_difference_order): central settings, a request
-  // asking for five-point differences: four runs per variable (b +- h, b +- 2 h), the slope of
-  // a quartic exact to round-off where central differences err by 4 b0 h^2 in b0.
-  std::vector<EvaluationRequest> batch(2);
+// `count` requests for the gradient of f at b = (1.5, -2).
+std::vector<EvaluationRequest> gradients_of_f(size_t count) {
+  std::vector<EvaluationRequest> batch(count);
   for (auto& r : batch) {
     r.design = Eigen::Vector2d(1.5, -2.0);
     r.derivatives.push_back({0, "f", {}});
   }
+  return batch;
+}
+
+TEST(DifferenceBatch, FivePointDifferencesAreExactOnAQuarticInsideOrAtTheBounds) {
+  // The driver's second switch (Driver::raise_difference_order): central settings, a request
+  // asking for five-point differences: four runs per variable (b +- h, b +- 2 h), the slope of
+  // a quartic exact to round-off where central differences err by 4 b0 h^2 in b0.
+  std::vector<EvaluationRequest> batch = gradients_of_f(2);
   batch[1].differences = DifferenceOrder::kFivePoint;
   const double p = 1e-2, h0 = 2.5 * p;
   const auto e = run_batch(batch, 1, 2, {DifferenceOrder::kCentral, p}, false, 0, quartic);
@@ -180,11 +186,7 @@ TEST(DifferenceBatch, AStepARetryHalvedOntoAnothersCountsOnce) {
   // b0 + 2 h becomes b0 + h, the one-sided central pair's b1 - 2 h becomes b1 - h. Each
   // variable's derivative then comes from its distinct steps (a polynomial of lower order),
   // never from a division by their zero difference.
-  std::vector<EvaluationRequest> batch(2);
-  for (auto& r : batch) {
-    r.design = Eigen::Vector2d(1.5, -2.0);
-    r.derivatives.push_back({0, "f", {}});
-  }
+  std::vector<EvaluationRequest> batch = gradients_of_f(2);
   batch[0].differences = DifferenceOrder::kFivePoint;
   batch[1].differences = DifferenceOrder::kCentral;
   batch[1].lower = Eigen::Vector2d(-10.0, -10.0);
@@ -275,7 +277,7 @@ TEST(DifferenceBatch, AnalyticRunsCarryTheRequestedDerivatives) {
   batch[0].derivatives.push_back({0, "f", {}});
   int with_derivatives = 0;
   const auto e = run_batch(batch, 3, 2, {}, true, 1, [&](BatchRun& run) {
-    with_derivatives += run.derivatives != nullptr;
+    with_derivatives += run.request != nullptr;
     EXPECT_EQ(run.variable, -1);
     quadratic(run);
   });
