@@ -61,7 +61,8 @@ std::string active_constraints(const StudySession& session, const CycleRecord& r
   const std::optional<Evaluation> e = session.analysis_of(x.head(study.n_design()));
   if (!e) return {};
   std::string names;
-  for (const ConstraintSummary& c : summarise_design(study, *e, x).constraints) {
+  const Study measured = as_measured(study, session.driver().summary().constraint_scales);
+  for (const ConstraintSummary& c : summarise_design(measured, *e, x).constraints) {
     // A place for the constraint's label (issue 26, item 2) when the study has one.
     if (is_active(c.normalised)) names += (names.empty() ? "" : ", ") + c.name;
   }

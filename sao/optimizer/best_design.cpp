@@ -74,6 +74,12 @@ void RunSummary::set_start(const Study& study, const Eigen::VectorXd& x0,
   start_objective = user_objective(study, start.objective);
   start_violation = start.violation;
   start_analysed = true;
+  note_scales(study);
+}
+
+void RunSummary::note_scales(const Study& study) {
+  constraint_scales.clear();
+  for (const Constraint& c : study.constraints) constraint_scales.push_back(c.scale);
 }
 
 bool rankable_by_analysis(const Study& study) {

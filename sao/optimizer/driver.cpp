@@ -304,7 +304,10 @@ const CycleRecord& Driver::step() {
   if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure)) {
     return fail_cycle(rec, failure);
   }
-  if (!unsized_.empty()) strategy_->size_by_gradients(study_, unsized_, problem);
+  if (!unsized_.empty()) {
+    strategy_->size_by_gradients(study_, unsized_, problem);
+    summary_.note_scales(study_);
+  }
   // Reliability targets: their margins measured at b0 hold in this cycle's subproblem and in the
   // judgement of its proposal (V0 below on).
   if (approximated && has_reliability_targets(study_)) {

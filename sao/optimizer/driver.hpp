@@ -139,8 +139,15 @@ struct RunSummary {
   double start_objective = 0.0;
   double start_violation = 0.0;
   bool start_analysed = false;  // false: the run ended before its start design was analysed
-  // Sets the three above from the analysis `exact` of the start design x0 (at_bounded_maxima).
+  // Sets the three above from the analysis `exact` of the start design x0 (at_bounded_maxima),
+  // and the constraints' scales (note_scales).
   void set_start(const Study& study, const Eigen::VectorXd& x0, const ResponseModel& exact);
+  // The `scale` each of the study's constraints is measured with (constraint_normaliser): the
+  // study's, or, with the trust region, the size the run gave a zero bound at its start (its
+  // value, terms or gradient there: docs/study-format.md). V, `vioacc` and the report's
+  // `normalised` figures are in these units (report/evaluate.hpp's as_measured).
+  std::vector<double> constraint_scales;
+  void note_scales(const Study& study);
   std::vector<CycleRecord> history;
   FinalOptimality optimality;
   // Discrete variables with a strategy that optimises them as continuous ones: the run's

@@ -126,10 +126,22 @@ std::vector<UnsizedConstraint> TrustRegionStrategy::prepare(Study& study, const 
     // approximation (size_by_gradients).
     const double terms = largest_term(study, c.g, x0, exact);
     if (value > N && std::isfinite(value)) {
-      spdlog::debug(
-          "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale "
-          "{:.6g})",
-          c.name, value, N);
+      // Over tenfold its `scale`, the run measures the violations (and vioacc) far more loosely
+      // than the `scale` given would: a warning (once for an equality's two sides, which share
+      // its name), and result.json's `normaliser`.
+      const bool said = j > 0 && study.constraints[j - 1].name == c.name;
+      if (value > kTenfold * N && !said) {
+        spdlog::warn(
+            "constraint {}: normalised by {:.6g}, its largest |g| at the start, over ten times "
+            "its `scale` ({:.6g}): its violations, and vioacc, are measured in units of that "
+            "size (result.json's `normaliser`; set `scale` to about it to silence this)",
+            c.name, value, N);
+      } else {
+        spdlog::debug(
+            "constraint {}: normalised by {:.6g}, its largest |g| at the start (scale "
+            "{:.6g})",
+            c.name, value, N);
+      }
       c.scale = value;
     } else if (terms > kTenfold * N && std::isfinite(terms)) {
       spdlog::debug(

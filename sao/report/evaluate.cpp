@@ -55,6 +55,13 @@ std::string fmt(const char* format, double a) {
 
 }  // namespace
 
+Study as_measured(const Study& study, const std::vector<double>& scales) {
+  Study out = study;
+  if (scales.size() != study.constraints.size()) return out;
+  for (size_t j = 0; j < scales.size(); ++j) out.constraints[j].scale = scales[j];
+  return out;
+}
+
 DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
                                const Eigen::VectorXd& x_in) {
   const ExactResponses exact(study, evaluation);
@@ -72,6 +79,7 @@ DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
     s.name = c.name;
     s.note = c.note;
     s.bound = constraint_bound(study, c, x);
+    s.normaliser = constraint_normaliser(study, c, x);
     const Eigen::VectorXd g = criterion_values(study, c.g, x, exact);
     const Eigen::VectorXd gh = normalised_history(study, c, x, exact);
     Eigen::Index k = 0;

@@ -23,6 +23,7 @@ struct ConstraintSummary {
   double worst = 0.0;       // the criterion at its worst point (largest g for <=, smallest for >=)
   double bound = 0.0;       // c at x
   double normalised = 0.0;  // largest g_hat = s (g - c) / N over the points
+  double normaliser = 0.0;  // N: |c|, or for a zero bound the constraint's scale
   int point = 0;            // where (0 for a scalar)
   double time = 0.0;        // time of that point (0 for a scalar)
   Annotation note;          // the constraint entry's unit and label (study.hpp)
@@ -48,6 +49,12 @@ HistoryRange history_range(const Study& study, size_t load_case, const Eigen::Ve
 // The time of point `point` of a series criterion on its load case's grid; for a series
 // without a time grid (over a data array), the point's index.
 double point_time(const Study& study, const expr::Program& program, int point);
+
+// `study` with each constraint's `scale` as a run measured it (RunSummary::constraint_scales:
+// the trust region sizes a zero bound at its start), so that a report's `normalised` figures are
+// in the units of the run's V and `vioacc`. `scales` of another length (none recorded) leave the
+// study's.
+Study as_measured(const Study& study, const std::vector<double>& scales);
 
 DesignSummary summarise_design(const Study& study, const Evaluation& evaluation,
                                const Eigen::VectorXd& x);

@@ -35,6 +35,7 @@ nlohmann::ordered_json constraint_json(const ConstraintSummary& c) {
   out.update(nlohmann::ordered_json{{"worst", c.worst},
                                     {"bound", c.bound},
                                     {"normalised", c.normalised},
+                                    {"normaliser", c.normaliser},
                                     {"point", c.point},
                                     {"time", c.time}});
   return out;
@@ -70,7 +71,8 @@ nlohmann::ordered_json result_document(const Study& study, const RunSummary& sum
     out["active_set"] = nullptr;
     return out;
   }
-  const DesignSummary s = summarise_design(study, *final_analysis, x);
+  const DesignSummary s =
+      summarise_design(as_measured(study, summary.constraint_scales), *final_analysis, x);
   nlohmann::ordered_json constraints = nlohmann::ordered_json::array();
   nlohmann::ordered_json active = nlohmann::ordered_json::array();
   for (const ConstraintSummary& c : s.constraints) {

@@ -1,5 +1,6 @@
 #include "sao/optimizer/driver.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "sao/report/result_file.hpp"
 #include "sao/study/study_loader.hpp"
 #include "tests/sao/fake_simulator.hpp"
 #include "tests/support.hpp"
@@ -223,6 +225,50 @@ TEST(Driver, AZeroBoundIsNormalisedByTheStartValueUnlessTheScaleIsLarger) {
   const RunSummary& r = run.run();
   EXPECT_EQ(r.status, RunStatus::kConverged) << r.message;
   EXPECT_NEAR(r.x(0), 4.0, 1e-5);
+}
+
+// The report measures a constraint as the run did (issue 47, point 4): a zero bound sized by its
+// value at the start (300, over ten times its `scale` 1) is said in a warning, and result.json's
+// `normalised` figure of it is in the units of the run's V (its `max_violation`), beside the
+// `normaliser` (until 2026-12-01 the report divided by `scale`: 300 times the run's figure). At
+// the optimum b1 = 3 the constraint r - 400 <= 0 holds with g = -100: -1/3 in the run's units.
+TEST(Driver, TheReportMeasuresAConstraintAsTheRunDid) {
+  nlohmann::json d = {
+      {"design_variables", {variable("b1", 0.1, 10, 1, 0.4)}},
+      {"load_cases", {{{"name", "only"}}}},
+      {"responses", {{{"name", "r"}, {"kind", "scalar"}}}},
+      {"objective", {{"minimize", "(b1 - 3)^2"}}},
+      {"constraints", {{{"name", "c"}, {"of", "r - 400"}, {"upper", 0}, {"scale", 1}}}},
+      {"simulator", {{"type", "fake"}}}};
+  const LoadedStudy s = load_study(d);
+  FakeSimulator sim({{"r", [](const Eigen::VectorXd& b) { return 100.0 * b(0); },
+                      [](const Eigen::VectorXd&) { return Eigen::VectorXd::Constant(1, 100.0); }}});
+  Driver driver(s, sim, s.options);
+  RunSummary r;
+  const std::string log = captured_log(spdlog::level::warn, [&] { r = driver.run(); });
+  EXPECT_THAT(log, ::testing::HasSubstr("constraint c: normalised by 300, its largest |g| at the "
+                                        "start, over ten times its `scale` (1)"));
+  ASSERT_EQ(r.status, RunStatus::kConverged) << r.message;
+  ASSERT_NEAR(r.x(0), 3.0, 1e-6);
+  EXPECT_NEAR(r.max_violation, -100.0 / 3.0, 1e-4);
+  EvaluationRequest request;
+  request.design = r.x.head(1);
+  const Evaluation final_analysis = sim.evaluate({request}).front();
+  const nlohmann::ordered_json doc = result_document(s, r, final_analysis);
+  const nlohmann::ordered_json& c = doc.at("constraints").at(0);
+  EXPECT_DOUBLE_EQ(c.at("normaliser").get<double>(), 300.0);
+  EXPECT_NEAR(c.at("normalised").get<double>(), -1.0 / 3.0, 1e-6);
+  EXPECT_NEAR(100.0 * c.at("normalised").get<double>(), doc.at("max_violation").get<double>(),
+              1e-9);
+  // The study's own `scale` where the run kept it: 1000 is above the start's 300.
+  d["constraints"][0]["scale"] = 1000;
+  const LoadedStudy kept = load_study(d);
+  Driver again(kept, sim, kept.options);
+  const RunSummary& k = again.run();
+  ASSERT_NEAR(k.x(0), 3.0, 1e-6);
+  const nlohmann::ordered_json by_scale = result_document(kept, k, final_analysis);
+  EXPECT_DOUBLE_EQ(by_scale.at("constraints").at(0).at("normaliser").get<double>(), 1000.0);
+  EXPECT_NEAR(by_scale.at("constraints").at(0).at("normalised").get<double>(), -0.1, 1e-6);
 }
 
 // A constraint bounded by 0 that is exactly 0 at the start, with a `scale` guessed (1) on values
