@@ -94,7 +94,13 @@ nlohmann::ordered_json constraint_histories(StudySession& session, int branch, i
   }
   const std::vector<CycleRecord> lineage = session.lineage(b);
   const CycleRecord* record = &lineage_cycle(lineage, b, cycle);
-  const Study& study = session.study();
+  // Screened as the run screens: a zero bound in the units the run sized it in at its start
+  // (as_measured), known for the session's own branch; another branch's start may size it
+  // otherwise, and its points are screened with the study's `scale`.
+  const Study study =
+      b == session.branch()
+          ? as_measured(session.study(), session.driver().summary().constraint_scales)
+          : session.study();
   const std::vector<report::ShownDesign> designs =
       cycle_designs(session, *record, "start", "proposal");
   const std::vector<std::string> names = variable_names(study);
