@@ -10,6 +10,7 @@
 
 #include "sao/report/evaluate.hpp"
 #include "sao/report/report.hpp"
+#include "sao/report/report_plots.hpp"
 #include "sao/report/result_file.hpp"
 #include "sao/report/units_json.hpp"
 
@@ -61,7 +62,7 @@ std::string active_constraints(const StudySession& session, const CycleRecord& r
   const std::optional<Evaluation> e = session.analysis_of(x.head(study.n_design()));
   if (!e) return {};
   std::string names;
-  const Study measured = as_measured(study, session.driver().summary().constraint_scales);
+  const Study measured = report::measured_study(session, session.branch());
   for (const ConstraintSummary& c : summarise_design(measured, *e, x).constraints) {
     // A place for the constraint's label (issue 26, item 2) when the study has one.
     if (is_active(c.normalised)) names += (names.empty() ? "" : ", ") + c.name;

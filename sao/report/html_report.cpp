@@ -308,7 +308,9 @@ std::string html_report(StudySession& session, const ReportOptions& options) {
       "The constrained quantity over time at each chosen design (an |x| constraint with both of "
       "its signs, x against its upper and lower bound); the bounds are in the legend; markers: "
       "the time points the screening retains at that design.",
-      report::constraint_charts(study, session.options(), designs), toc);
+      report::constraint_charts(report::measured_study(session, session.branch()),
+                                session.options(), designs),
+      toc);
   body += report::chart_section(
       "responses", "Responses and relations",
       "Histories of the responses and relations at each chosen design, with the data arrays "

@@ -399,6 +399,11 @@ Plot group_plot(const Study& study, const Options& options, const ConstraintGrou
 
 }  // namespace
 
+Study measured_study(const StudySession& session, int branch) {
+  if (branch != session.branch()) return session.study();
+  return as_measured(session.study(), session.driver().summary().constraint_scales);
+}
+
 std::vector<Plot> constraint_charts(const Study& study, const Options& options,
                                     const std::vector<ShownDesign>& designs) {
   std::vector<Plot> charts;

@@ -32,6 +32,11 @@ struct TocEntry {
 // variables scaled to their bounds, then each variable in its unit.
 std::vector<Plot> cycle_charts(const Study& study, const Options& options,
                                const std::vector<CycleRecord>& history, const RunSummary& summary);
+// The session's study with each constraint's `scale` as the run of `branch` measured it (a zero
+// bound sized at its start: as_measured, evaluate.hpp) where that is the session's own branch,
+// whose run is at hand; another branch's start may size it otherwise: the study's `scale`. What
+// the screening of the charts and of the workbench's histories is done with.
+Study measured_study(const StudySession& session, int branch);
 // One chart per time-dependent constraint entry and load case at the designs (both signs of an
 // |x| constraint together), its bounds and the time points the screening retains.
 std::vector<Plot> constraint_charts(const Study& study, const Options& options,

@@ -94,13 +94,7 @@ nlohmann::ordered_json constraint_histories(StudySession& session, int branch, i
   }
   const std::vector<CycleRecord> lineage = session.lineage(b);
   const CycleRecord* record = &lineage_cycle(lineage, b, cycle);
-  // Screened as the run screens: a zero bound in the units the run sized it in at its start
-  // (as_measured), known for the session's own branch; another branch's start may size it
-  // otherwise, and its points are screened with the study's `scale`.
-  const Study study =
-      b == session.branch()
-          ? as_measured(session.study(), session.driver().summary().constraint_scales)
-          : session.study();
+  const Study study = report::measured_study(session, b);  // screened as the run screens
   const std::vector<report::ShownDesign> designs =
       cycle_designs(session, *record, "start", "proposal");
   const std::vector<std::string> names = variable_names(study);

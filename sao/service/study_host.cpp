@@ -669,7 +669,7 @@ nlohmann::json StudyHost::charts(const std::string& view, int branch, int cycle,
           session, r, "start of cycle " + std::to_string(cycle),
           "proposal of cycle " + std::to_string(cycle) + " (" + cycle_outcome(r) + ")");
     }
-    const Study& study = session.study();
+    const Study study = report::measured_study(session, b);  // screened as the run screens
     charts = report::constraint_charts(study, session.options(), designs);
     for (const std::vector<Plot>& more :
          {report::response_charts(study, designs), report::output_charts(study, designs)}) {

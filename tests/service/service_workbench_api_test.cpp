@@ -114,44 +114,6 @@ TEST(ServiceWorkbenchApi, HistoriesOfACycle) {
       json::array());
 }
 
-// A zero bound that the run sizes at its start (docs/study-format.md, `constraints[i]`) is
-// screened in a cycle's histories as the run screens it. y - 1 <= 0 with `scale` 0.01 is
-// normalised by its largest |g| at the start, 1.5 (y reaches -0.5), not by 0.01: its retained
-// points are those of the same study with `scale` set to that size (result.json's `normaliser`),
-// whose run is the same. Until 2026-12-01 /histories screened with `scale`, keeping only points
-// within 0.003 of the bound.
-TEST(ServiceWorkbenchApi, HistoriesScreenAZeroBoundAsTheRunDid) {
-  const fs::path dir = scratch_directory("test-service-zero-bound");
-  json study = json::parse(read_file(kAbsorber));
-  auto retained = [&](double scale, double* normaliser) {
-    study["constraints"][0] = {
-        {"name", "displacement"}, {"of", "y - 1"}, {"upper", 0}, {"scale", scale}};
-    const fs::path file = dir / ("scale-" + std::to_string(scale) + ".json");
-    std::ofstream(file) << study.dump();
-    ServedStudy served(file.string());
-    post(served.client, served.base + "/step");
-    post(served.client, served.base + "/step");
-    const json result = json::parse(read_file(served.root / "data" / served.id / "result.json"));
-    for (const json& c : result["constraints"]) {
-      if (c["name"] == "displacement") *normaliser = c["normaliser"].get<double>();
-    }
-    const json h = json_of(served.client.Get(served.base + "/histories?cycle=2"));
-    for (const json& k : h["constraints"]) {
-      if (k["name"] == "displacement") return k["designs"][0]["retained"];
-    }
-    ADD_FAILURE() << "no displacement in " << h.dump().substr(0, 2000);
-    return json();
-  };
-  double sized = 0.0, given = 0.0;
-  const json by_run = retained(0.01, &sized);
-  EXPECT_GT(sized, 1.0);  // sized at the start, not 0.01
-  const json by_scale = retained(sized, &given);
-  EXPECT_EQ(given, sized);
-  ASSERT_TRUE(by_scale.is_array());
-  EXPECT_GT(by_scale.size(), 2u) << by_scale;
-  EXPECT_EQ(by_run, by_scale);
-}
-
 // GET /api/studies/ID/charts?...: the answer as JSON, expecting `status`.
 json charts_of(httplib::Client& c, const std::string& path, int status = 200) {
   const auto r = c.Get(path);
@@ -349,6 +311,63 @@ TEST(ServiceWorkbenchApi, ChartsOfTheHistoriesOfACycle) {
   EXPECT_NE(beyond_store.value("message", "").find("the store has"), std::string::npos)
       << beyond_store.dump();
   charts_of(c, "/api/studies/0123456789abcdef/charts?view=cycles", 404);
+}
+
+// A zero bound that the run sizes at its start (docs/study-format.md, `constraints[i]`) is
+// screened as the run screens it in a cycle's histories, their charts and the report's. y - 1 <= 0
+// with `scale` 0.01 is normalised by its largest |g| at the start, 1.5 (y reaches -0.5), not by
+// 0.01: its retained points are those of the same study with `scale` set to that size
+// (result.json's `normaliser`), whose run is the same. Until 2026-12-01 they were screened with
+// `scale`, keeping only points within 0.003 of the bound: none at cycle 2's start.
+TEST(ServiceWorkbenchApi, HistoriesScreenAZeroBoundAsTheRunDid) {
+  const fs::path dir = scratch_directory("test-service-zero-bound");
+  json study = json::parse(read_file(kAbsorber));
+  auto retained = [&](double scale, double* normaliser) {
+    study["constraints"][0] = {
+        {"name", "displacement"}, {"of", "y - 1"}, {"upper", 0}, {"scale", scale}};
+    const fs::path file = dir / ("scale-" + std::to_string(scale) + ".json");
+    std::ofstream(file) << study.dump();
+    ServedStudy served(file.string());
+    post(served.client, served.base + "/step");
+    post(served.client, served.base + "/step");
+    const json result = json::parse(read_file(served.root / "data" / served.id / "result.json"));
+    for (const json& c : result["constraints"]) {
+      if (c["name"] == "displacement") *normaliser = c["normaliser"].get<double>();
+    }
+    json out = json::object();
+    const json h = json_of(served.client.Get(served.base + "/histories?cycle=2"));
+    for (const json& k : h["constraints"]) {
+      if (k["name"] == "displacement") out["histories"] = k["designs"][0]["retained"];
+    }
+    const json charts = charts_of(served.client, served.base + "/charts?view=histories&cycle=2");
+    out["chart"] = series_by_name(chart_by_id(charts, "constraint-displacement"),
+                                  "start of cycle 2: retained points")["x"];
+    const auto report = served.client.Get(served.base + "/report");
+    EXPECT_TRUE(report);
+    if (!report) return out;
+    for (const json& chart : chart_specs(report->body)) {
+      if (chart["id"] != "constraint-displacement") continue;
+      for (const json& series : chart["series"]) {  // the start's markers, whatever else it is
+        const std::string name = series["name"];
+        if (name.rfind("first: start (cycle 0)", 0) == 0 &&
+            name.find(": retained points") != std::string::npos) {
+          out["report"] = series["x"];
+        }
+      }
+    }
+    return out;
+  };
+  double sized = 0.0, given = 0.0;
+  const json by_run = retained(0.01, &sized);
+  EXPECT_GT(sized, 1.0);  // sized at the start, not 0.01
+  const json by_scale = retained(sized, &given);
+  EXPECT_EQ(given, sized);
+  for (const char* where : {"histories", "chart", "report"}) {
+    SCOPED_TRACE(where);
+    ASSERT_TRUE(by_scale[where].is_array()) << by_scale.dump();
+    EXPECT_GT(by_scale[where].size(), 2u) << by_scale[where];
+    EXPECT_EQ(by_run[where], by_scale[where]);
+  }
 }
 
 // GET .../charts?view=branches: objective and violation per cycle of every branch, the branch
