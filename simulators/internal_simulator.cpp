@@ -494,7 +494,7 @@ std::string InternalSimulator::non_finite(const Eigen::MatrixXd& rows,
 
 DifferenceOrder InternalSimulator::fallback_order(const BatchRun& job) const {
   const DifferenceSettings own{DifferenceOrder::kForward, settings_.relative_step};
-  return job.request ? request_differences(own, *job.request).order : own.order;
+  return request_differences(own, *job.request).order;
 }
 
 std::string InternalSimulator::fallback_differences(BatchRun& job, GradientMethod first,
@@ -513,8 +513,7 @@ std::string InternalSimulator::fallback_differences(BatchRun& job, GradientMetho
   runs[0].load_case = job.load_case;
   const int variables = static_cast<int>(design_names_.size());
   add_difference_runs(runs, *job.design, variables, job.load_case, {order, settings_.relative_step},
-                      job.request ? job.request->lower : Eigen::VectorXd(),
-                      job.request ? job.request->upper : Eigen::VectorXd());
+                      job.request->lower, job.request->upper);
   for (BatchRun& run : runs) {
     analyse(run, false);
     ++job.runs;

@@ -104,7 +104,8 @@ class InternalSimulator final : public Simulator {
   // is done (its method names the differences and both failures).
   std::string fallback_differences(BatchRun& job, GradientMethod first, GradientMethod second,
                                    const std::string& why) const;
-  // The order of those differences: the request's (forward unless the driver raised it).
+  // The order of those differences: the request's (forward unless the driver raised it). Both
+  // for a job with derivatives (job.request set: run_sensitivities' jobs).
   DifferenceOrder fallback_order(const BatchRun& job) const;
   // "" when every row of a direct or adjoint run is finite, else which value and variable is
   // not.

@@ -27,6 +27,13 @@ double feasible_violation(const Options& noisy) {
   return kFeasibleShare * noisy.vioacc / 100.0;
 }
 
+// Whether constraint j is the second side of an equality (held as two constraints that share its
+// name): what is said of the equality was said with its first side.
+bool second_side(const Study& study, size_t j) {
+  const int partner = study.constraints[j].equality_partner;
+  return partner >= 0 && static_cast<size_t>(partner) < j;
+}
+
 // The facts of b*'s step per variable that size the next region: its move limits and the bounds
 // that held it, the share of its half-width used, and whether it reversed or went on with the
 // previous accepted step (trust_region.hpp).
@@ -127,10 +134,9 @@ std::vector<UnsizedConstraint> TrustRegionStrategy::prepare(Study& study, const 
     const double terms = largest_term(study, c.g, x0, exact);
     if (value > N && std::isfinite(value)) {
       // Over tenfold its `scale`, the run measures the violations (and vioacc) far more loosely
-      // than the `scale` given would: a warning (once for an equality's two sides, which share
-      // its name), and result.json's `normaliser`.
-      const bool said = j > 0 && study.constraints[j - 1].name == c.name;
-      if (value > kTenfold * N && !said) {
+      // than the `scale` given would: a warning (once for an equality's two sides), and
+      // result.json's `normaliser`.
+      if (value > kTenfold * N && !second_side(study, j)) {
         spdlog::warn(
             "constraint {}: normalised by {:.6g}, its largest |g| at the start, over ten times "
             "its `scale` ({:.6g}): its violations, and vioacc, are measured in units of that "
@@ -179,8 +185,7 @@ void TrustRegionStrategy::size_by_gradients(Study& study, std::vector<UnsizedCon
       }
     }
     const double given = constraint_normaliser(study, c, problem.x0);
-    // An equality's two sides share its name: one warning.
-    const bool said = j > 0 && study.constraints[j - 1].name == c.name;
+    const bool said = second_side(study, static_cast<size_t>(j));  // an equality: one warning
     if (change > kTenfold * given && std::isfinite(change)) {
       if (!said) {
         spdlog::warn(
