@@ -379,6 +379,7 @@ void InternalSimulator::analyse(BatchRun& job, bool keep) const {
            : model_->analyse(p, lc, settings_.integrator, job.result);
   if (!failure.empty()) return fail(failure);
   chooser_->record_analysis(job.load_case, thread_seconds() - start, job.result.integrator_steps);
+  note_steps(p, lc, job.result.integrator_steps);
   for (const auto& [name, h] : job.result.histories) {
     if (!h.allFinite()) return fail("history \"" + name + "\" is not finite");
   }
@@ -390,6 +391,13 @@ void InternalSimulator::analyse(BatchRun& job, bool keep) const {
     kept_[static_cast<size_t>(job.load_case)] = {p, std::move(pass)};
   }
   job.ok = true;
+}
+
+void InternalSimulator::note_steps(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                                   long steps) const {
+  if (steps < 0 || steps_noted_.load()) return;
+  const std::string note = model_->step_note(p, lc, steps);
+  if (!note.empty() && !steps_noted_.exchange(true)) spdlog::warn("{}", note);
 }
 
 void InternalSimulator::expect_no_gradients() {
@@ -617,6 +625,7 @@ void InternalSimulator::run_sensitivities(BatchRun& job) const {
           rows(static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(a));
     }
   }
+  note_steps(p, lc, job.result.integrator_steps);
   job.ok = true;
 }
 

@@ -15,6 +15,7 @@
 // templated equations; "auto" picks the one the costs measured on the model's runs make cheaper.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -94,6 +95,9 @@ class InternalSimulator final : public Simulator {
   // The analysis of job (its design, or a finite-difference run's), keeping its forward pass
   // for an adjoint gradient next when `keep`.
   void analyse(BatchRun& job, bool keep) const;
+  // The model's step_note on an analysis of `steps` integrator steps (-1: none counted), warned
+  // with the first note of the simulator's life only.
+  void note_steps(const Eigen::VectorXd& p, const LoadCaseSpec& lc, long steps) const;
   // A run with direct or adjoint derivatives (simulators/sensitivities/).
   void run_sensitivities(BatchRun& job) const;
   // auto's last resort when both the direct and the adjoint method failed: finite differences
@@ -137,6 +141,7 @@ class InternalSimulator final : public Simulator {
     Eigen::VectorXd p;
     std::unique_ptr<ForwardPass> pass;
   };
+  mutable std::atomic<bool> steps_noted_{false};  // a model's step_note warned once
   mutable std::mutex kept_mutex_;
   mutable std::vector<KeptPass> kept_;
 };

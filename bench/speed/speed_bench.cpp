@@ -19,7 +19,10 @@
 //      "jacobian_age" 0, and in the variational integrator at the step --beam-step H (default
 //      1e-3 s), with the largest difference of its tip's trajectory from the column before
 //      (--beam-damping MU: every element damped in proportion to its stiffness, the beam's
-//      "damping" MU seconds; default 0, undamped);
+//      "damping" MU seconds; default 0, undamped; --beam-damping critical: the undamped beam
+//      beside the same beam with the damping the simulator's warning names, 2 / (2 sqrt(3 E /
+//      rho) / L0), which damps its elements' fastest waves critically, in CVODES sparse and
+//      sparse with "jacobian_age" 0);
 //   5. the same chain written with Simbody (the program sao_simbody_chain, CPodes BDF at 1e-8)
 //      beside sao's default choice, N = 5..160: CPU per analysis, their ratio and the largest
 //      difference of the tip's trajectory (built only when CMake found Simbody; without it the
@@ -39,6 +42,7 @@
 //
 //   nice -n 10 build/sao_speed
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -501,8 +505,16 @@ struct GrowthSettings {
   double beam_end = 1.0;
   double beam_step = 1e-3;
   int beam_cvodes_up_to = 100;
-  double beam_damping = 0.0;  // the beams' "damping" (stiffness-proportional time constant, s)
+  double beam_damping = 0.0;   // the beams' "damping" (stiffness-proportional time constant, s)
+  bool beam_critical = false;  // --beam-damping critical
 };
+
+// The damping that sao's warning on an undamped beam names (multibody.cpp, step_note): 2 over
+// its elements' fastest wave, 2 sqrt(3 E / rho) / L0, for beam_link's E, rho and 1.2 m.
+double critical_element_damping(int elements) {
+  const double fastest = 2.0 * std::sqrt(3.0 * 1e9 / 2700.0) / (1.2 / elements);
+  return 2.0 / fastest;
+}
 
 // The beams' dense runs stop at 20 elements (75 s at 20, growing as E^2.7: docs/performance.md).
 // A beam runs in CVODES (BDF) with dense and sparse linear algebra (its default Jacobian age, 1),
@@ -528,16 +540,23 @@ void growth(const GrowthSettings& settings) {
                  [](int n) { return fmt::format("link{}", n); });
     sao::bench::speed::kinematic_gradient_cost(settings.largest_chain, g_repeats);
   }
+  const std::string columns =
+      settings.beam_critical
+          ? "CVODES sparse undamped, then damped with 2 / (2 sqrt(3 E / rho) / L0) s (its "
+            "elements' fastest waves critically) sparse and with \"jacobian_age\" 0"
+          : fmt::format(
+                "CVODES dense and sparse (a Newton matrix every step), sparse with "
+                "\"jacobian_age\" 0 (CVODES's own) and the variational integrator at h = {} s{}",
+                settings.beam_step,
+                settings.beam_damping > 0.0
+                    ? fmt::format("; every element damped in proportion to its stiffness, "
+                                  "\"damping\" {} s",
+                                  settings.beam_damping)
+                    : std::string());
   fmt::print(
-      "beam link (a pinned beam of E elements), from 0 to {} s: CVODES dense and sparse (a "
-      "Newton matrix every step), sparse with \"jacobian_age\" 0 (CVODES's own) and the "
-      "variational integrator at h = {} s (tip diff: the last node's largest difference from the "
-      "column before over the 11 points){}\n",
-      settings.beam_end, settings.beam_step,
-      settings.beam_damping > 0.0
-          ? fmt::format("; every element damped in proportion to its stiffness, \"damping\" {} s",
-                        settings.beam_damping)
-          : std::string());
+      "beam link (a pinned beam of E elements), from 0 to {} s: {} (tip diff: the last node's "
+      "largest difference from the column before over the 11 points)\n",
+      settings.beam_end, columns);
   std::vector<int> elements;
   for (int e : {5, 10, 20, 50, 100}) {
     if (e <= settings.largest_beam) elements.push_back(e);
@@ -558,10 +577,27 @@ void growth(const GrowthSettings& settings) {
       if (damping > 0.0) model["beams"][0]["damping"] = damping;
       return model;
     };
+    const auto node = [](int e) { return fmt::format("b_{}", e); };
+    if (settings.beam_critical) {
+      const auto critical = [](const std::string& name, long age) {
+        return Configuration{name, [age](nlohmann::json& m) {
+                               m["linear_algebra"] = "sparse";
+                               if (age >= 0) m["jacobian_age"] = age;
+                               auto& beam = m["beams"][0];
+                               beam["damping"] =
+                                   critical_element_damping(beam["elements"].get<int>());
+                             }};
+      };
+      growth_table("E", elements, 10, beam, settings.beam_end,
+                   {linear_algebra("sparse", cvodes), critical("sparse-critical", -1),
+                    critical("age0-critical", 0)},
+                   node);
+      return;
+    }
     growth_table("E", elements, 10, beam, settings.beam_end,
                  {linear_algebra("dense", std::min(20, cvodes)), linear_algebra("sparse", cvodes),
                   reuse, variational},
-                 [](int e) { return fmt::format("b_{}", e); });
+                 node);
   }
 }
 
@@ -697,6 +733,10 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "sao_speed: --beam-step expects a step > 0 (seconds)\n");
         return 2;
       }
+    } else if (std::strcmp(argv[i], "--beam-damping") == 0 && i + 1 < argc &&
+               std::strcmp(argv[i + 1], "critical") == 0) {
+      growth_settings.beam_critical = true;
+      ++i;
     } else if (std::strcmp(argv[i], "--beam-damping") == 0 && i + 1 < argc) {
       growth_settings.beam_damping = std::atof(argv[++i]);
       if (!(growth_settings.beam_damping >= 0.0)) {
@@ -722,7 +762,7 @@ int main(int argc, char** argv) {
       fmt::print(stderr,
                  "usage: sao_speed [--repeats N] [--skip-study] [--section 1..7] [--sao PATH] "
                  "[--largest-chain N] [--largest-beam E] [--beam-end T] [--beam-step H] "
-                 "[--beam-cvodes-up-to E] [--beam-damping MU] [--gradient-chain N] "
+                 "[--beam-cvodes-up-to E] [--beam-damping MU|critical] [--gradient-chain N] "
                  "[--largest-slider-row N] "
                  "[--chain-study FILE] "
                  "[--size-study chain|driven|sliders N FILE]\n");
@@ -731,6 +771,8 @@ int main(int argc, char** argv) {
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line when it is measured
   spdlog::set_level(spdlog::level::warn);    // the chosen methods are printed in the table
+  // Warnings (an undamped beam's steps) on stderr, out of the tables.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sao_speed"));
   sao::sim::register_internal_simulator();
   try {
     if (!chain_study.empty()) {

@@ -59,6 +59,14 @@ class Model {
   // What the model is: an OdeModel, to which direct and adjoint sensitivities apply, or null
   // for a closed-form model (finite differences only).
   virtual const OdeModel* ode() const { return nullptr; }
+  // Why an analysis of load case lc at parameters p took `steps` integrator steps, when the
+  // model knows a cause the user can change (a multibody model: an undamped beam whose
+  // elements' fastest waves set CVODES's steps); empty otherwise. The internal simulator warns
+  // with the first such note of a run.
+  virtual std::string step_note(const Eigen::VectorXd& /*p*/, const LoadCaseSpec& /*lc*/,
+                                long /*steps*/) const {
+    return {};
+  }
 
  private:
   mutable std::once_flag defaults_once_;            // load_parameter's defaults, set once

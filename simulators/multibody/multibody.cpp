@@ -1,7 +1,10 @@
 #include "simulators/multibody/multibody.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "simulators/multibody/dynamics.hpp"
@@ -58,6 +61,43 @@ class Multibody final : public OdeModel {
   long jacobian_age() const override {
     if (model_.jacobian_age >= 0) return model_.jacobian_age;
     return model_.beam_elements.empty() ? 0 : 1;
+  }
+  // CVODES resolves every wave the start excites in an undamped beam, and the fastest of its
+  // elements (axial, and the nodes' rotations against their small rotary inertia: about
+  // 2 sqrt(3) sqrt(E / rho) / L0 rad/s) grow with their number; the steps follow them
+  // (docs/performance.md: 426,565 steps for 1 s of a pinned beam of 100 elements, 1,109 with a
+  // damping of 2e-3 s). Said when the mean step resolves such a wave (omega h < 1) over at least
+  // kManySteps steps.
+  std::string step_note(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
+                        long steps) const override {
+    constexpr long kManySteps = 5000;
+    if (!model_.dynamic || model_.variational.on || steps < kManySteps) return {};
+    const double span = lc.grid.at(lc.grid.points - 1) - lc.grid.at(0);
+    const double h = span / static_cast<double>(steps);
+    const Env<double> env = dynamics_.vars(p.data(), lc.grid.at(0), lc);
+    for (const Beam& beam : model_.beams) {
+      double fastest = 0.0;
+      for (int k = 0; k < beam.elements; ++k) {
+        const BeamElement& e = model_.beam_elements[static_cast<size_t>(beam.first + k)];
+        if (e.damping.at(env) > 0.0) continue;
+        fastest = std::max(fastest, 2.0 * std::sqrt(3.0 * e.modulus.at(env) / e.density.at(env)) /
+                                        e.length.at(env));
+      }
+      if (!(fastest * h < 1.0)) continue;
+      return fmt::format(
+          "load case \"{}\": {} steps of CVODES over {:.3g} s (a mean step of {:.3g} s): beam "
+          "\"{}\" has no damping, and CVODES resolves every wave the start excites in it; its "
+          "elements' fastest (axial, and the nodes' rotations: about {:.3g} rad/s, "
+          "2 sqrt(3 E / rho) / L0, faster with every element added) set the steps. A "
+          "\"damping\" on the beam (a time constant mu: a mode of frequency omega gets mu omega / "
+          "2 of critical damping; mu >= {:.2g} s damps those waves at least critically, and a "
+          "structure's own damping, mu = 2 zeta / omega1 for a ratio zeta on its first mode, is "
+          "often more) or the variational integrator (\"integrator\": {{\"type\": "
+          "\"variational\", \"step\": h}}) takes the steps the outputs need "
+          "(docs/performance.md)",
+          lc.name, steps, span, h, beam.name, fastest, 2.0 / fastest);
+    }
+    return {};
   }
   std::vector<std::string> history_outputs() const override { return model_.history_names; }
   std::vector<std::string> integral_outputs() const override {
