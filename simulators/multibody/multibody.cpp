@@ -86,9 +86,10 @@ class Multibody final : public OdeModel {
       if (!(fastest * h < 1.0)) continue;
       return fmt::format(
           "load case \"{}\": {} steps of CVODES over {:.3g} s (a mean step of {:.3g} s): beam "
-          "\"{}\" has no damping, and CVODES resolves every wave the start excites in it; its "
-          "elements' fastest (axial, and the nodes' rotations: about {:.3g} rad/s, "
-          "2 sqrt(3 E / rho) / L0, faster with every element added) set the steps. A "
+          "\"{}\" has no damping, and CVODES resolves every wave the start excites in it; these "
+          "steps resolve its elements' fastest (axial, and the nodes' rotations: about {:.3g} "
+          "rad/s, 2 sqrt(3 E / rho) / L0, faster with every element added), which alone set "
+          "steps this short. A "
           "\"damping\" on the beam (a time constant mu: a mode of frequency omega gets mu omega / "
           "2 of critical damping; mu >= {:.2g} s damps those waves at least critically, and a "
           "structure's own damping, mu = 2 zeta / omega1 for a ratio zeta on its first mode, is "
