@@ -1,10 +1,12 @@
 """Writes a holdout set: problems the optimizer was never tuned on, kept out of problems/suite so
 that no change is ever measured against them before it lands (issue 47's "problems nobody here
 tuned it to"). Hock-Schittkowski problems the suite does not have (bound-constrained ones,
-equalities, a cusp, Colville's function) and reciprocal sizing problems of 12, 30 and 60
+equalities, Colville's function) and reciprocal sizing problems of 12, 30 and 60
 variables whose optimum is built from their KKT conditions (convex: a linear objective over
 constraints sum_j a_ij / x_j <= 1). Each optimum is the published one, or for the sizing problems
-the constructed one; no optimizer refines them.
+the constructed one; no optimizer refines them. Not HS 13: at its cusp every violation v of
+its constraint buys a gain of about 2 v^(1/3) in f, so no f* holds within a feasibility
+tolerance (SLSQP finds f = 0.996 at a violation of 8e-9, and the optima check fails).
 
     /usr/bin/python3 bench/suite/generate/holdout.py DIR
     build/sao_suite --path internal --methods sao,slsqp,ipopt --dir DIR
@@ -57,11 +59,6 @@ def hock_schittkowski():
     P.append((hs(9, "trigonometric objective, one linear equality", xs(2, -10, 10, [0, 0]),
                  {"f": "sin(pi*x1/12)*cos(pi*x2/16)", "h1": "4*x1 - 3*x2"},
                  [C("h1", equals=0, scale=1)], -0.5, [-3, -4], GEN, ["equality"]), [-3, -4], []))
-    P.append((hs(13, "a cusp: the constraint qualification fails at the solution",
-                 xs(2, 0, 10, [0, 0]), {"f": "(x1 - 2)^2 + x2^2", "c1": "(1 - x1)^3 - x2"},
-                 [C("c1", lower=0, scale=1)], 1, [1, 0],
-                 "upper bounds 10 added; the original start (-2, -2) is outside the bounds: (0, 0)"),
-              [1, 0], []))
     P.append((hs(38, "Colville's function, bounds", xs(4, -10, 10, [-3, -1, -3, -1]),
                  {"f": "100*(x2 - x1^2)^2 + (1 - x1)^2 + 90*(x4 - x3^2)^2 + (1 - x3)^2"
                        " + 10.1*((x2 - 1)^2 + (x4 - 1)^2) + 19.8*(x2 - 1)*(x4 - 1)"},
