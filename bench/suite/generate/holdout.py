@@ -23,8 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib import C, Problem, V, fmt_study  # noqa: E402
 from hs import GEN, hs, xs  # noqa: E402
-
-ROSEN = "100*(x2 - x1^2)^2 + (1 - x1)^2"
+from hs import rosen as ROSEN  # noqa: E402
 
 
 def hock_schittkowski():
