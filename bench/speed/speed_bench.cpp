@@ -510,10 +510,15 @@ struct GrowthSettings {
 };
 
 // The damping that sao's warning on an undamped beam names (multibody.cpp, step_note): 2 over
-// its elements' fastest wave, 2 sqrt(3 E / rho) / L0, for beam_link's E, rho and 1.2 m.
-double critical_element_damping(int elements) {
-  const double fastest = 2.0 * std::sqrt(3.0 * 1e9 / 2700.0) / (1.2 / elements);
-  return 2.0 / fastest;
+// its elements' fastest wave, 2 sqrt(3 E / rho) / L0, for the first beam of a beam_link model
+// (its modulus and density the names of parameters, its length a number).
+double critical_element_damping(const nlohmann::json& model) {
+  const nlohmann::json& beam = model.at("beams").at(0);
+  const nlohmann::json& parameters = model.at("parameters");
+  const double modulus = parameters.at(beam.at("modulus").get<std::string>()).get<double>();
+  const double density = parameters.at(beam.at("density").get<std::string>()).get<double>();
+  const double element = beam.at("length").get<double>() / beam.at("elements").get<double>();
+  return 2.0 / (2.0 * std::sqrt(3.0 * modulus / density) / element);
 }
 
 // The beams' dense runs stop at 20 elements (75 s at 20, growing as E^2.7: docs/performance.md).
@@ -583,9 +588,7 @@ void growth(const GrowthSettings& settings) {
         return Configuration{name, [age](nlohmann::json& m) {
                                m["linear_algebra"] = "sparse";
                                if (age >= 0) m["jacobian_age"] = age;
-                               auto& beam = m["beams"][0];
-                               beam["damping"] =
-                                   critical_element_damping(beam["elements"].get<int>());
+                               m["beams"][0]["damping"] = critical_element_damping(m);
                              }};
       };
       growth_table("E", elements, 10, beam, settings.beam_end,

@@ -71,7 +71,9 @@ class Multibody final : public OdeModel {
   std::string step_note(const Eigen::VectorXd& p, const LoadCaseSpec& lc,
                         long steps) const override {
     constexpr long kManySteps = 5000;
-    if (!model_.dynamic || model_.variational.on || steps < kManySteps) return {};
+    if (!model_.dynamic || model_.variational.on || model_.beams.empty() || steps < kManySteps) {
+      return {};
+    }
     const double span = lc.grid.at(lc.grid.points - 1) - lc.grid.at(0);
     const double h = span / static_cast<double>(steps);
     const Env<double> env = dynamics_.vars(p.data(), lc.grid.at(0), lc);
