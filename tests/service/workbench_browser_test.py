@@ -20,11 +20,13 @@ import json
 import os
 import re
 import sys
+import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from headless import By, Select, WebDriverWait, workbench  # noqa: E402 (exits 77 without chromium)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 
 
 TOKEN = "workbench-test-token"
@@ -298,19 +300,49 @@ def drive_histories(driver, url, study_text):
     return table
 
 
+SCATTER_TARGET = (
+    "const c = document.querySelector('#scatter-plot canvas'), chart = c && Chart.getChart(c);"
+    "if (!chart) return null;"
+    "const ids = chart.sao_spec.series[0].ids, k = ids.length - 1;"
+    "const p = chart.getDatasetMeta(0).data[k], r = c.getBoundingClientRect();"
+    "return [ids[k], p.x - r.width / 2, p.y - r.height / 2];")
+
+
+def settled_scatter_target(driver):
+    """The last stored analysis' point in the scatter, once two reads 0.3 s apart agree: the
+    chart grows its box after each layout to keep its plot's height (charts.js, sao_room), and a
+    status poll may draw it again, so a point read mid-layout can move before the click."""
+    last = None
+    for _ in range(100):
+        target = driver.execute_script(SCATTER_TARGET)
+        if target is not None and target == last:
+            return target
+        last = target
+        time.sleep(0.3)
+    raise RuntimeError("the scatter's last point did not settle: %s" % (last,))
+
+
 def check_scatter_click(driver):
     """A click on a point of the stored analyses' scatter draws that analysis' histories."""
     wait = WebDriverWait(driver, 90)
     wait.until(lambda d: d.execute_script(
         "const c = document.querySelector('#scatter-plot canvas');"
         "return c && Chart.getChart(c) && Chart.getChart(c).sao_spec.series[0].ids.length > 1;"))
-    target = driver.execute_script(
-        "const c = document.querySelector('#scatter-plot canvas'), chart = Chart.getChart(c);"
-        "const ids = chart.sao_spec.series[0].ids, k = ids.length - 1;"
-        "const p = chart.getDatasetMeta(0).data[k], r = c.getBoundingClientRect();"
-        "return [ids[k], p.x - r.width / 2, p.y - r.height / 2];")
-    canvas = driver.find_element(By.CSS_SELECTOR, "#scatter-plot canvas")
-    ActionChains(driver).move_to_element_with_offset(canvas, target[1], target[2]).click().perform()
+    # A click that a redraw made miss is clicked again at the point's settled place; each
+    # attempt asserts that the click itself picked the analysis.
+    for attempt in range(3):
+        target = settled_scatter_target(driver)
+        canvas = driver.find_element(By.CSS_SELECTOR, "#scatter-plot canvas")
+        ActionChains(driver).move_to_element_with_offset(canvas, target[1], target[2]).click().perform()
+        try:
+            WebDriverWait(driver, 15).until(
+                lambda d: d.find_element(By.ID, "ch-analysis").get_attribute("value") == str(target[0]))
+            break
+        except TimeoutException:
+            print("workbench: click %d on analysis %d of the scatter picked nothing; again" %
+                  (attempt + 1, target[0]))
+    else:
+        check(False, "three clicks on analysis %d of the scatter picked it" % target[0])
     label = "stored analysis %d" % target[0]
     wait.until(lambda d: d.find_element(By.ID, "ch-analysis").get_attribute("value") == str(target[0]))
     wait.until(lambda d: label in d.execute_script(
