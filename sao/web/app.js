@@ -56,6 +56,10 @@ async function pick(id) {
   state.histories = null;
   for (const select of [$("sc-x"), $("sc-y")]) select.replaceChildren();  // another study's keys
   $("ch-analysis").value = "";
+  // The previous study's scatter and histories go at once: a click on its points would pick an
+  // analysis of this study by the other's number.
+  sao_charts.replace($("scatter-plot"));
+  sao_charts.replace($("constraint-plot"));
   delete $("sc-x").dataset.keys;
   delete $("ch-cycle").dataset.picked;
   clearMetamodels();
