@@ -57,7 +57,9 @@ async function pick(id) {
   for (const select of [$("sc-x"), $("sc-y")]) select.replaceChildren();  // another study's keys
   $("ch-analysis").value = "";
   // The previous study's scatter and histories go at once: a click on its points would pick an
-  // analysis of this study by the other's number.
+  // analysis of this study by the other's number. Its status goes too, so that a chart of it
+  // still on its way (each drawing checks that its status is still the shown one) is dropped.
+  state.status = null;
   sao_charts.replace($("scatter-plot"));
   sao_charts.replace($("constraint-plot"));
   delete $("sc-x").dataset.keys;

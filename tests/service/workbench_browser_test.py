@@ -339,7 +339,7 @@ def check_scatter_click(driver):
                 lambda d: d.find_element(By.ID, "ch-analysis").get_attribute("value") == str(target[0]))
             break
         except TimeoutException:
-            print("workbench: click %d on analysis %d of the scatter picked nothing; again" %
+            print("workbench: click %d on analysis %d of the scatter did not pick it; again" %
                   (attempt + 1, target[0]))
     else:
         check(False, "three clicks on analysis %d of the scatter picked it" % target[0])
