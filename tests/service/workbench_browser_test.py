@@ -26,7 +26,6 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from headless import By, Select, WebDriverWait, workbench  # noqa: E402 (exits 77 without chromium)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.common.exceptions import TimeoutException  # noqa: E402
 
 
 TOKEN = "workbench-test-token"
@@ -328,21 +327,9 @@ def check_scatter_click(driver):
     wait.until(lambda d: d.execute_script(
         "const c = document.querySelector('#scatter-plot canvas');"
         "return c && Chart.getChart(c) && Chart.getChart(c).sao_spec.series[0].ids.length > 1;"))
-    # A click that a redraw made miss is clicked again at the point's settled place; each
-    # attempt asserts that the click itself picked the analysis.
-    for attempt in range(3):
-        target = settled_scatter_target(driver)
-        canvas = driver.find_element(By.CSS_SELECTOR, "#scatter-plot canvas")
-        ActionChains(driver).move_to_element_with_offset(canvas, target[1], target[2]).click().perform()
-        try:
-            WebDriverWait(driver, 15).until(
-                lambda d: d.find_element(By.ID, "ch-analysis").get_attribute("value") == str(target[0]))
-            break
-        except TimeoutException:
-            print("workbench: click %d on analysis %d of the scatter did not pick it; again" %
-                  (attempt + 1, target[0]))
-    else:
-        check(False, "three clicks on analysis %d of the scatter picked it" % target[0])
+    target = settled_scatter_target(driver)
+    canvas = driver.find_element(By.CSS_SELECTOR, "#scatter-plot canvas")
+    ActionChains(driver).move_to_element_with_offset(canvas, target[1], target[2]).click().perform()
     label = "stored analysis %d" % target[0]
     wait.until(lambda d: d.find_element(By.ID, "ch-analysis").get_attribute("value") == str(target[0]))
     wait.until(lambda d: label in d.execute_script(
