@@ -137,6 +137,17 @@ TEST(SuiteOptimizer, AFarInfeasibleStartDoesNotSetTheScaleOfTheResidual) {
   EXPECT_LE(o.violation, 0.01);
 }
 
+// HS 57 from a random start (`sao_suite --starts random --seed 7`), feasible, where its
+// exponentials make F = 5e60: one step, predicted at a ratio of 0.035, took F to 1.7e48, and the
+// residual's floor, 1 % of the start's slope, called the slope of 3e51 there zero: `converged`
+// with f - f* = 1.7e48. The floor's reference is taken again after such a fall.
+TEST(SuiteOptimizer, AnObjectiveThatChangesItsScaleInOneStepIsNotConvergedByTheStartsScale) {
+  const Outcome o = run_sao(
+      "hs-057", {"design_variables.0.initial=0.658944", "design_variables.1.initial=-2.108002"});
+  EXPECT_TRUE(o.honest) << o.status << " at f = " << o.f;
+  EXPECT_TRUE(o.status != "converged" || o.solved) << o.status << " at f = " << o.f;
+}
+
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteCi, ::testing::ValuesIn(ci_problems()),
                          [](const auto& info) { return identifier(info.param); });
 
