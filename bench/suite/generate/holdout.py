@@ -57,7 +57,10 @@ def hock_schittkowski():
               [a, 9 / a], []))
     P.append((hs(9, "trigonometric objective, one linear equality", xs(2, -10, 10, [0, 0]),
                  {"f": "sin(pi*x1/12)*cos(pi*x2/16)", "h1": "4*x1 - 3*x2"},
-                 [C("h1", equals=0, scale=1)], -0.5, [-3, -4], GEN, ["equality"]), [-3, -4], []))
+                 [C("h1", equals=0, scale=1)], -0.5, [-3, -4], GEN, ["equality"]), [-3, -4],
+              [([7.5, 10], "x2 at its upper bound 10 (a bound added here), the equality active: "
+                           "f = sin(pi x2 / 8) / 2 along it falls towards the bound; found by SAO "
+                           "from the random start of `sao_suite --starts random --seed 4`")]))
     P.append((hs(38, "Colville's function, bounds", xs(4, -10, 10, [-3, -1, -3, -1]),
                  {"f": "100*(x2 - x1^2)^2 + (1 - x1)^2 + 90*(x4 - x3^2)^2 + (1 - x3)^2"
                        " + 10.1*((x2 - 1)^2 + (x4 - 1)^2) + 19.8*(x2 - 1)*(x4 - 1)"},
