@@ -1,11 +1,13 @@
 #include "sao/optimizer/subproblem.hpp"
 
 #include <nlopt.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -400,9 +402,9 @@ NlpRun solve_nlp_from(const ApproximateProblem& problem, NlpContext& context,
   return run;
 }
 
-LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
-                    bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
-                    std::string& message) {
+LpOutcome solve_nlp_rows(const ApproximateProblem& problem, bool relaxed, double beta, double level,
+                         bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
+                         std::string& message) {
   const int nx = static_cast<int>(problem.x0.size());
   const unsigned m = static_cast<unsigned>(problem.rows.size());
   NlpContext context;
@@ -458,6 +460,84 @@ LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta
     return LpOutcome::kInfeasible;
   }
   return LpOutcome::kOptimal;
+}
+
+// Gradients at x0 this close to a combination of others' (each scaled to length 1) count as
+// dependent (dependent_equality_rows).
+constexpr double kDependence = 1e-9;
+
+// The rows, both sides, of the equality constraints whose gradients at x0 are linear
+// combinations of other equalities' (a sum a study also writes term by term: HS 55's six
+// equalities have rank 5). SLSQP's active set then holds dependent rows, and its steps fail:
+// HS 55 from a random start had its proposals stop short of a region's edge or at b0, crawled
+// at move limits of 1e-4 and stalled 1.3 % above f*.
+std::vector<size_t> dependent_equality_rows(const ApproximateProblem& problem) {
+  const Study& study = *problem.study;
+  std::map<std::pair<int, int>, size_t> at;  // (constraint, point) -> row
+  for (size_t r = 0; r < problem.rows.size(); ++r)
+    at[{problem.rows[r].constraint, problem.rows[r].point}] = r;
+  std::vector<std::pair<size_t, size_t>> sides;  // per equality row: its two rows
+  for (size_t r = 0; r < problem.rows.size(); ++r) {
+    const int j = problem.rows[r].constraint;
+    const int partner = study.constraints[static_cast<size_t>(j)].equality_partner;
+    if (partner <= j) continue;
+    if (auto other = at.find({partner, problem.rows[r].point}); other != at.end())
+      sides.emplace_back(r, other->second);
+  }
+  if (sides.size() < 2) return {};
+  Eigen::MatrixXd jacobian;
+  problem.row_values(problem.x0, &jacobian);
+  Eigen::MatrixXd E(jacobian.cols(), static_cast<Eigen::Index>(sides.size()));
+  for (size_t e = 0; e < sides.size(); ++e) {
+    const Eigen::VectorXd g = jacobian.row(static_cast<Eigen::Index>(sides[e].first));
+    const double norm = g.norm();
+    E.col(static_cast<Eigen::Index>(e)) = norm > 0.0 && std::isfinite(norm)
+                                              ? Eigen::VectorXd(g / norm)
+                                              : Eigen::VectorXd::Zero(g.size());
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(E.rows(), E.cols());
+  qr.setThreshold(kDependence);
+  qr.compute(E);
+  std::vector<size_t> dropped;
+  for (Eigen::Index k = qr.rank(); k < E.cols(); ++k) {
+    const auto e = static_cast<size_t>(qr.colsPermutation().indices()(k));
+    dropped.push_back(sides[e].first);
+    dropped.push_back(sides[e].second);
+  }
+  return dropped;
+}
+
+// The NLP path: with dependent equalities (dependent_equality_rows), first without them; that
+// solution stands when they hold there (they do where the approximations are linear), else
+// every row is solved together.
+LpOutcome solve_nlp(const ApproximateProblem& problem, bool relaxed, double beta, double level,
+                    bool mma, bool scaled, Eigen::VectorXd& x, double& relaxation,
+                    std::string& message) {
+  const std::vector<size_t> dropped =
+      relaxed ? std::vector<size_t>{} : dependent_equality_rows(problem);
+  if (!dropped.empty()) {
+    ApproximateProblem reduced = problem;
+    reduced.rows.clear();
+    std::vector<Eigen::Index> kept;
+    for (size_t r = 0; r < problem.rows.size(); ++r) {
+      if (std::find(dropped.begin(), dropped.end(), r) != dropped.end()) continue;
+      reduced.rows.push_back(problem.rows[r]);
+      kept.push_back(static_cast<Eigen::Index>(r));
+    }
+    if (problem.shift.size() > 0) reduced.shift = problem.shift(kept);
+    Eigen::VectorXd xr;
+    double rr = 0.0;
+    std::string mr;
+    if (solve_nlp_rows(reduced, false, beta, level, mma, scaled, xr, rr, mr) ==
+            LpOutcome::kOptimal &&
+        problem.row_values(xr).maxCoeff() <= level + kFeasibility) {
+      spdlog::debug("subproblem: {} dependent equality rows set aside", dropped.size());
+      x = xr;
+      relaxation = rr;
+      return LpOutcome::kOptimal;
+    }
+  }
+  return solve_nlp_rows(problem, relaxed, beta, level, mma, scaled, x, relaxation, message);
 }
 
 }  // namespace
