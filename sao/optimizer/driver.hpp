@@ -492,12 +492,11 @@ class Driver {
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
   // ||s (.) dF/dx||_inf at the first feasible b0 (until one, at the first measured b0; taken
-  // again after a poorly predicted step took |F| down 1e9-fold): the reference of the residual's
-  // floor (optimality.hpp, measure_optimality).
+  // again after one poorly predicted step took |F| down 1e9-fold): the reference of the
+  // residual's floor (optimality.hpp, measure_optimality).
   double gradient_reference_ = 0.0;
-  double objective_reference_ = 0.0;  // |F| where gradient_reference_ was taken
-  bool reference_feasible_ = false;   // gradient_reference_ was taken at a feasible b0
-  double start_reference_ = 0.0;      // ||s (.) dF/dx||_inf at the first measured b0
+  bool reference_feasible_ = false;  // gradient_reference_ was taken at a feasible b0
+  double start_reference_ = 0.0;     // ||s (.) dF/dx||_inf at the first measured b0
   double merit_scale_ = 0.0;  // D against start_reference_: the penalty's floor, curvature's cap
   // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
   // whatever the strategy, so that a run switched to the trust region keeps it.
