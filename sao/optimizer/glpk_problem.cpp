@@ -1,5 +1,6 @@
 #include "sao/optimizer/glpk_problem.hpp"
 
+#include <climits>
 #include <csetjmp>
 
 namespace sao {
@@ -57,6 +58,24 @@ bool detail::glpk_guarded(void (*call)(void*), void* context, std::string& text)
   landing = nullptr;
   printed = nullptr;
   return true;
+}
+
+int simplex_with_fallbacks(glp_prob* lp, glp_smcp& parm, const std::function<bool(int)>& trouble) {
+  if (parm.it_lim == INT_MAX) {
+    parm.it_lim = kIterationsPerRow * (glp_get_num_rows(lp) + glp_get_num_cols(lp)) + 1000;
+  }
+  int ret = 0;
+  glpk_call([&] { ret = glp_simplex(lp, &parm); });
+  if (!trouble(ret)) return ret;
+  glp_std_basis(lp);
+  const int method = parm.meth;
+  parm.meth = GLP_DUALP;
+  glpk_call([&] { ret = glp_simplex(lp, &parm); });
+  parm.meth = method;
+  if (!trouble(ret)) return ret;
+  glp_std_basis(lp);
+  glpk_call([&] { ret = glp_exact(lp, &parm); });
+  return ret;
 }
 
 }  // namespace sao

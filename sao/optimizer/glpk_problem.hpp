@@ -1,9 +1,11 @@
 // A GLPK problem owned by a unique_ptr (the subproblem's LP and the multiplier estimate), and
-// GLPK calls whose fatal errors are exceptions instead of the end of the process.
+// GLPK calls whose fatal errors are exceptions instead of the end of the process, and the simplex
+// with its iteration limit and fallbacks (both LPs).
 #pragma once
 
 #include <glpk.h>
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -44,5 +46,18 @@ void glpk_call(Call&& call) {
   auto run = [](void* c) { (*static_cast<Call*>(c))(); };
   if (!detail::glpk_guarded(run, &call, text)) throw GlpkError("GLPK stopped: " + text);
 }
+
+// GLPK's simplex on `lp` (its matrix loaded), retried while `trouble(code)` says the answer will
+// not do (`code` GLPK's return code; the predicate may read `lp`'s status and solution): the
+// primal simplex, then from the standard basis the dual simplex, then the exact simplex in
+// rational arithmetic. Each attempt stops after `parm.it_lim` iterations, set here to
+// kIterationsPerRow times the rows and columns plus 1000 unless the caller set a limit: on
+// degenerate problems GLPK's primal simplex has been seen to run without end (a subproblem with
+// hundreds of time points of one history active at once; the multiplier LP of a design with 12
+// rows active at round-off, tests/data/optimality-degenerate-lp.json). The return code is the
+// last attempt's, GLP_EITLIM when it hit the limit. Through glpk_call: GlpkError on GLPK's
+// fatal errors.
+constexpr int kIterationsPerRow = 20;
+int simplex_with_fallbacks(glp_prob* lp, glp_smcp& parm, const std::function<bool(int)>& trouble);
 
 }  // namespace sao

@@ -108,11 +108,8 @@ std::string solve_multiplier_lp(glp_prob* lp, const std::vector<int>& ia,
     glpk_call([&] {
       glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
     });
-    glpk_call([&] { ret = glp_simplex(lp, &parm); });
-    if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
-      glp_std_basis(lp);
-      glpk_call([&] { ret = glp_exact(lp, &parm); });
-    }
+    ret = simplex_with_fallbacks(
+        lp, parm, [&](int code) { return code != 0 || glp_get_status(lp) != GLP_OPT; });
   } catch (const GlpkError& e) {
     return "the multiplier estimate: " + std::string(e.what());
   }

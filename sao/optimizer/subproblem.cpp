@@ -108,7 +108,6 @@ const char* to_string(SubproblemStatus status) {
 namespace {
 
 constexpr double kFeasibility = 1e-6;  // largest g_hat~ accepted as satisfied (1e-4 %)
-constexpr int kIterationsPerRow = 20;  // GLPK's simplex iteration limit per row and column
 
 // The largest violation of A x (- b_r) <= rhs at GLPK's current primal values, in the units of
 // the rows (normalised constraints), measured in double precision from the original data.
@@ -183,43 +182,27 @@ LpOutcome glpk_lp(const Eigen::VectorXd& c, const Eigen::MatrixXd& A, const Eige
   GlpkProblem lp = build_lp(c, A, rhs, lower, upper, relaxed, beta);
   const int nx = static_cast<int>(c.size());
   const int ncols = nx + (relaxed ? 1 : 0);
-  const int nrows = static_cast<int>(A.rows());
   if (scale) glpk_call([&] { glp_scale_prob(lp.get(), GLP_SF_AUTO); });
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_OFF;
-  // An iteration limit far above what these problems need (a few times rows + columns): on a
-  // highly degenerate problem (hundreds of time points of one history active at once) GLPK's
-  // primal simplex has been seen to run for more than 10 minutes without ending; hitting the
-  // limit (GLP_EITLIM) is numerical trouble like any other and is retried below.
-  parm.it_lim = kIterationsPerRow * (nrows + ncols) + 1000;
-  int ret = 0;
-  glpk_call([&] { ret = glp_simplex(lp.get(), &parm); });
-  // Numerical trouble, retried from the standard basis with the dual simplex, then in exact
-  // rational arithmetic (small problems): a simplex failure (GLP_EFAIL on a badly conditioned
-  // basis); "infeasible" for the relaxed problem, feasible by construction (b_r large enough);
-  // and an "optimal" answer that violates a row. GLPK judges feasibility in its scaled problem:
-  // on a subregion whose box is a few 1e-5 of a variable's value wide, its automatic scaling
-  // has been seen to call a design optimal that violates a normalised row by 0.04-0.2 (the truck
-  // damper study: an infeasible subproblem taken as feasible, so no feasibility step was ever
-  // made and the region shrank to nothing). Test:
+  // Numerical trouble, retried (simplex_with_fallbacks: the dual simplex, then exact rational
+  // arithmetic; each attempt with an iteration limit far above what these problems need): a
+  // simplex failure (GLP_EFAIL on a badly conditioned basis, GLP_EITLIM on a highly degenerate
+  // problem: hundreds of time points of one history active at once); "infeasible" for the relaxed
+  // problem, feasible by construction (b_r large enough); and an "optimal" answer that violates a
+  // row. GLPK judges feasibility in its scaled problem: on a subregion whose box is a few 1e-5 of
+  // a variable's value wide, its automatic scaling has been seen to call a design optimal that
+  // violates a normalised row by 0.04-0.2 (the truck damper study: an infeasible subproblem taken
+  // as feasible, so no feasibility step was ever made and the region shrank to nothing). Test:
   // Subproblem.AnLpGlpkCallsOptimalWhileViolatingARowIsSolvedAgain.
-  auto numerical_trouble = [&]() {
-    if (ret != 0) return true;
+  const int ret = simplex_with_fallbacks(lp.get(), parm, [&](int code) {
+    if (code != 0) return true;
     const int status = glp_get_status(lp.get());
     if (relaxed && (status == GLP_NOFEAS || status == GLP_INFEAS)) return true;
     return status == GLP_OPT && lp_row_violation(lp.get(), A, rhs, relaxed) > kFeasibility;
-  };
-  if (numerical_trouble()) {
-    glp_std_basis(lp.get());
-    parm.meth = GLP_DUALP;
-    glpk_call([&] { ret = glp_simplex(lp.get(), &parm); });
-  }
-  if (numerical_trouble()) {
-    glp_std_basis(lp.get());
-    glpk_call([&] { ret = glp_exact(lp.get(), &parm); });
-  }
+  });
   if (ret != 0) {
     message = (ret == GLP_EITLIM ? "GLPK's simplex reached its iteration limit (" +
                                        std::to_string(parm.it_lim) + ")"

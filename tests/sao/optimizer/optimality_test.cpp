@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace sao {
 namespace {
@@ -201,6 +205,40 @@ TEST(Optimality, UnboundedVariablesUseTheirOwnSize) {
   EXPECT_DOUBLE_EQ(s(0), 200.0);
   EXPECT_DOUBLE_EQ(s(1), 1.0);
   EXPECT_DOUBLE_EQ(s(2), 5.0);
+}
+
+Eigen::VectorXd vector_of(const nlohmann::json& j) {
+  const auto v = j.get<std::vector<double>>();
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+// A degenerate multiplier LP, the input of a run near its optimum (30 variables, 12 rows active
+// at round-off; tests/data/optimality-degenerate-lp.json says where it came from): GLPK's primal
+// simplex went on without end (more than 16 minutes), and with it the whole run. Its iterations
+// are limited now and the dual simplex and the exact one take over; the design is near a KKT
+// point, which the residual says.
+TEST(Optimality, ADegenerateMultiplierLpEndsAndMeasuresTheResidual) {
+  std::ifstream file(std::string(SAO_SOURCE_DIR) + "/tests/data/optimality-degenerate-lp.json");
+  ASSERT_TRUE(file.good());
+  const nlohmann::json j = nlohmann::json::parse(file);
+  OptimalityInput in;
+  in.x = vector_of(j.at("x"));
+  in.lower = vector_of(j.at("lower"));
+  in.upper = vector_of(j.at("upper"));
+  in.objective_gradient = vector_of(j.at("objective_gradient"));
+  in.row_values = vector_of(j.at("row_values"));
+  const auto& rows = j.at("row_jacobian");
+  in.row_jacobian.resize(static_cast<Eigen::Index>(rows.size()), in.x.size());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    in.row_jacobian.row(static_cast<Eigen::Index>(r)) = vector_of(rows[r]).transpose();
+  in.reference = j.at("reference").get<double>();
+  in.objective = j.at("objective").get<double>();
+  in.active_tolerance = j.at("active_tolerance").get<double>();
+  const Optimality o = first_order_optimality(in);
+  ASSERT_TRUE(o.computed) << o.message;
+  EXPECT_EQ(o.active_rows.size(), 12u);
+  EXPECT_LT(o.residual, 1e-3);
+  for (double lambda : o.multipliers) EXPECT_GE(lambda, 0.0);
 }
 
 }  // namespace
