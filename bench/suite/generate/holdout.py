@@ -49,7 +49,10 @@ def hock_schittkowski():
                  [1, 1], GEN, ["equality"]), [1, 1], []))
     P.append((hs(7, "a logarithm, one quartic equality", xs(2, -10, 10, [2, 2]),
                  {"f": "log(1 + x1^2) - x2", "h1": "(1 + x1^2)^2 + x2^2"}, [C("h1", equals=4)],
-                 -math.sqrt(3), [0, math.sqrt(3)], GEN, ["equality"]), [0, math.sqrt(3)], []))
+                 -math.sqrt(3), [0, math.sqrt(3)], GEN, ["equality"]), [0, math.sqrt(3)],
+              [([0, -math.sqrt(3)], "the equality's other pole: along it f = sqrt(3) + "
+                "(1 - 1/sqrt(3)) x1^2 + ..., least at x1 = 0; found by SAO from the random starts "
+                "of `sao_suite --starts random --seed 9` and `--seed 11`")]))
     a = math.sqrt((25 + math.sqrt(625 - 324)) / 2)
     P.append((hs(8, "constant objective, two equalities", xs(2, -10, 10, [2, 1]),
                  {"f": "-1 + 0*x1", "h1": "x1^2 + x2^2", "h2": "x1*x2"},
@@ -77,7 +80,11 @@ def hock_schittkowski():
                  xs(2, [-2, -10], [0.5, 10], [-2, 1]),
                  {"f": ROSEN, "c1": "x2^2 - x1", "c2": "x1^2 - x2", "c3": "x1^2 + x2^2"},
                  [C("c1", lower=0, scale=1), C("c2", lower=0, scale=1), C("c3", lower=1)],
-                 None, None, GEN), [-math.sqrt(t), t], []))
+                 None, None, GEN), [-math.sqrt(t), t],
+              [([0.009901006798161242, -0.999950983830899],
+                "c3 active (the unit circle) near (0, -1): along it f = 100.990099 is least there "
+                "(the Hessian along the circle 202); found by SAO from the random start of "
+                "`sao_suite --starts random --seed 5`")]))
     f110 = " + ".join("log(x%d - 2)^2 + log(10 - x%d)^2" % (i, i) for i in range(1, 11))
     product = "*".join("x%d" % i for i in range(1, 11))
     P.append((hs(110, "logarithms and a product, bounds", xs(10, 2.001, 9.999, 9),
