@@ -77,15 +77,16 @@ TrustRegionDecision decide_trust_region(const Options& options, const TrustRegio
       d.actions[i] = MoveAction::kEnlarged;
     }
   }
-  // The oscillation rule narrows the region along a variable, never to a needle: a factor it
-  // halves stays at least kMinAspect of the largest factor after this cycle (or where it was,
-  // when already below that).
+  // Never a needle: after an accepted step no factor is below kMinAspect of the largest. The
+  // oscillation rule's halving stops there (a factor it finds already below stays: that
+  // variable's approximation keeps overshooting); a factor left behind while others grew on their
+  // move limits is raised to it (the 60-variable suspension had factors 1e-9 of the largest,
+  // which a variable needed 20 and more doublings to leave once the model asked it to move).
   const double floor = kMinAspect * d.factors.maxCoeff();
   for (size_t i = 0; i < n; ++i) {
     const auto k = static_cast<Eigen::Index>(i);
-    if (d.actions[i] == MoveAction::kOscillation) {
-      d.factors(k) = std::max(d.factors(k), std::min(factors(k), floor));
-    }
+    const bool oscillates = d.actions[i] == MoveAction::kOscillation;
+    d.factors(k) = std::max(d.factors(k), oscillates ? std::min(factors(k), floor) : floor);
   }
   return d;
 }

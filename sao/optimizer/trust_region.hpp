@@ -44,9 +44,11 @@
 // no shrink. The halving stops at kMinAspect of the largest factor: a valley that zigzags
 // across a variable at every cycle would otherwise narrow it geometrically to nothing (1e-19
 // after 290 cycles of the linked suspension, issue 24) while the other variables still move,
-// and the run would stall at a point that is not stationary. A step (this one or the previous)
-// below kNegligibleStep of the variable's half-width is rounding, not a direction, and reverses
-// nothing (a symmetric design stays so).
+// and the run would stall at a point that is not stationary. Nor does any other factor stay
+// below that share after an accepted step: one left behind while the others doubled on their
+// move limits is raised to it (the 60-variable suspension had factors of 2.5e-10 beside 0.34).
+// A step (this one or the previous) below kNegligibleStep of the variable's half-width is
+// rounding, not a direction, and reverses nothing (a symmetric design stays so).
 #pragma once
 
 #include <Eigen/Dense>
@@ -82,7 +84,8 @@ constexpr double kAcceptRatio = 1e-2;  // eta
 constexpr double kMaxFactor = 1.0;     // largest move-limit factor the strategy grows to
 constexpr double kGrowRatio = 0.75;    // rho above which factors on their move limit grow
 constexpr double kPenaltyFloor = 0.1;  // mu >= this share of the residual normaliser D
-// The oscillation rule halves a factor down to this share of the largest factor and no further.
+// After an accepted step no factor is below this share of the largest (the oscillation rule's
+// halving stops there; a factor it finds below stays).
 constexpr double kMinAspect = 1e-2;
 // A step of a variable (this cycle's or the previous accepted one) smaller than this share of
 // its subregion's half-width is no direction: it does not count as a reversal.

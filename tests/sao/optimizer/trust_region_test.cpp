@@ -112,6 +112,30 @@ TEST(TrustRegion, OscillationNarrowsTheRegionButNeverToANeedle) {
   // approximations), keeping its shape.
   d = decide_trust_region(Options{}, facts(0.1, 1.0), Eigen::Vector2d(2e-3, 0.2));
   EXPECT_DOUBLE_EQ(d.factors(0), 2e-3 * Options{}.beta4);
+  TrustRegionFacts rejected = facts(0.1, 1.0);
+  rejected.actual = -0.1;
+  d = decide_trust_region(Options{}, rejected, Eigen::Vector2d(1e-4, 0.2));
+  EXPECT_FALSE(d.accept);
+  EXPECT_DOUBLE_EQ(d.factors(0) / d.factors(1), 1e-4 / 0.2);
+}
+
+// A factor that is not oscillating but was left behind while others grew on their move limits
+// (the 60-variable suspension: 2.5e-10 beside 0.34 after 195 cycles) is raised to kMinAspect of
+// the largest by the next accepted step, whatever its ratio; the largest is not touched.
+TEST(TrustRegion, AFactorLeftBehindIsRaisedToTheAspectFloor) {
+  for (double rho : {0.1, 0.5, 0.9}) {
+    SCOPED_TRACE(rho);
+    TrustRegionFacts f = facts(rho, 1.0, /*on_limit=*/false);
+    f.reversed = {false, false};
+    const TrustRegionDecision d = decide_trust_region(Options{}, f, Eigen::Vector2d(1e-9, 0.4));
+    const double largest = d.factors(1);
+    EXPECT_DOUBLE_EQ(d.factors(0), kMinAspect * largest);
+    EXPECT_LE(largest, 0.4);
+  }
+  // Above the floor a factor is left as the rules set it.
+  TrustRegionFacts f = facts(0.5, 1.0, /*on_limit=*/false);
+  f.reversed = {false, false};
+  EXPECT_DOUBLE_EQ(decide_trust_region(Options{}, f, Eigen::Vector2d(0.05, 0.4)).factors(0), 0.05);
 }
 
 TEST(TrustRegion, OnlyStepsBeyondRoundingReverse) {
