@@ -121,7 +121,8 @@ TEST(TrustRegion, OscillationNarrowsTheRegionButNeverToANeedle) {
 
 // A factor that is not oscillating but was left behind while others grew on their move limits
 // (the 60-variable suspension: 2.5e-10 beside 0.34 after 195 cycles) is raised to kMinAspect of
-// the largest by the next accepted step, whatever its ratio; the largest is not touched.
+// the largest by the next accepted step, whatever its ratio; the largest is left as the ratio's
+// rule sets it (kept, or shrunk by beta4 below a ratio of 0.25).
 TEST(TrustRegion, AFactorLeftBehindIsRaisedToTheAspectFloor) {
   for (double rho : {0.1, 0.5, 0.9}) {
     SCOPED_TRACE(rho);
