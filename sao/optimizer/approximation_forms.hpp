@@ -27,10 +27,12 @@
 //                curvature along the last step, Oren-Luenberger's scaling), or, when s'g <= 0, the
 //                quadratic form's diagonal above; floored at 1e-6 S (S below); then for each
 //                consecutive pair of the path (s = z_{i+1} - z_i, g = the slope difference in z)
-//                one BFGS update, skipped when s'g < 0.2 s'Hs (a pair with too little or
-//                negative curvature: H stays positive definite and holds only curvature the
-//                response showed; Powell's damping, used before, blended such pairs in and
-//                made a nonconvex objective's H stiff: HS 111). Where the path's gradients
+//                one BFGS update, skipped when s'g <= 1e-6 S s's (a pair without positive
+//                curvature: H stays positive definite and holds only curvature the response
+//                showed; Powell's damping, used before, blended such pairs in and made a
+//                nonconvex objective's H stiff: HS 111; skipping every pair with s'g < 0.2
+//                s'Hs, used until 2026-12-01, also dropped the pairs that correct a too stiff
+//                start: the suspension). Where the path's gradients
 //                overdetermine H (at least (n + 3) / 2 pairs s_i = z_i - z0, g_i = the slope
 //                difference to b0's) and one symmetric H fits all their secants H s_i = g_i by
 //                least squares within 1 % (the response is a quadratic over the path), that fit

@@ -717,6 +717,30 @@ TEST(ApproximationForms, QuasiNewtonSkipsANegativeCurvatureStepAndStaysConvex) {
   expect_consistent_gradient(*a, point({2.5, 1.7}));
 }
 
+TEST(ApproximationForms, QuasiNewtonTakesAPairFlatterThanItsStart) {
+  // r = 50 b1^2 + b2^2 / 2 (Hessian diag(100, 1)). The path (1, 1) -> (1, 3) -> (2, 3): the
+  // newest step, along b1, gives the start (s'g / s's) I = 100 I; the older one, along b2,
+  // shows a curvature of 1, a hundredth of what that start holds along it. The pair has
+  // positive curvature and enters: H = diag(100, 1), the Hessian. (Until 2026-12-01 a pair
+  // with s'g < 0.2 s'Hs was skipped, and H stayed 100 I, a hundred times too stiff along b2.)
+  const Function valley{"r", [](const VectorXd& b) { return 50 * b(0) * b(0) + 0.5 * b(1) * b(1); },
+                        [](const VectorXd& b) {
+                          return point({100 * b(0), b(1)});
+                        }};
+  const LoadedStudy s = make_study(2, "quasi_newton");
+  std::list<Evaluation> analyses;
+  ApproximationMemory memory;
+  const auto a = quasi_newton_at(
+      s, valley, {point({1.0, 1.0}), point({1.0, 3.0}), point({2.0, 3.0})}, memory, analyses);
+  const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
+  expect_close(H.col(0), point({100.0, 0.0}), 1e-9);
+  expect_close(H.col(1), point({0.0, 1.0}), 1e-9);
+  // A quadratic: the model is the response everywhere.
+  for (const VectorXd& x : {point({0.5, 0.5}), point({3.0, 1.5}), point({2.0, 4.0})}) {
+    EXPECT_NEAR(a->value(0, 0, 0, x), valley.value(x), 1e-9);
+  }
+}
+
 TEST(ApproximationForms, QuasiNewtonOfMirrorSymmetricStepsIsMirrorSymmetric) {
   // r symmetric in b1 <-> b2 (coupled); the path moves along the diagonal and b2 takes
   // rounding steps of 1e-13 of either sign: H stays symmetric under the swap.
