@@ -90,21 +90,22 @@ TEST(CentralDifferences, ARunThatDoesNotStallKeepsItsForwardDifferences) {
 }
 
 // Rosenbrock's valley cut by the unit disk (f* = 0.0456748 at (0.786, 0.618) on the disk's
-// edge), from (-1.2, 1), with forward differences of step 2e-3: at (0.601, 0.360), inside the
-// disk, their error (f_ii h / 2: 0.467 and 0.272) cancels the true gradient (-0.470, -0.272),
-// the residual falls below kkt_tolerance and the run would say `converged` at f = 0.159. (At
+// edge), from (-1.2, 1), with forward differences of step 2.5e-3: at (0.563, 0.315), inside the
+// disk, their error (f_ii h / 2: 0.500 and 0.329) cancels the true gradient (-0.504, -0.329),
+// the residual falls below kkt_tolerance and the run would say `converged` at f = 0.191. (At
 // step 1e-3 the same happened at f = 0.0812 until the objective's quasi-Newton matrix stopped
-// damping pairs of little curvature: that path now stalls and switches instead.)
+// damping pairs of little curvature, and at step 2e-3 at f = 0.159 until it kept the pairs of
+// small positive curvature (2026-12-01): those paths now reach the optimum or stall and switch.)
 const char* kValley = "problems/suite/rosenbrock-disk.json";
 constexpr double kValleyOptimum = 0.0456748087196;
-const std::string kValleyStep = "simulator.gradients.step=2e-3";
+const std::string kValleyStep = "simulator.gradients.step=2.5e-3";
 
 TEST(CentralDifferences, AConvergenceForwardDifferencesCannotConfirmGoesOnWithCentralOnes) {
   const RunSummary without =
       run_study(kValley, {kValleyStep, "settings.central_differences_to_confirm=false"});
   ASSERT_EQ(without.status, RunStatus::kConverged) << without.message;
   ASSERT_GT(without.objective, kValleyOptimum + 0.01)
-      << "forward differences of step 2e-3 no longer converge short of the optimum: the "
+      << "forward differences of step 2.5e-3 no longer converge short of the optimum: the "
          "test's premise";
 
   const RunSummary with = run_study(kValley, {kValleyStep});
@@ -137,25 +138,27 @@ TEST(CentralDifferences, AConvergenceAtTheSuitesStepNeedsNoConfirmation) {
   EXPECT_EQ(run.message.find("central"), std::string::npos) << run.message;
 }
 
-// HS 81 (three equalities in five variables, f* = 0.0539498) with the default step 1e-3: the
-// forward differences cannot confirm a convergence (cycle 13), central ones take over, and
-// their error (f''' h^2 / 6, with h = (1 + |b|) 1e-3 up to 2.7e-3 and the cubes of
-// -(x1^3 + x2^3 + 1)^2 / 2) keeps the measured residual near 1e-3 against kkt_tolerance 1e-5:
-// the run stalls at a solved point. Five-point differences at the same step err by
-// f^(5) h^4 / 30, and the run converges.
+// HS 81 (three equalities in five variables, f* = 0.0539498) with forward differences of step
+// 5e-3: they cannot confirm a convergence (cycle 9), central ones take over, and their error
+// (f''' h^2 / 6, with h = (1 + |b|) 5e-3 and the cubes of -(x1^3 + x2^3 + 1)^2 / 2) keeps the
+// measured residual near 3e-2 against kkt_tolerance 1e-5: the run stalls at a solved point.
+// Five-point differences at the same step err by f^(5) h^4 / 30, and the run converges. (At the
+// default step 1e-3 central differences stalled too until the objective's quasi-Newton matrix
+// kept the pairs of small positive curvature, 2026-12-01: that path now converges.)
 const char* kHs81 = "problems/suite/hs-081.json";
 constexpr double kHs81Optimum = 0.0539498477706;
+const std::string kHs81Step = "simulator.gradients.step=5e-3";
 
 TEST(CentralDifferences, ACentralDifferenceStallGoesOnWithFivePointDifferences) {
   const RunSummary without =
-      run_study(kHs81, {kStep, "settings.central_differences_on_stall=false"});
+      run_study(kHs81, {kHs81Step, "settings.central_differences_on_stall=false"});
   ASSERT_EQ(without.status, RunStatus::kStalled)
-      << "central differences of step 1e-3 no longer stall HS 81: the test's premise; "
+      << "central differences of step 5e-3 no longer stall HS 81: the test's premise; "
       << without.message;
   ASSERT_NE(without.message.find("gradients by central differences from cycle"), std::string::npos)
       << without.message;
 
-  const RunSummary with = run_study(kHs81, {kStep});
+  const RunSummary with = run_study(kHs81, {kHs81Step});
   ASSERT_EQ(with.status, RunStatus::kConverged) << with.message;
   EXPECT_NEAR(with.objective, kHs81Optimum, 1e-6);
   EXPECT_NE(with.message.find("gradients by five-point differences from cycle"), std::string::npos)
