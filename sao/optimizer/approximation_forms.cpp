@@ -332,11 +332,20 @@ std::optional<Eigen::MatrixXd> multi_secant_matrix(const Eigen::MatrixXd& B,
   return H;
 }
 
+// A response with at least this many pairs along the path and none of positive curvature is
+// not convex where the run goes: no positive definite matrix represents it, and BFGS, skipping
+// every pair, leaves the model linear (HS 111's objective, concave along x3 where equalities hold
+// the optimum: its Lagrangian model 10 to 30 times too stiff, 443 runs). It takes the diagonal
+// secant curvature of either sign instead: 179 runs. One pair: HS 93 101 -> 172 (benchmarks.md).
+constexpr int kNonconvexPairs = 2;
+
 // The quasi-Newton form's curvature matrix (in y) of one response value: diagonal start
 // `diagonal` (the quadratic form's c, in y), BFGS along the path (oldest first, the
 // cycle start last; pairs whose mean curvature is not above 1e-6 S skipped), eigenvalues clamped
-// to [max(lower, 0) S, upper S] in z = y / w.
+// to [max(lower, 0) S, upper S] in z = y / w; `either_sign` (the quadratic form's c with the floor
+// -max_curvature) where kNonconvexPairs or more pairs and none with positive curvature.
 Eigen::MatrixXd quasi_newton_matrix(const Eigen::RowVectorXd& diagonal,
+                                    const Eigen::RowVectorXd& either_sign,
                                     const std::vector<PathPoint>& path, const Eigen::VectorXd& w,
                                     double scale, const CurvatureLimits& limits) {
   const Eigen::Index n = w.size();
@@ -360,10 +369,16 @@ Eigen::MatrixXd quasi_newton_matrix(const Eigen::RowVectorXd& diagonal,
   } else {
     for (Eigen::Index k = 0; k < n; ++k) B(k, k) = std::max(diagonal(k) * w(k) * w(k), floor);
   }
+  int taken = 0;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     const Eigen::VectorXd s = (path[i + 1].y - path[i].y).cwiseQuotient(w);
     const Eigen::VectorXd g = (path[i + 1].a - path[i].a).transpose().cwiseProduct(w);
-    bfgs_update_or_skip(B, s, g, floor);
+    if (bfgs_update_or_skip(B, s, g, floor)) ++taken;
+  }
+  if (taken == 0 && path.size() > kNonconvexPairs) {
+    B.setZero();
+    B.diagonal() = either_sign.transpose();
+    return B;
   }
   if (auto fitted = multi_secant_matrix(B, path, w)) B = std::move(*fitted);
   const double lo = std::max(limits.lower, 0.0) * scale, hi = limits.upper * scale;
@@ -530,6 +545,7 @@ void Approximation::build_tables(const ApproximationMemory& memory) {
         t->slope.row(j) = a;
         const bool curved =
             form == ApproximationForm::kQuadratic || form == ApproximationForm::kQuasiNewton;
+        Eigen::RowVectorXd either_sign = Eigen::RowVectorXd::Zero(n);
         if (curved && earlier) {
           const Eigen::VectorXd dy = to_y(study_, earlier->b) - y0_;
           const double r_p = value_or_nan(study_, earlier->evaluation, i, c, j);
@@ -537,12 +553,16 @@ void Approximation::build_tables(const ApproximationMemory& memory) {
                                              ? slope_in_y(study_, earlier->b, rows_p->row(j))
                                              : Eigen::RowVectorXd::Constant(n, kNaN);
           t->second.row(j) = curvatures(t->r0(j), a, dy, r_p, a_p, width_, limits);
+          if (form == ApproximationForm::kQuasiNewton) {
+            either_sign = curvatures(t->r0(j), a, dy, r_p, a_p, width_,
+                                     {-options_.max_curvature, options_.max_curvature});
+          }
         }
         if (form == ApproximationForm::kQuasiNewton) {
           const std::vector<PathPoint> path =
               quasi_newton_path(study_, memory, {i, c, j}, b0_, y0_, t->r0(j), a);
-          t->hessian[static_cast<size_t>(j)] =
-              quasi_newton_matrix(t->second.row(j), path, width_, path_scale(path, width_), limits);
+          t->hessian[static_cast<size_t>(j)] = quasi_newton_matrix(
+              t->second.row(j), either_sign, path, width_, path_scale(path, width_), limits);
         } else if (form == ApproximationForm::kConservative) {
           t->direction = directions_[static_cast<size_t>(i)];
           t->rho(j) = initial_rho(memory, {i, c, j}, t->r0(j), a, same_start);

@@ -717,6 +717,35 @@ TEST(ApproximationForms, QuasiNewtonSkipsANegativeCurvatureStepAndStaysConvex) {
   expect_consistent_gradient(*a, point({2.5, 1.7}));
 }
 
+TEST(ApproximationForms, QuasiNewtonOfAResponseConcaveAlongItsPathTakesTheDiagonalOfEitherSign) {
+  // r = -b1^2 - 2 b2^2 (Hessian diag(-2, -4)). The path (1, 1) -> (2, 3) -> (3, 2): both pairs
+  // have negative curvature and BFGS skips them, which left the matrix at its floor (the model
+  // linear, HS 111's objective for a whole run). With two such pairs the response takes the
+  // diagonal secant of either sign: the newest step moved both variables, so it is the Hessian.
+  const Function concave{"r", [](const VectorXd& b) { return -b(0) * b(0) - 2 * b(1) * b(1); },
+                         [](const VectorXd& b) {
+                           return point({-2 * b(0), -4 * b(1)});
+                         }};
+  const LoadedStudy s = make_study(2, "quasi_newton");
+  std::list<Evaluation> analyses;
+  ApproximationMemory memory;
+  const auto a = quasi_newton_at(
+      s, concave, {point({1.0, 1.0}), point({2.0, 3.0}), point({3.0, 2.0})}, memory, analyses);
+  const Eigen::MatrixXd H = a->curvature_matrix({0, 0, 0});
+  expect_close(H.col(0), point({-2.0, 0.0}), 1e-9);
+  expect_close(H.col(1), point({0.0, -4.0}), 1e-9);
+  for (const VectorXd& x : {point({0.5, 0.5}), point({3.0, 1.5})}) {
+    EXPECT_NEAR(a->value(0, 0, 0, x), concave.value(x), 1e-9);
+  }
+  // One such pair is not enough: the matrix stays positive semi-definite.
+  std::list<Evaluation> analyses1;
+  ApproximationMemory memory1;
+  const Eigen::MatrixXd H1 =
+      quasi_newton_at(s, concave, {point({2.0, 3.0}), point({3.0, 2.0})}, memory1, analyses1)
+          ->curvature_matrix({0, 0, 0});
+  EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H1).eigenvalues().minCoeff(), 0.0);
+}
+
 TEST(ApproximationForms, QuasiNewtonTakesAPairFlatterThanItsStart) {
   // r = 50 b1^2 + b2^2 / 2 (Hessian diag(100, 1)). The path (1, 1) -> (1, 3) -> (2, 3): the
   // newest step, along b1, gives the start (s'g / s's) I = 100 I; the older one, along b2,
