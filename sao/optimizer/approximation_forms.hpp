@@ -40,13 +40,16 @@
 //                needs about n (approximation_forms.cpp, multi_secant_matrix). Then H's eigenvalues
 //                are clamped to [max(min_curvature, 0) S, max_curvature S] (only when one is
 //                outside), S the largest response scale at the path's designs (at b0 alone it
-//                vanishes next to a minimum of small value and would flatten H there). Value and
-//                gradient exact at b0; convex. Without an earlier gradient point it is the
-//                quadratic form. BFGS of mirror-symmetric steps and gradients is symmetric in exact
-//                arithmetic, but on the suspension study the designs lost their symmetry from cycle
-//                ~16 (docs/variational.md; a rounding-level asymmetry amplified, and the best
-//                symmetric design of that study is a saddle of it, so keeping the symmetry is not
-//                the right outcome there).
+//                vanishes next to a minimum of small value and would flatten H there). A path of
+//                two or more pairs none of which has positive curvature (BFGS skipped them all:
+//                the response is concave where the run goes, HS 111's objective) takes the
+//                quadratic form's diagonal with the floor -max_curvature instead, of either sign.
+//                Value and gradient exact at b0; convex but for that case. Without an earlier
+//                gradient point it is the quadratic form. BFGS of mirror-symmetric steps and
+//                gradients is symmetric in exact arithmetic, but on the suspension study the
+//                designs lost their symmetry from cycle ~16 (docs/variational.md; a rounding-level
+//                asymmetry amplified, and the best symmetric design of that study is a saddle of
+//                it, so keeping the symmetry is not the right outcome there).
 //  conservative  Svanberg's globally convergent MMA (CCSA, 2002; the 2007 GCMMA notes):
 //                r~ = r0 + sum_k [p_k (1/(U_k - y_k) - 1/(U_k - y0_k))
 //                                 + q_k (1/(y_k - L_k) - 1/(y0_k - L_k))]
