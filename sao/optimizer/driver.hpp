@@ -499,8 +499,10 @@ class Driver {
   double start_reference_ = 0.0;     // ||s (.) dF/dx||_inf at the first measured b0
   double merit_scale_ = 0.0;  // D against start_reference_: the penalty's floor, curvature's cap
   // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
-  // whatever the strategy, so that a run switched to the trust region keeps it.
+  // whatever the strategy, so that a run switched to the trust region keeps it; taken anew at
+  // the first feasible b0 (penalty_feasible_ from then on).
   double penalty_ = 0.0;
+  bool penalty_feasible_ = false;
   // The simulator runs of the last sensitivity analysis of b0 per load case, i.e. what one
   // cycle's gradients cost in analyses (extend_step; 0 before any).
   double gradient_cost_ = 0.0;

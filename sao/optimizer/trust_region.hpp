@@ -3,8 +3,9 @@
 //
 // After b* is analysed, the step is judged by a merit function, the exact penalty
 //   Phi(x) = F(x) + mu h(x),   h(x) = max(0, max_j g_hat_j(x))   (normalised violation)
-// with mu twice the largest sum of the constraint multipliers seen so far (optimality.hpp),
-// and at least kPenaltyFloor D (D: the residual normaliser, in the units of F; for one step's
+// with mu twice the largest sum of the constraint multipliers seen so far (optimality.hpp;
+// from the first feasible b0 on, since it: a far-infeasible start's are not the optimum's), and
+// at least kPenaltyFloor D (D: the residual normaliser, in the units of F; for one step's
 // judgement raised by penalty_for_step where that step trades F for feasibility), so that a step is
 // accepted when it improves the objective without giving up feasibility, or improves
 // feasibility. rho = (Phi(b0) - Phi(b*)) / (Phi(b0) - Phi~(b*)) compares the actual with the

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "bench/suite/suite.hpp"
 #include "simulators/internal_simulator.hpp"
@@ -160,6 +161,25 @@ TEST(SuiteOptimizer, DependentEqualitiesDoNotHoldTheSubproblemBack) {
   EXPECT_EQ(o.status, "converged");
   EXPECT_TRUE(o.solved) << "f " << o.f;
   EXPECT_LT(o.runs, 60);
+}
+
+// HS 93 from a random start (`sao_suite --starts random --seed 17`, every digit from its
+// stderr) at a violation of 100 %: the multipliers measured there set the merit's penalty to
+// 3.3e4 for the whole run, 80 times twice the optimum's (148 + 62), and every step along the
+// curved active constraint c1 (a product of the six variables) was judged by its second-order
+// violation: rejected, or corrected at a region of 1e-3 of the ranges, to the cycle limit of
+// 100 at a solved point (594 runs). The penalty is taken anew at the first feasible b0.
+TEST(SuiteOptimizer, TheMultipliersOfAFarInfeasibleStartDoNotSetThePenaltyForTheRun) {
+  const char* start[] = {"0.5", "10.111109975610471",  "0.5",
+                         "0.5", "0.60034725439307302", "0.24951096138295348"};
+  std::vector<std::string> sets;
+  for (int i = 0; i < 6; ++i) {
+    sets.push_back("design_variables." + std::to_string(i) + ".initial=" + start[i]);
+  }
+  const Outcome o = run_sao("hs-093", sets);
+  EXPECT_EQ(o.status, "converged") << o.cycles << " cycles, " << o.runs << " runs";
+  EXPECT_TRUE(o.solved) << "f " << o.f;
+  EXPECT_LT(o.cycles, 80);
 }
 
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteCi, ::testing::ValuesIn(ci_problems()),
