@@ -106,7 +106,9 @@ ScreenedStudy screen_study(const Study& study, const Options& options, const Eig
     } else if (c.g.time_dependent()) {
       points =
           retained_time_points(g_hat, options.cutoff, options.neighbours, options.regionalisation);
-    } else if (above_cutoff(g_hat(0), options.cutoff)) {
+    } else if (above_cutoff(g_hat(0), options.strategy == Strategy::kTrustRegion
+                                          ? options.scalar_cutoff
+                                          : options.cutoff)) {
       points = {0};
     }
     if (auto extra = also_retain.find(static_cast<int>(j)); extra != also_retain.end()) {

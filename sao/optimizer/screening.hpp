@@ -3,9 +3,10 @@
 // Second box of the flow: after b0 is analysed, every constraint is normalised
 // (g_hat = (g - c)/|c|, sign flipped for >=, `scale` instead of |c| when c = 0, raised by the
 // trust region to the start's largest |g|: TrustRegionStrategy::prepare) and only the ones
-// near or beyond their bound enter this cycle's subproblem. For a time-dependent
-// constraint only the time points around its critical local maxima are kept. These are pure
-// functions of the normalised values, so they are tested on synthetic histories;
+// near or beyond their bound enter this cycle's subproblem (above `cutoff`; with the trust
+// region, a scalar constraint above `scalar_cutoff`: by default from its zero on). For a
+// time-dependent constraint only the time points around its critical local maxima are kept. These
+// are pure functions of the normalised values, so they are tested on synthetic histories;
 // screen_study applies them to a whole study at b0.
 #pragma once
 

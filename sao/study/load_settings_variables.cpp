@@ -154,6 +154,8 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
       {"move_limit", &default_move}, {"min_move_limit", &options.min_move_factor},
   };
   for (const auto& f : numbers) *f.target = r.number_or(f.key, *f.target);
+  // A cutoff given screens the trust region's scalar constraints too (Options::scalar_cutoff).
+  if (r.has("cutoff")) options.scalar_cutoff = options.cutoff;
   // The first-order tolerance follows the objective accuracy unless given: the residual is the
   // first-order gain of a step of one characteristic size per variable, relative to the
   // objective's scale (optimality.hpp), so it is held below objacc as a fraction (objacc is in

@@ -194,8 +194,10 @@ class SumModel final : public ResponseModel {
   }
 };
 
-LoadedStudy sum_study(const nlohmann::json& constraint) {
+LoadedStudy sum_study(const nlohmann::json& constraint,
+                      const nlohmann::json& settings = nlohmann::json::object()) {
   nlohmann::json d = {{"load_cases", {{{"name", "only"}}}},
+                      {"settings", settings},
                       {"responses", {{{"name", "q"}, {"kind", "scalar"}}}},
                       {"objective", {{"minimize", "q"}}},
                       {"constraints", {constraint}},
@@ -234,6 +236,23 @@ TEST(Screening, ScreensTheSidesOfARangeApart) {
   const ScreenedStudy screened = screen_study(s, s.options, Eigen::Vector2d(2.0, 2.0), model);
   ASSERT_EQ(screened.rows.size(), 1u);
   EXPECT_EQ(s.constraints[screened.rows[0].constraint].sense, Sense::kLessEqual);
+}
+
+// The trust region retains a scalar constraint from its zero on (Options::scalar_cutoff): q <= 4
+// at q = 2 (g_hat = -0.5) enters its subproblem; the seed's strategy screens it out at its
+// cutoff 0.7 (g_hat >= -0.3), and so does the trust region when that cutoff is given.
+TEST(Screening, TheTrustRegionRetainsAScalarConstraintFromItsZeroUnlessACutoffIsGiven) {
+  const nlohmann::json c = {{"name", "c"}, {"of", {{"response", "q"}}}, {"upper", 4.0}};
+  const SumModel model;
+  const Eigen::Vector2d x(1.0, 1.0);
+  const LoadedStudy trust_region = sum_study(c);
+  EXPECT_EQ(screen_study(trust_region, trust_region.options, x, model).rows.size(), 1u);
+  const LoadedStudy seed = sum_study(c, {{"strategy", "seed"}});
+  EXPECT_TRUE(screen_study(seed, seed.options, x, model).rows.empty());
+  const LoadedStudy given = sum_study(c, {{"cutoff", 0.7}});
+  EXPECT_TRUE(screen_study(given, given.options, x, model).rows.empty());
+  const LoadedStudy half = sum_study(c, {{"cutoff", 0.5}});  // g_hat >= -0.5: kept
+  EXPECT_EQ(screen_study(half, half.options, x, model).rows.size(), 1u);
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ TEST(StudyLoader, LoadsTheBaseStudyWithDefaults) {
   EXPECT_DOUBLE_EQ(s.design[0].move_factor, 0.4);  // default
   EXPECT_DOUBLE_EQ(s.design[1].move_factor, 0.3);
   EXPECT_DOUBLE_EQ(s.options.cutoff, 0.7);
+  EXPECT_DOUBLE_EQ(s.options.scalar_cutoff, 0.0);  // the trust region's scalar constraints
   EXPECT_EQ(s.options.neighbours, 2);
   EXPECT_EQ(s.load_cases[0].grid.points, 101);
   EXPECT_EQ(s.responses[1].source, "yddot");
@@ -252,6 +253,15 @@ TEST(StudyLoader, ReportsEveryProblemAtOnce) {
   } catch (const StudyError& e) {
     EXPECT_EQ(e.problems().size(), 3u) << e.what();
   }
+}
+
+// A cutoff given screens the trust region's scalar constraints too.
+TEST(StudyLoader, ACutoffGivenAlsoSetsTheScalarCutoff) {
+  json d = base_study();
+  d["settings"] = {{"cutoff", 0.5}};
+  const LoadedStudy s = load_study(d);
+  EXPECT_DOUBLE_EQ(s.options.cutoff, 0.5);
+  EXPECT_DOUBLE_EQ(s.options.scalar_cutoff, 0.5);
 }
 
 TEST(StudyLoader, ChoiceSettingsAcceptTheirWordsOnly) {
