@@ -175,11 +175,12 @@ TEST(Driver, NonFiniteResponsesAndRelationsAreFailedAnalyses) {
   EXPECT_NE(r.message.find("nan"), std::string::npos) << r.message;
 }
 
-// Trust region: a constraint far inside its bound at b0 is screened out; when the proposal
-// violates it and is rejected, the next cycle from the same b0 keeps it.
+// Trust region: a constraint far inside its bound at b0 is screened out (the seed's cutoff 0.7,
+// given: by default the trust region keeps a scalar constraint from its zero on); when the
+// proposal violates it and is rejected, the next cycle from the same b0 keeps it.
 TEST(Driver, AConstraintViolatedByARejectedProposalIsNotScreenedOut) {
   // A subregion of half-width 2 (range sizing: 0.5 m (10 - 0.1)) around b0 = 1.
-  const LoadedStudy s = quartic_study(4.0 / 9.9, nlohmann::json::object(), true);
+  const LoadedStudy s = quartic_study(4.0 / 9.9, {{"cutoff", 0.7}}, true);
   FakeSimulator sim = quartic_simulator();
   Driver driver(s, sim, s.options);
   const CycleRecord first = driver.step();  // r = 1 at b0: g_hat = -0.94, screened out
