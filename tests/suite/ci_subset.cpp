@@ -165,7 +165,7 @@ TEST(SuiteOptimizer, DependentEqualitiesDoNotHoldTheSubproblemBack) {
 
 // HS 93 from a random start (`sao_suite --starts random --seed 17`, every digit from its
 // stderr) at a violation of 100 %: the multipliers measured there set the merit's penalty to
-// 3.3e4 for the whole run, 80 times twice the optimum's (148 + 62), and every step along the
+// 3.3e4 for the whole run, 80 times the 2 (148 + 62) the optimum needs, and every step along the
 // curved active constraint c1 (a product of the six variables) was judged by its second-order
 // violation: rejected, or corrected at a region of 1e-3 of the ranges, to the cycle limit of
 // 100 at a solved point (594 runs). The penalty is taken anew at the first feasible b0.
