@@ -210,7 +210,10 @@ int update_conservatism(ApproximationMemory& memory, const Approximation& used,
 // After every cycle (its proposal analysed, or failed: at_star.ok == false): calls
 // update_conservatism and keeps the cycle start (with its gradients) and the proposal as the
 // earlier points of the quadratic form, and the cycle start on the quasi-Newton form's path.
+// start_measured false: the start's gradients were modelled (a secant cycle, Driver::approximate):
+// nothing of this cycle is kept but the conservatism, and the earlier points without gradients
+// are dropped, so that the next start's curvature comes from the last start analysed with them.
 void remember(ApproximationMemory& memory, const Approximation& used, const Eigen::VectorXd& x_star,
-              const Evaluation& at_star);
+              const Evaluation& at_star, bool start_measured = true);
 
 }  // namespace sao

@@ -26,22 +26,6 @@ bool uses_responses(const Criterion& c) {
   return c.program->uses_responses();
 }
 
-// How the simulator computed e's gradients: the one method its load cases name, else each
-// case's ("steady: direct (auto); crash: forward differences"); "" when none says.
-std::string gradient_method(const Study& study, const Evaluation& e) {
-  std::set<std::string> methods;
-  for (const CaseResult& c : e.cases) {
-    if (!c.gradient_method.empty()) methods.insert(c.gradient_method);
-  }
-  if (methods.size() <= 1) return methods.empty() ? std::string() : *methods.begin();
-  std::string out;
-  for (size_t c = 0; c < e.cases.size() && c < study.load_cases.size(); ++c) {
-    if (e.cases[c].gradient_method.empty()) continue;
-    out += (out.empty() ? "" : "; ") + study.load_cases[c].name + ": " + e.cases[c].gradient_method;
-  }
-  return out;
-}
-
 }  // namespace
 
 const char* to_string(RunStatus status) {
@@ -301,25 +285,26 @@ const CycleRecord& Driver::step() {
   std::unique_ptr<Approximation> approximation;
   Evaluation fitted;
   std::string failure;
-  if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure)) {
+  const MeritState merit = merit_state();
+  if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure, true)) {
     return fail_cycle(rec, failure);
   }
-  if (!unsized_.empty()) {
-    strategy_->size_by_gradients(study_, unsized_, problem);
-    summary_.note_scales(study_);
-  }
-  // Reliability targets: their margins measured at b0 hold in this cycle's subproblem and in the
-  // judgement of its proposal (V0 below on).
-  if (approximated && has_reliability_targets(study_)) {
-    const std::string why = set_reliability_margins(problem, rec);
-    if (!why.empty()) return fail_cycle(rec, why);
-  }
+  if (!size_and_margin(problem, approximated, rec, failure)) return fail_cycle(rec, failure);
 
   // First-order optimality at b0 (gradients exist unless multi-point): with the trust-region
   // strategy a feasible b0 that satisfies it ends the run, before any further analysis.
   const double V0 = violation(x0_, e0);
   if (noisy_.approximation != ApproximationSource::kMultipoint && !metamodel_strategy()) {
-    const RowsAtStart rows = measure_optimality(problem, V0, rec);
+    RowsAtStart rows = measure_optimality(problem, V0, rec);
+    if (secant_cycle_ && near_first_order()) {
+      // The secant's gradients are a model's: a b0 they call (nearly) first-order is measured.
+      restore_merit_state(merit);
+      if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure,
+                       false)) {
+        return fail_cycle(rec, failure);
+      }
+      rows = measure_optimality(problem, V0, rec);
+    }
     if (converged_at_b0(V0, rec)) {
       doubt_convergence(problem, rec);
       return close_cycle(rec);
@@ -369,6 +354,7 @@ const CycleRecord& Driver::step() {
         next_direction(x_opt.head(n), problem.lower.head(n), problem.upper.head(n), direction_);
   }
   judge(problem, sub, F_approx, x_opt, facts, rec);
+  keep_approximation(std::move(approximation), std::move(secant_owned_));
   if (rec.converged) {
     doubt_convergence(problem, rec);
   } else {
@@ -410,39 +396,6 @@ ApproximateProblem Driver::screened_problem(const ExactResponses& exact0, CycleR
     problem.upper.head(n) = upper;
   }
   return problem;
-}
-
-bool Driver::approximate(ApproximateProblem& problem, const Evaluation& e0,
-                         const ExactResponses& exact0,
-                         const std::vector<DerivativeRequest>& derivatives, CycleRecord& rec,
-                         std::unique_ptr<Approximation>& approximation, Evaluation& fitted,
-                         std::string& failure) {
-  // The approximation: sensitivities of what the retained rows and the objective need, or
-  // a fit over plan points (multi-point).
-  gradient_cost_ = 0.0;
-  if (derivatives.empty()) {
-    problem.model = &exact0;  // no response enters the subproblem
-    return true;
-  }
-  if (metamodel_strategy()) return fit_metamodel(problem, derivatives, rec, failure);
-  if (noisy_.approximation == ApproximationSource::kMultipoint) {
-    if (!fit_plan_points(problem, e0, rec, fitted, failure)) return false;
-    approximation =
-        make_approximation(study_, noisy_, fitted, x0_, problem.lower, problem.upper, memory_);
-  } else {
-    const Evaluation* with_gradients = analyse(x0_, derivatives);
-    if (!with_gradients) {
-      failure = "sensitivity analysis of b0 failed: " + last_failure_;
-      return false;
-    }
-    rec.gradient_method = gradient_method(study_, *with_gradients);
-    gradient_cost_ = static_cast<double>(with_gradients->cost.runs) /
-                     static_cast<double>(std::max<size_t>(1, study_.load_cases.size()));
-    approximation = make_approximation(study_, noisy_, *with_gradients, x0_, problem.lower,
-                                       problem.upper, memory_);
-  }
-  problem.model = approximation.get();
-  return true;
 }
 
 CycleFacts Driver::active_limits(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt,
@@ -490,7 +443,7 @@ const Evaluation* Driver::analyse_proposal(const ApproximateProblem& problem, do
   }
   // The forms beyond linear learn from b*: curvature (quadratic), conservatism (rho).
   if (const auto* used = dynamic_cast<const Approximation*>(problem.model)) {
-    remember(memory_, *used, x_opt, *e_opt);
+    remember(memory_, *used, x_opt, *e_opt, !secant_cycle_);
   }
   const ExactResponses exact_opt(study_, *e_opt);
   if (noisy_.repair_auxiliary) {

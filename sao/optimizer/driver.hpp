@@ -103,6 +103,10 @@ bool by_forward_differences(const std::string& method);
 // The order of the finite differences a gradient method names (forward, central, five-point);
 // nullopt for any other method (analytic, provided, none).
 std::optional<DifferenceOrder> differences_of(const std::string& method);
+// True when e has gradients (of differences of at least `order`, if differences) of every value
+// `wanted` asks for.
+bool covers(const Study& study, const Evaluation& e, const std::vector<DerivativeRequest>& wanted,
+            DifferenceOrder order);
 
 // The first-order optimality measured last (optimality.hpp), as result.json reports it.
 struct FinalOptimality {
@@ -308,10 +312,43 @@ class Driver {
   // Sets problem.model: exact0 when nothing is approximated, else the cycle's Approximation
   // (approximation_forms.hpp) from the sensitivities at b0 or (multi-point) the fit. False with
   // `failure` when that failed.
+  // `secant`: the gradients may be the last approximation's, updated (secant_start).
   bool approximate(ApproximateProblem& problem, const Evaluation& e0, const ExactResponses& exact0,
                    const std::vector<DerivativeRequest>& derivatives, CycleRecord& rec,
                    std::unique_ptr<Approximation>& approximation, Evaluation& fitted,
-                   std::string& failure);
+                   std::string& failure, bool secant);
+  // After the approximation at b0: constraints the start left unsized sized by its gradients,
+  // and reliability targets' margins measured at b0 (they hold in this cycle's subproblem and
+  // in the judgement of its proposal). False with `failure` when the margins failed.
+  bool size_and_margin(ApproximateProblem& problem, bool approximated, CycleRecord& rec,
+                       std::string& failure);
+  // Secant cycles (settings' secant_cycles): true when this cycle's gradients at b0 may be taken
+  // from the last cycle's approximation instead of a sensitivity analysis: the trust region,
+  // gradients that cost analyses, the last cycle's proposal (now b0) accepted on a move limit
+  // with a ratio near 1, scalar responses only, the last approximation carrying every value
+  // asked for, and fewer secant cycles in a row than the setting allows.
+  bool secant_start(const std::vector<DerivativeRequest>& derivatives) const;
+  // The analysis e0 of b0 with gradients: the last approximation's at b0, each corrected along
+  // the step (in the variables scaled by their sizes) by twice the approximation's error at b0.
+  Evaluation secant_evaluation(const Evaluation& e0,
+                               const std::vector<DerivativeRequest>& derivatives) const;
+  // Keeps the cycle's approximation (and the secant evaluation it refers to) for the next.
+  void keep_approximation(std::unique_ptr<Approximation> approximation,
+                          std::unique_ptr<Evaluation> owned);
+  // What measure_optimality changes besides the record, to measure a b0 again.
+  struct MeritState {
+    double penalty;
+    bool penalty_feasible;
+    double gradient_reference;
+    bool reference_feasible;
+    double start_reference;
+    double merit_scale;
+    double last_slope;
+  };
+  MeritState merit_state() const;
+  void restore_merit_state(const MeritState& m);
+  // The residual measured at b0 is within reach of convergence (kSecantConfirm).
+  bool near_first_order() const;
   // Move limits and bounds active at b* (counted in rec.active_move_limits).
   CycleFacts active_limits(const ApproximateProblem& problem, const Eigen::VectorXd& x_opt,
                            CycleRecord& rec) const;
@@ -497,6 +534,7 @@ class Driver {
   double gradient_reference_ = 0.0;
   bool reference_feasible_ = false;  // gradient_reference_ was taken at a feasible b0
   double start_reference_ = 0.0;     // ||s (.) dF/dx||_inf at the first measured b0
+  double last_slope_ = 0.0;          // ||s (.) dF/dx||_inf at the last measured b0
   double merit_scale_ = 0.0;  // D against start_reference_: the penalty's floor, curvature's cap
   // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
   // whatever the strategy, so that a run switched to the trust region keeps it; taken anew at
@@ -516,6 +554,14 @@ class Driver {
   std::map<int, std::set<int>> violated_by_rejected_;
   std::vector<std::string> on_move_limit_;  // design variables on a move limit at the last b*
   std::unique_ptr<MetamodelResponses> metamodel_;  // the metamodel strategy's, of this cycle
+  // Secant cycles: the last cycle's approximation (and the evaluation it refers to when that
+  // was a secant cycle's), this cycle's secant evaluation, whether this cycle is one, how many
+  // in a row, and what the last sensitivity analysis of b0 cost (per load case).
+  std::unique_ptr<Approximation> last_approximation_;
+  std::unique_ptr<Evaluation> last_owned_, secant_owned_;
+  bool secant_cycle_ = false;
+  int secant_run_ = 0;
+  double measured_gradient_cost_ = 0.0;
 };
 
 }  // namespace sao

@@ -8,7 +8,6 @@
 #include "sao/study/criteria.hpp"
 
 namespace sao {
-namespace {
 
 // `order`: the run's finite differences are of at least this order (Driver::differences_), so
 // differences of a lower one do not cover the request.
@@ -30,6 +29,8 @@ bool covers(const Study& study, const Evaluation& e, const std::vector<Derivativ
   }
   return true;
 }
+
+namespace {
 
 // Names the first response value (or requested derivative) that is NaN or infinite: such an
 // analysis is failed, never used (a NaN compares false with every bound and would pass).

@@ -29,6 +29,12 @@ std::string row_name(const Study& study, const RetainedRow& row) {
 // other strategies' records carry no ratio).
 constexpr double kStaleFall = 1e-9;
 constexpr double kPoorRatio = 0.25;
+// The least share of the last b0's slope a first feasible b0's slope is taken as the reference
+// of the residual's floor (measure_optimality).
+constexpr double kStationaryShare = 1e-3;
+// A secant cycle whose b0 has a residual within this many kkt_tolerance takes the true gradients
+// (the trust region converges on a residual within 10 of them: converged_on_prediction).
+constexpr double kSecantConfirm = 100.0;
 
 bool stale_reference(const std::vector<CycleRecord>& history) {
   for (auto r = history.rbegin(); r != history.rend(); ++r) {
@@ -54,18 +60,28 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, double
   // start far out makes every later slope look like zero against its own (HS 49 from a
   // 1000-fold violation: 7.6e6 there, 0.70 at f = 0.19, where the run said `converged`; f* = 0).
   // Until a feasible b0, the first measured one's, as convergence needs a feasible b0 anyway.
+  // A first feasible b0 that a step from an infeasible one reached at a stationary point has no
+  // slope to speak of (differences' noise: 2e-8 where the last b0's was 41 and F is 4.5, on a
+  // convex quadratic whose bound went inactive), and with it as the reference the residual stays
+  // 1 for ever (D <= reference): the reference is then kStationaryShare of the last b0's slope
+  // at least. Stationary: its slope below kStationaryShare of both the last b0's and |F| (HS 57's
+  // exponentials fall 20 orders in one step, to a slope 75 times |F|: no stationary point).
   // The merit's scale (the penalty's floor, the curvature's cap) keeps the first measured b0's.
   const double slope =
       scaled_gradient_norm(in.objective_gradient, variable_sizes(in.x, in.lower, in.upper));
   if (start_reference_ == 0.0) start_reference_ = slope;
-  if (gradient_reference_ == 0.0 || (!reference_feasible_ && V0 <= noisy_.vioacc) ||
+  const bool first_feasible = !reference_feasible_ && V0 <= noisy_.vioacc;
+  if (gradient_reference_ == 0.0 || first_feasible ||
       (reference_feasible_ && V0 <= noisy_.vioacc && noisy_.strategy == Strategy::kTrustRegion &&
        stale_reference(summary_.history))) {
     if (slope > 0.0) {
-      gradient_reference_ = slope;
+      const bool stationary = slope < kStationaryShare * std::abs(in.objective);
+      gradient_reference_ =
+          first_feasible && stationary ? std::max(slope, kStationaryShare * last_slope_) : slope;
       reference_feasible_ = V0 <= noisy_.vioacc;
     }
   }
+  last_slope_ = slope;
   in.reference = gradient_reference_;
   merit_scale_ =
       residual_normaliser(slope, in.objective, start_reference_ > 0.0 ? start_reference_ : slope);
@@ -132,8 +148,30 @@ void Driver::learn_lagrangian_curvature(ApproximateProblem& problem, const RowsA
       !optimality_.computed) {
     return;
   }
-  lagrangian_.update(problem, rows, optimality_, noisy_.max_curvature * merit_scale_);
+  // A secant cycle's gradients are the last approximation's: no pair to learn from.
+  if (!secant_cycle_) {
+    lagrangian_.update(problem, rows, optimality_, noisy_.max_curvature * merit_scale_);
+  }
   problem.curvature = lagrangian_.matrix();
+}
+
+Driver::MeritState Driver::merit_state() const {
+  return {penalty_,         penalty_feasible_, gradient_reference_, reference_feasible_,
+          start_reference_, merit_scale_,      last_slope_};
+}
+
+void Driver::restore_merit_state(const MeritState& m) {
+  penalty_ = m.penalty;
+  penalty_feasible_ = m.penalty_feasible;
+  gradient_reference_ = m.gradient_reference;
+  reference_feasible_ = m.reference_feasible;
+  start_reference_ = m.start_reference;
+  merit_scale_ = m.merit_scale;
+  last_slope_ = m.last_slope;
+}
+
+bool Driver::near_first_order() const {
+  return !optimality_.computed || optimality_.residual <= kSecantConfirm * noisy_.kkt_tolerance;
 }
 
 bool Driver::converged_at_b0(double V0, CycleRecord& rec) {

@@ -196,6 +196,7 @@ void read_settings(const json& node, Options& options, double& default_move, Pro
     options.central_differences_to_confirm = *v;
   }
   if (auto v = r.integer("extend_steps")) options.extend_steps = *v;
+  if (auto v = r.integer("secant_cycles")) options.secant_cycles = *v;
   options.max_curvature = r.number_or("max_curvature", options.max_curvature);
   options.require_free_move_limits = multipoint;
   if (auto v = r.boolean("require_free_move_limits")) options.require_free_move_limits = *v;

@@ -87,6 +87,9 @@ std::vector<std::string> Options::validate() const {
   if (extend_steps < 0) {
     broken.push_back(rule("extend_steps", "must be >= 0, got " + std::to_string(extend_steps)));
   }
+  if (secant_cycles < 0) {
+    broken.push_back(rule("secant_cycles", "must be >= 0, got " + std::to_string(secant_cycles)));
+  }
   if (max_failures < 0) {
     broken.push_back(rule("max_failures", "must be >= 0, got " + std::to_string(max_failures)));
   }

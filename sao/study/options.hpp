@@ -170,6 +170,12 @@ struct Options {
   // limits and predicted well may be extended in the enlarged subregion with the same
   // approximations, one analysis each (Driver::extend_step; "extend_steps"; 0: never).
   int extend_steps = 3;
+  // Trust region with sensitivities that cost analyses: at most this many cycles in a row take
+  // their gradients at b0 from the last cycle's approximation, corrected by its error at b0,
+  // instead of a sensitivity analysis, when that cycle's proposal (now b0) was accepted with a
+  // ratio within 0.2 of 1 while held by a move limit (Driver::secant_start; "secant_cycles";
+  // 0: never).
+  int secant_cycles = 2;
   double max_curvature = 1e3;
 
   // Adds `noise` to each percentage (call once, after loading).

@@ -23,6 +23,9 @@ namespace {
 // on a quadratic: after the switch the run converges at the optimum.
 const char* kStudy = "problems/suite/hs-028.json";
 const std::string kStep = "simulator.gradients.step=1e-3";
+// Every run here takes its gradients by differences at every cycle: no secant cycle (settings'
+// secant_cycles, secant_cycles_test.cpp) stands between a stall and the switch it causes.
+const std::string kNoSecant = "settings.secant_cycles=0";
 
 // The index of the first cycle record whose message contains `words`, or the history's size.
 size_t first_cycle_saying(const RunSummary& run, const std::string& words) {
@@ -54,7 +57,7 @@ void expect_the_same_path_then(const RunSummary& with, const RunSummary& without
 
 TEST(CentralDifferences, AForwardDifferenceStallSwitchesAndTheRunConverges) {
   const RunSummary without =
-      run_study(kStudy, {kStep, "settings.central_differences_on_stall=false"});
+      run_study(kStudy, {kNoSecant, kStep, "settings.central_differences_on_stall=false"});
   ASSERT_EQ(without.status, RunStatus::kStalled)
       << "forward differences of step 1e-3 no longer stall HS 28: the test's premise; "
       << without.message;
@@ -64,7 +67,7 @@ TEST(CentralDifferences, AForwardDifferenceStallSwitchesAndTheRunConverges) {
     }
   }
 
-  const RunSummary with = run_study(kStudy, {kStep});
+  const RunSummary with = run_study(kStudy, {kNoSecant, kStep});
   ASSERT_EQ(with.status, RunStatus::kConverged) << with.message;
   EXPECT_NEAR(with.objective, 0.0, 1e-8);
   EXPECT_NE(with.message.find("gradients by central differences from cycle"), std::string::npos)
@@ -79,7 +82,7 @@ TEST(CentralDifferences, AForwardDifferenceStallSwitchesAndTheRunConverges) {
 
 TEST(CentralDifferences, ARunThatDoesNotStallKeepsItsForwardDifferences) {
   // The suite's step (1e-6): HS 28 converges with forward differences, nothing switches.
-  const RunSummary run = run_study(kStudy);
+  const RunSummary run = run_study(kStudy, {kNoSecant});
   ASSERT_EQ(run.status, RunStatus::kConverged) << run.message;
   EXPECT_EQ(run.message.find("central"), std::string::npos) << run.message;
   for (const CycleRecord& r : run.history) {
@@ -102,13 +105,13 @@ const std::string kValleyStep = "simulator.gradients.step=2.5e-3";
 
 TEST(CentralDifferences, AConvergenceForwardDifferencesCannotConfirmGoesOnWithCentralOnes) {
   const RunSummary without =
-      run_study(kValley, {kValleyStep, "settings.central_differences_to_confirm=false"});
+      run_study(kValley, {kNoSecant, kValleyStep, "settings.central_differences_to_confirm=false"});
   ASSERT_EQ(without.status, RunStatus::kConverged) << without.message;
   ASSERT_GT(without.objective, kValleyOptimum + 0.01)
       << "forward differences of step 2.5e-3 no longer converge short of the optimum: the "
          "test's premise";
 
-  const RunSummary with = run_study(kValley, {kValleyStep});
+  const RunSummary with = run_study(kValley, {kNoSecant, kValleyStep});
   // Honest: converged only at the optimum, else a status that does not claim it.
   if (with.status == RunStatus::kConverged) {
     EXPECT_NEAR(with.objective, kValleyOptimum, 1e-4) << with.message;
@@ -132,7 +135,7 @@ TEST(CentralDifferences, AConvergenceForwardDifferencesCannotConfirmGoesOnWithCe
 
 TEST(CentralDifferences, AConvergenceAtTheSuitesStepNeedsNoConfirmation) {
   // Step 1e-6: the error hides nothing worth a cycle, the run converges as before.
-  const RunSummary run = run_study(kValley);
+  const RunSummary run = run_study(kValley, {kNoSecant});
   ASSERT_EQ(run.status, RunStatus::kConverged) << run.message;
   EXPECT_NEAR(run.objective, kValleyOptimum, 1e-6);
   EXPECT_EQ(run.message.find("central"), std::string::npos) << run.message;
@@ -151,14 +154,14 @@ const std::string kHs81Step = "simulator.gradients.step=5e-3";
 
 TEST(CentralDifferences, ACentralDifferenceStallGoesOnWithFivePointDifferences) {
   const RunSummary without =
-      run_study(kHs81, {kHs81Step, "settings.central_differences_on_stall=false"});
+      run_study(kHs81, {kNoSecant, kHs81Step, "settings.central_differences_on_stall=false"});
   ASSERT_EQ(without.status, RunStatus::kStalled)
       << "central differences of step 5e-3 no longer stall HS 81: the test's premise; "
       << without.message;
   ASSERT_NE(without.message.find("gradients by central differences from cycle"), std::string::npos)
       << without.message;
 
-  const RunSummary with = run_study(kHs81, {kHs81Step});
+  const RunSummary with = run_study(kHs81, {kNoSecant, kHs81Step});
   ASSERT_EQ(with.status, RunStatus::kConverged) << with.message;
   EXPECT_NEAR(with.objective, kHs81Optimum, 1e-6);
   EXPECT_NE(with.message.find("gradients by five-point differences from cycle"), std::string::npos)
@@ -177,12 +180,12 @@ TEST(CentralDifferences, ACentralDifferenceStallGoesOnWithFivePointDifferences) 
 TEST(CentralDifferences, ACrawlTheForwardDifferencesHoldBackGoesOnWithCentralOnes) {
   const char* hs46 = "problems/suite/hs-046.json";
   const RunSummary without =
-      run_study(hs46, {kStep, "settings.central_differences_to_confirm=false"});
+      run_study(hs46, {kNoSecant, kStep, "settings.central_differences_to_confirm=false"});
   ASSERT_EQ(without.status, RunStatus::kCycleLimit)
       << "HS 46 no longer crawls with forward differences of step 1e-3: the test's premise; "
       << without.message;
 
-  const RunSummary with = run_study(hs46, {kStep});
+  const RunSummary with = run_study(hs46, {kNoSecant, kStep});
   ASSERT_EQ(with.status, RunStatus::kConverged) << with.message;
   EXPECT_NEAR(with.objective, 0.0, 1e-8);
   EXPECT_NE(with.message.find("(forward differences' error outweighed the predicted gain of cycle"),
@@ -214,7 +217,8 @@ TEST(CentralDifferences, AStoredRunReplaysTheSwitchCycleByCycleAndAfterARestart)
   nlohmann::json document =
       read_study_document(std::string(SAO_SOURCE_DIR) + "/problems/suite/hs-046.json");
   apply_override(document, kStep);
-  const RunSummary whole = run_study("problems/suite/hs-046.json", {kStep});
+  apply_override(document, kNoSecant);
+  const RunSummary whole = run_study("problems/suite/hs-046.json", {kNoSecant, kStep});
   ASSERT_EQ(whole.status, RunStatus::kConverged) << whole.message;
   const size_t switched = first_cycle_saying(whole, "central differences from here on");
   ASSERT_LT(switched + 2, whole.history.size()) << whole.message;
@@ -233,14 +237,7 @@ TEST(CentralDifferences, AStoredRunReplaysTheSwitchCycleByCycleAndAfterARestart)
     StudySession session(path, true);
     session.begin(document, "hs-046.json", 0);
   }
-  std::vector<CycleRecord> stepped;
-  for (size_t c = 0; c < whole.history.size() + 1; ++c) {  // one process per cycle
-    StudySession session(path, false);
-    session.open();
-    if (session.driver().finished()) break;
-    session.step();
-    stepped = session.driver().summary().history;
-  }
+  const std::vector<CycleRecord> stepped = step_session_by_session(path, whole.history.size() + 1);
   EXPECT_EQ(text(stepped, 1), text(whole.history, 1));
 
   size_t after = switched + 1;  // the first accepted cycle after the switch

@@ -106,6 +106,7 @@ const std::map<std::string, std::string>& changed_values() {
       {"central_differences_on_stall", "false"},
       {"central_differences_to_confirm", "false"},
       {"extend_steps", "0"},
+      {"secant_cycles", "0"},
       {"fit", "\"least_squares\""},
       {"alpha", "0.5"},
       {"reuse_radius", "2"},

@@ -94,6 +94,7 @@ TEST(Options, NamesTheBrokenRuleWithTheBadValue) {
       {[](Options& o) { o.beta5 = 1.0; }, "settings.beta5: must be > 1, got 1"},
       {[](Options& o) { o.beta2 = 0.0; }, "settings.beta2: must be > 0, got 0"},
       {[](Options& o) { o.max_cycles = 0; }, "settings.max_cycles: must be >= 1, got 0"},
+      {[](Options& o) { o.secant_cycles = -1; }, "settings.secant_cycles: must be >= 0, got -1"},
       {[](Options& o) { o.relaxation_weight = 0.0; },
        "settings.relaxation_weight: must be > 0, got 0"},
   };
