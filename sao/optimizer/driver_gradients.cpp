@@ -1,8 +1,6 @@
 // The cycle's approximation at b0 (Driver::approximate): from a sensitivity analysis of b0, a fit
 // over plan points (multi-point), or, in a secant cycle, from the previous cycle's approximation
 // updated by what the analysis of b0 told about it (Driver::secant_start, secant_evaluation).
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cmath>
 #include <set>
