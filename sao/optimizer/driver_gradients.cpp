@@ -30,6 +30,14 @@ std::string gradient_method(const Study& study, const Evaluation& e) {
   return out;
 }
 
+// The study response a derivative request's response (the simulator's name, its source) is
+// read by; null when none is. Any study response reading it has the same approximation.
+const ResponseDef* reading(const Study& study, const std::string& source) {
+  const auto it = std::find_if(study.responses.begin(), study.responses.end(),
+                               [&](const ResponseDef& d) { return d.source == source; });
+  return it == study.responses.end() ? nullptr : &*it;
+}
+
 // A secant cycle follows a proposal accepted with its ratio within kSecantAgreement of 1 while
 // held by a move limit, and only where the gradients cost at least kSecantCost analyses.
 constexpr double kSecantAgreement = 0.2;
@@ -56,9 +64,8 @@ bool Driver::secant_start(const std::vector<DerivativeRequest>& derivatives) con
   // there follow the peak's shift, which no model's gradient at the last start foresees (with
   // them the slider-crank took 13 analyses instead of 8, the impact absorber 6 instead of 5).
   for (const DerivativeRequest& r : derivatives) {
-    for (const ResponseDef& d : study_.responses) {
-      if (d.source == r.response && d.history) return false;
-    }
+    const ResponseDef* d = reading(study_, r.response);
+    if (!d || d->history) return false;
   }
   return covers(study_, last_approximation_->at_b0(), derivatives, DifferenceOrder::kForward);
 }
@@ -79,11 +86,7 @@ Evaluation Driver::secant_evaluation(const Evaluation& e0,
   e.cost = {};
   const ExactResponses exact(study_, e0);
   for (const DerivativeRequest& r : derivatives) {
-    // The request names the simulator's response (its source): any study response reading it
-    // has the same approximation.
-    const auto reads = std::find_if(study_.responses.begin(), study_.responses.end(),
-                                    [&](const ResponseDef& x) { return x.source == r.response; });
-    const int response = static_cast<int>(reads - study_.responses.begin());
+    const int response = static_cast<int>(reading(study_, r.response) - study_.responses.data());
     CaseResult& c = e.cases[static_cast<size_t>(r.load_case)];
     const Eigen::Index points =
         a.at_b0().cases[static_cast<size_t>(r.load_case)].gradients.at(r.response).rows();
