@@ -285,7 +285,7 @@ const CycleRecord& Driver::step() {
   std::unique_ptr<Approximation> approximation;
   Evaluation fitted;
   std::string failure;
-  const MeritState merit = merit_state();
+  const MeritState merit = merit_;
   if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure, true)) {
     return fail_cycle(rec, failure);
   }
@@ -298,7 +298,7 @@ const CycleRecord& Driver::step() {
     RowsAtStart rows = measure_optimality(problem, V0, rec);
     if (secant_cycle_ && near_first_order()) {
       // The secant's gradients are a model's: a b0 they call (nearly) first-order is measured.
-      restore_merit_state(merit);
+      merit_ = merit;
       if (!approximate(problem, e0, exact0, derivatives, rec, approximation, fitted, failure,
                        false)) {
         return fail_cycle(rec, failure);
@@ -485,13 +485,13 @@ void Driver::judge(const ApproximateProblem& problem, const SubproblemResult& su
                    Eigen::VectorXd& x_opt, CycleFacts& facts, CycleRecord& rec) {
   const Eigen::VectorXd proposed = x_opt;
   const std::string converged = strategy_->converged_on_prediction(
-      {noisy_, problem, sub, proposed, facts, optimality_, penalty_});
+      {noisy_, problem, sub, proposed, facts, optimality_, merit_.penalty});
   if (!converged.empty()) return converge_at_b0(facts.V0, converged, rec);
   const Evaluation* e_opt = analyse_proposal(problem, F_approx, x_opt, facts, rec);
   if (!e_opt) return;
   StepJudgement j = strategy_->judge({study_, options_, noisy_, problem, sub, proposed, x_opt,
-                                      *e_opt, facts, factors_, previous_, optimality_, penalty_,
-                                      rec.noise_estimate, rec.cycle, std::nullopt});
+                                      *e_opt, facts, factors_, previous_, optimality_,
+                                      merit_.penalty, rec.noise_estimate, rec.cycle, std::nullopt});
   if (!j.accept && !j.converged && sub.status == SubproblemStatus::kOptimal) {
     correct_step(problem, x_opt, e_opt, facts, rec, j);
   } else if (j.accept && !j.converged) {

@@ -335,18 +335,23 @@ class Driver {
   // Keeps the cycle's approximation (and the secant evaluation it refers to) for the next.
   void keep_approximation(std::unique_ptr<Approximation> approximation,
                           std::unique_ptr<Evaluation> owned);
-  // What measure_optimality changes besides the record, to measure a b0 again.
+  // What measure_optimality keeps from b0 to b0 (besides the record): a copy of it lets a b0
+  // be measured again (a secant cycle's, with the analysis' gradients).
   struct MeritState {
-    double penalty;
-    bool penalty_feasible;
-    double gradient_reference;
-    bool reference_feasible;
-    double start_reference;
-    double merit_scale;
-    double last_slope;
+    // ||s (.) dF/dx||_inf at the first feasible b0 (until one, at the first measured b0; taken
+    // again after one poorly predicted step took |F| down 1e9-fold): the reference of the
+    // residual's floor (optimality.hpp, measure_optimality).
+    double gradient_reference = 0.0;
+    bool reference_feasible = false;  // gradient_reference was taken at a feasible b0
+    double start_reference = 0.0;     // ||s (.) dF/dx||_inf at the first measured b0
+    double last_slope = 0.0;          // ||s (.) dF/dx||_inf at the last measured b0
+    double merit_scale = 0.0;  // D against start_reference: the penalty's floor, curvature's cap
+    // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
+    // whatever the strategy, so that a run switched to the trust region keeps it; taken anew at
+    // the first feasible b0 (penalty_feasible from then on).
+    double penalty = 0.0;
+    bool penalty_feasible = false;
   };
-  MeritState merit_state() const;
-  void restore_merit_state(const MeritState& m);
   // The residual measured at b0 is within reach of convergence (kSecantConfirm).
   bool near_first_order() const;
   // Move limits and bounds active at b* (counted in rec.active_move_limits).
@@ -528,19 +533,7 @@ class Driver {
   AnalysisStore* store_ = nullptr;
   double last_noise_estimate_ = -1.0;  // multi-point: the last fit's noise estimate, %
   int cycle_offset_ = 0;  // cycles before the first one of this driver (a restarted branch)
-  // ||s (.) dF/dx||_inf at the first feasible b0 (until one, at the first measured b0; taken
-  // again after one poorly predicted step took |F| down 1e9-fold): the reference of the
-  // residual's floor (optimality.hpp, measure_optimality).
-  double gradient_reference_ = 0.0;
-  bool reference_feasible_ = false;  // gradient_reference_ was taken at a feasible b0
-  double start_reference_ = 0.0;     // ||s (.) dF/dx||_inf at the first measured b0
-  double last_slope_ = 0.0;          // ||s (.) dF/dx||_inf at the last measured b0
-  double merit_scale_ = 0.0;  // D against start_reference_: the penalty's floor, curvature's cap
-  // mu of the merit function (trust_region.hpp): raised by measure_optimality at each b0
-  // whatever the strategy, so that a run switched to the trust region keeps it; taken anew at
-  // the first feasible b0 (penalty_feasible_ from then on).
-  double penalty_ = 0.0;
-  bool penalty_feasible_ = false;
+  MeritState merit_;      // the residual's references and the merit's penalty (measure_optimality)
   // The simulator runs of the last sensitivity analysis of b0 per load case, i.e. what one
   // cycle's gradients cost in analyses (extend_step; 0 before any).
   double gradient_cost_ = 0.0;

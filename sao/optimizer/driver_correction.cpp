@@ -116,7 +116,7 @@ bool Driver::judge_second(const ApproximateProblem& problem, const SubproblemRes
   out.analysis = analyse_proposal(problem, F_approx, out.x, out.facts, rec);
   if (!out.analysis) return false;
   out.judgement = strategy_->judge({study_, options_, noisy_, problem, sub, x, out.x, *out.analysis,
-                                    out.facts, factors, previous_, optimality_, penalty_,
+                                    out.facts, factors, previous_, optimality_, merit_.penalty,
                                     rec.noise_estimate, rec.cycle, judged_against});
   return true;
 }

@@ -69,22 +69,23 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, double
   // The merit's scale (the penalty's floor, the curvature's cap) keeps the first measured b0's.
   const double slope =
       scaled_gradient_norm(in.objective_gradient, variable_sizes(in.x, in.lower, in.upper));
-  if (start_reference_ == 0.0) start_reference_ = slope;
-  const bool first_feasible = !reference_feasible_ && V0 <= noisy_.vioacc;
-  if (gradient_reference_ == 0.0 || first_feasible ||
-      (reference_feasible_ && V0 <= noisy_.vioacc && noisy_.strategy == Strategy::kTrustRegion &&
-       stale_reference(summary_.history))) {
+  if (merit_.start_reference == 0.0) merit_.start_reference = slope;
+  const bool first_feasible = !merit_.reference_feasible && V0 <= noisy_.vioacc;
+  if (merit_.gradient_reference == 0.0 || first_feasible ||
+      (merit_.reference_feasible && V0 <= noisy_.vioacc &&
+       noisy_.strategy == Strategy::kTrustRegion && stale_reference(summary_.history))) {
     if (slope > 0.0) {
       const bool stationary = slope < kStationaryShare * std::abs(in.objective);
-      gradient_reference_ =
-          first_feasible && stationary ? std::max(slope, kStationaryShare * last_slope_) : slope;
-      reference_feasible_ = V0 <= noisy_.vioacc;
+      merit_.gradient_reference = first_feasible && stationary
+                                      ? std::max(slope, kStationaryShare * merit_.last_slope)
+                                      : slope;
+      merit_.reference_feasible = V0 <= noisy_.vioacc;
     }
   }
-  last_slope_ = slope;
-  in.reference = gradient_reference_;
-  merit_scale_ =
-      residual_normaliser(slope, in.objective, start_reference_ > 0.0 ? start_reference_ : slope);
+  merit_.last_slope = slope;
+  in.reference = merit_.gradient_reference;
+  merit_.merit_scale = residual_normaliser(
+      slope, in.objective, merit_.start_reference > 0.0 ? merit_.start_reference : slope);
   in.active_tolerance = std::max(1e-3, noisy_.vioacc / 100.0);
   optimality_ = first_order_optimality(in);
   optimality_cycle_ = rec.cycle;
@@ -130,15 +131,15 @@ RowsAtStart Driver::measure_optimality(const ApproximateProblem& problem, double
   // random start at a violation of 100 %: mu = 3.3e4 from the start on, against 420 at the
   // optimum, and every step along its curved active constraint judged by its second-order
   // violation, to the cycle limit).
-  if (!penalty_feasible_ && V0 <= noisy_.vioacc) {
-    penalty_feasible_ = true;
-    penalty_ = 0.0;
+  if (!merit_.penalty_feasible && V0 <= noisy_.vioacc) {
+    merit_.penalty_feasible = true;
+    merit_.penalty = 0.0;
   }
-  penalty_ = std::max({penalty_, 2.0 * sum, kPenaltyFloor * merit_scale_});
+  merit_.penalty = std::max({merit_.penalty, 2.0 * sum, kPenaltyFloor * merit_.merit_scale});
   spdlog::debug(
       "cycle {}: first-order residual at b0 {:.3g} ({} active rows, penalty {:.3g}; F {:.3g}, "
       "slope {:.3g}, normaliser {:.3g})",
-      rec.cycle, optimality_.residual, optimality_.active_rows.size(), penalty_, in.objective,
+      rec.cycle, optimality_.residual, optimality_.active_rows.size(), merit_.penalty, in.objective,
       optimality_.gradient_scale, D);
   return {std::move(in.row_values), std::move(in.row_jacobian), std::move(in.objective_gradient)};
 }
@@ -150,24 +151,9 @@ void Driver::learn_lagrangian_curvature(ApproximateProblem& problem, const RowsA
   }
   // A secant cycle's gradients are the last approximation's: no pair to learn from.
   if (!secant_cycle_) {
-    lagrangian_.update(problem, rows, optimality_, noisy_.max_curvature * merit_scale_);
+    lagrangian_.update(problem, rows, optimality_, noisy_.max_curvature * merit_.merit_scale);
   }
   problem.curvature = lagrangian_.matrix();
-}
-
-Driver::MeritState Driver::merit_state() const {
-  return {penalty_,         penalty_feasible_, gradient_reference_, reference_feasible_,
-          start_reference_, merit_scale_,      last_slope_};
-}
-
-void Driver::restore_merit_state(const MeritState& m) {
-  penalty_ = m.penalty;
-  penalty_feasible_ = m.penalty_feasible;
-  gradient_reference_ = m.gradient_reference;
-  reference_feasible_ = m.reference_feasible;
-  start_reference_ = m.start_reference;
-  merit_scale_ = m.merit_scale;
-  last_slope_ = m.last_slope;
 }
 
 bool Driver::near_first_order() const {
